@@ -1,0 +1,542 @@
+//! Tolerant serde helpers: the one place that knows how the exchange really writes its values.
+//!
+//! * numbers as JSON numbers or strings (`1.5`, `"1.5"`, `1e-07`), decoded exactly from their text
+//!   (the token is borrowed as a [`RawValue`], never read as `f64`);
+//! * empty strings and `null` as "absent" for optional fields;
+//! * ids and counts as int or string;
+//! * positional arrays (order book levels, candles) via the types that use [`Cursor`].
+//!
+//! Every helper is used as `#[serde(with = "crate::de::NAME")]`; `rust_decimal` is built without its
+//! `serde` feature, so a `Decimal` field without one of these helpers does not compile.
+//!
+//! DESIGN: the helpers borrow the token text from the input, so models decode from byte slices
+//! (`serde_json::from_slice`, which is what [`crate::parse`] uses), not from `serde_json::Value` or
+//! readers.
+
+use rust_decimal::Decimal;
+use serde::de::{Deserializer, Error as _};
+use serde::ser::Serializer;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::num::parse_decimal;
+
+/// The text of one JSON token: a number's digits, or a string's unescaped content.
+pub(crate) enum Token<'a> {
+    Null,
+    Number(&'a str),
+    Str(std::borrow::Cow<'a, str>),
+    Bool(bool),
+    Other(&'a str),
+}
+
+pub(crate) fn token<'de, D: Deserializer<'de>>(d: D) -> Result<Token<'de>, D::Error> {
+    let raw: &'de RawValue = <&RawValue>::deserialize(d)?;
+    Ok(classify(raw.get()))
+}
+
+fn classify(text: &str) -> Token<'_> {
+    match text.as_bytes().first() {
+        Some(b'"') => {
+            let inner = text
+                .get(1..text.len().saturating_sub(1))
+                .unwrap_or_default();
+            if inner.contains('\\') {
+                match serde_json::from_str::<String>(text) {
+                    Ok(s) => Token::Str(s.into()),
+                    Err(_) => Token::Other(text),
+                }
+            } else {
+                Token::Str(inner.into())
+            }
+        }
+        Some(b'n') => Token::Null,
+        Some(b't') => Token::Bool(true),
+        Some(b'f') => Token::Bool(false),
+        Some(b'-' | b'0'..=b'9') => Token::Number(text),
+        _ => Token::Other(text),
+    }
+}
+
+fn decimal_from<E: serde::de::Error>(text: &str) -> Result<Decimal, E> {
+    parse_decimal(text).map_err(|e| E::custom(format_args!("invalid decimal {text:?}: {e}")))
+}
+
+fn unexpected<E: serde::de::Error>(what: &str, text: &str) -> E {
+    let shown: String = text.chars().take(40).collect();
+    E::custom(format_args!("expected {what}, found `{shown}`"))
+}
+
+/// Required decimal: JSON number or string, exact.
+pub mod decimal {
+    use super::*;
+
+    /// Deserialize a decimal from a number or a string.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+        match token(d)? {
+            Token::Number(t) => decimal_from(t),
+            Token::Str(s) => decimal_from(&s),
+            Token::Null => Err(D::Error::custom("expected a decimal, found null")),
+            Token::Bool(_) | Token::Other(_) => Err(D::Error::custom("expected a decimal")),
+        }
+    }
+
+    /// Serialize a decimal as a JSON string in plain notation.
+    pub fn serialize<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+}
+
+/// Optional decimal: `null`, `""` or a missing field are `None` (use with `#[serde(default)]`).
+pub mod opt_decimal {
+    use super::*;
+
+    /// Deserialize an optional decimal.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
+        match token(d)? {
+            Token::Null => Ok(None),
+            Token::Number(t) => decimal_from(t).map(Some),
+            Token::Str(s) if s.trim().is_empty() => Ok(None),
+            Token::Str(s) => decimal_from(&s).map(Some),
+            Token::Bool(_) | Token::Other(_) => Err(D::Error::custom("expected a decimal")),
+        }
+    }
+
+    /// Serialize as a plain-notation string, or `null`.
+    pub fn serialize<S: Serializer>(v: &Option<Decimal>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => s.collect_str(v),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// A decimal that may be absent, `null` or `""`, read as zero (for balances the server omits).
+pub mod decimal_or_zero {
+    use super::*;
+
+    /// Deserialize; absent forms become zero.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+        super::opt_decimal::deserialize(d).map(Option::unwrap_or_default)
+    }
+
+    /// Serialize as a plain-notation string.
+    pub fn serialize<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+}
+
+/// An id that arrives as a JSON integer or string; kept as a `String` (swap ids exceed 2^53).
+pub mod id {
+    use super::*;
+
+    /// Deserialize an id from an integer or a string.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        match token(d)? {
+            Token::Number(t) if t.bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
+                Ok(t.to_owned())
+            }
+            Token::Str(s) => Ok(s.into_owned()),
+            Token::Null => Err(D::Error::custom("expected an id, found null")),
+            Token::Number(t) | Token::Other(t) => Err(unexpected("an id", t)),
+            Token::Bool(_) => Err(D::Error::custom("expected an id, found a boolean")),
+        }
+    }
+
+    /// Serialize as a string.
+    pub fn serialize<S: Serializer>(v: &str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v)
+    }
+}
+
+/// Optional id: `null`, `""` or missing are `None`.
+pub mod opt_id {
+    use super::*;
+
+    /// Deserialize an optional id.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        match token(d)? {
+            Token::Null => Ok(None),
+            Token::Str(s) if s.is_empty() => Ok(None),
+            Token::Str(s) => Ok(Some(s.into_owned())),
+            Token::Number(t) if t.bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
+                Ok(Some(t.to_owned()))
+            }
+            Token::Number(t) | Token::Other(t) => Err(unexpected("an id", t)),
+            Token::Bool(_) => Err(D::Error::custom("expected an id, found a boolean")),
+        }
+    }
+
+    /// Serialize as a string or `null`.
+    pub fn serialize<S: Serializer>(v: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => s.serialize_str(v),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// A list of ids, each an integer or a string; `null` is an empty list.
+pub mod id_list {
+    use super::*;
+    use serde::de::{SeqAccess, Visitor};
+
+    struct IdSeed;
+
+    impl<'de> serde::de::DeserializeSeed<'de> for IdSeed {
+        type Value = String;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+            super::id::deserialize(d)
+        }
+    }
+
+    struct ListVisitor;
+
+    impl<'de> Visitor<'de> for ListVisitor {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list of ids")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+            while let Some(id) = seq.next_element_seed(IdSeed)? {
+                out.push(id);
+            }
+            Ok(out)
+        }
+    }
+
+    /// Deserialize a list of ids.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        d.deserialize_any(ListVisitor)
+    }
+
+    /// Serialize as a list of strings.
+    pub fn serialize<S: Serializer>(v: &[String], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v)
+    }
+}
+
+/// Optional string: `null`, `""` or missing are `None`; numbers are kept as their text.
+pub mod opt_string {
+    use super::*;
+
+    /// Deserialize an optional string.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        match token(d)? {
+            Token::Null => Ok(None),
+            Token::Str(s) if s.is_empty() => Ok(None),
+            Token::Str(s) => Ok(Some(s.into_owned())),
+            Token::Number(t) => Ok(Some(t.to_owned())),
+            Token::Bool(b) => Ok(Some(b.to_string())),
+            Token::Other(t) => Err(unexpected("a string", t)),
+        }
+    }
+
+    /// Serialize as a string or `null`.
+    pub fn serialize<S: Serializer>(v: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => s.serialize_str(v),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// A string that may arrive as `null` or a number; `null` and missing are `""`.
+pub mod string {
+    use super::*;
+
+    /// Deserialize a lenient string.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        super::opt_string::deserialize(d).map(Option::unwrap_or_default)
+    }
+
+    /// Serialize as a string.
+    pub fn serialize<S: Serializer>(v: &str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v)
+    }
+}
+
+/// Parses an integer token (number or string) into `T`; a number with a zero fraction (`8.0`) is
+/// accepted, any other fraction is an error.
+fn integer_from<T: TryFrom<i128>, E: serde::de::Error>(text: &str) -> Result<T, E> {
+    let t = text.trim();
+    let value: i128 = match t.parse::<i128>() {
+        Ok(v) => v,
+        Err(_) => {
+            let d = parse_decimal(t).map_err(|_| unexpected::<E>("an integer", t))?;
+            if !d.fract().is_zero() {
+                return Err(unexpected("an integer", t));
+            }
+            i128::try_from(d.trunc()).map_err(|_| unexpected::<E>("an integer", t))?
+        }
+    };
+    T::try_from(value).map_err(|_| {
+        E::custom(format_args!(
+            "integer {t} out of range for {}",
+            std::any::type_name::<T>()
+        ))
+    })
+}
+
+/// Required integer: JSON number or string.
+pub mod int {
+    use super::*;
+
+    /// Deserialize an integer from a number or a string.
+    pub fn deserialize<'de, D, T>(d: D) -> Result<T, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: TryFrom<i128>,
+    {
+        match token(d)? {
+            Token::Number(t) => integer_from(t),
+            Token::Str(s) => integer_from(&s),
+            Token::Null => Err(D::Error::custom("expected an integer, found null")),
+            Token::Bool(_) | Token::Other(_) => Err(D::Error::custom("expected an integer")),
+        }
+    }
+
+    /// Serialize as a JSON number.
+    pub fn serialize<S: Serializer, T: serde::Serialize>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        v.serialize(s)
+    }
+}
+
+/// Optional integer: `null`, `""` or missing are `None`.
+pub mod opt_int {
+    use super::*;
+
+    /// Deserialize an optional integer.
+    pub fn deserialize<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: TryFrom<i128>,
+    {
+        match token(d)? {
+            Token::Null => Ok(None),
+            Token::Str(s) if s.trim().is_empty() => Ok(None),
+            Token::Str(s) => integer_from(&s).map(Some),
+            Token::Number(t) => integer_from(t).map(Some),
+            Token::Bool(_) | Token::Other(_) => Err(D::Error::custom("expected an integer")),
+        }
+    }
+
+    /// Serialize as a JSON number or `null`.
+    pub fn serialize<S: Serializer, T: serde::Serialize>(
+        v: &Option<T>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(v, s)
+    }
+}
+
+/// A flag sent as `1`/`0`, `"1"`/`"0"` or `true`/`false`; `null` or missing are `None`.
+pub mod opt_flag {
+    use super::*;
+
+    /// Deserialize an optional flag.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+        match token(d)? {
+            Token::Null => Ok(None),
+            Token::Bool(b) => Ok(Some(b)),
+            Token::Str(s) if s.is_empty() => Ok(None),
+            Token::Str(s) => flag(&s).map(Some),
+            Token::Number(t) => flag(t).map(Some),
+            Token::Other(t) => Err(unexpected("a flag", t)),
+        }
+    }
+
+    fn flag<E: serde::de::Error>(t: &str) -> Result<bool, E> {
+        match t.trim() {
+            "1" | "true" => Ok(true),
+            "0" | "false" => Ok(false),
+            other => Err(unexpected("a flag (0 or 1)", other)),
+        }
+    }
+
+    /// Serialize as a JSON boolean or `null`.
+    pub fn serialize<S: Serializer>(v: &Option<bool>, s: S) -> Result<S::Ok, S::Error> {
+        v.serialize(s)
+    }
+
+    use serde::Serialize;
+}
+
+/// Reads the elements of a positional JSON array (`[price, amount]`, candles) one by one, each
+/// through the exact decimal path, naming the element index in errors.
+pub(crate) struct Cursor<A> {
+    seq: A,
+    index: usize,
+    what: &'static str,
+}
+
+impl<'de, A: serde::de::SeqAccess<'de>> Cursor<A> {
+    pub(crate) fn new(seq: A, what: &'static str) -> Self {
+        Cursor {
+            seq,
+            index: 0,
+            what,
+        }
+    }
+
+    fn next_token(&mut self) -> Result<Token<'de>, A::Error> {
+        let raw: Option<&'de RawValue> = self.seq.next_element()?;
+        let index = self.index;
+        self.index += 1;
+        match raw {
+            Some(raw) => Ok(classify(raw.get())),
+            None => Err(A::Error::custom(format_args!(
+                "{} has no element {index}",
+                self.what
+            ))),
+        }
+    }
+
+    /// The next element as an exact decimal.
+    pub(crate) fn decimal(&mut self) -> Result<Decimal, A::Error> {
+        match self.next_token()? {
+            Token::Number(t) => decimal_from(t),
+            Token::Str(s) => decimal_from(&s),
+            _ => Err(A::Error::custom(format_args!(
+                "{} element {} is not a decimal",
+                self.what,
+                self.index.saturating_sub(1)
+            ))),
+        }
+    }
+
+    /// The next element as an integer.
+    pub(crate) fn int<T: TryFrom<i128>>(&mut self) -> Result<T, A::Error> {
+        match self.next_token()? {
+            Token::Number(t) => integer_from(t),
+            Token::Str(s) => integer_from(&s),
+            _ => Err(A::Error::custom(format_args!(
+                "{} element {} is not an integer",
+                self.what,
+                self.index.saturating_sub(1)
+            ))),
+        }
+    }
+
+    /// The next element as an optional decimal: missing, `null` or `""` are `None`.
+    pub(crate) fn opt_decimal(&mut self) -> Result<Option<Decimal>, A::Error> {
+        let raw: Option<&'de RawValue> = self.seq.next_element()?;
+        self.index += 1;
+        match raw.map(|r| classify(r.get())) {
+            None | Some(Token::Null) => Ok(None),
+            Some(Token::Str(s)) if s.is_empty() => Ok(None),
+            Some(Token::Str(s)) => decimal_from(&s).map(Some),
+            Some(Token::Number(t)) => decimal_from(t).map(Some),
+            Some(_) => Err(A::Error::custom(format_args!(
+                "{} element {} is not a decimal",
+                self.what,
+                self.index.saturating_sub(1)
+            ))),
+        }
+    }
+
+    /// Skips any further elements (servers may append columns).
+    pub(crate) fn finish(mut self) -> Result<(), A::Error> {
+        while self.seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use std::str::FromStr;
+
+    #[derive(Deserialize)]
+    struct D {
+        #[serde(with = "decimal")]
+        v: Decimal,
+    }
+
+    #[derive(Deserialize)]
+    struct O {
+        #[serde(default, with = "opt_decimal")]
+        v: Option<Decimal>,
+    }
+
+    #[derive(Deserialize)]
+    struct I {
+        #[serde(with = "id")]
+        v: String,
+    }
+
+    #[derive(Deserialize)]
+    struct N {
+        #[serde(with = "int")]
+        v: u32,
+    }
+
+    fn dec(s: &str) -> Decimal {
+        Decimal::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn decimal_from_number_and_string() {
+        for (json, want) in [
+            (r#"{"v":0.01}"#, "0.01"),
+            (r#"{"v":"0.01"}"#, "0.01"),
+            (r#"{"v":1e-07}"#, "0.0000001"),
+            (r#"{"v":"1e-07"}"#, "0.0000001"),
+            (r#"{"v":25.999999999999996}"#, "25.999999999999996"),
+            (r#"{"v":12}"#, "12"),
+            (r#"{"v":-3.5}"#, "-3.5"),
+        ] {
+            let got: D = serde_json::from_str(json).unwrap();
+            assert_eq!(got.v, dec(want), "{json}");
+            assert_eq!(got.v.to_string(), want, "{json}");
+        }
+        for bad in [r#"{"v":null}"#, r#"{"v":""}"#, r#"{"v":"x"}"#, r#"{"v":true}"#, r#"{"v":[]}"#] {
+            assert!(serde_json::from_str::<D>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn optional_decimal_absent_forms() {
+        for json in [r#"{}"#, r#"{"v":null}"#, r#"{"v":""}"#, r#"{"v":"  "}"#] {
+            assert_eq!(serde_json::from_str::<O>(json).unwrap().v, None, "{json}");
+        }
+        assert_eq!(
+            serde_json::from_str::<O>(r#"{"v":"2.50"}"#).unwrap().v,
+            Some(dec("2.50"))
+        );
+    }
+
+    #[test]
+    fn ids_from_int_or_string() {
+        let big = r#"{"v":1234567890123456789012}"#;
+        assert_eq!(serde_json::from_str::<I>(big).unwrap().v, "1234567890123456789012");
+        assert_eq!(serde_json::from_str::<I>(r#"{"v":"a1b2"}"#).unwrap().v, "a1b2");
+        assert!(serde_json::from_str::<I>(r#"{"v":1.5}"#).is_err());
+    }
+
+    #[test]
+    fn ints_from_number_string_or_whole_float() {
+        assert_eq!(serde_json::from_str::<N>(r#"{"v":8}"#).unwrap().v, 8);
+        assert_eq!(serde_json::from_str::<N>(r#"{"v":"8"}"#).unwrap().v, 8);
+        assert_eq!(serde_json::from_str::<N>(r#"{"v":8.0}"#).unwrap().v, 8);
+        assert!(serde_json::from_str::<N>(r#"{"v":8.5}"#).is_err());
+        assert!(serde_json::from_str::<N>(r#"{"v":-1}"#).is_err());
+        assert!(serde_json::from_str::<N>(r#"{"v":99999999999}"#).is_err());
+    }
+
+    #[test]
+    fn escaped_strings_are_unescaped() {
+        #[derive(Deserialize)]
+        struct S {
+            #[serde(with = "opt_string")]
+            v: Option<String>,
+        }
+        let s: S = serde_json::from_str(r#"{"v":"a\"b\u00e9"}"#).unwrap();
+        assert_eq!(s.v.as_deref(), Some("a\"bé"));
+    }
+}

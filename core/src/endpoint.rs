@@ -1,0 +1,381 @@
+//! The endpoint description and the two pure functions at the heart of the core:
+//! [`build`] (endpoint -> signed `http::Request`) and [`parse`] (`http::Response` -> typed output).
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use http::header::{HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::credentials::Credentials;
+use crate::error::{snippet, ApiCode, ApiError, Error};
+use crate::sign;
+use crate::tap;
+use crate::types::TimestampMillis;
+
+/// Which API an endpoint belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Family {
+    /// Spot and margin, REST v3 (`{base_url}` ends with `/v3`).
+    Spot,
+}
+
+impl Family {
+    /// The path prefix shown before an endpoint's path in the catalog (`/v3`).
+    pub fn display_prefix(self) -> &'static str {
+        match self {
+            Family::Spot => "/v3",
+        }
+    }
+}
+
+impl std::fmt::Display for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Family::Spot => "spot",
+        })
+    }
+}
+
+/// HTTP method of an endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    /// GET: parameters in the query string.
+    Get,
+    /// POST: parameters in the body.
+    Post,
+}
+
+impl Method {
+    /// `GET` or `POST`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+    fn to_http(self) -> http::Method {
+        match self {
+            Method::Get => http::Method::GET,
+            Method::Post => http::Method::POST,
+        }
+    }
+}
+
+/// Type-level data describing an endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Meta {
+    /// Stable name (`spot.order_book`).
+    pub name: &'static str,
+    /// API family.
+    pub family: Family,
+    /// HTTP method.
+    pub method: Method,
+    /// Path template relative to the family base (`/{market}/order/new`).
+    pub path: &'static str,
+    /// Whether the request carries the authentication headers.
+    pub signed: bool,
+    /// Whether repeating the request is harmless (reads), so it may be retried automatically.
+    pub idempotent: bool,
+    /// The envelope's success code (0, or 200 for `/currencies`, `/deposit/*`, `/withdraw/*`).
+    pub success_code: i64,
+    /// Request weight, where the documentation states it.
+    pub weight: Option<u32>,
+}
+
+impl Meta {
+    /// The path as shown to users and matched by the CLI (`/v3/{market}/order/new`).
+    pub fn display_path(&self) -> String {
+        format!("{}{}", self.family.display_prefix(), self.path)
+    }
+}
+
+/// A typed request: data plus validation. The generic [`build`] and [`parse`] do the rest.
+pub trait Endpoint {
+    /// The typed result.
+    type Output: DeserializeOwned + Serialize;
+
+    /// The endpoint's description.
+    const META: Meta;
+
+    /// The concrete path relative to the family base; differs from the template only for
+    /// endpoints with a `{market}` segment.
+    fn path(&self) -> Cow<'static, str> {
+        Cow::Borrowed(Self::META.path)
+    }
+
+    /// Validates the request and writes its parameters in transmission order.
+    fn encode(&self, params: &mut Params) -> Result<(), Error>;
+}
+
+/// Parameters being written for a request, in transmission order, already form-urlencoded.
+#[derive(Debug)]
+pub struct Params {
+    text: String,
+    now: TimestampMillis,
+}
+
+impl Params {
+    /// An empty parameter list for a request built at `now` (used by time-window validation).
+    pub fn new(now: TimestampMillis) -> Self {
+        Params {
+            text: String::with_capacity(96),
+            now,
+        }
+    }
+
+    /// The build time.
+    pub fn now(&self) -> TimestampMillis {
+        self.now
+    }
+
+    /// The encoded text (`a=1&b=2`).
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    fn key(&mut self, key: &str) {
+        if !self.text.is_empty() {
+            self.text.push('&');
+        }
+        self.text.extend(form_urlencoded::byte_serialize(key.as_bytes()));
+        self.text.push('=');
+    }
+
+    /// Appends `key=value`, percent-encoding both (`application/x-www-form-urlencoded`).
+    pub fn push(&mut self, key: &str, value: &str) -> &mut Self {
+        self.key(key);
+        self.text
+            .extend(form_urlencoded::byte_serialize(value.as_bytes()));
+        self
+    }
+
+    /// Appends a value whose `Display` form needs no escaping (numbers, decimals in plain
+    /// notation).
+    pub fn push_display(&mut self, key: &str, value: impl std::fmt::Display) -> &mut Self {
+        use std::fmt::Write;
+        self.key(key);
+        // Writing to a String cannot fail.
+        let _ = write!(self.text, "{value}");
+        self
+    }
+
+    /// Appends `key=value` when `value` is present.
+    pub fn push_opt(&mut self, key: &str, value: Option<&str>) -> &mut Self {
+        if let Some(v) = value {
+            self.push(key, v);
+        }
+        self
+    }
+
+    /// Appends a `Display` value when present.
+    pub fn push_opt_display<T: std::fmt::Display>(
+        &mut self,
+        key: &str,
+        value: Option<T>,
+    ) -> &mut Self {
+        if let Some(v) = value {
+            self.push_display(key, v);
+        }
+        self
+    }
+
+    /// Consumes the list, returning the encoded text.
+    pub fn into_string(self) -> String {
+        self.text
+    }
+}
+
+const ACCESS_KEY: HeaderName = HeaderName::from_static("access-key");
+const ACCESS_SIGN: HeaderName = HeaderName::from_static("access-sign");
+const ACCESS_TIMESTAMP: HeaderName = HeaderName::from_static("access-timestamp");
+const ACCESS_RECV_WINDOW: HeaderName = HeaderName::from_static("access-recv-window");
+const FORM: HeaderValue = HeaderValue::from_static("application/x-www-form-urlencoded");
+
+/// Builds the signed HTTP request for `endpoint` at time `now`.
+///
+/// Validation runs first, so a rule violation returns [`Error::Validation`] before any request
+/// exists. Public endpoints carry no authentication headers; signed spot endpoints carry
+/// `ACCESS-KEY`, `ACCESS-SIGN` (lowercase hex HMAC-SHA256 of the transmitted parameter text),
+/// `ACCESS-TIMESTAMP` (seconds) and, when configured, `ACCESS-RECV-WINDOW`.
+pub fn build<E: Endpoint + ?Sized>(
+    endpoint: &E,
+    config: &Config,
+    credentials: Option<&Credentials>,
+    now: TimestampMillis,
+) -> Result<http::Request<Vec<u8>>, Error> {
+    let meta = E::META;
+    let mut params = Params::new(now);
+    endpoint.encode(&mut params)?;
+    let credentials = match (meta.signed, credentials) {
+        (true, None) => {
+            return Err(Error::validation(
+                "credentials",
+                format!("{} is a private endpoint and needs an API key", meta.name),
+            ))
+        }
+        (true, Some(c)) => Some(c),
+        (false, _) => None,
+    };
+    let params = params.into_string();
+    let path = endpoint.path();
+    let base = match meta.family {
+        Family::Spot => config.spot_base_url.as_str(),
+    };
+    let (query, body) = match meta.method {
+        Method::Get => (params, String::new()),
+        Method::Post => (String::new(), params),
+    };
+    let mut url = String::with_capacity(base.len() + path.len() + query.len() + 1);
+    url.push_str(base);
+    url.push_str(&path);
+    if !query.is_empty() {
+        url.push('?');
+        url.push_str(&query);
+    }
+    let mut req = http::Request::builder()
+        .method(meta.method.to_http())
+        .uri(url.as_str());
+    if meta.method == Method::Post {
+        req = req.header(CONTENT_TYPE, FORM);
+    }
+    if let Some(c) = credentials {
+        let signature = sign::sign_spot(c.secret(), &query, &body)?;
+        let key = HeaderValue::from_str(c.key())
+            .map_err(|_| Error::validation("key", "not a valid header value"))?;
+        req = req
+            .header(ACCESS_KEY, key)
+            .header(ACCESS_SIGN, signature)
+            .header(ACCESS_TIMESTAMP, now.as_secs());
+        if let Some(w) = config.recv_window {
+            req = req.header(ACCESS_RECV_WINDOW, w);
+        }
+    }
+    req.body(body.into_bytes())
+        .map_err(|e| Error::validation("url", format!("cannot form a request for {url:?}: {e}")))
+}
+
+/// Parses a response for endpoint `E`.
+pub fn parse<E: Endpoint + ?Sized>(response: &http::Response<&[u8]>) -> Result<E::Output, Error> {
+    parse_body::<E::Output>(
+        &E::META,
+        response.status().as_u16(),
+        response.headers(),
+        response.body(),
+    )
+}
+
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(default, with = "crate::de::opt_int")]
+    code: Option<i64>,
+    #[serde(default, alias = "message", with = "crate::de::opt_string")]
+    msg: Option<String>,
+}
+
+/// Parses a response body for an endpoint described by `meta` into `T`.
+///
+/// Order of decisions: an envelope `code` other than the success code is an [`Error::Api`]
+/// whatever the HTTP status; a body that is not an envelope is [`Error::RateLimited`] on 429,
+/// [`Error::Banned`] on 403 and [`Error::HttpStatus`] on any other non-2xx status; a success
+/// envelope that does not match `T`, or a 2xx body without a `code`, is [`Error::Decode`] naming
+/// the JSON path.
+pub fn parse_body<T: DeserializeOwned>(
+    meta: &Meta,
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+) -> Result<T, Error> {
+    let (decoded, code) = tap::decode_with_code::<T>(body);
+    let retry_after = retry_after(headers);
+    let api_error = |code: i64, message: Option<String>| {
+        Error::Api(ApiError {
+            family: meta.family,
+            code: ApiCode::from_family(meta.family, code),
+            message,
+            status,
+            retry_after,
+        })
+    };
+    match (decoded, code) {
+        (Ok(v), Some(c)) if c == meta.success_code => Ok(v),
+        (decoded, code) => {
+            // Slow path: errors only. Read the envelope on its own.
+            let envelope = serde_json::from_slice::<Envelope>(body).ok();
+            let code = code.or(envelope.as_ref().and_then(|e| e.code));
+            if let Some(c) = code {
+                if c != meta.success_code {
+                    return Err(api_error(c, envelope.and_then(|e| e.msg)));
+                }
+            }
+            let is_envelope = code.is_some();
+            if !is_envelope || !(200..300).contains(&status) {
+                match status {
+                    429 => {
+                        return Err(Error::RateLimited {
+                            status,
+                            retry_after,
+                            snippet: snippet(body),
+                        })
+                    }
+                    403 => {
+                        return Err(Error::Banned {
+                            status,
+                            snippet: snippet(body),
+                        })
+                    }
+                    s if !(200..300).contains(&s) => {
+                        return Err(Error::HttpStatus {
+                            status,
+                            snippet: snippet(body),
+                        })
+                    }
+                    _ => {}
+                }
+            }
+            match decoded {
+                Ok(v) if is_envelope => Ok(v),
+                Ok(_) => Err(Error::Decode {
+                    path: "code".to_owned(),
+                    type_name: std::any::type_name::<T>(),
+                    message: "missing envelope field `code`".to_owned(),
+                    status,
+                    snippet: snippet(body),
+                }),
+                Err(e) => Err(decode_error::<T>(body, status, e)),
+            }
+        }
+    }
+}
+
+/// Re-decodes with path tracking to name the failing JSON path.
+fn decode_error<T: DeserializeOwned>(body: &[u8], status: u16, fallback: serde_json::Error) -> Error {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let (path, message) = match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Err(e) => (e.path().to_string(), e.into_inner().to_string()),
+        Ok(_) => (".".to_owned(), fallback.to_string()),
+    };
+    Error::Decode {
+        path,
+        type_name: std::any::type_name::<T>(),
+        message,
+        status,
+        snippet: snippet(body),
+    }
+}
+
+/// `retry-after` in seconds (the only form the exchange documents).
+fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
+    let v = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let d = crate::num::parse_decimal(v).ok()?;
+    let ms = (d * rust_decimal::Decimal::ONE_THOUSAND).trunc();
+    u64::try_from(ms).ok().map(Duration::from_millis)
+}

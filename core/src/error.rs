@@ -1,0 +1,482 @@
+//! The one error type, the exchange's code tables and their classification.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use crate::endpoint::Family;
+use crate::types::int_enum;
+
+/// Everything that can go wrong between a typed request and a typed result.
+///
+/// Match on [`Error::kind`] to decide what to do; the variants keep the raw facts (exchange code,
+/// HTTP status, a snippet of the body, the JSON path that failed to decode).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A request parameter broke a documented rule; nothing was built or sent.
+    #[error("invalid `{field}`: {reason}")]
+    Validation {
+        /// The parameter (as named on the wire, or `list[3].price` for nested values).
+        field: Cow<'static, str>,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The exchange answered with an error code in its JSON envelope (whatever the HTTP status).
+    #[error("{0}")]
+    Api(ApiError),
+    /// An HTTP error status with a body that is not an exchange envelope (proxy page, empty body).
+    #[error("HTTP {status} without an exchange response: {snippet:?}")]
+    HttpStatus {
+        /// HTTP status code.
+        status: u16,
+        /// The start of the body (at most 256 bytes, lossy UTF-8).
+        snippet: String,
+    },
+    /// HTTP 429: the request weight limit was crossed; wait `retry_after` before the next request.
+    #[error("rate limited (HTTP {status}){}", fmt_retry(.retry_after))]
+    RateLimited {
+        /// HTTP status code (429).
+        status: u16,
+        /// The server's `retry-after`, when it sent one.
+        retry_after: Option<Duration>,
+        /// The start of the body.
+        snippet: String,
+    },
+    /// HTTP 403 without an exchange envelope: the IP, account or key is banned for a while.
+    #[error("banned by the exchange (HTTP {status}): {snippet:?}")]
+    Banned {
+        /// HTTP status code (403).
+        status: u16,
+        /// The start of the body.
+        snippet: String,
+    },
+    /// The body is JSON with a success code (or no code) but does not match the expected shape.
+    #[error("cannot decode {type_name} at `{path}`: {message} (HTTP {status}, body {snippet:?})")]
+    Decode {
+        /// JSON path of the failing value (`data[3].price`), `.` for the whole body.
+        path: String,
+        /// The Rust type being decoded.
+        type_name: &'static str,
+        /// What serde reported.
+        message: String,
+        /// HTTP status code.
+        status: u16,
+        /// The start of the body.
+        snippet: String,
+    },
+}
+
+fn fmt_retry(d: &Option<Duration>) -> String {
+    match d {
+        Some(d) => format!(", retry after {} ms", d.as_millis()),
+        None => String::new(),
+    }
+}
+
+/// What kind of failure an [`Error`] is: the question a trading bot asks first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Key, signature, permission, IP whitelist or expiry problem.
+    Auth,
+    /// The request timestamp is outside the server's window: resynchronise the clock.
+    Clock,
+    /// Too many requests: back off.
+    RateLimit,
+    /// Banned for a while (request-weight ban, API trading ban).
+    Ban,
+    /// The request itself is wrong (parameters, precision, minimums); do not retry unchanged.
+    InvalidRequest,
+    /// Not enough balance.
+    InsufficientFunds,
+    /// The order, withdrawal or position does not exist.
+    NotFound,
+    /// Trading, transfer or withdrawal is suspended for this pair, currency or account.
+    Suspended,
+    /// The exchange failed internally; a retry may succeed.
+    Server,
+    /// The response could not be understood.
+    Decode,
+    /// An exchange code this library does not know.
+    Unknown,
+}
+
+/// An error code returned by the exchange in its JSON envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// Which API answered.
+    pub family: Family,
+    /// The typed code (its raw value is [`ApiCode::code`]).
+    pub code: ApiCode,
+    /// The message field of the body (`msg` or `message`), when present.
+    pub message: Option<String>,
+    /// HTTP status of the response.
+    pub status: u16,
+    /// `retry-after` sent with the response, when present.
+    pub retry_after: Option<Duration>,
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} API error {}: {}",
+            self.family,
+            self.code.code(),
+            self.code.meaning()
+        )?;
+        if let Some(m) = &self.message {
+            write!(f, " ({m})")?;
+        }
+        write!(f, " [HTTP {}]", self.status)
+    }
+}
+
+/// The exchange's code, typed per API family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ApiCode {
+    /// A spot/margin v3 code.
+    Spot(SpotCode),
+}
+
+impl ApiCode {
+    /// The raw numeric code.
+    pub fn code(self) -> i64 {
+        match self {
+            ApiCode::Spot(c) => c.code(),
+        }
+    }
+    /// The documented meaning.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ApiCode::Spot(c) => c.meaning(),
+        }
+    }
+    /// The classification.
+    pub fn kind(self) -> ErrorKind {
+        match self {
+            ApiCode::Spot(c) => c.kind(),
+        }
+    }
+    /// Types a raw code for a family.
+    pub fn from_family(family: Family, code: i64) -> Self {
+        match family {
+            Family::Spot => ApiCode::Spot(SpotCode::from_code(code)),
+        }
+    }
+}
+
+int_enum! {
+    /// Spot/margin v3 error codes (spec §7).
+    pub enum SpotCode {
+        /// 10001 wrong request method.
+        WrongMethod = 10001,
+        /// 10002 invalid API key.
+        InvalidApiKey = 10002,
+        /// 10003 signature mismatch.
+        SignatureMismatch = 10003,
+        /// 10004 illegal request parameters.
+        IllegalParameters = 10004,
+        /// 10005 request frequency limit exceeded.
+        FrequencyLimit = 10005,
+        /// 10006 not authorized for this request.
+        Unauthorized = 10006,
+        /// 10007 IP address not whitelisted.
+        IpNotWhitelisted = 10007,
+        /// 10008 timestamp outside the window.
+        InvalidTimestamp = 10008,
+        /// 10009 endpoint unknown or ACCESS-KEY missing.
+        UnknownEndpointOrMissingKey = 10009,
+        /// 10011 API key expired.
+        ApiKeyExpired = 10011,
+        /// 20002 trading of this pair suspended.
+        PairSuspended = 20002,
+        /// 20007 price precision error.
+        PricePrecision = 20007,
+        /// 20008 amount precision error.
+        AmountPrecision = 20008,
+        /// 20009 amount below minimum.
+        AmountBelowMinimum = 20009,
+        /// 20010 order value below minimum.
+        ValueBelowMinimum = 20010,
+        /// 20011 insufficient balance.
+        InsufficientBalance = 20011,
+        /// 20012 invalid trade type.
+        InvalidTradeType = 20012,
+        /// 20013 order not found.
+        OrderNotFound = 20013,
+        /// 20014 invalid date format.
+        InvalidDateFormat = 20014,
+        /// 20015 queried date range exceeds the limit.
+        DateRangeTooLarge = 20015,
+        /// 20018 API trading banned by the system.
+        ApiTradingBanned = 20018,
+        /// 20019 wrong pair symbol.
+        WrongSymbol = 20019,
+        /// 20020 trading rules violated; temporarily banned.
+        TradingRulesViolated = 20020,
+        /// 20021 invalid currency.
+        InvalidCurrency = 20021,
+        /// 20022 end time before start time.
+        EndBeforeStart = 20022,
+        /// 20023 invalid transfer type.
+        InvalidTransferType = 20023,
+        /// 20024 invalid amount.
+        InvalidAmount = 20024,
+        /// 20025 currency not transferable now.
+        NotTransferable = 20025,
+        /// 20026 transfer amount exceeds balance.
+        TransferExceedsBalance = 20026,
+        /// 20027 abnormal account status.
+        AbnormalAccount = 20027,
+        /// 20028 account on transfer blacklist.
+        TransferBlacklisted = 20028,
+        /// 20029 transfer exceeds daily limit.
+        TransferDailyLimit = 20029,
+        /// 20030 no position on this pair.
+        NoPosition = 20030,
+        /// 20031 batch order limit.
+        BatchLimit = 20031,
+        /// 20032 withdrawal restricted.
+        WithdrawalRestricted = 20032,
+        /// 20033 wrong withdrawal id.
+        WrongWithdrawalId = 20033,
+        /// 20034 withdrawals closed for this currency.
+        WithdrawalsClosed = 20034,
+        /// 20035 withdrawal amount limit.
+        WithdrawalAmountLimit = 20035,
+        /// 20036 withdrawal cancellation failed.
+        WithdrawalCancelFailed = 20036,
+        /// 20037 address, tag or chain not in the withdrawal management list.
+        AddressNotManaged = 20037,
+        /// 20038 withdrawal address not whitelisted.
+        AddressNotWhitelisted = 20038,
+        /// 20039 cannot cancel in the current status.
+        CannotCancelInStatus = 20039,
+        /// 20040 withdrawing too often.
+        WithdrawingTooOften = 20040,
+        /// 20041 daily withdrawal quota exceeded.
+        WithdrawalDailyQuota = 20041,
+        /// 20042 pair does not support API trading.
+        PairNotApiTradable = 20042,
+        /// 50000 system error.
+        SystemError = 50000,
+    }
+}
+
+impl SpotCode {
+    /// The documented meaning of the code.
+    pub fn meaning(self) -> &'static str {
+        use SpotCode::*;
+        match self {
+            WrongMethod => "wrong request method",
+            InvalidApiKey => "invalid API key",
+            SignatureMismatch => "signature mismatch",
+            IllegalParameters => "illegal request parameters",
+            FrequencyLimit => "request frequency limit exceeded",
+            Unauthorized => "not authorized for this request",
+            IpNotWhitelisted => "IP address not whitelisted",
+            InvalidTimestamp => "timestamp invalid (outside window)",
+            UnknownEndpointOrMissingKey => "endpoint unknown or ACCESS-KEY missing",
+            ApiKeyExpired => "API key expired; create a new one",
+            PairSuspended => "trading of this pair suspended",
+            PricePrecision => "price precision error",
+            AmountPrecision => "amount precision error",
+            AmountBelowMinimum => "amount below minimum",
+            ValueBelowMinimum => "cash amount (order value) below minimum",
+            InsufficientBalance => "insufficient balance",
+            InvalidTradeType => "invalid trade type (buy or sell)",
+            OrderNotFound => "order not found",
+            InvalidDateFormat => "invalid date format (YYYY-MM-DD)",
+            DateRangeTooLarge => "queried date range exceeds the limit",
+            ApiTradingBanned => "API trading banned by the system",
+            WrongSymbol => "wrong pair symbol (base first, then quote)",
+            TradingRulesViolated => "trading rules violated; temporarily banned",
+            InvalidCurrency => "invalid currency",
+            EndBeforeStart => "end time must be at least the start time",
+            InvalidTransferType => "invalid transfer type",
+            InvalidAmount => "invalid amount",
+            NotTransferable => "currency not transferable now",
+            TransferExceedsBalance => "transfer amount exceeds balance",
+            AbnormalAccount => "abnormal account status",
+            TransferBlacklisted => "account on transfer blacklist",
+            TransferDailyLimit => "transfer exceeds daily limit",
+            NoPosition => "no position on this pair",
+            BatchLimit => "batch order limit",
+            WithdrawalRestricted => "withdrawal restricted",
+            WrongWithdrawalId => "wrong withdrawal id",
+            WithdrawalsClosed => "withdrawals closed for this currency",
+            WithdrawalAmountLimit => "withdrawal amount limit",
+            WithdrawalCancelFailed => "withdrawal cancellation failed",
+            AddressNotManaged => "address, tag or chain not in the withdrawal management list",
+            AddressNotWhitelisted => "withdrawal address not whitelisted",
+            CannotCancelInStatus => "cannot cancel in the current status",
+            WithdrawingTooOften => "withdrawing too often (3 per minute, 100 per day)",
+            WithdrawalDailyQuota => "daily withdrawal quota exceeded",
+            PairNotApiTradable => "pair does not support API trading",
+            SystemError => "system error",
+            Unknown(_) => "unknown error code",
+        }
+    }
+
+    /// The classification a bot decides on.
+    ///
+    /// DESIGN: 10009 ("endpoint unknown or ACCESS-KEY missing") is classed as auth, since a client
+    /// built from the catalog only reaches it without a key; quotas that reset daily (20029, 20041)
+    /// are invalid requests, not rate limits, because retrying soon cannot succeed.
+    pub fn kind(self) -> ErrorKind {
+        use SpotCode::*;
+        match self {
+            InvalidApiKey | SignatureMismatch | Unauthorized | IpNotWhitelisted
+            | UnknownEndpointOrMissingKey | ApiKeyExpired => ErrorKind::Auth,
+            InvalidTimestamp => ErrorKind::Clock,
+            FrequencyLimit | WithdrawingTooOften => ErrorKind::RateLimit,
+            ApiTradingBanned | TradingRulesViolated => ErrorKind::Ban,
+            InsufficientBalance | TransferExceedsBalance => ErrorKind::InsufficientFunds,
+            OrderNotFound | NoPosition | WrongWithdrawalId => ErrorKind::NotFound,
+            PairSuspended | NotTransferable | AbnormalAccount | TransferBlacklisted
+            | WithdrawalRestricted | WithdrawalsClosed | PairNotApiTradable => ErrorKind::Suspended,
+            SystemError => ErrorKind::Server,
+            WrongMethod | IllegalParameters | PricePrecision | AmountPrecision
+            | AmountBelowMinimum | ValueBelowMinimum | InvalidTradeType | InvalidDateFormat
+            | DateRangeTooLarge | WrongSymbol | InvalidCurrency | EndBeforeStart
+            | InvalidTransferType | InvalidAmount | TransferDailyLimit | BatchLimit
+            | WithdrawalAmountLimit | WithdrawalCancelFailed | AddressNotManaged
+            | AddressNotWhitelisted | CannotCancelInStatus | WithdrawalDailyQuota => {
+                ErrorKind::InvalidRequest
+            }
+            Unknown(_) => ErrorKind::Unknown,
+        }
+    }
+}
+
+impl Error {
+    /// A validation error for `field`.
+    pub fn validation(field: impl Into<Cow<'static, str>>, reason: impl Into<String>) -> Self {
+        Error::Validation {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The classification of this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Validation { .. } => ErrorKind::InvalidRequest,
+            Error::Api(e) => e.code.kind(),
+            Error::HttpStatus { status, .. } => match status {
+                401 => ErrorKind::Auth,
+                404 => ErrorKind::NotFound,
+                408 => ErrorKind::Server,
+                418 | 429 => ErrorKind::RateLimit,
+                403 => ErrorKind::Ban,
+                500..=599 => ErrorKind::Server,
+                _ => ErrorKind::Unknown,
+            },
+            Error::RateLimited { .. } => ErrorKind::RateLimit,
+            Error::Banned { .. } => ErrorKind::Ban,
+            Error::Decode { .. } => ErrorKind::Decode,
+        }
+    }
+
+    /// Whether repeating the same request later may succeed: rate limits (after the delay), server
+    /// failures, and clock errors (after a time sync). Whether it is *safe* to repeat depends on
+    /// the endpoint being idempotent, which the retry policy checks separately.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self.kind(),
+            ErrorKind::RateLimit | ErrorKind::Server | ErrorKind::Clock
+        )
+    }
+
+    /// The raw exchange code, for API errors.
+    pub fn api_code(&self) -> Option<i64> {
+        match self {
+            Error::Api(e) => Some(e.code.code()),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status of the response that produced this error, if any.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Validation { .. } => None,
+            Error::Api(e) => Some(e.status),
+            Error::HttpStatus { status, .. }
+            | Error::RateLimited { status, .. }
+            | Error::Banned { status, .. }
+            | Error::Decode { status, .. } => Some(*status),
+        }
+    }
+
+    /// How long the server asked to wait, when it said.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::RateLimited { retry_after, .. } => *retry_after,
+            Error::Api(e) => e.retry_after,
+            _ => None,
+        }
+    }
+}
+
+/// The start of a body for error messages: at most 256 bytes, cut on a character boundary.
+pub(crate) fn snippet(body: &[u8]) -> String {
+    const MAX: usize = 256;
+    let cut = body.get(..MAX).unwrap_or(body);
+    let text = String::from_utf8_lossy(cut);
+    let mut s = text.into_owned();
+    if body.len() > MAX {
+        s.push('…');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_documented_spot_code_is_known_and_classified() {
+        let codes = [
+            10001, 10002, 10003, 10004, 10005, 10006, 10007, 10008, 10009, 10011, 20002, 20007,
+            20008, 20009, 20010, 20011, 20012, 20013, 20014, 20015, 20018, 20019, 20020, 20021,
+            20022, 20023, 20024, 20025, 20026, 20027, 20028, 20029, 20030, 20031, 20032, 20033,
+            20034, 20035, 20036, 20037, 20038, 20039, 20040, 20041, 20042, 50000,
+        ];
+        for c in codes {
+            let code = SpotCode::from_code(c);
+            assert!(!matches!(code, SpotCode::Unknown(_)), "{c}");
+            assert_eq!(code.code(), c);
+            assert_ne!(code.kind(), ErrorKind::Unknown, "{c}");
+            assert_ne!(code.meaning(), "unknown error code");
+        }
+        assert_eq!(SpotCode::from_code(10010), SpotCode::Unknown(10010));
+        assert_eq!(SpotCode::from_code(10010).kind(), ErrorKind::Unknown);
+    }
+
+    #[test]
+    fn classification_answers_a_bots_questions() {
+        let k = |c| SpotCode::from_code(c).kind();
+        assert_eq!(k(10003), ErrorKind::Auth);
+        assert_eq!(k(10008), ErrorKind::Clock);
+        assert_eq!(k(10005), ErrorKind::RateLimit);
+        assert_eq!(k(20018), ErrorKind::Ban);
+        assert_eq!(k(20020), ErrorKind::Ban);
+        assert_eq!(k(20011), ErrorKind::InsufficientFunds);
+        assert_eq!(k(20013), ErrorKind::NotFound);
+        assert_eq!(k(20002), ErrorKind::Suspended);
+        assert_eq!(k(20042), ErrorKind::Suspended);
+        assert_eq!(k(20007), ErrorKind::InvalidRequest);
+        assert_eq!(k(50000), ErrorKind::Server);
+    }
+
+    #[test]
+    fn snippet_is_bounded_and_safe() {
+        let body = "é".repeat(300);
+        let s = snippet(body.as_bytes());
+        assert!(s.len() <= 260);
+        assert!(s.ends_with('…'));
+        assert_eq!(snippet(b"short"), "short");
+    }
+}

@@ -1,0 +1,55 @@
+//! Sans-IO protocol core for the DigiFinex REST APIs.
+//!
+//! Typed requests become signed [`http::Request`] values and [`http::Response`] values become typed
+//! results. There are no sockets, threads or async runtime here, and the wall clock is read only
+//! through [`Clock`]: any transport (the `digifinex-ureq` and `digifinex-hyper` crates, or your own)
+//! moves the bytes.
+//!
+//! ```
+//! use digifinex_core::{build, parse, spot, Config, Credentials, TimestampMillis};
+//! use rust_decimal::Decimal;
+//!
+//! // A signed limit buy, built at a fixed time.
+//! let order = spot::PlaceOrder::new(
+//!     spot::Market::Spot,
+//!     "btc_usdt",
+//!     spot::LimitOrder::buy(Decimal::new(30000, 0), Decimal::new(1, 2)),
+//! );
+//! let creds = Credentials::new("my-key", "my-secret");
+//! let req = build(&order, &Config::default(), Some(&creds), TimestampMillis(1_700_000_000_000))?;
+//! assert_eq!(req.uri(), "https://openapi.digifinex.com/v3/spot/order/new");
+//! assert_eq!(req.body(), b"symbol=btc_usdt&price=30000&amount=0.01&type=buy");
+//! assert_eq!(req.headers()["access-timestamp"], "1700000000");
+//!
+//! // Whatever transport sent it hands back the response; parsing is pure too.
+//! let body: &[u8] = br#"{"code":0,"order_id":"198361cecdc65f9c8c9bb2fa68faec40"}"#;
+//! let resp = http::Response::builder().status(200).body(body)?;
+//! let placed = parse::<spot::PlaceOrder>(&resp)?;
+//! assert_eq!(placed.order_id, "198361cecdc65f9c8c9bb2fa68faec40");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
+
+pub mod catalog;
+pub mod clock;
+pub mod config;
+pub mod credentials;
+pub mod de;
+pub mod endpoint;
+pub mod error;
+pub mod num;
+pub mod sign;
+pub mod spot;
+mod tap;
+pub mod types;
+
+pub use clock::{Clock, FixedClock, ManualClock, OffsetClock, SystemClock};
+pub use config::Config;
+pub use credentials::Credentials;
+pub use endpoint::{build, parse, parse_body, Endpoint, Family, Meta, Method, Params};
+pub use error::{ApiCode, ApiError, Error, ErrorKind, SpotCode};
+pub use rust_decimal::Decimal;
+pub use types::{TimestampMillis, TimestampSecs};

@@ -1,0 +1,158 @@
+//! Spot and margin trading, REST v3 (`{base_url}` = `https://openapi.digifinex.com/v3`).
+//!
+//! One file per resource group:
+//! * [`market`]: public market data (ping, time, markets, ticker, order book, trades, klines,
+//!   symbol lists, margin currencies, currency settings);
+//! * [`account`]: balances, finance log, margin positions, transfers, closing a margin position;
+//! * [`order`]: placing, batch placing, cancelling and querying orders, own trades;
+//! * [`wallet`]: deposit addresses and history, withdrawals.
+//!
+//! Requests take their required fields in the constructor and optional ones through setters.
+//! Every documented limit is checked by [`crate::build`] before a request exists, with an error
+//! naming the field.
+
+pub mod account;
+pub mod market;
+pub mod order;
+pub mod wallet;
+
+pub use account::*;
+pub use market::*;
+pub use order::*;
+pub use wallet::*;
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+/// The `{market}` path segment of private endpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Market {
+    /// The spot account.
+    Spot,
+    /// The margin account.
+    Margin,
+}
+
+impl Market {
+    /// `spot` or `margin`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Market::Spot => "spot",
+            Market::Margin => "margin",
+        }
+    }
+
+    /// Parses `spot` or `margin`.
+    pub fn parse(field: &'static str, text: &str) -> Result<Self, Error> {
+        match text {
+            "spot" => Ok(Market::Spot),
+            "margin" => Ok(Market::Margin),
+            other => Err(Error::validation(
+                field,
+                format!("must be spot or margin, not {other:?}"),
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Market {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Picks the path for a `{market}` endpoint without allocating.
+macro_rules! market_path {
+    ($market:expr, $rest:literal) => {
+        std::borrow::Cow::Borrowed(match $market {
+            $crate::spot::Market::Spot => concat!("/spot", $rest),
+            $crate::spot::Market::Margin => concat!("/margin", $rest),
+        })
+    };
+}
+pub(crate) use market_path;
+
+/// Checks the `<base>_<quote>` pair form: two non-empty alphanumeric parts joined by one `_`.
+pub(crate) fn check_symbol(field: &'static str, symbol: &str) -> Result<(), Error> {
+    let ok = match symbol.split_once('_') {
+        Some((base, quote)) => {
+            !base.is_empty()
+                && !quote.is_empty()
+                && base.bytes().all(|b| b.is_ascii_alphanumeric())
+                && quote.bytes().all(|b| b.is_ascii_alphanumeric())
+        }
+        None => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::validation(
+            field,
+            format!("{symbol:?} is not a pair of the form base_quote (e.g. btc_usdt)"),
+        ))
+    }
+}
+
+/// Checks that `value` lies in `min..=max`.
+pub(crate) fn check_range(
+    field: &'static str,
+    value: u32,
+    min: u32,
+    max: u32,
+) -> Result<(), Error> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(Error::validation(
+            field,
+            format!("{value} is outside {min}..={max}"),
+        ))
+    }
+}
+
+/// Checks that a price or amount is strictly positive.
+pub(crate) fn check_positive(field: &'static str, value: &Decimal) -> Result<(), Error> {
+    if value.is_sign_positive() && !value.is_zero() {
+        Ok(())
+    } else {
+        Err(Error::validation(field, format!("{value} must be positive")))
+    }
+}
+
+/// Checks that a required text is not empty.
+pub(crate) fn check_non_empty(field: &'static str, value: &str) -> Result<(), Error> {
+    if value.trim().is_empty() {
+        Err(Error::validation(field, "must not be empty"))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbol_form() {
+        for ok in ["btc_usdt", "BTC_USDT", "1inch_usdt"] {
+            assert!(check_symbol("symbol", ok).is_ok(), "{ok}");
+        }
+        for bad in ["btcusdt", "_usdt", "btc_", "btc_usdt_x", "btc-usdt", "", "bt c_usdt"] {
+            let e = check_symbol("symbol", bad).unwrap_err();
+            assert!(matches!(e, Error::Validation { ref field, .. } if field == "symbol"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn positive_and_range() {
+        assert!(check_positive("price", &Decimal::new(1, 8)).is_ok());
+        assert!(check_positive("price", &Decimal::ZERO).is_err());
+        assert!(check_positive("price", &Decimal::new(-1, 0)).is_err());
+        assert!(check_range("limit", 150, 1, 150).is_ok());
+        assert!(check_range("limit", 0, 1, 150).is_err());
+        assert!(check_range("limit", 151, 1, 150).is_err());
+    }
+}

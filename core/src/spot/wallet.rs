@@ -1,0 +1,5 @@
+//! PLACEHOLDER
+
+use crate::catalog::CatalogEntry;
+
+pub(crate) const ENTRIES: &[CatalogEntry] = &[];

@@ -1,0 +1,371 @@
+//! Single-pass decoding of a response body into `T` while capturing the envelope's top-level
+//! `code`.
+//!
+//! The exchange puts `code` beside the payload fields (`{"bids":[..],"asks":[..],"code":0}`), and
+//! often last. Reading the envelope first would scan the body twice; `#[serde(flatten)]` would
+//! buffer it. Instead the top-level map is wrapped: every key is checked against `code`, and that
+//! one value is observed on its way to `T`'s visitor (which ignores it). All other values go
+//! straight to serde_json, untouched.
+
+use std::cell::Cell;
+use std::fmt;
+
+use serde::de::{
+    DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
+
+/// Decodes `T` from `body`, returning the result and the top-level `code` if one was seen.
+pub(crate) fn decode_with_code<T: DeserializeOwned>(
+    body: &[u8],
+) -> (Result<T, serde_json::Error>, Option<i64>) {
+    let code = Cell::new(None);
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let result = T::deserialize(Top {
+        de: &mut de,
+        code: &code,
+    })
+    .and_then(|v| de.end().map(|()| v));
+    (result, code.get())
+}
+
+struct Top<'a, D> {
+    de: D,
+    code: &'a Cell<Option<i64>>,
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Top<'_, D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_any(TopVisitor {
+            inner: visitor,
+            code: self.code,
+        })
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_map(TopVisitor {
+            inner: visitor,
+            code: self.code,
+        })
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        self.de.deserialize_struct(
+            name,
+            fields,
+            TopVisitor {
+                inner: visitor,
+                code: self.code,
+            },
+        )
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct enum identifier ignored_any
+    }
+}
+
+struct TopVisitor<'a, V> {
+    inner: V,
+    code: &'a Cell<Option<i64>>,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for TopVisitor<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.inner.expecting(f)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_map(TopMap {
+            map,
+            code: self.code,
+            pending: false,
+        })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_seq(seq)
+    }
+}
+
+struct TopMap<'a, A> {
+    map: A,
+    code: &'a Cell<Option<i64>>,
+    pending: bool,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for TopMap<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        self.pending = false;
+        self.map.next_key_seed(KeySeed {
+            inner: seed,
+            is_code: &mut self.pending,
+        })
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+        if std::mem::take(&mut self.pending) {
+            self.map.next_value_seed(CodeSeed {
+                inner: seed,
+                code: self.code,
+            })
+        } else {
+            self.map.next_value_seed(seed)
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.map.size_hint()
+    }
+}
+
+/// Observes the key text on its way to the payload's field visitor.
+struct KeySeed<'b, K> {
+    inner: K,
+    is_code: &'b mut bool,
+}
+
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
+    type Value = K::Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<K::Value, D::Error> {
+        self.inner.deserialize(KeyDe {
+            de: d,
+            is_code: self.is_code,
+        })
+    }
+}
+
+struct KeyDe<'b, D> {
+    de: D,
+    is_code: &'b mut bool,
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_any(KeyVisitor {
+            inner: v,
+            is_code: self.is_code,
+        })
+    }
+    fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_identifier(KeyVisitor {
+            inner: v,
+            is_code: self.is_code,
+        })
+    }
+    fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_str(KeyVisitor {
+            inner: v,
+            is_code: self.is_code,
+        })
+    }
+    fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_string(KeyVisitor {
+            inner: v,
+            is_code: self.is_code,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum ignored_any
+    }
+}
+
+struct KeyVisitor<'b, V> {
+    inner: V,
+    is_code: &'b mut bool,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.inner.expecting(f)
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<V::Value, E> {
+        *self.is_code = s == "code";
+        self.inner.visit_str(s)
+    }
+    fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<V::Value, E> {
+        *self.is_code = s == "code";
+        self.inner.visit_borrowed_str(s)
+    }
+    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<V::Value, E> {
+        *self.is_code = s == "code";
+        self.inner.visit_string(s)
+    }
+    fn visit_bytes<E: serde::de::Error>(self, b: &[u8]) -> Result<V::Value, E> {
+        *self.is_code = b == b"code";
+        self.inner.visit_bytes(b)
+    }
+    fn visit_borrowed_bytes<E: serde::de::Error>(self, b: &'de [u8]) -> Result<V::Value, E> {
+        *self.is_code = b == b"code";
+        self.inner.visit_borrowed_bytes(b)
+    }
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<V::Value, E> {
+        self.inner.visit_u64(n)
+    }
+}
+
+/// Observes the `code` value on its way to the payload's visitor (normally [`IgnoredAny`]).
+struct CodeSeed<'a, S> {
+    inner: S,
+    code: &'a Cell<Option<i64>>,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CodeSeed<'_, S> {
+    type Value = S::Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<S::Value, D::Error> {
+        self.inner.deserialize(CodeDe {
+            de: d,
+            code: self.code,
+        })
+    }
+}
+
+struct CodeDe<'a, D> {
+    de: D,
+    code: &'a Cell<Option<i64>>,
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for CodeDe<'_, D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_any(CodeVisitor {
+            inner: v,
+            code: self.code,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
+    }
+}
+
+struct CodeVisitor<'a, V> {
+    inner: V,
+    code: &'a Cell<Option<i64>>,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for CodeVisitor<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.inner.expecting(f)
+    }
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<V::Value, E> {
+        self.code.set(i64::try_from(n).ok());
+        self.inner.visit_u64(n)
+    }
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<V::Value, E> {
+        self.code.set(Some(n));
+        self.inner.visit_i64(n)
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<V::Value, E> {
+        self.code.set(s.trim().parse().ok());
+        self.inner.visit_str(s)
+    }
+    fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<V::Value, E> {
+        self.code.set(s.trim().parse().ok());
+        self.inner.visit_borrowed_str(s)
+    }
+    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<V::Value, E> {
+        self.code.set(s.trim().parse().ok());
+        self.inner.visit_string(s)
+    }
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<V::Value, E> {
+        // A code is an integer; a fractional or huge value is left unrecognised.
+        self.inner.visit_f64(n)
+    }
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<V::Value, E> {
+        self.inner.visit_bool(b)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<V::Value, E> {
+        self.inner.visit_unit()
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<V::Value, E> {
+        self.inner.visit_none()
+    }
+    fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<V::Value, D2::Error> {
+        self.inner.visit_some(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_seq(seq)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_map(map)
+    }
+}
+
+// Keep IgnoredAny in scope for the doc link above.
+const _: Option<IgnoredAny> = None;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Payload {
+        a: u32,
+        #[serde(default)]
+        b: Vec<u32>,
+    }
+
+    #[test]
+    fn captures_code_anywhere_at_top_level() {
+        let (r, c) = decode_with_code::<Payload>(br#"{"a":1,"b":[2],"code":0}"#);
+        assert_eq!(r.unwrap(), Payload { a: 1, b: vec![2] });
+        assert_eq!(c, Some(0));
+        let (r, c) = decode_with_code::<Payload>(br#"{"code":"200","a":1}"#);
+        assert!(r.is_ok());
+        assert_eq!(c, Some(200));
+        let (r, c) = decode_with_code::<Payload>(br#"{"code":-7,"a":1}"#);
+        assert!(r.is_ok());
+        assert_eq!(c, Some(-7));
+    }
+
+    #[test]
+    fn nested_code_is_not_the_envelope_code() {
+        #[derive(Deserialize)]
+        #[allow(dead_code)]
+        struct Outer {
+            inner: serde_json::Value,
+        }
+        let (r, c) = decode_with_code::<Outer>(br#"{"inner":{"code":5}}"#);
+        assert!(r.is_ok());
+        assert_eq!(c, None);
+    }
+
+    #[test]
+    fn error_bodies_still_report_the_code() {
+        let (r, c) = decode_with_code::<Payload>(br#"{"code":20013,"msg":"not found"}"#);
+        assert!(r.is_err());
+        assert_eq!(c, Some(20013));
+        let (r, c) = decode_with_code::<Payload>(b"<html>");
+        assert!(r.is_err());
+        assert_eq!(c, None);
+        let (r, _) = decode_with_code::<Payload>(br#"{"a":1,"code":0} trailing"#);
+        assert!(r.is_err());
+    }
+}

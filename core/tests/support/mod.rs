@@ -1,0 +1,94 @@
+//! Shared helpers for the request-shape and decode tests.
+#![allow(dead_code)]
+
+use digifinex_core::{build, parse, Config, Credentials, Endpoint, Error, TimestampMillis};
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+
+/// The fixed build time of every request-shape test: 2023-11-14T22:13:20Z.
+pub const NOW: TimestampMillis = TimestampMillis(1_700_000_000_000);
+pub const KEY: &str = "test-key";
+pub const SECRET: &str = "test-secret";
+
+pub fn creds() -> Credentials {
+    Credentials::new(KEY, SECRET)
+}
+
+/// Builds `e` with the default config, the test key and [`NOW`].
+pub fn build_req<E: Endpoint>(e: &E) -> Result<http::Request<Vec<u8>>, Error> {
+    build(e, &Config::default(), Some(&creds()), NOW)
+}
+
+/// Independent HMAC-SHA256 (lowercase hex) of `text` with the test secret.
+pub fn expected_sign(text: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
+    mac.update(text.as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// Renders a request as `METHOD URL`, one `name: value` line per header, a blank line, the body.
+pub fn render(req: &http::Request<Vec<u8>>) -> String {
+    let mut s = format!("{} {}\n", req.method(), req.uri());
+    for (k, v) in req.headers() {
+        s.push_str(&format!("{}: {}\n", k, v.to_str().unwrap()));
+    }
+    s.push('\n');
+    s.push_str(std::str::from_utf8(req.body()).unwrap());
+    s
+}
+
+/// Asserts the exact shape of a public GET: URL, no headers at all, empty body.
+pub fn assert_public_get<E: Endpoint>(e: &E, url: &str) {
+    let req = build_req(e).unwrap();
+    assert_eq!(render(&req), format!("GET {url}\n\n"));
+}
+
+/// Asserts the exact shape of a signed GET: URL with query, the three auth headers with an
+/// independently computed signature over the query, empty body.
+pub fn assert_signed_get<E: Endpoint>(e: &E, url: &str) {
+    let req = build_req(e).unwrap();
+    let query = url.split_once('?').map(|(_, q)| q).unwrap_or("");
+    let want = format!(
+        "GET {url}\naccess-key: {KEY}\naccess-sign: {}\naccess-timestamp: 1700000000\n\n",
+        expected_sign(query)
+    );
+    assert_eq!(render(&req), want);
+}
+
+/// Asserts the exact shape of a signed POST: URL, form content type, auth headers with an
+/// independently computed signature over the body, and the exact body.
+pub fn assert_signed_post<E: Endpoint>(e: &E, url: &str, body: &str) {
+    let req = build_req(e).unwrap();
+    let want = format!(
+        "POST {url}\ncontent-type: application/x-www-form-urlencoded\naccess-key: {KEY}\naccess-sign: {}\naccess-timestamp: 1700000000\n\n{body}",
+        expected_sign(body)
+    );
+    assert_eq!(render(&req), want);
+}
+
+/// Asserts that building fails validation on `field`.
+pub fn assert_invalid<E: Endpoint>(e: &E, field: &str) {
+    match build_req(e) {
+        Err(Error::Validation { field: f, .. }) => assert_eq!(f, field),
+        other => panic!("expected a validation error on {field}, got {other:?}"),
+    }
+}
+
+/// Decodes `body` (HTTP 200) for endpoint `E`.
+pub fn decode<E: Endpoint>(body: &str) -> Result<E::Output, Error> {
+    decode_status::<E>(200, body)
+}
+
+/// Decodes `body` with `status` for endpoint `E`.
+pub fn decode_status<E: Endpoint>(status: u16, body: &str) -> Result<E::Output, Error> {
+    let resp = http::Response::builder()
+        .status(status)
+        .body(body.as_bytes())
+        .unwrap();
+    parse::<E>(&resp)
+}
+
+/// Exact decimal from text.
+pub fn d(s: &str) -> digifinex_core::Decimal {
+    s.parse().unwrap()
+}
