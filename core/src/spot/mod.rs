@@ -131,6 +131,47 @@ pub(crate) fn check_non_empty(field: &'static str, value: &str) -> Result<(), Er
     }
 }
 
+/// Answer of endpoints whose success carries nothing but the code (`/transfer`,
+/// `/margin/position/close`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ack {}
+
+/// Seconds in a day.
+pub(crate) const DAY_SECS: i64 = 86_400;
+
+/// Checks a `start_time`/`end_time` pair (seconds): `end >= start` when both are given
+/// (error 20022), and, when `max_lookback_days` is set, that neither reaches further back than
+/// that many days before `now`.
+pub(crate) fn check_window(
+    start: Option<i64>,
+    end: Option<i64>,
+    now: crate::types::TimestampMillis,
+    max_lookback_days: Option<i64>,
+) -> Result<(), Error> {
+    if let (Some(s), Some(e)) = (start, end) {
+        if e < s {
+            return Err(Error::validation(
+                "end_time",
+                format!("{e} is before start_time {s}"),
+            ));
+        }
+    }
+    if let Some(days) = max_lookback_days {
+        let oldest = now.as_secs().saturating_sub(days.saturating_mul(DAY_SECS));
+        for (field, t) in [("start_time", start), ("end_time", end)] {
+            if let Some(t) = t {
+                if t < oldest {
+                    return Err(Error::validation(
+                        field,
+                        format!("{t} is more than {days} days before now ({})", now.as_secs()),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
