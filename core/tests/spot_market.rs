@@ -1,0 +1,393 @@
+//! Public market data: exact request shapes, validation, and decoding of the spec's shapes, their
+//! documented variants and real captures (`tests/data/real/`, sources in its SOURCES.md).
+
+mod support;
+
+use digifinex_core::spot::*;
+use digifinex_core::{Error, ErrorKind, TimestampSecs};
+use support::*;
+
+const BASE: &str = "https://openapi.digifinex.com/v3";
+
+fn real(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/tests/data/real/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+#[test]
+fn public_requests_have_exact_shapes_and_no_auth_headers() {
+    assert_public_get(&Ping, &format!("{BASE}/ping"));
+    assert_public_get(&ServerTimeRequest, &format!("{BASE}/time"));
+    assert_public_get(&MarketsRequest, &format!("{BASE}/markets"));
+    assert_public_get(&TickerRequest::all(), &format!("{BASE}/ticker"));
+    assert_public_get(
+        &TickerRequest::symbol("btc_usdt"),
+        &format!("{BASE}/ticker?symbol=btc_usdt"),
+    );
+    assert_public_get(
+        &OrderBookRequest::new("btc_usdt"),
+        &format!("{BASE}/order_book?symbol=btc_usdt"),
+    );
+    assert_public_get(
+        &OrderBookRequest::new("btc_usdt").limit(150),
+        &format!("{BASE}/order_book?symbol=btc_usdt&limit=150"),
+    );
+    assert_public_get(
+        &TradesRequest::new("eth_usdt").limit(500),
+        &format!("{BASE}/trades?symbol=eth_usdt&limit=500"),
+    );
+    assert_public_get(
+        &KlineRequest::new("btc_usdt", KlinePeriod::D1)
+            .start_time(1_559_354_460)
+            .end_time(1_559_365_260),
+        &format!("{BASE}/kline?symbol=btc_usdt&period=1D&start_time=1559354460&end_time=1559365260"),
+    );
+    assert_public_get(
+        &KlineRequest::new("btc_usdt", KlinePeriod::M1),
+        &format!("{BASE}/kline?symbol=btc_usdt&period=1"),
+    );
+    assert_public_get(&SpotSymbolsRequest, &format!("{BASE}/spot/symbols"));
+    assert_public_get(&MarginSymbolsRequest, &format!("{BASE}/margin/symbols"));
+    assert_public_get(&TradesSymbolsRequest, &format!("{BASE}/trades/symbols"));
+    assert_public_get(&MarginCurrenciesRequest, &format!("{BASE}/margin/currencies"));
+    // DESIGN: /currencies is public (unsigned), success code 200.
+    assert_public_get(&CurrenciesRequest::all(), &format!("{BASE}/currencies"));
+    assert_public_get(
+        &CurrenciesRequest::currency("usdt"),
+        &format!("{BASE}/currencies?currency=usdt"),
+    );
+}
+
+#[test]
+fn public_requests_work_without_credentials_and_with_a_custom_base() {
+    let cfg = digifinex_core::Config::default().with_spot_base_url("http://127.0.0.1:9000/v3/");
+    let req = digifinex_core::build(&OrderBookRequest::new("btc_usdt"), &cfg, None, NOW).unwrap();
+    assert_eq!(req.uri(), "http://127.0.0.1:9000/v3/order_book?symbol=btc_usdt");
+    assert!(req.headers().is_empty());
+}
+
+#[test]
+fn public_request_validation_names_the_field() {
+    assert_invalid(&OrderBookRequest::new("btc_usdt").limit(0), "limit");
+    assert_invalid(&OrderBookRequest::new("btc_usdt").limit(151), "limit");
+    assert_invalid(&OrderBookRequest::new("btcusdt"), "symbol");
+    assert_invalid(&TradesRequest::new("btc_usdt").limit(0), "limit");
+    assert_invalid(&TradesRequest::new("btc_usdt").limit(501), "limit");
+    assert_invalid(&TradesRequest::new("usdt_"), "symbol");
+    assert_invalid(&TickerRequest::symbol("BTC/USDT"), "symbol");
+    assert_invalid(
+        &KlineRequest::new("btc_usdt", KlinePeriod::M1)
+            .start_time(100)
+            .end_time(100),
+        "end_time",
+    );
+    assert_invalid(
+        &KlineRequest::new("btc_usdt", KlinePeriod::M1)
+            .start_time(0)
+            .end_time(501 * 60),
+        "start_time",
+    );
+    // Exactly 500 one-minute candles is allowed.
+    assert!(build_req(
+        &KlineRequest::new("btc_usdt", KlinePeriod::M1)
+            .start_time(0)
+            .end_time(500 * 60)
+    )
+    .is_ok());
+    assert_invalid(&CurrenciesRequest::currency(" "), "currency");
+    for bad in ["2", "1h", "1d1", ""] {
+        match KlinePeriod::parse(bad) {
+            Err(Error::Validation { field, .. }) => assert_eq!(field, "period"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    for p in KlinePeriod::ALL {
+        assert_eq!(KlinePeriod::parse(p.as_str()).unwrap(), p);
+    }
+}
+
+#[test]
+fn decodes_ping_time_markets() {
+    assert_eq!(
+        decode::<Ping>(r#"{"msg":"pong","code":0}"#).unwrap().msg,
+        "pong"
+    );
+    assert_eq!(
+        decode::<ServerTimeRequest>(r#"{"server_time":1589872188,"code":0}"#)
+            .unwrap()
+            .server_time,
+        TimestampSecs(1_589_872_188)
+    );
+    let m = decode::<MarketsRequest>(
+        r#"{"data":[{"volume_precision":4,"price_precision":2,"market":"btc_usdt","min_amount":2,"min_volume":0.0001},
+                    {"market":"eth_usdt","volume_precision":"3","min_amount":"1e-07"}],"date":1589873858,"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(m.date, Some(TimestampSecs(1_589_873_858)));
+    assert_eq!(m.data[0].market, "btc_usdt");
+    assert_eq!(m.data[0].volume_precision, Some(4));
+    assert_eq!(m.data[0].price_precision, Some(2));
+    assert_eq!(m.data[0].min_amount, Some(d("2")));
+    assert_eq!(m.data[0].min_volume, Some(d("0.0001")));
+    assert_eq!(m.data[1].volume_precision, Some(3));
+    assert_eq!(m.data[1].price_precision, None);
+    assert_eq!(m.data[1].min_amount, Some(d("0.0000001")));
+}
+
+#[test]
+fn decodes_tickers_with_high_low_as_strings() {
+    let t = decode::<TickerRequest>(
+        r#"{"ticker":[{"vol":40717.4461,"change":-1.91,"base_vol":392447999.65374,"sell":9592.23,
+            "last":9592.22,"symbol":"btc_usdt","low":"9476.24","buy":9592.03,"high":"9793.87"}],
+            "date":1589874294,"code":0}"#,
+    )
+    .unwrap();
+    let x = &t.ticker[0];
+    assert_eq!(x.symbol, "btc_usdt");
+    assert_eq!(x.vol, Some(d("40717.4461")));
+    assert_eq!(x.base_vol, Some(d("392447999.65374")));
+    assert_eq!(x.change, Some(d("-1.91")));
+    assert_eq!(x.last, Some(d("9592.22")));
+    assert_eq!(x.sell, Some(d("9592.23")));
+    assert_eq!(x.buy, Some(d("9592.03")));
+    assert_eq!(x.high, Some(d("9793.87")));
+    assert_eq!(x.low, Some(d("9476.24")));
+    assert_eq!(t.date, Some(TimestampSecs(1_589_874_294)));
+    // Missing and empty fields are None, not zero.
+    let t = decode::<TickerRequest>(r#"{"ticker":[{"symbol":"x_y","last":""}],"code":0}"#).unwrap();
+    assert_eq!(t.ticker[0].last, None);
+    assert_eq!(t.ticker[0].high, None);
+}
+
+#[test]
+fn decodes_order_book_exactly() {
+    let b = decode::<OrderBookRequest>(
+        r#"{"bids":[[9559.43,0.0005],["9559.42","1e-07"]],"asks":[[9559.44,25.999999999999996]],"date":1589874294,"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(b.bids.len(), 2);
+    assert_eq!(b.bids[0], Level { price: d("9559.43"), amount: d("0.0005") });
+    assert_eq!(b.bids[1].amount.to_string(), "0.0000001");
+    assert_eq!(b.asks[0].amount.to_string(), "25.999999999999996");
+    assert_eq!(b.date, Some(TimestampSecs(1_589_874_294)));
+    // Rendered as JSON strings in plain notation.
+    let v = serde_json::to_value(&b).unwrap();
+    assert_eq!(v["bids"][1], serde_json::json!(["9559.42", "0.0000001"]));
+    // Extra columns are ignored; a short level is a decode error naming the path.
+    assert!(decode::<OrderBookRequest>(r#"{"bids":[[1,2,3]],"asks":[],"code":0}"#).is_ok());
+    match decode::<OrderBookRequest>(r#"{"bids":[[1]],"asks":[],"code":0}"#) {
+        Err(Error::Decode { path, type_name, .. }) => {
+            assert_eq!(path, "bids[0]");
+            assert!(type_name.ends_with("OrderBook"), "{type_name}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn decodes_trades_with_int_or_string_ids() {
+    let t = decode::<TradesRequest>(
+        r#"{"data":[{"date":1589874294,"id":1234567890123,"amount":0.0018,"type":"buy","price":9559.43},
+                    {"date":"1589874295","id":"abc","amount":"2","type":"sell","price":"9559.42"},
+                    {"date":1589874296,"id":7,"amount":1,"type":"liquidation","price":1}],"date":1589874300,"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(t.data[0].id, "1234567890123");
+    assert_eq!(t.data[0].side, TradeSide::Buy);
+    assert_eq!(t.data[0].amount, d("0.0018"));
+    assert_eq!(t.data[0].price, d("9559.43"));
+    assert_eq!(t.data[1].id, "abc");
+    assert_eq!(t.data[1].date, TimestampSecs(1_589_874_295));
+    assert_eq!(t.data[1].side, TradeSide::Sell);
+    assert_eq!(t.data[2].side, TradeSide::Other("liquidation".into()));
+}
+
+#[test]
+fn decodes_real_kline_captures() {
+    let k = decode::<KlineRequest>(&real("v3_kline_4.json")).unwrap();
+    assert_eq!(
+        k.data,
+        vec![Candle {
+            time: TimestampSecs(1_706_763_600),
+            volume: d("3.36"),
+            close: d("11.364"),
+            high: d("11.367"),
+            low: d("11.353"),
+            open: d("11.357"),
+        }]
+    );
+    let k = decode::<KlineRequest>(&real("v3_kline_5.json")).unwrap();
+    assert_eq!(k.data.len(), 10);
+    assert_eq!(k.data[0].time, TimestampSecs(1_559_354_760));
+    assert!(k.data.iter().all(|c| c.volume.is_zero() && c.close == d("13827.224895")));
+    // Times are increasing but with gaps (missing minutes are absent).
+    assert!(k.data.windows(2).all(|w| w[0].time < w[1].time));
+}
+
+#[test]
+fn decodes_real_symbol_capture_with_exponents_and_float_minimums() {
+    let s = decode::<SpotSymbolsRequest>(&real("v3_spot_symbols_2.json")).unwrap();
+    assert_eq!(s.symbol_list.len(), 716);
+    let btc = &s.symbol_list[0];
+    assert_eq!(btc.symbol, "BTC_USDT");
+    assert_eq!(btc.status, Some(SymbolStatus::Trading));
+    assert_eq!(btc.minimum_amount.unwrap().to_string(), "0.0000001");
+    assert_eq!(btc.minimum_value, Some(d("2")));
+    assert_eq!(btc.amount_precision, Some(7));
+    assert_eq!(btc.price_precision, Some(2));
+    assert_eq!(btc.order_types, vec![SymbolOrderType::Limit, SymbolOrderType::Market]);
+    assert_eq!(btc.zone.as_deref(), Some("MAIN"));
+    assert_eq!(btc.is_allow, None);
+    let eth = &s.symbol_list[1];
+    assert_eq!(eth.minimum_value, Some(d("1.2")));
+    assert_eq!(eth.minimum_amount, Some(d("0.0006")));
+    assert!(s
+        .symbol_list
+        .iter()
+        .all(|x| x.status == Some(SymbolStatus::Trading)));
+}
+
+#[test]
+fn hand_trimmed_symbol_capture_decodes_as_a_model_but_is_not_an_envelope() {
+    // The trimmed capture lacks `code`: the model tolerates its missing fields...
+    let body = real("v3_spot_symbols_3.json");
+    let list: SymbolList = serde_json::from_str(&body).unwrap();
+    assert_eq!(list.symbol_list.len(), 4);
+    assert_eq!(list.symbol_list[3].status, Some(SymbolStatus::Other("OFFLINE".into())));
+    assert_eq!(list.symbol_list[3].price_precision, None);
+    // ...but a response without `code` is not taken as success.
+    match decode::<SpotSymbolsRequest>(&body) {
+        Err(Error::Decode { path, .. }) => assert_eq!(path, "code"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn decodes_margin_and_trades_symbols() {
+    let m = decode::<MarginSymbolsRequest>(
+        r#"{"symbol_list":[{"order_types":["LIMIT","MARKET","STOP"],"quote_asset":"USDT","minimum_value":2,
+            "amount_precision":4,"status":"TRADING","minimum_amount":0.0001,"liquidation_rate":0.3,"symbol":"BTC_USDT",
+            "zone":"MAIN","base_asset":"BTC","price_precision":2}],"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(m.symbol_list[0].liquidation_rate, Some(d("0.3")));
+    assert_eq!(m.symbol_list[0].order_types[2], SymbolOrderType::Other("STOP".into()));
+    let t = decode::<TradesSymbolsRequest>(
+        r#"{"symbol_list":[{"symbol":"BTC_USDT","is_allow":1},{"symbol":"X_USDT","is_allow":"0"}],"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(t.symbol_list[0].is_allow, Some(true));
+    assert_eq!(t.symbol_list[1].is_allow, Some(false));
+}
+
+#[test]
+fn decodes_margin_currencies() {
+    let m = decode::<MarginCurrenciesRequest>(
+        r#"{"currencys":["BTC","USDT"],"funding_time":"every 1 hour",
+            "margin_fees":[{"currency_mark":"BTC","level":1,"range":"0-10","loan_fees":0.0002}],"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(m.currencies, vec!["BTC", "USDT"]);
+    assert_eq!(m.funding_time.as_deref(), Some("every 1 hour"));
+    assert_eq!(m.margin_fees[0].currency_mark, "BTC");
+    assert_eq!(m.margin_fees[0].level, Some(1));
+    assert_eq!(m.margin_fees[0].range.as_deref(), Some("0-10"));
+    assert_eq!(m.margin_fees[0].loan_fees, Some(d("0.0002")));
+}
+
+#[test]
+fn decodes_currencies_with_success_code_200_and_fee_rule() {
+    let body = r#"{"data":[{"deposit_status":1,"min_deposit_amount":10,"withdraw_fee_rate":0,"min_withdraw_amount":10,
+        "min_withdraw_fee":5,"currency":"USDT","withdraw_status":0,"chain":"OMNI","withdraw_fee_currency":"USDT"},
+        {"currency":"BTC","chain":"","withdraw_fee_rate":"0.001","min_withdraw_fee":"0.0005","deposit_status":0}],"code":200}"#;
+    let c = decode::<CurrenciesRequest>(body).unwrap();
+    let usdt = &c.data[0];
+    assert_eq!(usdt.currency, "USDT");
+    assert_eq!(usdt.chain.as_deref(), Some("OMNI"));
+    assert_eq!(usdt.deposit_status, Some(true));
+    assert_eq!(usdt.withdraw_status, Some(false));
+    assert_eq!(usdt.min_deposit_amount, Some(d("10")));
+    assert_eq!(usdt.withdraw_fee_currency.as_deref(), Some("USDT"));
+    let btc = &c.data[1];
+    assert_eq!(btc.chain, None);
+    // Rate-based fee below the minimum: the minimum applies; above it: the rate-based fee.
+    assert_eq!(btc.withdraw_fee(d("0.1")), Some(d("0.0005")));
+    assert_eq!(btc.withdraw_fee(d("2")), Some(d("0.002")));
+    assert_eq!(usdt.withdraw_fee(d("100")), Some(d("5")));
+    // Code 0 is not this endpoint's success code.
+    let e = decode::<CurrenciesRequest>(r#"{"data":[],"code":0}"#).unwrap_err();
+    assert_eq!(e.api_code(), Some(0));
+}
+
+#[test]
+fn error_envelopes_win_over_shapes_and_statuses() {
+    let e = decode::<OrderBookRequest>(r#"{"code":20019,"msg":"wrong symbol"}"#).unwrap_err();
+    match &e {
+        Error::Api(a) => {
+            assert_eq!(a.code.code(), 20019);
+            assert_eq!(a.message.as_deref(), Some("wrong symbol"));
+            assert_eq!(a.status, 200);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(e.kind(), ErrorKind::InvalidRequest);
+    let e = decode_status::<OrderBookRequest>(500, r#"{"code":50000}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Server);
+    assert_eq!(e.status(), Some(500));
+    assert!(e.is_retryable());
+    let e = decode_status::<Ping>(502, "<html>Bad gateway</html>").unwrap_err();
+    match e {
+        Error::HttpStatus { status, snippet } => {
+            assert_eq!(status, 502);
+            assert_eq!(snippet, "<html>Bad gateway</html>");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        decode_status::<Ping>(429, "").unwrap_err(),
+        Error::RateLimited { status: 429, retry_after: None, .. }
+    ));
+    assert!(matches!(
+        decode_status::<Ping>(403, "Forbidden").unwrap_err(),
+        Error::Banned { status: 403, .. }
+    ));
+    // A truncated success body is a decode error, not an API error.
+    let e = decode::<OrderBookRequest>(r#"{"code":0,"bids":[[1,2]"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Decode);
+}
+
+#[test]
+fn retry_after_is_kept() {
+    let resp = http::Response::builder()
+        .status(429)
+        .header("retry-after", "3")
+        .body(&b"{}"[..])
+        .unwrap();
+    let e = digifinex_core::parse::<Ping>(&resp).unwrap_err();
+    assert_eq!(e.retry_after(), Some(std::time::Duration::from_secs(3)));
+    assert_eq!(e.kind(), ErrorKind::RateLimit);
+}
+
+#[test]
+fn catalog_builds_the_same_requests() {
+    use digifinex_core::catalog::{find, ParamMap};
+    let (entry, vars) = find("GET", "/v3/order_book").unwrap();
+    assert!(vars.is_empty());
+    let mut p = ParamMap::new();
+    p.insert_text("symbol", "btc_usdt");
+    p.insert_text("limit", "5");
+    let via_catalog = (entry.build)(p, &digifinex_core::Config::default(), None, NOW).unwrap();
+    let typed = build_req(&OrderBookRequest::new("btc_usdt").limit(5)).unwrap();
+    assert_eq!(render(&via_catalog), render(&typed));
+    let (entry, _) = find("GET", "/v3/kline").unwrap();
+    let mut p = ParamMap::new();
+    p.insert_text("symbol", "btc_usdt");
+    p.insert_text("period", "2");
+    match (entry.build)(p, &digifinex_core::Config::default(), None, NOW) {
+        Err(Error::Validation { field, .. }) => assert_eq!(field, "period"),
+        other => panic!("{other:?}"),
+    }
+}
