@@ -220,6 +220,16 @@ pub mod id_list {
     }
 }
 
+/// A list that may be `null` (read as empty). Use as
+/// `#[serde(default, deserialize_with = "crate::de::vec")]`, so missing is empty too.
+pub fn vec<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<Vec<T>>::deserialize(d).map(Option::unwrap_or_default)
+}
+
 /// Optional string: `null`, `""` or missing are `None`; numbers are kept as their text.
 pub mod opt_string {
     use super::*;

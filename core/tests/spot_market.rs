@@ -160,6 +160,9 @@ fn decodes_tickers_with_high_low_as_strings() {
     let t = decode::<TickerRequest>(r#"{"ticker":[{"symbol":"x_y","last":""}],"code":0}"#).unwrap();
     assert_eq!(t.ticker[0].last, None);
     assert_eq!(t.ticker[0].high, None);
+    // A null or missing list is empty.
+    assert!(decode::<TickerRequest>(r#"{"ticker":null,"code":0}"#).unwrap().ticker.is_empty());
+    assert!(decode::<TickerRequest>(r#"{"code":0}"#).unwrap().ticker.is_empty());
 }
 
 #[test]

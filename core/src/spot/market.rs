@@ -158,10 +158,10 @@ impl Serialize for Level {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderBook {
     /// Buy levels.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub bids: Vec<Level>,
     /// Sell levels.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub asks: Vec<Level>,
     /// Server time of the snapshot (seconds).
     #[serde(default)]
@@ -216,7 +216,7 @@ no_param_request! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Markets {
     /// One entry per pair.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub data: Vec<MarketInfo>,
     /// Server time (seconds).
     #[serde(default)]
@@ -288,7 +288,7 @@ impl FromParams for TickerRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tickers {
     /// One entry per pair.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub ticker: Vec<Ticker>,
     /// Server time (seconds).
     #[serde(default)]
@@ -381,7 +381,7 @@ impl FromParams for TradesRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trades {
     /// Trades, newest first as the server sends them.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub data: Vec<PublicTrade>,
     /// Server time (seconds).
     #[serde(default)]
@@ -587,7 +587,7 @@ impl FromParams for KlineRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Klines {
     /// The candles.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub data: Vec<Candle>,
 }
 
@@ -660,7 +660,7 @@ no_param_request! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SymbolList {
     /// One entry per pair.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub symbol_list: Vec<SymbolInfo>,
 }
 
@@ -717,7 +717,7 @@ pub struct SymbolInfo {
     #[serde(default, with = "crate::de::opt_string")]
     pub zone: Option<String>,
     /// Supported order types.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub order_types: Vec<SymbolOrderType>,
     /// Liquidation rate (margin symbols only).
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -738,13 +738,13 @@ no_param_request! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MarginCurrencies {
     /// Currencies that support margin trading (wire name `currencys`).
-    #[serde(default, rename = "currencys")]
+    #[serde(default, rename = "currencys", deserialize_with = "crate::de::vec")]
     pub currencies: Vec<String>,
     /// Funding time text.
     #[serde(default, with = "crate::de::opt_string")]
     pub funding_time: Option<String>,
     /// Loan fee levels.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub margin_fees: Vec<MarginFee>,
 }
 
@@ -816,7 +816,7 @@ impl FromParams for CurrenciesRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Currencies {
     /// One entry per currency and chain.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub data: Vec<CurrencyInfo>,
 }
 
