@@ -21,14 +21,26 @@ fn order_book_body(levels: usize) -> Vec<u8> {
         if i > 0 {
             s.push(',');
         }
-        s.push_str(&format!("[{}.{:02},{}.{:04}]", 9559 - i / 100, 99 - i % 100, i % 7, (i * 37) % 10000));
+        s.push_str(&format!(
+            "[{}.{:02},{}.{:04}]",
+            9559 - i / 100,
+            99 - i % 100,
+            i % 7,
+            (i * 37) % 10000
+        ));
     }
     s.push_str("],\"asks\":[");
     for i in 0..levels {
         if i > 0 {
             s.push(',');
         }
-        s.push_str(&format!("[{}.{:02},{}.{:04}]", 9560 + i / 100, i % 100, i % 5, (i * 53) % 10000));
+        s.push_str(&format!(
+            "[{}.{:02},{}.{:04}]",
+            9560 + i / 100,
+            i % 100,
+            i % 5,
+            (i * 53) % 10000
+        ));
     }
     s.push_str("],\"date\":1589874294,\"code\":0}");
     s.into_bytes()
@@ -117,8 +129,8 @@ fn bench_sign(c: &mut Criterion) {
     let mut g = c.benchmark_group("spot_sign");
     g.bench_function("baseline_hmac_hex", |b| {
         b.iter(|| {
-            let mut mac = Hmac::<Sha256>::new_from_slice(black_box(b"01234567890123456789abcd"))
-                .unwrap();
+            let mut mac =
+                Hmac::<Sha256>::new_from_slice(black_box(b"01234567890123456789abcd")).unwrap();
             mac.update(black_box(text.as_bytes()));
             black_box(hex::encode(mac.finalize().into_bytes()))
         })
@@ -140,26 +152,42 @@ fn bench_decode(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("spot_decode");
     g.throughput(Throughput::Bytes(book.len() as u64));
-    g.bench_with_input(BenchmarkId::new("baseline_f64", "book_150x2"), &book, |b, body| {
-        b.iter(|| black_box(serde_json::from_slice::<F64Book>(black_box(body)).unwrap()))
-    });
+    g.bench_with_input(
+        BenchmarkId::new("baseline_f64", "book_150x2"),
+        &book,
+        |b, body| b.iter(|| black_box(serde_json::from_slice::<F64Book>(black_box(body)).unwrap())),
+    );
     g.bench_with_input(BenchmarkId::new("exact", "book_150x2"), &book, |b, body| {
         b.iter(|| black_box(parse::<OrderBookRequest>(&response(black_box(body))).unwrap()))
     });
     g.throughput(Throughput::Bytes(klines.len() as u64));
-    g.bench_with_input(BenchmarkId::new("baseline_f64", "kline_500"), &klines, |b, body| {
-        b.iter(|| black_box(serde_json::from_slice::<F64Klines>(black_box(body)).unwrap()))
-    });
-    g.bench_with_input(BenchmarkId::new("exact", "kline_500"), &klines, |b, body| {
-        b.iter(|| black_box(parse::<KlineRequest>(&response(black_box(body))).unwrap()))
-    });
+    g.bench_with_input(
+        BenchmarkId::new("baseline_f64", "kline_500"),
+        &klines,
+        |b, body| {
+            b.iter(|| black_box(serde_json::from_slice::<F64Klines>(black_box(body)).unwrap()))
+        },
+    );
+    g.bench_with_input(
+        BenchmarkId::new("exact", "kline_500"),
+        &klines,
+        |b, body| b.iter(|| black_box(parse::<KlineRequest>(&response(black_box(body))).unwrap())),
+    );
     g.throughput(Throughput::Bytes(symbols.len() as u64));
-    g.bench_with_input(BenchmarkId::new("baseline_f64", "symbols_716"), &symbols, |b, body| {
-        b.iter(|| black_box(serde_json::from_slice::<F64Symbols>(black_box(body)).unwrap()))
-    });
-    g.bench_with_input(BenchmarkId::new("exact", "symbols_716"), &symbols, |b, body| {
-        b.iter(|| black_box(parse::<SpotSymbolsRequest>(&response(black_box(body))).unwrap()))
-    });
+    g.bench_with_input(
+        BenchmarkId::new("baseline_f64", "symbols_716"),
+        &symbols,
+        |b, body| {
+            b.iter(|| black_box(serde_json::from_slice::<F64Symbols>(black_box(body)).unwrap()))
+        },
+    );
+    g.bench_with_input(
+        BenchmarkId::new("exact", "symbols_716"),
+        &symbols,
+        |b, body| {
+            b.iter(|| black_box(parse::<SpotSymbolsRequest>(&response(black_box(body))).unwrap()))
+        },
+    );
     g.finish();
 }
 

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 
 use crate::config::Config;
 use crate::credentials::Credentials;
-use crate::endpoint::{build, parse_body, Endpoint, Meta, Method};
+use crate::endpoint::{build, parse_body, Endpoint, Meta};
 use crate::error::Error;
 use crate::num::parse_decimal;
 use crate::spot;
@@ -110,7 +110,10 @@ pub fn all() -> impl Iterator<Item = &'static CatalogEntry> {
 /// (`market=margin`), which the entry's builder reads like any other parameter.
 pub fn find(method: &str, path: &str) -> Option<(&'static CatalogEntry, Vec<(String, String)>)> {
     let path = path.split('?').next().unwrap_or(path);
-    let path = path.strip_suffix('/').filter(|p| !p.is_empty()).unwrap_or(path);
+    let path = path
+        .strip_suffix('/')
+        .filter(|p| !p.is_empty())
+        .unwrap_or(path);
     all().find_map(|e| {
         if !e.meta.method.as_str().eq_ignore_ascii_case(method) {
             return None;
@@ -277,10 +280,7 @@ impl ParamMap {
     pub fn finish(self) -> Result<(), Error> {
         match self.values.into_keys().next() {
             None => Ok(()),
-            Some(k) => Err(Error::validation(
-                k,
-                "is not a parameter of this endpoint",
-            )),
+            Some(k) => Err(Error::validation(k, "is not a parameter of this endpoint")),
         }
     }
 }
@@ -295,7 +295,10 @@ mod tests {
             match_template("/v3/{market}/order/new", "/v3/margin/order/new"),
             Some(vec![("market".to_owned(), "margin".to_owned())])
         );
-        assert_eq!(match_template("/v3/{market}/order", "/v3/spot/order/new"), None);
+        assert_eq!(
+            match_template("/v3/{market}/order", "/v3/spot/order/new"),
+            None
+        );
         assert_eq!(match_template("/v3/ping", "/v3/ping"), Some(vec![]));
         assert_eq!(match_template("/v3/{market}/order", "/v3//order"), None);
     }
@@ -304,7 +307,8 @@ mod tests {
     fn param_map_reads_text_and_json() {
         let mut p = ParamMap::new();
         p.insert_text("limit", "5");
-        p.insert_json_object(r#"{"price":0.10,"name":"a\"b","n":null}"#).unwrap();
+        p.insert_json_object(r#"{"price":0.10,"name":"a\"b","n":null}"#)
+            .unwrap();
         assert_eq!(p.take_opt_int::<u32>("limit").unwrap(), Some(5));
         assert_eq!(p.take_decimal("price").unwrap().to_string(), "0.10");
         assert_eq!(p.take_str("name").unwrap(), "a\"b");

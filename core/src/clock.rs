@@ -105,12 +105,24 @@ mod tests {
     fn offset_uses_midpoint_and_sign() {
         let t = TimestampMillis;
         // Server 30 s ahead, 200 ms round trip.
-        assert_eq!(estimate_offset(t(1_030_100), t(1_000_000), t(1_000_200)), 30_000);
+        assert_eq!(
+            estimate_offset(t(1_030_100), t(1_000_000), t(1_000_200)),
+            30_000
+        );
         // Server 5 s behind.
-        assert_eq!(estimate_offset(t(995_100), t(1_000_000), t(1_000_200)), -5_000);
+        assert_eq!(
+            estimate_offset(t(995_100), t(1_000_000), t(1_000_200)),
+            -5_000
+        );
         // Extremes do not wrap.
-        assert_eq!(estimate_offset(t(i64::MAX), t(i64::MIN), t(i64::MIN)), i64::MAX);
-        assert_eq!(estimate_offset(t(i64::MIN), t(i64::MAX), t(i64::MAX)), i64::MIN);
+        assert_eq!(
+            estimate_offset(t(i64::MAX), t(i64::MIN), t(i64::MIN)),
+            i64::MAX
+        );
+        assert_eq!(
+            estimate_offset(t(i64::MIN), t(i64::MAX), t(i64::MAX)),
+            i64::MIN
+        );
     }
 
     #[test]
@@ -120,7 +132,10 @@ mod tests {
         assert_eq!(c.now(), TimestampMillis(1500));
         c.advance(-2000);
         assert_eq!(c.now(), TimestampMillis(-500));
-        let o = OffsetClock { inner: FixedClock(TimestampMillis(10)), offset_ms: -20 };
+        let o = OffsetClock {
+            inner: FixedClock(TimestampMillis(10)),
+            offset_ms: -20,
+        };
         assert_eq!(o.now(), TimestampMillis(-10));
         assert!(SystemClock.now().0 > 1_600_000_000_000);
     }

@@ -4,7 +4,7 @@
 //!   (the token is borrowed as a [`RawValue`], never read as `f64`);
 //! * empty strings and `null` as "absent" for optional fields;
 //! * ids and counts as int or string;
-//! * positional arrays (order book levels, candles) via the types that use [`Cursor`].
+//! * positional arrays (order book levels, candles) via the types that use a private sequence cursor.
 //!
 //! Every helper is used as `#[serde(with = "crate::de::NAME")]`; `rust_decimal` is built without its
 //! `serde` feature, so a `Decimal` field without one of these helpers does not compile.
@@ -433,6 +433,7 @@ impl<'de, A: serde::de::SeqAccess<'de>> Cursor<A> {
     }
 
     /// The next element as an optional decimal: missing, `null` or `""` are `None`.
+    #[allow(dead_code)] // For positional arrays with optional trailing members (swap candles).
     pub(crate) fn opt_decimal(&mut self) -> Result<Option<Decimal>, A::Error> {
         let raw: Option<&'de RawValue> = self.seq.next_element()?;
         self.index += 1;
@@ -505,7 +506,13 @@ mod tests {
             assert_eq!(got.v, dec(want), "{json}");
             assert_eq!(got.v.to_string(), want, "{json}");
         }
-        for bad in [r#"{"v":null}"#, r#"{"v":""}"#, r#"{"v":"x"}"#, r#"{"v":true}"#, r#"{"v":[]}"#] {
+        for bad in [
+            r#"{"v":null}"#,
+            r#"{"v":""}"#,
+            r#"{"v":"x"}"#,
+            r#"{"v":true}"#,
+            r#"{"v":[]}"#,
+        ] {
             assert!(serde_json::from_str::<D>(bad).is_err(), "{bad}");
         }
     }
@@ -524,8 +531,14 @@ mod tests {
     #[test]
     fn ids_from_int_or_string() {
         let big = r#"{"v":1234567890123456789012}"#;
-        assert_eq!(serde_json::from_str::<I>(big).unwrap().v, "1234567890123456789012");
-        assert_eq!(serde_json::from_str::<I>(r#"{"v":"a1b2"}"#).unwrap().v, "a1b2");
+        assert_eq!(
+            serde_json::from_str::<I>(big).unwrap().v,
+            "1234567890123456789012"
+        );
+        assert_eq!(
+            serde_json::from_str::<I>(r#"{"v":"a1b2"}"#).unwrap().v,
+            "a1b2"
+        );
         assert!(serde_json::from_str::<I>(r#"{"v":1.5}"#).is_err());
     }
 

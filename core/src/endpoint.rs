@@ -143,7 +143,8 @@ impl Params {
         if !self.text.is_empty() {
             self.text.push('&');
         }
-        self.text.extend(form_urlencoded::byte_serialize(key.as_bytes()));
+        self.text
+            .extend(form_urlencoded::byte_serialize(key.as_bytes()));
         self.text.push('=');
     }
 
@@ -354,7 +355,11 @@ pub fn parse_body<T: DeserializeOwned>(
 }
 
 /// Re-decodes with path tracking to name the failing JSON path.
-fn decode_error<T: DeserializeOwned>(body: &[u8], status: u16, fallback: serde_json::Error) -> Error {
+fn decode_error<T: DeserializeOwned>(
+    body: &[u8],
+    status: u16,
+    fallback: serde_json::Error,
+) -> Error {
     let mut de = serde_json::Deserializer::from_slice(body);
     let (path, message) = match serde_path_to_error::deserialize::<_, T>(&mut de) {
         Err(e) => (e.path().to_string(), e.into_inner().to_string()),

@@ -328,8 +328,12 @@ impl SpotCode {
     pub fn kind(self) -> ErrorKind {
         use SpotCode::*;
         match self {
-            InvalidApiKey | SignatureMismatch | Unauthorized | IpNotWhitelisted
-            | UnknownEndpointOrMissingKey | ApiKeyExpired => ErrorKind::Auth,
+            InvalidApiKey
+            | SignatureMismatch
+            | Unauthorized
+            | IpNotWhitelisted
+            | UnknownEndpointOrMissingKey
+            | ApiKeyExpired => ErrorKind::Auth,
             InvalidTimestamp => ErrorKind::Clock,
             FrequencyLimit | WithdrawingTooOften => ErrorKind::RateLimit,
             ApiTradingBanned | TradingRulesViolated => ErrorKind::Ban,
@@ -338,14 +342,28 @@ impl SpotCode {
             PairSuspended | NotTransferable | AbnormalAccount | TransferBlacklisted
             | WithdrawalRestricted | WithdrawalsClosed | PairNotApiTradable => ErrorKind::Suspended,
             SystemError => ErrorKind::Server,
-            WrongMethod | IllegalParameters | PricePrecision | AmountPrecision
-            | AmountBelowMinimum | ValueBelowMinimum | InvalidTradeType | InvalidDateFormat
-            | DateRangeTooLarge | WrongSymbol | InvalidCurrency | EndBeforeStart
-            | InvalidTransferType | InvalidAmount | TransferDailyLimit | BatchLimit
-            | WithdrawalAmountLimit | WithdrawalCancelFailed | AddressNotManaged
-            | AddressNotWhitelisted | CannotCancelInStatus | WithdrawalDailyQuota => {
-                ErrorKind::InvalidRequest
-            }
+            WrongMethod
+            | IllegalParameters
+            | PricePrecision
+            | AmountPrecision
+            | AmountBelowMinimum
+            | ValueBelowMinimum
+            | InvalidTradeType
+            | InvalidDateFormat
+            | DateRangeTooLarge
+            | WrongSymbol
+            | InvalidCurrency
+            | EndBeforeStart
+            | InvalidTransferType
+            | InvalidAmount
+            | TransferDailyLimit
+            | BatchLimit
+            | WithdrawalAmountLimit
+            | WithdrawalCancelFailed
+            | AddressNotManaged
+            | AddressNotWhitelisted
+            | CannotCancelInStatus
+            | WithdrawalDailyQuota => ErrorKind::InvalidRequest,
             Unknown(_) => ErrorKind::Unknown,
         }
     }

@@ -223,7 +223,9 @@ mod tests {
         let max = "79228162514264337593543950335";
         assert_eq!(parse_decimal(max).unwrap().to_string(), max);
         assert_eq!(
-            parse_decimal("0.1234567890123456789012345678").unwrap().to_string(),
+            parse_decimal("0.1234567890123456789012345678")
+                .unwrap()
+                .to_string(),
             "0.1234567890123456789012345678"
         );
         // Trailing zeros past scale 28 are dropped without changing the value.
@@ -237,7 +239,9 @@ mod tests {
     fn rejects_what_is_not_exact_or_not_a_number() {
         assert_eq!(parse_decimal(""), Err(DecimalError::Empty));
         assert_eq!(parse_decimal("  "), Err(DecimalError::Empty));
-        for bad in ["abc", "1.2.3", "1e", "1e+", "-", ".", "NaN", "inf", "1,5", "0x10", "1e5x"] {
+        for bad in [
+            "abc", "1.2.3", "1e", "1e+", "-", ".", "NaN", "inf", "1,5", "0x10", "1e5x",
+        ] {
             assert_eq!(parse_decimal(bad), Err(DecimalError::Invalid), "{bad}");
         }
         assert_eq!(
@@ -246,7 +250,10 @@ mod tests {
         );
         assert_eq!(parse_decimal("1e-29"), Err(DecimalError::OutOfRange));
         assert_eq!(parse_decimal("1e29"), Err(DecimalError::OutOfRange));
-        assert_eq!(parse_decimal("1e999999999999999999999"), Err(DecimalError::OutOfRange));
+        assert_eq!(
+            parse_decimal("1e999999999999999999999"),
+            Err(DecimalError::OutOfRange)
+        );
     }
 
     #[test]

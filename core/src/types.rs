@@ -175,11 +175,23 @@ mod tests {
     #[test]
     fn open_enums() {
         assert_eq!(serde_json::from_str::<Colour>("2").unwrap(), Colour::Blue);
-        assert_eq!(serde_json::from_str::<Colour>("\"1\"").unwrap(), Colour::Red);
-        assert_eq!(serde_json::from_str::<Colour>("7").unwrap(), Colour::Unknown(7));
+        assert_eq!(
+            serde_json::from_str::<Colour>("\"1\"").unwrap(),
+            Colour::Red
+        );
+        assert_eq!(
+            serde_json::from_str::<Colour>("7").unwrap(),
+            Colour::Unknown(7)
+        );
         assert_eq!(serde_json::to_string(&Colour::Unknown(7)).unwrap(), "7");
-        assert_eq!(serde_json::from_str::<Side>("\"go_long\"").unwrap(), Side::Long);
-        assert_eq!(serde_json::from_str::<Side>("\"SHORT\"").unwrap(), Side::Short);
+        assert_eq!(
+            serde_json::from_str::<Side>("\"go_long\"").unwrap(),
+            Side::Long
+        );
+        assert_eq!(
+            serde_json::from_str::<Side>("\"SHORT\"").unwrap(),
+            Side::Short
+        );
         assert_eq!(
             serde_json::from_str::<Side>("\"both\"").unwrap(),
             Side::Other("both".into())

@@ -102,7 +102,11 @@ fn exponent_text(d: &Decimal) -> String {
     let digits = d.mantissa().unsigned_abs().to_string();
     let exp = i64::try_from(digits.len()).unwrap() - 1 - i64::from(d.scale());
     let (head, tail) = digits.split_at(1);
-    let sign = if d.is_sign_negative() && !d.is_zero() { "-" } else { "" };
+    let sign = if d.is_sign_negative() && !d.is_zero() {
+        "-"
+    } else {
+        ""
+    };
     if tail.is_empty() {
         format!("{sign}{head}e{exp}")
     } else {

@@ -37,7 +37,10 @@ fn official_example_signed_text_and_signature() {
     // Stage 1: the transmitted text is the signed text.
     assert_eq!(spot_signed_text("", p.as_str()).concat(), v.signed_text);
     // Stage 2: the signature.
-    assert_eq!(sign_spot(v.secret.as_bytes(), "", p.as_str()).unwrap(), v.access_sign);
+    assert_eq!(
+        sign_spot(v.secret.as_bytes(), "", p.as_str()).unwrap(),
+        v.access_sign
+    );
     assert_eq!(
         hmac_sha256_hex(v.secret.as_bytes(), &[v.signed_text.as_bytes()]).unwrap(),
         v.access_sign
@@ -65,7 +68,10 @@ fn official_example_reproduced_by_the_typed_order() {
     assert_eq!(req.body(), v.signed_text.as_bytes());
     assert_eq!(req.headers()["access-key"], v.api_key.as_str());
     assert_eq!(req.headers()["access-sign"], v.access_sign.as_str());
-    assert_eq!(req.headers()["access-timestamp"], v.access_timestamp.as_str());
+    assert_eq!(
+        req.headers()["access-timestamp"],
+        v.access_timestamp.as_str()
+    );
     assert_eq!(
         req.headers()["content-type"],
         "application/x-www-form-urlencoded"
@@ -103,7 +109,11 @@ fn secret_never_appears_in_debug_output() {
     );
     let req = build(&order, &Config::default(), Some(&creds), TimestampMillis(0)).unwrap();
     let err = build(
-        &PlaceOrder::new(Market::Spot, "bad", LimitOrder::buy(Decimal::ONE, Decimal::ONE)),
+        &PlaceOrder::new(
+            Market::Spot,
+            "bad",
+            LimitOrder::buy(Decimal::ONE, Decimal::ONE),
+        ),
         &Config::default(),
         Some(&creds),
         TimestampMillis(0),

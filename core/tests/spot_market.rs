@@ -43,7 +43,9 @@ fn public_requests_have_exact_shapes_and_no_auth_headers() {
         &KlineRequest::new("btc_usdt", KlinePeriod::D1)
             .start_time(1_559_354_460)
             .end_time(1_559_365_260),
-        &format!("{BASE}/kline?symbol=btc_usdt&period=1D&start_time=1559354460&end_time=1559365260"),
+        &format!(
+            "{BASE}/kline?symbol=btc_usdt&period=1D&start_time=1559354460&end_time=1559365260"
+        ),
     );
     assert_public_get(
         &KlineRequest::new("btc_usdt", KlinePeriod::M1),
@@ -52,7 +54,10 @@ fn public_requests_have_exact_shapes_and_no_auth_headers() {
     assert_public_get(&SpotSymbolsRequest, &format!("{BASE}/spot/symbols"));
     assert_public_get(&MarginSymbolsRequest, &format!("{BASE}/margin/symbols"));
     assert_public_get(&TradesSymbolsRequest, &format!("{BASE}/trades/symbols"));
-    assert_public_get(&MarginCurrenciesRequest, &format!("{BASE}/margin/currencies"));
+    assert_public_get(
+        &MarginCurrenciesRequest,
+        &format!("{BASE}/margin/currencies"),
+    );
     // DESIGN: /currencies is public (unsigned), success code 200.
     assert_public_get(&CurrenciesRequest::all(), &format!("{BASE}/currencies"));
     assert_public_get(
@@ -65,7 +70,10 @@ fn public_requests_have_exact_shapes_and_no_auth_headers() {
 fn public_requests_work_without_credentials_and_with_a_custom_base() {
     let cfg = digifinex_core::Config::default().with_spot_base_url("http://127.0.0.1:9000/v3/");
     let req = digifinex_core::build(&OrderBookRequest::new("btc_usdt"), &cfg, None, NOW).unwrap();
-    assert_eq!(req.uri(), "http://127.0.0.1:9000/v3/order_book?symbol=btc_usdt");
+    assert_eq!(
+        req.uri(),
+        "http://127.0.0.1:9000/v3/order_book?symbol=btc_usdt"
+    );
     assert!(req.headers().is_empty());
 }
 
@@ -161,8 +169,14 @@ fn decodes_tickers_with_high_low_as_strings() {
     assert_eq!(t.ticker[0].last, None);
     assert_eq!(t.ticker[0].high, None);
     // A null or missing list is empty.
-    assert!(decode::<TickerRequest>(r#"{"ticker":null,"code":0}"#).unwrap().ticker.is_empty());
-    assert!(decode::<TickerRequest>(r#"{"code":0}"#).unwrap().ticker.is_empty());
+    assert!(decode::<TickerRequest>(r#"{"ticker":null,"code":0}"#)
+        .unwrap()
+        .ticker
+        .is_empty());
+    assert!(decode::<TickerRequest>(r#"{"code":0}"#)
+        .unwrap()
+        .ticker
+        .is_empty());
 }
 
 #[test]
@@ -172,7 +186,13 @@ fn decodes_order_book_exactly() {
     )
     .unwrap();
     assert_eq!(b.bids.len(), 2);
-    assert_eq!(b.bids[0], Level { price: d("9559.43"), amount: d("0.0005") });
+    assert_eq!(
+        b.bids[0],
+        Level {
+            price: d("9559.43"),
+            amount: d("0.0005")
+        }
+    );
     assert_eq!(b.bids[1].amount.to_string(), "0.0000001");
     assert_eq!(b.asks[0].amount.to_string(), "25.999999999999996");
     assert_eq!(b.date, Some(TimestampSecs(1_589_874_294)));
@@ -182,7 +202,9 @@ fn decodes_order_book_exactly() {
     // Extra columns are ignored; a short level is a decode error naming the path.
     assert!(decode::<OrderBookRequest>(r#"{"bids":[[1,2,3]],"asks":[],"code":0}"#).is_ok());
     match decode::<OrderBookRequest>(r#"{"bids":[[1]],"asks":[],"code":0}"#) {
-        Err(Error::Decode { path, type_name, .. }) => {
+        Err(Error::Decode {
+            path, type_name, ..
+        }) => {
             assert_eq!(path, "bids[0]");
             assert!(type_name.ends_with("OrderBook"), "{type_name}");
         }
@@ -225,7 +247,10 @@ fn decodes_real_kline_captures() {
     let k = decode::<KlineRequest>(&real("v3_kline_5.json")).unwrap();
     assert_eq!(k.data.len(), 10);
     assert_eq!(k.data[0].time, TimestampSecs(1_559_354_760));
-    assert!(k.data.iter().all(|c| c.volume.is_zero() && c.close == d("13827.224895")));
+    assert!(k
+        .data
+        .iter()
+        .all(|c| c.volume.is_zero() && c.close == d("13827.224895")));
     // Times are increasing but with gaps (missing minutes are absent).
     assert!(k.data.windows(2).all(|w| w[0].time < w[1].time));
 }
@@ -241,7 +266,10 @@ fn decodes_real_symbol_capture_with_exponents_and_float_minimums() {
     assert_eq!(btc.minimum_value, Some(d("2")));
     assert_eq!(btc.amount_precision, Some(7));
     assert_eq!(btc.price_precision, Some(2));
-    assert_eq!(btc.order_types, vec![SymbolOrderType::Limit, SymbolOrderType::Market]);
+    assert_eq!(
+        btc.order_types,
+        vec![SymbolOrderType::Limit, SymbolOrderType::Market]
+    );
     assert_eq!(btc.zone.as_deref(), Some("MAIN"));
     assert_eq!(btc.is_allow, None);
     let eth = &s.symbol_list[1];
@@ -259,7 +287,10 @@ fn hand_trimmed_symbol_capture_decodes_as_a_model_but_is_not_an_envelope() {
     let body = real("v3_spot_symbols_3.json");
     let list: SymbolList = serde_json::from_str(&body).unwrap();
     assert_eq!(list.symbol_list.len(), 4);
-    assert_eq!(list.symbol_list[3].status, Some(SymbolStatus::Other("OFFLINE".into())));
+    assert_eq!(
+        list.symbol_list[3].status,
+        Some(SymbolStatus::Other("OFFLINE".into()))
+    );
     assert_eq!(list.symbol_list[3].price_precision, None);
     // ...but a response without `code` is not taken as success.
     match decode::<SpotSymbolsRequest>(&body) {
@@ -277,7 +308,10 @@ fn decodes_margin_and_trades_symbols() {
     )
     .unwrap();
     assert_eq!(m.symbol_list[0].liquidation_rate, Some(d("0.3")));
-    assert_eq!(m.symbol_list[0].order_types[2], SymbolOrderType::Other("STOP".into()));
+    assert_eq!(
+        m.symbol_list[0].order_types[2],
+        SymbolOrderType::Other("STOP".into())
+    );
     let t = decode::<TradesSymbolsRequest>(
         r#"{"symbol_list":[{"symbol":"BTC_USDT","is_allow":1},{"symbol":"X_USDT","is_allow":"0"}],"code":0}"#,
     )
@@ -351,7 +385,11 @@ fn error_envelopes_win_over_shapes_and_statuses() {
     }
     assert!(matches!(
         decode_status::<Ping>(429, "").unwrap_err(),
-        Error::RateLimited { status: 429, retry_after: None, .. }
+        Error::RateLimited {
+            status: 429,
+            retry_after: None,
+            ..
+        }
     ));
     assert!(matches!(
         decode_status::<Ping>(403, "Forbidden").unwrap_err(),

@@ -69,7 +69,10 @@ fn every_spot_endpoint_is_in_the_catalog_once() {
 #[test]
 fn the_spec_lists_no_endpoint_we_miss() {
     // Cross-check against the spec text itself when it is beside the checkout (as in CI).
-    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec/spot-margin-v3.md");
+    let spec = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/spec/spot-margin-v3.md"
+    );
     let Ok(text) = std::fs::read_to_string(spec) else {
         eprintln!("spec not found at {spec}; the hard-coded list above still applies");
         return;
@@ -78,13 +81,29 @@ fn the_spec_lists_no_endpoint_we_miss() {
         .iter()
         .map(|(_, p, _, _)| p.trim_start_matches("/v3").to_owned())
         .collect();
-    let section = text.split("## 4. Endpoints").nth(1).unwrap().split("## 5.").next().unwrap();
+    let section = text
+        .split("## 4. Endpoints")
+        .nth(1)
+        .unwrap()
+        .split("## 5.")
+        .next()
+        .unwrap();
     let mut seen = 0;
     for line in section.lines().filter(|l| l.starts_with("| ")) {
-        let first = line.trim_start_matches("| ").split(" |").next().unwrap_or("");
-        let path = first.trim_start_matches("GET ").trim_start_matches("POST ").trim();
+        let first = line
+            .trim_start_matches("| ")
+            .split(" |")
+            .next()
+            .unwrap_or("");
+        let path = first
+            .trim_start_matches("GET ")
+            .trim_start_matches("POST ")
+            .trim();
         if path.starts_with('/') {
-            assert!(ours.contains(path), "spec endpoint {path} missing from the catalog list");
+            assert!(
+                ours.contains(path),
+                "spec endpoint {path} missing from the catalog list"
+            );
             seen += 1;
         }
     }

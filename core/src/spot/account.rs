@@ -1,5 +1,683 @@
-//! PLACEHOLDER
+//! Private account functions: spot and margin balances, the finance log, margin positions,
+//! transfers between accounts and closing a margin position.
+//!
+//! Every endpoint here is signed and answers `code` 0 on success.
 
-use crate::catalog::CatalogEntry;
+use std::borrow::Cow;
 
-pub(crate) const ENTRIES: &[CatalogEntry] = &[];
+use rust_decimal::Decimal;
+use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
+use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
+use crate::error::Error;
+use crate::spot::{
+    check_non_empty, check_positive, check_range, check_symbol, check_window, Ack, Market,
+};
+use crate::types::{str_enum, TimestampSecs};
+
+pub(crate) const ENTRIES: &[CatalogEntry] = &[
+    entry::<SpotAssetsRequest>(),
+    entry::<MarginAssetsRequest>(),
+    entry::<FinanceLogRequest>(),
+    entry::<MarginPositionsRequest>(),
+    entry::<Transfer>(),
+    entry::<ClosePosition>(),
+];
+
+/// Meta of a signed endpoint; reads (GET) are idempotent, POSTs are not.
+const fn private(name: &'static str, method: Method, path: &'static str) -> Meta {
+    Meta {
+        name,
+        family: Family::Spot,
+        method,
+        path,
+        signed: true,
+        idempotent: matches!(method, Method::Get),
+        success_code: 0,
+        weight: None,
+    }
+}
+
+/// A list that may arrive as `null` (read as empty); use with `#[serde(default)]`.
+fn null_as_empty<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<Vec<T>>::deserialize(d).map(Option::unwrap_or_default)
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// One currency balance, as listed by `/spot/assets` and `/margin/assets`.
+///
+/// DESIGN: `free` and `total` are balances; when the server leaves one out (or sends `""` or
+/// `null`) it reads as zero rather than failing the whole list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Asset {
+    /// Currency (`btc`).
+    #[serde(default, with = "crate::de::string")]
+    pub currency: String,
+    /// Available amount.
+    #[serde(default, with = "crate::de::decimal_or_zero")]
+    pub free: Decimal,
+    /// Total amount (available plus frozen).
+    #[serde(default, with = "crate::de::decimal_or_zero")]
+    pub total: Decimal,
+    /// Valuation rate; sent by `/margin/assets` only, and not always.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub valuation_rate: Option<Decimal>,
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `GET /v3/spot/assets`: the balances of the spot account.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpotAssetsRequest;
+
+/// Answer of [`SpotAssetsRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpotAssets {
+    /// One entry per currency.
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub list: Vec<Asset>,
+}
+
+impl Endpoint for SpotAssetsRequest {
+    type Output = SpotAssets;
+    const META: Meta = private("spot.spot_assets", Method::Get, "/spot/assets");
+    fn encode(&self, _: &mut Params) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+impl FromParams for SpotAssetsRequest {
+    fn from_params(_: &mut ParamMap) -> Result<Self, Error> {
+        Ok(SpotAssetsRequest)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `GET /v3/margin/assets`: the balances of the margin account and its totals.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarginAssetsRequest;
+
+/// Answer of [`MarginAssetsRequest`].
+///
+/// DESIGN: the spec lists the top-level `total`, `free` and `unrealized_pnl` without types or a
+/// promise that they are always sent; they are `Option<Decimal>` (number or string; `""` is
+/// `None`), so an absent summary is not mistaken for a zero balance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarginAssets {
+    /// Total value of the margin account.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub total: Option<Decimal>,
+    /// Available value of the margin account.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub free: Option<Decimal>,
+    /// Unrealised profit and loss of open positions.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub unrealized_pnl: Option<Decimal>,
+    /// One entry per currency.
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub list: Vec<Asset>,
+}
+
+impl Endpoint for MarginAssetsRequest {
+    type Output = MarginAssets;
+    const META: Meta = private("spot.margin_assets", Method::Get, "/margin/assets");
+    fn encode(&self, _: &mut Params) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+impl FromParams for MarginAssetsRequest {
+    fn from_params(_: &mut ParamMap) -> Result<Self, Error> {
+        Ok(MarginAssetsRequest)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `GET /v3/{market}/financelog`: the financial log (balance changes) of the spot or margin
+/// account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinanceLogRequest {
+    market: Market,
+    currency_mark: Option<String>,
+    start_time: Option<i64>,
+    end_time: Option<i64>,
+    limit: Option<u32>,
+}
+
+impl FinanceLogRequest {
+    /// The log of `market`'s account, all currencies, default 100 records.
+    pub fn new(market: Market) -> Self {
+        FinanceLogRequest {
+            market,
+            currency_mark: None,
+            start_time: None,
+            end_time: None,
+            limit: None,
+        }
+    }
+    /// Only records of this currency (`btc`); must not be empty.
+    pub fn currency_mark(mut self, currency: impl Into<String>) -> Self {
+        self.currency_mark = Some(currency.into());
+        self
+    }
+    /// Records from this time on (seconds since the epoch).
+    pub fn start_time(mut self, secs: i64) -> Self {
+        self.start_time = Some(secs);
+        self
+    }
+    /// Records up to this time (seconds since the epoch); must not be before `start_time`.
+    pub fn end_time(mut self, secs: i64) -> Self {
+        self.end_time = Some(secs);
+        self
+    }
+    /// Records per call, 1..=1000 (default 100).
+    pub fn limit(mut self, limit: u32) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+}
+
+impl Endpoint for FinanceLogRequest {
+    type Output = FinanceLog;
+    const META: Meta = private("spot.financelog", Method::Get, "/{market}/financelog");
+    fn path(&self) -> Cow<'static, str> {
+        crate::spot::market_path!(self.market, "/financelog")
+    }
+    fn encode(&self, p: &mut Params) -> Result<(), Error> {
+        if let Some(c) = &self.currency_mark {
+            check_non_empty("currency_mark", c)?;
+        }
+        check_window(self.start_time, self.end_time, p.now(), None)?;
+        if let Some(l) = self.limit {
+            check_range("limit", l, 1, 1000)?;
+        }
+        p.push_opt("currency_mark", self.currency_mark.as_deref());
+        p.push_opt_display("start_time", self.start_time);
+        p.push_opt_display("end_time", self.end_time);
+        p.push_opt_display("limit", self.limit);
+        Ok(())
+    }
+}
+
+impl FromParams for FinanceLogRequest {
+    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+        Ok(FinanceLogRequest {
+            market: p.take_market()?,
+            currency_mark: p.take_opt_str("currency_mark")?,
+            start_time: p.take_opt_int("start_time")?,
+            end_time: p.take_opt_int("end_time")?,
+            limit: p.take_opt_int("limit")?,
+        })
+    }
+}
+
+/// The `type` code of a finance log record.
+///
+/// DESIGN: the spec does not give the meaning of any code, and new codes occur, so this is a
+/// plain newtype over the wire integer instead of an enum with named variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FinanceType(pub i64);
+
+impl FinanceType {
+    /// The wire code.
+    pub fn code(self) -> i64 {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for FinanceType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::de::int::deserialize::<D, i64>(d).map(FinanceType)
+    }
+}
+
+impl Serialize for FinanceType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i64(self.0)
+    }
+}
+
+/// One finance log record, in either documented shape: the current one
+/// (`time`, `num`, `balance`, `currency_mark`, `type`) or the older asset-entry one
+/// (`currency`, `free`, `total`). Fields of the other shape are `None`.
+///
+/// DESIGN: `currency` is read from `currency_mark`, falling back to `currency` (the older
+/// shape); when both are sent, `currency_mark` wins.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "RawFinanceEntry")]
+pub struct FinanceEntry {
+    /// Currency of the record (`currency_mark`, or `currency` in the older shape).
+    pub currency: String,
+    /// Time of the record (seconds).
+    pub time: Option<TimestampSecs>,
+    /// Amount of the change (signed).
+    #[serde(with = "crate::de::opt_decimal")]
+    pub num: Option<Decimal>,
+    /// Balance after the change.
+    #[serde(with = "crate::de::opt_decimal")]
+    pub balance: Option<Decimal>,
+    /// Available amount (older shape only).
+    #[serde(with = "crate::de::opt_decimal")]
+    pub free: Option<Decimal>,
+    /// Total amount (older shape only).
+    #[serde(with = "crate::de::opt_decimal")]
+    pub total: Option<Decimal>,
+    /// Kind of record (wire name `type`); the codes' meanings are not documented.
+    #[serde(rename = "type")]
+    pub finance_type: Option<FinanceType>,
+}
+
+/// The union of both entry shapes, read in one pass.
+#[derive(Deserialize)]
+struct RawFinanceEntry {
+    #[serde(default, with = "crate::de::opt_string")]
+    currency_mark: Option<String>,
+    #[serde(default, with = "crate::de::opt_string")]
+    currency: Option<String>,
+    #[serde(default, with = "crate::de::opt_int")]
+    time: Option<i64>,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    num: Option<Decimal>,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    balance: Option<Decimal>,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    free: Option<Decimal>,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    total: Option<Decimal>,
+    #[serde(default, rename = "type", with = "crate::de::opt_int")]
+    finance_type: Option<i64>,
+}
+
+impl From<RawFinanceEntry> for FinanceEntry {
+    fn from(r: RawFinanceEntry) -> Self {
+        FinanceEntry {
+            currency: r.currency_mark.or(r.currency).unwrap_or_default(),
+            time: r.time.map(TimestampSecs),
+            num: r.num,
+            balance: r.balance,
+            free: r.free,
+            total: r.total,
+            finance_type: r.finance_type.map(FinanceType),
+        }
+    }
+}
+
+/// Answer of [`FinanceLogRequest`].
+///
+/// DESIGN: `data` is read in either documented form: an object `{"finance":[..],"total":"12"}`
+/// (`total` a string or an integer), or directly a list of entries (older description; `total`
+/// is then `None`). A missing or `null` `data` is an empty log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "RawFinanceLog")]
+pub struct FinanceLog {
+    /// The records.
+    pub entries: Vec<FinanceEntry>,
+    /// Count of matching records, when the server sends it.
+    pub total: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct RawFinanceLog {
+    #[serde(default)]
+    data: FinanceData,
+}
+
+impl From<RawFinanceLog> for FinanceLog {
+    fn from(r: RawFinanceLog) -> Self {
+        FinanceLog {
+            entries: r.data.entries,
+            total: r.data.total,
+        }
+    }
+}
+
+/// The `data` member of a finance log answer, object or list.
+#[derive(Default)]
+struct FinanceData {
+    entries: Vec<FinanceEntry>,
+    total: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum FinanceField {
+    Finance,
+    Total,
+    #[serde(other)]
+    Other,
+}
+
+/// A count that may be a string, an integer, `""` or `null`.
+struct OptCount(Option<u64>);
+
+impl<'de> Deserialize<'de> for OptCount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::de::opt_int::deserialize::<D, u64>(d).map(OptCount)
+    }
+}
+
+/// A finance list that may be `null`.
+struct EntryList(Vec<FinanceEntry>);
+
+impl<'de> Deserialize<'de> for EntryList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        null_as_empty(d).map(EntryList)
+    }
+}
+
+impl<'de> Deserialize<'de> for FinanceData {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = FinanceData;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a finance log: an object with `finance` and `total`, or a list")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<FinanceData, E> {
+                Ok(FinanceData::default())
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<FinanceData, E> {
+                Ok(FinanceData::default())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FinanceData, A::Error> {
+                let mut out = FinanceData::default();
+                while let Some(key) = map.next_key::<FinanceField>()? {
+                    match key {
+                        FinanceField::Finance => out.entries = map.next_value::<EntryList>()?.0,
+                        FinanceField::Total => out.total = map.next_value::<OptCount>()?.0,
+                        FinanceField::Other => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FinanceData, A::Error> {
+                let mut entries = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(256));
+                while let Some(e) = seq.next_element::<FinanceEntry>()? {
+                    entries.push(e);
+                }
+                Ok(FinanceData {
+                    entries,
+                    total: None,
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `GET /v3/margin/positions`: open margin positions and the account's margin summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarginPositionsRequest {
+    symbol: Option<String>,
+}
+
+impl MarginPositionsRequest {
+    /// Positions on every pair.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Only the position on `symbol` (`btc_usdt`).
+    pub fn symbol(mut self, symbol: impl Into<String>) -> Self {
+        self.symbol = Some(symbol.into());
+        self
+    }
+}
+
+impl Endpoint for MarginPositionsRequest {
+    type Output = MarginPositions;
+    const META: Meta = private("spot.margin_positions", Method::Get, "/margin/positions");
+    fn encode(&self, p: &mut Params) -> Result<(), Error> {
+        if let Some(s) = &self.symbol {
+            check_symbol("symbol", s)?;
+        }
+        p.push_opt("symbol", self.symbol.as_deref());
+        Ok(())
+    }
+}
+
+impl FromParams for MarginPositionsRequest {
+    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+        Ok(MarginPositionsRequest {
+            symbol: p.take_opt_str("symbol")?,
+        })
+    }
+}
+
+str_enum! {
+    /// Direction of a margin position.
+    ///
+    /// DESIGN: one description spells the values `go_long`/`go_short`; both spellings map to the
+    /// same variant, and an empty string (or a missing `side`) means no position.
+    pub enum PositionSide {
+        /// A long position (`long`, also `go_long`).
+        Long = "long" | "go_long",
+        /// A short position (`short`, also `go_short`).
+        Short = "short" | "go_short",
+        /// No position (`empty`, also `""`).
+        Empty = "empty" | "",
+    }
+}
+
+/// A missing `side` reads as no position.
+fn empty_side() -> PositionSide {
+    PositionSide::Empty
+}
+
+/// One margin position.
+///
+/// DESIGN: the spec types the numbers as numbers, but a position whose `side` is `empty` may
+/// carry blank values, so every number is `Option<Decimal>` (number or string; `""` and `null`
+/// are `None`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarginPosition {
+    /// Pair (`btc_usdt`).
+    #[serde(default, with = "crate::de::string")]
+    pub symbol: String,
+    /// Leverage.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub leverage_ratio: Option<Decimal>,
+    /// Direction.
+    #[serde(default = "empty_side")]
+    pub side: PositionSide,
+    /// Position size.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub amount: Option<Decimal>,
+    /// Average entry price.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub entry_price: Option<Decimal>,
+    /// Unrealised profit and loss.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub unrealized_pnl: Option<Decimal>,
+    /// Price at which the position is liquidated.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub liquidation_price: Option<Decimal>,
+    /// Margin rate at which the position is liquidated.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub liquidation_rate: Option<Decimal>,
+}
+
+/// Answer of [`MarginPositionsRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarginPositions {
+    /// Margin of the account.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub margin: Option<Decimal>,
+    /// Margin rate (sent as a string or an integer).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub margin_rate: Option<Decimal>,
+    /// Unrealised profit and loss of all positions.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub unrealized_pnl: Option<Decimal>,
+    /// The positions.
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub positions: Vec<MarginPosition>,
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// An account that [`Transfer`] moves funds between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TransferAccount {
+    /// The spot account (code 1).
+    Spot,
+    /// The margin account (code 2).
+    Margin,
+    /// The OTC account (code 3).
+    Otc,
+}
+
+impl TransferAccount {
+    /// The wire code: 1 spot, 2 margin, 3 OTC.
+    pub fn code(self) -> u8 {
+        match self {
+            TransferAccount::Spot => 1,
+            TransferAccount::Margin => 2,
+            TransferAccount::Otc => 3,
+        }
+    }
+
+    /// Parses a wire code (`1`, `2` or `3`), naming `field` in the error.
+    pub fn parse(field: &'static str, text: &str) -> Result<Self, Error> {
+        match text.trim() {
+            "1" => Ok(TransferAccount::Spot),
+            "2" => Ok(TransferAccount::Margin),
+            "3" => Ok(TransferAccount::Otc),
+            other => Err(Error::validation(
+                field,
+                format!("must be 1 (spot), 2 (margin) or 3 (OTC), not {other:?}"),
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for TransferAccount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.code())
+    }
+}
+
+/// `POST /v3/transfer`: moves funds between the spot, margin and OTC accounts.
+///
+/// Refused before sending: an empty currency, a non-positive amount, the same account on both
+/// sides (field `to`), and margin <-> OTC in either direction (field `to`; the exchange does not
+/// support it).
+///
+/// DESIGN: `num` is sent as the decimal's plain text, exactly as given (scale kept).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transfer {
+    currency_mark: String,
+    num: Decimal,
+    from: TransferAccount,
+    to: TransferAccount,
+}
+
+impl Transfer {
+    /// Moves `num` of `currency_mark` (`usdt`) from account `from` to account `to`.
+    pub fn new(
+        currency_mark: impl Into<String>,
+        num: Decimal,
+        from: TransferAccount,
+        to: TransferAccount,
+    ) -> Self {
+        Transfer {
+            currency_mark: currency_mark.into(),
+            num,
+            from,
+            to,
+        }
+    }
+}
+
+impl Endpoint for Transfer {
+    type Output = Ack;
+    const META: Meta = private("spot.transfer", Method::Post, "/transfer");
+    fn encode(&self, p: &mut Params) -> Result<(), Error> {
+        use TransferAccount::{Margin, Otc};
+        check_non_empty("currency_mark", &self.currency_mark)?;
+        check_positive("num", &self.num)?;
+        if self.from == self.to {
+            return Err(Error::validation(
+                "to",
+                format!("is the same account as from ({})", self.from.code()),
+            ));
+        }
+        if matches!((self.from, self.to), (Margin, Otc) | (Otc, Margin)) {
+            return Err(Error::validation(
+                "to",
+                "transfers between the margin and OTC accounts are not supported",
+            ));
+        }
+        p.push("currency_mark", &self.currency_mark);
+        p.push_display("num", self.num);
+        p.push_display("from", self.from.code());
+        p.push_display("to", self.to.code());
+        Ok(())
+    }
+}
+
+impl FromParams for Transfer {
+    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+        let currency_mark = p.take_str("currency_mark")?;
+        let num = p.take_decimal("num")?;
+        let from = TransferAccount::parse("from", &p.take_str("from")?)?;
+        let to = TransferAccount::parse("to", &p.take_str("to")?)?;
+        Ok(Transfer {
+            currency_mark,
+            num,
+            from,
+            to,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `POST /v3/margin/position/close`: closes the margin position on one pair at market price.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosePosition {
+    symbol: String,
+}
+
+impl ClosePosition {
+    /// Closes the position on `symbol` (`btc_usdt`).
+    pub fn new(symbol: impl Into<String>) -> Self {
+        ClosePosition {
+            symbol: symbol.into(),
+        }
+    }
+}
+
+impl Endpoint for ClosePosition {
+    type Output = Ack;
+    const META: Meta = private(
+        "spot.margin_position_close",
+        Method::Post,
+        "/margin/position/close",
+    );
+    fn encode(&self, p: &mut Params) -> Result<(), Error> {
+        check_symbol("symbol", &self.symbol)?;
+        p.push("symbol", &self.symbol);
+        Ok(())
+    }
+}
+
+impl FromParams for ClosePosition {
+    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+        Ok(ClosePosition {
+            symbol: p.take_str("symbol")?,
+        })
+    }
+}

@@ -856,9 +856,7 @@ impl CurrencyInfo {
     /// The fee for withdrawing `amount`: the rate-based fee, or the minimum fee when the
     /// rate-based fee is below it (spec §2). `None` when the server gave neither.
     pub fn withdraw_fee(&self, amount: Decimal) -> Option<Decimal> {
-        let by_rate = self
-            .withdraw_fee_rate
-            .and_then(|r| r.checked_mul(amount));
+        let by_rate = self.withdraw_fee_rate.and_then(|r| r.checked_mul(amount));
         match (by_rate, self.min_withdraw_fee) {
             (Some(r), Some(m)) => Some(r.max(m)),
             (Some(r), None) => Some(r),

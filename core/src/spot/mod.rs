@@ -118,7 +118,10 @@ pub(crate) fn check_positive(field: &'static str, value: &Decimal) -> Result<(),
     if value.is_sign_positive() && !value.is_zero() {
         Ok(())
     } else {
-        Err(Error::validation(field, format!("{value} must be positive")))
+        Err(Error::validation(
+            field,
+            format!("{value} must be positive"),
+        ))
     }
 }
 
@@ -163,7 +166,10 @@ pub(crate) fn check_window(
                 if t < oldest {
                     return Err(Error::validation(
                         field,
-                        format!("{t} is more than {days} days before now ({})", now.as_secs()),
+                        format!(
+                            "{t} is more than {days} days before now ({})",
+                            now.as_secs()
+                        ),
                     ));
                 }
             }
@@ -181,9 +187,20 @@ mod tests {
         for ok in ["btc_usdt", "BTC_USDT", "1inch_usdt"] {
             assert!(check_symbol("symbol", ok).is_ok(), "{ok}");
         }
-        for bad in ["btcusdt", "_usdt", "btc_", "btc_usdt_x", "btc-usdt", "", "bt c_usdt"] {
+        for bad in [
+            "btcusdt",
+            "_usdt",
+            "btc_",
+            "btc_usdt_x",
+            "btc-usdt",
+            "",
+            "bt c_usdt",
+        ] {
             let e = check_symbol("symbol", bad).unwrap_err();
-            assert!(matches!(e, Error::Validation { ref field, .. } if field == "symbol"), "{bad}");
+            assert!(
+                matches!(e, Error::Validation { ref field, .. } if field == "symbol"),
+                "{bad}"
+            );
         }
     }
 

@@ -1,5 +1,1176 @@
-//! PLACEHOLDER
+//! Placing, batch placing, cancelling and querying orders, and own trades (private, signed).
+//!
+//! Every path carries the `{market}` segment ([`Market::Spot`] or [`Market::Margin`]).
+//!
+//! Orders are typed so that an inconsistent one cannot be written: a [`LimitOrder`] has a price
+//! and may be post-only, a [`MarketOrder`] has neither; both become an [`OrderSpec`].
+//!
+//! DESIGN: order POSTs (`order/new`, `order/batch_new`, `order/cancel`) are not idempotent, so
+//! they are never retried automatically; the GET queries are.
 
-use crate::catalog::CatalogEntry;
+use std::borrow::Cow;
+use std::fmt::Write as _;
 
-pub(crate) const ENTRIES: &[CatalogEntry] = &[];
+use rust_decimal::Decimal;
+use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
+use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
+use crate::error::Error;
+use crate::spot::{check_positive, check_range, check_symbol, check_window, Market};
+use crate::types::{int_enum, str_enum, TimestampSecs};
+
+pub(crate) const ENTRIES: &[CatalogEntry] = &[
+    entry::<OrdersRequest>(),
+    entry::<OrderDetailRequest>(),
+    entry::<CurrentOrdersRequest>(),
+    entry::<OrderHistoryRequest>(),
+    entry::<MyTradesRequest>(),
+    entry::<PlaceOrder>(),
+    entry::<BatchPlaceOrders>(),
+    entry::<CancelOrders>(),
+];
+
+/// Most order ids one query or cancel call takes.
+pub const MAX_ORDER_IDS: usize = 20;
+/// Most orders one batch placement takes.
+pub const MAX_BATCH_ORDERS: usize = 10;
+/// How far back order history and own trades may reach, in days.
+pub const MAX_LOOKBACK_DAYS: i64 = 30;
+
+const fn private(name: &'static str, method: Method, path: &'static str) -> Meta {
+    Meta {
+        name,
+        family: Family::Spot,
+        method,
+        path,
+        signed: true,
+        idempotent: matches!(method, Method::Get),
+        success_code: 0,
+        weight: None,
+    }
+}
+
+/// Checks one order id: not empty, no comma (ids travel comma-separated).
+fn check_id(id: &str) -> Result<(), Error> {
+    if id.trim().is_empty() {
+        return Err(Error::validation(
+            "order_id",
+            "an order id must not be empty",
+        ));
+    }
+    if id.contains(',') {
+        return Err(Error::validation(
+            "order_id",
+            format!("{id:?} contains a comma (ids are sent comma-separated)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a list of order ids: 1..=20 ids, each valid.
+fn check_ids(ids: &[String]) -> Result<(), Error> {
+    if !(1..=MAX_ORDER_IDS).contains(&ids.len()) {
+        return Err(Error::validation(
+            "order_id",
+            format!("{} ids given; 1..={MAX_ORDER_IDS} ids per call", ids.len()),
+        ));
+    }
+    ids.iter().try_for_each(|id| check_id(id))
+}
+
+/// Splits a comma-separated `order_id` parameter (validation happens at build time).
+fn split_ids(text: &str) -> Vec<String> {
+    text.split(',').map(|s| s.trim().to_owned()).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Order models
+
+int_enum! {
+    /// Order status (spec §3).
+    pub enum OrderStatus {
+        /// 0: not executed.
+        NotExecuted = 0,
+        /// 1: partially executed.
+        PartiallyExecuted = 1,
+        /// 2: fully executed.
+        FullyExecuted = 2,
+        /// 3: cancelled with nothing executed.
+        Cancelled = 3,
+        /// 4: cancelled after partial execution.
+        CancelledPartially = 4,
+    }
+}
+
+impl OrderStatus {
+    /// Whether the order may still execute (statuses 0 and 1). An unknown status is reported as
+    /// not open.
+    pub fn is_open(self) -> bool {
+        matches!(
+            self,
+            OrderStatus::NotExecuted | OrderStatus::PartiallyExecuted
+        )
+    }
+}
+
+str_enum! {
+    /// Order type: side and limit or market.
+    pub enum OrderType {
+        /// Limit buy.
+        Buy = "buy",
+        /// Limit sell.
+        Sell = "sell",
+        /// Market buy (amount in quote currency).
+        BuyMarket = "buy_market",
+        /// Market sell (amount in base currency).
+        SellMarket = "sell_market",
+    }
+}
+
+str_enum! {
+    /// Account an order belongs to.
+    pub enum OrderKind {
+        /// Spot account.
+        Spot = "spot",
+        /// Margin account.
+        Margin = "margin",
+    }
+}
+
+/// An order as the query endpoints return it.
+///
+/// Money fields that the server leaves out, sends as `null` or as `""` read as zero (a market
+/// order has price 0, a limit order `cash_amount` 0).
+///
+/// DESIGN: the wire field `type` is named `order_type` here (`type` is a Rust keyword); it
+/// serializes as `type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Order {
+    /// Order id (hex string; an integer is accepted).
+    #[serde(with = "crate::de::id")]
+    pub order_id: String,
+    /// Pair (`btc_usdt`).
+    #[serde(default, with = "crate::de::string")]
+    pub symbol: String,
+    /// Creation time (seconds).
+    pub created_date: TimestampSecs,
+    /// Finish time (seconds). DESIGN: the server sends `0` while the order is unfinished; that
+    /// (and `null`, `""` or a missing field) is `None`.
+    #[serde(default, with = "finished_date")]
+    pub finished_date: Option<TimestampSecs>,
+    /// Order price (0 for market orders).
+    #[serde(default, with = "crate::de::decimal_or_zero")]
+    pub price: Decimal,
+    /// Order amount.
+    #[serde(default, with = "crate::de::decimal_or_zero")]
+    pub amount: Decimal,
+    /// Amount committed for a market order; 0 when none.
+    #[serde(default, with = "crate::de::decimal_or_zero")]
+    pub cash_amount: Decimal,
+    /// Executed amount.
+    #[serde(default, with = "crate::de::decimal_or_zero")]
+    pub executed_amount: Decimal,
+    /// Average execution price (0 before any execution).
+    #[serde(default, with = "crate::de::decimal_or_zero")]
+    pub avg_price: Decimal,
+    /// Status.
+    pub status: OrderStatus,
+    /// Type (wire name `type`).
+    #[serde(rename = "type")]
+    pub order_type: OrderType,
+    /// Spot or margin, when the server says.
+    #[serde(default)]
+    pub kind: Option<OrderKind>,
+    /// Executions; only [`OrderDetailRequest`] fills this, the list queries leave it empty.
+    ///
+    /// DESIGN: the spec describes `detail` as one object, other captures show an array; both
+    /// (and `null`, or an empty object) are accepted and read as a list.
+    #[serde(default, with = "fills")]
+    pub detail: Vec<OrderFill>,
+}
+
+/// One execution of an order (the `detail` of [`OrderDetail`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderFill {
+    /// Trade id (int or string on the wire).
+    #[serde(with = "crate::de::id")]
+    pub tid: String,
+    /// Execution time (seconds).
+    pub date: TimestampSecs,
+    /// Executed amount.
+    #[serde(with = "crate::de::decimal")]
+    pub executed_amount: Decimal,
+    /// Execution price.
+    #[serde(with = "crate::de::decimal")]
+    pub executed_price: Decimal,
+}
+
+/// A fill whose fields may all be missing (an empty `detail` object means no fill).
+#[derive(Deserialize)]
+struct MaybeFill {
+    #[serde(default, with = "crate::de::opt_id")]
+    tid: Option<String>,
+    #[serde(default)]
+    date: Option<TimestampSecs>,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    executed_amount: Option<Decimal>,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    executed_price: Option<Decimal>,
+}
+
+impl MaybeFill {
+    fn into_fill<E: serde::de::Error>(self) -> Result<Option<OrderFill>, E> {
+        match self {
+            MaybeFill {
+                tid: None,
+                date: None,
+                executed_amount: None,
+                executed_price: None,
+            } => Ok(None),
+            MaybeFill {
+                tid,
+                date,
+                executed_amount,
+                executed_price,
+            } => Ok(Some(OrderFill {
+                tid: tid.ok_or_else(|| E::missing_field("tid"))?,
+                date: date.ok_or_else(|| E::missing_field("date"))?,
+                executed_amount: executed_amount
+                    .ok_or_else(|| E::missing_field("executed_amount"))?,
+                executed_price: executed_price.ok_or_else(|| E::missing_field("executed_price"))?,
+            })),
+        }
+    }
+}
+
+/// `detail`: one object, an array of objects, `null` or `""`, read as a list.
+mod fills {
+    use super::*;
+
+    struct FillsVisitor;
+
+    impl<'de> Visitor<'de> for FillsVisitor {
+        type Value = Vec<OrderFill>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a fill object, a list of fills or null")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            if v.trim().is_empty() {
+                Ok(Vec::new())
+            } else {
+                Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+            }
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+            while let Some(f) = seq.next_element::<OrderFill>()? {
+                out.push(f);
+            }
+            Ok(out)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            let maybe = MaybeFill::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+            Ok(maybe.into_fill()?.into_iter().collect())
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<OrderFill>, D::Error> {
+        d.deserialize_any(FillsVisitor)
+    }
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        v: &[OrderFill],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v)
+    }
+}
+
+/// `finished_date`: `0`, `null`, `""` or missing are `None`.
+mod finished_date {
+    use super::*;
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<TimestampSecs>, D::Error> {
+        let t: Option<i64> = crate::de::opt_int::deserialize(d)?;
+        Ok(t.filter(|&t| t != 0).map(TimestampSecs))
+    }
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        v: &Option<TimestampSecs>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        v.serialize(s)
+    }
+}
+
+/// A list that may also arrive as `null` (read as empty).
+mod list_or_null {
+    use super::*;
+
+    pub(super) fn deserialize<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        Option::<Vec<T>>::deserialize(d).map(Option::unwrap_or_default)
+    }
+
+    pub(super) fn serialize<S: serde::Serializer, T: Serialize>(
+        v: &[T],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v)
+    }
+}
+
+/// A flag (`true`/`false`, `1`/`0`, `"1"`/`"0"`); missing or `null` is `false`.
+mod flag_or_false {
+    use super::*;
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        crate::de::opt_flag::deserialize(d).map(|f| f.unwrap_or(false))
+    }
+
+    pub(super) fn serialize<S: serde::Serializer>(v: &bool, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(*v)
+    }
+}
+
+/// Answer of [`OrdersRequest`], [`CurrentOrdersRequest`] and [`OrderHistoryRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Orders {
+    /// The orders (`null` or missing is empty).
+    #[serde(default, with = "list_or_null")]
+    pub data: Vec<Order>,
+}
+
+/// Answer of [`OrderDetailRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderDetail {
+    /// The order with its executions in [`Order::detail`].
+    pub data: Order,
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `GET /v3/{market}/order`: up to 20 orders by id.
+///
+/// The ids travel as one comma-separated `order_id` parameter, so an id may not contain a comma.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrdersRequest {
+    market: Market,
+    ids: Vec<String>,
+}
+
+impl OrdersRequest {
+    /// The orders with these ids (1..=20) in `market`.
+    pub fn new<I>(market: Market, ids: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        OrdersRequest {
+            market,
+            ids: ids.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl Endpoint for OrdersRequest {
+    type Output = Orders;
+    const META: Meta = private("spot.order", Method::Get, "/{market}/order");
+    fn path(&self) -> Cow<'static, str> {
+        crate::spot::market_path!(self.market, "/order")
+    }
+    fn encode(&self, p: &mut Params) -> Result<(), Error> {
+        check_ids(&self.ids)?;
+        p.push("order_id", &self.ids.join(","));
+        Ok(())
+    }
+}
+
+impl FromParams for OrdersRequest {
+    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+        let market = p.take_market()?;
+        Ok(OrdersRequest {
+            market,
+            ids: split_ids(&p.take_str("order_id")?),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `GET /v3/{market}/order/detail`: one order with its executions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderDetailRequest {
+    market: Market,
+    id: String,
+}
+
+impl OrderDetailRequest {
+    /// The order `id` in `market`.
+    pub fn new(market: Market, id: impl Into<String>) -> Self {
+        OrderDetailRequest {
+            market,
+            id: id.into(),
+        }
+    }
+}
+
+impl Endpoint for OrderDetailRequest {
+    type Output = OrderDetail;
+    const META: Meta = private("spot.order_detail", Method::Get, "/{market}/order/detail");
+    fn path(&self) -> Cow<'static, str> {
+        crate::spot::market_path!(self.market, "/order/detail")
+    }
+    fn encode(&self, p: &mut Params) -> Result<(), Error> {
+        check_id(&self.id)?;
+        p.push("order_id", &self.id);
+        Ok(())
+    }
+}
+
+impl FromParams for OrderDetailRequest {
+    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+        let market = p.take_market()?;
+        Ok(OrderDetailRequest {
+            market,
+            id: p.take_str("order_id")?,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `GET /v3/{market}/order/current`: open orders, of one pair or of all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurrentOrdersRequest {
+    market: Market,
+    symbol: Option<String>,
+}
+
+impl CurrentOrdersRequest {
+    /// Open orders of every pair in `market`.
+    pub fn new(market: Market) -> Self {
+        CurrentOrdersRequest {
+            market,
+            symbol: None,
+        }
+    }
+    /// Only orders of `symbol` (`btc_usdt`).
+    pub fn symbol(mut self, symbol: impl Into<String>) -> Self {
+        self.symbol = Some(symbol.into());
+        self
+    }
+}
+
+impl Endpoint for CurrentOrdersRequest {
+    type Output = Orders;
+    const META: Meta = private("spot.order_current", Method::Get, "/{market}/order/current");
+    fn path(&self) -> Cow<'static, str> {
+        crate::spot::market_path!(self.market, "/order/current")
+    }
+    fn encode(&self, p: &mut Params) -> Result<(), Error> {
+        if let Some(s) = &self.symbol {
+            check_symbol("symbol", s)?;
+        }
+        p.push_opt("symbol", self.symbol.as_deref());
+        Ok(())
+    }
+}
+
+impl FromParams for CurrentOrdersRequest {
+    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+        let market = p.take_market()?;
+        Ok(CurrentOrdersRequest {
+            market,
+            symbol: p.take_opt_str("symbol")?,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Declares a windowed history query: symbol, limit, start_time, end_time (seconds).
+macro_rules! window_request {
+    (
+        $(#[$doc:meta])*
+        $name:ident => $output:ty, $meta_name:literal, $path:literal, max_limit = $max:literal,
+        default_limit = $default:literal
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct $name {
+            market: Market,
+            symbol: Option<String>,
+            limit: Option<u32>,
+            start_time: Option<i64>,
+            end_time: Option<i64>,
+        }
+
+        impl $name {
+            #[doc = concat!("All pairs in `market`, the server's default window (3 days) and ",
+                "limit (", $default, ").")]
+            pub fn new(market: Market) -> Self {
+                $name {
+                    market,
+                    symbol: None,
+                    limit: None,
+                    start_time: None,
+                    end_time: None,
+                }
+            }
+            /// Only `symbol` (`btc_usdt`).
+            pub fn symbol(mut self, symbol: impl Into<String>) -> Self {
+                self.symbol = Some(symbol.into());
+                self
+            }
+            #[doc = concat!("Number of records, 1..=", $max, ".")]
+            pub fn limit(mut self, limit: u32) -> Self {
+                self.limit = Some(limit);
+                self
+            }
+            /// Window start (seconds); at most 30 days before now.
+            pub fn start_time(mut self, secs: i64) -> Self {
+                self.start_time = Some(secs);
+                self
+            }
+            /// Window end (seconds); not before `start_time`.
+            pub fn end_time(mut self, secs: i64) -> Self {
+                self.end_time = Some(secs);
+                self
+            }
+        }
+
+        impl Endpoint for $name {
+            type Output = $output;
+            const META: Meta = private($meta_name, Method::Get, concat!("/{market}", $path));
+            fn path(&self) -> Cow<'static, str> {
+                crate::spot::market_path!(self.market, $path)
+            }
+            fn encode(&self, p: &mut Params) -> Result<(), Error> {
+                if let Some(s) = &self.symbol {
+                    check_symbol("symbol", s)?;
+                }
+                if let Some(l) = self.limit {
+                    check_range("limit", l, 1, $max)?;
+                }
+                check_window(self.start_time, self.end_time, p.now(), Some(MAX_LOOKBACK_DAYS))?;
+                p.push_opt("symbol", self.symbol.as_deref());
+                p.push_opt_display("limit", self.limit);
+                p.push_opt_display("start_time", self.start_time);
+                p.push_opt_display("end_time", self.end_time);
+                Ok(())
+            }
+        }
+
+        impl FromParams for $name {
+            fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+                let market = p.take_market()?;
+                Ok($name {
+                    market,
+                    symbol: p.take_opt_str("symbol")?,
+                    limit: p.take_opt_int("limit")?,
+                    start_time: p.take_opt_int("start_time")?,
+                    end_time: p.take_opt_int("end_time")?,
+                })
+            }
+        }
+    };
+}
+
+window_request! {
+    /// `GET /v3/{market}/order/history`: finished and open orders in a time window.
+    ///
+    /// The window reaches back at most 30 days (checked against the build time) and `end_time`
+    /// may not precede `start_time`; the server's default window is the 3 days before `end_time`.
+    OrderHistoryRequest => Orders, "spot.order_history", "/order/history",
+    max_limit = 100, default_limit = "10"
+}
+
+window_request! {
+    /// `GET /v3/{market}/mytrades`: own executions in a time window.
+    ///
+    /// Same time rules as [`OrderHistoryRequest`]: at most 30 days back, `end_time` not before
+    /// `start_time`.
+    MyTradesRequest => MyTrades, "spot.mytrades", "/mytrades",
+    max_limit = 500, default_limit = "50"
+}
+
+/// Answer of [`MyTradesRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MyTrades {
+    /// The trades (`null` or missing is empty).
+    #[serde(default, with = "list_or_null")]
+    pub list: Vec<OwnTrade>,
+}
+
+/// One own execution.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnTrade {
+    /// Pair.
+    #[serde(default, with = "crate::de::string")]
+    pub symbol: String,
+    /// Id of the order that executed.
+    #[serde(with = "crate::de::id")]
+    pub order_id: String,
+    /// Trade id (int or string on the wire).
+    #[serde(with = "crate::de::id")]
+    pub id: String,
+    /// Execution price.
+    #[serde(with = "crate::de::decimal")]
+    pub price: Decimal,
+    /// Executed amount.
+    #[serde(with = "crate::de::decimal")]
+    pub amount: Decimal,
+    /// Fee paid (missing or `""` is zero).
+    #[serde(default, with = "crate::de::decimal_or_zero")]
+    pub fee: Decimal,
+    /// Currency of the fee.
+    #[serde(default, with = "crate::de::string")]
+    pub fee_currency: String,
+    /// Execution time (seconds).
+    pub timestamp: TimestampSecs,
+    /// Order type of the executing order.
+    pub side: OrderType,
+    /// Whether the order was the maker. DESIGN: `true`/`false`, `1`/`0` and their string forms
+    /// are accepted; a missing or `null` value is `false`.
+    #[serde(default, with = "flag_or_false")]
+    pub is_maker: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Order placement
+
+/// Buy or sell, for placing orders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OrderSide {
+    /// Buy.
+    Buy,
+    /// Sell.
+    Sell,
+}
+
+/// A limit order: price and base-currency amount, optionally post-only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LimitOrder {
+    side: OrderSide,
+    price: Decimal,
+    amount: Decimal,
+    post_only: bool,
+}
+
+impl LimitOrder {
+    /// Buy `amount` (base currency) at `price` or better.
+    pub fn buy(price: Decimal, amount: Decimal) -> Self {
+        Self::new(OrderSide::Buy, price, amount)
+    }
+    /// Sell `amount` (base currency) at `price` or better.
+    pub fn sell(price: Decimal, amount: Decimal) -> Self {
+        Self::new(OrderSide::Sell, price, amount)
+    }
+    /// A limit order on `side`.
+    pub fn new(side: OrderSide, price: Decimal, amount: Decimal) -> Self {
+        LimitOrder {
+            side,
+            price,
+            amount,
+            post_only: false,
+        }
+    }
+    /// Makes the order post-only: it always pays the maker fee and is cancelled when it cannot
+    /// rest on the book. Sent as `post_only=1`.
+    pub fn post_only(mut self) -> Self {
+        self.post_only = true;
+        self
+    }
+    /// The side.
+    pub fn side(&self) -> OrderSide {
+        self.side
+    }
+    /// The limit price.
+    pub fn price(&self) -> Decimal {
+        self.price
+    }
+    /// The amount (base currency).
+    pub fn amount(&self) -> Decimal {
+        self.amount
+    }
+    /// Whether the order is post-only.
+    pub fn is_post_only(&self) -> bool {
+        self.post_only
+    }
+}
+
+/// A market order.
+///
+/// A market buy spends an amount of the QUOTE currency (`MarketOrder::buy(10)` on `btc_usdt`
+/// spends 10 USDT); a market sell sells an amount of the BASE currency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MarketOrder {
+    side: OrderSide,
+    amount: Decimal,
+}
+
+impl MarketOrder {
+    /// Buy for `quote_amount` of the quote currency.
+    pub fn buy(quote_amount: Decimal) -> Self {
+        MarketOrder {
+            side: OrderSide::Buy,
+            amount: quote_amount,
+        }
+    }
+    /// Sell `base_amount` of the base currency.
+    pub fn sell(base_amount: Decimal) -> Self {
+        MarketOrder {
+            side: OrderSide::Sell,
+            amount: base_amount,
+        }
+    }
+    /// The side.
+    pub fn side(&self) -> OrderSide {
+        self.side
+    }
+    /// The amount: quote currency for a buy, base currency for a sell.
+    pub fn amount(&self) -> Decimal {
+        self.amount
+    }
+}
+
+/// An order to place: limit or market.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OrderSpec {
+    /// A limit order.
+    Limit(LimitOrder),
+    /// A market order.
+    Market(MarketOrder),
+}
+
+impl From<LimitOrder> for OrderSpec {
+    fn from(o: LimitOrder) -> Self {
+        OrderSpec::Limit(o)
+    }
+}
+
+impl From<MarketOrder> for OrderSpec {
+    fn from(o: MarketOrder) -> Self {
+        OrderSpec::Market(o)
+    }
+}
+
+impl OrderSpec {
+    /// The wire `type`: `buy`, `sell`, `buy_market` or `sell_market`.
+    pub fn wire_type(&self) -> &'static str {
+        match self {
+            OrderSpec::Limit(o) => match o.side {
+                OrderSide::Buy => "buy",
+                OrderSide::Sell => "sell",
+            },
+            OrderSpec::Market(o) => match o.side {
+                OrderSide::Buy => "buy_market",
+                OrderSide::Sell => "sell_market",
+            },
+        }
+    }
+    /// The typed order type.
+    pub fn order_type(&self) -> OrderType {
+        OrderType::from_wire(self.wire_type())
+    }
+    /// The side.
+    pub fn side(&self) -> OrderSide {
+        match self {
+            OrderSpec::Limit(o) => o.side,
+            OrderSpec::Market(o) => o.side,
+        }
+    }
+    /// The limit price (`None` for market orders).
+    pub fn price(&self) -> Option<Decimal> {
+        match self {
+            OrderSpec::Limit(o) => Some(o.price),
+            OrderSpec::Market(_) => None,
+        }
+    }
+    /// The amount (quote currency for a market buy, base currency otherwise).
+    pub fn amount(&self) -> Decimal {
+        match self {
+            OrderSpec::Limit(o) => o.amount,
+            OrderSpec::Market(o) => o.amount,
+        }
+    }
+    /// Whether the order is post-only (limit orders only).
+    pub fn is_post_only(&self) -> bool {
+        matches!(self, OrderSpec::Limit(o) if o.post_only)
+    }
+
+    /// Checks price and amount; `index` names the batch element in the field (`list[3].price`).
+    fn check(&self, index: Option<usize>) -> Result<(), Error> {
+        if let Some(price) = self.price() {
+            positive(index, "price", &price)?;
+        }
+        positive(index, "amount", &self.amount())
+    }
+
+    /// Builds an order from its wire parts, refusing inconsistent combinations.
+    fn from_wire(
+        index: Option<usize>,
+        order_type: Option<&str>,
+        price: Option<Decimal>,
+        amount: Option<Decimal>,
+        post_only: Option<bool>,
+    ) -> Result<Self, Error> {
+        let order_type =
+            order_type.ok_or_else(|| Error::validation(field(index, "type"), "is required"))?;
+        let amount =
+            amount.ok_or_else(|| Error::validation(field(index, "amount"), "is required"))?;
+        let (side, limit) = match order_type.trim() {
+            "buy" => (OrderSide::Buy, true),
+            "sell" => (OrderSide::Sell, true),
+            "buy_market" => (OrderSide::Buy, false),
+            "sell_market" => (OrderSide::Sell, false),
+            other => {
+                return Err(Error::validation(
+                    field(index, "type"),
+                    format!("{other:?} is not one of buy, sell, buy_market, sell_market"),
+                ))
+            }
+        };
+        if limit {
+            let price = price.ok_or_else(|| {
+                Error::validation(field(index, "price"), "is required for a limit order")
+            })?;
+            let order = LimitOrder::new(side, price, amount);
+            Ok(OrderSpec::Limit(if post_only == Some(true) {
+                order.post_only()
+            } else {
+                order
+            }))
+        } else {
+            if price.is_some() {
+                return Err(Error::validation(
+                    field(index, "price"),
+                    "must not be given for a market order",
+                ));
+            }
+            if post_only == Some(true) {
+                return Err(Error::validation(
+                    field(index, "post_only"),
+                    "a market order cannot be post-only",
+                ));
+            }
+            Ok(OrderSpec::Market(MarketOrder { side, amount }))
+        }
+    }
+
+    /// Appends this order as a JSON object of the batch `list`.
+    fn write_json(&self, out: &mut String) {
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{{\"type\":\"{}\"", self.wire_type());
+        if let Some(price) = self.price() {
+            let _ = write!(out, ",\"price\":\"{price}\"");
+        }
+        let _ = write!(out, ",\"amount\":\"{}\"", self.amount());
+        if self.is_post_only() {
+            out.push_str(",\"post_only\":1");
+        }
+        out.push('}');
+    }
+}
+
+/// The field name, prefixed with the batch element when there is one.
+fn field(index: Option<usize>, name: &'static str) -> Cow<'static, str> {
+    match index {
+        None => Cow::Borrowed(name),
+        Some(i) => Cow::Owned(format!("list[{i}].{name}")),
+    }
+}
+
+fn positive(index: Option<usize>, name: &'static str, value: &Decimal) -> Result<(), Error> {
+    check_positive(name, value).map_err(|e| match e {
+        Error::Validation { reason, .. } => Error::validation(field(index, name), reason),
+        other => other,
+    })
+}
+
+/// `POST /v3/{market}/order/new`: places one order.
+///
+/// Form parameters, in this order: `symbol`, `price` (limit orders only), `amount`, `type`
+/// (`buy`, `sell`, `buy_market`, `sell_market`) and `post_only=1` when set. Decimals are written
+/// in plain notation, exactly as given.
+///
+/// DESIGN: `post_only` is sent as `1` only when set; when not set it is omitted (the documented
+/// default is 0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlaceOrder {
+    market: Market,
+    symbol: String,
+    order: OrderSpec,
+}
+
+impl PlaceOrder {
+    /// Places `order` on `symbol` (`btc_usdt`) in `market`.
+    pub fn new(market: Market, symbol: impl Into<String>, order: impl Into<OrderSpec>) -> Self {
+        PlaceOrder {
+            market,
+            symbol: symbol.into(),
+            order: order.into(),
+        }
+    }
+    /// The order.
+    pub fn order(&self) -> &OrderSpec {
+        &self.order
+    }
+}
+
+/// Answer of [`PlaceOrder`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacedOrder {
+    /// Id of the new order.
+    #[serde(with = "crate::de::id")]
+    pub order_id: String,
+}
+
+impl Endpoint for PlaceOrder {
+    type Output = PlacedOrder;
+    const META: Meta = private("spot.order_new", Method::Post, "/{market}/order/new");
+    fn path(&self) -> Cow<'static, str> {
+        crate::spot::market_path!(self.market, "/order/new")
+    }
+    fn encode(&self, p: &mut Params) -> Result<(), Error> {
+        check_symbol("symbol", &self.symbol)?;
+        self.order.check(None)?;
+        p.push("symbol", &self.symbol);
+        p.push_opt_display("price", self.order.price());
+        p.push_display("amount", self.order.amount());
+        p.push("type", self.order.wire_type());
+        if self.order.is_post_only() {
+            p.push_display("post_only", 1);
+        }
+        Ok(())
+    }
+}
+
+impl FromParams for PlaceOrder {
+    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+        let market = p.take_market()?;
+        let symbol = p.take_str("symbol")?;
+        let order_type = p.take_opt_str("type")?;
+        let price = p.take_opt_decimal("price")?;
+        let amount = p.take_opt_decimal("amount")?;
+        let post_only = p.take_opt_flag("post_only")?;
+        let order = OrderSpec::from_wire(None, order_type.as_deref(), price, amount, post_only)?;
+        Ok(PlaceOrder {
+            market,
+            symbol,
+            order,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `POST /v3/{market}/order/batch_new`: places 1..=10 orders on one pair, all or nothing.
+///
+/// Form parameters: `symbol`, then `list`, the JSON text of the order array, e.g.
+/// `[{"type":"buy","price":"0.01","amount":"1","post_only":1}]`: `price` only for limit orders,
+/// `post_only` only when set.
+///
+/// DESIGN: decimals inside `list` are JSON strings in plain notation: exact (no float
+/// formatting), and what ccxt sends to the live API. Validation errors name the element
+/// (`list[3].price`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchPlaceOrders {
+    market: Market,
+    symbol: String,
+    orders: Vec<OrderSpec>,
+}
+
+impl BatchPlaceOrders {
+    /// Places `orders` (1..=10) on `symbol` in `market`.
+    pub fn new<I>(market: Market, symbol: impl Into<String>, orders: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<OrderSpec>,
+    {
+        BatchPlaceOrders {
+            market,
+            symbol: symbol.into(),
+            orders: orders.into_iter().map(Into::into).collect(),
+        }
+    }
+    /// The orders.
+    pub fn orders(&self) -> &[OrderSpec] {
+        &self.orders
+    }
+}
+
+/// Answer of [`BatchPlaceOrders`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacedOrders {
+    /// Ids of the new orders, in request order.
+    #[serde(default, with = "crate::de::id_list")]
+    pub order_ids: Vec<String>,
+}
+
+impl Endpoint for BatchPlaceOrders {
+    type Output = PlacedOrders;
+    const META: Meta = private(
+        "spot.order_batch_new",
+        Method::Post,
+        "/{market}/order/batch_new",
+    );
+    fn path(&self) -> Cow<'static, str> {
+        crate::spot::market_path!(self.market, "/order/batch_new")
+    }
+    fn encode(&self, p: &mut Params) -> Result<(), Error> {
+        check_symbol("symbol", &self.symbol)?;
+        if !(1..=MAX_BATCH_ORDERS).contains(&self.orders.len()) {
+            return Err(Error::validation(
+                "list",
+                format!(
+                    "{} orders given; 1..={MAX_BATCH_ORDERS} orders per batch",
+                    self.orders.len()
+                ),
+            ));
+        }
+        let mut list =
+            String::with_capacity(self.orders.len().saturating_mul(72).saturating_add(2));
+        list.push('[');
+        for (i, order) in self.orders.iter().enumerate() {
+            order.check(Some(i))?;
+            if i > 0 {
+                list.push(',');
+            }
+            order.write_json(&mut list);
+        }
+        list.push(']');
+        p.push("symbol", &self.symbol);
+        p.push("list", &list);
+        Ok(())
+    }
+}
+
+/// One element of the batch `list` as given on the wire; numbers may be strings or numbers.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireOrder {
+    #[serde(default, rename = "type", with = "crate::de::opt_string")]
+    order_type: Option<String>,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    price: Option<Decimal>,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    amount: Option<Decimal>,
+    #[serde(default, with = "crate::de::opt_flag")]
+    post_only: Option<bool>,
+}
+
+impl FromParams for BatchPlaceOrders {
+    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+        let market = p.take_market()?;
+        let symbol = p.take_str("symbol")?;
+        let raw = p
+            .take_opt_raw("list")
+            .ok_or_else(|| Error::validation("list", "is required"))?;
+        // A JSON string holding the array's text (`"list":"[...]"`) is unwrapped first.
+        let text = if raw.trim_start().starts_with('"') {
+            serde_json::from_str::<String>(&raw)
+                .map_err(|e| Error::validation("list", format!("not a JSON string: {e}")))?
+        } else {
+            raw
+        };
+        let wire: Vec<WireOrder> = serde_json::from_str(&text)
+            .map_err(|e| Error::validation("list", format!("not a JSON array of orders: {e}")))?;
+        let orders = wire
+            .into_iter()
+            .enumerate()
+            .map(|(i, w)| {
+                OrderSpec::from_wire(
+                    Some(i),
+                    w.order_type.as_deref(),
+                    w.price,
+                    w.amount,
+                    w.post_only,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(BatchPlaceOrders {
+            market,
+            symbol,
+            orders,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `POST /v3/{market}/order/cancel`: cancels up to 20 orders by id.
+///
+/// The ids travel as one comma-separated `order_id` form parameter. The answer lists which ids
+/// were cancelled and which failed; a failure of some ids is not an error of the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CancelOrders {
+    market: Market,
+    ids: Vec<String>,
+}
+
+impl CancelOrders {
+    /// Cancels the orders with these ids (1..=20) in `market`.
+    pub fn new<I>(market: Market, ids: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        CancelOrders {
+            market,
+            ids: ids.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// Answer of [`CancelOrders`]. Ids may arrive as ints or strings; missing lists are empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CancelResult {
+    /// Ids that were cancelled.
+    #[serde(default, with = "crate::de::id_list")]
+    pub success: Vec<String>,
+    /// Ids that could not be cancelled.
+    #[serde(default, with = "crate::de::id_list")]
+    pub error: Vec<String>,
+    /// Server time (seconds), carried by some responses.
+    #[serde(default)]
+    pub date: Option<TimestampSecs>,
+}
+
+impl Endpoint for CancelOrders {
+    type Output = CancelResult;
+    const META: Meta = private("spot.order_cancel", Method::Post, "/{market}/order/cancel");
+    fn path(&self) -> Cow<'static, str> {
+        crate::spot::market_path!(self.market, "/order/cancel")
+    }
+    fn encode(&self, p: &mut Params) -> Result<(), Error> {
+        check_ids(&self.ids)?;
+        p.push("order_id", &self.ids.join(","));
+        Ok(())
+    }
+}
+
+impl FromParams for CancelOrders {
+    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+        let market = p.take_market()?;
+        Ok(CancelOrders {
+            market,
+            ids: split_ids(&p.take_str("order_id")?),
+        })
+    }
+}

@@ -1,0 +1,426 @@
+//! End-to-end tests of the `digifinex` binary: its output and exit codes are a contract.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use hmac::{Hmac, KeyInit, Mac};
+use serde_json::{json, Value};
+use sha2::Sha256;
+
+const SECRET: &str = "SUPERSECRETVALUE";
+
+fn run(args: &[&str]) -> Output {
+    run_with_stdin(args, b"")
+}
+
+fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_digifinex"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn digifinex");
+    // The binary may exit (usage error) before reading stdin: a closed pipe is not a failure.
+    if let Err(e) = child.stdin.take().expect("stdin").write_all(stdin) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
+    }
+    child.wait_with_output().expect("wait")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exit code")
+}
+
+fn json_out(o: &Output) -> Value {
+    assert_eq!(code(o), 0, "stderr: {}", stderr(o));
+    serde_json::from_str(&stdout(o)).expect("stdout is JSON")
+}
+
+fn endpoint_lines() -> Vec<String> {
+    let o = run(&["endpoints"]);
+    assert_eq!(code(&o), 0, "stderr: {}", stderr(&o));
+    stdout(&o).lines().map(str::to_owned).collect()
+}
+
+fn hmac_hex(secret: &str, text: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("hmac key");
+    mac.update(text.as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// A signed GET the catalog has, with parameters that pass validation: the order list when it
+/// exists, else the spot balances.
+fn signed_get() -> Vec<&'static str> {
+    let lines = endpoint_lines();
+    let has = |l: &str| lines.iter().any(|x| x == l);
+    if has("GET /v3/{market}/order/current") || has("GET /v3/spot/order/current") {
+        vec!["GET", "/v3/spot/order/current", "symbol=btc_usdt"]
+    } else {
+        assert!(
+            has("GET /v3/spot/assets"),
+            "no signed endpoint in {lines:?}"
+        );
+        vec!["GET", "/v3/spot/assets"]
+    }
+}
+
+/// The spot v3 signed text: query, body, or `query&body`.
+fn signed_text(request: &Value) -> String {
+    let url = request["url"].as_str().expect("url");
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let body = request["body"].as_str().unwrap_or("");
+    match (query.is_empty(), body.is_empty()) {
+        (false, false) => format!("{query}&{body}"),
+        (true, _) => body.to_owned(),
+        (false, true) => query.to_owned(),
+    }
+}
+
+#[test]
+fn endpoints_lists_unique_method_path_lines() {
+    let lines = endpoint_lines();
+    assert!(lines.iter().any(|l| l == "GET /v3/ping"), "{lines:?}");
+    assert!(lines.iter().any(|l| l == "GET /v3/order_book"), "{lines:?}");
+    for l in &lines {
+        let (method, path) = l.split_once(' ').expect("METHOD PATH");
+        assert!(method == "GET" || method == "POST", "{l}");
+        assert!(path.starts_with('/') && path.len() > 1, "{l}");
+        assert!(!path.chars().any(char::is_whitespace), "{l}");
+    }
+    let mut unique = lines.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), lines.len(), "duplicate lines in {lines:?}");
+}
+
+#[test]
+fn request_public_get() {
+    let o = run(&[
+        "request",
+        "GET",
+        "/v3/order_book",
+        "symbol=btc_usdt",
+        "limit=5",
+    ]);
+    assert_eq!(
+        json_out(&o),
+        json!({
+            "method": "GET",
+            "url": "https://openapi.digifinex.com/v3/order_book?symbol=btc_usdt&limit=5",
+            "headers": {},
+            "body": null
+        })
+    );
+    assert_eq!(stdout(&o).lines().count(), 1);
+}
+
+#[test]
+fn request_honours_base_url_and_lowercase_method() {
+    let o = run(&[
+        "request",
+        "get",
+        "/v3/order_book/",
+        "symbol=btc_usdt",
+        "--base-url",
+        "http://127.0.0.1:8080/v3/",
+    ]);
+    assert_eq!(
+        json_out(&o)["url"],
+        "http://127.0.0.1:8080/v3/order_book?symbol=btc_usdt"
+    );
+}
+
+#[test]
+fn json_members_are_parameters() {
+    let o = run(&[
+        "request",
+        "GET",
+        "/v3/order_book",
+        "--json",
+        r#"{"symbol":"btc_usdt","limit":7}"#,
+    ]);
+    assert_eq!(
+        json_out(&o)["url"],
+        "https://openapi.digifinex.com/v3/order_book?symbol=btc_usdt&limit=7"
+    );
+}
+
+#[test]
+fn validation_error_exits_2_naming_the_field() {
+    let o = run(&[
+        "request",
+        "GET",
+        "/v3/order_book",
+        "symbol=btc_usdt",
+        "limit=151",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("limit"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn unknown_parameter_exits_2() {
+    let o = run(&[
+        "request",
+        "GET",
+        "/v3/order_book",
+        "symbol=btc_usdt",
+        "limt=5",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("limt"), "{}", stderr(&o));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["request", "GET", "/v3/no_such_endpoint"][..],
+        &["decode", "GET", "/v3/no_such_endpoint"],
+        &["request", "POST", "/v3/order_book", "symbol=btc_usdt"],
+        &["request", "GET", "/v3/order_book", "symbol"],
+        &["request", "GET", "/v3/order_book", "=btc_usdt"],
+        &[
+            "request",
+            "GET",
+            "/v3/order_book",
+            "symbol=a_b",
+            "symbol=c_d",
+        ],
+        &["request", "GET", "/v3/order_book?symbol=btc_usdt"],
+        &["request", "GET", "/v3/order_book", "--json", "[1]"],
+        &["no-such-command"],
+        &[],
+    ] {
+        let o = run(args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn value_may_contain_equals() {
+    // Split at the first `=`: the symbol keeps its `=` and fails validation by name.
+    let o = run(&["request", "GET", "/v3/order_book", "symbol=a=b"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(err.contains("symbol") && err.contains("a=b"), "{err}");
+}
+
+#[test]
+fn signed_request_headers_and_signature() {
+    let mut args = vec!["request"];
+    args.extend(signed_get());
+    args.extend([
+        "--key",
+        "k",
+        "--secret",
+        SECRET,
+        "--time-ms",
+        "1700000000000",
+    ]);
+    let o = run(&args);
+    let req = json_out(&o);
+    assert_eq!(req["method"], "GET");
+    let headers = req["headers"].as_object().expect("headers");
+    assert_eq!(headers["access-key"], "k");
+    assert_eq!(headers["access-timestamp"], "1700000000");
+    assert!(!headers.contains_key("access-recv-window"));
+    assert_eq!(
+        headers["access-sign"].as_str().expect("sign"),
+        hmac_hex(SECRET, &signed_text(&req))
+    );
+    assert!(!stdout(&o).contains(SECRET));
+    assert!(!stderr(&o).contains(SECRET));
+}
+
+#[test]
+fn recv_window_header_on_signed_requests() {
+    let mut args = vec!["request"];
+    args.extend(signed_get());
+    args.extend([
+        "--key",
+        "k",
+        "--secret",
+        SECRET,
+        "--time-ms",
+        "1700000000000",
+    ]);
+    args.extend(["--recv-window", "5000"]);
+    let req = json_out(&run(&args));
+    assert_eq!(req["headers"]["access-recv-window"], "5000");
+    // A public request carries no authentication headers at all.
+    let o = run(&[
+        "request",
+        "GET",
+        "/v3/order_book",
+        "symbol=btc_usdt",
+        "--key",
+        "k",
+        "--secret",
+        SECRET,
+        "--recv-window",
+        "5000",
+    ]);
+    assert_eq!(json_out(&o)["headers"], json!({}));
+}
+
+#[test]
+fn private_endpoint_without_key_exits_2() {
+    let mut args = vec!["request"];
+    args.extend(signed_get());
+    let o = run(&args);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("credentials"), "{}", stderr(&o));
+}
+
+#[test]
+fn key_and_secret_go_together_and_the_secret_stays_hidden() {
+    for args in [
+        &["request", "GET", "/v3/ping", "--secret", SECRET][..],
+        &["request", "GET", "/v3/ping", "--key", "k"],
+        &[
+            "request", "GET", "/v3/ping", "--secret", SECRET, "--secret", SECRET, "--key", "k",
+        ],
+        &["request", "GET", "/v3/ping", "--secret", SECRET, "oops"],
+    ] {
+        let o = run(args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(!stdout(&o).contains(SECRET), "{args:?}");
+        assert!(!stderr(&o).contains(SECRET), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn decode_prints_exact_decimals() {
+    let body = br#"{"bids":[[1e-07,"2.50"]],"asks":[],"date":1700000000,"code":0}"#;
+    let o = run_with_stdin(&["decode", "GET", "/v3/order_book"], body);
+    let v = json_out(&o);
+    assert_eq!(v["bids"], json!([["0.0000001", "2.50"]]));
+    assert_eq!(v["asks"], json!([]));
+}
+
+#[test]
+fn decode_api_error_exits_1_with_the_code() {
+    let o = run_with_stdin(&["decode", "GET", "/v3/order_book"], br#"{"code":10003}"#);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("10003"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn decode_error_exits_1_naming_the_path() {
+    let o = run_with_stdin(
+        &["decode", "GET", "/v3/order_book"],
+        br#"{"code":0,"bids":[["x",1]],"asks":[]}"#,
+    );
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert!(err.contains("bids[0]"), "{err}");
+    assert!(err.contains("OrderBook"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn decode_uses_the_status() {
+    let o = run_with_stdin(
+        &["decode", "GET", "/v3/ping", "--status", "502"],
+        b"<html>bad gateway</html>",
+    );
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("502"), "{}", stderr(&o));
+    let o = run_with_stdin(&["decode", "GET", "/v3/ping", "--status", "99"], b"{}");
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn path_variables_come_from_the_path() {
+    assert!(endpoint_lines()
+        .iter()
+        .any(|l| l == "GET /v3/{market}/order/current"));
+    let o = run(&[
+        "request",
+        "GET",
+        "/v3/margin/order/current",
+        "symbol=btc_usdt",
+        "--key",
+        "k",
+        "--secret",
+        SECRET,
+        "--time-ms",
+        "1700000000000",
+    ]);
+    let req = json_out(&o);
+    assert_eq!(
+        req["url"],
+        "https://openapi.digifinex.com/v3/margin/order/current?symbol=btc_usdt"
+    );
+    assert_eq!(
+        req["headers"]["access-sign"].as_str().expect("sign"),
+        hmac_hex(SECRET, "symbol=btc_usdt")
+    );
+    // A path variable cannot be overridden by a parameter.
+    let o = run(&[
+        "request",
+        "GET",
+        "/v3/margin/order/current",
+        "market=spot",
+        "--key",
+        "k",
+        "--secret",
+        SECRET,
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("market"), "{}", stderr(&o));
+}
+
+#[test]
+fn signed_post_signs_the_form_body() {
+    assert!(endpoint_lines()
+        .iter()
+        .any(|l| l == "POST /v3/{market}/order/new"));
+    let common = [
+        "request",
+        "POST",
+        "/v3/spot/order/new",
+        "--key",
+        "k",
+        "--secret",
+        SECRET,
+        "--time-ms",
+        "1700000000000",
+    ];
+    let mut kv = common.to_vec();
+    kv.extend(["symbol=btc_usdt", "price=30000", "amount=0.01", "type=buy"]);
+    let mut js = common.to_vec();
+    js.extend([
+        "--json",
+        r#"{"symbol":"btc_usdt","price":30000,"amount":0.01,"type":"buy"}"#,
+    ]);
+    for args in [kv, js] {
+        let req = json_out(&run(&args));
+        let body = "symbol=btc_usdt&price=30000&amount=0.01&type=buy";
+        assert_eq!(req["method"], "POST");
+        assert_eq!(
+            req["url"],
+            "https://openapi.digifinex.com/v3/spot/order/new"
+        );
+        assert_eq!(req["body"], body);
+        let headers = req["headers"].as_object().expect("headers");
+        assert_eq!(headers["content-type"], "application/x-www-form-urlencoded");
+        assert_eq!(
+            headers["access-sign"].as_str().expect("sign"),
+            hmac_hex(SECRET, body)
+        );
+    }
+}

@@ -1,0 +1,994 @@
+//! Account endpoints: balances, finance log, margin positions, transfers, closing a position.
+
+mod support;
+use support::*;
+
+use digifinex_core::catalog::{self, ParamMap};
+use digifinex_core::spot::{
+    Asset, ClosePosition, FinanceEntry, FinanceLog, FinanceLogRequest, FinanceType,
+    MarginAssetsRequest, MarginPositionsRequest, Market, PositionSide, SpotAssetsRequest, Transfer,
+    TransferAccount,
+};
+use digifinex_core::{Config, Endpoint, Error, ErrorKind, TimestampSecs};
+
+const BASE: &str = "https://openapi.digifinex.com/v3";
+
+fn catalog_build(method: &str, path: &str, params: &[(&str, &str)]) -> Result<String, Error> {
+    let (entry, vars) = catalog::find(method, path).expect("catalog entry");
+    let mut map = ParamMap::new();
+    for (k, v) in vars {
+        map.insert_text(k, v);
+    }
+    for (k, v) in params {
+        map.insert_text(*k, *v);
+    }
+    (entry.build)(map, &Config::default(), Some(&creds()), NOW).map(|r| render(&r))
+}
+
+fn catalog_invalid(method: &str, path: &str, params: &[(&str, &str)], field: &str) {
+    match catalog_build(method, path, params) {
+        Err(Error::Validation { field: f, .. }) => assert_eq!(f, field),
+        other => panic!("expected a validation error on {field}, got {other:?}"),
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Catalog registration
+
+#[test]
+fn every_endpoint_is_in_the_catalog_as_private() {
+    for (method, path, type_name, idempotent) in [
+        ("GET", "/v3/spot/assets", "SpotAssetsRequest", true),
+        ("GET", "/v3/margin/assets", "MarginAssetsRequest", true),
+        ("GET", "/v3/spot/financelog", "FinanceLogRequest", true),
+        ("GET", "/v3/margin/financelog", "FinanceLogRequest", true),
+        (
+            "GET",
+            "/v3/margin/positions",
+            "MarginPositionsRequest",
+            true,
+        ),
+        ("POST", "/v3/transfer", "Transfer", false),
+        ("POST", "/v3/margin/position/close", "ClosePosition", false),
+    ] {
+        let (entry, _) = catalog::find(method, path).unwrap_or_else(|| panic!("{method} {path}"));
+        assert!(
+            (entry.request_type)().ends_with(&format!("::{type_name}")),
+            "{method} {path}: {}",
+            (entry.request_type)()
+        );
+        assert!(entry.meta.signed, "{path}");
+        assert_eq!(entry.meta.success_code, 0, "{path}");
+        assert_eq!(entry.meta.idempotent, idempotent, "{path}");
+        assert_eq!(entry.meta.method.as_str(), method);
+    }
+    assert_eq!(
+        FinanceLogRequest::META.display_path(),
+        "/v3/{market}/financelog"
+    );
+}
+
+#[test]
+fn catalog_financelog_matches_typed_builder() {
+    let (entry, vars) = catalog::find("GET", "/v3/margin/financelog").unwrap();
+    assert_eq!(vars, vec![("market".to_owned(), "margin".to_owned())]);
+    let mut params = ParamMap::new();
+    for (k, v) in vars {
+        params.insert_text(k, v);
+    }
+    params.insert_text("limit", "5");
+    let from_catalog = (entry.build)(params, &Config::default(), Some(&creds()), NOW).unwrap();
+    let typed = build_req(&FinanceLogRequest::new(Market::Margin).limit(5)).unwrap();
+    assert_eq!(render(&from_catalog), render(&typed));
+    assert_eq!(
+        from_catalog.uri(),
+        "https://openapi.digifinex.com/v3/margin/financelog?limit=5"
+    );
+}
+
+#[test]
+fn catalog_financelog_all_params_match_typed_builder() {
+    let got = catalog_build(
+        "GET",
+        "/v3/spot/financelog",
+        &[
+            ("currency_mark", "btc"),
+            ("start_time", "1699990000"),
+            ("end_time", "1700000000"),
+            ("limit", "1000"),
+        ],
+    )
+    .unwrap();
+    let typed = FinanceLogRequest::new(Market::Spot)
+        .currency_mark("btc")
+        .start_time(1_699_990_000)
+        .end_time(1_700_000_000)
+        .limit(1000);
+    assert_eq!(got, render(&build_req(&typed).unwrap()));
+}
+
+#[test]
+fn catalog_rejects_bad_financelog_params() {
+    catalog_invalid("GET", "/v3/margin/financelog", &[("limit", "x")], "limit");
+    catalog_invalid(
+        "GET",
+        "/v3/margin/financelog",
+        &[("limit", "1001")],
+        "limit",
+    );
+    catalog_invalid(
+        "GET",
+        "/v3/margin/financelog",
+        &[("start_time", "1.5")],
+        "start_time",
+    );
+    catalog_invalid(
+        "GET",
+        "/v3/margin/financelog",
+        &[("symbol", "btc_usdt")],
+        "symbol",
+    );
+    // Any segment matches the template; a market other than spot or margin is refused.
+    catalog_invalid("GET", "/v3/otc/financelog", &[], "market");
+}
+
+#[test]
+fn catalog_transfer_matches_typed_builder() {
+    let got = catalog_build(
+        "POST",
+        "/v3/transfer",
+        &[
+            ("currency_mark", "usdt"),
+            ("num", "1.50"),
+            ("from", "1"),
+            ("to", "2"),
+        ],
+    )
+    .unwrap();
+    let typed = Transfer::new(
+        "usdt",
+        d("1.50"),
+        TransferAccount::Spot,
+        TransferAccount::Margin,
+    );
+    assert_eq!(got, render(&build_req(&typed).unwrap()));
+}
+
+#[test]
+fn catalog_transfer_refuses_unknown_account_codes() {
+    let base = [("currency_mark", "usdt"), ("num", "1")];
+    for (from, to, field) in [
+        ("0", "2", "from"),
+        ("4", "2", "from"),
+        ("spot", "2", "from"),
+        ("1", "", "to"),
+        ("1", "x", "to"),
+        ("1", "-1", "to"),
+    ] {
+        let mut params = base.to_vec();
+        params.push(("from", from));
+        params.push(("to", to));
+        catalog_invalid("POST", "/v3/transfer", &params, field);
+    }
+    catalog_invalid(
+        "POST",
+        "/v3/transfer",
+        &[("currency_mark", "usdt"), ("num", "1"), ("from", "1")],
+        "to",
+    );
+    catalog_invalid(
+        "POST",
+        "/v3/transfer",
+        &[
+            ("currency_mark", "usdt"),
+            ("num", "abc"),
+            ("from", "1"),
+            ("to", "2"),
+        ],
+        "num",
+    );
+    // Rules of the typed request apply to catalog builds too.
+    catalog_invalid(
+        "POST",
+        "/v3/transfer",
+        &[
+            ("currency_mark", "usdt"),
+            ("num", "1"),
+            ("from", "2"),
+            ("to", "3"),
+        ],
+        "to",
+    );
+}
+
+#[test]
+fn catalog_positions_and_close_match_typed_builders() {
+    let got = catalog_build("GET", "/v3/margin/positions", &[("symbol", "btc_usdt")]).unwrap();
+    let typed = MarginPositionsRequest::new().symbol("btc_usdt");
+    assert_eq!(got, render(&build_req(&typed).unwrap()));
+    let got = catalog_build(
+        "POST",
+        "/v3/margin/position/close",
+        &[("symbol", "eth_usdt")],
+    )
+    .unwrap();
+    assert_eq!(
+        got,
+        render(&build_req(&ClosePosition::new("eth_usdt")).unwrap())
+    );
+    catalog_invalid("POST", "/v3/margin/position/close", &[], "symbol");
+    let got = catalog_build("GET", "/v3/spot/assets", &[]).unwrap();
+    assert_eq!(got, render(&build_req(&SpotAssetsRequest).unwrap()));
+    let got = catalog_build("GET", "/v3/margin/assets", &[]).unwrap();
+    assert_eq!(got, render(&build_req(&MarginAssetsRequest).unwrap()));
+    catalog_invalid("GET", "/v3/spot/assets", &[("limit", "5")], "limit");
+}
+
+// ------------------------------------------------------------------------------------------
+// Request shapes
+
+#[test]
+fn spot_assets_request_shape() {
+    assert_signed_get(&SpotAssetsRequest, &format!("{BASE}/spot/assets"));
+}
+
+#[test]
+fn margin_assets_request_shape() {
+    assert_signed_get(&MarginAssetsRequest, &format!("{BASE}/margin/assets"));
+}
+
+#[test]
+fn financelog_request_shape_minimal() {
+    assert_signed_get(
+        &FinanceLogRequest::new(Market::Spot),
+        &format!("{BASE}/spot/financelog"),
+    );
+    assert_signed_get(
+        &FinanceLogRequest::new(Market::Margin),
+        &format!("{BASE}/margin/financelog"),
+    );
+}
+
+#[test]
+fn financelog_request_shape_all_params_in_spec_order() {
+    // Setters called out of order; parameters still travel in documented order.
+    let req = FinanceLogRequest::new(Market::Margin)
+        .limit(1000)
+        .end_time(1_700_000_000)
+        .start_time(1_699_990_000)
+        .currency_mark("usdt");
+    assert_signed_get(
+        &req,
+        &format!(
+            "{BASE}/margin/financelog?currency_mark=usdt&start_time=1699990000&end_time=1700000000&limit=1000"
+        ),
+    );
+}
+
+#[test]
+fn financelog_request_escapes_currency() {
+    assert_signed_get(
+        &FinanceLogRequest::new(Market::Spot).currency_mark("a b&c"),
+        &format!("{BASE}/spot/financelog?currency_mark=a+b%26c"),
+    );
+}
+
+#[test]
+fn financelog_equal_start_and_end_is_allowed() {
+    assert_signed_get(
+        &FinanceLogRequest::new(Market::Spot)
+            .start_time(1_600_000_000)
+            .end_time(1_600_000_000)
+            .limit(1),
+        &format!("{BASE}/spot/financelog?start_time=1600000000&end_time=1600000000&limit=1"),
+    );
+}
+
+#[test]
+fn financelog_has_no_lookback_limit() {
+    // Far in the past: only end >= start is checked.
+    assert_signed_get(
+        &FinanceLogRequest::new(Market::Spot).start_time(0),
+        &format!("{BASE}/spot/financelog?start_time=0"),
+    );
+}
+
+#[test]
+fn margin_positions_request_shape() {
+    assert_signed_get(
+        &MarginPositionsRequest::new(),
+        &format!("{BASE}/margin/positions"),
+    );
+    assert_signed_get(
+        &MarginPositionsRequest::new().symbol("btc_usdt"),
+        &format!("{BASE}/margin/positions?symbol=btc_usdt"),
+    );
+}
+
+#[test]
+fn transfer_request_shape() {
+    assert_signed_post(
+        &Transfer::new(
+            "usdt",
+            d("1.5"),
+            TransferAccount::Spot,
+            TransferAccount::Margin,
+        ),
+        &format!("{BASE}/transfer"),
+        "currency_mark=usdt&num=1.5&from=1&to=2",
+    );
+}
+
+#[test]
+fn transfer_request_shape_other_directions() {
+    assert_signed_post(
+        &Transfer::new(
+            "btc",
+            d("0.00000001"),
+            TransferAccount::Margin,
+            TransferAccount::Spot,
+        ),
+        &format!("{BASE}/transfer"),
+        "currency_mark=btc&num=0.00000001&from=2&to=1",
+    );
+    assert_signed_post(
+        &Transfer::new(
+            "usdt",
+            d("100"),
+            TransferAccount::Spot,
+            TransferAccount::Otc,
+        ),
+        &format!("{BASE}/transfer"),
+        "currency_mark=usdt&num=100&from=1&to=3",
+    );
+    assert_signed_post(
+        &Transfer::new(
+            "usdt",
+            d("2.50"),
+            TransferAccount::Otc,
+            TransferAccount::Spot,
+        ),
+        &format!("{BASE}/transfer"),
+        "currency_mark=usdt&num=2.50&from=3&to=1",
+    );
+}
+
+#[test]
+fn close_position_request_shape() {
+    assert_signed_post(
+        &ClosePosition::new("btc_usdt"),
+        &format!("{BASE}/margin/position/close"),
+        "symbol=btc_usdt",
+    );
+}
+
+#[test]
+fn private_endpoints_need_credentials() {
+    let e = digifinex_core::build(&SpotAssetsRequest, &Config::default(), None, NOW).unwrap_err();
+    assert!(matches!(e, Error::Validation { ref field, .. } if field == "credentials"));
+    let e = digifinex_core::build(
+        &ClosePosition::new("btc_usdt"),
+        &Config::default(),
+        None,
+        NOW,
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::Validation { ref field, .. } if field == "credentials"));
+}
+
+#[test]
+fn transfer_account_codes() {
+    assert_eq!(TransferAccount::Spot.code(), 1);
+    assert_eq!(TransferAccount::Margin.code(), 2);
+    assert_eq!(TransferAccount::Otc.code(), 3);
+    assert_eq!(
+        TransferAccount::parse("from", " 3 ").unwrap(),
+        TransferAccount::Otc
+    );
+    assert!(TransferAccount::parse("from", "otc").is_err());
+}
+
+// ------------------------------------------------------------------------------------------
+// Validation
+
+#[test]
+fn financelog_limit_range() {
+    assert_invalid(&FinanceLogRequest::new(Market::Spot).limit(0), "limit");
+    assert_invalid(&FinanceLogRequest::new(Market::Margin).limit(1001), "limit");
+    assert!(build_req(&FinanceLogRequest::new(Market::Spot).limit(1)).is_ok());
+    assert!(build_req(&FinanceLogRequest::new(Market::Spot).limit(1000)).is_ok());
+}
+
+#[test]
+fn financelog_end_before_start() {
+    assert_invalid(
+        &FinanceLogRequest::new(Market::Spot)
+            .start_time(1_700_000_000)
+            .end_time(1_699_999_999),
+        "end_time",
+    );
+}
+
+#[test]
+fn financelog_empty_currency() {
+    assert_invalid(
+        &FinanceLogRequest::new(Market::Spot).currency_mark(""),
+        "currency_mark",
+    );
+    assert_invalid(
+        &FinanceLogRequest::new(Market::Spot).currency_mark("  "),
+        "currency_mark",
+    );
+}
+
+#[test]
+fn margin_positions_symbol_form() {
+    for bad in ["btcusdt", "", "btc-usdt", "_usdt"] {
+        assert_invalid(&MarginPositionsRequest::new().symbol(bad), "symbol");
+    }
+}
+
+#[test]
+fn transfer_num_must_be_positive() {
+    for bad in ["0", "-1", "0.000"] {
+        assert_invalid(
+            &Transfer::new(
+                "usdt",
+                d(bad),
+                TransferAccount::Spot,
+                TransferAccount::Margin,
+            ),
+            "num",
+        );
+    }
+}
+
+#[test]
+fn transfer_same_account_refused() {
+    for a in [
+        TransferAccount::Spot,
+        TransferAccount::Margin,
+        TransferAccount::Otc,
+    ] {
+        assert_invalid(&Transfer::new("usdt", d("1"), a, a), "to");
+    }
+}
+
+#[test]
+fn transfer_margin_otc_refused_both_ways() {
+    assert_invalid(
+        &Transfer::new(
+            "usdt",
+            d("1"),
+            TransferAccount::Margin,
+            TransferAccount::Otc,
+        ),
+        "to",
+    );
+    assert_invalid(
+        &Transfer::new(
+            "usdt",
+            d("1"),
+            TransferAccount::Otc,
+            TransferAccount::Margin,
+        ),
+        "to",
+    );
+}
+
+#[test]
+fn transfer_currency_required() {
+    for bad in ["", " "] {
+        assert_invalid(
+            &Transfer::new(bad, d("1"), TransferAccount::Spot, TransferAccount::Margin),
+            "currency_mark",
+        );
+    }
+}
+
+#[test]
+fn close_position_symbol_form() {
+    for bad in ["", "btc", "btc_usdt_x", "btc/usdt"] {
+        assert_invalid(&ClosePosition::new(bad), "symbol");
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Decoding: balances
+
+#[test]
+fn spot_assets_decode_numbers_and_strings() {
+    let out = decode::<SpotAssetsRequest>(
+        r#"{"code":0,"list":[
+            {"currency":"BTC","free":4723846.89208129,"total":0},
+            {"currency":"USDT","free":"12.5","total":"25.999999999999996"},
+            {"currency":"DOGE","free":1e-07,"total":"1E-7","extra":"ignored"}
+        ]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        out.list,
+        vec![
+            Asset {
+                currency: "BTC".into(),
+                free: d("4723846.89208129"),
+                total: d("0"),
+                valuation_rate: None,
+            },
+            Asset {
+                currency: "USDT".into(),
+                free: d("12.5"),
+                total: d("25.999999999999996"),
+                valuation_rate: None,
+            },
+            Asset {
+                currency: "DOGE".into(),
+                free: d("0.0000001"),
+                total: d("0.0000001"),
+                valuation_rate: None,
+            },
+        ]
+    );
+}
+
+#[test]
+fn spot_assets_absent_balances_and_empty_list() {
+    let out = decode::<SpotAssetsRequest>(
+        r#"{"list":[{"currency":"ETH","free":"","total":null}],"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(out.list.len(), 1);
+    assert_eq!(out.list[0].free, d("0"));
+    assert_eq!(out.list[0].total, d("0"));
+    assert!(decode::<SpotAssetsRequest>(r#"{"code":0}"#)
+        .unwrap()
+        .list
+        .is_empty());
+    assert!(decode::<SpotAssetsRequest>(r#"{"code":0,"list":null}"#)
+        .unwrap()
+        .list
+        .is_empty());
+    assert!(decode::<SpotAssetsRequest>(r#"{"code":0,"list":[]}"#)
+        .unwrap()
+        .list
+        .is_empty());
+}
+
+#[test]
+fn spot_assets_bad_number_is_decode_error() {
+    let e = decode::<SpotAssetsRequest>(r#"{"code":0,"list":[{"currency":"BTC","free":"abc"}]}"#)
+        .unwrap_err();
+    match e {
+        Error::Decode { path, .. } => assert_eq!(path, "list[0].free"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn margin_assets_decode() {
+    let out = decode::<MarginAssetsRequest>(
+        r#"{"code":0,"free":7.8,"total":"7.80","unrealized_pnl":-0.5,
+            "list":[{"currency":"USDT","free":"7.8","total":7.8,"valuation_rate":1},
+                    {"currency":"BTC","free":0,"total":1e-07,"valuation_rate":"9700.12"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(out.free, Some(d("7.8")));
+    assert_eq!(out.total, Some(d("7.80")));
+    assert_eq!(out.total.unwrap().to_string(), "7.80");
+    assert_eq!(out.unrealized_pnl, Some(d("-0.5")));
+    assert_eq!(
+        out.list,
+        vec![
+            Asset {
+                currency: "USDT".into(),
+                free: d("7.8"),
+                total: d("7.8"),
+                valuation_rate: Some(d("1")),
+            },
+            Asset {
+                currency: "BTC".into(),
+                free: d("0"),
+                total: d("0.0000001"),
+                valuation_rate: Some(d("9700.12")),
+            },
+        ]
+    );
+}
+
+#[test]
+fn margin_assets_missing_summary_is_none() {
+    let out = decode::<MarginAssetsRequest>(r#"{"code":0,"list":[],"unrealized_pnl":""}"#).unwrap();
+    assert_eq!(out.total, None);
+    assert_eq!(out.free, None);
+    assert_eq!(out.unrealized_pnl, None);
+    assert!(out.list.is_empty());
+}
+
+// ------------------------------------------------------------------------------------------
+// Decoding: finance log
+
+fn entry(
+    currency: &str,
+    time: Option<i64>,
+    num: Option<&str>,
+    balance: Option<&str>,
+    finance_type: Option<i64>,
+) -> FinanceEntry {
+    FinanceEntry {
+        currency: currency.into(),
+        time: time.map(TimestampSecs),
+        num: num.map(d),
+        balance: balance.map(d),
+        free: None,
+        total: None,
+        finance_type: finance_type.map(FinanceType),
+    }
+}
+
+#[test]
+fn financelog_current_shape_total_string() {
+    let out = decode::<FinanceLogRequest>(
+        r#"{"data":{"finance":[
+              {"time":1589872188,"num":-0.00072,"balance":0.0285,"currency_mark":"btc","type":13},
+              {"time":"1589872100","num":"12.5","balance":"1e-07","currency_mark":"usdt","type":"31"}
+            ],"total":"12"},"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        FinanceLog {
+            entries: vec![
+                entry(
+                    "btc",
+                    Some(1_589_872_188),
+                    Some("-0.00072"),
+                    Some("0.0285"),
+                    Some(13)
+                ),
+                entry(
+                    "usdt",
+                    Some(1_589_872_100),
+                    Some("12.5"),
+                    Some("0.0000001"),
+                    Some(31)
+                ),
+            ],
+            total: Some(12),
+        }
+    );
+}
+
+#[test]
+fn financelog_total_as_int_and_code_first() {
+    let out = decode::<FinanceLogRequest>(
+        r#"{"code":0,"data":{"total":2,"finance":[
+              {"time":1700000000,"num":1,"balance":2,"currency_mark":"eth","type":4}
+            ],"page":1}}"#,
+    )
+    .unwrap();
+    assert_eq!(out.total, Some(2));
+    assert_eq!(
+        out.entries,
+        vec![entry(
+            "eth",
+            Some(1_700_000_000),
+            Some("1"),
+            Some("2"),
+            Some(4)
+        )]
+    );
+}
+
+#[test]
+fn financelog_total_absent_or_blank() {
+    for body in [
+        r#"{"code":0,"data":{"finance":[]}}"#,
+        r#"{"code":0,"data":{"finance":[],"total":""}}"#,
+        r#"{"code":0,"data":{"finance":null,"total":null}}"#,
+        r#"{"code":0,"data":null}"#,
+        r#"{"code":0}"#,
+        r#"{"code":0,"data":{}}"#,
+        r#"{"code":0,"data":[]}"#,
+    ] {
+        let out = decode::<FinanceLogRequest>(body).unwrap();
+        assert_eq!(
+            out,
+            FinanceLog {
+                entries: vec![],
+                total: None
+            },
+            "{body}"
+        );
+    }
+}
+
+#[test]
+fn financelog_older_asset_shape_as_list() {
+    let out = decode::<FinanceLogRequest>(
+        r#"{"code":0,"data":[
+              {"currency":"BTC","free":4723846.89208129,"total":"0.5"},
+              {"currency":"USDT","free":"1e-07","total":0}
+            ]}"#,
+    )
+    .unwrap();
+    assert_eq!(out.total, None);
+    assert_eq!(
+        out.entries,
+        vec![
+            FinanceEntry {
+                currency: "BTC".into(),
+                time: None,
+                num: None,
+                balance: None,
+                free: Some(d("4723846.89208129")),
+                total: Some(d("0.5")),
+                finance_type: None,
+            },
+            FinanceEntry {
+                currency: "USDT".into(),
+                time: None,
+                num: None,
+                balance: None,
+                free: Some(d("0.0000001")),
+                total: Some(d("0")),
+                finance_type: None,
+            },
+        ]
+    );
+}
+
+#[test]
+fn financelog_older_asset_shape_inside_finance_object() {
+    let out = decode::<FinanceLogRequest>(
+        r#"{"code":0,"data":{"finance":[{"currency":"BTC","free":"1.5","total":2}],"total":1}}"#,
+    )
+    .unwrap();
+    assert_eq!(out.total, Some(1));
+    assert_eq!(out.entries.len(), 1);
+    assert_eq!(out.entries[0].currency, "BTC");
+    assert_eq!(out.entries[0].free, Some(d("1.5")));
+    assert_eq!(out.entries[0].total, Some(d("2")));
+    assert_eq!(out.entries[0].num, None);
+}
+
+#[test]
+fn financelog_currency_mark_wins_over_currency() {
+    let out = decode::<FinanceLogRequest>(
+        r#"{"code":0,"data":[{"currency":"old","currency_mark":"new","num":"1"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(out.entries[0].currency, "new");
+}
+
+#[test]
+fn financelog_unknown_type_codes_kept() {
+    let out = decode::<FinanceLogRequest>(
+        r#"{"code":0,"data":{"finance":[{"currency_mark":"btc","type":987654,"num":25.999999999999996}],"total":"1"}}"#,
+    )
+    .unwrap();
+    assert_eq!(out.entries[0].finance_type, Some(FinanceType(987_654)));
+    assert_eq!(out.entries[0].finance_type.unwrap().code(), 987_654);
+    assert_eq!(out.entries[0].num, Some(d("25.999999999999996")));
+    assert_eq!(out.entries[0].time, None);
+}
+
+#[test]
+fn financelog_bad_values_are_decode_errors() {
+    for body in [
+        r#"{"code":0,"data":{"finance":[{"num":"x"}]}}"#,
+        r#"{"code":0,"data":{"finance":[],"total":"many"}}"#,
+        r#"{"code":0,"data":{"finance":[],"total":-1}}"#,
+        r#"{"code":0,"data":"text"}"#,
+        r#"{"code":0,"data":[{"type":1.5}]}"#,
+    ] {
+        let e = decode::<FinanceLogRequest>(body).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Decode, "{body}");
+    }
+}
+
+#[test]
+fn financelog_renders_as_json_through_catalog() {
+    let (entry, _) = catalog::find("GET", "/v3/spot/financelog").unwrap();
+    let v = (entry.decode)(
+        200,
+        &http::HeaderMap::new(),
+        br#"{"data":{"finance":[{"time":1589872188,"num":1e-07,"balance":"2.50","currency_mark":"btc","type":13}],"total":"12"},"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "entries": [{
+                "currency": "btc",
+                "time": 1589872188,
+                "num": "0.0000001",
+                "balance": "2.50",
+                "free": null,
+                "total": null,
+                "type": 13
+            }],
+            "total": 12
+        })
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// Decoding: margin positions
+
+#[test]
+fn margin_positions_decode_documented_shape() {
+    let out = decode::<MarginPositionsRequest>(
+        r#"{"margin":"45.71246418952618","margin_rate":"7.5","unrealized_pnl":"-0.0008",
+            "positions":[{"symbol":"BTC_USDT","leverage_ratio":3,"side":"long","amount":0.01,
+                          "entry_price":9735.89,"unrealized_pnl":-0.0008,
+                          "liquidation_price":6000.12,"liquidation_rate":0.3}],
+            "code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(out.margin, Some(d("45.71246418952618")));
+    assert_eq!(out.margin_rate, Some(d("7.5")));
+    assert_eq!(out.unrealized_pnl, Some(d("-0.0008")));
+    assert_eq!(out.positions.len(), 1);
+    let p = &out.positions[0];
+    assert_eq!(p.symbol, "BTC_USDT");
+    assert_eq!(p.leverage_ratio, Some(d("3")));
+    assert_eq!(p.side, PositionSide::Long);
+    assert_eq!(p.amount, Some(d("0.01")));
+    assert_eq!(p.entry_price, Some(d("9735.89")));
+    assert_eq!(p.unrealized_pnl, Some(d("-0.0008")));
+    assert_eq!(p.liquidation_price, Some(d("6000.12")));
+    assert_eq!(p.liquidation_rate, Some(d("0.3")));
+}
+
+#[test]
+fn margin_positions_margin_rate_int() {
+    let out = decode::<MarginPositionsRequest>(
+        r#"{"code":0,"margin":"0","margin_rate":0,"unrealized_pnl":"0","positions":[]}"#,
+    )
+    .unwrap();
+    assert_eq!(out.margin_rate, Some(d("0")));
+    assert_eq!(out.margin, Some(d("0")));
+    assert!(out.positions.is_empty());
+    let out = decode::<MarginPositionsRequest>(r#"{"code":0,"margin_rate":150}"#).unwrap();
+    assert_eq!(out.margin_rate, Some(d("150")));
+    assert_eq!(out.margin, None);
+    assert!(out.positions.is_empty());
+}
+
+#[test]
+fn margin_positions_amounts_as_strings_and_exponents() {
+    let out = decode::<MarginPositionsRequest>(
+        r#"{"code":0,"positions":[{"symbol":"eth_usdt","leverage_ratio":"5","side":"short",
+              "amount":"1e-07","entry_price":"25.999999999999996","unrealized_pnl":"1.20",
+              "liquidation_price":"300","liquidation_rate":"0.1"}]}"#,
+    )
+    .unwrap();
+    let p = &out.positions[0];
+    assert_eq!(p.side, PositionSide::Short);
+    assert_eq!(p.leverage_ratio, Some(d("5")));
+    assert_eq!(p.amount, Some(d("0.0000001")));
+    assert_eq!(p.entry_price, Some(d("25.999999999999996")));
+    assert_eq!(p.unrealized_pnl, Some(d("1.20")));
+    assert_eq!(p.unrealized_pnl.unwrap().to_string(), "1.20");
+    assert_eq!(p.liquidation_price, Some(d("300")));
+    assert_eq!(p.liquidation_rate, Some(d("0.1")));
+}
+
+#[test]
+fn margin_position_side_spellings() {
+    for (wire, want) in [
+        ("\"long\"", PositionSide::Long),
+        ("\"go_long\"", PositionSide::Long),
+        ("\"short\"", PositionSide::Short),
+        ("\"go_short\"", PositionSide::Short),
+        ("\"empty\"", PositionSide::Empty),
+        ("\"\"", PositionSide::Empty),
+        ("null", PositionSide::Empty),
+        ("\"LONG\"", PositionSide::Long),
+        ("\"both\"", PositionSide::Other("both".into())),
+    ] {
+        let body = format!(r#"{{"code":0,"positions":[{{"symbol":"btc_usdt","side":{wire}}}]}}"#);
+        let out = decode::<MarginPositionsRequest>(&body).unwrap();
+        assert_eq!(out.positions[0].side, want, "{wire}");
+    }
+    let out = decode::<MarginPositionsRequest>(r#"{"code":0,"positions":[{"symbol":"btc_usdt"}]}"#)
+        .unwrap();
+    assert_eq!(out.positions[0].side, PositionSide::Empty);
+    assert_eq!(PositionSide::Other("both".into()).as_str(), "both");
+    assert_eq!(PositionSide::Long.as_str(), "long");
+}
+
+#[test]
+fn margin_position_empty_with_blank_values() {
+    let out = decode::<MarginPositionsRequest>(
+        r#"{"code":0,"margin":"","margin_rate":"","unrealized_pnl":null,
+            "positions":[{"symbol":"btc_usdt","leverage_ratio":"","side":"empty","amount":0,
+                          "entry_price":"","unrealized_pnl":null,"liquidation_price":"",
+                          "liquidation_rate":""}]}"#,
+    )
+    .unwrap();
+    assert_eq!(out.margin, None);
+    assert_eq!(out.margin_rate, None);
+    assert_eq!(out.unrealized_pnl, None);
+    let p = &out.positions[0];
+    assert_eq!(p.side, PositionSide::Empty);
+    assert_eq!(p.amount, Some(d("0")));
+    assert_eq!(p.leverage_ratio, None);
+    assert_eq!(p.entry_price, None);
+    assert_eq!(p.unrealized_pnl, None);
+    assert_eq!(p.liquidation_price, None);
+    assert_eq!(p.liquidation_rate, None);
+}
+
+#[test]
+fn margin_positions_null_list() {
+    let out = decode::<MarginPositionsRequest>(r#"{"code":0,"positions":null}"#).unwrap();
+    assert!(out.positions.is_empty());
+}
+
+#[test]
+fn margin_positions_render_side_as_documented_spelling() {
+    let (entry, _) = catalog::find("GET", "/v3/margin/positions").unwrap();
+    let v = (entry.decode)(
+        200,
+        &http::HeaderMap::new(),
+        br#"{"code":0,"margin_rate":3,"positions":[{"symbol":"btc_usdt","side":"go_short","amount":1e-07}]}"#,
+    )
+    .unwrap();
+    assert_eq!(v["margin_rate"], "3");
+    assert_eq!(v["positions"][0]["side"], "short");
+    assert_eq!(v["positions"][0]["amount"], "0.0000001");
+}
+
+// ------------------------------------------------------------------------------------------
+// Decoding: acknowledgements and errors
+
+#[test]
+fn transfer_and_close_ack() {
+    let t = Transfer::new(
+        "usdt",
+        d("1"),
+        TransferAccount::Spot,
+        TransferAccount::Margin,
+    );
+    assert!(decode_on(&t, r#"{"code":0}"#).is_ok());
+    assert!(decode::<ClosePosition>(r#"{"code":0,"extra":1}"#).is_ok());
+}
+
+fn decode_on<E: Endpoint>(_: &E, body: &str) -> Result<E::Output, Error> {
+    decode::<E>(body)
+}
+
+#[test]
+fn transfer_insufficient_balance_is_api_error() {
+    let e = decode::<Transfer>(r#"{"code":20011}"#).unwrap_err();
+    assert!(matches!(e, Error::Api(_)), "{e:?}");
+    assert_eq!(e.kind(), ErrorKind::InsufficientFunds);
+    assert_eq!(e.api_code(), Some(20011));
+}
+
+#[test]
+fn api_errors_on_every_endpoint() {
+    let body = r#"{"code":20011,"msg":"insufficient balance"}"#;
+    for e in [
+        decode::<SpotAssetsRequest>(body).map(|_| ()).unwrap_err(),
+        decode::<MarginAssetsRequest>(body).map(|_| ()).unwrap_err(),
+        decode::<FinanceLogRequest>(body).map(|_| ()).unwrap_err(),
+        decode::<MarginPositionsRequest>(body)
+            .map(|_| ())
+            .unwrap_err(),
+        decode::<ClosePosition>(body).map(|_| ()).unwrap_err(),
+    ] {
+        assert_eq!(e.kind(), ErrorKind::InsufficientFunds);
+        assert_eq!(e.api_code(), Some(20011));
+        match e {
+            Error::Api(a) => assert_eq!(a.message.as_deref(), Some("insufficient balance")),
+            other => panic!("{other:?}"),
+        }
+    }
+    let e = decode::<ClosePosition>(r#"{"code":20030}"#).unwrap_err();
+    assert_eq!(e.api_code(), Some(20030));
+    let e = decode_status::<Transfer>(400, r#"{"code":20023}"#).unwrap_err();
+    assert_eq!(e.api_code(), Some(20023));
+    assert_eq!(e.status(), Some(400));
+}

@@ -1,0 +1,913 @@
+mod support;
+use support::*;
+
+use digifinex_core::catalog::{self, ParamMap};
+use digifinex_core::spot::{
+    BatchPlaceOrders, CancelOrders, CurrentOrdersRequest, LimitOrder, Market, MarketOrder,
+    MyTradesRequest, OrderDetailRequest, OrderHistoryRequest, OrderKind, OrderSide, OrderSpec,
+    OrderStatus, OrderType, OrdersRequest, PlaceOrder,
+};
+use digifinex_core::{Config, Error, ErrorKind, TimestampSecs};
+
+const BASE: &str = "https://openapi.digifinex.com/v3";
+const NOW_SECS: i64 = 1_700_000_000;
+const DAY: i64 = 86_400;
+
+fn ids(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("id{i}")).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request shapes
+
+#[test]
+fn orders_request_shape_both_markets() {
+    assert_signed_get(
+        &OrdersRequest::new(Market::Spot, ["a1", "b2", "c3"]),
+        &format!("{BASE}/spot/order?order_id=a1%2Cb2%2Cc3"),
+    );
+    assert_signed_get(
+        &OrdersRequest::new(
+            Market::Margin,
+            vec!["dd3164b333a4afa9d5730bb87f6db8b3".to_owned()],
+        ),
+        &format!("{BASE}/margin/order?order_id=dd3164b333a4afa9d5730bb87f6db8b3"),
+    );
+    assert_signed_get(
+        &OrdersRequest::new(Market::Spot, ids(20)),
+        &format!("{BASE}/spot/order?order_id={}", ids(20).join("%2C")),
+    );
+}
+
+#[test]
+fn order_detail_shape_both_markets() {
+    assert_signed_get(
+        &OrderDetailRequest::new(Market::Spot, "abc"),
+        &format!("{BASE}/spot/order/detail?order_id=abc"),
+    );
+    assert_signed_get(
+        &OrderDetailRequest::new(Market::Margin, "abc"),
+        &format!("{BASE}/margin/order/detail?order_id=abc"),
+    );
+}
+
+#[test]
+fn current_orders_shape() {
+    assert_signed_get(
+        &CurrentOrdersRequest::new(Market::Spot),
+        &format!("{BASE}/spot/order/current"),
+    );
+    assert_signed_get(
+        &CurrentOrdersRequest::new(Market::Margin).symbol("btc_usdt"),
+        &format!("{BASE}/margin/order/current?symbol=btc_usdt"),
+    );
+}
+
+#[test]
+fn order_history_shape() {
+    assert_signed_get(
+        &OrderHistoryRequest::new(Market::Spot),
+        &format!("{BASE}/spot/order/history"),
+    );
+    let start = NOW_SECS - 3 * DAY;
+    assert_signed_get(
+        &OrderHistoryRequest::new(Market::Margin)
+            .end_time(NOW_SECS)
+            .limit(100)
+            .start_time(start)
+            .symbol("eth_usdt"),
+        &format!(
+            "{BASE}/margin/order/history?symbol=eth_usdt&limit=100&start_time={start}&end_time={NOW_SECS}"
+        ),
+    );
+}
+
+#[test]
+fn my_trades_shape() {
+    assert_signed_get(
+        &MyTradesRequest::new(Market::Spot),
+        &format!("{BASE}/spot/mytrades"),
+    );
+    let start = NOW_SECS - 30 * DAY;
+    assert_signed_get(
+        &MyTradesRequest::new(Market::Margin)
+            .symbol("btc_usdt")
+            .limit(500)
+            .start_time(start)
+            .end_time(start),
+        &format!(
+            "{BASE}/margin/mytrades?symbol=btc_usdt&limit=500&start_time={start}&end_time={start}"
+        ),
+    );
+}
+
+#[test]
+fn place_limit_order_shape() {
+    assert_signed_post(
+        &PlaceOrder::new(
+            Market::Spot,
+            "btc_usdt",
+            LimitOrder::buy(d("30000"), d("0.01")),
+        ),
+        &format!("{BASE}/spot/order/new"),
+        "symbol=btc_usdt&price=30000&amount=0.01&type=buy",
+    );
+    assert_signed_post(
+        &PlaceOrder::new(
+            Market::Margin,
+            "eth_usdt",
+            LimitOrder::sell(d("0.0000001"), d("12.50")).post_only(),
+        ),
+        &format!("{BASE}/margin/order/new"),
+        "symbol=eth_usdt&price=0.0000001&amount=12.50&type=sell&post_only=1",
+    );
+}
+
+#[test]
+fn place_market_order_shape() {
+    assert_signed_post(
+        &PlaceOrder::new(Market::Spot, "btc_usdt", MarketOrder::buy(d("10"))),
+        &format!("{BASE}/spot/order/new"),
+        "symbol=btc_usdt&amount=10&type=buy_market",
+    );
+    assert_signed_post(
+        &PlaceOrder::new(Market::Margin, "btc_usdt", MarketOrder::sell(d("0.5"))),
+        &format!("{BASE}/margin/order/new"),
+        "symbol=btc_usdt&amount=0.5&type=sell_market",
+    );
+}
+
+#[test]
+fn exponent_input_is_written_in_plain_notation() {
+    // A decimal parsed from `1e-07` is sent as 0.0000001, never in exponent form.
+    let amount = d("1e-07");
+    assert_signed_post(
+        &PlaceOrder::new(Market::Spot, "btc_usdt", MarketOrder::sell(amount)),
+        &format!("{BASE}/spot/order/new"),
+        "symbol=btc_usdt&amount=0.0000001&type=sell_market",
+    );
+}
+
+#[test]
+fn batch_place_shape_with_encoded_json() {
+    let orders = vec![
+        OrderSpec::from(LimitOrder::buy(d("0.01"), d("1")).post_only()),
+        MarketOrder::sell(d("2.5")).into(),
+        LimitOrder::sell(d("30000.10"), d("0.001")).into(),
+        MarketOrder::buy(d("10")).into(),
+    ];
+    let json = r#"[{"type":"buy","price":"0.01","amount":"1","post_only":1},{"type":"sell_market","amount":"2.5"},{"type":"sell","price":"30000.10","amount":"0.001"},{"type":"buy_market","amount":"10"}]"#;
+    let encoded = "%5B%7B%22type%22%3A%22buy%22%2C%22price%22%3A%220.01%22%2C%22amount%22%3A%221%22%2C%22post_only%22%3A1%7D%2C%7B%22type%22%3A%22sell_market%22%2C%22amount%22%3A%222.5%22%7D%2C%7B%22type%22%3A%22sell%22%2C%22price%22%3A%2230000.10%22%2C%22amount%22%3A%220.001%22%7D%2C%7B%22type%22%3A%22buy_market%22%2C%22amount%22%3A%2210%22%7D%5D";
+    let body = format!("symbol=btc_usdt&list={encoded}");
+    assert_signed_post(
+        &BatchPlaceOrders::new(Market::Spot, "btc_usdt", orders.clone()),
+        &format!("{BASE}/spot/order/batch_new"),
+        &body,
+    );
+    assert_signed_post(
+        &BatchPlaceOrders::new(Market::Margin, "btc_usdt", orders),
+        &format!("{BASE}/margin/order/batch_new"),
+        &body,
+    );
+    // The form value decodes back to the exact JSON text.
+    let decoded: Vec<(String, String)> = form_urlencoded::parse(body.as_bytes())
+        .into_owned()
+        .collect();
+    assert_eq!(decoded[1], ("list".to_owned(), json.to_owned()));
+}
+
+#[test]
+fn batch_accepts_limit_orders_directly() {
+    assert_signed_post(
+        &BatchPlaceOrders::new(
+            Market::Spot,
+            "btc_usdt",
+            [LimitOrder::buy(d("1"), d("2"))],
+        ),
+        &format!("{BASE}/spot/order/batch_new"),
+        "symbol=btc_usdt&list=%5B%7B%22type%22%3A%22buy%22%2C%22price%22%3A%221%22%2C%22amount%22%3A%222%22%7D%5D",
+    );
+}
+
+#[test]
+fn cancel_shape_both_markets() {
+    assert_signed_post(
+        &CancelOrders::new(Market::Spot, ["a", "b"]),
+        &format!("{BASE}/spot/order/cancel"),
+        "order_id=a%2Cb",
+    );
+    assert_signed_post(
+        &CancelOrders::new(Market::Margin, ["a"]),
+        &format!("{BASE}/margin/order/cancel"),
+        "order_id=a",
+    );
+}
+
+#[test]
+fn order_spec_accessors() {
+    let l = OrderSpec::from(LimitOrder::sell(d("2"), d("3")).post_only());
+    assert_eq!(l.wire_type(), "sell");
+    assert_eq!(l.order_type(), OrderType::Sell);
+    assert_eq!(l.side(), OrderSide::Sell);
+    assert_eq!(l.price(), Some(d("2")));
+    assert_eq!(l.amount(), d("3"));
+    assert!(l.is_post_only());
+    let m = OrderSpec::from(MarketOrder::buy(d("5")));
+    assert_eq!(m.wire_type(), "buy_market");
+    assert_eq!(m.order_type(), OrderType::BuyMarket);
+    assert_eq!(m.price(), None);
+    assert!(!m.is_post_only());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+#[test]
+fn order_id_count_and_form() {
+    assert_invalid(
+        &OrdersRequest::new(Market::Spot, Vec::<String>::new()),
+        "order_id",
+    );
+    assert_invalid(&OrdersRequest::new(Market::Spot, ids(21)), "order_id");
+    assert_invalid(&OrdersRequest::new(Market::Spot, ["a", ""]), "order_id");
+    assert_invalid(&OrdersRequest::new(Market::Spot, ["a,b"]), "order_id");
+    assert_invalid(
+        &CancelOrders::new(Market::Spot, Vec::<String>::new()),
+        "order_id",
+    );
+    assert_invalid(&CancelOrders::new(Market::Margin, ids(21)), "order_id");
+    assert_invalid(&CancelOrders::new(Market::Spot, ["x,y"]), "order_id");
+    assert_invalid(&OrderDetailRequest::new(Market::Spot, ""), "order_id");
+    assert_invalid(&OrderDetailRequest::new(Market::Spot, "a,b"), "order_id");
+    assert!(build_req(&CancelOrders::new(Market::Spot, ids(20))).is_ok());
+}
+
+#[test]
+fn limits_out_of_range() {
+    assert_invalid(&OrderHistoryRequest::new(Market::Spot).limit(0), "limit");
+    assert_invalid(&OrderHistoryRequest::new(Market::Spot).limit(101), "limit");
+    assert!(build_req(&OrderHistoryRequest::new(Market::Spot).limit(1)).is_ok());
+    assert_invalid(&MyTradesRequest::new(Market::Spot).limit(0), "limit");
+    assert_invalid(&MyTradesRequest::new(Market::Spot).limit(501), "limit");
+    assert!(build_req(&MyTradesRequest::new(Market::Spot).limit(500)).is_ok());
+}
+
+#[test]
+fn time_window_rules() {
+    let too_old = NOW_SECS - 30 * DAY - 1;
+    assert_invalid(
+        &OrderHistoryRequest::new(Market::Spot).start_time(too_old),
+        "start_time",
+    );
+    assert_invalid(
+        &MyTradesRequest::new(Market::Margin).start_time(too_old),
+        "start_time",
+    );
+    assert_invalid(
+        &OrderHistoryRequest::new(Market::Spot).end_time(too_old),
+        "end_time",
+    );
+    assert_invalid(
+        &OrderHistoryRequest::new(Market::Spot)
+            .start_time(NOW_SECS - DAY)
+            .end_time(NOW_SECS - 2 * DAY),
+        "end_time",
+    );
+    assert_invalid(
+        &MyTradesRequest::new(Market::Spot)
+            .start_time(NOW_SECS)
+            .end_time(NOW_SECS - 1),
+        "end_time",
+    );
+    // Exactly 30 days back is allowed.
+    assert!(build_req(&MyTradesRequest::new(Market::Spot).start_time(NOW_SECS - 30 * DAY)).is_ok());
+}
+
+#[test]
+fn bad_symbols() {
+    assert_invalid(
+        &PlaceOrder::new(Market::Spot, "btcusdt", MarketOrder::buy(d("1"))),
+        "symbol",
+    );
+    assert_invalid(
+        &BatchPlaceOrders::new(Market::Spot, "btc-usdt", [MarketOrder::buy(d("1"))]),
+        "symbol",
+    );
+    assert_invalid(
+        &CurrentOrdersRequest::new(Market::Spot).symbol("btc"),
+        "symbol",
+    );
+    assert_invalid(
+        &OrderHistoryRequest::new(Market::Spot).symbol("_usdt"),
+        "symbol",
+    );
+    assert_invalid(&MyTradesRequest::new(Market::Spot).symbol("btc_"), "symbol");
+}
+
+#[test]
+fn non_positive_price_and_amount() {
+    let place = |o: OrderSpec| PlaceOrder::new(Market::Spot, "btc_usdt", o);
+    assert_invalid(&place(LimitOrder::buy(d("0"), d("1")).into()), "price");
+    assert_invalid(&place(LimitOrder::sell(d("-1"), d("1")).into()), "price");
+    assert_invalid(&place(LimitOrder::buy(d("1"), d("0")).into()), "amount");
+    assert_invalid(&place(LimitOrder::buy(d("1"), d("-0.1")).into()), "amount");
+    assert_invalid(&place(MarketOrder::buy(d("0")).into()), "amount");
+    assert_invalid(&place(MarketOrder::sell(d("-2")).into()), "amount");
+}
+
+#[test]
+fn batch_count_and_element_fields() {
+    let ok = || OrderSpec::from(LimitOrder::buy(d("1"), d("1")));
+    assert_invalid(
+        &BatchPlaceOrders::new(Market::Spot, "btc_usdt", Vec::<OrderSpec>::new()),
+        "list",
+    );
+    assert_invalid(
+        &BatchPlaceOrders::new(Market::Spot, "btc_usdt", vec![ok(); 11]),
+        "list",
+    );
+    assert!(build_req(&BatchPlaceOrders::new(
+        Market::Spot,
+        "btc_usdt",
+        vec![ok(); 10]
+    ))
+    .is_ok());
+    let mut orders = vec![ok(); 3];
+    orders.push(LimitOrder::sell(d("0"), d("1")).into());
+    assert_invalid(
+        &BatchPlaceOrders::new(Market::Spot, "btc_usdt", orders),
+        "list[3].price",
+    );
+    assert_invalid(
+        &BatchPlaceOrders::new(
+            Market::Margin,
+            "btc_usdt",
+            [OrderSpec::from(MarketOrder::buy(d("0"))), ok()],
+        ),
+        "list[0].amount",
+    );
+}
+
+#[test]
+fn validation_error_message_names_field() {
+    let e = build_req(&OrdersRequest::new(Market::Spot, ids(21))).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidRequest);
+    assert!(e.to_string().contains("order_id"), "{e}");
+    assert!(e.to_string().contains("21"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+const ORDER: &str = r#"{"symbol":"btc_usdt","order_id":"dd3164b333a4afa9d5730bb87f6db8b3","created_date":1562303547,"finished_date":0,"price":0.1,"avg_price":0,"amount":1,"cash_amount":0,"executed_amount":0,"status":0,"type":"buy","kind":"spot"}"#;
+
+#[test]
+fn decode_orders_spec_shape() {
+    let body = format!(r#"{{"code":0,"data":[{ORDER}]}}"#);
+    let out = decode::<OrdersRequest>(&body).unwrap();
+    assert_eq!(out.data.len(), 1);
+    let o = &out.data[0];
+    assert_eq!(o.order_id, "dd3164b333a4afa9d5730bb87f6db8b3");
+    assert_eq!(o.symbol, "btc_usdt");
+    assert_eq!(o.created_date, TimestampSecs(1_562_303_547));
+    assert_eq!(o.finished_date, None);
+    assert_eq!(o.price, d("0.1"));
+    assert_eq!(o.amount, d("1"));
+    assert_eq!(o.cash_amount, d("0"));
+    assert_eq!(o.executed_amount, d("0"));
+    assert_eq!(o.avg_price, d("0"));
+    assert_eq!(o.status, OrderStatus::NotExecuted);
+    assert!(o.status.is_open());
+    assert_eq!(o.order_type, OrderType::Buy);
+    assert_eq!(o.kind, Some(OrderKind::Spot));
+    assert!(o.detail.is_empty());
+    // The same shape answers current orders and history.
+    assert_eq!(decode::<CurrentOrdersRequest>(&body).unwrap(), out);
+    assert_eq!(decode::<OrderHistoryRequest>(&body).unwrap(), out);
+}
+
+#[test]
+fn decode_order_variants() {
+    let body = r#"{"code":0,"data":[{"symbol":"eth_usdt","order_id":"a1","created_date":"1562303547","finished_date":1562303600,"price":"25.999999999999996","avg_price":"","amount":"1e-07","cash_amount":null,"executed_amount":"0.5","status":"4","type":"sell_market","kind":"margin","extra":{"x":[1]}},{"order_id":7,"created_date":1,"status":9,"type":"stop_limit","kind":"otc"}]}"#;
+    let out = decode::<OrdersRequest>(body).unwrap();
+    let a = &out.data[0];
+    assert_eq!(a.created_date, TimestampSecs(1_562_303_547));
+    assert_eq!(a.finished_date, Some(TimestampSecs(1_562_303_600)));
+    assert_eq!(a.price.to_string(), "25.999999999999996");
+    assert_eq!(a.avg_price, d("0"));
+    assert_eq!(a.amount.to_string(), "0.0000001");
+    assert_eq!(a.cash_amount, d("0"));
+    assert_eq!(a.executed_amount, d("0.5"));
+    assert_eq!(a.status, OrderStatus::CancelledPartially);
+    assert!(!a.status.is_open());
+    assert_eq!(a.order_type, OrderType::SellMarket);
+    assert_eq!(a.kind, Some(OrderKind::Margin));
+    let b = &out.data[1];
+    assert_eq!(b.order_id, "7");
+    assert_eq!(b.symbol, "");
+    assert_eq!(b.finished_date, None);
+    assert_eq!(b.price, d("0"));
+    assert_eq!(b.status, OrderStatus::Unknown(9));
+    assert_eq!(b.status.code(), 9);
+    assert!(!b.status.is_open());
+    assert_eq!(b.order_type, OrderType::Other("stop_limit".into()));
+    assert_eq!(b.kind, Some(OrderKind::Other("otc".into())));
+}
+
+#[test]
+fn decode_empty_or_null_lists() {
+    assert!(decode::<OrdersRequest>(r#"{"code":0,"data":[]}"#)
+        .unwrap()
+        .data
+        .is_empty());
+    assert!(decode::<OrdersRequest>(r#"{"code":0,"data":null}"#)
+        .unwrap()
+        .data
+        .is_empty());
+    assert!(decode::<OrdersRequest>(r#"{"code":0}"#)
+        .unwrap()
+        .data
+        .is_empty());
+    assert!(decode::<MyTradesRequest>(r#"{"code":0,"list":null}"#)
+        .unwrap()
+        .list
+        .is_empty());
+}
+
+fn detail_body(detail: &str) -> String {
+    let order = ORDER.trim_end_matches('}');
+    format!(r#"{{"code":0,"data":{order},"detail":{detail}}}}}"#)
+}
+
+#[test]
+fn decode_detail_object_with_int_tid() {
+    let out = decode::<OrderDetailRequest>(&detail_body(
+        r#"{"tid":33,"date":1562303547,"executed_amount":1,"executed_price":0.1}"#,
+    ))
+    .unwrap();
+    assert_eq!(out.data.order_id, "dd3164b333a4afa9d5730bb87f6db8b3");
+    assert_eq!(out.data.detail.len(), 1);
+    let f = &out.data.detail[0];
+    assert_eq!(f.tid, "33");
+    assert_eq!(f.date, TimestampSecs(1_562_303_547));
+    assert_eq!(f.executed_amount, d("1"));
+    assert_eq!(f.executed_price, d("0.1"));
+}
+
+#[test]
+fn decode_detail_array_with_string_tid() {
+    let out = decode::<OrderDetailRequest>(&detail_body(
+        r#"[{"tid":"t-1","date":"1562303547","executed_amount":"0.4","executed_price":"30000.5"},{"tid":2,"date":1562303548,"executed_amount":0.6,"executed_price":30001,"fee":1}]"#,
+    ))
+    .unwrap();
+    let fills = &out.data.detail;
+    assert_eq!(fills.len(), 2);
+    assert_eq!(fills[0].tid, "t-1");
+    assert_eq!(fills[0].executed_amount, d("0.4"));
+    assert_eq!(fills[0].executed_price, d("30000.5"));
+    assert_eq!(fills[1].tid, "2");
+    assert_eq!(fills[1].date, TimestampSecs(1_562_303_548));
+}
+
+#[test]
+fn decode_detail_absent_forms() {
+    for detail in ["null", "{}", "[]", r#""""#] {
+        let out = decode::<OrderDetailRequest>(&detail_body(detail)).unwrap();
+        assert!(out.data.detail.is_empty(), "{detail}");
+    }
+    let without = format!(r#"{{"code":0,"data":{ORDER}}}"#);
+    assert!(decode::<OrderDetailRequest>(&without)
+        .unwrap()
+        .data
+        .detail
+        .is_empty());
+}
+
+#[test]
+fn decode_detail_partial_object_names_path() {
+    let e = decode::<OrderDetailRequest>(&detail_body(r#"{"date":1,"executed_amount":1}"#))
+        .unwrap_err();
+    match e {
+        Error::Decode { path, message, .. } => {
+            assert!(path.starts_with("data"), "{path}");
+            assert!(message.contains("tid"), "{message}");
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+}
+
+#[test]
+fn decode_my_trades() {
+    let body = r#"{"code":0,"list":[{"timestamp":1562303547,"is_maker":true,"id":"1562303547123","amount":0.1,"fee":0.00002,"fee_currency":"btc","price":7000.5,"side":"buy","order_id":"dd3164b333a4afa9d5730bb87f6db8b3","symbol":"btc_usdt"},{"timestamp":"1562303548","is_maker":0,"id":98765,"amount":"2","fee":"","fee_currency":"usdt","price":"1e-07","side":"sell_market","order_id":"x","symbol":"btc_usdt"},{"timestamp":1,"is_maker":"1","id":1,"amount":1,"price":1,"side":"short","order_id":"y"},{"timestamp":1,"id":2,"amount":1,"price":1,"side":"sell","order_id":"z"}]}"#;
+    let out = decode::<MyTradesRequest>(body).unwrap();
+    assert_eq!(out.list.len(), 4);
+    let a = &out.list[0];
+    assert_eq!(a.id, "1562303547123");
+    assert_eq!(a.timestamp, TimestampSecs(1_562_303_547));
+    assert!(a.is_maker);
+    assert_eq!(a.amount, d("0.1"));
+    assert_eq!(a.fee.to_string(), "0.00002");
+    assert_eq!(a.fee_currency, "btc");
+    assert_eq!(a.price, d("7000.5"));
+    assert_eq!(a.side, OrderType::Buy);
+    assert_eq!(a.order_id, "dd3164b333a4afa9d5730bb87f6db8b3");
+    assert_eq!(a.symbol, "btc_usdt");
+    let b = &out.list[1];
+    assert_eq!(b.id, "98765");
+    assert!(!b.is_maker);
+    assert_eq!(b.fee, d("0"));
+    assert_eq!(b.price.to_string(), "0.0000001");
+    assert_eq!(b.side, OrderType::SellMarket);
+    assert!(out.list[2].is_maker);
+    assert_eq!(out.list[2].side, OrderType::Other("short".into()));
+    assert!(!out.list[3].is_maker);
+}
+
+#[test]
+fn decode_placed_and_batch_placed() {
+    let p = decode::<PlaceOrder>(r#"{"code":0,"order_id":"198361cecdc65f9c8c9bb2fa68faec40"}"#)
+        .unwrap();
+    assert_eq!(p.order_id, "198361cecdc65f9c8c9bb2fa68faec40");
+    let b = decode::<BatchPlaceOrders>(r#"{"order_ids":["a1",12345678901234567890],"code":0}"#)
+        .unwrap();
+    assert_eq!(
+        b.order_ids,
+        vec!["a1".to_owned(), "12345678901234567890".to_owned()]
+    );
+}
+
+#[test]
+fn decode_cancel_result() {
+    let r =
+        decode::<CancelOrders>(r#"{"code":0,"date":1589872188,"success":["a",7],"error":["b"]}"#)
+            .unwrap();
+    assert_eq!(r.success, vec!["a".to_owned(), "7".to_owned()]);
+    assert_eq!(r.error, vec!["b".to_owned()]);
+    assert_eq!(r.date, Some(TimestampSecs(1_589_872_188)));
+    let r = decode::<CancelOrders>(r#"{"code":0,"success":["a"]}"#).unwrap();
+    assert_eq!(r.success, vec!["a".to_owned()]);
+    assert!(r.error.is_empty());
+    assert_eq!(r.date, None);
+    let r = decode::<CancelOrders>(r#"{"code":0,"success":null,"error":null}"#).unwrap();
+    assert!(r.success.is_empty() && r.error.is_empty());
+}
+
+#[test]
+fn api_error_order_not_found() {
+    for status in [200, 400] {
+        let e = decode_status::<OrderDetailRequest>(
+            status,
+            r#"{"code":20013,"msg":"order not found"}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
+        match e {
+            Error::Api(a) => {
+                assert_eq!(a.code.code(), 20013);
+                assert_eq!(a.message.as_deref(), Some("order not found"));
+                assert_eq!(a.status, status);
+            }
+            other => panic!("expected an API error, got {other:?}"),
+        }
+    }
+    let e = decode::<CancelOrders>(r#"{"code":20013,"msg":"order not found"}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotFound);
+}
+
+#[test]
+fn models_serialize_decimals_as_strings() {
+    let body = detail_body(r#"{"tid":33,"date":1,"executed_amount":1,"executed_price":0.10}"#);
+    let out = decode::<OrderDetailRequest>(&body).unwrap();
+    let json = serde_json::to_string(&out).unwrap();
+    assert!(json.contains(r#""type":"buy""#), "{json}");
+    assert!(json.contains(r#""price":"0.1""#), "{json}");
+    assert!(json.contains(r#""finished_date":null"#), "{json}");
+    assert!(
+        json.contains(
+            r#""detail":[{"tid":"33","date":1,"executed_amount":"1","executed_price":"0.10"}]"#
+        ),
+        "{json}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catalog
+
+fn from_catalog(method: &str, path: &str, params: &[(&str, &str)]) -> Result<String, Error> {
+    let (entry, vars) = catalog::find(method, path).expect("endpoint in catalog");
+    let mut map = ParamMap::new();
+    for (k, v) in vars {
+        map.insert_text(k, v);
+    }
+    for (k, v) in params {
+        map.insert_text(*k, *v);
+    }
+    (entry.build)(map, &Config::default(), Some(&creds()), NOW).map(|r| render(&r))
+}
+
+#[test]
+fn catalog_margin_market_buy_matches_builder() {
+    let (entry, vars) = catalog::find("POST", "/v3/margin/order/new").unwrap();
+    assert_eq!(entry.meta.path, "/{market}/order/new");
+    assert!(entry.meta.signed);
+    assert!(!entry.meta.idempotent);
+    assert_eq!(entry.meta.success_code, 0);
+    assert_eq!(vars, vec![("market".to_owned(), "margin".to_owned())]);
+    let mut map = ParamMap::new();
+    for (k, v) in vars {
+        map.insert_text(k, v);
+    }
+    map.insert_text("symbol", "btc_usdt");
+    map.insert_text("type", "buy_market");
+    map.insert_text("amount", "10");
+    let got = (entry.build)(map, &Config::default(), Some(&creds()), NOW).unwrap();
+    let want = build_req(&PlaceOrder::new(
+        Market::Margin,
+        "btc_usdt",
+        MarketOrder::buy(d("10")),
+    ))
+    .unwrap();
+    assert_eq!(render(&got), render(&want));
+}
+
+#[test]
+fn catalog_has_every_order_endpoint() {
+    for (method, path, template) in [
+        ("GET", "/v3/spot/order", "/{market}/order"),
+        ("GET", "/v3/margin/order/detail", "/{market}/order/detail"),
+        ("GET", "/v3/spot/order/current", "/{market}/order/current"),
+        ("GET", "/v3/spot/order/history", "/{market}/order/history"),
+        ("GET", "/v3/margin/mytrades", "/{market}/mytrades"),
+        ("POST", "/v3/spot/order/new", "/{market}/order/new"),
+        (
+            "POST",
+            "/v3/spot/order/batch_new",
+            "/{market}/order/batch_new",
+        ),
+        ("POST", "/v3/margin/order/cancel", "/{market}/order/cancel"),
+    ] {
+        let (entry, _) = catalog::find(method, path).unwrap_or_else(|| panic!("{method} {path}"));
+        assert_eq!(entry.meta.path, template);
+        assert!(entry.meta.signed, "{path}");
+        assert_eq!(entry.meta.idempotent, method == "GET", "{path}");
+        assert_eq!(entry.meta.success_code, 0);
+    }
+}
+
+#[test]
+fn catalog_builds_queries_and_limit_orders() {
+    assert_eq!(
+        from_catalog("GET", "/v3/spot/order", &[("order_id", "a,b")]).unwrap(),
+        render(&build_req(&OrdersRequest::new(Market::Spot, ["a", "b"])).unwrap())
+    );
+    assert_eq!(
+        from_catalog("POST", "/v3/margin/order/cancel", &[("order_id", "a,b")]).unwrap(),
+        render(&build_req(&CancelOrders::new(Market::Margin, ["a", "b"])).unwrap())
+    );
+    assert_eq!(
+        from_catalog(
+            "GET",
+            "/v3/spot/mytrades",
+            &[
+                ("symbol", "btc_usdt"),
+                ("limit", "5"),
+                ("end_time", "1700000000")
+            ]
+        )
+        .unwrap(),
+        render(
+            &build_req(
+                &MyTradesRequest::new(Market::Spot)
+                    .symbol("btc_usdt")
+                    .limit(5)
+                    .end_time(NOW_SECS)
+            )
+            .unwrap()
+        )
+    );
+    assert_eq!(
+        from_catalog(
+            "POST",
+            "/v3/spot/order/new",
+            &[
+                ("symbol", "btc_usdt"),
+                ("type", "sell"),
+                ("price", "30000.50"),
+                ("amount", "0.01"),
+                ("post_only", "1")
+            ]
+        )
+        .unwrap(),
+        render(
+            &build_req(&PlaceOrder::new(
+                Market::Spot,
+                "btc_usdt",
+                LimitOrder::sell(d("30000.50"), d("0.01")).post_only()
+            ))
+            .unwrap()
+        )
+    );
+    // post_only=0 is the default and changes nothing.
+    assert_eq!(
+        from_catalog(
+            "POST",
+            "/v3/spot/order/new",
+            &[
+                ("symbol", "btc_usdt"),
+                ("type", "sell_market"),
+                ("amount", "1"),
+                ("post_only", "0")
+            ]
+        )
+        .unwrap(),
+        render(
+            &build_req(&PlaceOrder::new(
+                Market::Spot,
+                "btc_usdt",
+                MarketOrder::sell(d("1"))
+            ))
+            .unwrap()
+        )
+    );
+}
+
+fn assert_field(r: Result<String, Error>, field: &str) {
+    match r {
+        Err(Error::Validation { field: f, .. }) => assert_eq!(f, field),
+        other => panic!("expected a validation error on {field}, got {other:?}"),
+    }
+}
+
+#[test]
+fn catalog_refuses_inconsistent_orders() {
+    let new = |params: &[(&str, &str)]| from_catalog("POST", "/v3/spot/order/new", params);
+    assert_field(
+        new(&[
+            ("symbol", "btc_usdt"),
+            ("type", "buy_market"),
+            ("amount", "1"),
+            ("price", "5"),
+        ]),
+        "price",
+    );
+    assert_field(
+        new(&[
+            ("symbol", "btc_usdt"),
+            ("type", "sell_market"),
+            ("amount", "1"),
+            ("post_only", "1"),
+        ]),
+        "post_only",
+    );
+    assert_field(
+        new(&[("symbol", "btc_usdt"), ("type", "buy"), ("amount", "1")]),
+        "price",
+    );
+    assert_field(
+        new(&[("symbol", "btc_usdt"), ("type", "limit"), ("amount", "1")]),
+        "type",
+    );
+    assert_field(new(&[("symbol", "btc_usdt"), ("amount", "1")]), "type");
+    assert_field(
+        new(&[("symbol", "btc_usdt"), ("type", "buy"), ("price", "1")]),
+        "amount",
+    );
+    assert_field(
+        new(&[
+            ("symbol", "btc_usdt"),
+            ("type", "buy"),
+            ("price", "x"),
+            ("amount", "1"),
+        ]),
+        "price",
+    );
+    assert_field(
+        new(&[
+            ("symbol", "btc_usdt"),
+            ("type", "buy"),
+            ("price", "0"),
+            ("amount", "1"),
+        ]),
+        "price",
+    );
+    assert_field(
+        from_catalog("POST", "/v3/futures/order/new", &[("symbol", "btc_usdt")]),
+        "market",
+    );
+}
+
+#[test]
+fn catalog_batch_from_list_text() {
+    let list = r#"[{"type":"buy","price":"0.01","amount":1,"post_only":1},{"type":"sell_market","amount":2.50},{"type":"sell","price":30000.10,"amount":"0.001","post_only":"0"}]"#;
+    let got = from_catalog(
+        "POST",
+        "/v3/spot/order/batch_new",
+        &[("symbol", "btc_usdt"), ("list", list)],
+    )
+    .unwrap();
+    let want = build_req(&BatchPlaceOrders::new(
+        Market::Spot,
+        "btc_usdt",
+        [
+            OrderSpec::from(LimitOrder::buy(d("0.01"), d("1")).post_only()),
+            MarketOrder::sell(d("2.50")).into(),
+            LimitOrder::sell(d("30000.10"), d("0.001")).into(),
+        ],
+    ))
+    .unwrap();
+    assert_eq!(got, render(&want));
+}
+
+#[test]
+fn catalog_batch_from_json_object() {
+    // `--json` style: the list as a JSON array, or as a string holding the array's text.
+    let (entry, vars) = catalog::find("POST", "/v3/margin/order/batch_new").unwrap();
+    let want = render(
+        &build_req(&BatchPlaceOrders::new(
+            Market::Margin,
+            "btc_usdt",
+            [MarketOrder::buy(d("10"))],
+        ))
+        .unwrap(),
+    );
+    for json in [
+        r#"{"symbol":"btc_usdt","list":[{"type":"buy_market","amount":10}]}"#,
+        r#"{"symbol":"btc_usdt","list":"[{\"type\":\"buy_market\",\"amount\":\"10\"}]"}"#,
+    ] {
+        let mut map = ParamMap::new();
+        for (k, v) in vars.clone() {
+            map.insert_text(k, v);
+        }
+        map.insert_json_object(json).unwrap();
+        let got = (entry.build)(map, &Config::default(), Some(&creds()), NOW).unwrap();
+        assert_eq!(render(&got), want, "{json}");
+    }
+}
+
+#[test]
+fn catalog_batch_element_errors_name_the_element() {
+    let batch = |list: &str| {
+        from_catalog(
+            "POST",
+            "/v3/spot/order/batch_new",
+            &[("symbol", "btc_usdt"), ("list", list)],
+        )
+    };
+    assert_field(
+        batch(
+            r#"[{"type":"buy","price":1,"amount":1},{"type":"buy_market","price":1,"amount":1}]"#,
+        ),
+        "list[1].price",
+    );
+    assert_field(
+        batch(r#"[{"type":"sell_market","amount":1,"post_only":1}]"#),
+        "list[0].post_only",
+    );
+    assert_field(batch(r#"[{"type":"buy","amount":1}]"#), "list[0].price");
+    assert_field(batch(r#"[{"type":"buy","price":1}]"#), "list[0].amount");
+    assert_field(
+        batch(r#"[{"type":"hold","price":1,"amount":1}]"#),
+        "list[0].type",
+    );
+    assert_field(
+        batch(
+            r#"[{"type":"buy","price":1,"amount":1},{"type":"buy","price":1,"amount":1},{"type":"buy","price":"-1","amount":1}]"#,
+        ),
+        "list[2].price",
+    );
+    assert_field(batch("[]"), "list");
+    assert_field(batch("not json"), "list");
+    assert_field(
+        batch(r#"[{"type":"buy","price":1,"amount":1,"prce":2}]"#),
+        "list",
+    );
+    assert_field(
+        from_catalog(
+            "POST",
+            "/v3/spot/order/batch_new",
+            &[("symbol", "btc_usdt")],
+        ),
+        "list",
+    );
+}
+
+#[test]
+fn catalog_refuses_unknown_parameters() {
+    assert_field(
+        from_catalog("GET", "/v3/spot/order/current", &[("symbl", "btc_usdt")]),
+        "symbl",
+    );
+}
+
+#[test]
+fn catalog_decode_renders_json() {
+    let (entry, _) = catalog::find("POST", "/v3/spot/order/cancel").unwrap();
+    let v = (entry.decode)(
+        200,
+        &http::HeaderMap::new(),
+        br#"{"code":0,"success":[1],"error":[]}"#,
+    )
+    .unwrap();
+    assert_eq!(v["success"][0], "1");
+    assert_eq!(v["date"], serde_json::Value::Null);
+}

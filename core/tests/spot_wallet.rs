@@ -1,0 +1,582 @@
+mod support;
+use support::*;
+
+use digifinex_core::catalog::{self, ParamMap};
+use digifinex_core::spot::{
+    CancelWithdraw, DepositAddress, DepositAddressRequest, DepositHistoryRequest, DepositState,
+    HistoryDirection, Withdraw, WithdrawHistoryRequest, WithdrawState,
+};
+use digifinex_core::{Config, Endpoint, Error, ErrorKind};
+
+const BASE: &str = "https://openapi.digifinex.com/v3";
+
+// ---------------------------------------------------------------------------------------------
+// Meta
+
+#[test]
+fn wallet_endpoints_are_signed_with_success_code_200() {
+    for (meta, idempotent) in [
+        (DepositAddressRequest::META, true),
+        (DepositHistoryRequest::META, true),
+        (WithdrawHistoryRequest::META, true),
+        (Withdraw::META, false),
+        (CancelWithdraw::META, false),
+    ] {
+        assert_eq!(
+            (meta.signed, meta.success_code, meta.idempotent),
+            (true, 200, idempotent),
+            "{}",
+            meta.name
+        );
+    }
+}
+
+#[test]
+fn unsigned_build_is_refused() {
+    let e = digifinex_core::build(
+        &DepositAddressRequest::new("usdt"),
+        &Config::default(),
+        None,
+        NOW,
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::Validation { ref field, .. } if field == "credentials"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request shapes
+
+#[test]
+fn deposit_address_shape() {
+    assert_signed_get(
+        &DepositAddressRequest::new("usdt"),
+        &format!("{BASE}/deposit/address?currency=usdt"),
+    );
+}
+
+#[test]
+fn deposit_history_shape() {
+    assert_signed_get(
+        &DepositHistoryRequest::new(),
+        &format!("{BASE}/deposit/history"),
+    );
+    assert_signed_get(
+        &DepositHistoryRequest::new()
+            .direct(HistoryDirection::Next)
+            .size(500)
+            .from(12)
+            .currency("usdt"),
+        &format!("{BASE}/deposit/history?currency=usdt&from=12&size=500&direct=next"),
+    );
+    assert_signed_get(
+        &DepositHistoryRequest::new()
+            .size(1)
+            .direct(HistoryDirection::Prev),
+        &format!("{BASE}/deposit/history?size=1&direct=prev"),
+    );
+}
+
+#[test]
+fn withdraw_history_shape() {
+    assert_signed_get(
+        &WithdrawHistoryRequest::new(),
+        &format!("{BASE}/withdraw/history"),
+    );
+    assert_signed_get(
+        &WithdrawHistoryRequest::new()
+            .currency("btc")
+            .from(7)
+            .size(100)
+            .direct(HistoryDirection::Prev),
+        &format!("{BASE}/withdraw/history?currency=btc&from=7&size=100&direct=prev"),
+    );
+}
+
+#[test]
+fn withdraw_shape() {
+    assert_signed_post(
+        &Withdraw::new("usdt", "0xabc", d("10.5")).chain("ERC20"),
+        &format!("{BASE}/withdraw/new"),
+        "currency=usdt&chain=ERC20&address=0xabc&amount=10.5",
+    );
+    assert_signed_post(
+        &Withdraw::new("USDT", "1abc", d("1")).chain("OMNI"),
+        &format!("{BASE}/withdraw/new"),
+        "currency=USDT&chain=OMNI&address=1abc&amount=1",
+    );
+    // Memo last; setter order does not matter.
+    assert_signed_post(
+        &Withdraw::new("xrp", "rAddr", d("25.000001")).memo("12345"),
+        &format!("{BASE}/withdraw/new"),
+        "currency=xrp&address=rAddr&amount=25.000001&memo=12345",
+    );
+    // A chain for another currency is passed through unchanged.
+    assert_signed_post(
+        &Withdraw::new("eth", "0xdef", d("0.01"))
+            .memo("m")
+            .chain("Arbitrum One"),
+        &format!("{BASE}/withdraw/new"),
+        "currency=eth&chain=Arbitrum+One&address=0xdef&amount=0.01&memo=m",
+    );
+    // Empty chain and memo count as not given.
+    assert_signed_post(
+        &Withdraw::new("btc", "bc1q", d("0.5")).chain("").memo(""),
+        &format!("{BASE}/withdraw/new"),
+        "currency=btc&address=bc1q&amount=0.5",
+    );
+}
+
+#[test]
+fn cancel_withdraw_shape() {
+    assert_signed_post(
+        &CancelWithdraw::new("42"),
+        &format!("{BASE}/withdraw/cancel"),
+        "withdraw_id=42",
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+#[test]
+fn history_size_range() {
+    assert_invalid(&DepositHistoryRequest::new().size(0), "size");
+    assert_invalid(&DepositHistoryRequest::new().size(501), "size");
+    assert_invalid(&WithdrawHistoryRequest::new().size(0), "size");
+    assert_invalid(&WithdrawHistoryRequest::new().size(501), "size");
+    assert!(build_req(&DepositHistoryRequest::new().size(1)).is_ok());
+    assert!(build_req(&WithdrawHistoryRequest::new().size(500)).is_ok());
+}
+
+#[test]
+fn history_empty_currency() {
+    assert_invalid(&DepositHistoryRequest::new().currency(""), "currency");
+    assert_invalid(&WithdrawHistoryRequest::new().currency(" "), "currency");
+}
+
+#[test]
+fn deposit_address_empty_currency() {
+    assert_invalid(&DepositAddressRequest::new(""), "currency");
+}
+
+#[test]
+fn withdraw_usdt_needs_chain() {
+    assert_invalid(&Withdraw::new("usdt", "0xabc", d("1")), "chain");
+    assert_invalid(&Withdraw::new("UsDt", "0xabc", d("1")), "chain");
+    assert_invalid(&Withdraw::new("usdt", "0xabc", d("1")).chain(""), "chain");
+}
+
+#[test]
+fn withdraw_usdt_refuses_other_chains() {
+    assert_invalid(
+        &Withdraw::new("usdt", "Txyz", d("1")).chain("TRC20"),
+        "chain",
+    );
+    assert_invalid(
+        &Withdraw::new("USDT", "0xabc", d("1")).chain("erc-20"),
+        "chain",
+    );
+}
+
+#[test]
+fn withdraw_amount_positive() {
+    assert_invalid(&Withdraw::new("btc", "bc1q", d("0")), "amount");
+    assert_invalid(&Withdraw::new("btc", "bc1q", d("0.000")), "amount");
+    assert_invalid(&Withdraw::new("btc", "bc1q", d("-1")), "amount");
+}
+
+#[test]
+fn withdraw_address_and_currency_non_empty() {
+    assert_invalid(&Withdraw::new("btc", "", d("1")), "address");
+    assert_invalid(&Withdraw::new("btc", "  ", d("1")), "address");
+    assert_invalid(&Withdraw::new("", "bc1q", d("1")), "currency");
+}
+
+#[test]
+fn cancel_withdraw_id_form() {
+    assert_invalid(&CancelWithdraw::new(""), "withdraw_id");
+    assert_invalid(&CancelWithdraw::new("12a"), "withdraw_id");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+#[test]
+fn decode_deposit_addresses() {
+    let out = decode::<DepositAddressRequest>(
+        r#"{"code":200,"data":[
+            {"currency":"USDT","address":"0xd9aF","addressTag":"","chain":"ERC20"},
+            {"currency":"XRP","address":"rXyz","addressTag":"104632","chain":"","extra":1},
+            {"currency":"BTC","address":"bc1q"}
+        ]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        out.data,
+        vec![
+            DepositAddress {
+                currency: "USDT".into(),
+                address: "0xd9aF".into(),
+                address_tag: None,
+                chain: Some("ERC20".into()),
+            },
+            DepositAddress {
+                currency: "XRP".into(),
+                address: "rXyz".into(),
+                address_tag: Some("104632".into()),
+                chain: None,
+            },
+            DepositAddress {
+                currency: "BTC".into(),
+                address: "bc1q".into(),
+                address_tag: None,
+                chain: None,
+            },
+        ]
+    );
+}
+
+#[test]
+fn decode_deposit_history_current_shape() {
+    let out = decode::<DepositHistoryRequest>(
+        r#"{"code":200,"data":[{"id":1171,"currency":"xrp","hashId":"ed03094b84eafbe4bc16e7ef766ee959885ee5bcb265872baaa9c64e1cf86c2b","chain":"","amount":"7.457467","address":"rae93V8d2mdoUQHwBDBdM4NHCMehRJAsbm","state":3,"created_date":"2020-04-20 11:23:00","update_date":"2020-04-20 13:23:00"}]}"#,
+    )
+    .unwrap();
+    let [r] = out.data.as_slice() else {
+        panic!("one record expected: {out:?}")
+    };
+    assert_eq!(r.id, "1171");
+    assert_eq!(r.currency, "xrp");
+    assert_eq!(
+        r.hash_id.as_deref(),
+        Some("ed03094b84eafbe4bc16e7ef766ee959885ee5bcb265872baaa9c64e1cf86c2b")
+    );
+    assert_eq!(r.chain, None);
+    assert_eq!(r.amount, d("7.457467"));
+    assert_eq!(r.address, "rae93V8d2mdoUQHwBDBdM4NHCMehRJAsbm");
+    assert_eq!(r.state, DepositState::Deposited);
+    assert_eq!(r.created_date, "2020-04-20 11:23:00");
+    assert_eq!(r.update_date, "2020-04-20 13:23:00");
+}
+
+#[test]
+fn decode_deposit_history_older_shape() {
+    // Older description: `hash`, `finished_date`, amount as a number, id as a string.
+    let out = decode::<DepositHistoryRequest>(
+        r#"{"code":200,"data":[{"id":"1172","currency":"btc","hash":"abc","chain":"BTC","amount":0.00100000,"address":"bc1q","state":1,"created_date":"2020-04-21 01:00:00","finished_date":"2020-04-21 02:00:00"}]}"#,
+    )
+    .unwrap();
+    let [r] = out.data.as_slice() else {
+        panic!("one record expected: {out:?}")
+    };
+    assert_eq!(r.id, "1172");
+    assert_eq!(r.hash_id.as_deref(), Some("abc"));
+    assert_eq!(r.chain.as_deref(), Some("BTC"));
+    assert_eq!(r.amount, d("0.001"));
+    assert_eq!(r.amount.to_string(), "0.00100000");
+    assert_eq!(r.state, DepositState::InDeposit);
+    assert_eq!(r.update_date, "2020-04-21 02:00:00");
+}
+
+#[test]
+fn decode_deposit_states_and_missing_optionals() {
+    for (code, want) in [
+        (1, DepositState::InDeposit),
+        (2, DepositState::ToBeConfirmed),
+        (3, DepositState::Deposited),
+        (4, DepositState::Stopped),
+        (9, DepositState::Unknown(9)),
+    ] {
+        let body = format!(r#"{{"code":200,"data":[{{"id":5,"amount":"1","state":{code}}}]}}"#);
+        let out = decode::<DepositHistoryRequest>(&body).unwrap();
+        let [r] = out.data.as_slice() else {
+            panic!("one record expected: {out:?}")
+        };
+        assert_eq!(r.state, want);
+        assert_eq!(r.hash_id, None);
+        assert_eq!(r.chain, None);
+        assert_eq!(r.update_date, "");
+    }
+    // Unknown state survives a serialize round trip.
+    let out =
+        decode::<DepositHistoryRequest>(r#"{"code":200,"data":[{"id":5,"amount":"1","state":9}]}"#)
+            .unwrap();
+    let json = serde_json::to_string(&out).unwrap();
+    assert!(json.contains(r#""state":9"#), "{json}");
+}
+
+#[test]
+fn decode_empty_history() {
+    assert!(decode::<DepositHistoryRequest>(r#"{"code":200,"data":[]}"#)
+        .unwrap()
+        .data
+        .is_empty());
+    assert!(decode::<WithdrawHistoryRequest>(r#"{"code":200}"#)
+        .unwrap()
+        .data
+        .is_empty());
+}
+
+#[test]
+fn decode_withdraw_history_current_shape() {
+    let out = decode::<WithdrawHistoryRequest>(
+        r#"{"code":200,"data":[{"id":1171,"currency":"xrp","hashId":"ed03094b","chain":"","amount":"7.457467","address":"rae93V8d2mdoUQHwBDBdM4NHCMehRJAsbm","memo":"100040","fee":"0.1","state":3,"created_date":"2020-04-20 11:23:00","update_date":"2020-04-20 13:23:00"}]}"#,
+    )
+    .unwrap();
+    let [r] = out.data.as_slice() else {
+        panic!("one record expected: {out:?}")
+    };
+    assert_eq!(r.id, "1171");
+    assert_eq!(r.hash_id.as_deref(), Some("ed03094b"));
+    assert_eq!(r.chain, None);
+    assert_eq!(r.amount, d("7.457467"));
+    assert_eq!(r.memo.as_deref(), Some("100040"));
+    assert_eq!(r.fee, d("0.1"));
+    assert_eq!(r.state, WithdrawState::Completed);
+    assert_eq!(r.created_date, "2020-04-20 11:23:00");
+    assert_eq!(r.update_date, "2020-04-20 13:23:00");
+}
+
+#[test]
+fn decode_withdraw_history_older_shape() {
+    let out = decode::<WithdrawHistoryRequest>(
+        r#"{"code":200,"data":[{"id":"99","currency":"usdt","hash":"0xfe","chain":"ERC20","amount":12.5,"address":"0xabc","memo":"","fee":1,"state":4,"created_date":"2020-01-01 00:00:00","finished_date":"2020-01-01 01:00:00","unknown_field":[1,2]}]}"#,
+    )
+    .unwrap();
+    let [r] = out.data.as_slice() else {
+        panic!("one record expected: {out:?}")
+    };
+    assert_eq!(r.id, "99");
+    assert_eq!(r.hash_id.as_deref(), Some("0xfe"));
+    assert_eq!(r.chain.as_deref(), Some("ERC20"));
+    assert_eq!(r.amount, d("12.5"));
+    assert_eq!(r.memo, None);
+    assert_eq!(r.fee, d("1"));
+    assert_eq!(r.state, WithdrawState::Rejected);
+    assert_eq!(r.update_date, "2020-01-01 01:00:00");
+}
+
+#[test]
+fn decode_withdraw_states() {
+    for (code, want) in [
+        (1, WithdrawState::Applying),
+        (2, WithdrawState::ToBeConfirmed),
+        (3, WithdrawState::Completed),
+        (4, WithdrawState::Rejected),
+        (0, WithdrawState::Unknown(0)),
+    ] {
+        let body = format!(
+            r#"{{"code":200,"data":[{{"id":5,"amount":"1","fee":"0","state":"{code}"}}]}}"#
+        );
+        let out = decode::<WithdrawHistoryRequest>(&body).unwrap();
+        let [r] = out.data.as_slice() else {
+            panic!("one record expected: {out:?}")
+        };
+        assert_eq!(r.state, want);
+    }
+}
+
+#[test]
+fn decode_withdraw_created_and_cancelled() {
+    assert_eq!(
+        decode::<Withdraw>(r#"{"code":200,"withdraw_id":700}"#)
+            .unwrap()
+            .withdraw_id,
+        "700"
+    );
+    assert_eq!(
+        decode::<Withdraw>(r#"{"code":200,"withdraw_id":"9007199254740993"}"#)
+            .unwrap()
+            .withdraw_id,
+        "9007199254740993"
+    );
+    assert_eq!(
+        decode::<CancelWithdraw>(r#"{"code":200,"withdraw_id":700}"#)
+            .unwrap()
+            .withdraw_id,
+        "700"
+    );
+    assert_eq!(
+        decode::<CancelWithdraw>(r#"{"code":200,"withdraw_id":"701"}"#)
+            .unwrap()
+            .withdraw_id,
+        "701"
+    );
+}
+
+#[test]
+fn decode_bad_amount_names_path() {
+    let e =
+        decode::<DepositHistoryRequest>(r#"{"code":200,"data":[{"id":1,"amount":"x","state":1}]}"#)
+            .unwrap_err();
+    match e {
+        Error::Decode { path, .. } => assert_eq!(path, "data[0].amount"),
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Envelope
+
+#[test]
+fn code_zero_is_not_success_here() {
+    // parse_body treats any code other than the endpoint's success code (200) as an API error.
+    let e = decode::<DepositHistoryRequest>(r#"{"code":0,"data":[]}"#).unwrap_err();
+    assert!(matches!(e, Error::Api(_)), "{e:?}");
+    assert_eq!(e.api_code(), Some(0));
+    let e = decode::<WithdrawHistoryRequest>(r#"{"code":0,"data":[]}"#).unwrap_err();
+    assert_eq!(e.api_code(), Some(0));
+    let e = decode::<Withdraw>(r#"{"code":0,"withdraw_id":1}"#).unwrap_err();
+    assert_eq!(e.api_code(), Some(0));
+}
+
+#[test]
+fn code_200_is_success() {
+    assert!(decode::<DepositHistoryRequest>(r#"{"code":200,"data":[]}"#).is_ok());
+    assert!(decode::<WithdrawHistoryRequest>(r#"{"code":200,"data":[]}"#).is_ok());
+    assert!(decode::<DepositAddressRequest>(r#"{"code":200,"data":[]}"#).is_ok());
+}
+
+#[test]
+fn withdrawing_too_often_is_rate_limit() {
+    let e = decode::<Withdraw>(r#"{"code":20040}"#).unwrap_err();
+    assert!(matches!(e, Error::Api(_)), "{e:?}");
+    assert_eq!(e.api_code(), Some(20040));
+    assert_eq!(e.kind(), ErrorKind::RateLimit);
+    assert!(e.is_retryable());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catalog
+
+fn render_catalog(method: &str, path: &str, params: &[(&str, &str)]) -> Result<String, Error> {
+    let (entry, vars) = catalog::find(method, path).unwrap();
+    let mut map = ParamMap::new();
+    for (k, v) in vars {
+        map.insert_text(k, v);
+    }
+    for (k, v) in params {
+        map.insert_text(*k, *v);
+    }
+    (entry.build)(map, &Config::default(), Some(&creds()), NOW).map(|r| render(&r))
+}
+
+#[test]
+fn catalog_cancel_withdraw_matches_builder() {
+    let from_catalog = render_catalog("POST", "/v3/withdraw/cancel", &[("withdraw_id", "42")]);
+    let typed = render(&build_req(&CancelWithdraw::new("42")).unwrap());
+    assert_eq!(from_catalog.unwrap(), typed);
+}
+
+#[test]
+fn catalog_finds_every_wallet_endpoint() {
+    for (method, path, want) in [
+        ("GET", "/v3/deposit/address", DepositAddressRequest::META),
+        ("GET", "/v3/deposit/history", DepositHistoryRequest::META),
+        ("GET", "/v3/withdraw/history", WithdrawHistoryRequest::META),
+        ("POST", "/v3/withdraw/new", Withdraw::META),
+        ("POST", "/v3/withdraw/cancel", CancelWithdraw::META),
+    ] {
+        let (entry, vars) = catalog::find(method, path).unwrap();
+        assert_eq!(entry.meta, want, "{method} {path}");
+        assert!(vars.is_empty());
+    }
+}
+
+/// Method, path, wire parameters, and the rendered request of the typed builder.
+type CatalogCase = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    String,
+);
+
+#[test]
+fn catalog_builds_match_typed_builders() {
+    let cases: [CatalogCase; 4] = [
+        (
+            "GET",
+            "/v3/deposit/address",
+            &[("currency", "usdt")],
+            render(&build_req(&DepositAddressRequest::new("usdt")).unwrap()),
+        ),
+        (
+            "GET",
+            "/v3/deposit/history",
+            &[
+                ("direct", "next"),
+                ("size", "20"),
+                ("from", "3"),
+                ("currency", "btc"),
+            ],
+            render(
+                &build_req(
+                    &DepositHistoryRequest::new()
+                        .currency("btc")
+                        .from(3)
+                        .size(20)
+                        .direct(HistoryDirection::Next),
+                )
+                .unwrap(),
+            ),
+        ),
+        (
+            "GET",
+            "/v3/withdraw/history",
+            &[("direct", "prev")],
+            render(
+                &build_req(&WithdrawHistoryRequest::new().direct(HistoryDirection::Prev)).unwrap(),
+            ),
+        ),
+        (
+            "POST",
+            "/v3/withdraw/new",
+            &[
+                ("memo", "7"),
+                ("amount", "2.50"),
+                ("address", "0xabc"),
+                ("chain", "ERC20"),
+                ("currency", "usdt"),
+            ],
+            render(
+                &build_req(
+                    &Withdraw::new("usdt", "0xabc", d("2.50"))
+                        .chain("ERC20")
+                        .memo("7"),
+                )
+                .unwrap(),
+            ),
+        ),
+    ];
+    for (method, path, params, want) in cases {
+        assert_eq!(
+            render_catalog(method, path, params).unwrap(),
+            want,
+            "{method} {path}"
+        );
+    }
+}
+
+#[test]
+fn catalog_refuses_bad_direct_and_unknown_keys() {
+    for (params, field) in [
+        (&[("direct", "up")][..], "direct"),
+        (&[("direct", "PREV")][..], "direct"),
+        (&[("size", "x")][..], "size"),
+        (&[("size", "0")][..], "size"),
+        (&[("limit", "5")][..], "limit"),
+    ] {
+        match render_catalog("GET", "/v3/deposit/history", params) {
+            Err(Error::Validation { field: f, .. }) => assert_eq!(f, field, "{params:?}"),
+            other => panic!("expected a validation error on {field}, got {other:?}"),
+        }
+    }
+    match render_catalog(
+        "POST",
+        "/v3/withdraw/new",
+        &[("currency", "usdt"), ("address", "a"), ("amount", "1")],
+    ) {
+        Err(Error::Validation { field, .. }) => assert_eq!(field, "chain"),
+        other => panic!("expected a validation error on chain, got {other:?}"),
+    }
+}
