@@ -207,7 +207,7 @@ fn request(args: RequestArgs) -> Result<(), Failure> {
                 return Err(Failure::Usage(format!("parameter `{k}` given twice")));
             }
         }
-        params.insert_json_object(json)?;
+        params.insert_json(json)?;
     }
 
     let mut config = Config::default();

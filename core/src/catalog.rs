@@ -16,6 +16,7 @@ use crate::endpoint::{build, parse_body, Endpoint, Meta};
 use crate::error::Error;
 use crate::num::parse_decimal;
 use crate::spot;
+use crate::swap;
 use crate::types::TimestampMillis;
 
 /// Builds a typed request from wire parameters.
@@ -103,6 +104,10 @@ pub fn all() -> impl Iterator<Item = &'static CatalogEntry> {
         .chain(spot::account::ENTRIES)
         .chain(spot::order::ENTRIES)
         .chain(spot::wallet::ENTRIES)
+        .chain(swap::public::ENTRIES)
+        .chain(swap::account::ENTRIES)
+        .chain(swap::trade::ENTRIES)
+        .chain(swap::copy::ENTRIES)
 }
 
 /// Finds the endpoint for `METHOD PATH` as sent after the host (`GET /v3/order_book`,
@@ -151,10 +156,12 @@ enum ParamValue {
     Json(Box<RawValue>),
 }
 
-/// Wire parameters by name, consumed field by field by [`FromParams`] implementations.
+/// Wire parameters by name, consumed field by field by [`FromParams`] implementations; or, for
+/// the swap batch endpoints, a JSON array body whose elements are parameter objects.
 #[derive(Debug, Clone, Default)]
 pub struct ParamMap {
     values: BTreeMap<String, ParamValue>,
+    array: Option<Vec<Box<RawValue>>>,
 }
 
 impl ParamMap {
@@ -177,6 +184,38 @@ impl ParamMap {
             self.values.insert(k, ParamValue::Json(v));
         }
         Ok(())
+    }
+
+    /// Adds a JSON body: the members of an object (as [`ParamMap::insert_json_object`]), or an
+    /// array of parameter objects (the swap batch endpoints), read by
+    /// [`ParamMap::take_array_body`].
+    pub fn insert_json(&mut self, json: &str) -> Result<(), Error> {
+        if json.trim_start().starts_with('[') {
+            let items: Vec<Box<RawValue>> = serde_json::from_str(json)
+                .map_err(|e| Error::validation("json", format!("not a JSON array: {e}")))?;
+            self.array = Some(items);
+            Ok(())
+        } else {
+            self.insert_json_object(json)
+        }
+    }
+
+    /// Takes the JSON array body, one parameter map per element (each must be an object).
+    pub fn take_array_body(&mut self) -> Result<Vec<ParamMap>, Error> {
+        let items = self
+            .array
+            .take()
+            .ok_or_else(|| Error::validation("body", "must be a JSON array of objects"))?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, raw)| {
+                let mut m = ParamMap::new();
+                m.insert_json_object(raw.get())
+                    .map_err(|e| element_error(i, e))?;
+                Ok(m)
+            })
+            .collect()
     }
 
     /// Whether `key` is present.
@@ -278,10 +317,27 @@ impl ParamMap {
 
     /// Refuses any parameter no field consumed (a typo would otherwise be dropped silently).
     pub fn finish(self) -> Result<(), Error> {
+        if self.array.is_some() {
+            return Err(Error::validation(
+                "body",
+                "this endpoint takes a JSON object, not an array",
+            ));
+        }
         match self.values.into_keys().next() {
             None => Ok(()),
             Some(k) => Err(Error::validation(k, "is not a parameter of this endpoint")),
         }
+    }
+}
+
+/// Names the array element in a validation error: `price` becomes `[3].price`.
+pub fn element_error(index: usize, e: Error) -> Error {
+    match e {
+        Error::Validation { field, reason } => Error::Validation {
+            field: format!("[{index}].{field}").into(),
+            reason,
+        },
+        other => other,
     }
 }
 

@@ -22,13 +22,18 @@ use crate::types::TimestampMillis;
 pub enum Family {
     /// Spot and margin, REST v3 (`{base_url}` ends with `/v3`).
     Spot,
+    /// Perpetual swap and copy trading, REST v2 (paths start with `/swap/v2`, appended to the
+    /// swap host).
+    Swap,
 }
 
 impl Family {
-    /// The path prefix shown before an endpoint's path in the catalog (`/v3`).
+    /// The path prefix shown before an endpoint's path in the catalog (`/v3` for spot; swap
+    /// paths already start with `/swap/v2`).
     pub fn display_prefix(self) -> &'static str {
         match self {
             Family::Spot => "/v3",
+            Family::Swap => "",
         }
     }
 }
@@ -37,6 +42,7 @@ impl std::fmt::Display for Family {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Family::Spot => "spot",
+            Family::Swap => "swap",
         })
     }
 }
@@ -76,7 +82,8 @@ pub struct Meta {
     pub family: Family,
     /// HTTP method.
     pub method: Method,
-    /// Path template relative to the family base (`/{market}/order/new`).
+    /// Path template relative to the family base: `/{market}/order/new` for spot (appended to
+    /// the `/v3` base URL), `/swap/v2/trade/order_place` for swap (appended to the host).
     pub path: &'static str,
     /// Whether the request carries the authentication headers.
     pub signed: bool,
@@ -109,14 +116,18 @@ pub trait Endpoint {
         Cow::Borrowed(Self::META.path)
     }
 
-    /// Validates the request and writes its parameters in transmission order.
+    /// Validates the request and writes its parameters in transmission order: query or form
+    /// parameters through [`Params::push`], or, for a swap POST, the JSON body through
+    /// [`Params::set_json_body`].
     fn encode(&self, params: &mut Params) -> Result<(), Error>;
 }
 
-/// Parameters being written for a request, in transmission order, already form-urlencoded.
+/// Parameters being written for a request, in transmission order, already form-urlencoded,
+/// plus the JSON body of a swap POST.
 #[derive(Debug)]
 pub struct Params {
     text: String,
+    json: Option<Vec<u8>>,
     now: TimestampMillis,
 }
 
@@ -125,8 +136,14 @@ impl Params {
     pub fn new(now: TimestampMillis) -> Self {
         Params {
             text: String::with_capacity(96),
+            json: None,
             now,
         }
+    }
+
+    /// Sets the JSON body of a swap POST (serialised once; these bytes are signed and sent).
+    pub fn set_json_body(&mut self, body: crate::json::JsonWriter) {
+        self.json = Some(body.into_bytes());
     }
 
     /// The build time.
@@ -197,13 +214,19 @@ const ACCESS_SIGN: HeaderName = HeaderName::from_static("access-sign");
 const ACCESS_TIMESTAMP: HeaderName = HeaderName::from_static("access-timestamp");
 const ACCESS_RECV_WINDOW: HeaderName = HeaderName::from_static("access-recv-window");
 const FORM: HeaderValue = HeaderValue::from_static("application/x-www-form-urlencoded");
+const JSON: HeaderValue = HeaderValue::from_static("application/json");
 
 /// Builds the signed HTTP request for `endpoint` at time `now`.
 ///
 /// Validation runs first, so a rule violation returns [`Error::Validation`] before any request
-/// exists. Public endpoints carry no authentication headers; signed spot endpoints carry
-/// `ACCESS-KEY`, `ACCESS-SIGN` (lowercase hex HMAC-SHA256 of the transmitted parameter text),
-/// `ACCESS-TIMESTAMP` (seconds) and, when configured, `ACCESS-RECV-WINDOW`.
+/// exists. Public endpoints carry no authentication headers. Signed requests carry `ACCESS-KEY`,
+/// `ACCESS-SIGN` (lowercase hex HMAC-SHA256) and `ACCESS-TIMESTAMP`:
+/// * spot v3: the signature covers the transmitted parameter text (query, form body, or
+///   `query&body`), the timestamp is in seconds, and `ACCESS-RECV-WINDOW` is added when
+///   configured; POST bodies are `application/x-www-form-urlencoded`;
+/// * swap v2: the signature covers `timestamp + METHOD + path?query + body`, the timestamp is in
+///   milliseconds; POST bodies are `application/json`, an object (`{}` when there are no
+///   parameters) or an array for the batch endpoints, serialised once and signed verbatim.
 pub fn build<E: Endpoint + ?Sized>(
     endpoint: &E,
     config: &Config,
@@ -223,17 +246,35 @@ pub fn build<E: Endpoint + ?Sized>(
         (true, Some(c)) => Some(c),
         (false, _) => None,
     };
-    let params = params.into_string();
+    let Params { text, json, .. } = params;
     let path = endpoint.path();
-    let base = match meta.family {
-        Family::Spot => config.spot_base_url.as_str(),
-    };
-    let (query, body) = match meta.method {
-        Method::Get => (params, String::new()),
-        Method::Post => (String::new(), params),
+    let (base, query, body) = match (meta.family, meta.method) {
+        (Family::Spot, _) if json.is_some() => {
+            return Err(Error::validation(
+                "body",
+                format!("{} is a spot endpoint and takes no JSON body", meta.name),
+            ))
+        }
+        (Family::Spot, Method::Get) => (config.spot_base_url.as_str(), text, Vec::new()),
+        (Family::Spot, Method::Post) => {
+            (config.spot_base_url.as_str(), String::new(), text.into_bytes())
+        }
+        (Family::Swap, Method::Get) if json.is_some() => {
+            return Err(Error::validation(
+                "body",
+                format!("{} is a GET endpoint and takes no body", meta.name),
+            ))
+        }
+        (Family::Swap, Method::Get) => (config.swap_base_url.as_str(), text, Vec::new()),
+        (Family::Swap, Method::Post) => (
+            config.swap_base_url.as_str(),
+            text,
+            json.unwrap_or_else(|| b"{}".to_vec()),
+        ),
     };
     let mut url = String::with_capacity(base.len() + path.len() + query.len() + 1);
     url.push_str(base);
+    let path_start = url.len();
     url.push_str(&path);
     if !query.is_empty() {
         url.push('?');
@@ -243,21 +284,49 @@ pub fn build<E: Endpoint + ?Sized>(
         .method(meta.method.to_http())
         .uri(url.as_str());
     if meta.method == Method::Post {
-        req = req.header(CONTENT_TYPE, FORM);
+        req = req.header(
+            CONTENT_TYPE,
+            match meta.family {
+                Family::Spot => FORM,
+                Family::Swap => JSON,
+            },
+        );
     }
     if let Some(c) = credentials {
-        let signature = sign::sign_spot(c.secret(), &query, &body)?;
         let key = HeaderValue::from_str(c.key())
             .map_err(|_| Error::validation("key", "not a valid header value"))?;
-        req = req
-            .header(ACCESS_KEY, key)
-            .header(ACCESS_SIGN, signature)
-            .header(ACCESS_TIMESTAMP, now.as_secs());
-        if let Some(w) = config.recv_window {
-            req = req.header(ACCESS_RECV_WINDOW, w);
-        }
+        req = match meta.family {
+            Family::Spot => {
+                let body = std::str::from_utf8(&body)
+                    .map_err(|_| Error::validation("body", "form body is not UTF-8"))?;
+                let signature = sign::sign_spot(c.secret(), &query, body)?;
+                let req = req
+                    .header(ACCESS_KEY, key)
+                    .header(ACCESS_SIGN, signature)
+                    .header(ACCESS_TIMESTAMP, now.as_secs());
+                match config.recv_window {
+                    Some(w) => req.header(ACCESS_RECV_WINDOW, w),
+                    None => req,
+                }
+            }
+            Family::Swap => {
+                // The signed path is the request path after the host: `/swap/v2/...?query`.
+                let path_and_query = url.get(path_start..).unwrap_or_default();
+                let ts = now.as_millis().to_string();
+                let signature = sign::sign_swap(
+                    c.secret(),
+                    &ts,
+                    meta.method.as_str(),
+                    path_and_query,
+                    &body,
+                )?;
+                req.header(ACCESS_KEY, key)
+                    .header(ACCESS_SIGN, signature)
+                    .header(ACCESS_TIMESTAMP, ts)
+            }
+        };
     }
-    req.body(body.into_bytes())
+    req.body(body)
         .map_err(|e| Error::validation("url", format!("cannot form a request for {url:?}: {e}")))
 }
 
@@ -281,6 +350,10 @@ struct Envelope {
 
 /// Parses a response body for an endpoint described by `meta` into `T`.
 ///
+/// Spot bodies carry the payload beside `code` (`{"bids":..,"code":0}`) and decode into `T`
+/// directly; swap bodies carry it in `data` (`{"code":0,"data":..}`), and `T` is the type of
+/// `data` (a missing or `null` `data` is an empty list, or `None`, where `T` allows it).
+///
 /// Order of decisions: an envelope `code` other than the success code is an [`Error::Api`]
 /// whatever the HTTP status; a body that is not an envelope is [`Error::RateLimited`] on 429,
 /// [`Error::Banned`] on 403 and [`Error::HttpStatus`] on any other non-2xx status; a success
@@ -292,7 +365,20 @@ pub fn parse_body<T: DeserializeOwned>(
     headers: &http::HeaderMap,
     body: &[u8],
 ) -> Result<T, Error> {
-    let (decoded, code) = tap::decode_with_code::<T>(body);
+    match meta.family {
+        Family::Spot => parse_wire::<T, T>(meta, status, headers, body, |v| v),
+        Family::Swap => parse_wire::<tap::Data<T>, T>(meta, status, headers, body, |v| v.0),
+    }
+}
+
+fn parse_wire<W: DeserializeOwned, T>(
+    meta: &Meta,
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+    unwrap: fn(W) -> T,
+) -> Result<T, Error> {
+    let (decoded, code) = tap::decode_with_code::<W>(body);
     let retry_after = retry_after(headers);
     let api_error = |code: i64, message: Option<String>| {
         Error::Api(ApiError {
@@ -304,7 +390,7 @@ pub fn parse_body<T: DeserializeOwned>(
         })
     };
     match (decoded, code) {
-        (Ok(v), Some(c)) if c == meta.success_code => Ok(v),
+        (Ok(v), Some(c)) if c == meta.success_code => Ok(unwrap(v)),
         (decoded, code) => {
             // Slow path: errors only. Read the envelope on its own.
             let envelope = serde_json::from_slice::<Envelope>(body).ok();
@@ -340,7 +426,7 @@ pub fn parse_body<T: DeserializeOwned>(
                 }
             }
             match decoded {
-                Ok(v) if is_envelope => Ok(v),
+                Ok(v) if is_envelope => Ok(unwrap(v)),
                 Ok(_) => Err(Error::Decode {
                     path: "code".to_owned(),
                     type_name: std::any::type_name::<T>(),
@@ -348,26 +434,32 @@ pub fn parse_body<T: DeserializeOwned>(
                     status,
                     snippet: snippet(body),
                 }),
-                Err(e) => Err(decode_error::<T>(body, status, e)),
+                Err(e) => Err(decode_error::<W>(
+                    body,
+                    status,
+                    e,
+                    std::any::type_name::<T>(),
+                )),
             }
         }
     }
 }
 
 /// Re-decodes with path tracking to name the failing JSON path.
-fn decode_error<T: DeserializeOwned>(
+fn decode_error<W: DeserializeOwned>(
     body: &[u8],
     status: u16,
     fallback: serde_json::Error,
+    type_name: &'static str,
 ) -> Error {
     let mut de = serde_json::Deserializer::from_slice(body);
-    let (path, message) = match serde_path_to_error::deserialize::<_, T>(&mut de) {
+    let (path, message) = match serde_path_to_error::deserialize::<_, W>(&mut de) {
         Err(e) => (e.path().to_string(), e.into_inner().to_string()),
         Ok(_) => (".".to_owned(), fallback.to_string()),
     };
     Error::Decode {
         path,
-        type_name: std::any::type_name::<T>(),
+        type_name,
         message,
         status,
         snippet: snippet(body),

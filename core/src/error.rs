@@ -138,6 +138,8 @@ impl std::fmt::Display for ApiError {
 pub enum ApiCode {
     /// A spot/margin v3 code.
     Spot(SpotCode),
+    /// A swap v2 (and copy trading) code.
+    Swap(SwapCode),
 }
 
 impl ApiCode {
@@ -145,24 +147,28 @@ impl ApiCode {
     pub fn code(self) -> i64 {
         match self {
             ApiCode::Spot(c) => c.code(),
+            ApiCode::Swap(c) => c.code(),
         }
     }
     /// The documented meaning.
     pub fn meaning(self) -> &'static str {
         match self {
             ApiCode::Spot(c) => c.meaning(),
+            ApiCode::Swap(c) => c.meaning(),
         }
     }
     /// The classification.
     pub fn kind(self) -> ErrorKind {
         match self {
             ApiCode::Spot(c) => c.kind(),
+            ApiCode::Swap(c) => c.kind(),
         }
     }
     /// Types a raw code for a family.
     pub fn from_family(family: Family, code: i64) -> Self {
         match family {
             Family::Spot => ApiCode::Spot(SpotCode::from_code(code)),
+            Family::Swap => ApiCode::Swap(SwapCode::from_code(code)),
         }
     }
 }
@@ -369,6 +375,238 @@ impl SpotCode {
     }
 }
 
+int_enum! {
+    /// Swap v2 and copy-trading error codes (swap spec §7).
+    pub enum SwapCode {
+        /// 400001 required parameter missing.
+        ParamMissing = 400001,
+        /// 400002 parameter invalid.
+        ParamInvalid = 400002,
+        /// 400003 IP not authenticated.
+        InvalidIp = 400003,
+        /// 400004 signature mismatch.
+        InvalidSign = 400004,
+        /// 400005 permission denied.
+        PermissionDeny = 400005,
+        /// 400006 invalid API key.
+        InvalidApiKey = 400006,
+        /// 401001 leverage cannot change while unfinished orders exist.
+        OrderExist = 401001,
+        /// 401002 position open value above maximum.
+        OverMaxOpenLimit = 401002,
+        /// 401003 balance insufficient.
+        NotEnoughMoney = 401003,
+        /// 401004 instrument trading suspended.
+        InstrumentNotTrading = 401004,
+        /// 401005 instrument under maintenance.
+        InstrumentMaintain = 401005,
+        /// 401006 order size below minimum.
+        InstrumentMinSizeLimit = 401006,
+        /// 401007 price precision invalid.
+        InvalidPricePrecision = 401007,
+        /// 401008 instrument denies market orders.
+        MarketTradingNotSupport = 401008,
+        /// 401009 market order unsupported when the opposite side is empty.
+        MarketNoOrder = 401009,
+        /// 401010 price above maximum buy price.
+        PriceOverMaxBuyLimit = 401010,
+        /// 401011 price below minimum sell price.
+        PriceBelowMinSellLimit = 401011,
+        /// 401012 position too small to close.
+        NotEnoughClosePosition = 401012,
+        /// 401013 order price inferior to liquidation price.
+        PriceOverLiquidationLimit = 401013,
+        /// 401014 batch order or cancel count over 20.
+        OrderCountOverLimit = 401014,
+        /// 401015 action requires isolated position mode.
+        PositionNotIsolated = 401015,
+        /// 401016 cannot do this while a position exists.
+        PositionExist = 401016,
+        /// 401017 cannot do this while no position exists.
+        PositionNotExist = 401017,
+        /// 401018 transfer request not allowed.
+        TransferNotAllow = 401018,
+        /// 401019 transfer in risk control.
+        TransferInRisk = 401019,
+        /// 403001 frequency limit reached.
+        FrequencyLimit = 403001,
+        /// 403002 forbidden after repeated requests past the frequency limit.
+        RequestForbidden = 403002,
+        /// 403003 disabled for this user.
+        Disabled = 403003,
+        /// 404001 expert locked, cannot open positions.
+        FollowExpertLocked = 404001,
+        /// 404002 contract in settlement, sponsoring orders unsupported.
+        FollowSettleLocked = 404002,
+        /// 404003 copy contract offline or nonexistent.
+        FollowInstrumentNotExist = 404003,
+        /// 404004 positions exist, margin mode or leverage cannot change.
+        FollowOrderChangeHasPosition = 404004,
+        /// 404005 copy orders exist, margin mode or leverage cannot change.
+        FollowOrderChangeHasFollow = 404005,
+        /// 404006 a pending order exists, margin mode or leverage cannot change.
+        FollowOrderChangeHasOrder = 404006,
+        /// 404007 order price deviates too far from mark price.
+        FollowOrderPriceOffsetOverLimit = 404007,
+        /// 404008 take-profit price must be above the order price.
+        FollowOrderStopEarnTriggerPriceLarge = 404008,
+        /// 404009 take-profit price must be below the order price.
+        FollowOrderStopEarnTriggerPriceLess = 404009,
+        /// 404010 stop-loss price must be below the order price.
+        FollowOrderStopLossTriggerPriceLess = 404010,
+        /// 404011 stop-loss price must be above the order price.
+        FollowOrderStopLossTriggerPriceLarge = 404011,
+        /// 404012 order already executed to close the position.
+        FollowErrorOrderClosed = 404012,
+        /// 404013 order does not exist.
+        FollowOrderNotExist = 404013,
+        /// 404014 take-profit already exists.
+        FollowStopProfitExist = 404014,
+        /// 404015 stop-loss already exists.
+        FollowStopLossExist = 404015,
+        /// 500001 system error.
+        SystemError = 500001,
+        /// 500002 system exception, retry.
+        SystemException = 500002,
+    }
+}
+
+impl SwapCode {
+    /// The documented name and meaning of the code.
+    pub fn meaning(self) -> &'static str {
+        use SwapCode::*;
+        match self {
+            ParamMissing => "ParamMissing: required parameter missing",
+            ParamInvalid => "ParamInvalid: parameter invalid",
+            InvalidIp => "InvalidIP: IP not authenticated",
+            InvalidSign => "InvalidSign: signature mismatch",
+            PermissionDeny => "PermissionDeny: permission denied",
+            InvalidApiKey => "InvalidApiKey: invalid key",
+            OrderExist => "OrderExist: leverage cannot change while unfinished orders exist",
+            OverMaxOpenLimit => "OverMaxOpenLimit: position open value above maximum",
+            NotEnoughMoney => "NotEnoughMoney: balance insufficient",
+            InstrumentNotTrading => "InstrumentNotTrading: instrument trading suspended",
+            InstrumentMaintain => "InstrumentMaintain: instrument under maintenance",
+            InstrumentMinSizeLimit => "InstrumentMinSizeLimit: order size below minimum",
+            InvalidPricePrecision => "InvalidPricePrecision: price precision invalid",
+            MarketTradingNotSupport => "MarketTradingNotSupport: instrument denies market orders",
+            MarketNoOrder => {
+                "MarketNoOrder: market order unsupported when the opposite side is empty"
+            }
+            PriceOverMaxBuyLimit => "PriceOverMaxBuyLimit: price above maximum buy price",
+            PriceBelowMinSellLimit => "PriceBelowMinSellLimit: price below minimum sell price",
+            NotEnoughClosePosition => "NotEnoughClosePosition: position too small to close",
+            PriceOverLiquidationLimit => {
+                "PriceOverLiquidationLimit: order price inferior to liquidation price"
+            }
+            OrderCountOverLimit => "OrderCountOverLimit: batch order or cancel count over 20",
+            PositionNotIsolated => "PositionNotIsolated: action requires isolated position mode",
+            PositionExist => "PositionExist: cannot do this while a position exists",
+            PositionNotExist => "PositionNotExist: cannot do this while no position exists",
+            TransferNotAllow => "TransferNotAllow: transfer request not allowed",
+            TransferInRisk => "TransferInRisk: transfer in risk control; contact support",
+            FrequencyLimit => "FrequencyLimit: frequency limit reached",
+            RequestForbidden => {
+                "RequestForbidden: forbidden after repeated requests past the frequency limit"
+            }
+            Disabled => "Disabled: disabled for this user",
+            FollowExpertLocked => "FollowExpertLocked: expert locked, cannot open positions",
+            FollowSettleLocked => {
+                "FollowSettleLocked: contract in settlement, sponsoring orders unsupported"
+            }
+            FollowInstrumentNotExist => {
+                "FollowInstrumentNotExist: copy contract offline or nonexistent"
+            }
+            FollowOrderChangeHasPosition => {
+                "FollowOrderChangeHasPosition: positions exist, margin mode or leverage cannot change"
+            }
+            FollowOrderChangeHasFollow => {
+                "FollowOrderChangeHasFollow: copy orders exist, margin mode or leverage cannot change"
+            }
+            FollowOrderChangeHasOrder => {
+                "FollowOrderChangeHasOrder: a pending order exists, margin mode or leverage cannot change"
+            }
+            FollowOrderPriceOffsetOverLimit => {
+                "FollowOrderPriceOffsetOverLimit: order price deviates too far from mark price"
+            }
+            FollowOrderStopEarnTriggerPriceLarge => {
+                "FollowOrderStopEarnTriggerPriceLarge: take-profit price must be above the order price"
+            }
+            FollowOrderStopEarnTriggerPriceLess => {
+                "FollowOrderStopEarnTriggerPriceLess: take-profit price must be below the order price"
+            }
+            FollowOrderStopLossTriggerPriceLess => {
+                "FollowOrderStopLossTriggerPriceLess: stop-loss price must be below the order price"
+            }
+            FollowOrderStopLossTriggerPriceLarge => {
+                "FollowOrderStopLossTriggerPriceLarge: stop-loss price must be above the order price"
+            }
+            FollowErrorOrderClosed => {
+                "FollowErrorOrderClosed: order already executed to close the position"
+            }
+            FollowOrderNotExist => "FollowOrderNotExist: order does not exist",
+            FollowStopProfitExist => "FollowStopProfitExist: take-profit already exists",
+            FollowStopLossExist => "FollowStopLossExist: stop-loss already exists",
+            SystemError => "SystemError: system error",
+            SystemException => "SystemException: system exception, retry",
+            Unknown(_) => "unknown error code",
+        }
+    }
+
+    /// The classification a bot decides on.
+    ///
+    /// DESIGN: 403001 (frequency limit) is a rate limit, 403002 and 403003 are bans; 401004,
+    /// 401005 (instrument suspended or in maintenance), 401008, 401018, 401019, 404001-404003
+    /// are suspensions; 404013 and 401017 (no such order or position) are not-found; the other
+    /// 401xxx and 404xxx rule violations are invalid requests; 500002 ("retry") and 500001 are
+    /// server errors.
+    pub fn kind(self) -> ErrorKind {
+        use SwapCode::*;
+        match self {
+            InvalidIp | InvalidSign | PermissionDeny | InvalidApiKey => ErrorKind::Auth,
+            FrequencyLimit => ErrorKind::RateLimit,
+            RequestForbidden | Disabled => ErrorKind::Ban,
+            NotEnoughMoney => ErrorKind::InsufficientFunds,
+            PositionNotExist | FollowOrderNotExist => ErrorKind::NotFound,
+            InstrumentNotTrading
+            | InstrumentMaintain
+            | MarketTradingNotSupport
+            | TransferNotAllow
+            | TransferInRisk
+            | FollowExpertLocked
+            | FollowSettleLocked
+            | FollowInstrumentNotExist => ErrorKind::Suspended,
+            SystemError | SystemException => ErrorKind::Server,
+            ParamMissing
+            | ParamInvalid
+            | OrderExist
+            | OverMaxOpenLimit
+            | InstrumentMinSizeLimit
+            | InvalidPricePrecision
+            | MarketNoOrder
+            | PriceOverMaxBuyLimit
+            | PriceBelowMinSellLimit
+            | NotEnoughClosePosition
+            | PriceOverLiquidationLimit
+            | OrderCountOverLimit
+            | PositionNotIsolated
+            | PositionExist
+            | FollowOrderChangeHasPosition
+            | FollowOrderChangeHasFollow
+            | FollowOrderChangeHasOrder
+            | FollowOrderPriceOffsetOverLimit
+            | FollowOrderStopEarnTriggerPriceLarge
+            | FollowOrderStopEarnTriggerPriceLess
+            | FollowOrderStopLossTriggerPriceLess
+            | FollowOrderStopLossTriggerPriceLarge
+            | FollowErrorOrderClosed
+            | FollowStopProfitExist
+            | FollowStopLossExist => ErrorKind::InvalidRequest,
+            Unknown(_) => ErrorKind::Unknown,
+        }
+    }
+}
+
 impl Error {
     /// A validation error for `field`.
     pub fn validation(field: impl Into<Cow<'static, str>>, reason: impl Into<String>) -> Self {
@@ -471,6 +709,38 @@ mod tests {
         }
         assert_eq!(SpotCode::from_code(10010), SpotCode::Unknown(10010));
         assert_eq!(SpotCode::from_code(10010).kind(), ErrorKind::Unknown);
+    }
+
+    #[test]
+    fn every_documented_swap_code_is_known_and_classified() {
+        let codes = [
+            400001, 400002, 400003, 400004, 400005, 400006, 401001, 401002, 401003, 401004,
+            401005, 401006, 401007, 401008, 401009, 401010, 401011, 401012, 401013, 401014,
+            401015, 401016, 401017, 401018, 401019, 403001, 403002, 403003, 404001, 404002,
+            404003, 404004, 404005, 404006, 404007, 404008, 404009, 404010, 404011, 404012,
+            404013, 404014, 404015, 500001, 500002,
+        ];
+        for c in codes {
+            let code = SwapCode::from_code(c);
+            assert!(!matches!(code, SwapCode::Unknown(_)), "{c}");
+            assert_eq!(code.code(), c);
+            assert_ne!(code.kind(), ErrorKind::Unknown, "{c}");
+            assert_ne!(code.meaning(), "unknown error code");
+        }
+        let k = |c| SwapCode::from_code(c).kind();
+        assert_eq!(k(400004), ErrorKind::Auth);
+        assert_eq!(k(401003), ErrorKind::InsufficientFunds);
+        assert_eq!(k(403001), ErrorKind::RateLimit);
+        assert_eq!(k(403002), ErrorKind::Ban);
+        assert_eq!(k(404013), ErrorKind::NotFound);
+        assert_eq!(k(401004), ErrorKind::Suspended);
+        assert_eq!(k(500002), ErrorKind::Server);
+        assert_eq!(k(401006), ErrorKind::InvalidRequest);
+        assert_eq!(SwapCode::from_code(10003), SwapCode::Unknown(10003));
+        assert_eq!(
+            ApiCode::from_family(Family::Swap, 401003),
+            ApiCode::Swap(SwapCode::NotEnoughMoney)
+        );
     }
 
     #[test]

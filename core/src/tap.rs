@@ -28,6 +28,105 @@ pub(crate) fn decode_with_code<T: DeserializeOwned>(
     (result, code.get())
 }
 
+/// The swap envelope `{"code":0,"data":T}`: decodes `T` from `data` in the same single pass
+/// (other members are skipped; `code` is still observed by the wrapper around the top level).
+/// A missing or `null` `data` decodes `T` from an empty list, then from "nothing", so list
+/// outputs become empty and `Option` outputs `None`; other types report the missing value.
+pub(crate) struct Data<T>(pub(crate) T);
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Data<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(DataVisitor(std::marker::PhantomData))
+    }
+}
+
+struct DataVisitor<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: serde::Deserialize<'de>> Visitor<'de> for DataVisitor<T> {
+    type Value = Data<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a response object with `code` and `data`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Data<T>, A::Error> {
+        let mut data = None;
+        while let Some(key) = map.next_key::<DataKey>()? {
+            match key {
+                DataKey::Data if data.is_none() => {
+                    data = Some(map.next_value_seed(NullTolerant(std::marker::PhantomData))?)
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        match data {
+            Some(v) => Ok(Data(v)),
+            None => absent::<T, A::Error>().map(Data),
+        }
+    }
+}
+
+/// `T` for a missing or `null` value: an empty list, else the unit value (`Option` is `None`).
+fn absent<'de, T: serde::Deserialize<'de>, E: serde::de::Error>() -> Result<T, E> {
+    use serde::de::value::{SeqDeserializer, UnitDeserializer};
+    T::deserialize(SeqDeserializer::<_, E>::new(std::iter::empty::<()>()))
+        .or_else(|_: E| T::deserialize(UnitDeserializer::<E>::new()))
+        .map_err(|_: E| E::missing_field("data"))
+}
+
+enum DataKey {
+    Data,
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for DataKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = DataKey;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<DataKey, E> {
+                Ok(if s == "data" {
+                    DataKey::Data
+                } else {
+                    DataKey::Other
+                })
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
+/// Decodes `T`, treating `null` as absent (see [`absent`]).
+struct NullTolerant<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: serde::Deserialize<'de>> DeserializeSeed<'de> for NullTolerant<T> {
+    type Value = T;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("the `data` value")
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<T, E> {
+                absent::<T, E>()
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<T, E> {
+                absent::<T, E>()
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+                T::deserialize(d)
+            }
+        }
+        d.deserialize_option(V(std::marker::PhantomData))
+    }
+}
+
 struct Top<'a, D> {
     de: D,
     code: &'a Cell<Option<i64>>,
@@ -330,6 +429,32 @@ mod tests {
         a: u32,
         #[serde(default)]
         b: Vec<u32>,
+    }
+
+    #[test]
+    fn swap_data_envelope_in_one_pass() {
+        let (r, c) = decode_with_code::<Data<Payload>>(
+            br#"{"code":0,"data":{"a":1,"b":[2],"code":9},"extra":[1,{"data":3}]}"#,
+        );
+        assert_eq!(r.unwrap().0, Payload { a: 1, b: vec![2] });
+        assert_eq!(c, Some(0));
+        // Missing or null `data`: an empty list, `None`, or an error for a struct.
+        for body in [&br#"{"code":0}"#[..], br#"{"data":null,"code":0}"#] {
+            let (r, c) = decode_with_code::<Data<Vec<u32>>>(body);
+            assert_eq!(r.unwrap().0, Vec::<u32>::new());
+            assert_eq!(c, Some(0));
+            let (r, _) = decode_with_code::<Data<Option<u32>>>(body);
+            assert_eq!(r.unwrap().0, None);
+            let (r, _) = decode_with_code::<Data<Payload>>(body);
+            assert!(r.is_err());
+        }
+        // An error envelope without `data` still reports its code.
+        let (r, c) = decode_with_code::<Data<Payload>>(br#"{"code":401003,"msg":"x"}"#);
+        assert!(r.is_err());
+        assert_eq!(c, Some(401003));
+        let (r, c) = decode_with_code::<Data<u64>>(br#"{"code":0,"data":1657522488402}"#);
+        assert_eq!(r.unwrap().0, 1657522488402);
+        assert_eq!(c, Some(0));
     }
 
     #[test]

@@ -92,3 +92,58 @@ pub fn decode_status<E: Endpoint>(status: u16, body: &str) -> Result<E::Output, 
 pub fn d(s: &str) -> digifinex_core::Decimal {
     s.parse().unwrap()
 }
+
+/// The swap host of the default config.
+pub const SWAP_HOST: &str = "https://openapi.digifinex.com";
+
+/// Independent swap signature: HMAC-SHA256 (hex) of `1700000000000 + METHOD + path?query + body`
+/// with the test secret.
+pub fn expected_swap_sign(method: &str, path_and_query: &str, body: &str) -> String {
+    expected_sign(&format!("1700000000000{method}{path_and_query}{body}"))
+}
+
+/// Asserts the exact shape of a public swap GET: URL (`/swap/v2/...?query` on [`SWAP_HOST`]), no
+/// headers, empty body.
+pub fn assert_swap_public_get<E: Endpoint>(e: &E, path_and_query: &str) {
+    let req = build_req(e).unwrap();
+    assert_eq!(render(&req), format!("GET {SWAP_HOST}{path_and_query}\n\n"));
+}
+
+/// Asserts the exact shape of a signed swap GET: URL, the three auth headers (timestamp in ms)
+/// with an independently computed signature, empty body.
+pub fn assert_swap_signed_get<E: Endpoint>(e: &E, path_and_query: &str) {
+    let req = build_req(e).unwrap();
+    let want = format!(
+        "GET {SWAP_HOST}{path_and_query}\naccess-key: {KEY}\naccess-sign: {}\naccess-timestamp: 1700000000000\n\n",
+        expected_swap_sign("GET", path_and_query, "")
+    );
+    assert_eq!(render(&req), want);
+}
+
+/// Asserts the exact shape of a signed swap POST: URL, JSON content type, auth headers with an
+/// independently computed signature over `timestamp + POST + path + body`, and the exact body.
+pub fn assert_swap_signed_post<E: Endpoint>(e: &E, path: &str, body: &str) {
+    let req = build_req(e).unwrap();
+    let want = format!(
+        "POST {SWAP_HOST}{path}\ncontent-type: application/json\naccess-key: {KEY}\naccess-sign: {}\naccess-timestamp: 1700000000000\n\n{body}",
+        expected_swap_sign("POST", path, body)
+    );
+    assert_eq!(render(&req), want);
+}
+
+/// Decodes a swap body (HTTP 200) for endpoint `E` (same as [`decode`]; named for readability).
+pub fn decode_swap<E: Endpoint>(body: &str) -> Result<E::Output, Error> {
+    decode_status::<E>(200, body)
+}
+
+/// Builds `E` from catalog-style wire parameters (a JSON object or array body) and returns the
+/// request, for catalog round-trip tests.
+pub fn build_from_json(method: &str, path: &str, json: &str) -> Result<http::Request<Vec<u8>>, Error> {
+    let (entry, vars) = digifinex_core::catalog::find(method, path).expect("endpoint in catalog");
+    let mut params = digifinex_core::catalog::ParamMap::new();
+    for (k, v) in vars {
+        params.insert_text(k, v);
+    }
+    params.insert_json(json)?;
+    (entry.build)(params, &Config::default(), Some(&creds()), NOW)
+}

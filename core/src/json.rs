@@ -1,0 +1,197 @@
+//! A small writer for swap v2 JSON request bodies.
+//!
+//! A swap POST body is serialised once, by this writer, and those exact bytes are both signed and
+//! sent. Members are written in the order the endpoint writes them (the documented order), numbers
+//! from their exact text (a [`Decimal`] is written in plain notation, never through `f64`), strings
+//! escaped by serde_json.
+//!
+//! DESIGN: writing by hand instead of `serde_json::to_vec` of a derived struct keeps `Decimal`
+//! numbers exact without serde_json's `arbitrary_precision` feature (which would change serde_json
+//! for every crate in a user's program) and makes the one-pass, one-allocation body cheap to sign.
+
+use rust_decimal::Decimal;
+
+/// Writes one JSON value: an object (`{..}`) or an array of objects (`[{..},{..}]`).
+#[derive(Debug, Default)]
+pub struct JsonWriter {
+    buf: Vec<u8>,
+    /// Whether the current object already has a member (so the next one needs a comma).
+    has_member: bool,
+}
+
+impl JsonWriter {
+    /// An empty writer.
+    pub fn new() -> Self {
+        JsonWriter {
+            buf: Vec::with_capacity(128),
+            has_member: false,
+        }
+    }
+
+    /// Opens an object.
+    pub fn begin_object(&mut self) -> &mut Self {
+        self.buf.push(b'{');
+        self.has_member = false;
+        self
+    }
+
+    /// Closes the current object.
+    pub fn end_object(&mut self) -> &mut Self {
+        self.buf.push(b'}');
+        self.has_member = true;
+        self
+    }
+
+    /// Opens an array.
+    pub fn begin_array(&mut self) -> &mut Self {
+        self.buf.push(b'[');
+        self.has_member = false;
+        self
+    }
+
+    /// Closes the current array.
+    pub fn end_array(&mut self) -> &mut Self {
+        self.buf.push(b']');
+        self.has_member = true;
+        self
+    }
+
+    /// Writes the separator before an array element.
+    pub fn element(&mut self) -> &mut Self {
+        if self.has_member {
+            self.buf.push(b',');
+        }
+        self.has_member = false;
+        self
+    }
+
+    fn key(&mut self, key: &str) {
+        if self.has_member {
+            self.buf.push(b',');
+        }
+        self.has_member = true;
+        write_str(&mut self.buf, key);
+        self.buf.push(b':');
+    }
+
+    /// `"key":"value"` (escaped).
+    pub fn str(&mut self, key: &str, value: &str) -> &mut Self {
+        self.key(key);
+        write_str(&mut self.buf, value);
+        self
+    }
+
+    /// `"key":"value"` when present.
+    pub fn opt_str(&mut self, key: &str, value: Option<&str>) -> &mut Self {
+        if let Some(v) = value {
+            self.str(key, v);
+        }
+        self
+    }
+
+    /// `"key":123` for an integer.
+    pub fn int(&mut self, key: &str, value: i64) -> &mut Self {
+        use std::io::Write;
+        self.key(key);
+        // Writing to a Vec cannot fail.
+        let _ = write!(self.buf, "{value}");
+        self
+    }
+
+    /// `"key":123` when present.
+    pub fn opt_int(&mut self, key: &str, value: Option<i64>) -> &mut Self {
+        if let Some(v) = value {
+            self.int(key, v);
+        }
+        self
+    }
+
+    /// `"key":1.5`: a decimal as a JSON number in plain notation.
+    pub fn decimal_number(&mut self, key: &str, value: &Decimal) -> &mut Self {
+        use std::io::Write;
+        self.key(key);
+        // Writing to a Vec cannot fail.
+        let _ = write!(self.buf, "{value}");
+        self
+    }
+
+    /// `"key":"1.5"`: a decimal as a JSON string in plain notation.
+    pub fn decimal_string(&mut self, key: &str, value: &Decimal) -> &mut Self {
+        use std::io::Write;
+        self.key(key);
+        let _ = write!(self.buf, "\"{value}\"");
+        self
+    }
+
+    /// `"key":"1.5"` when present.
+    pub fn opt_decimal_string(&mut self, key: &str, value: Option<&Decimal>) -> &mut Self {
+        if let Some(v) = value {
+            self.decimal_string(key, v);
+        }
+        self
+    }
+
+    /// `"key":true` or `false`.
+    pub fn bool(&mut self, key: &str, value: bool) -> &mut Self {
+        self.key(key);
+        self.buf
+            .extend_from_slice(if value { b"true" } else { b"false" });
+        self
+    }
+
+    /// The finished bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
+/// Writes `s` as a JSON string literal, escaped by serde_json.
+fn write_str(buf: &mut Vec<u8>, s: &str) {
+    use serde::Serializer;
+    let mut ser = serde_json::Serializer::new(&mut *buf);
+    // Serialising a &str into a Vec cannot fail.
+    let _ = ser.serialize_str(s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_members_in_order_with_exact_numbers() {
+        let mut w = JsonWriter::new();
+        w.begin_object()
+            .str("instrument_id", "BTCUSDTPERP")
+            .int("type", 1)
+            .decimal_number("size", &"0.000000000000000000000000001".parse().unwrap())
+            .decimal_string("price", &"30000.10".parse().unwrap())
+            .bool("post_only", true)
+            .str("q", "a\"b\\c\n")
+            .end_object();
+        assert_eq!(
+            String::from_utf8(w.into_bytes()).unwrap(),
+            r#"{"instrument_id":"BTCUSDTPERP","type":1,"size":0.000000000000000000000000001,"price":"30000.10","post_only":true,"q":"a\"b\\c\n"}"#
+        );
+    }
+
+    #[test]
+    fn arrays_of_objects() {
+        let mut w = JsonWriter::new();
+        w.begin_array();
+        for id in ["1", "2"] {
+            w.element()
+                .begin_object()
+                .str("instrument_id", "X")
+                .str("order_id", id)
+                .end_object();
+        }
+        w.end_array();
+        assert_eq!(
+            String::from_utf8(w.into_bytes()).unwrap(),
+            r#"[{"instrument_id":"X","order_id":"1"},{"instrument_id":"X","order_id":"2"}]"#
+        );
+        let mut w = JsonWriter::new();
+        w.begin_object().end_object();
+        assert_eq!(w.into_bytes(), b"{}");
+    }
+}

@@ -1,0 +1,181 @@
+//! Rate-limit usage reported by the swap v2 response headers, and the per-route weight table of
+//! `GET /swap/v2/public/api_weight`.
+//!
+//! Public swap responses carry `ip-weight-minute-use` and `ip-weight-minute-remain`; private ones
+//! carry `account-weight-minute-use`, `account-weight-minute-remain`, `apikey-weight-minute-use`
+//! and `apikey-weight-minute-remain`. Transports parse them with [`RateLimitUsage::from_headers`]
+//! and return them with every response.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::swap::RouteWeight;
+
+/// Weight used and remaining in the current minute, for one limit (IP, account or API key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct WeightUsage {
+    /// Weight used this minute, when reported.
+    pub used: Option<u64>,
+    /// Weight remaining this minute, when reported.
+    pub remaining: Option<u64>,
+}
+
+impl WeightUsage {
+    fn is_empty(&self) -> bool {
+        self.used.is_none() && self.remaining.is_none()
+    }
+}
+
+/// Every rate-limit header of one response; limits the response did not report are `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct RateLimitUsage {
+    /// Per-IP usage (public swap endpoints).
+    pub ip: Option<WeightUsage>,
+    /// Per-account usage (private swap endpoints).
+    pub account: Option<WeightUsage>,
+    /// Per-API-key usage (private swap endpoints).
+    pub api_key: Option<WeightUsage>,
+}
+
+impl RateLimitUsage {
+    /// Reads the usage headers; a missing or malformed value is `None` (never an error: the
+    /// headers are advisory).
+    pub fn from_headers(headers: &http::HeaderMap) -> Self {
+        let read = |prefix: &str| {
+            let num = |suffix: &str| {
+                let name = format!("{prefix}-weight-minute-{suffix}");
+                headers
+                    .get(name.as_str())?
+                    .to_str()
+                    .ok()?
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            };
+            let usage = WeightUsage {
+                used: num("use"),
+                remaining: num("remain"),
+            };
+            (!usage.is_empty()).then_some(usage)
+        };
+        RateLimitUsage {
+            ip: read("ip"),
+            account: read("account"),
+            api_key: read("apikey"),
+        }
+    }
+
+    /// The smallest remaining weight over the reported limits (the one that binds first).
+    pub fn min_remaining(&self) -> Option<u64> {
+        [self.ip, self.account, self.api_key]
+            .iter()
+            .flatten()
+            .filter_map(|u| u.remaining)
+            .min()
+    }
+}
+
+/// Route -> weight, from `GET /swap/v2/public/api_weight`, for a weight budget.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WeightTable {
+    weights: HashMap<String, u32>,
+}
+
+impl WeightTable {
+    /// Builds the table from the decoded route weights (a later duplicate path wins).
+    pub fn new(routes: &[RouteWeight]) -> Self {
+        WeightTable {
+            weights: routes
+                .iter()
+                .map(|r| (normalise(&r.path).to_owned(), r.weight))
+                .collect(),
+        }
+    }
+
+    /// The weight of a request path (`/swap/v2/trade/order_place`, with or without a query
+    /// string or trailing `/`), when the table lists it.
+    pub fn weight(&self, path: &str) -> Option<u32> {
+        self.weights.get(normalise(path)).copied()
+    }
+
+    /// The weight of `path`, or `default` for a route the table does not list.
+    pub fn weight_or(&self, path: &str, default: u32) -> u32 {
+        self.weight(path).unwrap_or(default)
+    }
+
+    /// Number of routes listed.
+    pub fn len(&self) -> usize {
+        self.weights.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.weights.is_empty()
+    }
+}
+
+fn normalise(path: &str) -> &str {
+    let path = path.split('?').next().unwrap_or(path).trim();
+    match path.strip_suffix('/') {
+        Some(p) if !p.is_empty() => p,
+        _ => path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_headers_are_parsed_per_limit() {
+        let mut h = http::HeaderMap::new();
+        h.insert("ip-weight-minute-use", "12".parse().unwrap());
+        h.insert("ip-weight-minute-remain", "1188".parse().unwrap());
+        h.insert("apikey-weight-minute-use", " 7 ".parse().unwrap());
+        h.insert("account-weight-minute-remain", "x".parse().unwrap());
+        let u = RateLimitUsage::from_headers(&h);
+        assert_eq!(
+            u.ip,
+            Some(WeightUsage {
+                used: Some(12),
+                remaining: Some(1188)
+            })
+        );
+        assert_eq!(
+            u.api_key,
+            Some(WeightUsage {
+                used: Some(7),
+                remaining: None
+            })
+        );
+        assert_eq!(u.account, None);
+        assert_eq!(u.min_remaining(), Some(1188));
+        assert_eq!(
+            RateLimitUsage::from_headers(&http::HeaderMap::new()),
+            RateLimitUsage::default()
+        );
+    }
+
+    #[test]
+    fn weight_table_matches_paths() {
+        let t = WeightTable::new(&[
+            RouteWeight {
+                path: "/swap/v2/trade/order_place".into(),
+                weight: 5,
+            },
+            RouteWeight {
+                path: "/swap/v2/public/depth/".into(),
+                weight: 2,
+            },
+        ]);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.weight("/swap/v2/trade/order_place"), Some(5));
+        assert_eq!(
+            t.weight("/swap/v2/public/depth?instrument_id=BTCUSDTPERP"),
+            Some(2)
+        );
+        assert_eq!(t.weight("/swap/v2/public/ticker"), None);
+        assert_eq!(t.weight_or("/swap/v2/public/ticker", 1), 1);
+    }
+}

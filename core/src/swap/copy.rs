@@ -1,0 +1,6 @@
+//! Swap copy endpoints.
+
+use crate::catalog::CatalogEntry;
+
+/// Every swap copy endpoint, in documentation order.
+pub(crate) static ENTRIES: &[CatalogEntry] = &[];

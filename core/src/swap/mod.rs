@@ -1,0 +1,570 @@
+//! Perpetual swap and copy trading, REST v2 (paths `/swap/v2/...` on the swap host,
+//! default `https://openapi.digifinex.com`).
+//!
+//! One file per resource group:
+//! * [`public`]: server time, route weights, instruments, depth, trades, tickers, candles,
+//!   funding rates and their history;
+//! * [`account`]: balances, transfers with spot, positions, margin mode, position margin,
+//!   leverage, fee rates, bills, funding fees, transfer records;
+//! * [`trade`]: placing and cancelling orders (single and batch), open, single and historical
+//!   orders, fills;
+//! * [`copy`]: copy trading (sponsor, close, cancel, copy positions, expert orders, TP/SL algos,
+//!   plans, available balance, instruments).
+//!
+//! Protocol (see [`crate::build`]): GET parameters travel in the query string; POST parameters in
+//! a JSON body (`application/json`), an object or, for the batch endpoints, an array, serialised
+//! once and signed verbatim. Private requests are signed over
+//! `timestamp_ms + METHOD + /swap/v2/path?query + body`. Responses are `{"code":0,"data":..}`;
+//! each endpoint's output is the type of `data`.
+//!
+//! Numbers: the swap API sends most prices and sizes as strings, some as numbers; both decode
+//! exactly, and an empty string is an absent value. Ids (orders, trades) are strings: they exceed
+//! 2^53. Timestamps are milliseconds ([`TimestampMillis`]).
+//!
+//! Coded values are open enums: a value the library does not know decodes into the `Unknown` or
+//! `Other` arm instead of failing. When such an enum is used in a request, an unknown value is
+//! refused at build time with an error naming the field.
+
+pub mod account;
+pub mod copy;
+pub mod public;
+pub mod trade;
+
+pub use account::*;
+pub use copy::*;
+pub use public::*;
+pub use trade::*;
+
+use crate::endpoint::{Family, Meta, Method};
+use crate::error::Error;
+use crate::types::{int_enum, str_enum, TimestampMillis};
+
+/// The description of a public (unsigned) swap GET endpoint.
+pub(crate) const fn public_meta(name: &'static str, path: &'static str) -> Meta {
+    Meta {
+        name,
+        family: Family::Swap,
+        method: Method::Get,
+        path,
+        signed: false,
+        idempotent: true,
+        success_code: 0,
+        weight: None,
+    }
+}
+
+/// The description of a private (signed) swap endpoint; GETs are idempotent, POSTs are not.
+pub(crate) const fn private_meta(name: &'static str, method: Method, path: &'static str) -> Meta {
+    Meta {
+        name,
+        family: Family::Swap,
+        method,
+        path,
+        signed: true,
+        idempotent: matches!(method, Method::Get),
+        success_code: 0,
+        weight: None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation helpers
+
+/// Checks an instrument id (`BTCUSDTPERP`): not empty, ASCII letters, digits, `-` or `_`.
+pub(crate) fn check_instrument(field: &'static str, id: &str) -> Result<(), Error> {
+    if !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        Ok(())
+    } else {
+        Err(Error::validation(
+            field,
+            format!("{id:?} is not an instrument id (e.g. BTCUSDTPERP)"),
+        ))
+    }
+}
+
+/// Checks an order id: not empty, no whitespace.
+pub(crate) fn check_order_id(field: &'static str, id: &str) -> Result<(), Error> {
+    if !id.is_empty() && !id.chars().any(char::is_whitespace) {
+        Ok(())
+    } else {
+        Err(Error::validation(field, format!("{id:?} is not an order id")))
+    }
+}
+
+/// Checks a list `limit`: 1..=100 (all swap list endpoints).
+pub(crate) fn check_limit(limit: Option<u32>) -> Result<(), Error> {
+    match limit {
+        Some(l) if !(1..=100).contains(&l) => Err(Error::validation(
+            "limit",
+            format!("{l} is outside 1..=100"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Checks a `start_timestamp`/`end_timestamp` pair: the end must be after the start.
+pub(crate) fn check_window(
+    start: Option<TimestampMillis>,
+    end: Option<TimestampMillis>,
+) -> Result<(), Error> {
+    match (start, end) {
+        (Some(s), Some(e)) if e <= s => Err(Error::validation(
+            "end_timestamp",
+            format!("{} must be after start_timestamp {}", e.0, s.0),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Checks that a decimal is strictly positive.
+pub(crate) fn check_positive(field: &'static str, v: &rust_decimal::Decimal) -> Result<(), Error> {
+    if v.is_sign_positive() && !v.is_zero() {
+        Ok(())
+    } else {
+        Err(Error::validation(field, format!("{v} must be positive")))
+    }
+}
+
+/// Refuses the `Unknown` arm of an integer enum in a request.
+pub(crate) fn known_code<T: Copy>(
+    field: &'static str,
+    value: T,
+    code: impl Fn(T) -> i64,
+    is_unknown: impl Fn(T) -> bool,
+) -> Result<i64, Error> {
+    if is_unknown(value) {
+        Err(Error::validation(
+            field,
+            format!("{} is not a documented value", code(value)),
+        ))
+    } else {
+        Ok(code(value))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Coded values (swap spec §2 "Enumerations")
+
+int_enum! {
+    /// Instrument type filter (`type` parameter of listings): 1 simulate, 2 real.
+    pub enum InstrumentType {
+        /// 1: simulated trading.
+        Simulate = 1,
+        /// 2: real trading (the default).
+        Real = 2,
+    }
+}
+
+str_enum! {
+    /// Instrument `type` field: SIMULATE or REAL.
+    pub enum InstrumentKind {
+        /// Simulated trading.
+        Simulate = "SIMULATE",
+        /// Real trading.
+        Real = "REAL",
+    }
+}
+
+str_enum! {
+    /// `contract_type`: PERPETUAL.
+    pub enum ContractType {
+        /// Perpetual contract.
+        Perpetual = "PERPETUAL",
+    }
+}
+
+str_enum! {
+    /// Instrument `status`.
+    pub enum InstrumentStatus {
+        /// Listed and online.
+        Online = "ONLINE",
+        /// Offline.
+        Offline = "OFFLINE",
+        /// In delivery.
+        Delivery = "DELIVERY",
+    }
+}
+
+int_enum! {
+    /// Order side/kind (`type` 1-4; also the trade `direction`, sent as a string).
+    pub enum OrderSide {
+        /// 1: open long.
+        OpenLong = 1,
+        /// 2: open short.
+        OpenShort = 2,
+        /// 3: close long.
+        CloseLong = 3,
+        /// 4: close short.
+        CloseShort = 4,
+    }
+}
+
+str_enum! {
+    /// Margin mode as a string (`crossed` or `isolated`).
+    pub enum MarginMode {
+        /// Cross margin.
+        Crossed = "crossed" | "cross",
+        /// Isolated margin.
+        Isolated = "isolated" | "isolate",
+    }
+}
+
+int_enum! {
+    /// Margin mode as a number (copy trading): 1 crossed, 2 isolated.
+    pub enum CopyMarginMode {
+        /// 1: cross margin.
+        Crossed = 1,
+        /// 2: isolated margin.
+        Isolated = 2,
+    }
+}
+
+str_enum! {
+    /// Position side: long or short.
+    pub enum PositionSide {
+        /// Long.
+        Long = "long",
+        /// Short.
+        Short = "short",
+    }
+}
+
+str_enum! {
+    /// Candle granularity.
+    pub enum Granularity {
+        /// 1 minute.
+        M1 = "1m",
+        /// 5 minutes.
+        M5 = "5m",
+        /// 15 minutes.
+        M15 = "15m",
+        /// 30 minutes.
+        M30 = "30m",
+        /// 1 hour.
+        H1 = "1h",
+        /// 4 hours.
+        H4 = "4h",
+        /// 12 hours.
+        H12 = "12h",
+        /// 1 day.
+        D1 = "1d",
+        /// 1 week.
+        W1 = "1w",
+    }
+}
+
+int_enum! {
+    /// `trade_type` of a fill.
+    pub enum TradeType {
+        /// 0: normal trade.
+        Normal = 0,
+        /// 1: forced close (liquidation).
+        ForceClose = 1,
+        /// 3: auto-deleveraging.
+        Adl = 3,
+    }
+}
+
+int_enum! {
+    /// `match_role` of a fill.
+    pub enum MatchRole {
+        /// 0: not distinguished.
+        NotDistinguished = 0,
+        /// 1: taker.
+        Taker = 1,
+        /// 2: maker.
+        Maker = 2,
+    }
+}
+
+int_enum! {
+    /// `finance_type` of a bill.
+    pub enum FinanceType {
+        /// 1: transfer in.
+        TransferIn = 1,
+        /// 2: transfer out.
+        TransferOut = 2,
+        /// 3: open long.
+        OpenLong = 3,
+        /// 4: open short.
+        OpenShort = 4,
+        /// 5: close long.
+        CloseLong = 5,
+        /// 6: close short.
+        CloseShort = 6,
+        /// 9: ADL close short.
+        AdlCloseShort = 9,
+        /// 10: ADL close long.
+        AdlCloseLong = 10,
+        /// 15: funding fee.
+        FundingFee = 15,
+        /// 16: experience token.
+        ExperienceToken = 16,
+    }
+}
+
+int_enum! {
+    /// Direction of `POST /swap/v2/account/transfer`.
+    pub enum TransferType {
+        /// 1: spot to swap.
+        SpotToSwap = 1,
+        /// 2: swap to spot.
+        SwapToSpot = 2,
+    }
+}
+
+int_enum! {
+    /// `type` of a transfer record.
+    pub enum TransferRecordType {
+        /// 1: transfer in.
+        TransferIn = 1,
+        /// 2: transfer out.
+        TransferOut = 2,
+    }
+}
+
+int_enum! {
+    /// Position margin adjustment `type`.
+    pub enum MarginAdjustment {
+        /// 1: add margin.
+        Add = 1,
+        /// 2: reduce margin.
+        Reduce = 2,
+    }
+}
+
+int_enum! {
+    /// `order_type` code of the trade endpoints (swap spec code table).
+    pub enum OrderType {
+        /// 0: limit price.
+        Limit = 0,
+        /// 1: IOC at the opponent's best price.
+        IocOpponent = 1,
+        /// 2: IOC at the optimal 5 levels.
+        IocOptimal5 = 2,
+        /// 3: IOC at the optimal 10 levels.
+        IocOptimal10 = 3,
+        /// 13: IOC at the optimal 20 levels.
+        IocOptimal20 = 13,
+        /// 4: IOC at a custom price.
+        IocCustomPrice = 4,
+        /// 6: GTC at the opponent's best price.
+        GtcOpponent = 6,
+        /// 7: GTC at the optimal 5 levels.
+        GtcOptimal5 = 7,
+        /// 8: GTC at the optimal 10 levels.
+        GtcOptimal10 = 8,
+        /// 14: GTC at the optimal 20 levels.
+        GtcOptimal20 = 14,
+        /// 10: FOK at the opponent's best price.
+        FokOpponent = 10,
+        /// 11: FOK at the optimal 5 levels.
+        FokOptimal5 = 11,
+        /// 12: FOK at the optimal 10 levels.
+        FokOptimal10 = 12,
+        /// 15: FOK at the optimal 20 levels.
+        FokOptimal20 = 15,
+        /// 9: FOK at a custom price.
+        FokCustomPrice = 9,
+    }
+}
+
+impl OrderType {
+    /// Whether orders of this type carry a price (limit and custom-price types); the others are
+    /// market-style and carry none.
+    pub fn takes_price(self) -> bool {
+        matches!(
+            self,
+            OrderType::Limit | OrderType::IocCustomPrice | OrderType::FokCustomPrice
+        )
+    }
+}
+
+int_enum! {
+    /// Copy-trading `order_price_type`: a numbering different from [`OrderType`].
+    pub enum CopyOrderPriceType {
+        /// 0: limit.
+        Limit = 0,
+        /// 1: opponent, IOC.
+        OpponentIoc = 1,
+        /// 2: optimal 5, IOC.
+        Optimal5Ioc = 2,
+        /// 3: optimal 10, IOC.
+        Optimal10Ioc = 3,
+        /// 4: IOC.
+        Ioc = 4,
+        /// 5: GTC.
+        Gtc = 5,
+        /// 6: opponent, GTC.
+        OpponentGtc = 6,
+        /// 7: optimal 5, GTC.
+        Optimal5Gtc = 7,
+        /// 8: optimal 10, GTC.
+        Optimal10Gtc = 8,
+        /// 9: FOK.
+        Fok = 9,
+        /// 10: opponent, FOK.
+        OpponentFok = 10,
+        /// 11: optimal 5, FOK.
+        Optimal5Fok = 11,
+        /// 12: optimal 10, FOK.
+        Optimal10Fok = 12,
+    }
+}
+
+int_enum! {
+    /// Copy-trading trigger price type.
+    pub enum TriggerPriceType {
+        /// 1: index price.
+        Index = 1,
+        /// 2: mark price.
+        Mark = 2,
+        /// 3: market (last) price.
+        Market = 3,
+    }
+}
+
+int_enum! {
+    /// Order `state`.
+    pub enum OrderState {
+        /// 0: open.
+        Open = 0,
+        /// 1: partly filled.
+        PartFilled = 1,
+        /// 2: filled.
+        Filled = 2,
+        /// -1: canceled.
+        Canceled = -1,
+    }
+}
+
+int_enum! {
+    /// Close reason (`status`) of a historical copy position.
+    pub enum CopyCloseReason {
+        /// 1: auto close.
+        Auto = 1,
+        /// 2: manual close.
+        Manual = 2,
+        /// 3: forced close.
+        Forced = 3,
+        /// 4: stop-out close.
+        StopOut = 4,
+        /// 5: stop-loss close.
+        StopLoss = 5,
+    }
+}
+
+int_enum! {
+    /// Status of an expert's open copy order.
+    pub enum ExpertOrderStatus {
+        /// -1: canceled.
+        Canceled = -1,
+        /// 0: open.
+        Open = 0,
+        /// 1: partly filled.
+        PartFilled = 1,
+        /// 2: filled.
+        Filled = 2,
+    }
+}
+
+int_enum! {
+    /// Plan commission `status`.
+    pub enum PlanStatus {
+        /// 1: to be validated.
+        Pending = 1,
+        /// 2: validated.
+        Validated = 2,
+        /// 3: canceled.
+        Canceled = 3,
+        /// 4: failed.
+        Failed = 4,
+        /// 5: error.
+        Error = 5,
+    }
+}
+
+int_enum! {
+    /// Plan commission `com_type`.
+    pub enum PlanComType {
+        /// 2: stop profit.
+        StopProfit = 2,
+        /// 3: stop loss.
+        StopLoss = 3,
+    }
+}
+
+int_enum! {
+    /// Plan commission `trigger_cond`.
+    pub enum TriggerCondition {
+        /// 1: price rises to the trigger.
+        PriceUp = 1,
+        /// 2: price falls to the trigger.
+        PriceDown = 2,
+    }
+}
+
+int_enum! {
+    /// Copy-trading `res` / `result`: 1 success, 2 fail.
+    pub enum CopyResult {
+        /// 1: success.
+        Success = 1,
+        /// 2: failure.
+        Fail = 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_types_know_which_take_a_price() {
+        assert!(OrderType::Limit.takes_price());
+        assert!(OrderType::IocCustomPrice.takes_price());
+        assert!(OrderType::FokCustomPrice.takes_price());
+        assert!(!OrderType::IocOpponent.takes_price());
+        assert!(!OrderType::GtcOptimal20.takes_price());
+        assert_eq!(OrderType::from_code(13), OrderType::IocOptimal20);
+        assert_eq!(OrderType::from_code(5), OrderType::Unknown(5));
+        // The copy-trading numbering is a different type with different meanings.
+        assert_eq!(CopyOrderPriceType::from_code(4), CopyOrderPriceType::Ioc);
+        assert_eq!(OrderType::from_code(4), OrderType::IocCustomPrice);
+    }
+
+    #[test]
+    fn string_enums_accept_variants() {
+        assert_eq!(MarginMode::from_wire("crossed"), MarginMode::Crossed);
+        assert_eq!(MarginMode::from_wire("ISOLATED"), MarginMode::Isolated);
+        assert_eq!(
+            MarginMode::from_wire("portfolio"),
+            MarginMode::Other("portfolio".into())
+        );
+        assert_eq!(Granularity::from_wire("4h"), Granularity::H4);
+    }
+
+    #[test]
+    fn validation_helpers_name_the_field() {
+        assert!(check_instrument("instrument_id", "BTCUSDTPERP").is_ok());
+        assert!(check_instrument("instrument_id", "BTC USDT").is_err());
+        assert!(check_instrument("instrument_id", "").is_err());
+        assert!(check_limit(Some(100)).is_ok());
+        assert!(check_limit(Some(0)).is_err());
+        assert!(check_limit(Some(101)).is_err());
+        assert!(check_window(Some(TimestampMillis(2)), Some(TimestampMillis(2))).is_err());
+        assert!(check_window(Some(TimestampMillis(1)), Some(TimestampMillis(2))).is_ok());
+        match known_code(
+            "order_type",
+            OrderType::Unknown(5),
+            OrderType::code,
+            |t| matches!(t, OrderType::Unknown(_)),
+        ) {
+            Err(Error::Validation { field, .. }) => assert_eq!(field, "order_type"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
