@@ -64,6 +64,68 @@ pub enum Error {
         /// The start of the body.
         snippet: String,
     },
+    /// The request could not be delivered or its answer not read: connection refused, DNS,
+    /// TLS, timeout, connection lost. Only reads are retried automatically.
+    #[error("transport error ({kind}): {message}")]
+    Transport {
+        /// What failed.
+        kind: TransportErrorKind,
+        /// The transport's description.
+        message: String,
+    },
+    /// A request that changes state (placing or cancelling an order, a transfer, a withdrawal)
+    /// failed after its bytes may have reached the exchange (timeout, connection lost, 5xx, an
+    /// unreadable answer): it may or may not have been applied. It is never re-sent
+    /// automatically; look at the account (open orders, history) before deciding.
+    #[error("outcome unknown for {method} {url}: {cause}")]
+    OutcomeUnknown {
+        /// HTTP method of the request.
+        method: String,
+        /// Full URL of the request (with query).
+        url: String,
+        /// The request body as sent (form or JSON text; it carries no secret).
+        body: String,
+        /// The failure that left the outcome unknown.
+        cause: Box<Error>,
+    },
+}
+
+/// What failed in the transport layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportErrorKind {
+    /// No connection could be made (refused, DNS, TLS handshake): nothing was sent.
+    Connect,
+    /// A timeout expired after the request may have been sent.
+    Timeout,
+    /// The connection failed or closed while sending or before the answer was read.
+    ConnectionLost,
+    /// The URL or request could not be used by the transport (nothing was sent).
+    InvalidRequest,
+    /// Any other transport failure.
+    Other,
+}
+
+impl TransportErrorKind {
+    /// Whether the request's bytes may have reached the server.
+    pub fn may_have_been_sent(self) -> bool {
+        !matches!(
+            self,
+            TransportErrorKind::Connect | TransportErrorKind::InvalidRequest
+        )
+    }
+}
+
+impl std::fmt::Display for TransportErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TransportErrorKind::Connect => "connect",
+            TransportErrorKind::Timeout => "timeout",
+            TransportErrorKind::ConnectionLost => "connection lost",
+            TransportErrorKind::InvalidRequest => "invalid request",
+            TransportErrorKind::Other => "other",
+        })
+    }
 }
 
 fn fmt_retry(d: &Option<Duration>) -> String {
@@ -97,6 +159,10 @@ pub enum ErrorKind {
     Server,
     /// The response could not be understood.
     Decode,
+    /// The network failed (connect, timeout, connection lost).
+    Network,
+    /// A state-changing request may or may not have been applied: check before acting.
+    OutcomeUnknown,
     /// An exchange code this library does not know.
     Unknown,
 }
@@ -633,6 +699,8 @@ impl Error {
             Error::RateLimited { .. } => ErrorKind::RateLimit,
             Error::Banned { .. } => ErrorKind::Ban,
             Error::Decode { .. } => ErrorKind::Decode,
+            Error::Transport { .. } => ErrorKind::Network,
+            Error::OutcomeUnknown { .. } => ErrorKind::OutcomeUnknown,
         }
     }
 
@@ -642,7 +710,7 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         matches!(
             self.kind(),
-            ErrorKind::RateLimit | ErrorKind::Server | ErrorKind::Clock
+            ErrorKind::RateLimit | ErrorKind::Server | ErrorKind::Clock | ErrorKind::Network
         )
     }
 
@@ -657,7 +725,8 @@ impl Error {
     /// The HTTP status of the response that produced this error, if any.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Error::Validation { .. } => None,
+            Error::Validation { .. } | Error::Transport { .. } => None,
+            Error::OutcomeUnknown { cause, .. } => cause.status(),
             Error::Api(e) => Some(e.status),
             Error::HttpStatus { status, .. }
             | Error::RateLimited { status, .. }
@@ -714,11 +783,11 @@ mod tests {
     #[test]
     fn every_documented_swap_code_is_known_and_classified() {
         let codes = [
-            400001, 400002, 400003, 400004, 400005, 400006, 401001, 401002, 401003, 401004,
-            401005, 401006, 401007, 401008, 401009, 401010, 401011, 401012, 401013, 401014,
-            401015, 401016, 401017, 401018, 401019, 403001, 403002, 403003, 404001, 404002,
-            404003, 404004, 404005, 404006, 404007, 404008, 404009, 404010, 404011, 404012,
-            404013, 404014, 404015, 500001, 500002,
+            400001, 400002, 400003, 400004, 400005, 400006, 401001, 401002, 401003, 401004, 401005,
+            401006, 401007, 401008, 401009, 401010, 401011, 401012, 401013, 401014, 401015, 401016,
+            401017, 401018, 401019, 403001, 403002, 403003, 404001, 404002, 404003, 404004, 404005,
+            404006, 404007, 404008, 404009, 404010, 404011, 404012, 404013, 404014, 404015, 500001,
+            500002,
         ];
         for c in codes {
             let code = SwapCode::from_code(c);

@@ -46,6 +46,7 @@
     )
 )]
 
+pub mod budget;
 pub mod catalog;
 pub mod clock;
 pub mod config;
@@ -55,7 +56,9 @@ pub mod endpoint;
 pub mod error;
 pub mod json;
 pub mod num;
+pub mod policy;
 pub mod ratelimit;
+pub mod session;
 pub mod sign;
 pub mod spot;
 pub mod swap;
@@ -66,6 +69,6 @@ pub use clock::{Clock, FixedClock, ManualClock, OffsetClock, SystemClock};
 pub use config::Config;
 pub use credentials::Credentials;
 pub use endpoint::{build, parse, parse_body, Endpoint, Family, Meta, Method, Params};
-pub use error::{ApiCode, ApiError, Error, ErrorKind, SpotCode, SwapCode};
+pub use error::{ApiCode, ApiError, Error, ErrorKind, SpotCode, SwapCode, TransportErrorKind};
 pub use rust_decimal::Decimal;
 pub use types::{TimestampMillis, TimestampSecs};

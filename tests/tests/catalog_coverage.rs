@@ -1,5 +1,5 @@
-//! Catalog coverage: every endpoint of the spot/margin v3 spec is in the catalog, exactly once,
-//! with the documented method, signing and success code.
+//! Catalog coverage: every endpoint of the spot/margin v3 and swap v2 specs is in the catalog,
+//! exactly once, with the documented method, signing and success code.
 
 use digifinex_core::catalog;
 use std::collections::BTreeSet;
@@ -108,4 +108,113 @@ fn the_spec_lists_no_endpoint_we_miss() {
         }
     }
     assert_eq!(seen, SPEC.len());
+}
+
+/// The 41 swap v2 and copy-trading endpoints of `shared/spec/swap-v2-copy-trading.md` §4
+/// (METHOD, path, signed). Public endpoints are GETs; copy trading is all POST.
+const SWAP_SPEC: &[(&str, &str, bool)] = &[
+    ("GET", "/swap/v2/public/time", false),
+    ("GET", "/swap/v2/public/api_weight", false),
+    ("GET", "/swap/v2/public/instruments", false),
+    ("GET", "/swap/v2/public/instrument", false),
+    ("GET", "/swap/v2/public/depth", false),
+    ("GET", "/swap/v2/public/trades", false),
+    ("GET", "/swap/v2/public/ticker", false),
+    ("GET", "/swap/v2/public/tickers", false),
+    ("GET", "/swap/v2/public/candles", false),
+    ("GET", "/swap/v2/public/funding_rate", false),
+    ("GET", "/swap/v2/public/candles_history", false),
+    ("GET", "/swap/v2/public/funding_rate_history", false),
+    ("GET", "/swap/v2/account/balance", true),
+    ("POST", "/swap/v2/account/transfer", true),
+    ("GET", "/swap/v2/account/positions", true),
+    ("POST", "/swap/v2/account/position_mode", true),
+    ("POST", "/swap/v2/account/position_margin", true),
+    ("POST", "/swap/v2/account/leverage", true),
+    ("GET", "/swap/v2/account/trading_fee_rate", true),
+    ("GET", "/swap/v2/account/finance_record", true),
+    ("GET", "/swap/v2/account/funding_fee", true),
+    ("GET", "/swap/v2/account/transfer_record", true),
+    ("POST", "/swap/v2/trade/order_place", true),
+    ("POST", "/swap/v2/trade/cancel_order", true),
+    ("POST", "/swap/v2/trade/batch_order", true),
+    ("POST", "/swap/v2/trade/batch_cancel_order", true),
+    ("GET", "/swap/v2/trade/open_orders", true),
+    ("GET", "/swap/v2/trade/order_info", true),
+    ("GET", "/swap/v2/trade/history_orders", true),
+    ("GET", "/swap/v2/trade/history_trades", true),
+    ("POST", "/swap/v2/follow/sponsor_order", true),
+    ("POST", "/swap/v2/follow/close_order", true),
+    ("POST", "/swap/v2/follow/cancel_order", true),
+    ("POST", "/swap/v2/follow/user_center_current", true),
+    ("POST", "/swap/v2/follow/user_center_history", true),
+    ("POST", "/swap/v2/follow/expert_current_open_order", true),
+    ("POST", "/swap/v2/follow/add_algo", true),
+    ("POST", "/swap/v2/follow/cancel_algo", true),
+    ("POST", "/swap/v2/follow/account_available", true),
+    ("POST", "/swap/v2/follow/plan_task", true),
+    ("POST", "/swap/v2/follow/instrument_list", true),
+];
+
+#[test]
+fn every_swap_endpoint_is_in_the_catalog_once() {
+    assert_eq!(SWAP_SPEC.len(), 41);
+    let listed: Vec<(String, String)> = catalog::all()
+        .filter(|e| e.meta.family == digifinex_core::Family::Swap)
+        .map(|e| (e.meta.method.as_str().to_owned(), e.meta.display_path()))
+        .collect();
+    let unique: BTreeSet<_> = listed.iter().cloned().collect();
+    assert_eq!(unique.len(), listed.len(), "duplicate catalog entries");
+    let want: BTreeSet<(String, String)> = SWAP_SPEC
+        .iter()
+        .map(|(m, p, _)| (m.to_string(), p.to_string()))
+        .collect();
+    assert_eq!(unique, want);
+    for (method, path, signed) in SWAP_SPEC {
+        let (entry, vars) = catalog::find(method, path).unwrap();
+        assert_eq!(entry.meta.display_path(), *path);
+        assert_eq!(entry.meta.signed, *signed, "{path}");
+        assert_eq!(entry.meta.success_code, 0, "{path}");
+        assert_eq!(entry.meta.idempotent, *method == "GET", "{path}");
+        assert!(vars.is_empty());
+    }
+}
+
+#[test]
+fn the_swap_spec_lists_no_endpoint_we_miss() {
+    let spec = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/spec/swap-v2-copy-trading.md"
+    );
+    let Ok(text) = std::fs::read_to_string(spec) else {
+        eprintln!("spec not found at {spec}; the hard-coded list above still applies");
+        return;
+    };
+    let section = text
+        .split("## 4. Endpoints")
+        .nth(1)
+        .unwrap()
+        .split("## 5.")
+        .next()
+        .unwrap();
+    let mut seen = BTreeSet::new();
+    for line in section.lines().filter(|l| l.starts_with("| ")) {
+        let first = line
+            .trim_start_matches("| ")
+            .split(" |")
+            .next()
+            .unwrap_or("");
+        let path = first
+            .trim_start_matches("GET ")
+            .trim_start_matches("POST ")
+            .trim();
+        if path.starts_with("/swap/v2/") {
+            assert!(
+                SWAP_SPEC.iter().any(|(_, p, _)| *p == path),
+                "spec endpoint {path} missing from the catalog list"
+            );
+            seen.insert(path.to_owned());
+        }
+    }
+    assert_eq!(seen.len(), SWAP_SPEC.len());
 }

@@ -1,0 +1,294 @@
+//! Resilience policies as pure functions of their inputs and `now`: what to do after a failure
+//! (retry, give up, or report an unknown outcome) and how long to wait. Nothing here sleeps; the
+//! transports apply the decisions (a blocking sleep or a tokio sleep).
+//!
+//! Rules:
+//! * Only idempotent requests (reads) are retried automatically ([`crate::Meta::idempotent`]).
+//! * Retried: network failures, HTTP 5xx, server error codes, rate limits (after `retry-after`
+//!   when the server sent one, else after the backoff). Never retried: validation, auth, balance,
+//!   not-found, bans, decode failures, and clock errors (those are handled by a time sync, see
+//!   the transports).
+//! * A state-changing request (order, cancel, transfer, withdrawal) that fails after its bytes may
+//!   have reached the server becomes [`Error::OutcomeUnknown`] ([`settle`]), which no policy
+//!   retries.
+//! * Backoff is exponential (`base * 2^retry`, capped) with jitter drawn deterministically from
+//!   the injected clock, so tests with a fixed clock are repeatable.
+
+use std::time::Duration;
+
+use crate::endpoint::Meta;
+use crate::error::{Error, ErrorKind};
+use crate::types::TimestampMillis;
+
+/// When and how often reads are retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt (0 disables retries).
+    pub max_retries: u32,
+    /// Backoff before the first retry; doubled for each further retry.
+    pub base_delay: Duration,
+    /// Upper bound of one backoff.
+    pub max_delay: Duration,
+    /// A `retry-after` longer than this is not waited for: the error is returned instead.
+    pub max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 3 retries, 200 ms doubling to at most 5 s, `retry-after` honoured up to 60 s.
+    fn default() -> Self {
+        RetryPolicy {
+            max_retries: 3,
+            base_delay: Duration::from_millis(200),
+            max_delay: Duration::from_secs(5),
+            max_retry_after: Duration::from_secs(60),
+        }
+    }
+}
+
+/// The decision after a failed attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryDecision {
+    /// Send the same request again after this delay (re-signed by the caller: the timestamp
+    /// moves on).
+    RetryAfter(Duration),
+    /// Return the error.
+    Stop,
+}
+
+impl RetryPolicy {
+    /// A policy that never retries.
+    pub fn never() -> Self {
+        RetryPolicy {
+            max_retries: 0,
+            ..RetryPolicy::default()
+        }
+    }
+
+    /// Decides what to do after attempt number `retries_done + 1` of a request described by
+    /// `meta` failed with `error` at time `now`.
+    pub fn decide(
+        &self,
+        meta: &Meta,
+        retries_done: u32,
+        error: &Error,
+        now: TimestampMillis,
+    ) -> RetryDecision {
+        if !meta.idempotent || retries_done >= self.max_retries {
+            return RetryDecision::Stop;
+        }
+        match error.kind() {
+            ErrorKind::RateLimit => match error.retry_after() {
+                Some(d) if d > self.max_retry_after => RetryDecision::Stop,
+                Some(d) => RetryDecision::RetryAfter(d),
+                None => RetryDecision::RetryAfter(self.backoff(retries_done, now)),
+            },
+            ErrorKind::Server | ErrorKind::Network => {
+                RetryDecision::RetryAfter(self.backoff(retries_done, now))
+            }
+            _ => RetryDecision::Stop,
+        }
+    }
+
+    /// The backoff before retry number `retries_done + 1`: `base * 2^retries_done` capped at
+    /// `max_delay`, then jittered into `[d/2, d]` from `now`.
+    pub fn backoff(&self, retries_done: u32, now: TimestampMillis) -> Duration {
+        let factor = 1u32.checked_shl(retries_done.min(31)).unwrap_or(u32::MAX);
+        let full = self
+            .base_delay
+            .checked_mul(factor)
+            .unwrap_or(self.max_delay)
+            .min(self.max_delay);
+        let full_ms = u64::try_from(full.as_millis()).unwrap_or(u64::MAX);
+        let half = full_ms / 2;
+        let span = full_ms - half;
+        let jitter = if span == 0 {
+            0
+        } else {
+            splitmix64(now.0.unsigned_abs() ^ u64::from(retries_done)) % (span + 1)
+        };
+        Duration::from_millis(half + jitter)
+    }
+}
+
+/// SplitMix64: a fixed, well-distributed mix of the clock reading (jitter only, not security).
+fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Turns a failure of a *state-changing* request into [`Error::OutcomeUnknown`] when the request
+/// may have been applied: a transport failure after the bytes may have been sent, an HTTP 5xx or
+/// other non-envelope status, or an unreadable success answer. Definite answers (an exchange
+/// error code, a 429 or 403, a validation error, a connect failure) are returned unchanged, as
+/// is every failure of an idempotent request.
+pub fn settle(meta: &Meta, request: &http::Request<Vec<u8>>, error: Error) -> Error {
+    if meta.idempotent {
+        return error;
+    }
+    let unknown = match &error {
+        Error::Transport { kind, .. } => kind.may_have_been_sent(),
+        Error::HttpStatus { status, .. } => *status >= 500 || *status == 408,
+        Error::Decode { status, .. } => (200..300).contains(status),
+        _ => false,
+    };
+    if !unknown {
+        return error;
+    }
+    Error::OutcomeUnknown {
+        method: request.method().to_string(),
+        url: request.uri().to_string(),
+        body: String::from_utf8_lossy(request.body()).into_owned(),
+        cause: Box::new(error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::endpoint::{Family, Method};
+    use crate::error::TransportErrorKind;
+
+    const READ: Meta = Meta {
+        name: "t.read",
+        family: Family::Spot,
+        method: Method::Get,
+        path: "/x",
+        signed: false,
+        idempotent: true,
+        success_code: 0,
+        weight: None,
+    };
+    const WRITE: Meta = Meta {
+        name: "t.write",
+        method: Method::Post,
+        idempotent: false,
+        ..READ
+    };
+
+    fn net() -> Error {
+        Error::Transport {
+            kind: TransportErrorKind::ConnectionLost,
+            message: "reset".into(),
+        }
+    }
+
+    #[test]
+    fn reads_retry_on_network_server_and_rate_limit() {
+        let p = RetryPolicy::default();
+        let now = TimestampMillis(1_700_000_000_000);
+        assert!(matches!(
+            p.decide(&READ, 0, &net(), now),
+            RetryDecision::RetryAfter(_)
+        ));
+        let e5 = Error::HttpStatus {
+            status: 502,
+            snippet: String::new(),
+        };
+        assert!(matches!(
+            p.decide(&READ, 2, &e5, now),
+            RetryDecision::RetryAfter(_)
+        ));
+        assert_eq!(p.decide(&READ, 3, &e5, now), RetryDecision::Stop);
+        let rl = Error::RateLimited {
+            status: 429,
+            retry_after: Some(Duration::from_secs(2)),
+            snippet: String::new(),
+        };
+        assert_eq!(
+            p.decide(&READ, 0, &rl, now),
+            RetryDecision::RetryAfter(Duration::from_secs(2))
+        );
+        let long = Error::RateLimited {
+            status: 429,
+            retry_after: Some(Duration::from_secs(600)),
+            snippet: String::new(),
+        };
+        assert_eq!(p.decide(&READ, 0, &long, now), RetryDecision::Stop);
+        assert_eq!(
+            RetryPolicy::never().decide(&READ, 0, &net(), now),
+            RetryDecision::Stop
+        );
+    }
+
+    #[test]
+    fn writes_and_definite_errors_never_retry() {
+        let p = RetryPolicy::default();
+        let now = TimestampMillis(0);
+        assert_eq!(p.decide(&WRITE, 0, &net(), now), RetryDecision::Stop);
+        for e in [
+            Error::validation("x", "y"),
+            Error::Banned {
+                status: 403,
+                snippet: String::new(),
+            },
+            Error::Decode {
+                path: ".".into(),
+                type_name: "T",
+                message: String::new(),
+                status: 200,
+                snippet: String::new(),
+            },
+        ] {
+            assert_eq!(p.decide(&READ, 0, &e, now), RetryDecision::Stop, "{e}");
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_caps_and_jitters_within_bounds() {
+        let p = RetryPolicy::default();
+        for (retry, full) in [(0u32, 200u64), (1, 400), (2, 800), (5, 5000), (40, 5000)] {
+            for t in 0..50 {
+                let d = p.backoff(retry, TimestampMillis(t * 7919)).as_millis();
+                let d = u64::try_from(d).unwrap();
+                assert!(
+                    d >= full / 2 && d <= full,
+                    "retry {retry}: {d} not in [{}, {full}]",
+                    full / 2
+                );
+            }
+        }
+        // Deterministic for a given clock reading.
+        assert_eq!(
+            p.backoff(1, TimestampMillis(42)),
+            p.backoff(1, TimestampMillis(42))
+        );
+    }
+
+    #[test]
+    fn settle_reports_unknown_outcomes_of_writes_only() {
+        let req = http::Request::builder()
+            .method("POST")
+            .uri("https://h/v3/spot/order/new")
+            .body(b"symbol=btc_usdt".to_vec())
+            .unwrap();
+        match settle(&WRITE, &req, net()) {
+            Error::OutcomeUnknown {
+                method, url, body, ..
+            } => {
+                assert_eq!(method, "POST");
+                assert_eq!(url, "https://h/v3/spot/order/new");
+                assert_eq!(body, "symbol=btc_usdt");
+            }
+            other => panic!("{other:?}"),
+        }
+        let five = Error::HttpStatus {
+            status: 503,
+            snippet: String::new(),
+        };
+        assert_eq!(settle(&WRITE, &req, five).kind(), ErrorKind::OutcomeUnknown);
+        let connect = Error::Transport {
+            kind: TransportErrorKind::Connect,
+            message: "refused".into(),
+        };
+        assert_eq!(settle(&WRITE, &req, connect).kind(), ErrorKind::Network);
+        assert_eq!(settle(&READ, &req, net()).kind(), ErrorKind::Network);
+        let rl = Error::RateLimited {
+            status: 429,
+            retry_after: None,
+            snippet: String::new(),
+        };
+        assert_eq!(settle(&WRITE, &req, rl).kind(), ErrorKind::RateLimit);
+    }
+}

@@ -1,0 +1,593 @@
+//! The client's whole request cycle as a sans-IO state machine, so that the blocking and the
+//! async transports share every line except moving bytes and sleeping.
+//!
+//! A [`Session`] holds what lives across requests: config, credentials, the clock and its
+//! server offset, the retry policy and the optional weight budgets. [`Session::call`] starts a
+//! [`Call`] for one endpoint; the transport drives it:
+//!
+//! ```text
+//! loop {                                    // any `D: Drive`
+//!     match call.next() {
+//!         Action::Send(request) => match transport.send(request) {
+//!             Ok(response) => call.on_response(&response),
+//!             Err(e) => call.on_transport_error(kind, message),
+//!         },
+//!         Action::Wait(delay) => sleep(delay),
+//!         Action::Done(result) => return result,
+//!     }
+//! }
+//! ```
+//!
+//! Inside, a call: waits for the weight budget when one is enabled; builds and signs the request
+//! at the clock's time plus the server offset; parses the answer; on a spot 10008 (timestamp
+//! outside the window) syncs the clock once through `GET /v3/time` and re-signs and resends the
+//! same request (10008 is a definite rejection, so this is safe for orders too); retries reads
+//! by the [`RetryPolicy`]; and turns an uncertain failure of a state-changing request into
+//! [`Error::OutcomeUnknown`], which is never re-sent.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use crate::budget::WeightBudget;
+use crate::clock::{estimate_offset, Clock, SystemClock};
+use crate::config::Config;
+use crate::credentials::Credentials;
+use crate::endpoint::{build, parse_body, Endpoint, Family, Meta};
+use crate::error::{ApiCode, Error, SpotCode, TransportErrorKind};
+use crate::policy::{settle, RetryDecision, RetryPolicy};
+use crate::ratelimit::{RateLimitUsage, WeightTable};
+use crate::types::TimestampMillis;
+
+/// A typed result with the facts of the exchange that produced it.
+#[derive(Debug, Clone)]
+pub struct Response<T> {
+    /// The typed output.
+    pub value: T,
+    /// HTTP status of the final answer.
+    pub status: u16,
+    /// Headers of the final answer.
+    pub headers: http::HeaderMap,
+    /// Rate-limit usage reported by the final answer (swap only; empty for spot).
+    pub usage: RateLimitUsage,
+    /// Time between sending the final request and receiving its answer, by the session clock.
+    pub latency: Duration,
+    /// Attempts made (1 without retries or resync).
+    pub attempts: u32,
+}
+
+/// What the transport must do next for a [`Call`].
+#[derive(Debug)]
+pub enum Action<T> {
+    /// Send this request, then report with [`Call::on_response`] or
+    /// [`Call::on_transport_error`].
+    Send(http::Request<Vec<u8>>),
+    /// Sleep this long, then ask [`Call::next`] again.
+    Wait(Duration),
+    /// The call is finished.
+    Done(Result<Response<T>, Error>),
+}
+
+/// Weight budgets shared by the calls of one session.
+#[derive(Debug)]
+struct Budgets {
+    spot: WeightBudget,
+    swap: WeightBudget,
+    swap_weights: WeightTable,
+}
+
+/// Everything that lives across requests. Cheap to share behind an `Arc`; all methods take
+/// `&self`.
+pub struct Session {
+    config: Config,
+    credentials: Option<Credentials>,
+    clock: Arc<dyn Clock>,
+    offset_ms: AtomicI64,
+    retry: RetryPolicy,
+    auto_sync: bool,
+    budgets: Option<Mutex<Budgets>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("config", &self.config)
+            .field("credentials", &self.credentials)
+            .field("offset_ms", &self.offset_ms.load(Ordering::Relaxed))
+            .field("retry", &self.retry)
+            .field("auto_sync", &self.auto_sync)
+            .field("budgets", &self.budgets.is_some())
+            .finish()
+    }
+}
+
+/// Builds a [`Session`].
+pub struct SessionBuilder {
+    config: Config,
+    credentials: Option<Credentials>,
+    clock: Option<Arc<dyn Clock>>,
+    retry: RetryPolicy,
+    auto_sync: bool,
+    budget: Option<(u64, u64)>,
+}
+
+impl std::fmt::Debug for SessionBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionBuilder")
+            .field("config", &self.config)
+            .field("credentials", &self.credentials)
+            .field("retry", &self.retry)
+            .field("auto_sync", &self.auto_sync)
+            .field("budget", &self.budget)
+            .finish()
+    }
+}
+
+impl Default for SessionBuilder {
+    fn default() -> Self {
+        SessionBuilder {
+            config: Config::default(),
+            credentials: None,
+            clock: None,
+            retry: RetryPolicy::default(),
+            auto_sync: true,
+            budget: None,
+        }
+    }
+}
+
+impl SessionBuilder {
+    /// Base URLs and recv window.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+    /// API credentials for private endpoints.
+    pub fn credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = Some(credentials);
+        self
+    }
+    /// The clock (default [`SystemClock`]).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+    /// The retry policy for reads (default [`RetryPolicy::default`]).
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+    /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
+    pub fn auto_sync(mut self, on: bool) -> Self {
+        self.auto_sync = on;
+        self
+    }
+    /// Enables weight budgets: spot at `spot_per_minute` (the documented 1200), swap at
+    /// `swap_per_minute` (not documented; the server's remaining-weight headers keep it honest).
+    /// Calls then wait instead of crossing a limit.
+    pub fn weight_budget(mut self, spot_per_minute: u64, swap_per_minute: u64) -> Self {
+        self.budget = Some((spot_per_minute, swap_per_minute));
+        self
+    }
+    /// The session.
+    pub fn build(self) -> Session {
+        Session {
+            config: self.config,
+            credentials: self.credentials,
+            clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)),
+            offset_ms: AtomicI64::new(0),
+            retry: self.retry,
+            auto_sync: self.auto_sync,
+            budgets: self.budget.map(|(spot, swap)| {
+                Mutex::new(Budgets {
+                    spot: WeightBudget::new(spot, Duration::from_secs(60)),
+                    swap: WeightBudget::new(swap, Duration::from_secs(60)),
+                    swap_weights: WeightTable::default(),
+                })
+            }),
+        }
+    }
+}
+
+impl Session {
+    /// A builder with defaults (production URLs, no credentials, system clock, default retries,
+    /// automatic time sync, no weight budget).
+    pub fn builder() -> SessionBuilder {
+        SessionBuilder::default()
+    }
+
+    /// The config.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The credentials, when set.
+    pub fn credentials(&self) -> Option<&Credentials> {
+        self.credentials.as_ref()
+    }
+
+    /// The retry policy.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.retry
+    }
+
+    /// The clock's time plus the estimated server offset: the time requests are signed with.
+    pub fn now(&self) -> TimestampMillis {
+        TimestampMillis(
+            self.clock
+                .now()
+                .0
+                .saturating_add(self.offset_ms.load(Ordering::Relaxed)),
+        )
+    }
+
+    /// The raw clock's time (for latency and offset measurement).
+    pub fn local_now(&self) -> TimestampMillis {
+        self.clock.now()
+    }
+
+    /// The current server offset estimate (server minus local), in milliseconds.
+    pub fn offset_ms(&self) -> i64 {
+        self.offset_ms.load(Ordering::Relaxed)
+    }
+
+    /// Sets the server offset (e.g. from an earlier sync).
+    pub fn set_offset_ms(&self, offset: i64) {
+        self.offset_ms.store(offset, Ordering::Relaxed);
+    }
+
+    /// Loads the swap route weights (from `GET /swap/v2/public/api_weight`) into the budget.
+    pub fn set_swap_weights(&self, table: WeightTable) {
+        if let Some(b) = &self.budgets {
+            lock(b).swap_weights = table;
+        }
+    }
+
+    /// Starts a call of `endpoint`.
+    pub fn call<'a, E: Endpoint>(&'a self, endpoint: &'a E) -> Call<'a, E> {
+        Call {
+            session: self,
+            endpoint,
+            state: State::Start,
+            retries: 0,
+            attempts: 0,
+            synced: false,
+            sent_at: TimestampMillis(0),
+            last: None,
+        }
+    }
+
+    /// Starts a clock sync for `family`: `GET /v3/time` (second precision) or
+    /// `GET /swap/v2/public/time` (millisecond precision). On success the session offset is
+    /// updated and the call's value is the new offset in milliseconds.
+    pub fn sync_call(&self, family: Family) -> SyncCall<'_> {
+        SyncCall {
+            session: self,
+            family,
+            sent_at: TimestampMillis(0),
+            state: State::Start,
+        }
+    }
+
+    fn acquire(&self, meta: &Meta, now: TimestampMillis) -> Result<(), Duration> {
+        let Some(b) = &self.budgets else {
+            return Ok(());
+        };
+        let mut b = lock(b);
+        match meta.family {
+            Family::Spot => b.spot.try_acquire(u64::from(meta.weight.unwrap_or(1)), now),
+            Family::Swap => {
+                let w = meta
+                    .weight
+                    .or_else(|| b.swap_weights.weight(meta.path))
+                    .unwrap_or(1);
+                b.swap.try_acquire(u64::from(w), now)
+            }
+        }
+    }
+
+    fn observe(&self, meta: &Meta, usage: &RateLimitUsage, now: TimestampMillis) {
+        if let (Some(b), Some(remaining)) = (&self.budgets, usage.min_remaining()) {
+            if meta.family == Family::Swap {
+                lock(b).swap.observe_remaining(remaining, now);
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic while holding the lock cannot leave a budget inconsistent in a harmful way.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A state machine a transport drives: [`Call`] and [`SyncCall`] implement it, so one generic
+/// driving loop per transport serves both.
+pub trait Drive {
+    /// The typed result (handed out inside a [`Response`]).
+    type Output;
+    /// The next action.
+    fn next(&mut self) -> Action<Self::Output>;
+    /// Reports the answer to the last [`Action::Send`].
+    fn on_response(&mut self, response: &http::Response<&[u8]>);
+    /// Reports that the last [`Action::Send`] failed in the transport.
+    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String);
+}
+
+#[derive(Debug)]
+enum State<T> {
+    /// Ready to acquire budget, build, sign and send the main request.
+    Start,
+    /// Wait this long (a retry backoff), then start again.
+    Backoff(Duration),
+    /// The main request is out.
+    AwaitMain,
+    /// Ready to send the time request of a resync.
+    SyncStart,
+    /// The time request is out.
+    AwaitSync,
+    /// A result is ready.
+    Finished(Result<Response<T>, Error>),
+    /// The result was handed out.
+    Gone,
+}
+
+/// One endpoint call in progress; see the module docs for the loop that drives it.
+pub struct Call<'a, E: Endpoint> {
+    session: &'a Session,
+    endpoint: &'a E,
+    state: State<E::Output>,
+    retries: u32,
+    attempts: u32,
+    synced: bool,
+    sent_at: TimestampMillis,
+    last: Option<http::Request<Vec<u8>>>,
+}
+
+impl<E: Endpoint> std::fmt::Debug for Call<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call")
+            .field("endpoint", &E::META.name)
+            .field("retries", &self.retries)
+            .field("attempts", &self.attempts)
+            .finish()
+    }
+}
+
+impl<E: Endpoint> Call<'_, E> {
+    /// Retries made so far.
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    fn failed(&mut self, e: Error) {
+        let meta = E::META;
+        // A spot 10008: resync once, then re-sign and resend (a definite rejection: safe).
+        let is_clock = matches!(
+            &e,
+            Error::Api(a) if a.code == ApiCode::Spot(SpotCode::InvalidTimestamp)
+        );
+        if is_clock && self.session.auto_sync && !self.synced {
+            self.synced = true;
+            self.state = State::SyncStart;
+            return;
+        }
+        let e = match &self.last {
+            Some(req) => settle(&meta, req, e),
+            None => e,
+        };
+        self.state =
+            match self
+                .session
+                .retry
+                .decide(&meta, self.retries, &e, self.session.local_now())
+            {
+                RetryDecision::RetryAfter(d) => {
+                    self.retries = self.retries.saturating_add(1);
+                    State::Backoff(d)
+                }
+                RetryDecision::Stop => State::Finished(Err(e)),
+            };
+    }
+}
+
+impl<E: Endpoint> Drive for Call<'_, E> {
+    type Output = E::Output;
+
+    fn next(&mut self) -> Action<E::Output> {
+        match std::mem::replace(&mut self.state, State::Gone) {
+            State::Start => {
+                let now = self.session.now();
+                if let Err(wait) = self.session.acquire(&E::META, now) {
+                    self.state = State::Start;
+                    return Action::Wait(wait);
+                }
+                match build(
+                    self.endpoint,
+                    &self.session.config,
+                    self.session.credentials.as_ref(),
+                    now,
+                ) {
+                    Ok(req) => {
+                        self.attempts = self.attempts.saturating_add(1);
+                        self.last = Some(clone_request(&req));
+                        self.sent_at = self.session.local_now();
+                        self.state = State::AwaitMain;
+                        Action::Send(req)
+                    }
+                    Err(e) => Action::Done(Err(e)),
+                }
+            }
+            State::Backoff(d) => {
+                self.state = State::Start;
+                Action::Wait(d)
+            }
+            State::SyncStart => match time_request(self.session, E::META.family) {
+                Ok(req) => {
+                    self.sent_at = self.session.local_now();
+                    self.state = State::AwaitSync;
+                    Action::Send(req)
+                }
+                Err(e) => Action::Done(Err(e)),
+            },
+            State::Finished(result) => Action::Done(result),
+            State::AwaitMain | State::AwaitSync => Action::Done(Err(Error::validation(
+                "call",
+                "next() called while a request is out: report its response first",
+            ))),
+            State::Gone => {
+                Action::Done(Err(Error::validation("call", "the call already finished")))
+            }
+        }
+    }
+
+    fn on_response(&mut self, response: &http::Response<&[u8]>) {
+        let received = self.session.local_now();
+        match std::mem::replace(&mut self.state, State::Gone) {
+            State::AwaitMain => {
+                let meta = E::META;
+                let status = response.status().as_u16();
+                let usage = RateLimitUsage::from_headers(response.headers());
+                self.session.observe(&meta, &usage, received);
+                match parse_body::<E::Output>(&meta, status, response.headers(), response.body()) {
+                    Ok(value) => {
+                        self.state = State::Finished(Ok(Response {
+                            value,
+                            status,
+                            headers: response.headers().clone(),
+                            usage,
+                            latency: elapsed(self.sent_at, received),
+                            attempts: self.attempts,
+                        }))
+                    }
+                    Err(e) => self.failed(e),
+                }
+            }
+            State::AwaitSync => {
+                self.state = match apply_time(
+                    self.session,
+                    E::META.family,
+                    response,
+                    self.sent_at,
+                    received,
+                ) {
+                    Ok(_) => State::Start,
+                    Err(e) => State::Finished(Err(e)),
+                }
+            }
+            other => self.state = other,
+        }
+    }
+
+    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
+        let e = Error::Transport { kind, message };
+        match std::mem::replace(&mut self.state, State::Gone) {
+            State::AwaitMain => self.failed(e),
+            State::AwaitSync => self.state = State::Finished(Err(e)),
+            other => self.state = other,
+        }
+    }
+}
+
+/// A clock sync in progress (see [`Session::sync_call`]); its output is the new offset (ms).
+#[derive(Debug)]
+pub struct SyncCall<'a> {
+    session: &'a Session,
+    family: Family,
+    sent_at: TimestampMillis,
+    state: State<i64>,
+}
+
+impl Drive for SyncCall<'_> {
+    type Output = i64;
+
+    fn next(&mut self) -> Action<i64> {
+        match std::mem::replace(&mut self.state, State::Gone) {
+            State::Start => match time_request(self.session, self.family) {
+                Ok(req) => {
+                    self.sent_at = self.session.local_now();
+                    self.state = State::AwaitSync;
+                    Action::Send(req)
+                }
+                Err(e) => Action::Done(Err(e)),
+            },
+            State::Finished(result) => Action::Done(result),
+            _ => Action::Done(Err(Error::validation(
+                "call",
+                "the sync call is not waiting for next()",
+            ))),
+        }
+    }
+
+    fn on_response(&mut self, response: &http::Response<&[u8]>) {
+        let received = self.session.local_now();
+        if let State::AwaitSync = self.state {
+            self.state = State::Finished(
+                apply_time(self.session, self.family, response, self.sent_at, received).map(
+                    |offset| Response {
+                        value: offset,
+                        status: response.status().as_u16(),
+                        headers: response.headers().clone(),
+                        usage: RateLimitUsage::from_headers(response.headers()),
+                        latency: elapsed(self.sent_at, received),
+                        attempts: 1,
+                    },
+                ),
+            );
+        }
+    }
+
+    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
+        if let State::AwaitSync = self.state {
+            self.state = State::Finished(Err(Error::Transport { kind, message }));
+        }
+    }
+}
+
+/// Parses a server-time answer and stores the new offset, returning it.
+fn apply_time(
+    session: &Session,
+    family: Family,
+    response: &http::Response<&[u8]>,
+    sent: TimestampMillis,
+    received: TimestampMillis,
+) -> Result<i64, Error> {
+    let status = response.status().as_u16();
+    let server = match family {
+        Family::Spot => parse_body::<crate::spot::ServerTime>(
+            &<crate::spot::ServerTimeRequest as Endpoint>::META,
+            status,
+            response.headers(),
+            response.body(),
+        )
+        .map(|t| t.server_time.to_millis())?,
+        Family::Swap => parse_body::<TimestampMillis>(
+            &<crate::swap::ServerTimeRequest as Endpoint>::META,
+            status,
+            response.headers(),
+            response.body(),
+        )?,
+    };
+    let offset = estimate_offset(server, sent, received);
+    session.set_offset_ms(offset);
+    Ok(offset)
+}
+
+fn elapsed(from: TimestampMillis, to: TimestampMillis) -> Duration {
+    Duration::from_millis(u64::try_from(to.0.saturating_sub(from.0)).unwrap_or(0))
+}
+
+fn clone_request(req: &http::Request<Vec<u8>>) -> http::Request<Vec<u8>> {
+    let mut out = http::Request::new(req.body().clone());
+    *out.method_mut() = req.method().clone();
+    *out.uri_mut() = req.uri().clone();
+    *out.headers_mut() = req.headers().clone();
+    out
+}
+
+fn time_request(session: &Session, family: Family) -> Result<http::Request<Vec<u8>>, Error> {
+    let now = session.now();
+    match family {
+        Family::Spot => build(&crate::spot::ServerTimeRequest, &session.config, None, now),
+        Family::Swap => build(&crate::swap::ServerTimeRequest, &session.config, None, now),
+    }
+}

@@ -1,0 +1,321 @@
+//! The sans-IO request cycle ([`Session`], [`Call`]) driven by a scripted fake transport: time
+//! sync after 10008, retries of reads only, unknown outcomes of writes, budgets.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use digifinex_core::session::{Action, Drive, Response, Session};
+use digifinex_core::spot::{LimitOrder, Market, OrderBookRequest, PlaceOrder, ServerTimeRequest};
+use digifinex_core::{
+    Config, Credentials, Decimal, Error, ErrorKind, Family, ManualClock, TimestampMillis,
+    TransportErrorKind,
+};
+
+const T0: i64 = 1_700_000_000_000;
+
+/// One scripted answer of the fake transport.
+enum Answer {
+    Http(u16, Vec<(&'static str, &'static str)>, &'static str),
+    Fail(TransportErrorKind),
+}
+
+/// Drives `call` through a scripted transport: each `Send` takes the next answer (after the
+/// clock moves `rtt_ms`); each `Wait` advances the clock. Returns the result, the requests sent
+/// and the waits.
+fn drive<D: Drive>(
+    clock: &ManualClock,
+    call: &mut D,
+    script: Vec<Answer>,
+    rtt_ms: i64,
+) -> (
+    Result<Response<D::Output>, Error>,
+    Vec<http::Request<Vec<u8>>>,
+    Vec<Duration>,
+) {
+    let mut script = script.into_iter();
+    let mut sent = Vec::new();
+    let mut waits = Vec::new();
+    loop {
+        match call.next() {
+            Action::Send(req) => {
+                sent.push(req);
+                clock.advance(rtt_ms);
+                match script
+                    .next()
+                    .expect("script has an answer for every request")
+                {
+                    Answer::Http(status, headers, body) => {
+                        let mut b = http::Response::builder().status(status);
+                        for (k, v) in headers {
+                            b = b.header(k, v);
+                        }
+                        let resp = b.body(body.as_bytes()).unwrap();
+                        call.on_response(&resp);
+                    }
+                    Answer::Fail(kind) => call.on_transport_error(kind, "scripted".to_owned()),
+                }
+            }
+            Action::Wait(d) => {
+                waits.push(d);
+                clock.advance(i64::try_from(d.as_millis()).unwrap());
+            }
+            Action::Done(r) => {
+                assert!(script.next().is_none(), "unused script answers");
+                return (r, sent, waits);
+            }
+        }
+    }
+}
+
+fn session(clock: Arc<ManualClock>) -> Session {
+    Session::builder()
+        .config(Config::default())
+        .credentials(Credentials::new("k", "s"))
+        .clock(clock)
+        .build()
+}
+
+fn order() -> PlaceOrder {
+    PlaceOrder::new(
+        Market::Spot,
+        "btc_usdt",
+        LimitOrder::buy(Decimal::new(30000, 0), Decimal::new(1, 2)),
+    )
+}
+
+const BOOK: &str = r#"{"bids":[[1,2]],"asks":[],"date":1700000000,"code":0}"#;
+
+#[test]
+fn a_read_succeeds_with_latency_and_one_attempt() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let req = OrderBookRequest::new("btc_usdt");
+    let (r, sent, waits) = drive(
+        &clock,
+        &mut s.call(&req),
+        vec![Answer::Http(200, vec![], BOOK)],
+        40,
+    );
+    let r = r.unwrap();
+    assert_eq!(r.value.bids.len(), 1);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.attempts, 1);
+    assert_eq!(r.latency, Duration::from_millis(40));
+    assert_eq!(sent.len(), 1);
+    assert!(waits.is_empty());
+}
+
+#[test]
+fn clock_rejection_syncs_once_then_resigns_and_resends() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let o = order();
+    // The server is 30 s ahead: its /v3/time answers T0/1000 + 30 (+ the round trips so far).
+    let (r, sent, _) = drive(
+        &clock,
+        &mut s.call(&o),
+        vec![
+            Answer::Http(200, vec![], r#"{"code":10008}"#),
+            Answer::Http(200, vec![], r#"{"server_time":1700000030,"code":0}"#),
+            Answer::Http(200, vec![], r#"{"code":0,"order_id":"abc"}"#),
+        ],
+        20,
+    );
+    assert_eq!(r.unwrap().value.order_id, "abc");
+    assert_eq!(sent.len(), 3);
+    assert_eq!(sent[1].uri(), "https://openapi.digifinex.com/v3/time");
+    assert!(sent[1].headers().get("access-sign").is_none());
+    // Offset: server 1700000030000 - midpoint(T0+20, T0+40) = 29970 ms.
+    assert_eq!(s.offset_ms(), 29_970);
+    assert_eq!(sent[0].headers()["access-timestamp"], "1700000000");
+    assert_eq!(sent[2].headers()["access-timestamp"], "1700000030");
+    assert_eq!(sent[0].body(), sent[2].body());
+    // Spot signs the parameter text only, so the resent request's signature is unchanged.
+    assert_eq!(
+        sent[0].headers()["access-sign"],
+        sent[2].headers()["access-sign"]
+    );
+}
+
+#[test]
+fn a_second_clock_rejection_is_returned() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let o = order();
+    let (r, sent, _) = drive(
+        &clock,
+        &mut s.call(&o),
+        vec![
+            Answer::Http(200, vec![], r#"{"code":10008}"#),
+            Answer::Http(200, vec![], r#"{"server_time":1700000000,"code":0}"#),
+            Answer::Http(200, vec![], r#"{"code":10008}"#),
+        ],
+        10,
+    );
+    assert_eq!(r.unwrap_err().kind(), ErrorKind::Clock);
+    assert_eq!(sent.len(), 3);
+}
+
+#[test]
+fn reads_are_retried_after_5xx_and_network_errors() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let req = OrderBookRequest::new("btc_usdt");
+    let (r, sent, waits) = drive(
+        &clock,
+        &mut s.call(&req),
+        vec![
+            Answer::Http(502, vec![], "<html>bad gateway</html>"),
+            Answer::Fail(TransportErrorKind::ConnectionLost),
+            Answer::Http(200, vec![], BOOK),
+        ],
+        5,
+    );
+    let r = r.unwrap();
+    assert_eq!(r.attempts, 3);
+    assert_eq!(sent.len(), 3);
+    assert_eq!(waits.len(), 2);
+    assert!(waits[0] >= Duration::from_millis(100) && waits[0] <= Duration::from_millis(200));
+    assert!(waits[1] >= Duration::from_millis(200) && waits[1] <= Duration::from_millis(400));
+}
+
+#[test]
+fn retry_after_is_honoured_for_reads() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let req = OrderBookRequest::new("btc_usdt");
+    let (r, _, waits) = drive(
+        &clock,
+        &mut s.call(&req),
+        vec![
+            Answer::Http(429, vec![("retry-after", "2")], "slow down"),
+            Answer::Http(200, vec![], BOOK),
+        ],
+        5,
+    );
+    assert!(r.is_ok());
+    assert_eq!(waits, vec![Duration::from_secs(2)]);
+}
+
+#[test]
+fn reads_give_up_after_the_policy_limit() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let req = OrderBookRequest::new("btc_usdt");
+    let (r, sent, _) = drive(
+        &clock,
+        &mut s.call(&req),
+        (0..4)
+            .map(|_| Answer::Fail(TransportErrorKind::Timeout))
+            .collect(),
+        5,
+    );
+    assert_eq!(r.unwrap_err().kind(), ErrorKind::Network);
+    assert_eq!(sent.len(), 4);
+}
+
+#[test]
+fn an_order_that_may_have_reached_the_server_is_never_resent() {
+    for failure in [
+        Answer::Fail(TransportErrorKind::ConnectionLost),
+        Answer::Fail(TransportErrorKind::Timeout),
+        Answer::Http(500, vec![], "oops"),
+        Answer::Http(200, vec![], r#"{"code":0,"order_id""#),
+    ] {
+        let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+        let s = session(clock.clone());
+        let o = order();
+        let (r, sent, waits) = drive(&clock, &mut s.call(&o), vec![failure], 5);
+        match r.unwrap_err() {
+            Error::OutcomeUnknown {
+                method, url, body, ..
+            } => {
+                assert_eq!(method, "POST");
+                assert_eq!(url, "https://openapi.digifinex.com/v3/spot/order/new");
+                assert_eq!(body, "symbol=btc_usdt&price=30000&amount=0.01&type=buy");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(sent.len(), 1);
+        assert!(waits.is_empty());
+    }
+    // A connect failure is definite (nothing was sent) and is not retried either.
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let o = order();
+    let (r, sent, _) = drive(
+        &clock,
+        &mut s.call(&o),
+        vec![Answer::Fail(TransportErrorKind::Connect)],
+        5,
+    );
+    assert_eq!(r.unwrap_err().kind(), ErrorKind::Network);
+    assert_eq!(sent.len(), 1);
+}
+
+#[test]
+fn validation_errors_end_the_call_before_anything_is_sent() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let req = OrderBookRequest::new("btc_usdt").limit(151);
+    let (r, sent, _) = drive(&clock, &mut s.call(&req), vec![], 5);
+    assert!(matches!(r, Err(Error::Validation { ref field, .. }) if field == "limit"));
+    assert!(sent.is_empty());
+}
+
+#[test]
+fn the_weight_budget_makes_calls_wait_instead_of_crossing_the_limit() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = Session::builder()
+        .clock(clock.clone())
+        .weight_budget(2, 100)
+        .build();
+    let req = ServerTimeRequest;
+    let ok = || {
+        vec![Answer::Http(
+            200,
+            vec![],
+            r#"{"server_time":1700000000,"code":0}"#,
+        )]
+    };
+    for _ in 0..2 {
+        let (_, _, waits) = drive(&clock, &mut s.call(&req), ok(), 10);
+        assert!(waits.is_empty());
+    }
+    let (r, _, waits) = drive(&clock, &mut s.call(&req), ok(), 10);
+    assert!(r.is_ok());
+    // The first call was sent at T0; the third asks at T0+20: wait until T0+60000.
+    assert_eq!(waits, vec![Duration::from_millis(59_980)]);
+}
+
+#[test]
+fn on_demand_sync_for_swap_uses_milliseconds() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let (r, sent, _) = drive(
+        &clock,
+        &mut s.sync_call(Family::Swap),
+        vec![Answer::Http(
+            200,
+            vec![],
+            r#"{"code":0,"data":1699999995123}"#,
+        )],
+        100,
+    );
+    assert_eq!(
+        sent[0].uri(),
+        "https://openapi.digifinex.com/swap/v2/public/time"
+    );
+    // 1699999995123 - (T0 + 50) = -4927.
+    assert_eq!(r.unwrap().value, -4_927);
+    assert_eq!(s.offset_ms(), -4_927);
+    assert_eq!(s.now(), TimestampMillis(T0 + 100 - 4_927));
+}
+
+#[test]
+fn session_debug_hides_the_secret() {
+    let s = Session::builder()
+        .credentials(Credentials::new("key", "SUPERSECRET"))
+        .build();
+    assert!(!format!("{s:?}").contains("SUPERSECRET"));
+}
