@@ -1,6 +1,49 @@
 //! Local DigiFinex exchange simulator (issue 4).
 //!
 //! Written independently of `digifinex-core` from the specification, so that it checks the client
-//! instead of agreeing with it. It has no behaviour yet.
+//! instead of agreeing with it. It serves the spot/margin v3 interface under `/v3`, the control
+//! API under `/__sim`, and (later) the swap v2 interface under `/swap/v2`, on loopback.
+//!
+//! ```no_run
+//! use digifinex_sim::{Sim, SimConfig};
+//!
+//! let sim = Sim::start(SimConfig::default()).expect("simulator starts");
+//! let demo = sim.control().demo_account();
+//! println!("{} key={} secret={}", sim.spot_base_url(), demo.keys.key, demo.keys.secret);
+//! // the server stops when `sim` is dropped
+//! ```
+//!
+//! Module map: [`server`] (hyper server, faults, routing), [`control`] (Rust and HTTP control
+//! API), [`spot`] (the spot/margin family: [`spot::auth`], [`spot::market`], [`spot::orders`],
+//! [`spot::engine`], [`spot::account`], [`spot::wallet`], [`spot::risk`]), [`swap`] (hook for
+//! the swap family), and shared pieces: [`accounts`], [`clock`], [`faults`], [`limiter`],
+//! [`json`], [`num`], [`rng`], [`wire`], [`config`].
+//!
+//! Design notes where the spec is silent or contradicts itself are in the module docs of the
+//! module that makes the choice (search for "DESIGN").
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+pub mod accounts;
+pub mod clock;
+pub mod config;
+pub mod control;
+pub mod faults;
+pub mod json;
+pub mod limiter;
+pub mod num;
+pub mod rng;
+pub mod server;
+pub mod spot;
+pub mod state;
+pub mod swap;
+pub mod wire;
+
+pub use accounts::{AccountId, AccountType, Balance, Permissions, WhitelistEntry};
+pub use config::{CurrencySpec, LimitsConfig, MarketSpec, MarketStatus, SimConfig};
+pub use control::{
+    ApiKeyPair, BalanceView, Control, ControlError, DemoAccount, KeyOptions, OrderView,
+    WithdrawalView,
+};
+pub use faults::{FaultKind, FaultRule};
+pub use server::{Sim, SimHandle, StartError};

@@ -1,0 +1,275 @@
+//! Simulator configuration: address, seed, markets, currencies, fees and limit switches.
+//!
+//! DESIGN (market minimums): the spec names `/markets` fields `min_amount` ("minimum trading
+//! amount") and `min_volume` ("minimum trading volume") and the symbol fields `minimum_amount` and
+//! `minimum_value` (an int). As in the live service, "volume" is the base quantity and "amount" in
+//! `/markets` is the order value in the quote currency, so `/markets` reports
+//! `min_volume` = [`MarketSpec::min_amount`] (base) and `min_amount` = [`MarketSpec::min_value`]
+//! (quote), while the symbol lists report `minimum_amount` = base minimum and `minimum_value` =
+//! quote minimum. Orders below the base minimum fail with 20009, below the value minimum with 20010.
+
+use crate::num::d;
+use rust_decimal::Decimal;
+use std::net::SocketAddr;
+
+/// Whether a pair trades.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarketStatus {
+    /// Normal trading (`status` "TRADING").
+    Trading,
+    /// Trading suspended: new orders fail with 20002 (`status` "SUSPEND").
+    Suspended,
+}
+
+/// One spot pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarketSpec {
+    /// Base currency, upper case (`BTC`).
+    pub base: String,
+    /// Quote currency, upper case (`USDT`).
+    pub quote: String,
+    /// Decimal places allowed in prices (20007 beyond).
+    pub price_precision: u32,
+    /// Decimal places allowed in base amounts (20008 beyond).
+    pub amount_precision: u32,
+    /// Minimum base amount of an order (20009 below).
+    pub min_amount: Decimal,
+    /// Minimum order value in the quote currency (20010 below).
+    pub min_value: Decimal,
+    /// Mid price the synthetic market maker quotes around.
+    pub mid_price: Decimal,
+    /// Base size of a synthetic maker order (sizes vary from 0.2x to 2x of it).
+    pub maker_size: Decimal,
+    /// Trading status.
+    pub status: MarketStatus,
+    /// Whether API trading is allowed (`is_allow`; 20042 otherwise).
+    pub api_tradable: bool,
+    /// Whether margin trading is offered on the pair.
+    pub margin: bool,
+    /// Leverage of margin positions on the pair.
+    pub leverage: Decimal,
+    /// Liquidation rate reported by `/margin/symbols` and `/margin/positions`.
+    pub liquidation_rate: Decimal,
+    /// Zone (board) name.
+    pub zone: String,
+}
+
+impl MarketSpec {
+    /// A trading, API-tradable, spot-only pair with the given precisions and minimums.
+    pub fn new(
+        base: &str,
+        quote: &str,
+        mid_price: Decimal,
+        (price_precision, amount_precision): (u32, u32),
+        (min_amount, min_value): (Decimal, Decimal),
+    ) -> MarketSpec {
+        MarketSpec {
+            base: base.to_ascii_uppercase(),
+            quote: quote.to_ascii_uppercase(),
+            price_precision,
+            amount_precision,
+            min_amount,
+            min_value,
+            mid_price,
+            maker_size: min_amount * Decimal::from(500),
+            status: MarketStatus::Trading,
+            api_tradable: true,
+            margin: false,
+            leverage: Decimal::from(3),
+            liquidation_rate: d("0.1"),
+            zone: "MAIN".to_owned(),
+        }
+    }
+
+    /// The pair name, `base_quote` in lower case.
+    pub fn symbol(&self) -> String {
+        format!(
+            "{}_{}",
+            self.base.to_ascii_lowercase(),
+            self.quote.to_ascii_lowercase()
+        )
+    }
+}
+
+/// One row of `/currencies`: a currency on one chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurrencySpec {
+    /// Currency, upper case.
+    pub currency: String,
+    /// Chain name; empty for single-chain currencies.
+    pub chain: String,
+    /// Minimum deposit.
+    pub min_deposit: Decimal,
+    /// Minimum withdrawal amount (20035 below).
+    pub min_withdraw: Decimal,
+    /// Deposits enabled.
+    pub deposit_enabled: bool,
+    /// Withdrawals enabled (20034 otherwise).
+    pub withdraw_enabled: bool,
+    /// Minimum withdrawal fee.
+    pub min_fee: Decimal,
+    /// Withdrawal fee rate; the fee is `max(amount * rate, min_fee)`.
+    pub fee_rate: Decimal,
+    /// Whether addresses carry a memo/tag.
+    pub memo: bool,
+    /// Maximum total withdrawn per user per day on this currency (20041 beyond); `None`: no quota.
+    pub daily_quota: Option<Decimal>,
+}
+
+impl CurrencySpec {
+    /// An enabled currency on `chain` with the given withdrawal minimum, minimum fee and rate.
+    pub fn new(
+        currency: &str,
+        chain: &str,
+        min_withdraw: Decimal,
+        min_fee: Decimal,
+        fee_rate: Decimal,
+    ) -> CurrencySpec {
+        CurrencySpec {
+            currency: currency.to_ascii_uppercase(),
+            chain: chain.to_owned(),
+            min_deposit: min_withdraw,
+            min_withdraw,
+            deposit_enabled: true,
+            withdraw_enabled: true,
+            min_fee,
+            fee_rate,
+            memo: false,
+            daily_quota: None,
+        }
+    }
+}
+
+/// Limit and risk-control switches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LimitsConfig {
+    /// Enforce the request-weight limit (10005 and bans).
+    pub weight_enabled: bool,
+    /// Spot request weight allowed per IP, key and user per minute (1200).
+    pub spot_weight_per_minute: u32,
+    /// Enforce the FR/FW/CR anti-manipulation bans (20018/20020).
+    pub risk_control: bool,
+    /// Enforce the withdrawal frequency limit (3 per minute, 100 per day).
+    pub withdraw_frequency: bool,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            weight_enabled: true,
+            spot_weight_per_minute: 1200,
+            risk_control: true,
+            withdraw_frequency: true,
+        }
+    }
+}
+
+/// Everything [`crate::Sim`] needs to start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimConfig {
+    /// Listen address; `127.0.0.1:0` (any free port) by default.
+    pub addr: SocketAddr,
+    /// Seed of every synthetic and generated value (books, ids, keys, addresses).
+    pub seed: u64,
+    /// Spot/margin pairs.
+    pub markets: Vec<MarketSpec>,
+    /// Currencies and chains for deposits and withdrawals.
+    pub currencies: Vec<CurrencySpec>,
+    /// Maker fee rate (also charged to post-only orders).
+    pub maker_fee_rate: Decimal,
+    /// Taker fee rate.
+    pub taker_fee_rate: Decimal,
+    /// Synthetic maker levels per side of each book.
+    pub book_levels: usize,
+    /// Freeze the simulator clock at this instant (ms) instead of following the wall clock.
+    pub start_time_ms: Option<i64>,
+    /// Limits and bans.
+    pub limits: LimitsConfig,
+    /// Write `/order/detail`'s `detail` as one object (the spec's shape: the latest fill, `{}`
+    /// without fills) instead of an array of every fill (the shape of live captures).
+    pub detail_as_object: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            seed: 1,
+            markets: default_markets(),
+            currencies: default_currencies(),
+            maker_fee_rate: d("0.001"),
+            taker_fee_rate: d("0.002"),
+            book_levels: 20,
+            start_time_ms: None,
+            limits: LimitsConfig::default(),
+            detail_as_object: false,
+        }
+    }
+}
+
+impl SimConfig {
+    /// Default configuration with another seed.
+    pub fn with_seed(seed: u64) -> SimConfig {
+        SimConfig {
+            seed,
+            ..SimConfig::default()
+        }
+    }
+
+    /// Turns off request-weight limits, risk-control bans and withdrawal frequency limits
+    /// (benchmarks and long demo sessions).
+    pub fn without_limits(mut self) -> SimConfig {
+        self.limits.weight_enabled = false;
+        self.limits.risk_control = false;
+        self.limits.withdraw_frequency = false;
+        self
+    }
+}
+
+/// The default pairs.
+///
+/// | pair | notes |
+/// |---|---|
+/// | `btc_usdt` | margin (3x), price 2 dp, amount 5 dp, min 0.0001 BTC, min value 2 USDT |
+/// | `eth_usdt` | margin (3x), price 2 dp, amount 4 dp, min 0.001 ETH, min value 2 USDT |
+/// | `xrp_usdt` | spot only, price 4 dp, amount 1 dp, min 1 XRP, min value 2 USDT |
+/// | `eth_btc` | spot only, price 6 dp, amount 3 dp |
+/// | `dft_usdt` | API trading not allowed (`is_allow` 0, error 20042) |
+/// | `luna_usdt` | trading suspended (error 20002) |
+pub fn default_markets() -> Vec<MarketSpec> {
+    let mut btc = MarketSpec::new("BTC", "USDT", d("30000"), (2, 5), (d("0.0001"), d("2")));
+    btc.margin = true;
+    btc.maker_size = d("0.5");
+    let mut eth = MarketSpec::new("ETH", "USDT", d("2000"), (2, 4), (d("0.001"), d("2")));
+    eth.margin = true;
+    eth.maker_size = d("5");
+    let mut xrp = MarketSpec::new("XRP", "USDT", d("0.5"), (4, 1), (d("1"), d("2")));
+    xrp.maker_size = d("2000");
+    let mut ethbtc = MarketSpec::new("ETH", "BTC", d("0.066"), (6, 3), (d("0.001"), d("0.0001")));
+    ethbtc.maker_size = d("5");
+    ethbtc.zone = "BTC".to_owned();
+    let mut dft = MarketSpec::new("DFT", "USDT", d("0.05"), (5, 0), (d("10"), d("2")));
+    dft.api_tradable = false;
+    dft.maker_size = d("10000");
+    let mut luna = MarketSpec::new("LUNA", "USDT", d("1.2"), (4, 2), (d("1"), d("2")));
+    luna.status = MarketStatus::Suspended;
+    luna.maker_size = d("100");
+    vec![btc, eth, xrp, ethbtc, dft, luna]
+}
+
+/// The default currencies: BTC, ETH, USDT on ERC20 and OMNI, XRP (with memo), DFT, LUNA.
+pub fn default_currencies() -> Vec<CurrencySpec> {
+    let mut xrp = CurrencySpec::new("XRP", "", d("20"), d("0.25"), d("0"));
+    xrp.memo = true;
+    let mut luna = CurrencySpec::new("LUNA", "", d("1"), d("0.1"), d("0.001"));
+    luna.withdraw_enabled = false;
+    vec![
+        CurrencySpec::new("BTC", "", d("0.001"), d("0.0005"), d("0.001")),
+        CurrencySpec::new("ETH", "", d("0.01"), d("0.005"), d("0.001")),
+        CurrencySpec::new("USDT", "ERC20", d("10"), d("5"), d("0.002")),
+        CurrencySpec::new("USDT", "OMNI", d("10"), d("8"), d("0.001")),
+        xrp,
+        CurrencySpec::new("DFT", "", d("100"), d("10"), d("0.001")),
+        luna,
+    ]
+}

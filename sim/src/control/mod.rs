@@ -1,0 +1,542 @@
+//! The control API: what tests, the CLI and users call to set the simulator up and inspect it.
+//!
+//! The same operations are served over HTTP under `/__sim/` (see [`http`]), a prefix the real
+//! API never uses.
+
+pub mod http;
+
+use crate::accounts::{AccountId, AccountType, ApiKey, Balance, Permissions, WhitelistEntry};
+use crate::faults::FaultRule;
+use crate::server::Shared;
+use crate::spot::engine::Order;
+use crate::spot::wallet::{self, StateError};
+use rust_decimal::Decimal;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+/// Options of a new API key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeyOptions {
+    /// Permissions (read and trade by default).
+    pub permissions: Permissions,
+    /// Allowed caller IPs; empty allows any.
+    pub ip_whitelist: Vec<IpAddr>,
+    /// Expiry time (simulator clock, ms); `None` never expires.
+    pub expires_at_ms: Option<i64>,
+}
+
+impl KeyOptions {
+    /// Read, trade and withdraw permissions, no IP restriction, no expiry.
+    pub fn all() -> KeyOptions {
+        KeyOptions {
+            permissions: Permissions {
+                read: true,
+                trade: true,
+                withdraw: true,
+            },
+            ..KeyOptions::default()
+        }
+    }
+}
+
+/// A created key pair.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKeyPair {
+    /// Access key (`ACCESS-KEY`).
+    pub key: String,
+    /// Secret key (HMAC key).
+    pub secret: String,
+}
+
+impl std::fmt::Debug for ApiKeyPair {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiKeyPair")
+            .field("key", &self.key)
+            .field("secret", &"<redacted>")
+            .finish()
+    }
+}
+
+/// A funded account with a key holding every permission.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DemoAccount {
+    /// Account id.
+    pub account: AccountId,
+    /// Its key pair.
+    pub keys: ApiKeyPair,
+}
+
+/// One balance row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalanceView {
+    /// Account type.
+    pub account_type: AccountType,
+    /// Currency.
+    pub currency: String,
+    /// Free and frozen amounts.
+    pub balance: Balance,
+}
+
+/// An order as the control API reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderView {
+    /// Order id.
+    pub order_id: String,
+    /// Pair.
+    pub symbol: String,
+    /// `spot` or `margin`.
+    pub kind: &'static str,
+    /// `buy`, `sell`, `buy_market`, `sell_market`.
+    pub order_type: &'static str,
+    /// Limit price (0 for market).
+    pub price: Decimal,
+    /// Base amount.
+    pub amount: Decimal,
+    /// Quote amount of a market buy.
+    pub cash_amount: Decimal,
+    /// Executed base amount.
+    pub executed_amount: Decimal,
+    /// Status code (0-4).
+    pub status: u8,
+    /// Creation time (ms).
+    pub created_ms: i64,
+}
+
+impl OrderView {
+    fn of(o: &Order) -> OrderView {
+        OrderView {
+            order_id: o.id.clone(),
+            symbol: o.symbol.clone(),
+            kind: o.kind.name(),
+            order_type: o.type_text(),
+            price: o.price,
+            amount: o.amount,
+            cash_amount: o.cash_amount,
+            executed_amount: o.executed,
+            status: o.status,
+            created_ms: o.created_ms,
+        }
+    }
+}
+
+/// A withdrawal as the control API reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WithdrawalView {
+    /// Id.
+    pub id: u64,
+    /// Currency.
+    pub currency: String,
+    /// Chain.
+    pub chain: String,
+    /// Amount (fee included).
+    pub amount: Decimal,
+    /// Fee.
+    pub fee: Decimal,
+    /// Address.
+    pub address: String,
+    /// State 1-4.
+    pub state: u8,
+}
+
+/// Control API errors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ControlError {
+    /// No such account.
+    #[error("unknown account {0}")]
+    UnknownAccount(AccountId),
+    /// No such deposit, withdrawal or other record.
+    #[error("{0} {1} not found")]
+    NotFound(&'static str, u64),
+    /// The state change is not allowed from the record's current state.
+    #[error("state transition not allowed")]
+    InvalidTransition,
+    /// The account is under an API trading ban (no new keys).
+    #[error("API trading banned: no new API keys until the ban ends")]
+    ApiTradingBanned,
+    /// A parameter is invalid.
+    #[error("invalid parameter: {0}")]
+    Invalid(String),
+}
+
+/// Handle on a running simulator's state (cheap to clone).
+#[derive(Debug, Clone)]
+pub struct Control {
+    shared: Arc<Shared>,
+}
+
+impl Control {
+    pub(crate) fn new(shared: Arc<Shared>) -> Control {
+        Control { shared }
+    }
+
+    /// Listening address of the simulator.
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.shared.addr
+    }
+
+    // ---- clock ----
+
+    /// Simulator time (ms since the Unix epoch).
+    pub fn now_ms(&self) -> i64 {
+        self.shared.clock.now_ms()
+    }
+
+    /// Moves the simulator clock by `ms` (negative moves back).
+    pub fn advance_clock(&self, ms: i64) {
+        self.shared.clock.advance_ms(ms);
+    }
+
+    /// Sets the clock's offset from the wall clock (and lets it run).
+    pub fn set_clock_offset(&self, ms: i64) {
+        self.shared.clock.set_offset_ms(ms);
+    }
+
+    /// Current offset from the wall clock (ms).
+    pub fn clock_offset(&self) -> i64 {
+        self.shared.clock.offset_ms()
+    }
+
+    /// Freezes the clock at `at_ms`, or at the current simulator time when `None`.
+    pub fn freeze_clock(&self, at_ms: Option<i64>) {
+        let at = at_ms.unwrap_or_else(|| self.shared.clock.now_ms());
+        self.shared.clock.freeze_at(at);
+    }
+
+    /// Lets a frozen clock run again.
+    pub fn unfreeze_clock(&self) {
+        self.shared.clock.unfreeze();
+    }
+
+    /// Whether the clock is frozen.
+    pub fn clock_frozen(&self) -> bool {
+        self.shared.clock.is_frozen()
+    }
+
+    // ---- accounts and keys ----
+
+    /// Creates an empty account.
+    pub fn create_account(&self) -> AccountId {
+        self.shared.state().create_account()
+    }
+
+    fn require(&self, account: AccountId) -> Result<(), ControlError> {
+        if self.shared.state().accounts.contains_key(&account) {
+            Ok(())
+        } else {
+            Err(ControlError::UnknownAccount(account))
+        }
+    }
+
+    /// Creates an API key for `account` (refused while the account is under an API trading ban).
+    pub fn create_api_key(
+        &self,
+        account: AccountId,
+        opts: KeyOptions,
+    ) -> Result<ApiKeyPair, ControlError> {
+        let now = self.now_ms();
+        let mut st = self.shared.state();
+        if !st.accounts.contains_key(&account) {
+            return Err(ControlError::UnknownAccount(account));
+        }
+        if self.shared.config.limits.risk_control {
+            crate::spot::risk::evaluate(&mut st.spot, account, now);
+            if st
+                .spot
+                .risk
+                .get(&account)
+                .is_some_and(|r| r.banned_until > now)
+            {
+                return Err(ControlError::ApiTradingBanned);
+            }
+        }
+        let key = st.rng.hex(16);
+        let secret = st.rng.hex(32);
+        st.keys.insert(
+            key.clone(),
+            ApiKey {
+                key: key.clone(),
+                secret: secret.clone(),
+                account,
+                permissions: opts.permissions,
+                ip_whitelist: opts.ip_whitelist,
+                expires_at_ms: opts.expires_at_ms,
+            },
+        );
+        Ok(ApiKeyPair { key, secret })
+    }
+
+    /// Deletes a key; whether it existed.
+    pub fn revoke_api_key(&self, key: &str) -> bool {
+        self.shared.state().keys.remove(key).is_some()
+    }
+
+    /// Sets the free balance of a currency (frozen amounts stay).
+    pub fn set_balance(
+        &self,
+        account: AccountId,
+        at: AccountType,
+        currency: &str,
+        free: Decimal,
+    ) -> Result<(), ControlError> {
+        self.require(account)?;
+        let now = self.now_ms();
+        self.shared.state().account(account).set_free(
+            at,
+            &currency.to_ascii_uppercase(),
+            free,
+            now,
+        );
+        Ok(())
+    }
+
+    /// Adds `delta` (negative to remove) to the free balance of a currency.
+    pub fn credit(
+        &self,
+        account: AccountId,
+        at: AccountType,
+        currency: &str,
+        delta: Decimal,
+    ) -> Result<(), ControlError> {
+        self.require(account)?;
+        let now = self.now_ms();
+        self.shared.state().account(account).credit(
+            at,
+            &currency.to_ascii_uppercase(),
+            delta,
+            crate::accounts::finance_type::CONTROL,
+            now,
+        );
+        Ok(())
+    }
+
+    /// Balance of one currency.
+    pub fn balance(
+        &self,
+        account: AccountId,
+        at: AccountType,
+        currency: &str,
+    ) -> Result<Balance, ControlError> {
+        let st = self.shared.state();
+        let a = st
+            .accounts
+            .get(&account)
+            .ok_or(ControlError::UnknownAccount(account))?;
+        Ok(a.balance(at, &currency.to_ascii_uppercase()))
+    }
+
+    /// Every balance of an account.
+    pub fn balances(&self, account: AccountId) -> Result<Vec<BalanceView>, ControlError> {
+        let st = self.shared.state();
+        let a = st
+            .accounts
+            .get(&account)
+            .ok_or(ControlError::UnknownAccount(account))?;
+        Ok(a.balances
+            .iter()
+            .map(|((at, cur), b)| BalanceView {
+                account_type: *at,
+                currency: cur.clone(),
+                balance: *b,
+            })
+            .collect())
+    }
+
+    /// Adds a withdrawal address to the account's whitelist.
+    pub fn whitelist_address(
+        &self,
+        account: AccountId,
+        mut entry: WhitelistEntry,
+    ) -> Result<(), ControlError> {
+        self.require(account)?;
+        entry.currency = entry.currency.to_ascii_uppercase();
+        self.shared
+            .state()
+            .account(account)
+            .withdraw_whitelist
+            .push(entry);
+        Ok(())
+    }
+
+    // ---- deposits and withdrawals ----
+
+    /// Creates a deposit in `state` (3 credits the spot account at once; 1 or 2 wait for
+    /// [`Control::set_deposit_state`]).
+    pub fn credit_deposit(
+        &self,
+        account: AccountId,
+        currency: &str,
+        chain: &str,
+        amount: Decimal,
+        state: u8,
+    ) -> Result<u64, ControlError> {
+        self.require(account)?;
+        if !(1..=4).contains(&state) {
+            return Err(ControlError::Invalid("state must be 1-4".to_owned()));
+        }
+        if amount <= Decimal::ZERO {
+            return Err(ControlError::Invalid("amount must be positive".to_owned()));
+        }
+        let now = self.now_ms();
+        let seed = self.shared.config.seed;
+        let mut st = self.shared.state();
+        Ok(wallet::create_deposit(
+            &mut st,
+            seed,
+            account,
+            &currency.to_ascii_uppercase(),
+            chain,
+            amount,
+            state,
+            now,
+        ))
+    }
+
+    /// Moves a deposit to `state` (reaching 3 credits it).
+    pub fn set_deposit_state(&self, id: u64, state: u8) -> Result<(), ControlError> {
+        let now = self.now_ms();
+        wallet::set_deposit_state(&mut self.shared.state(), id, state, now).map_err(|e| match e {
+            StateError::NotFound => ControlError::NotFound("deposit", id),
+            StateError::Transition => ControlError::InvalidTransition,
+        })
+    }
+
+    /// Moves a withdrawal to `state` (2 to be confirmed, 3 completed, 4 rejected).
+    pub fn set_withdrawal_state(&self, id: u64, state: u8) -> Result<(), ControlError> {
+        let now = self.now_ms();
+        wallet::set_withdrawal_state(&mut self.shared.state(), id, state, now).map_err(
+            |e| match e {
+                StateError::NotFound => ControlError::NotFound("withdrawal", id),
+                StateError::Transition => ControlError::InvalidTransition,
+            },
+        )
+    }
+
+    /// Withdrawals of an account, oldest first.
+    pub fn withdrawals(&self, account: AccountId) -> Vec<WithdrawalView> {
+        self.shared
+            .state()
+            .spot
+            .withdrawals
+            .iter()
+            .filter(|w| w.account == account)
+            .map(|w| WithdrawalView {
+                id: w.id,
+                currency: w.currency.clone(),
+                chain: w.chain.clone(),
+                amount: w.amount,
+                fee: w.fee,
+                address: w.address.clone(),
+                state: w.state,
+            })
+            .collect()
+    }
+
+    // ---- faults ----
+
+    /// Adds a fault rule; returns its id.
+    pub fn add_fault(&self, rule: FaultRule) -> u64 {
+        self.shared.faults().add(rule)
+    }
+
+    /// Removes a fault rule; whether it existed.
+    pub fn remove_fault(&self, id: u64) -> bool {
+        self.shared.faults().remove(id)
+    }
+
+    /// Removes every fault rule.
+    pub fn clear_faults(&self) {
+        self.shared.faults().clear();
+    }
+
+    /// Active fault rules with their ids.
+    pub fn faults(&self) -> Vec<(u64, FaultRule)> {
+        self.shared.faults().list()
+    }
+
+    // ---- inspection ----
+
+    /// Spot and margin orders of an account, oldest first.
+    pub fn orders(&self, account: AccountId) -> Vec<OrderView> {
+        let st = self.shared.state();
+        st.spot
+            .user_orders
+            .get(&account)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|id| st.spot.orders.get(id))
+            .map(OrderView::of)
+            .collect()
+    }
+
+    /// Number of spot and margin orders an account has placed.
+    pub fn order_count(&self, account: AccountId) -> usize {
+        self.shared
+            .state()
+            .spot
+            .user_orders
+            .get(&account)
+            .map_or(0, Vec::len)
+    }
+
+    /// Number of open (status 0 or 1) orders of an account.
+    pub fn open_order_count(&self, account: AccountId) -> usize {
+        self.orders(account)
+            .iter()
+            .filter(|o| o.status <= 1)
+            .count()
+    }
+
+    /// Forgets request-weight counters, weight bans and API trading bans.
+    pub fn reset_limits(&self) {
+        let mut st = self.shared.state();
+        st.spot_limiter.reset();
+        for r in st.spot.risk.values_mut() {
+            r.banned_until = 0;
+            r.long_ban = false;
+            r.bans.clear();
+        }
+    }
+
+    /// Creates a funded account with a key holding every permission.
+    ///
+    /// Spot: 100000 USDT, 2 BTC, 20 ETH, 50000 XRP; margin: 10000 USDT; OTC: 1000 USDT; swap:
+    /// 10000 USDT. Whitelisted withdrawal addresses: its own USDT ERC20, BTC and ETH deposit
+    /// addresses.
+    pub fn demo_account(&self) -> DemoAccount {
+        let account = self.create_account();
+        let seed = self.shared.config.seed;
+        let funds: [(AccountType, &str, i64); 8] = [
+            (AccountType::Spot, "USDT", 100_000),
+            (AccountType::Spot, "BTC", 2),
+            (AccountType::Spot, "ETH", 20),
+            (AccountType::Spot, "XRP", 50_000),
+            (AccountType::Margin, "USDT", 10_000),
+            (AccountType::Otc, "USDT", 1_000),
+            (AccountType::Swap, "USDT", 10_000),
+            (AccountType::Margin, "BTC", 0),
+        ];
+        for (at, cur, v) in funds {
+            let _ = self.credit(account, at, cur, Decimal::from(v));
+        }
+        for (cur, chain) in [("USDT", "ERC20"), ("BTC", ""), ("ETH", "")] {
+            let _ = self.whitelist_address(
+                account,
+                WhitelistEntry {
+                    currency: cur.to_owned(),
+                    chain: chain.to_owned(),
+                    address: wallet::address_for(seed, account, cur, chain),
+                    memo: String::new(),
+                },
+            );
+        }
+        let keys = self
+            .create_api_key(account, KeyOptions::all())
+            .unwrap_or_else(|_| ApiKeyPair {
+                key: String::new(),
+                secret: String::new(),
+            });
+        DemoAccount { account, keys }
+    }
+}

@@ -1,0 +1,341 @@
+//! Public market data: markets, tickers, order books, trades, candles, symbol lists.
+//!
+//! DESIGN: `/order_book` and `/trades` refuse a `limit` outside the documented range with 10004
+//! rather than clamping. `/kline` aligns candles to multiples of the period since the Unix epoch
+//! (weeks therefore start on Thursdays), returns at most the latest 500 candles of the range, and
+//! fills periods without trades with the previous close and zero volume. `/ticker`'s `change` is
+//! the 24-hour relative change as a fraction, rounded to 4 places. Unknown or malformed pairs
+//! answer 20019.
+
+use super::engine::{Book, Side};
+use super::{err, err_msg, ok0, Ctx, SpotErr, R};
+use crate::config::MarketStatus;
+use crate::json::J;
+use crate::num::round_dp;
+use rust_decimal::Decimal;
+
+/// Index of the pair named by the required `symbol` parameter.
+pub fn symbol_index(c: &Ctx<'_>) -> Result<usize, SpotErr> {
+    let s = c.p.req("symbol")?;
+    lookup(c, s)
+}
+
+/// Index of pair `s` (20019 when malformed or unknown).
+pub fn lookup(c: &Ctx<'_>, s: &str) -> Result<usize, SpotErr> {
+    let s = s.trim().to_ascii_lowercase();
+    c.st.spot
+        .by_symbol
+        .get(&s)
+        .copied()
+        .ok_or_else(|| err(20019))
+}
+
+/// `GET /markets`.
+pub fn markets(c: &mut Ctx<'_>) -> R {
+    let data: Vec<J> =
+        c.st.spot
+            .markets
+            .iter()
+            .map(|m| {
+                J::obj()
+                    .with("volume_precision", m.amount_precision)
+                    .with("price_precision", m.price_precision)
+                    .with("market", m.symbol())
+                    .with("min_amount", m.min_value)
+                    .with("min_volume", m.min_amount)
+            })
+            .collect();
+    Ok(J::obj()
+        .with("data", data)
+        .with("date", c.now_s())
+        .with("code", 0))
+}
+
+fn ticker_entry(c: &Ctx<'_>, i: usize) -> J {
+    let spot = &c.st.spot;
+    let m = &spot.markets[i.min(spot.markets.len().saturating_sub(1))];
+    let book = spot.books.get(i);
+    let since = c.now_ms - 86_400_000;
+    let trades = spot.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
+    let last = spot.last_price(i);
+    let recent: Vec<_> = trades.iter().filter(|t| t.time_ms >= since).collect();
+    let open = recent.first().map_or(last, |t| t.price);
+    let high = recent.iter().map(|t| t.price).max().unwrap_or(last);
+    let low = recent.iter().map(|t| t.price).min().unwrap_or(last);
+    let vol: Decimal = recent.iter().map(|t| t.amount).sum();
+    let base_vol: Decimal = recent.iter().map(|t| t.amount * t.price).sum();
+    let change = if open.is_zero() {
+        Decimal::ZERO
+    } else {
+        round_dp((last - open) / open, 4)
+    };
+    J::obj()
+        .with("vol", vol)
+        .with("change", change)
+        .with("base_vol", round_dp(base_vol, 8))
+        .with("sell", book.and_then(Book::best_ask).unwrap_or_default())
+        .with("last", last)
+        .with("symbol", m.symbol())
+        .with("low", low)
+        .with("buy", book.and_then(Book::best_bid).unwrap_or_default())
+        .with("high", high)
+}
+
+/// `GET /ticker`.
+pub fn ticker(c: &mut Ctx<'_>) -> R {
+    let list: Vec<J> = match c.p.get("symbol") {
+        Some(s) => vec![ticker_entry(c, lookup(c, s)?)],
+        None => (0..c.st.spot.markets.len())
+            .map(|i| ticker_entry(c, i))
+            .collect(),
+    };
+    Ok(J::obj()
+        .with("ticker", list)
+        .with("date", c.now_s())
+        .with("code", 0))
+}
+
+/// Aggregated levels of a book side, best first.
+pub fn levels(book: &Book, side: Side, limit: usize) -> Vec<(Decimal, Decimal)> {
+    let sum = |q: &std::collections::VecDeque<super::engine::Resting>| -> Decimal {
+        q.iter().map(|r| r.remaining).sum()
+    };
+    match side {
+        Side::Buy => book
+            .bids
+            .iter()
+            .rev()
+            .take(limit)
+            .map(|(p, q)| (*p, sum(q)))
+            .collect(),
+        Side::Sell => book
+            .asks
+            .iter()
+            .take(limit)
+            .map(|(p, q)| (*p, sum(q)))
+            .collect(),
+    }
+}
+
+/// `GET /order_book`.
+pub fn order_book(c: &mut Ctx<'_>) -> R {
+    let i = symbol_index(c)?;
+    let limit = c.p.limit("limit", 10, 150)?;
+    let book = c.st.spot.books.get(i).cloned().unwrap_or_default();
+    let side = |s| -> J {
+        J::Arr(
+            levels(&book, s, limit)
+                .into_iter()
+                .map(|(p, a)| J::Arr(vec![J::Dec(p), J::Dec(a)]))
+                .collect(),
+        )
+    };
+    Ok(J::obj()
+        .with("bids", side(Side::Buy))
+        .with("asks", side(Side::Sell))
+        .with("date", c.now_s())
+        .with("code", 0))
+}
+
+/// `GET /trades`.
+pub fn trades(c: &mut Ctx<'_>) -> R {
+    let i = symbol_index(c)?;
+    let limit = c.p.limit("limit", 100, 500)?;
+    let list: Vec<J> =
+        c.st.spot
+            .trades
+            .get(i)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .take(limit)
+            .map(|t| {
+                J::obj()
+                    .with("date", t.time_ms.div_euclid(1000))
+                    .with("id", t.id)
+                    .with("amount", t.amount)
+                    .with(
+                        "type",
+                        match t.side {
+                            Side::Buy => "buy",
+                            Side::Sell => "sell",
+                        },
+                    )
+                    .with("price", t.price)
+            })
+            .collect();
+    Ok(J::obj()
+        .with("data", list)
+        .with("date", c.now_s())
+        .with("code", 0))
+}
+
+fn period_secs(p: &str) -> Option<i64> {
+    Some(match p {
+        "1" => 60,
+        "5" => 300,
+        "15" => 900,
+        "30" => 1800,
+        "60" => 3600,
+        "240" => 14_400,
+        "720" => 43_200,
+        "1D" | "1d" => 86_400,
+        "1W" | "1w" => 604_800,
+        _ => return None,
+    })
+}
+
+/// `GET /kline`.
+pub fn kline(c: &mut Ctx<'_>) -> R {
+    let i = symbol_index(c)?;
+    let period = period_secs(c.p.req("period")?).ok_or_else(|| {
+        err_msg(
+            10004,
+            "period must be one of 1, 5, 15, 30, 60, 240, 720, 1D, 1W",
+        )
+    })?;
+    let end = c.p.int("end_time")?.unwrap_or(c.now_s());
+    let start = c.p.int("start_time")?.unwrap_or(end - 200 * period);
+    if end <= start {
+        return Err(err(20022));
+    }
+    let first = start.div_euclid(period) * period;
+    let last = end.div_euclid(period) * period;
+    let count = (last - first) / period + 1;
+    let first = if count > 500 {
+        last - 499 * period
+    } else {
+        first
+    };
+    let trades = c.st.spot.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
+    let mut prev_close = trades
+        .iter()
+        .rev()
+        .find(|t| t.time_ms < first * 1000)
+        .or_else(|| trades.first())
+        .map_or(c.st.spot.last_price(i), |t| t.price);
+    let mut idx = trades.partition_point(|t| t.time_ms < first * 1000);
+    let mut out = Vec::new();
+    let mut t0 = first;
+    while t0 <= last {
+        let t1 = (t0 + period) * 1000;
+        let (mut o, mut h, mut l, mut cl, mut v) = (
+            prev_close,
+            prev_close,
+            prev_close,
+            prev_close,
+            Decimal::ZERO,
+        );
+        let mut any = false;
+        while let Some(t) = trades.get(idx) {
+            if t.time_ms >= t1 {
+                break;
+            }
+            if !any {
+                o = t.price;
+                h = t.price;
+                l = t.price;
+                any = true;
+            }
+            h = h.max(t.price);
+            l = l.min(t.price);
+            cl = t.price;
+            v += t.amount;
+            idx += 1;
+        }
+        prev_close = cl;
+        out.push(J::Arr(vec![
+            J::Int(t0),
+            J::Dec(v),
+            J::Dec(cl),
+            J::Dec(h),
+            J::Dec(l),
+            J::Dec(o),
+        ]));
+        t0 += period;
+    }
+    Ok(ok0().with("data", out))
+}
+
+/// Which symbol list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymbolList {
+    /// `/spot/symbols`.
+    Spot,
+    /// `/margin/symbols`.
+    Margin,
+    /// `/trades/symbols`.
+    Api,
+}
+
+/// `GET /spot/symbols`, `/margin/symbols`, `/trades/symbols`.
+pub fn symbols(c: &mut Ctx<'_>, which: SymbolList) -> R {
+    let list: Vec<J> =
+        c.st.spot
+            .markets
+            .iter()
+            .filter(|m| which != SymbolList::Margin || m.margin)
+            .map(|m| {
+                let mut j = J::obj()
+                    .with(
+                        "status",
+                        match m.status {
+                            MarketStatus::Trading => "TRADING",
+                            MarketStatus::Suspended => "SUSPEND",
+                        },
+                    )
+                    .with("symbol", m.symbol())
+                    .with("quote_asset", m.quote.as_str())
+                    .with("base_asset", m.base.as_str())
+                    .with("amount_precision", m.amount_precision)
+                    .with("price_precision", m.price_precision)
+                    .with("minimum_amount", m.min_amount)
+                    .with("minimum_value", m.min_value)
+                    .with("zone", m.zone.as_str())
+                    .with("order_types", vec!["LIMIT", "MARKET"]);
+                if which == SymbolList::Margin {
+                    j = j.with("liquidation_rate", m.liquidation_rate);
+                }
+                if which == SymbolList::Api {
+                    j = j.with("is_allow", i64::from(m.api_tradable));
+                }
+                j
+            })
+            .collect();
+    Ok(J::obj().with("symbol_list", list).with("code", 0))
+}
+
+/// `GET /margin/currencies`.
+pub fn margin_currencies(c: &mut Ctx<'_>) -> R {
+    let mut currencies: Vec<String> = Vec::new();
+    for m in c.st.spot.markets.iter().filter(|m| m.margin) {
+        for cur in [&m.base, &m.quote] {
+            if !currencies.contains(cur) {
+                currencies.push(cur.clone());
+            }
+        }
+    }
+    let fees: Vec<J> = currencies
+        .iter()
+        .flat_map(|cur| {
+            [
+                (1, "0-10000", Decimal::new(2, 4)),
+                (2, "10000-100000", Decimal::new(3, 4)),
+            ]
+            .into_iter()
+            .map(move |(level, range, fee)| {
+                J::obj()
+                    .with("currency_mark", cur.as_str())
+                    .with("level", level)
+                    .with("range", range)
+                    .with("loan_fees", fee)
+            })
+        })
+        .collect();
+    Ok(J::obj()
+        .with("currencys", currencies)
+        .with("margin_fees", fees)
+        .with("funding_time", "every hour")
+        .with("code", 0))
+}

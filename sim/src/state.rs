@@ -1,0 +1,56 @@
+//! The simulator's mutable state, behind one mutex: accounts, keys, balances, and each family's
+//! books and records. Handlers lock it once per request, so every request is applied atomically.
+
+use crate::accounts::{Account, AccountId, ApiKey};
+use crate::config::SimConfig;
+use crate::limiter::WeightLimiter;
+use crate::rng::Rng;
+use crate::spot::SpotState;
+use std::collections::{BTreeMap, HashMap};
+
+/// All mutable state.
+#[derive(Debug)]
+pub struct State {
+    /// Generator for ids, keys and addresses.
+    pub rng: Rng,
+    /// Accounts by id.
+    pub accounts: BTreeMap<AccountId, Account>,
+    /// API keys by access key.
+    pub keys: HashMap<String, ApiKey>,
+    /// Next account id.
+    pub next_account: AccountId,
+    /// Spot/margin books, orders, trades, positions, deposits, withdrawals, risk state.
+    pub spot: SpotState,
+    /// Spot request weights.
+    pub spot_limiter: WeightLimiter,
+    // swap state is added here (e.g. `pub swap: crate::swap::SwapState`).
+}
+
+impl State {
+    /// Fresh state for `config`, started at `now_ms`.
+    pub fn new(config: &SimConfig, now_ms: i64) -> State {
+        let mut rng = Rng::new(config.seed);
+        let spot = SpotState::new(config, &mut rng, now_ms);
+        State {
+            rng,
+            accounts: BTreeMap::new(),
+            keys: HashMap::new(),
+            next_account: 1001,
+            spot,
+            spot_limiter: WeightLimiter::new(config.limits.spot_weight_per_minute),
+        }
+    }
+
+    /// Creates an account and returns its id.
+    pub fn create_account(&mut self) -> AccountId {
+        let id = self.next_account;
+        self.next_account += 1;
+        self.accounts.insert(id, Account::new(id));
+        id
+    }
+
+    /// The account `id`, created on first use (ids come from keys, so it normally exists).
+    pub fn account(&mut self, id: AccountId) -> &mut Account {
+        self.accounts.entry(id).or_insert_with(|| Account::new(id))
+    }
+}
