@@ -433,7 +433,6 @@ impl<'de, A: serde::de::SeqAccess<'de>> Cursor<A> {
     }
 
     /// The next element as an optional decimal: missing, `null` or `""` are `None`.
-    #[allow(dead_code)] // For positional arrays with optional trailing members (swap candles).
     pub(crate) fn opt_decimal(&mut self) -> Result<Option<Decimal>, A::Error> {
         let raw: Option<&'de RawValue> = self.seq.next_element()?;
         self.index += 1;
