@@ -19,6 +19,13 @@ enum Answer {
     Fail(TransportErrorKind),
 }
 
+/// What a scripted drive returns: the result, the requests sent and the waits.
+type Driven<T> = (
+    Result<Response<T>, Error>,
+    Vec<http::Request<Vec<u8>>>,
+    Vec<Duration>,
+);
+
 /// Drives `call` through a scripted transport: each `Send` takes the next answer (after the
 /// clock moves `rtt_ms`); each `Wait` advances the clock. Returns the result, the requests sent
 /// and the waits.
@@ -27,11 +34,7 @@ fn drive<D: Drive>(
     call: &mut D,
     script: Vec<Answer>,
     rtt_ms: i64,
-) -> (
-    Result<Response<D::Output>, Error>,
-    Vec<http::Request<Vec<u8>>>,
-    Vec<Duration>,
-) {
+) -> Driven<D::Output> {
     let mut script = script.into_iter();
     let mut sent = Vec::new();
     let mut waits = Vec::new();
