@@ -38,6 +38,8 @@ pub struct Shared {
     faults: Mutex<Faults>,
     /// Address the server listens on.
     pub addr: SocketAddr,
+    /// Number of handler panics caught (always 0 unless the simulator has a bug).
+    pub panics: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -101,6 +103,7 @@ impl Sim {
             state: Mutex::new(state),
             faults: Mutex::new(Faults::default()),
             addr,
+            panics: std::sync::atomic::AtomicU64::new(0),
         });
         Ok(Sim { shared, listener })
     }
@@ -332,7 +335,17 @@ async fn handle(
         }
         _ => {}
     }
-    let resp = route(&shared, &sreq);
+    let resp =
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(&shared, &sreq))) {
+            Ok(r) => r,
+            Err(_) => {
+                // Defence in depth: a handler bug must not take the connection task down silently.
+                shared
+                    .panics
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                SimResponse::json(500, &error_body(50000, "system error"))
+            }
+        };
     match plan.fault {
         Some(FaultKind::DropAfterApply) => Err(DropConnection),
         Some(FaultKind::MalformedJson) => {

@@ -19,7 +19,7 @@
 //! | GET `/__sim/clock` | | `now_ms`, `offset_ms`, `frozen` |
 //! | POST `/__sim/clock` | one of `advance_ms`, `offset_ms`, `freeze_at_ms`, `freeze` (true), `unfreeze` (true) | as GET |
 //! | GET `/__sim/faults` | | `faults`: list of `id` + rule |
-//! | POST `/__sim/faults` | a [`FaultRule`](crate::FaultRule): `method`, `path`, `fault` {`kind`, ...}, `count` | `id` |
+//! | POST `/__sim/faults` | a [`FaultRule`]: `method`, `path`, `fault` {`kind`, ...}, `count` | `id` |
 //! | DELETE `/__sim/faults` | | `ok` (all removed) |
 //! | DELETE `/__sim/faults/{id}` | | `removed` |
 //! | GET `/__sim/orders?account=N` | | `orders`, `count`, `open` |

@@ -456,6 +456,14 @@ impl Control {
 
     // ---- inspection ----
 
+    /// Number of handler panics the server caught (0 unless the simulator has a bug; tests
+    /// assert it stays 0).
+    pub fn panics(&self) -> u64 {
+        self.shared
+            .panics
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Spot and margin orders of an account, oldest first.
     pub fn orders(&self, account: AccountId) -> Vec<OrderView> {
         let st = self.shared.state();

@@ -90,8 +90,8 @@ pub fn finance_log(c: &mut Ctx<'_>) -> R {
         Kind::Margin => AccountType::Margin,
     };
     let cur = c.p.get("currency_mark").map(str::to_ascii_uppercase);
-    let start = c.p.int("start_time")?;
-    let end = c.p.int("end_time")?;
+    let start = super::market::seconds(c.p.int("start_time")?)?;
+    let end = super::market::seconds(c.p.int("end_time")?)?;
     if let (Some(s), Some(e)) = (start, end) {
         if e < s {
             return Err(err(20022));

@@ -186,6 +186,19 @@ fn period_secs(p: &str) -> Option<i64> {
     })
 }
 
+/// Latest accepted time parameter (seconds; year 5138).
+pub const MAX_SECONDS: i64 = 100_000_000_000;
+
+/// Checks a time parameter in seconds is within `0..=MAX_SECONDS` (10004 otherwise).
+pub fn seconds(v: Option<i64>) -> Result<Option<i64>, SpotErr> {
+    match v {
+        Some(t) if !(0..=MAX_SECONDS).contains(&t) => {
+            Err(err_msg(10004, "time parameter out of range"))
+        }
+        other => Ok(other),
+    }
+}
+
 /// `GET /kline`.
 pub fn kline(c: &mut Ctx<'_>) -> R {
     let i = symbol_index(c)?;
@@ -195,8 +208,8 @@ pub fn kline(c: &mut Ctx<'_>) -> R {
             "period must be one of 1, 5, 15, 30, 60, 240, 720, 1D, 1W",
         )
     })?;
-    let end = c.p.int("end_time")?.unwrap_or(c.now_s());
-    let start = c.p.int("start_time")?.unwrap_or(end - 200 * period);
+    let end = seconds(c.p.int("end_time")?)?.unwrap_or(c.now_s());
+    let start = seconds(c.p.int("start_time")?)?.unwrap_or(end - 200 * period);
     if end <= start {
         return Err(err(20022));
     }

@@ -52,6 +52,11 @@ struct Freeze {
     ref_price: Decimal,
 }
 
+/// Largest accepted price or amount (keeps every product far from `Decimal`'s range).
+fn max_number() -> Decimal {
+    Decimal::from(1_000_000_000_000i64)
+}
+
 fn parse_new(
     ty: Option<&str>,
     amount: Option<&str>,
@@ -70,15 +75,15 @@ fn parse_new(
         None => return Err(err_msg(10004, "missing parameter amount")),
         Some(a) => parse_dec(a).ok_or_else(|| err_msg(10004, "amount must be a number"))?,
     };
-    if amount <= Decimal::ZERO {
-        return Err(err_msg(10004, "amount must be positive"));
+    if amount <= Decimal::ZERO || amount > max_number() {
+        return Err(err_msg(10004, "amount must be positive and at most 1e12"));
     }
     let price = match (otype, price.filter(|p| !p.is_empty())) {
         (OrdType::Limit, None) => return Err(err_msg(10004, "missing parameter price")),
         (OrdType::Limit, Some(p)) => {
             let p = parse_dec(p).ok_or_else(|| err_msg(10004, "price must be a number"))?;
-            if p <= Decimal::ZERO {
-                return Err(err_msg(10004, "price must be positive"));
+            if p <= Decimal::ZERO || p > max_number() {
+                return Err(err_msg(10004, "price must be positive and at most 1e12"));
             }
             p
         }
@@ -499,7 +504,11 @@ pub fn window(c: &Ctx<'_>) -> Result<(i64, i64), SpotErr> {
     let int = |k: &str| -> Result<Option<i64>, SpotErr> {
         match c.p.get(k) {
             None => Ok(None),
-            Some(v) => v.trim().parse::<i64>().map(Some).map_err(|_| err(20014)),
+            Some(v) => match v.trim().parse::<i64>() {
+                Ok(t) if (0..=super::market::MAX_SECONDS).contains(&t) => Ok(Some(t)),
+                Ok(_) => Err(err(20015)),
+                Err(_) => Err(err(20014)),
+            },
         }
     };
     let end = int("end_time")?.unwrap_or(c.now_s());

@@ -5,7 +5,7 @@
 //!   account); currencies with a memo get the account id as `addressTag`. A currency with several
 //!   chains lists one address per chain.
 //! - Deposits are created by the control API (state 3 credits the spot account at once; states 1
-//!   and 2 wait for [`advance_deposit`]; 4 never credits).
+//!   and 2 wait for [`set_deposit_state`]; 4 never credits).
 //! - `/withdraw/new` checks, in order: currency (20021), withdrawals enabled (20034), chain
 //!   (USDT requires ERC20 or OMNI; a chain the currency lacks: 10004), address on the whitelist
 //!   for that currency (20038), chain and memo matching the whitelist entry (20037), amount a
