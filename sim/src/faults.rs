@@ -4,8 +4,8 @@
 //! | kind | request applied? | what the client sees |
 //! |---|---|---|
 //! | [`FaultKind::Latency`] | yes | the normal answer, `ms` later |
-//! | [`FaultKind::TooManyRequests`] | no | HTTP 429, `retry-after` header, body `{"code":10005,...}` |
-//! | [`FaultKind::ServerError`] | no | the given 5xx status with a JSON `{"code":50000,...}` body |
+//! | [`FaultKind::TooManyRequests`] | no | HTTP 429, `retry-after` header, body `{"code":10005,...}` (swap: 403001) |
+//! | [`FaultKind::ServerError`] | no | the given 5xx status with a JSON `{"code":50000,...}` body (swap: 500001) |
 //! | [`FaultKind::MalformedJson`] | yes | status 200, a body that is not valid JSON |
 //! | [`FaultKind::TruncatedBody`] | yes | status 200 and a `content-length` larger than the bytes sent before the connection closes |
 //! | [`FaultKind::HtmlError`] | no | the given status with an HTML page (`text/html`) |

@@ -39,9 +39,8 @@ fn main() -> ExitCode {
     println!("demo_account: {}", demo.account);
     println!("demo_key: {}", demo.keys.key);
     println!("demo_secret: {}", demo.keys.secret);
-    loop {
-        std::thread::park();
-    }
+    sim.wait();
+    ExitCode::SUCCESS
 }
 
 fn usage(msg: &str) -> ExitCode {

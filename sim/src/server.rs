@@ -223,6 +223,14 @@ impl SimHandle {
         Control::new(self.shared.clone())
     }
 
+    /// Blocks until the server thread ends (it runs until the handle is dropped or shut down, so
+    /// this serves forever; for `digifinex sim`).
+    pub fn wait(mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+
     /// Stops the server and waits for its thread.
     pub fn shutdown(mut self) {
         self.stop_now();
@@ -291,6 +299,7 @@ async fn handle(
         peer,
     };
     let control = sreq.path == "/__sim" || sreq.path.starts_with("/__sim/");
+    let swap = sreq.path.starts_with("/swap/");
     let plan = if control {
         Default::default()
     } else {
@@ -303,7 +312,8 @@ async fn handle(
     match &plan.fault {
         Some(FaultKind::DropBeforeApply) => return Err(DropConnection),
         Some(FaultKind::TooManyRequests { retry_after_s }) => {
-            let r = SimResponse::json(429, &error_body(10005, "request frequency limit exceeded"))
+            let code = if swap { 403001 } else { 10005 };
+            let r = SimResponse::json(429, &error_body(code, "request frequency limit exceeded"))
                 .with_header("retry-after", retry_after_s.to_string());
             return Ok(to_hyper(r, false));
         }
@@ -313,7 +323,8 @@ async fn handle(
             } else {
                 500
             };
-            let r = SimResponse::json(status, &error_body(50000, "system error"));
+            let code = if swap { 500001 } else { 50000 };
+            let r = SimResponse::json(status, &error_body(code, "system error"));
             return Ok(to_hyper(r, false));
         }
         Some(FaultKind::HtmlError { status }) => {

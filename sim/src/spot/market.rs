@@ -53,7 +53,9 @@ pub fn markets(c: &mut Ctx<'_>) -> R {
 
 fn ticker_entry(c: &Ctx<'_>, i: usize) -> J {
     let spot = &c.st.spot;
-    let m = &spot.markets[i.min(spot.markets.len().saturating_sub(1))];
+    let Some(m) = spot.markets.get(i) else {
+        return J::Null;
+    };
     let book = spot.books.get(i);
     let since = c.now_ms - 86_400_000;
     let trades = spot.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);

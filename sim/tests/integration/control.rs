@@ -302,3 +302,13 @@ fn garbage_requests_never_break_the_server() {
     assert_eq!(env.get("/ping", &[]).code(), 0);
     assert_eq!(env.ctl.panics(), 0);
 }
+
+#[test]
+fn swap_paths_answer_json_until_implemented() {
+    let env = Env::new();
+    let r = send(env.addr(), "GET", "/swap/v2/public/time", &[], "").unwrap();
+    assert_eq!(r.status, 404);
+    assert!(r.json()["code"].is_i64());
+    let r = send(env.addr(), "GET", "/elsewhere", &[], "").unwrap();
+    assert_eq!(r.code(), 10009);
+}

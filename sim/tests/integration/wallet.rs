@@ -208,3 +208,29 @@ fn withdrawal_frequency_limits() {
     env.ctl.advance_clock(86_400_000);
     assert_eq!(w(), 200);
 }
+
+#[test]
+fn daily_quota_20041() {
+    let mut config = digifinex_sim::SimConfig::default();
+    for c in config.currencies.iter_mut().filter(|c| c.currency == "ETH") {
+        c.daily_quota = Some(dec("1"));
+    }
+    let env = Env::with_config(config);
+    env.fund(AccountType::Spot, "ETH", "10");
+    whitelist(&env, "ETH", "", "0xeth");
+    let w = |amount: &str| {
+        withdraw(
+            &env,
+            &[
+                ("currency", "ETH"),
+                ("address", "0xeth"),
+                ("amount", amount),
+            ],
+        )["code"]
+            .as_i64()
+            .unwrap()
+    };
+    assert_eq!(w("0.6"), 200);
+    assert_eq!(w("0.6"), 20041);
+    assert_eq!(w("0.4"), 200);
+}
