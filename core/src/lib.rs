@@ -56,6 +56,7 @@ pub mod endpoint;
 pub mod error;
 pub mod json;
 pub mod num;
+pub mod paging;
 pub mod policy;
 pub mod ratelimit;
 pub mod session;

@@ -1,8 +1,57 @@
-//! Blocking DigiFinex client on `ureq`.
+//! Blocking DigiFinex client on [`ureq`] 3.
 //!
-//! This crate will move the bytes of requests built by [`digifinex_core`] (issue 5). Until then it
-//! only re-exports the core so that dependants can already name it.
+//! This crate only moves bytes: every request is built and signed, and every answer parsed, by
+//! the sans-IO [`digifinex_core`] ([`Session`] and its [`Call`](digifinex_core::session::Call)
+//! state machine). The client drives that machine: it sends each request the core hands out,
+//! reads the whole answer (at most [`ClientBuilder::max_body_size`] bytes) and hands it back,
+//! sleeps when the core asks it to (retry backoff, `retry-after`, weight budget), and returns
+//! the result. Retries of reads, the one automatic time sync after a spot 10008, and the
+//! "outcome unknown" rule for orders all live in the core and behave the same in the async
+//! `digifinex-hyper` client.
+//!
+//! # Tour
+//!
+//! * [`Client::builder`] -> [`ClientBuilder`]: base URLs, credentials, clock, recv window,
+//!   connect/read/total timeouts (finite defaults: 5 s / 10 s / 15 s), retry policy, weight
+//!   budget, automatic time sync, or your own [`ureq::Agent`] (proxy, TLS, pool).
+//! * [`Client::send`] returns the typed output; [`Client::send_full`] also returns status,
+//!   headers, rate-limit usage, latency and attempts ([`Response`]).
+//! * [`Client::sync_time`] measures the server clock offset on demand.
+//! * [`Client::pages`] and [`Client::items`] walk a [`Pager`](digifinex_core::paging::Pager)
+//!   (deposit/withdrawal history, order history, own trades, swap lists).
+//! * Every request runs in a `tracing` span named `digifinex.request` with the endpoint name,
+//!   method, path template, status, latency, attempts and the exchange code of an error. The
+//!   secret and the signature header are never recorded.
+//!
+//! ```no_run
+//! use digifinex_ureq::Client;
+//! use digifinex_ureq::core::spot::OrderBookRequest;
+//!
+//! let client = Client::builder().build()?;
+//! let book = client.send(&OrderBookRequest::new("btc_usdt").limit(5))?;
+//! println!("best bid {:?}", book.bids.first());
+//! # Ok::<(), digifinex_ureq::core::Error>(())
+//! ```
+//!
+//! # Features
+//!
+//! * `ring` (default): rustls with the ring provider and the webpki (Mozilla) roots.
+//! * `aws-lc-rs`: rustls with the aws-lc-rs provider (used when `ring` is off).
+//! * `native-roots`: verify certificates with the operating system's verifier and roots.
+//!
+//! Plain `http://` base URLs are refused unless [`ClientBuilder::allow_http`] is set (for the
+//! simulator and tests).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod client;
+mod pages;
+
+pub use client::{Client, ClientBuilder, DEFAULT_MAX_BODY};
 pub use digifinex_core as core;
+pub use digifinex_core::session::{Response, Session};
+pub use digifinex_core::{Error, ErrorKind};
+pub use pages::{Items, Pages};
+pub use ureq;

@@ -1,0 +1,524 @@
+//! The blocking client and its builder.
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use digifinex_core::paging::Pager;
+use digifinex_core::policy::RetryPolicy;
+use digifinex_core::session::{Action, Drive, Response, Session};
+use digifinex_core::{Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind};
+use tracing::field::Empty;
+
+use crate::pages::{Items, Pages};
+
+/// Default limit of a response body (16 MiB); a larger answer is a transport error.
+pub const DEFAULT_MAX_BODY: usize = 16 << 20;
+
+const DEFAULT_CONNECT: Duration = Duration::from_secs(5);
+const DEFAULT_READ: Duration = Duration::from_secs(10);
+const DEFAULT_TOTAL: Duration = Duration::from_secs(15);
+
+/// A blocking DigiFinex client. Cheap to clone (the session and the agent are shared); usable
+/// from many threads at once.
+#[derive(Debug, Clone)]
+pub struct Client {
+    session: Arc<Session>,
+    agent: ureq::Agent,
+    /// Settings applied to each request (only for an agent the caller built).
+    per_request: Option<PerRequest>,
+    max_body: u64,
+}
+
+/// Request-level settings for a caller's agent: its status handling must return 4xx/5xx as
+/// responses, and timeouts set on the builder override the agent's.
+#[derive(Debug, Clone, Copy)]
+struct PerRequest {
+    status_as_error: bool,
+    connect: Option<Duration>,
+    read: Option<Duration>,
+    total: Option<Duration>,
+}
+
+impl Client {
+    /// A builder with the defaults: production URLs, no credentials, system clock, 5 s connect /
+    /// 10 s read / 15 s total timeouts, default retries, automatic time sync, no weight budget.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// A client with the defaults (see [`Client::builder`]).
+    pub fn new() -> Result<Client, Error> {
+        Client::builder().build()
+    }
+
+    /// The session: config, credentials, clock offset, retry policy and budgets.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The `ureq` agent in use.
+    pub fn agent(&self) -> &ureq::Agent {
+        &self.agent
+    }
+
+    /// Sends `endpoint` and returns its typed output.
+    pub fn send<E: Endpoint>(&self, endpoint: &E) -> Result<E::Output, Error> {
+        self.send_full(endpoint).map(|r| r.value)
+    }
+
+    /// Sends `endpoint` and returns its typed output with the status, headers, rate-limit
+    /// usage, latency and attempts of the final answer.
+    pub fn send_full<E: Endpoint>(&self, endpoint: &E) -> Result<Response<E::Output>, Error> {
+        let meta = E::META;
+        let span = tracing::debug_span!(
+            "digifinex.request",
+            endpoint = meta.name,
+            method = meta.method.as_str(),
+            path = meta.path,
+            status = Empty,
+            latency_ms = Empty,
+            attempts = Empty,
+            code = Empty,
+            error = Empty,
+        );
+        let _entered = span.enter();
+        let result = self.drive(self.session.call(endpoint));
+        record(&span, &result);
+        result
+    }
+
+    /// Measures the server clock through `GET /v3/time` (spot) or `GET /swap/v2/public/time`
+    /// (swap) and stores the offset in the session; returns the offset in milliseconds
+    /// (server minus local). A spot 10008 already triggers one automatic sync.
+    pub fn sync_time(&self, family: Family) -> Result<i64, Error> {
+        let span = tracing::debug_span!(
+            "digifinex.request",
+            endpoint = "time_sync",
+            method = "GET",
+            path = match family {
+                Family::Swap => "/swap/v2/public/time",
+                _ => "/time",
+            },
+            status = Empty,
+            latency_ms = Empty,
+            attempts = Empty,
+            code = Empty,
+            error = Empty,
+        );
+        let _entered = span.enter();
+        let result = self.drive(self.session.sync_call(family));
+        record(&span, &result);
+        result.map(|r| r.value)
+    }
+
+    /// Loads the swap route weights (`GET /swap/v2/public/api_weight`) into the weight budget;
+    /// returns the number of routes. Useful only with [`ClientBuilder::weight_budget`].
+    pub fn load_swap_weights(&self) -> Result<usize, Error> {
+        let routes = self.send(&digifinex_core::swap::ApiWeightRequest)?;
+        let table = digifinex_core::ratelimit::WeightTable::new(&routes);
+        let n = table.len();
+        self.session.set_swap_weights(table);
+        Ok(n)
+    }
+
+    /// Walks `pager` page by page (each page is one request through [`Client::send`]).
+    pub fn pages<P: Pager>(&self, pager: P) -> Pages<'_, P> {
+        Pages::new(self, pager)
+    }
+
+    /// Walks `pager` item by item.
+    pub fn items<P: Pager>(&self, pager: P) -> Items<'_, P> {
+        Items::new(self, pager)
+    }
+
+    /// The one driving loop, for every [`Drive`] state machine of the core.
+    fn drive<D: Drive>(&self, mut call: D) -> Result<Response<D::Output>, Error> {
+        loop {
+            match call.next() {
+                Action::Send(request) => match self.exchange(request) {
+                    Ok(response) => {
+                        let (parts, body) = response.into_parts();
+                        call.on_response(&http::Response::from_parts(parts, body.as_slice()));
+                    }
+                    Err((kind, message)) => {
+                        tracing::debug!(%kind, %message, "transport error");
+                        call.on_transport_error(kind, message);
+                    }
+                },
+                Action::Wait(delay) => {
+                    tracing::debug!(delay_ms = delay.as_millis() as u64, "waiting");
+                    std::thread::sleep(delay);
+                }
+                Action::Done(result) => return result,
+            }
+        }
+    }
+
+    /// Sends one request and reads the whole answer.
+    fn exchange(
+        &self,
+        request: http::Request<Vec<u8>>,
+    ) -> Result<http::Response<Vec<u8>>, (TransportErrorKind, String)> {
+        let request = match &self.per_request {
+            None => request,
+            Some(p) => {
+                let mut b = self.agent.configure_request(request);
+                if p.status_as_error {
+                    b = b.http_status_as_error(false);
+                }
+                if p.connect.is_some() {
+                    b = b.timeout_connect(p.connect);
+                }
+                if p.read.is_some() {
+                    b = b.timeout_recv_response(p.read).timeout_recv_body(p.read);
+                }
+                if p.total.is_some() {
+                    b = b.timeout_global(p.total);
+                }
+                b.build()
+            }
+        };
+        let response = self.agent.run(request).map_err(|e| classify(&e))?;
+        let (parts, mut body) = response.into_parts();
+        let bytes = body
+            .with_config()
+            .limit(self.max_body)
+            .read_to_vec()
+            .map_err(|e| match e {
+                ureq::Error::BodyExceedsLimit(n) => (
+                    TransportErrorKind::Other,
+                    format!("response body larger than {n} bytes"),
+                ),
+                other => {
+                    let (kind, message) = classify(&other);
+                    // Headers arrived: a failure now happened after the request was sent.
+                    let kind = match kind {
+                        TransportErrorKind::Connect => TransportErrorKind::ConnectionLost,
+                        k => k,
+                    };
+                    (kind, message)
+                }
+            })?;
+        Ok(http::Response::from_parts(parts, bytes))
+    }
+}
+
+/// Records the outcome of a request in its span.
+fn record<T>(span: &tracing::Span, result: &Result<Response<T>, Error>) {
+    match result {
+        Ok(r) => {
+            span.record("status", r.status);
+            span.record("latency_ms", r.latency.as_millis() as u64);
+            span.record("attempts", r.attempts);
+        }
+        Err(e) => {
+            if let Error::Api(a) = e {
+                span.record("code", a.code.code());
+                span.record("status", a.status);
+            }
+            span.record("error", tracing::field::debug(e.kind()));
+            tracing::debug!(error = %e, "request failed");
+        }
+    }
+}
+
+/// Maps a `ureq` failure to the core's transport error kinds.
+fn classify(e: &ureq::Error) -> (TransportErrorKind, String) {
+    use ureq::Error as U;
+    let kind = match e {
+        U::Timeout(t) => match t {
+            ureq::Timeout::Connect | ureq::Timeout::Resolve => TransportErrorKind::Connect,
+            _ => TransportErrorKind::Timeout,
+        },
+        U::HostNotFound | U::ConnectionFailed | U::ConnectProxyFailed(_) | U::TlsRequired => {
+            TransportErrorKind::Connect
+        }
+        U::Tls(_) => TransportErrorKind::Connect,
+        U::BadUri(_) | U::Http(_) | U::RequireHttpsOnly(_) | U::InvalidProxyUrl => {
+            TransportErrorKind::InvalidRequest
+        }
+        U::Io(io) => match io.kind() {
+            io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::AddrNotAvailable
+            | io::ErrorKind::NotFound
+            | io::ErrorKind::PermissionDenied
+            | io::ErrorKind::HostUnreachable
+            | io::ErrorKind::NetworkUnreachable => TransportErrorKind::Connect,
+            io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => TransportErrorKind::Timeout,
+            _ => TransportErrorKind::ConnectionLost,
+        },
+        U::Protocol(_) => TransportErrorKind::ConnectionLost,
+        other => tls_kind(other),
+    };
+    (kind, e.to_string())
+}
+
+#[cfg(any(feature = "ring", feature = "aws-lc-rs"))]
+fn tls_kind(e: &ureq::Error) -> TransportErrorKind {
+    match e {
+        ureq::Error::Rustls(_) | ureq::Error::Pem(_) => TransportErrorKind::Connect,
+        _ => TransportErrorKind::Other,
+    }
+}
+
+#[cfg(not(any(feature = "ring", feature = "aws-lc-rs")))]
+fn tls_kind(_: &ureq::Error) -> TransportErrorKind {
+    TransportErrorKind::Other
+}
+
+/// Builds a [`Client`].
+pub struct ClientBuilder {
+    config: Config,
+    credentials: Option<Credentials>,
+    clock: Option<Arc<dyn Clock>>,
+    retry: RetryPolicy,
+    auto_sync: bool,
+    budget: Option<(u64, u64)>,
+    connect: Option<Duration>,
+    read: Option<Duration>,
+    total: Option<Duration>,
+    agent: Option<ureq::Agent>,
+    allow_http: bool,
+    max_body: usize,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("config", &self.config)
+            .field("credentials", &self.credentials)
+            .field("retry", &self.retry)
+            .field("auto_sync", &self.auto_sync)
+            .field("budget", &self.budget)
+            .field("connect", &self.connect)
+            .field("read", &self.read)
+            .field("total", &self.total)
+            .field("custom_agent", &self.agent.is_some())
+            .field("allow_http", &self.allow_http)
+            .field("max_body", &self.max_body)
+            .finish()
+    }
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder {
+            config: Config::default(),
+            credentials: None,
+            clock: None,
+            retry: RetryPolicy::default(),
+            auto_sync: true,
+            budget: None,
+            connect: None,
+            read: None,
+            total: None,
+            agent: None,
+            allow_http: false,
+            max_body: DEFAULT_MAX_BODY,
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// Base URLs and recv window at once.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+    /// Spot/margin base URL, ending with `/v3` (default `https://openapi.digifinex.com/v3`).
+    pub fn spot_base_url(mut self, url: impl Into<String>) -> Self {
+        self.config = self.config.with_spot_base_url(url);
+        self
+    }
+    /// Swap host URL (default `https://openapi.digifinex.com`).
+    pub fn swap_base_url(mut self, url: impl Into<String>) -> Self {
+        self.config = self.config.with_swap_base_url(url);
+        self
+    }
+    /// API credentials for private endpoints.
+    pub fn credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = Some(credentials);
+        self
+    }
+    /// The clock used for signing, latency and backoff jitter (default the system clock).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+    /// The `ACCESS-RECV-WINDOW` sent with signed spot requests.
+    pub fn recv_window(mut self, window: u64) -> Self {
+        self.config = self.config.with_recv_window(window);
+        self
+    }
+    /// Connection setup limit, DNS and TLS included (default 5 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect = Some(timeout);
+        self
+    }
+    /// Limit for waiting for the response head, and again for the body (default 10 s).
+    pub fn read_timeout(mut self, timeout: Duration) -> Self {
+        self.read = Some(timeout);
+        self
+    }
+    /// Limit for one whole attempt, from connecting to the last body byte (default 15 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.total = Some(timeout);
+        self
+    }
+    /// The retry policy for reads (default [`RetryPolicy::default`]).
+    pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+    /// Waits instead of crossing a weight budget: spot `spot_per_minute` (the documented limit
+    /// is 1200), swap `swap_per_minute` (see [`Client::load_swap_weights`]).
+    pub fn weight_budget(mut self, spot_per_minute: u64, swap_per_minute: u64) -> Self {
+        self.budget = Some((spot_per_minute, swap_per_minute));
+        self
+    }
+    /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
+    pub fn auto_time_sync(mut self, on: bool) -> Self {
+        self.auto_sync = on;
+        self
+    }
+    /// Uses this agent (proxy, TLS settings, pool). Its own timeouts are kept unless timeouts
+    /// are also set on this builder; 4xx/5xx answers are always handed to the core as answers.
+    pub fn agent(mut self, agent: ureq::Agent) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+    /// Allows plain `http://` base URLs (the simulator, tests). Default off.
+    pub fn allow_http(mut self, allow: bool) -> Self {
+        self.allow_http = allow;
+        self
+    }
+    /// Largest response body read (default [`DEFAULT_MAX_BODY`]).
+    pub fn max_body_size(mut self, bytes: usize) -> Self {
+        self.max_body = bytes;
+        self
+    }
+
+    /// The client. Fails with a validation error for a base URL that is not `https://` (or
+    /// `http://` with [`ClientBuilder::allow_http`]).
+    pub fn build(self) -> Result<Client, Error> {
+        check_url("spot_base_url", &self.config.spot_base_url, self.allow_http)?;
+        check_url("swap_base_url", &self.config.swap_base_url, self.allow_http)?;
+        let mut session = Session::builder()
+            .config(self.config)
+            .retry(self.retry)
+            .auto_sync(self.auto_sync);
+        if let Some(c) = self.credentials {
+            session = session.credentials(c);
+        }
+        if let Some(c) = self.clock {
+            session = session.clock(c);
+        }
+        if let Some((spot, swap)) = self.budget {
+            session = session.weight_budget(spot, swap);
+        }
+        let (agent, per_request) = match self.agent {
+            Some(agent) => {
+                let status_as_error = agent.config().http_status_as_error();
+                let any = status_as_error
+                    || self.connect.is_some()
+                    || self.read.is_some()
+                    || self.total.is_some();
+                let p = PerRequest {
+                    status_as_error,
+                    connect: self.connect,
+                    read: self.read,
+                    total: self.total,
+                };
+                (agent, any.then_some(p))
+            }
+            None => {
+                let read = Some(self.read.unwrap_or(DEFAULT_READ));
+                let config = ureq::Agent::config_builder()
+                    .http_status_as_error(false)
+                    .max_redirects(0)
+                    .max_redirects_will_error(false)
+                    .user_agent(concat!("digifinex-rs/", env!("CARGO_PKG_VERSION")))
+                    .timeout_connect(Some(self.connect.unwrap_or(DEFAULT_CONNECT)))
+                    .timeout_recv_response(read)
+                    .timeout_recv_body(read)
+                    .timeout_global(Some(self.total.unwrap_or(DEFAULT_TOTAL)))
+                    .tls_config(tls_config())
+                    .build();
+                (ureq::Agent::new_with_config(config), None)
+            }
+        };
+        Ok(Client {
+            session: Arc::new(session.build()),
+            agent,
+            per_request,
+            max_body: self.max_body as u64,
+        })
+    }
+}
+
+fn check_url(field: &'static str, url: &str, allow_http: bool) -> Result<(), Error> {
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("https://") || (allow_http && lower.starts_with("http://")) {
+        Ok(())
+    } else if lower.starts_with("http://") {
+        Err(Error::validation(
+            field,
+            format!("{url} is plain http: use https, or allow_http(true) for a simulator"),
+        ))
+    } else {
+        Err(Error::validation(
+            field,
+            format!("{url} is not an https URL"),
+        ))
+    }
+}
+
+/// rustls with the provider and roots chosen by the cargo features.
+fn tls_config() -> ureq::tls::TlsConfig {
+    #[allow(unused_mut)]
+    let mut b = ureq::tls::TlsConfig::builder().provider(ureq::tls::TlsProvider::Rustls);
+    #[cfg(all(feature = "aws-lc-rs", not(feature = "ring")))]
+    {
+        b = b.unversioned_rustls_crypto_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ));
+    }
+    #[cfg(feature = "native-roots")]
+    {
+        b = b.root_certs(ureq::tls::RootCerts::PlatformVerifier);
+    }
+    b.build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_http_needs_allow_http() {
+        let e = Client::builder()
+            .spot_base_url("http://127.0.0.1:1/v3")
+            .build()
+            .unwrap_err();
+        assert!(matches!(e, Error::Validation { ref field, .. } if field == "spot_base_url"));
+        let e = Client::builder()
+            .swap_base_url("ftp://x")
+            .build()
+            .unwrap_err();
+        assert!(matches!(e, Error::Validation { ref field, .. } if field == "swap_base_url"));
+        assert!(Client::builder()
+            .spot_base_url("http://127.0.0.1:1/v3")
+            .swap_base_url("http://127.0.0.1:1")
+            .allow_http(true)
+            .build()
+            .is_ok());
+        assert!(Client::builder().build().is_ok());
+    }
+
+    #[test]
+    fn client_is_send_sync_clone() {
+        fn check<T: Send + Sync + Clone>() {}
+        check::<Client>();
+    }
+}
