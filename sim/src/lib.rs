@@ -13,6 +13,28 @@
 //! // the server stops when `sim` is dropped
 //! ```
 //!
+//! # Public API in brief
+//!
+//! - [`Sim::start`]`(SimConfig) -> Result<SimHandle, StartError>`: serve on a background thread
+//!   with its own tokio runtime (works from blocking code and from inside tokio); the handle stops
+//!   the server when dropped. [`SimHandle`]: `addr()`, `spot_base_url()` (`http://IP:PORT/v3`),
+//!   `swap_base_url()` (`http://IP:PORT`), `control_url()` (`http://IP:PORT/__sim`),
+//!   `control()`, `wait()`, `shutdown()`.
+//! - [`Sim::bind`]`(SimConfig).await` then [`Sim::serve`]`(shutdown_future).await` for callers
+//!   already on tokio; [`Sim::addr`] and [`Sim::control`] before serving.
+//! - [`Control`] (cheap clone): accounts and keys (`create_account`, `create_api_key` with
+//!   [`KeyOptions`], `revoke_api_key`, `demo_account`), balances (`set_balance`, `credit`,
+//!   `balance`, `balances` per [`AccountType`]), `whitelist_address`, deposits
+//!   (`credit_deposit`, `set_deposit_state`), withdrawals (`set_withdrawal_state`,
+//!   `withdrawals`), clock (`now_ms`, `advance_clock`, `set_clock_offset`, `freeze_clock`,
+//!   `unfreeze_clock`), faults (`add_fault` with [`FaultRule`]/[`FaultKind`], `remove_fault`,
+//!   `clear_faults`, `faults`), inspection (`orders`, `order_count`, `open_order_count`,
+//!   `panics`) and `reset_limits`.
+//! - The same control operations over HTTP under `/__sim/` (route table in [`control::http`]).
+//! - [`SimConfig`]: `addr` (default `127.0.0.1:0`), `seed`, markets ([`MarketSpec`]),
+//!   currencies ([`CurrencySpec`]), fee rates, book depth, `start_time_ms` (frozen clock),
+//!   [`LimitsConfig`] (and [`SimConfig::without_limits`] for benchmarks and demos).
+//!
 //! Module map: [`server`] (hyper server, faults, routing), [`control`] (Rust and HTTP control
 //! API), [`spot`] (the spot/margin family: [`spot::auth`], [`spot::market`], [`spot::orders`],
 //! [`spot::engine`], [`spot::account`], [`spot::wallet`], [`spot::risk`]), [`swap`] (hook for

@@ -432,6 +432,39 @@ impl Control {
             .collect()
     }
 
+    // ---- markets ----
+
+    /// Suspends or resumes trading of a pair (20002 while suspended); `false` for an unknown pair.
+    pub fn set_market_status(&self, symbol: &str, status: crate::MarketStatus) -> bool {
+        let mut st = self.shared.state();
+        let sym = symbol.to_ascii_lowercase();
+        match st.spot.by_symbol.get(&sym).copied() {
+            Some(i) => st
+                .spot
+                .markets
+                .get_mut(i)
+                .map(|m| m.status = status)
+                .is_some(),
+            None => false,
+        }
+    }
+
+    /// Allows or forbids API trading of a pair (20042 when forbidden); `false` for an unknown
+    /// pair.
+    pub fn set_api_tradable(&self, symbol: &str, allowed: bool) -> bool {
+        let mut st = self.shared.state();
+        let sym = symbol.to_ascii_lowercase();
+        match st.spot.by_symbol.get(&sym).copied() {
+            Some(i) => st
+                .spot
+                .markets
+                .get_mut(i)
+                .map(|m| m.api_tradable = allowed)
+                .is_some(),
+            None => false,
+        }
+    }
+
     // ---- faults ----
 
     /// Adds a fault rule; returns its id.

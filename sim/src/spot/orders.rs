@@ -19,6 +19,10 @@
 //! - `/order/history` lists orders of every status created in the window, newest first;
 //!   `/order/current` lists open orders, newest first. Time parameters that are not integers
 //!   answer 20014; an end before the start 20022; a start more than 30 days back 20015.
+//! - `/order/detail`'s `detail`: the spec shows one object while live captures show an array;
+//!   an object cannot carry several fills, so it is an array of `{tid, date, executed_amount,
+//!   executed_price}` (empty without fills) unless [`crate::SimConfig::detail_as_object`] asks
+//!   for the spec's single-object form (the latest fill, `{}` without fills).
 //! - `/order/cancel` puts ids that are unknown, of another account or `{market}`, or already
 //!   finished in `error`.
 

@@ -16,6 +16,8 @@
 //! - Withdrawal states move 1 -> 2 -> 3, or 1/2 -> 4, through the control API. There is no
 //!   cancelled state in the spec, so a user cancel (allowed only in state 1; 20039 otherwise) sets
 //!   state 4 and returns the frozen amount. 20033 for an unknown or foreign id.
+//! - `/withdraw/cancel` takes `withdraw_id` as a form (or query) parameter; since the spec also
+//!   describes it as "carried in the path", `/withdraw/cancel/{id}` is accepted too.
 //! - History paging: `direct=prev` lists ascending from `from` (default: the first record),
 //!   `direct=next` descending from `from` (default: the newest record), both inclusive.
 //!   `created_date`/`update_date` are `YYYY-MM-DD HH:MM:SS` (UTC).

@@ -564,3 +564,35 @@ fn margin_position_and_close() {
     );
     assert_eq!(env.frozen(AccountType::Margin, "USDT"), Decimal::ZERO);
 }
+
+#[test]
+fn market_switches_from_control() {
+    let env = Env::new();
+    env.fund(AccountType::Spot, "USDT", "1000");
+    let f = [
+        ("symbol", "btc_usdt"),
+        ("type", "buy"),
+        ("price", "20000"),
+        ("amount", "0.001"),
+    ];
+    assert!(env
+        .ctl
+        .set_market_status("BTC_USDT", digifinex_sim::MarketStatus::Suspended));
+    assert_eq!(order(&env, "spot", &f)["code"], 20002);
+    env.ctl
+        .set_market_status("btc_usdt", digifinex_sim::MarketStatus::Trading);
+    assert!(env.ctl.set_api_tradable("btc_usdt", false));
+    assert_eq!(order(&env, "spot", &f)["code"], 20042);
+    let s = env.get("/trades/symbols", &[]).json();
+    let btc = s["symbol_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["symbol"] == "btc_usdt")
+        .unwrap()
+        .clone();
+    assert_eq!(btc["is_allow"], 0);
+    env.ctl.set_api_tradable("btc_usdt", true);
+    assert_eq!(order(&env, "spot", &f)["code"], 0);
+    assert!(!env.ctl.set_api_tradable("nope_usdt", true));
+}
