@@ -1,8 +1,62 @@
-//! Async DigiFinex client on hyper 1 and tokio.
+//! Async DigiFinex client on hyper 1, hyper-util and tokio, with rustls.
 //!
-//! This crate will move the bytes of requests built by [`digifinex_core`] (issue 5). Until then it
-//! only re-exports the core so that dependants can already name it.
+//! This crate only moves bytes: every request is built and signed, and every answer parsed, by
+//! the sans-IO [`digifinex_core`] ([`Session`] and its [`Call`](digifinex_core::session::Call)
+//! state machine). The client drives that machine: it sends each request the core hands out,
+//! reads the whole answer (at most [`ClientBuilder::max_body_size`] bytes) and hands it back,
+//! sleeps with `tokio::time::sleep` when the core asks it to (retry backoff, `retry-after`,
+//! weight budget), and returns the result. Retries of reads, the one automatic time sync after
+//! a spot 10008, and the "outcome unknown" rule for orders all live in the core and behave the
+//! same in the blocking `digifinex-ureq` client.
+//!
+//! # Tour
+//!
+//! * [`Client::builder`] -> [`ClientBuilder`]: base URLs, credentials, clock, recv window,
+//!   connect/read/total timeouts (finite defaults: 5 s / 10 s / 15 s), retry policy, weight
+//!   budget, automatic time sync, or your own hyper client
+//!   ([`ClientBuilder::hyper_client`]: proxy connector, custom TLS, pool settings).
+//! * [`Client::send`] returns the typed output; [`Client::send_full`] also returns status,
+//!   headers, rate-limit usage, latency and attempts ([`Response`]).
+//! * [`Client::sync_time`] measures the server clock offset on demand.
+//! * [`Client::pages`] walks a [`Pager`](digifinex_core::paging::Pager) with
+//!   [`Pages::next_page`], or as a `futures` stream ([`Pages::into_stream`],
+//!   [`Pages::into_item_stream`]).
+//! * The client is `Clone + Send + Sync` and its futures are `Send`: share it across tasks.
+//! * Every request runs in a `tracing` span named `digifinex.request` with the endpoint name,
+//!   method, path template, status, latency, attempts and the exchange code of an error. The
+//!   secret and the signature header are never recorded.
+//!
+//! ```no_run
+//! use digifinex_hyper::Client;
+//! use digifinex_hyper::core::spot::OrderBookRequest;
+//!
+//! # async fn run() -> Result<(), digifinex_hyper::core::Error> {
+//! let client = Client::builder().build()?;
+//! let book = client.send(&OrderBookRequest::new("btc_usdt").limit(5)).await?;
+//! println!("best bid {:?}", book.bids.first());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Features
+//!
+//! * `ring` (default): rustls with the ring provider.
+//! * `aws-lc-rs`: rustls with the aws-lc-rs provider (used when `ring` is off).
+//! * `native-roots`: trust the operating system's roots instead of the webpki (Mozilla) roots.
+//!
+//! Plain `http://` base URLs are refused unless [`ClientBuilder::allow_http`] is set (for the
+//! simulator and tests).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod client;
+mod pages;
+
+pub use client::{Client, ClientBuilder, DefaultConnector, HyperClient, DEFAULT_MAX_BODY};
 pub use digifinex_core as core;
+pub use digifinex_core::session::{Response, Session};
+pub use digifinex_core::{Error, ErrorKind};
+pub use pages::Pages;
+pub use {hyper, hyper_rustls, hyper_util};

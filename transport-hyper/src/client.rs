@@ -1,0 +1,607 @@
+//! The async client and its builder.
+
+use std::error::Error as StdError;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use digifinex_core::paging::Pager;
+use digifinex_core::policy::RetryPolicy;
+use digifinex_core::session::{Action, Drive, Response, Session};
+use digifinex_core::{Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper_util::client::legacy::connect::{Connect, HttpConnector};
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use tracing::field::Empty;
+use tracing::Instrument;
+
+use crate::pages::Pages;
+
+/// Default limit of a response body (16 MiB); a larger answer is a transport error.
+pub const DEFAULT_MAX_BODY: usize = 16 << 20;
+
+const DEFAULT_CONNECT: Duration = Duration::from_secs(5);
+const DEFAULT_READ: Duration = Duration::from_secs(10);
+const DEFAULT_TOTAL: Duration = Duration::from_secs(15);
+
+/// The connector of the default client: hyper's `HttpConnector` wrapped in rustls.
+pub type DefaultConnector = hyper_rustls::HttpsConnector<HttpConnector>;
+
+/// The hyper client type this crate drives (request bodies are [`Full<Bytes>`]).
+pub type HyperClient<C> = hyper_util::client::legacy::Client<C, Full<Bytes>>;
+
+/// An async DigiFinex client. Cheap to clone (session and connection pool are shared);
+/// `Send + Sync`, and its futures are `Send`.
+#[derive(Debug)]
+pub struct Client<C = DefaultConnector> {
+    session: Arc<Session>,
+    http: HyperClient<C>,
+    read: Duration,
+    total: Duration,
+    max_body: usize,
+}
+
+impl<C: Clone> Clone for Client<C> {
+    fn clone(&self) -> Self {
+        Client {
+            session: self.session.clone(),
+            http: self.http.clone(),
+            read: self.read,
+            total: self.total,
+            max_body: self.max_body,
+        }
+    }
+}
+
+impl Client {
+    /// A builder with the defaults: production URLs, no credentials, system clock, 5 s connect /
+    /// 10 s read / 15 s total timeouts, default retries, automatic time sync, no weight budget,
+    /// rustls with webpki roots.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder {
+            opts: Options::default(),
+            http: None,
+            make: default_client,
+        }
+    }
+
+    /// A client with the defaults (see [`Client::builder`]).
+    pub fn new() -> Result<Client, Error> {
+        Client::builder().build()
+    }
+}
+
+impl<C> Client<C>
+where
+    C: Connect + Clone + Send + Sync + 'static,
+{
+    /// The session: config, credentials, clock offset, retry policy and budgets.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The hyper client in use.
+    pub fn hyper_client(&self) -> &HyperClient<C> {
+        &self.http
+    }
+
+    /// Sends `endpoint` and returns its typed output.
+    pub async fn send<E>(&self, endpoint: &E) -> Result<E::Output, Error>
+    where
+        E: Endpoint + Sync,
+        E::Output: Send,
+    {
+        self.send_full(endpoint).await.map(|r| r.value)
+    }
+
+    /// Sends `endpoint` and returns its typed output with the status, headers, rate-limit
+    /// usage, latency and attempts of the final answer.
+    pub async fn send_full<E>(&self, endpoint: &E) -> Result<Response<E::Output>, Error>
+    where
+        E: Endpoint + Sync,
+        E::Output: Send,
+    {
+        let meta = E::META;
+        let span = tracing::debug_span!(
+            "digifinex.request",
+            endpoint = meta.name,
+            method = meta.method.as_str(),
+            path = meta.path,
+            status = Empty,
+            latency_ms = Empty,
+            attempts = Empty,
+            code = Empty,
+            error = Empty,
+        );
+        let result = self
+            .drive(self.session.call(endpoint))
+            .instrument(span.clone())
+            .await;
+        record(&span, &result);
+        result
+    }
+
+    /// Measures the server clock through `GET /v3/time` (spot) or `GET /swap/v2/public/time`
+    /// (swap) and stores the offset in the session; returns the offset in milliseconds
+    /// (server minus local). A spot 10008 already triggers one automatic sync.
+    pub async fn sync_time(&self, family: Family) -> Result<i64, Error> {
+        let span = tracing::debug_span!(
+            "digifinex.request",
+            endpoint = "time_sync",
+            method = "GET",
+            path = match family {
+                Family::Swap => "/swap/v2/public/time",
+                _ => "/time",
+            },
+            status = Empty,
+            latency_ms = Empty,
+            attempts = Empty,
+            code = Empty,
+            error = Empty,
+        );
+        let result = self
+            .drive(self.session.sync_call(family))
+            .instrument(span.clone())
+            .await;
+        record(&span, &result);
+        result.map(|r| r.value)
+    }
+
+    /// Loads the swap route weights (`GET /swap/v2/public/api_weight`) into the weight budget;
+    /// returns the number of routes. Useful only with [`ClientBuilder::weight_budget`].
+    pub async fn load_swap_weights(&self) -> Result<usize, Error> {
+        let routes = self.send(&digifinex_core::swap::ApiWeightRequest).await?;
+        let table = digifinex_core::ratelimit::WeightTable::new(&routes);
+        let n = table.len();
+        self.session.set_swap_weights(table);
+        Ok(n)
+    }
+
+    /// Walks `pager`: call [`Pages::next_page`] in a loop, or turn it into a stream.
+    pub fn pages<P: Pager>(&self, pager: P) -> Pages<C, P> {
+        Pages::new(self.clone(), pager)
+    }
+
+    /// The one driving loop, for every [`Drive`] state machine of the core.
+    async fn drive<D: Drive>(&self, mut call: D) -> Result<Response<D::Output>, Error> {
+        loop {
+            match call.next() {
+                Action::Send(request) => match self.exchange(request).await {
+                    Ok(response) => {
+                        let (parts, body) = response.into_parts();
+                        call.on_response(&http::Response::from_parts(parts, &body[..]));
+                    }
+                    Err((kind, message)) => {
+                        tracing::debug!(%kind, %message, "transport error");
+                        call.on_transport_error(kind, message);
+                    }
+                },
+                Action::Wait(delay) => {
+                    tracing::debug!(delay_ms = delay.as_millis() as u64, "waiting");
+                    tokio::time::sleep(delay).await;
+                }
+                Action::Done(result) => return result,
+            }
+        }
+    }
+
+    /// Sends one request and reads the whole answer within the timeouts.
+    async fn exchange(
+        &self,
+        request: http::Request<Vec<u8>>,
+    ) -> Result<http::Response<Bytes>, (TransportErrorKind, String)> {
+        let (parts, body) = request.into_parts();
+        let request = http::Request::from_parts(parts, Full::new(Bytes::from(body)));
+        let attempt = async {
+            let response = tokio::time::timeout(self.read, self.http.request(request))
+                .await
+                .map_err(|_| timed_out("no response head", self.read))?
+                .map_err(|e| classify(&e))?;
+            let (parts, body) = response.into_parts();
+            let collected =
+                tokio::time::timeout(self.read, Limited::new(body, self.max_body).collect())
+                    .await
+                    .map_err(|_| timed_out("body not read", self.read))?
+                    .map_err(|e| classify_body(&*e, self.max_body))?;
+            Ok(http::Response::from_parts(parts, collected.to_bytes()))
+        };
+        tokio::time::timeout(self.total, attempt)
+            .await
+            .unwrap_or_else(|_| Err(timed_out("request not done", self.total)))
+    }
+}
+
+fn timed_out(what: &str, after: Duration) -> (TransportErrorKind, String) {
+    (
+        TransportErrorKind::Timeout,
+        format!("{what} after {} ms", after.as_millis()),
+    )
+}
+
+/// Records the outcome of a request in its span.
+fn record<T>(span: &tracing::Span, result: &Result<Response<T>, Error>) {
+    match result {
+        Ok(r) => {
+            span.record("status", r.status);
+            span.record("latency_ms", r.latency.as_millis() as u64);
+            span.record("attempts", r.attempts);
+        }
+        Err(e) => {
+            if let Error::Api(a) = e {
+                span.record("code", a.code.code());
+                span.record("status", a.status);
+            }
+            span.record("error", tracing::field::debug(e.kind()));
+            span.in_scope(|| tracing::debug!(error = %e, "request failed"));
+        }
+    }
+}
+
+/// Maps a failure of the hyper client (before the response head) to a transport error kind.
+fn classify(e: &hyper_util::client::legacy::Error) -> (TransportErrorKind, String) {
+    let kind = if e.is_connect() {
+        TransportErrorKind::Connect
+    } else {
+        chain_kind(e.source())
+    };
+    (kind, chain_message(e))
+}
+
+/// Maps a failure while reading the body.
+fn classify_body(
+    e: &(dyn StdError + Send + Sync + 'static),
+    limit: usize,
+) -> (TransportErrorKind, String) {
+    if e.is::<http_body_util::LengthLimitError>() {
+        return (
+            TransportErrorKind::Other,
+            format!("response body larger than {limit} bytes"),
+        );
+    }
+    let kind = match chain_kind(Some(e)) {
+        // The head arrived: the request was sent.
+        TransportErrorKind::Connect => TransportErrorKind::ConnectionLost,
+        k => k,
+    };
+    (kind, chain_message(e))
+}
+
+/// The kind of the first hyper or io error in a source chain.
+fn chain_kind(mut e: Option<&(dyn StdError + 'static)>) -> TransportErrorKind {
+    while let Some(err) = e {
+        if let Some(h) = err.downcast_ref::<hyper::Error>() {
+            if h.is_timeout() {
+                return TransportErrorKind::Timeout;
+            }
+            if h.is_incomplete_message() || h.is_canceled() || h.is_closed() || h.is_parse() {
+                return TransportErrorKind::ConnectionLost;
+            }
+        }
+        if let Some(io) = err.downcast_ref::<io::Error>() {
+            return match io.kind() {
+                io::ErrorKind::ConnectionRefused
+                | io::ErrorKind::AddrNotAvailable
+                | io::ErrorKind::HostUnreachable
+                | io::ErrorKind::NetworkUnreachable => TransportErrorKind::Connect,
+                io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => TransportErrorKind::Timeout,
+                _ => TransportErrorKind::ConnectionLost,
+            };
+        }
+        e = err.source();
+    }
+    TransportErrorKind::Other
+}
+
+fn chain_message(e: &(dyn StdError + 'static)) -> String {
+    let mut msg = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        source = s.source();
+    }
+    msg
+}
+
+/// The builder's settings that do not depend on the connector type.
+struct Options {
+    config: Config,
+    credentials: Option<Credentials>,
+    clock: Option<Arc<dyn Clock>>,
+    retry: RetryPolicy,
+    auto_sync: bool,
+    budget: Option<(u64, u64)>,
+    connect: Duration,
+    read: Duration,
+    total: Duration,
+    allow_http: bool,
+    max_body: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            config: Config::default(),
+            credentials: None,
+            clock: None,
+            retry: RetryPolicy::default(),
+            auto_sync: true,
+            budget: None,
+            connect: DEFAULT_CONNECT,
+            read: DEFAULT_READ,
+            total: DEFAULT_TOTAL,
+            allow_http: false,
+            max_body: DEFAULT_MAX_BODY,
+        }
+    }
+}
+
+/// Builds a [`Client`]; `C` is the connector of the hyper client (see
+/// [`ClientBuilder::hyper_client`]).
+pub struct ClientBuilder<C = DefaultConnector> {
+    opts: Options,
+    http: Option<HyperClient<C>>,
+    make: fn(Duration) -> Result<HyperClient<C>, Error>,
+}
+
+impl<C> std::fmt::Debug for ClientBuilder<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let o = &self.opts;
+        f.debug_struct("ClientBuilder")
+            .field("config", &o.config)
+            .field("credentials", &o.credentials)
+            .field("retry", &o.retry)
+            .field("auto_sync", &o.auto_sync)
+            .field("budget", &o.budget)
+            .field("connect", &o.connect)
+            .field("read", &o.read)
+            .field("total", &o.total)
+            .field("custom_client", &self.http.is_some())
+            .field("allow_http", &o.allow_http)
+            .field("max_body", &o.max_body)
+            .finish()
+    }
+}
+
+impl<C> ClientBuilder<C>
+where
+    C: Connect + Clone + Send + Sync + 'static,
+{
+    /// Base URLs and recv window at once.
+    pub fn config(mut self, config: Config) -> Self {
+        self.opts.config = config;
+        self
+    }
+    /// Spot/margin base URL, ending with `/v3` (default `https://openapi.digifinex.com/v3`).
+    pub fn spot_base_url(mut self, url: impl Into<String>) -> Self {
+        self.opts.config = self.opts.config.with_spot_base_url(url);
+        self
+    }
+    /// Swap host URL (default `https://openapi.digifinex.com`).
+    pub fn swap_base_url(mut self, url: impl Into<String>) -> Self {
+        self.opts.config = self.opts.config.with_swap_base_url(url);
+        self
+    }
+    /// API credentials for private endpoints.
+    pub fn credentials(mut self, credentials: Credentials) -> Self {
+        self.opts.credentials = Some(credentials);
+        self
+    }
+    /// The clock used for signing, latency and backoff jitter (default the system clock).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.opts.clock = Some(clock);
+        self
+    }
+    /// The `ACCESS-RECV-WINDOW` sent with signed spot requests.
+    pub fn recv_window(mut self, window: u64) -> Self {
+        self.opts.config = self.opts.config.with_recv_window(window);
+        self
+    }
+    /// Connection setup limit, TLS included (default 5 s). Applies to the default connector
+    /// only: a client given to [`ClientBuilder::hyper_client`] keeps its connector's settings.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.opts.connect = timeout;
+        self
+    }
+    /// Limit for waiting for the response head, and again for the body (default 10 s).
+    pub fn read_timeout(mut self, timeout: Duration) -> Self {
+        self.opts.read = timeout;
+        self
+    }
+    /// Limit for one whole attempt, from connecting to the last body byte (default 15 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.opts.total = timeout;
+        self
+    }
+    /// The retry policy for reads (default [`RetryPolicy::default`]).
+    pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.opts.retry = retry;
+        self
+    }
+    /// Waits instead of crossing a weight budget: spot `spot_per_minute` (the documented limit
+    /// is 1200), swap `swap_per_minute` (see [`Client::load_swap_weights`]).
+    pub fn weight_budget(mut self, spot_per_minute: u64, swap_per_minute: u64) -> Self {
+        self.opts.budget = Some((spot_per_minute, swap_per_minute));
+        self
+    }
+    /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
+    pub fn auto_time_sync(mut self, on: bool) -> Self {
+        self.opts.auto_sync = on;
+        self
+    }
+    /// Allows plain `http://` base URLs (the simulator, tests). Default off.
+    pub fn allow_http(mut self, allow: bool) -> Self {
+        self.opts.allow_http = allow;
+        self
+    }
+    /// Largest response body read (default [`DEFAULT_MAX_BODY`]).
+    pub fn max_body_size(mut self, bytes: usize) -> Self {
+        self.opts.max_body = bytes;
+        self
+    }
+
+    /// Uses this hyper client (a proxy connector, custom TLS, pool settings). The read and
+    /// total timeouts of this builder still apply; connection setup is the connector's.
+    pub fn hyper_client<C2>(self, client: HyperClient<C2>) -> ClientBuilder<C2>
+    where
+        C2: Connect + Clone + Send + Sync + 'static,
+    {
+        ClientBuilder {
+            opts: self.opts,
+            http: Some(client),
+            make: no_default,
+        }
+    }
+
+    /// The client. Fails with a validation error for a base URL that is not `https://` (or
+    /// `http://` with [`ClientBuilder::allow_http`]), or when no TLS provider feature is on
+    /// and no hyper client was given.
+    pub fn build(self) -> Result<Client<C>, Error> {
+        let o = self.opts;
+        check_url("spot_base_url", &o.config.spot_base_url, o.allow_http)?;
+        check_url("swap_base_url", &o.config.swap_base_url, o.allow_http)?;
+        let http = match self.http {
+            Some(h) => h,
+            None => (self.make)(o.connect)?,
+        };
+        let mut session = Session::builder()
+            .config(o.config)
+            .retry(o.retry)
+            .auto_sync(o.auto_sync);
+        if let Some(c) = o.credentials {
+            session = session.credentials(c);
+        }
+        if let Some(c) = o.clock {
+            session = session.clock(c);
+        }
+        if let Some((spot, swap)) = o.budget {
+            session = session.weight_budget(spot, swap);
+        }
+        Ok(Client {
+            session: Arc::new(session.build()),
+            http,
+            read: o.read,
+            total: o.total,
+            max_body: o.max_body,
+        })
+    }
+}
+
+fn no_default<C>(_: Duration) -> Result<HyperClient<C>, Error> {
+    Err(Error::validation("hyper_client", "no hyper client given"))
+}
+
+/// A hyper client on tokio with a rustls connector (http and https).
+fn default_client(connect: Duration) -> Result<HyperClient<DefaultConnector>, Error> {
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    http.set_connect_timeout(Some(connect));
+    let https = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls_config()?)
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(http);
+    Ok(
+        hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+            .pool_timer(TokioTimer::new())
+            .build(https),
+    )
+}
+
+/// The rustls provider chosen by the cargo features.
+fn provider() -> Result<rustls::crypto::CryptoProvider, Error> {
+    #[cfg(feature = "ring")]
+    {
+        Ok(rustls::crypto::ring::default_provider())
+    }
+    #[cfg(all(feature = "aws-lc-rs", not(feature = "ring")))]
+    {
+        Ok(rustls::crypto::aws_lc_rs::default_provider())
+    }
+    #[cfg(not(any(feature = "ring", feature = "aws-lc-rs")))]
+    {
+        Err(Error::validation(
+            "tls",
+            "no TLS provider: enable the `ring` or `aws-lc-rs` feature, or give a hyper client",
+        ))
+    }
+}
+
+/// rustls with the feature-chosen provider and roots (webpki, or native with `native-roots`).
+fn tls_config() -> Result<rustls::ClientConfig, Error> {
+    let tls_err = |e: &dyn std::fmt::Display| Error::validation("tls", e.to_string());
+    let builder = rustls::ClientConfig::builder_with_provider(Arc::new(provider()?))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| tls_err(&e))?;
+    #[cfg(feature = "native-roots")]
+    let builder = {
+        use hyper_rustls::ConfigBuilderExt;
+        builder.with_native_roots().map_err(|e| tls_err(&e))?
+    };
+    #[cfg(not(feature = "native-roots"))]
+    let builder = {
+        use hyper_rustls::ConfigBuilderExt;
+        builder.with_webpki_roots()
+    };
+    Ok(builder.with_no_client_auth())
+}
+
+fn check_url(field: &'static str, url: &str, allow_http: bool) -> Result<(), Error> {
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("https://") || (allow_http && lower.starts_with("http://")) {
+        Ok(())
+    } else if lower.starts_with("http://") {
+        Err(Error::validation(
+            field,
+            format!("{url} is plain http: use https, or allow_http(true) for a simulator"),
+        ))
+    } else {
+        Err(Error::validation(
+            field,
+            format!("{url} is not an https URL"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_http_needs_allow_http() {
+        let e = Client::builder()
+            .spot_base_url("http://127.0.0.1:1/v3")
+            .build()
+            .unwrap_err();
+        assert!(matches!(e, Error::Validation { ref field, .. } if field == "spot_base_url"));
+        assert!(Client::builder()
+            .spot_base_url("http://127.0.0.1:1/v3")
+            .swap_base_url("http://127.0.0.1:1")
+            .allow_http(true)
+            .build()
+            .is_ok());
+    }
+
+    #[test]
+    fn client_and_futures_are_send_sync() {
+        fn check<T: Send + Sync + Clone>() {}
+        check::<Client>();
+        fn send<T: Send>(_: &T) {}
+        let c = Client::builder().build().unwrap();
+        let req = digifinex_core::spot::OrderBookRequest::new("btc_usdt");
+        send(&c.send(&req));
+        send(&c.sync_time(Family::Spot));
+        let pager =
+            digifinex_core::paging::DepositPager::new(digifinex_core::spot::HistoryDirection::Next);
+        let mut pages = c.pages(pager);
+        send(&pages.next_page());
+        send(
+            &c.pages(digifinex_core::paging::DepositPager::new(
+                digifinex_core::spot::HistoryDirection::Next,
+            ))
+            .into_stream(),
+        );
+    }
+}
