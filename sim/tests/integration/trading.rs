@@ -596,3 +596,75 @@ fn market_switches_from_control() {
     assert_eq!(order(&env, "spot", &f)["code"], 0);
     assert!(!env.ctl.set_api_tradable("nope_usdt", true));
 }
+
+#[test]
+fn price_time_priority() {
+    let env = Env::new();
+    let ((ask, _), (bid, _)) = env.top("btc_usdt");
+    let inside = ((ask + bid) / dec("2")).round_dp(2);
+    let better = inside - dec("0.01");
+    let mut makers = Vec::new();
+    for _ in 0..3 {
+        let a = env.ctl.create_account();
+        env.ctl
+            .set_balance(a, AccountType::Spot, "BTC", dec("1"))
+            .unwrap();
+        makers.push((a, env.ctl.create_api_key(a, KeyOptions::all()).unwrap()));
+    }
+    let sell = |i: usize, price: Decimal| {
+        let (_, k) = &makers[i];
+        let body = encode(&[
+            ("symbol", "btc_usdt"),
+            ("type", "sell"),
+            ("price", &price.to_string()),
+            ("amount", "0.1"),
+        ]);
+        let r = env.signed_with(
+            "POST",
+            "/spot/order/new",
+            "",
+            &body,
+            &k.key,
+            &k.secret,
+            env.now_s(),
+            &[],
+        );
+        assert_eq!(r.code(), 0);
+    };
+    // Maker 0 and 1 at the same price (0 first), maker 2 at a better price but later.
+    sell(0, inside);
+    sell(1, inside);
+    sell(2, better);
+    env.fund(AccountType::Spot, "USDT", "100000");
+    let r = order(
+        &env,
+        "spot",
+        &[
+            ("symbol", "btc_usdt"),
+            ("type", "buy"),
+            ("price", &inside.to_string()),
+            ("amount", "0.15"),
+        ],
+    );
+    assert_eq!(r["code"], 0);
+    let executed = |i: usize| env.ctl.orders(makers[i].0)[0].executed_amount;
+    assert_eq!(executed(2), dec("0.1"), "best price first");
+    assert_eq!(
+        executed(0),
+        dec("0.05"),
+        "then the oldest at the next price"
+    );
+    assert_eq!(executed(1), Decimal::ZERO);
+    let t = env.sget("/spot/mytrades", &[]).json();
+    let prices: Vec<Decimal> = t["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| num(&x["price"]))
+        .collect();
+    assert_eq!(
+        prices,
+        [inside, better],
+        "newest first; trades at the maker's price"
+    );
+}
