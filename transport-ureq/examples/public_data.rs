@@ -1,0 +1,38 @@
+//! Public market data: an order book (spot) and the server time (swap).
+//!
+//! `cargo run -p digifinex-ureq --example public_data` (needs the network), or against the
+//! simulator: `DIGIFINEX_SPOT_URL=http://127.0.0.1:PORT/v3 DIGIFINEX_SWAP_URL=http://127.0.0.1:PORT`.
+use digifinex_ureq::core::spot::OrderBookRequest;
+use digifinex_ureq::core::swap;
+use digifinex_ureq::Client;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut builder = Client::builder();
+    if let Ok(url) = std::env::var("DIGIFINEX_SPOT_URL") {
+        builder = builder.spot_base_url(url).allow_http(true);
+    }
+    if let Ok(url) = std::env::var("DIGIFINEX_SWAP_URL") {
+        builder = builder.swap_base_url(url).allow_http(true);
+    }
+    let client = builder.build()?;
+
+    let book = client.send_full(&OrderBookRequest::new("btc_usdt").limit(5))?;
+    println!(
+        "btc_usdt: {} bids, {} asks (HTTP {}, {} ms, {} attempt(s))",
+        book.value.bids.len(),
+        book.value.asks.len(),
+        book.status,
+        book.latency.as_millis(),
+        book.attempts
+    );
+    for level in book.value.bids.iter().take(3) {
+        println!("  bid {level:?}");
+    }
+
+    let time = client.send_full(&swap::ServerTimeRequest)?;
+    println!(
+        "swap server time {} ms, usage {:?}",
+        time.value.0, time.usage
+    );
+    Ok(())
+}
