@@ -15,6 +15,7 @@ use crate::credentials::Credentials;
 use crate::endpoint::{build, parse_body, Endpoint, Meta};
 use crate::error::Error;
 use crate::num::parse_decimal;
+use crate::session::{Drive, JsonCall, Session};
 use crate::spot;
 use crate::swap;
 use crate::types::TimestampMillis;
@@ -36,6 +37,14 @@ pub type BuildFn = fn(
 /// Decodes a response of a catalog entry into its typed model, rendered as JSON.
 pub type DecodeFn = fn(u16, &http::HeaderMap, &[u8]) -> Result<serde_json::Value, Error>;
 
+/// Starts a full call of a catalog entry (budget, signing, time sync, retries of reads; see
+/// [`crate::session`]) from wire parameters; a transport drives it and gets the typed result
+/// rendered as JSON.
+pub type CallFn = for<'s> fn(&'s Session, ParamMap) -> Result<DynCall<'s>, Error>;
+
+/// A type-erased call of a catalog entry.
+pub type DynCall<'s> = Box<dyn Drive<Output = serde_json::Value> + Send + 's>;
+
 /// One endpoint of the catalog.
 #[derive(Clone, Copy)]
 pub struct CatalogEntry {
@@ -49,6 +58,8 @@ pub struct CatalogEntry {
     pub build: BuildFn,
     /// Decode a response.
     pub decode: DecodeFn,
+    /// Start a full call.
+    pub call: CallFn,
 }
 
 impl std::fmt::Debug for CatalogEntry {
@@ -86,14 +97,29 @@ fn decode_entry<E: Endpoint>(
     })
 }
 
+fn call_entry<E>(session: &Session, mut params: ParamMap) -> Result<DynCall<'_>, Error>
+where
+    E: Endpoint + FromParams + Send + Sync + 'static,
+    E::Output: Send,
+{
+    let request = E::from_params(&mut params)?;
+    params.finish()?;
+    Ok(Box::new(JsonCall(session.call_owned(request))))
+}
+
 /// The catalog entry of endpoint `E`.
-pub const fn entry<E: Endpoint + FromParams>() -> CatalogEntry {
+pub const fn entry<E>() -> CatalogEntry
+where
+    E: Endpoint + FromParams + Send + Sync + 'static,
+    E::Output: Send,
+{
     CatalogEntry {
         meta: E::META,
         request_type: std::any::type_name::<E>,
         response_type: std::any::type_name::<E::Output>,
         build: build_entry::<E>,
         decode: decode_entry::<E>,
+        call: call_entry::<E>,
     }
 }
 

@@ -245,6 +245,15 @@ impl Session {
 
     /// Starts a call of `endpoint`.
     pub fn call<'a, E: Endpoint>(&'a self, endpoint: &'a E) -> Call<'a, E> {
+        self.start(Held::Ref(endpoint))
+    }
+
+    /// Starts a call that owns `endpoint` (for type-erased callers such as the catalog).
+    pub fn call_owned<E: Endpoint>(&self, endpoint: E) -> Call<'_, E> {
+        self.start(Held::Own(endpoint))
+    }
+
+    fn start<'a, E: Endpoint>(&'a self, endpoint: Held<'a, E>) -> Call<'a, E> {
         Call {
             session: self,
             endpoint,
@@ -331,10 +340,25 @@ enum State<T> {
     Gone,
 }
 
+/// An endpoint borrowed from the caller or owned by the call.
+enum Held<'a, E> {
+    Ref(&'a E),
+    Own(E),
+}
+
+impl<E> Held<'_, E> {
+    fn get(&self) -> &E {
+        match self {
+            Held::Ref(e) => e,
+            Held::Own(e) => e,
+        }
+    }
+}
+
 /// One endpoint call in progress; see the module docs for the loop that drives it.
 pub struct Call<'a, E: Endpoint> {
     session: &'a Session,
-    endpoint: &'a E,
+    endpoint: Held<'a, E>,
     state: State<E::Output>,
     retries: u32,
     attempts: u32,
@@ -402,7 +426,7 @@ impl<E: Endpoint> Drive for Call<'_, E> {
                     return Action::Wait(wait);
                 }
                 match build(
-                    self.endpoint,
+                    self.endpoint.get(),
                     &self.session.config,
                     self.session.credentials.as_ref(),
                     now,
@@ -485,6 +509,63 @@ impl<E: Endpoint> Drive for Call<'_, E> {
             State::AwaitSync => self.state = State::Finished(Err(e)),
             other => self.state = other,
         }
+    }
+}
+
+impl<D: Drive + ?Sized> Drive for Box<D> {
+    type Output = D::Output;
+    fn next(&mut self) -> Action<D::Output> {
+        (**self).next()
+    }
+    fn on_response(&mut self, response: &http::Response<&[u8]>) {
+        (**self).on_response(response)
+    }
+    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
+        (**self).on_transport_error(kind, message)
+    }
+}
+
+/// A call whose typed output is rendered as JSON (the catalog's type-erased calls).
+pub struct JsonCall<'a, E: Endpoint>(pub Call<'a, E>);
+
+impl<E: Endpoint> std::fmt::Debug for JsonCall<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<E: Endpoint> Drive for JsonCall<'_, E> {
+    type Output = serde_json::Value;
+
+    fn next(&mut self) -> Action<serde_json::Value> {
+        match self.0.next() {
+            Action::Send(r) => Action::Send(r),
+            Action::Wait(d) => Action::Wait(d),
+            Action::Done(result) => Action::Done(result.and_then(|r| {
+                let status = r.status;
+                let value = serde_json::to_value(&r.value).map_err(|e| Error::Decode {
+                    path: ".".to_owned(),
+                    type_name: std::any::type_name::<E::Output>(),
+                    message: format!("cannot render as JSON: {e}"),
+                    status,
+                    snippet: String::new(),
+                })?;
+                Ok(Response {
+                    value,
+                    status,
+                    headers: r.headers,
+                    usage: r.usage,
+                    latency: r.latency,
+                    attempts: r.attempts,
+                })
+            })),
+        }
+    }
+    fn on_response(&mut self, response: &http::Response<&[u8]>) {
+        self.0.on_response(response)
+    }
+    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
+        self.0.on_transport_error(kind, message)
     }
 }
 

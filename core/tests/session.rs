@@ -29,7 +29,7 @@ type Driven<T> = (
 /// Drives `call` through a scripted transport: each `Send` takes the next answer (after the
 /// clock moves `rtt_ms`); each `Wait` advances the clock. Returns the result, the requests sent
 /// and the waits.
-fn drive<D: Drive>(
+fn drive<D: Drive + ?Sized>(
     clock: &ManualClock,
     call: &mut D,
     script: Vec<Answer>,
@@ -321,4 +321,49 @@ fn session_debug_hides_the_secret() {
         .credentials(Credentials::new("key", "SUPERSECRET"))
         .build();
     assert!(!format!("{s:?}").contains("SUPERSECRET"));
+}
+
+#[test]
+fn catalog_calls_run_the_same_cycle_and_render_json() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let (entry, vars) = digifinex_core::catalog::find("POST", "/v3/spot/order/new").unwrap();
+    let mut params = digifinex_core::catalog::ParamMap::new();
+    for (k, v) in vars {
+        params.insert_text(k, v);
+    }
+    for (k, v) in [
+        ("symbol", "btc_usdt"),
+        ("type", "buy"),
+        ("price", "30000"),
+        ("amount", "0.01"),
+    ] {
+        params.insert_text(k, v);
+    }
+    let mut call = (entry.call)(&s, params).unwrap();
+    let (r, sent, _) = drive(
+        &clock,
+        &mut call,
+        vec![
+            Answer::Http(200, vec![], r#"{"code":10008}"#),
+            Answer::Http(200, vec![], r#"{"server_time":1700000000,"code":0}"#),
+            Answer::Http(200, vec![], r#"{"code":0,"order_id":"abc"}"#),
+        ],
+        10,
+    );
+    assert_eq!(r.unwrap().value, serde_json::json!({"order_id": "abc"}));
+    assert_eq!(sent.len(), 3);
+    assert_eq!(
+        sent[0].body(),
+        b"symbol=btc_usdt&price=30000&amount=0.01&type=buy"
+    );
+    // Wire-parameter errors end the call before it starts.
+    let mut params = digifinex_core::catalog::ParamMap::new();
+    params.insert_text("market", "spot");
+    params.insert_text("symbol", "btc_usdt");
+    params.insert_text("typo", "1");
+    assert!(matches!(
+        (entry.call)(&s, params),
+        Err(Error::Validation { .. })
+    ));
 }
