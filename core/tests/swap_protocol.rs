@@ -132,8 +132,7 @@ fn data_envelope_decodes_the_payload() {
 
 #[test]
 fn decode_errors_name_the_path_under_data() {
-    match decode_swap::<DepthRequest>(r#"{"code":0,"data":{"asks":[["1",2],["x",1]],"bids":[]}}"#)
-    {
+    match decode_swap::<DepthRequest>(r#"{"code":0,"data":{"asks":[["1",2],["x",1]],"bids":[]}}"#) {
         Err(Error::Decode { path, .. }) => assert_eq!(path, "data.asks[1]"),
         other => panic!("{other:?}"),
     }
@@ -180,7 +179,10 @@ fn http_429_403_and_non_json_bodies() {
     ));
     for body in ["", "<html>502</html>", r#"{"code":0,"data":{"asks":[["1""#] {
         match decode_status::<DepthRequest>(502, body) {
-            Err(Error::HttpStatus { status: 502, snippet }) => assert_eq!(snippet, body),
+            Err(Error::HttpStatus {
+                status: 502,
+                snippet,
+            }) => assert_eq!(snippet, body),
             other => panic!("{body:?}: {other:?}"),
         }
     }

@@ -91,7 +91,10 @@ pub(crate) fn check_order_id(field: &'static str, id: &str) -> Result<(), Error>
     if !id.is_empty() && !id.chars().any(char::is_whitespace) {
         Ok(())
     } else {
-        Err(Error::validation(field, format!("{id:?} is not an order id")))
+        Err(Error::validation(
+            field,
+            format!("{id:?} is not an order id"),
+        ))
     }
 }
 
@@ -557,12 +560,9 @@ mod tests {
         assert!(check_limit(Some(101)).is_err());
         assert!(check_window(Some(TimestampMillis(2)), Some(TimestampMillis(2))).is_err());
         assert!(check_window(Some(TimestampMillis(1)), Some(TimestampMillis(2))).is_ok());
-        match known_code(
-            "order_type",
-            OrderType::Unknown(5),
-            OrderType::code,
-            |t| matches!(t, OrderType::Unknown(_)),
-        ) {
+        match known_code("order_type", OrderType::Unknown(5), OrderType::code, |t| {
+            matches!(t, OrderType::Unknown(_))
+        }) {
             Err(Error::Validation { field, .. }) => assert_eq!(field, "order_type"),
             other => panic!("{other:?}"),
         }

@@ -138,7 +138,11 @@ pub fn decode_swap<E: Endpoint>(body: &str) -> Result<E::Output, Error> {
 
 /// Builds `E` from catalog-style wire parameters (a JSON object or array body) and returns the
 /// request, for catalog round-trip tests.
-pub fn build_from_json(method: &str, path: &str, json: &str) -> Result<http::Request<Vec<u8>>, Error> {
+pub fn build_from_json(
+    method: &str,
+    path: &str,
+    json: &str,
+) -> Result<http::Request<Vec<u8>>, Error> {
     let (entry, vars) = digifinex_core::catalog::find(method, path).expect("endpoint in catalog");
     let mut params = digifinex_core::catalog::ParamMap::new();
     for (k, v) in vars {
