@@ -270,19 +270,70 @@ pub mod string {
     }
 }
 
+/// `-?[0-9]{1,18}` as an integer, without the general parser; anything else is `None`.
+fn small_int(t: &[u8]) -> Option<i128> {
+    let (negative, digits) = match t.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, t),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &b in digits {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        // At most 18 digits: below 10^18, so this cannot overflow.
+        v = v * 10 + i64::from(digit);
+    }
+    Some(i128::from(if negative { -v } else { v }))
+}
+
+/// The JSON integer `-?[0-9]{1,18}` at the start of `bytes` and its length, when a delimiter
+/// (not a fraction or exponent) follows it.
+#[inline]
+fn int_prefix(bytes: &[u8]) -> Option<(i128, usize)> {
+    let negative = bytes.first() == Some(&b'-');
+    let digits = bytes.get(usize::from(negative)..)?;
+    let mut v: i64 = 0;
+    let mut n = 0usize;
+    for &b in digits.iter().take(18) {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        // At most 18 digits: below 10^18, so this cannot overflow.
+        v = v * 10 + i64::from(digit);
+        n += 1;
+    }
+    match digits.get(n) {
+        _ if n == 0 => None,
+        Some(b'0'..=b'9' | b'.' | b'e' | b'E') => None,
+        _ => Some((
+            i128::from(if negative { -v } else { v }),
+            n + usize::from(negative),
+        )),
+    }
+}
+
 /// Parses an integer token (number or string) into `T`; a number with a zero fraction (`8.0`) is
 /// accepted, any other fraction is an error.
 fn integer_from<T: TryFrom<i128>, E: serde::de::Error>(text: &str) -> Result<T, E> {
     let t = text.trim();
-    let value: i128 = match t.parse::<i128>() {
-        Ok(v) => v,
-        Err(_) => {
-            let d = parse_decimal(t).map_err(|_| unexpected::<E>("an integer", t))?;
-            if !d.fract().is_zero() {
-                return Err(unexpected("an integer", t));
+    let value: i128 = match small_int(t.as_bytes()) {
+        Some(v) => v,
+        None => match t.parse::<i128>() {
+            Ok(v) => v,
+            Err(_) => {
+                let d = parse_decimal(t).map_err(|_| unexpected::<E>("an integer", t))?;
+                if !d.fract().is_zero() {
+                    return Err(unexpected("an integer", t));
+                }
+                i128::try_from(d.trunc()).map_err(|_| unexpected::<E>("an integer", t))?
             }
-            i128::try_from(d.trunc()).map_err(|_| unexpected::<E>("an integer", t))?
-        }
+        },
     };
     T::try_from(value).map_err(|_| {
         E::custom(format_args!(
@@ -456,6 +507,189 @@ impl<'de, A: serde::de::SeqAccess<'de>> Cursor<A> {
     }
 }
 
+/// Reads a positional JSON array (`[price, amount]`, candles) whole: the array is taken as one
+/// [`RawValue`] (serde_json has then checked its syntax) and its elements are read straight from
+/// that text, instead of one serde round trip per element. `read` takes the leading elements it
+/// needs; any further elements are ignored (servers may append columns).
+pub(crate) fn positional<'de, D, T>(
+    d: D,
+    what: &'static str,
+    read: impl FnOnce(&mut Columns<'de, D::Error>) -> Result<T, D::Error>,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let raw: &'de RawValue = <&RawValue>::deserialize(d)?;
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'[') => read(&mut Columns {
+            text,
+            pos: 1,
+            index: 0,
+            what,
+            error: std::marker::PhantomData,
+        }),
+        _ => Err(D::Error::custom(format_args!(
+            "expected a {what} array, found `{}`",
+            text.chars().take(40).collect::<String>()
+        ))),
+    }
+}
+
+/// The elements of a positional array's raw text, read left to right (see [`positional`]).
+pub(crate) struct Columns<'a, E> {
+    /// The whole array text, syntactically valid JSON starting with `[`.
+    text: &'a str,
+    /// Byte offset of the next unread character.
+    pos: usize,
+    /// Index of the next element.
+    index: usize,
+    what: &'static str,
+    error: std::marker::PhantomData<fn() -> E>,
+}
+
+impl<'a, E: serde::de::Error> Columns<'a, E> {
+    /// Moves to the start of the next element (past whitespace and the separator), or reports
+    /// that there is none.
+    fn advance(&mut self) -> Result<(), E> {
+        let bytes = self.text.as_bytes();
+        let mut pos = self.pos;
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(pos) {
+            pos += 1;
+        }
+        if self.index > 0 && bytes.get(pos) == Some(&b',') {
+            pos += 1;
+            while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(pos) {
+                pos += 1;
+            }
+        }
+        let index = self.index;
+        self.index += 1;
+        self.pos = pos;
+        match bytes.get(pos) {
+            None | Some(b']') => Err(E::custom(format_args!(
+                "{} has no element {index}",
+                self.what
+            ))),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The token at the current position (after [`Self::advance`]).
+    fn token(&mut self) -> Token<'a> {
+        let bytes = self.text.as_bytes();
+        let start = self.pos;
+        if bytes.get(start) == Some(&b'"') {
+            // The text is valid JSON, so the string has a closing quote; an escape skips the
+            // character after the backslash.
+            let mut end = start + 1;
+            let mut escaped = false;
+            loop {
+                match bytes.get(end) {
+                    Some(b'"') | None => break,
+                    Some(b'\\') => {
+                        escaped = true;
+                        end += 2;
+                    }
+                    Some(_) => end += 1,
+                }
+            }
+            self.pos = end + 1;
+            if escaped {
+                classify(self.text.get(start..=end).unwrap_or_default())
+            } else {
+                Token::Str(self.text.get(start + 1..end).unwrap_or_default().into())
+            }
+        } else {
+            let mut end = start;
+            while let Some(&b) = bytes.get(end) {
+                if matches!(b, b',' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                    break;
+                }
+                end += 1;
+            }
+            self.pos = end;
+            classify(self.text.get(start..end).unwrap_or_default())
+        }
+    }
+
+    fn not_a(&self, kind: &str) -> E {
+        E::custom(format_args!(
+            "{} element {} is {kind}",
+            self.what,
+            self.index.saturating_sub(1)
+        ))
+    }
+
+    /// The next element as an exact decimal.
+    #[inline]
+    pub(crate) fn decimal(&mut self) -> Result<Decimal, E> {
+        // Fast path: no whitespace, a plain number.
+        let bytes = self.text.as_bytes();
+        let mut pos = self.pos;
+        if self.index > 0 {
+            if bytes.get(pos) != Some(&b',') {
+                return self.decimal_slow();
+            }
+            pos += 1;
+        }
+        if let Some((d, end)) = crate::num::parse_short_at(bytes, pos) {
+            self.pos = end;
+            self.index += 1;
+            return Ok(d);
+        }
+        match crate::num::parse_plain_prefix(bytes.get(pos..).unwrap_or_default()) {
+            Some((d, read)) => {
+                self.pos = pos + read;
+                self.index += 1;
+                Ok(d)
+            }
+            None => self.decimal_slow(),
+        }
+    }
+
+    /// [`Self::decimal`] for any layout and token.
+    #[inline(never)]
+    fn decimal_slow(&mut self) -> Result<Decimal, E> {
+        self.advance()?;
+        match self.token() {
+            Token::Number(t) => decimal_from(t),
+            Token::Str(s) => decimal_from(&s),
+            _ => Err(self.not_a("not a decimal")),
+        }
+    }
+
+    /// The next element as an integer.
+    #[inline]
+    pub(crate) fn int<T: TryFrom<i128>>(&mut self) -> Result<T, E> {
+        // Fast path: no whitespace, a plain integer that fits the target.
+        let bytes = self.text.as_bytes();
+        let mut pos = self.pos;
+        if self.index == 0 || bytes.get(pos) == Some(&b',') {
+            pos += usize::from(self.index > 0);
+            if let Some((v, end)) = int_prefix(bytes.get(pos..).unwrap_or_default()) {
+                if let Ok(v) = T::try_from(v) {
+                    self.pos = pos + end;
+                    self.index += 1;
+                    return Ok(v);
+                }
+            }
+        }
+        self.int_slow()
+    }
+
+    /// [`Self::int`] for any layout and token.
+    #[inline(never)]
+    fn int_slow<T: TryFrom<i128>>(&mut self) -> Result<T, E> {
+        self.advance()?;
+        match self.token() {
+            Token::Number(t) => integer_from(t),
+            Token::Str(s) => integer_from(&s),
+            _ => Err(self.not_a("not an integer")),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -549,6 +783,40 @@ mod tests {
         assert!(serde_json::from_str::<N>(r#"{"v":8.5}"#).is_err());
         assert!(serde_json::from_str::<N>(r#"{"v":-1}"#).is_err());
         assert!(serde_json::from_str::<N>(r#"{"v":99999999999}"#).is_err());
+    }
+
+    #[test]
+    fn positional_arrays_in_any_layout() {
+        struct P(Decimal, i64, Decimal);
+        impl<'de> Deserialize<'de> for P {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                positional(d, "row", |c| Ok(P(c.decimal()?, c.int()?, c.decimal()?)))
+            }
+        }
+        for json in [
+            r#"[1.50,2,"0.0000001"]"#,
+            r#"[ 1.50 , 2 , 1e-07 , {"x":[1]}, "y" ]"#,
+            "[\n\t1.50,\"2\",\"1E-7\"]",
+            r#"["\u0031.50",2.0,"0.0000001"]"#,
+        ] {
+            let P(a, b, c) = serde_json::from_str(json).unwrap();
+            assert_eq!(
+                (a.to_string(), b, c),
+                ("1.50".into(), 2, dec("0.0000001")),
+                "{json}"
+            );
+        }
+        for bad in [
+            "[1.5,2]",
+            "[]",
+            r#"[1.5,2.5,3]"#,
+            r#"[1.5,2,null]"#,
+            r#"[true,2,3]"#,
+            "{}",
+            "null",
+        ] {
+            assert!(serde_json::from_str::<P>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -53,41 +53,150 @@ pub fn parse_decimal(text: &str) -> Result<Decimal, DecimalError> {
         _ => (false, bytes),
     };
 
-    // Fast path: plain notation with at most 18 digits fits a u64 without overflow checks.
+    match plain(rest) {
+        Some((mantissa, scale, read)) if read == rest.len() => {
+            Ok(from_u64(mantissa, negative, scale))
+        }
+        _ => parse_slow(rest, negative),
+    }
+}
+
+/// Parses the plain JSON number (`-?[0-9]*(\.[0-9]*)?`, at most 19 digits) at the start of
+/// `bytes`, returning it and the number of bytes read; `None` when the text needs the general
+/// parser (no digits, more digits, an exponent) or is not a number.
+#[inline]
+pub(crate) fn parse_plain_prefix(bytes: &[u8]) -> Option<(Decimal, usize)> {
+    let (negative, rest) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    let (mantissa, scale, read) = plain(rest)?;
+    if let Some(b'e' | b'E' | b'.') = rest.get(read) {
+        return None;
+    }
+    Some((
+        from_u64(mantissa, negative, scale),
+        read.saturating_add(usize::from(negative)),
+    ))
+}
+
+/// Parses the plain JSON number (`-?[0-9]{0,7}(\.[0-9]{0,7})?`, at least one digit) at byte
+/// `at` of `bytes`, eight bytes at a time, returning it and the offset just past it; `None` when
+/// the text needs a more general parser (more digits, an exponent) or is not such a number.
+#[inline]
+pub(crate) fn parse_short_at(bytes: &[u8], at: usize) -> Option<(Decimal, usize)> {
+    let negative = bytes.get(at) == Some(&b'-');
+    let start = at + usize::from(negative);
+    let (int_digits, int_value) = leading_digits(load8(bytes, start)?);
+    if int_digits == 8 {
+        return None;
+    }
+    let mut end = start + int_digits;
+    let mut mantissa = int_value;
+    let mut scale = 0;
+    if bytes.get(end) == Some(&b'.') {
+        let (frac_digits, frac_value) = leading_digits(load8(bytes, end + 1)?);
+        if frac_digits == 8 {
+            return None;
+        }
+        // At most 7 + 7 digits: far below 2^64.
+        mantissa = int_value * POW10.get(frac_digits)? + frac_value;
+        scale = frac_digits;
+        end += 1 + frac_digits;
+    }
+    if int_digits + scale == 0 {
+        return None;
+    }
+    if let Some(b'e' | b'E' | b'.') = bytes.get(end) {
+        return None;
+    }
+    Some((
+        from_u64(mantissa, negative, u32::try_from(scale).ok()?),
+        end,
+    ))
+}
+
+/// Powers of ten up to 10^7.
+const POW10: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+
+/// The eight bytes from `at` as a little-endian word (the first byte lowest), bytes past the end
+/// read as zero; `None` when `bytes` is shorter than eight bytes and `at` is inside it.
+#[inline]
+fn load8(bytes: &[u8], at: usize) -> Option<u64> {
+    if let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        return Some(u64::from_le_bytes(*chunk));
+    }
+    if at >= bytes.len() {
+        return Some(0);
+    }
+    // Near the end: load the last eight bytes and shift the ones before `at` out.
+    let last = bytes.last_chunk::<8>()?;
+    let shift = (at + 8 - bytes.len()) * 8;
+    u64::from_le_bytes(*last).checked_shr(u32::try_from(shift).ok()?)
+}
+
+/// The leading ASCII digits of a word from [`load8`]: how many (0..=8) and their value.
+#[inline]
+fn leading_digits(word: u64) -> (usize, u64) {
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    // A byte is a digit when its high nibble is 3 and adding 6 keeps it 3 (0x30..=0x39). A carry
+    // out of a non-digit byte can only disturb the bytes after it, which are not counted.
+    let non_digit =
+        ((word & HIGH) ^ ZEROS) | ((word.wrapping_add(0x0606_0606_0606_0606) & HIGH) ^ ZEROS);
+    let count = non_digit.trailing_zeros() / 8;
+    // Move the digits to the top bytes (zero digits below them), dropping what follows them,
+    // then combine pairs, quads and halves; the first byte is the most significant digit.
+    let v = (word & 0x0F0F_0F0F_0F0F_0F0F)
+        .checked_shl(64 - count * 8)
+        .unwrap_or(0);
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    let v = (v & 0x00FF_00FF_00FF_00FF)
+        .wrapping_mul(100)
+        .wrapping_add((v >> 16) & 0x00FF_00FF_00FF_00FF);
+    let v = (v & 0x0000_FFFF_0000_FFFF)
+        .wrapping_mul(10_000)
+        .wrapping_add((v >> 32) & 0x0000_FFFF_0000_FFFF);
+    (usize::try_from(count).unwrap_or(8), v & 0xFFFF_FFFF)
+}
+
+/// Unsigned plain notation at the start of `rest` (`[0-9]*(\.[0-9]*)?`): mantissa, scale and
+/// bytes read, when there are 1..=19 digits (a u64 holds them without overflow; wrapping
+/// arithmetic only matters for longer inputs, which are refused here).
+#[inline]
+fn plain(rest: &[u8]) -> Option<(u64, u32, usize)> {
     let mut mantissa: u64 = 0;
-    let mut digits = 0u32;
-    let mut frac_digits = 0u32;
-    let mut seen_dot = false;
-    let mut i = 0usize;
-    let mut simple = true;
-    while let Some(&b) = rest.get(i) {
-        match b {
-            b'0'..=b'9' => {
-                if digits >= 18 {
-                    simple = false;
-                    break;
-                }
-                mantissa = mantissa * 10 + u64::from(b - b'0');
-                digits += 1;
-                if seen_dot {
-                    frac_digits += 1;
-                }
-            }
-            b'.' if !seen_dot => seen_dot = true,
-            _ => {
-                simple = false;
-                break;
-            }
+    let mut digits = 0usize;
+    // Digits before the dot, once one is seen.
+    let mut dot = usize::MAX;
+    for &b in rest {
+        let digit = b.wrapping_sub(b'0');
+        if digit <= 9 {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+            digits += 1;
+        } else if b == b'.' && dot == usize::MAX {
+            dot = digits;
+        } else {
+            break;
         }
-        i += 1;
     }
-    if simple {
-        if digits == 0 {
-            return Err(DecimalError::Invalid);
-        }
-        return finish(u128::from(mantissa), i64::from(frac_digits), negative);
+    if digits == 0 || digits > 19 {
+        return None;
     }
-    parse_slow(rest, negative)
+    let (scale, read) = match digits.checked_sub(dot) {
+        Some(frac) => (frac, digits + 1),
+        None => (0, digits),
+    };
+    Some((mantissa, u32::try_from(scale).ok()?, read))
+}
+
+/// `mantissa * 10^-scale` for a scale <= 19 (so within a `Decimal`'s 28).
+#[inline]
+fn from_u64(mantissa: u64, negative: bool, scale: u32) -> Decimal {
+    // A u64 fits the low two of the three mantissa words.
+    let lo = (mantissa & 0xFFFF_FFFF) as u32;
+    let mid = (mantissa >> 32) as u32;
+    Decimal::from_parts(lo, mid, 0, negative, scale)
 }
 
 /// General path: long mantissas and exponent notation.
@@ -254,6 +363,55 @@ mod tests {
             parse_decimal("1e999999999999999999999"),
             Err(DecimalError::OutOfRange)
         );
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_general_parser() {
+        let texts = [
+            "0",
+            "-0",
+            "7",
+            "12.5",
+            "-9559.99",
+            "0.0000",
+            "1234567.1234567",
+            "12345678",
+            "1.12345678",
+            "123456789012345678.9",
+            "5.",
+            ".5",
+            "1e5",
+            "1.5E3",
+            "-",
+            ".",
+            "-.",
+            "00012.50",
+        ];
+        for text in texts {
+            let general = parse_decimal(text);
+            for suffix in ["", ",", "]", ",1.5]", "\"", "        "] {
+                for lead in ["", "[", "[1.5,"] {
+                    let s = format!("{lead}{text}{suffix}");
+                    let got = parse_short_at(s.as_bytes(), lead.len());
+                    if let Some((d, end)) = got {
+                        assert_eq!(end, lead.len() + text.len(), "{s}");
+                        let want = general.unwrap();
+                        assert_eq!((d, d.to_string()), (want, want.to_string()), "{s}");
+                    }
+                    if let Some((d, read)) =
+                        parse_plain_prefix(s.as_bytes().get(lead.len()..).unwrap())
+                    {
+                        assert_eq!(read, text.len(), "{s}");
+                        assert_eq!(d.to_string(), general.unwrap().to_string(), "{s}");
+                    }
+                }
+            }
+        }
+        // The eight-byte reader takes the short forms, including at the very end of the text.
+        assert!(parse_short_at(b"[1,0.0005]", 3).is_some());
+        // A text shorter than eight bytes is left to the byte-wise parser.
+        assert!(parse_short_at(b"0.5", 0).is_none());
+        assert!(parse_short_at(b"1e5]", 0).is_none());
     }
 
     #[test]

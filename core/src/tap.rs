@@ -19,13 +19,21 @@ pub(crate) fn decode_with_code<T: DeserializeOwned>(
     body: &[u8],
 ) -> (Result<T, serde_json::Error>, Option<i64>) {
     let code = Cell::new(None);
-    let mut de = serde_json::Deserializer::from_slice(body);
-    let result = T::deserialize(Top {
-        de: &mut de,
-        code: &code,
-    })
-    .and_then(|v| de.end().map(|()| v));
+    // A UTF-8 body (the norm) is checked once here and then read as `str`, so serde_json does
+    // not check every borrowed token (each exact number is one) again; any other body keeps the
+    // byte reader and its errors.
+    let result = match std::str::from_utf8(body) {
+        Ok(text) => decode(serde_json::Deserializer::from_str(text), &code),
+        Err(_) => decode(serde_json::Deserializer::from_slice(body), &code),
+    };
     (result, code.get())
+}
+
+fn decode<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(
+    mut de: serde_json::Deserializer<R>,
+    code: &Cell<Option<i64>>,
+) -> Result<T, serde_json::Error> {
+    T::deserialize(Top { de: &mut de, code }).and_then(|v| de.end().map(|()| v))
 }
 
 /// The swap envelope `{"code":0,"data":T}`: decodes `T` from `data` in the same single pass

@@ -124,23 +124,12 @@ pub struct Level {
 
 impl<'de> Deserialize<'de> for Level {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Level;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a [price, amount] array")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Level, A::Error> {
-                let mut c = crate::de::Cursor::new(seq, "price level");
-                let level = Level {
-                    price: c.decimal()?,
-                    amount: c.decimal()?,
-                };
-                c.finish()?;
-                Ok(level)
-            }
-        }
-        d.deserialize_seq(V)
+        crate::de::positional(d, "price level", |c| {
+            Ok(Level {
+                price: c.decimal()?,
+                amount: c.decimal()?,
+            })
+        })
     }
 }
 
@@ -615,27 +604,16 @@ pub struct Candle {
 
 impl<'de> Deserialize<'de> for Candle {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Candle;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a [time, volume, close, high, low, open] array")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Candle, A::Error> {
-                let mut c = crate::de::Cursor::new(seq, "candle");
-                let candle = Candle {
-                    time: TimestampSecs(c.int()?),
-                    volume: c.decimal()?,
-                    close: c.decimal()?,
-                    high: c.decimal()?,
-                    low: c.decimal()?,
-                    open: c.decimal()?,
-                };
-                c.finish()?;
-                Ok(candle)
-            }
-        }
-        d.deserialize_seq(V)
+        crate::de::positional(d, "candle", |c| {
+            Ok(Candle {
+                time: TimestampSecs(c.int()?),
+                volume: c.decimal()?,
+                close: c.decimal()?,
+                high: c.decimal()?,
+                low: c.decimal()?,
+                open: c.decimal()?,
+            })
+        })
     }
 }
 
