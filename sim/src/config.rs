@@ -151,6 +151,10 @@ pub struct LimitsConfig {
     pub risk_control: bool,
     /// Enforce the withdrawal frequency limit (3 per minute, 100 per day).
     pub withdraw_frequency: bool,
+    /// Swap request weight allowed per IP (public), account and API key (private) per minute.
+    pub swap_weight_per_minute: u32,
+    /// Refused (429) swap requests of one subject within 10 minutes that turn into a ban (403).
+    pub swap_violations_before_ban: u32,
 }
 
 impl Default for LimitsConfig {
@@ -160,6 +164,8 @@ impl Default for LimitsConfig {
             spot_weight_per_minute: 1200,
             risk_control: true,
             withdraw_frequency: true,
+            swap_weight_per_minute: 1200,
+            swap_violations_before_ban: 3,
         }
     }
 }
@@ -188,6 +194,12 @@ pub struct SimConfig {
     /// Write `/order/detail`'s `detail` as one object (the spec's shape: the latest fill, `{}`
     /// without fills) instead of an array of every fill (the shape of live captures).
     pub detail_as_object: bool,
+    /// Perpetual swap instruments.
+    pub swap_instruments: Vec<SwapInstrumentSpec>,
+    /// Swap maker fee rate.
+    pub swap_maker_fee_rate: Decimal,
+    /// Swap taker fee rate.
+    pub swap_taker_fee_rate: Decimal,
 }
 
 impl Default for SimConfig {
@@ -203,6 +215,9 @@ impl Default for SimConfig {
             start_time_ms: None,
             limits: LimitsConfig::default(),
             detail_as_object: false,
+            swap_instruments: default_swap_instruments(),
+            swap_maker_fee_rate: d("0.0002"),
+            swap_taker_fee_rate: d("0.0005"),
         }
     }
 }
@@ -272,4 +287,126 @@ pub fn default_currencies() -> Vec<CurrencySpec> {
         CurrencySpec::new("DFT", "", d("100"), d("10"), d("0.001")),
         luna,
     ]
+}
+
+/// Listing status of a swap instrument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwapStatus {
+    /// `ONLINE`.
+    Online,
+    /// `OFFLINE` (orders fail with 401005).
+    Offline,
+    /// `DELIVERY` (orders fail with 401005).
+    Delivery,
+}
+
+impl SwapStatus {
+    /// Wire text.
+    pub fn text(self) -> &'static str {
+        match self {
+            SwapStatus::Online => "ONLINE",
+            SwapStatus::Offline => "OFFLINE",
+            SwapStatus::Delivery => "DELIVERY",
+        }
+    }
+}
+
+/// One perpetual swap instrument (linear, settled in its quote currency).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwapInstrumentSpec {
+    /// Id, e.g. `BTCUSDTPERP`.
+    pub instrument_id: String,
+    /// Base currency (`BTC`).
+    pub base: String,
+    /// Quote and settlement currency (`USDT`).
+    pub quote: String,
+    /// Base amount of one contract.
+    pub contract_value: Decimal,
+    /// Decimal places of prices (401007 beyond).
+    pub price_precision: u32,
+    /// Price step (prices must be multiples of it, 401007).
+    pub tick_size: Decimal,
+    /// Minimum order size in contracts (401006 below).
+    pub min_order_amount: Decimal,
+    /// Mid price the synthetic market maker quotes around.
+    pub mid_price: Decimal,
+    /// Typical synthetic maker order size in contracts.
+    pub maker_size: Decimal,
+    /// Listing status.
+    pub status: SwapStatus,
+    /// Trading switch (`is_trading`; 401004 when false).
+    pub is_trading: bool,
+    /// Whether market-style order types are accepted (401008 otherwise).
+    pub market_orders: bool,
+    /// Highest leverage.
+    pub max_leverage: u32,
+    /// `(leverage, max_limit)`: above that leverage, position value may not exceed max_limit.
+    pub open_max_limits: Vec<(Decimal, Decimal)>,
+    /// Maintenance margin ratio.
+    pub maint_margin_ratio: Decimal,
+    /// Base funding rate (each period's rate varies around it, from the seed).
+    pub funding_rate: Decimal,
+    /// Offered for copy trading (404003 otherwise).
+    pub copy_trading: bool,
+}
+
+impl SwapInstrumentSpec {
+    /// An online, trading, copy-tradable instrument `{base}{quote}PERP`.
+    pub fn new(
+        base: &str,
+        quote: &str,
+        contract_value: Decimal,
+        price_precision: u32,
+        mid_price: Decimal,
+    ) -> SwapInstrumentSpec {
+        let base = base.to_ascii_uppercase();
+        let quote = quote.to_ascii_uppercase();
+        SwapInstrumentSpec {
+            instrument_id: format!("{base}{quote}PERP"),
+            base,
+            quote,
+            contract_value,
+            price_precision,
+            tick_size: crate::num::step(price_precision),
+            min_order_amount: Decimal::ONE,
+            mid_price,
+            maker_size: Decimal::from(200),
+            status: SwapStatus::Online,
+            is_trading: true,
+            market_orders: true,
+            max_leverage: 100,
+            open_max_limits: vec![
+                (d("20"), d("1000000")),
+                (d("50"), d("200000")),
+                (d("75"), d("50000")),
+            ],
+            maint_margin_ratio: d("0.005"),
+            funding_rate: d("0.0001"),
+            copy_trading: true,
+        }
+    }
+}
+
+/// The default swap instruments.
+///
+/// | instrument | notes |
+/// |---|---|
+/// | `BTCUSDTPERP` | 0.001 BTC per contract, price 1 dp (tick 0.1), around 30000 |
+/// | `ETHUSDTPERP` | 0.01 ETH per contract, price 2 dp, around 2000 |
+/// | `XRPUSDTPERP` | 10 XRP per contract, price 4 dp, not offered for copy trading (404003) |
+/// | `LUNAUSDTPERP` | `is_trading` false (401004), `OFFLINE` |
+///
+/// Leverage up to 100; `open_max_limits` 20x: 1,000,000, 50x: 200,000, 75x: 50,000 USDT.
+pub fn default_swap_instruments() -> Vec<SwapInstrumentSpec> {
+    let btc = SwapInstrumentSpec::new("BTC", "USDT", d("0.001"), 1, d("30000"));
+    let mut eth = SwapInstrumentSpec::new("ETH", "USDT", d("0.01"), 2, d("2000"));
+    eth.maker_size = Decimal::from(300);
+    let mut xrp = SwapInstrumentSpec::new("XRP", "USDT", d("10"), 4, d("0.5"));
+    xrp.copy_trading = false;
+    xrp.maker_size = Decimal::from(1000);
+    let mut luna = SwapInstrumentSpec::new("LUNA", "USDT", d("1"), 4, d("1.2"));
+    luna.is_trading = false;
+    luna.status = SwapStatus::Offline;
+    luna.copy_trading = false;
+    vec![btc, eth, xrp, luna]
 }

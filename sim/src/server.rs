@@ -64,8 +64,7 @@ pub fn route(shared: &Arc<Shared>, req: &SimRequest) -> SimResponse {
     if path == "/v3" || path.starts_with("/v3/") {
         return crate::spot::handle(shared, req);
     }
-    // swap routes are added here: `/swap/v2/...` -> `crate::swap::handle(shared, req)`.
-    if path.starts_with("/swap/") {
+    if path == "/swap" || path.starts_with("/swap/") {
         return crate::swap::handle(shared, req);
     }
     SimResponse::json(404, &error_body(10009, "endpoint unknown"))

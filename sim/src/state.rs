@@ -6,6 +6,7 @@ use crate::config::SimConfig;
 use crate::limiter::WeightLimiter;
 use crate::rng::Rng;
 use crate::spot::SpotState;
+use crate::swap::SwapState;
 use std::collections::{BTreeMap, HashMap};
 
 /// All mutable state.
@@ -23,7 +24,8 @@ pub struct State {
     pub spot: SpotState,
     /// Spot request weights.
     pub spot_limiter: WeightLimiter,
-    // swap state is added here (e.g. `pub swap: crate::swap::SwapState`).
+    /// Swap books, orders, positions, funding, copy trading and request weights.
+    pub swap: SwapState,
 }
 
 impl State {
@@ -31,6 +33,7 @@ impl State {
     pub fn new(config: &SimConfig, now_ms: i64) -> State {
         let mut rng = Rng::new(config.seed);
         let spot = SpotState::new(config, &mut rng, now_ms);
+        let swap = SwapState::new(config, &mut rng, now_ms);
         State {
             rng,
             accounts: BTreeMap::new(),
@@ -38,6 +41,7 @@ impl State {
             next_account: 1001,
             spot,
             spot_limiter: WeightLimiter::new(config.limits.spot_weight_per_minute),
+            swap,
         }
     }
 

@@ -299,3 +299,95 @@ pub fn num(v: &Value) -> Decimal {
         other => panic!("not a number: {other}"),
     }
 }
+
+// ---- swap helpers (own signing: ts + METHOD + path?query + body) ----
+
+impl Env {
+    pub fn swap_sign(
+        &self,
+        secret: &str,
+        ts: &str,
+        method: &str,
+        target: &str,
+        body: &str,
+    ) -> String {
+        hmac_hex(secret, &format!("{ts}{method}{target}{body}"))
+    }
+
+    /// Signed swap request with full control; `target` is `/swap/v2/...[?query]`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn swap_signed_with(
+        &self,
+        method: &str,
+        target: &str,
+        body: &str,
+        key: &str,
+        secret: &str,
+        ts_ms: i64,
+        content_type: Option<&str>,
+    ) -> Resp {
+        let ts = ts_ms.to_string();
+        let mut headers = vec![
+            ("ACCESS-KEY", key.to_owned()),
+            (
+                "ACCESS-SIGN",
+                self.swap_sign(secret, &ts, method, target, body),
+            ),
+            ("ACCESS-TIMESTAMP", ts),
+        ];
+        if let Some(ct) = content_type {
+            headers.push(("Content-Type", ct.to_owned()));
+        }
+        send(self.addr(), method, target, &headers, body).unwrap()
+    }
+
+    /// Public swap GET.
+    pub fn swget(&self, path: &str, query: &[(&str, &str)]) -> Resp {
+        let q = encode(query);
+        let target = if q.is_empty() {
+            format!("/swap/v2{path}")
+        } else {
+            format!("/swap/v2{path}?{q}")
+        };
+        send(self.addr(), "GET", &target, &[], "").unwrap()
+    }
+
+    /// Signed swap GET.
+    pub fn swsget(&self, path: &str, query: &[(&str, &str)]) -> Resp {
+        let q = encode(query);
+        let target = if q.is_empty() {
+            format!("/swap/v2{path}")
+        } else {
+            format!("/swap/v2{path}?{q}")
+        };
+        self.swap_signed_with(
+            "GET",
+            &target,
+            "",
+            &self.key,
+            &self.secret,
+            self.ctl.now_ms(),
+            None,
+        )
+    }
+
+    /// Signed swap POST with a JSON body.
+    pub fn swpost(&self, path: &str, body: &Value) -> Resp {
+        self.swap_signed_with(
+            "POST",
+            &format!("/swap/v2{path}"),
+            &body.to_string(),
+            &self.key,
+            &self.secret,
+            self.ctl.now_ms(),
+            Some("application/json"),
+        )
+    }
+
+    /// `data` of a successful swap answer (panics with the body otherwise).
+    pub fn ok_data(r: &Resp) -> Value {
+        let j = r.json();
+        assert_eq!(j["code"], 0, "{}", r.text());
+        j["data"].clone()
+    }
+}

@@ -304,11 +304,18 @@ fn garbage_requests_never_break_the_server() {
 }
 
 #[test]
-fn swap_paths_answer_json_until_implemented() {
+fn unknown_swap_and_other_paths_answer_json() {
     let env = Env::new();
-    let r = send(env.addr(), "GET", "/swap/v2/public/time", &[], "").unwrap();
+    let r = send(env.addr(), "GET", "/swap/v2/public/nothing", &[], "").unwrap();
     assert_eq!(r.status, 404);
-    assert!(r.json()["code"].is_i64());
+    assert_eq!(r.code(), 400002);
+    assert!(r.header("ip-weight-minute-use").is_some());
+    let r = send(env.addr(), "POST", "/swap/v2/public/time", &[], "").unwrap();
+    assert_eq!(r.status, 405);
+    assert_eq!(r.code(), 400002);
+    let r = send(env.addr(), "GET", "/swap/v2/public/time", &[], "").unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.code(), 0);
     let r = send(env.addr(), "GET", "/elsewhere", &[], "").unwrap();
     assert_eq!(r.code(), 10009);
 }

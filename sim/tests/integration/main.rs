@@ -7,5 +7,7 @@ mod control;
 mod faults;
 mod limits;
 mod market;
+mod swap_auth;
+mod swap_public;
 mod trading;
 mod wallet;

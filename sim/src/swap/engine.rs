@@ -1,0 +1,1280 @@
+//! Swap books, the synthetic market maker, matching, positions, margin and funding.
+//!
+//! Books work as in [`crate::spot::engine`]: price levels of FIFO queues, price-time priority,
+//! trades at the resting price, and synthetic maker orders from the seed (`book_levels` per side,
+//! 5 basis points apart, at least one tick; refilled beyond the worst synthetic price when a side
+//! drops below half). Sizes are whole contracts.
+//!
+//! DESIGN (margin model, linear contracts settled in the quote currency, USDT):
+//! - The swap wallet is the account's [`AccountType::Swap`] balance: `free + frozen` is the
+//!   wallet balance (transfers, realized pnl, fees, funding); `frozen` holds open orders' margin
+//!   and fee (`frozen_margin`, `frozen_money`) and positions' margin.
+//! - An open order (type 1 or 2) freezes `size * contract_value * price / leverage` as margin plus
+//!   the taker fee on that value, at its limit price (market-style types: the worst price they may
+//!   reach). A fill releases the order's share and locks `qty * contract_value * fill_price /
+//!   leverage` as position margin; the fee (maker or taker rate) is taken from the free balance.
+//! - A close order (type 3 or 4) freezes nothing; its fill realizes
+//!   `(price - avg_cost) * qty * contract_value` (negated for shorts) and releases the position
+//!   margin share.
+//! - Crossed and isolated positions hold margin the same way; isolated positions also accept
+//!   margin added or removed by `position_margin` (`posi_balance`). Unrealized pnl uses the mark
+//!   price (the book mid unless set through the control API). No liquidation engine runs; the
+//!   liquidation price is reported as `(avg*value - margin) / (value * (1 - mmr))` for longs and
+//!   `(avg*value + margin) / (value * (1 + mmr))` for shorts, per unit of price.
+//! - Funding: every 8 hours (00:00, 08:00, 16:00 UTC of the simulator clock) each position pays
+//!   (long, positive rate) or receives `size * contract_value * mark * rate` to or from the free
+//!   balance, recorded as a funding-fee record and a bill of finance_type 15. Settlement runs
+//!   lazily before every swap request and control call, for every funding time passed.
+
+use crate::accounts::{Account, AccountId, AccountType};
+use crate::config::{SimConfig, SwapInstrumentSpec};
+use crate::num::{floor_dp, round_dp};
+use crate::rng::{mix, Rng};
+use crate::state::State;
+use rust_decimal::Decimal;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+/// Funding period (8 hours).
+pub const FUNDING_PERIOD_MS: i64 = 8 * 3_600_000;
+
+/// Swap finance_type codes of bills.
+pub mod bill {
+    /// Transfer in.
+    pub const TRANSFER_IN: u32 = 1;
+    /// Transfer out.
+    pub const TRANSFER_OUT: u32 = 2;
+    /// Open long (fee).
+    pub const OPEN_LONG: u32 = 3;
+    /// Open short (fee).
+    pub const OPEN_SHORT: u32 = 4;
+    /// Close long (pnl and fee).
+    pub const CLOSE_LONG: u32 = 5;
+    /// Close short (pnl and fee).
+    pub const CLOSE_SHORT: u32 = 6;
+    /// Funding fee.
+    pub const FUNDING: u32 = 15;
+}
+
+/// Buy or sell side of the book.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Buy (open long, close short).
+    Buy,
+    /// Sell (open short, close long).
+    Sell,
+}
+
+/// Position side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PosSide {
+    /// Long.
+    Long,
+    /// Short.
+    Short,
+}
+
+impl PosSide {
+    /// `long` or `short`.
+    pub fn text(self) -> &'static str {
+        match self {
+            PosSide::Long => "long",
+            PosSide::Short => "short",
+        }
+    }
+
+    /// +1 for long, -1 for short.
+    pub fn sign(self) -> Decimal {
+        match self {
+            PosSide::Long => Decimal::ONE,
+            PosSide::Short => Decimal::NEGATIVE_ONE,
+        }
+    }
+}
+
+/// Margin mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarginMode {
+    /// Crossed.
+    Crossed,
+    /// Isolated.
+    Isolated,
+}
+
+impl MarginMode {
+    /// `crossed` or `isolated`.
+    pub fn text(self) -> &'static str {
+        match self {
+            MarginMode::Crossed => "crossed",
+            MarginMode::Isolated => "isolated",
+        }
+    }
+
+    /// Copy-trading number: 1 crossed, 2 isolated.
+    pub fn code(self) -> i64 {
+        match self {
+            MarginMode::Crossed => 1,
+            MarginMode::Isolated => 2,
+        }
+    }
+}
+
+/// Time in force of an order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tif {
+    /// Rests until filled or cancelled.
+    Gtc,
+    /// Immediate or cancel.
+    Ioc,
+    /// Fill or kill.
+    Fok,
+}
+
+/// How an `order_type` code prices and lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderKind {
+    /// Time in force.
+    pub tif: Tif,
+    /// `None`: the order's own price; `Some(n)`: the n-th best opposite level (1 = opponent).
+    pub levels: Option<usize>,
+}
+
+/// The trade `order_type` code table.
+pub fn order_kind(code: i64) -> Option<OrderKind> {
+    let (tif, levels) = match code {
+        0 => (Tif::Gtc, None),
+        1 => (Tif::Ioc, Some(1)),
+        2 => (Tif::Ioc, Some(5)),
+        3 => (Tif::Ioc, Some(10)),
+        13 => (Tif::Ioc, Some(20)),
+        4 => (Tif::Ioc, None),
+        6 => (Tif::Gtc, Some(1)),
+        7 => (Tif::Gtc, Some(5)),
+        8 => (Tif::Gtc, Some(10)),
+        14 => (Tif::Gtc, Some(20)),
+        10 => (Tif::Fok, Some(1)),
+        11 => (Tif::Fok, Some(5)),
+        12 => (Tif::Fok, Some(10)),
+        15 => (Tif::Fok, Some(20)),
+        9 => (Tif::Fok, None),
+        _ => return None,
+    };
+    Some(OrderKind { tif, levels })
+}
+
+/// Order states.
+pub mod state {
+    /// Open.
+    pub const OPEN: i64 = 0;
+    /// Partially filled.
+    pub const PARTIAL: i64 = 1;
+    /// Filled.
+    pub const FILLED: i64 = 2;
+    /// Cancelled.
+    pub const CANCELED: i64 = -1;
+}
+
+/// A swap order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwapOrder {
+    /// Id (decimal digits).
+    pub id: String,
+    /// Owner.
+    pub account: AccountId,
+    /// Instrument index.
+    pub inst: usize,
+    /// Margin mode at placement.
+    pub margin_mode: MarginMode,
+    /// 1 open long, 2 open short, 3 close long, 4 close short.
+    pub kind: i64,
+    /// `order_type` code.
+    pub order_type: i64,
+    /// Limit price (market-style types: the worst price they may reach).
+    pub price: Decimal,
+    /// Size in contracts.
+    pub size: Decimal,
+    /// Filled contracts.
+    pub filled: Decimal,
+    /// Filled value (contracts * contract value * price).
+    pub turnover: Decimal,
+    /// Fees paid.
+    pub fee: Decimal,
+    /// State (see [`state`]).
+    pub state: i64,
+    /// Leverage.
+    pub leverage: Decimal,
+    /// Realized profit of close fills.
+    pub close_profit: Decimal,
+    /// Whether TP/SL orders are attached (copy trading).
+    pub has_stop: bool,
+    /// Created (ms).
+    pub insert_ms: i64,
+    /// Last update (ms).
+    pub update_ms: i64,
+    /// Post-only.
+    pub post_only: bool,
+    /// Time in force.
+    pub tif: Tif,
+    /// Margin still frozen for it.
+    pub frozen_margin: Decimal,
+    /// Fee still frozen for it.
+    pub frozen_fee: Decimal,
+    /// Placed by copy trading (`sponsor_order`).
+    pub copy: bool,
+}
+
+impl SwapOrder {
+    /// Book side.
+    pub fn side(&self) -> Side {
+        match self.kind {
+            1 | 4 => Side::Buy,
+            _ => Side::Sell,
+        }
+    }
+
+    /// Position side it opens or closes.
+    pub fn pos_side(&self) -> PosSide {
+        match self.kind {
+            1 | 3 => PosSide::Long,
+            _ => PosSide::Short,
+        }
+    }
+
+    /// Opens (type 1 or 2) rather than closes.
+    pub fn is_open_kind(&self) -> bool {
+        self.kind == 1 || self.kind == 2
+    }
+
+    /// Still open (state 0 or 1).
+    pub fn is_active(&self) -> bool {
+        self.state == state::OPEN || self.state == state::PARTIAL
+    }
+
+    /// Average fill price (0 without fills).
+    pub fn avg_price(&self, cv: Decimal) -> Decimal {
+        if self.filled.is_zero() || cv.is_zero() {
+            Decimal::ZERO
+        } else {
+            self.turnover / (self.filled * cv)
+        }
+    }
+}
+
+/// A fill of one account's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwapFill {
+    /// Trade id.
+    pub trade_id: u64,
+    /// Instrument index.
+    pub inst: usize,
+    /// Order id.
+    pub order_id: String,
+    /// Margin mode.
+    pub margin_mode: MarginMode,
+    /// Price.
+    pub price: Decimal,
+    /// Contracts.
+    pub size: Decimal,
+    /// Fee.
+    pub fee: Decimal,
+    /// Realized pnl (close fills).
+    pub close_profit: Decimal,
+    /// Leverage.
+    pub leverage: Decimal,
+    /// Order kind 1-4.
+    pub kind: i64,
+    /// `order_type`.
+    pub order_type: i64,
+    /// 1 taker, 2 maker.
+    pub match_role: i64,
+    /// Time (ms).
+    pub time_ms: i64,
+}
+
+/// A public trade.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PubTrade {
+    /// Id.
+    pub id: u64,
+    /// Time (ms).
+    pub time_ms: i64,
+    /// Price.
+    pub price: Decimal,
+    /// Contracts.
+    pub size: Decimal,
+    /// Taker's order kind 1-4.
+    pub direction: i64,
+}
+
+/// A resting order in a level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resting {
+    /// Owner's order id; `None` for the synthetic maker.
+    pub order: Option<String>,
+    /// Remaining contracts.
+    pub remaining: Decimal,
+}
+
+/// One instrument's book.
+#[derive(Debug, Clone, Default)]
+pub struct Book {
+    /// Bids by price (best last).
+    pub bids: BTreeMap<Decimal, VecDeque<Resting>>,
+    /// Asks by price (best first).
+    pub asks: BTreeMap<Decimal, VecDeque<Resting>>,
+}
+
+impl Book {
+    /// Best bid.
+    pub fn best_bid(&self) -> Option<Decimal> {
+        self.bids.keys().next_back().copied()
+    }
+
+    /// Best ask.
+    pub fn best_ask(&self) -> Option<Decimal> {
+        self.asks.keys().next().copied()
+    }
+
+    /// Aggregated levels of a side, best first.
+    pub fn levels(&self, side: Side, limit: usize) -> Vec<(Decimal, Decimal)> {
+        let sum = |q: &VecDeque<Resting>| q.iter().map(|r| r.remaining).sum::<Decimal>();
+        match side {
+            Side::Buy => self
+                .bids
+                .iter()
+                .rev()
+                .take(limit)
+                .map(|(p, q)| (*p, sum(q)))
+                .collect(),
+            Side::Sell => self
+                .asks
+                .iter()
+                .take(limit)
+                .map(|(p, q)| (*p, sum(q)))
+                .collect(),
+        }
+    }
+
+    fn side_mut(&mut self, side: Side) -> &mut BTreeMap<Decimal, VecDeque<Resting>> {
+        match side {
+            Side::Buy => &mut self.bids,
+            Side::Sell => &mut self.asks,
+        }
+    }
+
+    fn remove_order(&mut self, side: Side, price: Decimal, id: &str) {
+        let levels = self.side_mut(side);
+        if let Some(q) = levels.get_mut(&price) {
+            q.retain(|r| r.order.as_deref() != Some(id));
+            if q.is_empty() {
+                levels.remove(&price);
+            }
+        }
+    }
+
+    fn synthetic_count(&self, side: Side) -> usize {
+        let levels = match side {
+            Side::Buy => &self.bids,
+            Side::Sell => &self.asks,
+        };
+        levels
+            .values()
+            .flat_map(|q| q.iter())
+            .filter(|r| r.order.is_none())
+            .count()
+    }
+}
+
+/// A position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwapPosition {
+    /// Contracts held.
+    pub size: Decimal,
+    /// Average entry price.
+    pub avg_cost: Decimal,
+    /// Margin locked (isolated: `posi_balance`).
+    pub margin: Decimal,
+    /// Margin mode.
+    pub margin_mode: MarginMode,
+    /// Leverage.
+    pub leverage: Decimal,
+    /// Realized pnl of this position.
+    pub realized_pnl: Decimal,
+    /// Opened (ms).
+    pub opened_ms: i64,
+}
+
+/// Per-account settings of an instrument.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Setting {
+    /// Margin mode.
+    pub margin_mode: MarginMode,
+    /// Leverage in crossed mode.
+    pub cross_leverage: Decimal,
+    /// Long leverage in isolated mode.
+    pub long_leverage: Decimal,
+    /// Short leverage in isolated mode.
+    pub short_leverage: Decimal,
+}
+
+impl Default for Setting {
+    fn default() -> Self {
+        Setting {
+            margin_mode: MarginMode::Crossed,
+            cross_leverage: Decimal::from(10),
+            long_leverage: Decimal::from(10),
+            short_leverage: Decimal::from(10),
+        }
+    }
+}
+
+impl Setting {
+    /// Leverage applying to `side` in the current mode.
+    pub fn leverage(&self, side: PosSide) -> Decimal {
+        match (self.margin_mode, side) {
+            (MarginMode::Crossed, _) => self.cross_leverage,
+            (MarginMode::Isolated, PosSide::Long) => self.long_leverage,
+            (MarginMode::Isolated, PosSide::Short) => self.short_leverage,
+        }
+    }
+}
+
+/// A funding-fee record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FundingFee {
+    /// Instrument index.
+    pub inst: usize,
+    /// Signed amount (negative: paid).
+    pub amount: Decimal,
+    /// Time (ms).
+    pub time_ms: i64,
+}
+
+/// A spot<->swap transfer record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransferRec {
+    /// Id.
+    pub id: u64,
+    /// 1 in, 2 out.
+    pub kind: i64,
+    /// Currency.
+    pub currency: String,
+    /// Amount.
+    pub amount: Decimal,
+    /// Time (ms).
+    pub time_ms: i64,
+}
+
+/// Funding state of an instrument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Funding {
+    /// Rate applied at `next_time`.
+    pub rate: Decimal,
+    /// Forecast for the settlement after.
+    pub next_rate: Decimal,
+    /// Next settlement (ms).
+    pub next_time: i64,
+    /// Past settlements `(time, rate)`, oldest first.
+    pub history: Vec<(i64, Decimal)>,
+}
+
+/// All swap state.
+#[derive(Debug)]
+pub struct SwapState {
+    /// Instruments.
+    pub instruments: Vec<SwapInstrumentSpec>,
+    /// Instrument id -> index.
+    pub by_id: HashMap<String, usize>,
+    /// Books by index.
+    pub books: Vec<Book>,
+    /// Public trades by index, oldest first.
+    pub trades: Vec<Vec<PubTrade>>,
+    /// Mark price overrides.
+    pub marks: Vec<Option<Decimal>>,
+    /// Index price overrides.
+    pub indexes: Vec<Option<Decimal>>,
+    /// Funding by index.
+    pub funding: Vec<Funding>,
+    /// Orders by id.
+    pub orders: HashMap<String, SwapOrder>,
+    /// Order ids per account, oldest first.
+    pub user_orders: HashMap<AccountId, Vec<String>>,
+    /// Fills per account, oldest first.
+    pub fills: HashMap<AccountId, Vec<SwapFill>>,
+    /// Positions by (account, instrument, side).
+    pub positions: BTreeMap<(AccountId, usize, PosSide), SwapPosition>,
+    /// Settings by (account, instrument).
+    pub settings: HashMap<(AccountId, usize), Setting>,
+    /// Funding fees per account, oldest first.
+    pub funding_fees: HashMap<AccountId, Vec<FundingFee>>,
+    /// Transfers per account, oldest first.
+    pub transfers: HashMap<AccountId, Vec<TransferRec>>,
+    /// Realized pnl per account.
+    pub realized: HashMap<AccountId, Decimal>,
+    /// Copy-trading state.
+    pub copy: super::copy::CopyState,
+    /// Request weights.
+    pub limiter: super::limits::SwapLimiter,
+    /// Maker fee rate.
+    pub maker_fee: Decimal,
+    /// Taker fee rate.
+    pub taker_fee: Decimal,
+    /// Synthetic levels per side.
+    pub levels: usize,
+    /// Generator for the synthetic maker and ids.
+    pub rng: Rng,
+    /// Seed (funding rate forecasts, historical candles).
+    pub seed: u64,
+    /// Simulator time at start (ms).
+    pub start_ms: i64,
+    /// Next trade id.
+    pub next_trade_id: u64,
+    /// Orders created so far.
+    pub order_seq: u64,
+    /// Next transfer id.
+    pub next_transfer_id: u64,
+}
+
+fn gap(m: &SwapInstrumentSpec) -> Decimal {
+    let g = round_dp(m.mid_price * Decimal::new(5, 4), m.price_precision);
+    let g = (g / m.tick_size).floor() * m.tick_size;
+    g.max(m.tick_size)
+}
+
+fn maker_size(m: &SwapInstrumentSpec, rng: &mut Rng) -> Decimal {
+    let r = Decimal::from(rng.below(1000)) / Decimal::from(1000);
+    let size = floor_dp(
+        m.maker_size * (Decimal::new(2, 1) + Decimal::new(18, 1) * r),
+        0,
+    );
+    size.max(m.min_order_amount).max(Decimal::ONE)
+}
+
+/// A deterministic funding rate for period `n` of instrument `i`: the base rate plus up to
+/// ±50% of it.
+pub fn synthetic_rate(seed: u64, spec: &SwapInstrumentSpec, i: usize, n: i64) -> Decimal {
+    let h = mix(seed ^ mix(i as u64 + 1) ^ (n as u64).wrapping_mul(0x9E37));
+    let r = Decimal::from(h % 1001) - Decimal::from(500);
+    round_dp(
+        spec.funding_rate * (Decimal::ONE + r / Decimal::from(1000)),
+        8,
+    )
+}
+
+impl SwapState {
+    /// Builds books, a day of synthetic trades and 30 days of funding history.
+    pub fn new(config: &SimConfig, rng: &mut Rng, now_ms: i64) -> SwapState {
+        let instruments = config.swap_instruments.clone();
+        let mut mm = Rng::new(rng.next_u64());
+        let seed = config.seed;
+        let mut books = Vec::new();
+        let mut trades = Vec::new();
+        let mut funding = Vec::new();
+        let mut next_trade_id = 1;
+        let next_time = (now_ms.div_euclid(FUNDING_PERIOD_MS) + 1) * FUNDING_PERIOD_MS;
+        for (i, m) in instruments.iter().enumerate() {
+            let mut book = Book::default();
+            let g = gap(m);
+            for l in 1..=config.book_levels {
+                let off = g * Decimal::from(l);
+                book.asks
+                    .entry(m.mid_price + off)
+                    .or_default()
+                    .push_back(Resting {
+                        order: None,
+                        remaining: maker_size(m, &mut mm),
+                    });
+                let bid = m.mid_price - off;
+                if bid > Decimal::ZERO {
+                    book.bids.entry(bid).or_default().push_back(Resting {
+                        order: None,
+                        remaining: maker_size(m, &mut mm),
+                    });
+                }
+            }
+            books.push(book);
+            let mut list = Vec::new();
+            for k in 0..48i64 {
+                let r = Decimal::from(mm.below(2001)) - Decimal::from(1000);
+                let price = m.mid_price * (Decimal::ONE + r / Decimal::from(100_000));
+                let price = (price / m.tick_size).round() * m.tick_size;
+                let size =
+                    floor_dp(maker_size(m, &mut mm) / Decimal::from(10), 0).max(Decimal::ONE);
+                list.push(PubTrade {
+                    id: next_trade_id,
+                    time_ms: now_ms - 86_400_000 + (k + 1) * 1_800_000 - 60_000,
+                    price,
+                    size,
+                    direction: i64::try_from(mm.below(4)).unwrap_or(0) + 1,
+                });
+                next_trade_id += 1;
+            }
+            trades.push(list);
+            let n = next_time.div_euclid(FUNDING_PERIOD_MS);
+            let history = (1..=90)
+                .rev()
+                .map(|k| {
+                    (
+                        next_time - k * FUNDING_PERIOD_MS,
+                        synthetic_rate(seed, m, i, n - k),
+                    )
+                })
+                .collect();
+            funding.push(Funding {
+                rate: synthetic_rate(seed, m, i, n),
+                next_rate: synthetic_rate(seed, m, i, n + 1),
+                next_time,
+                history,
+            });
+        }
+        let by_id = instruments
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.instrument_id.clone(), i))
+            .collect();
+        let count = instruments.len();
+        SwapState {
+            instruments,
+            by_id,
+            books,
+            trades,
+            marks: vec![None; count],
+            indexes: vec![None; count],
+            funding,
+            orders: HashMap::new(),
+            user_orders: HashMap::new(),
+            fills: HashMap::new(),
+            positions: BTreeMap::new(),
+            settings: HashMap::new(),
+            funding_fees: HashMap::new(),
+            transfers: HashMap::new(),
+            realized: HashMap::new(),
+            copy: super::copy::CopyState::default(),
+            limiter: super::limits::SwapLimiter::new(
+                config.limits.swap_weight_per_minute,
+                config.limits.swap_violations_before_ban,
+            ),
+            maker_fee: config.swap_maker_fee_rate,
+            taker_fee: config.swap_taker_fee_rate,
+            levels: config.book_levels,
+            rng: mm,
+            seed,
+            start_ms: now_ms,
+            next_trade_id,
+            order_seq: 0,
+            next_transfer_id: 1,
+        }
+    }
+
+    /// Instrument index of `id` (exact, or any case).
+    pub fn index(&self, id: &str) -> Option<usize> {
+        let id = id.trim();
+        self.by_id
+            .get(id)
+            .or_else(|| self.by_id.get(&id.to_ascii_uppercase()))
+            .copied()
+    }
+
+    /// Last trade price (configured mid when none).
+    pub fn last_price(&self, i: usize) -> Decimal {
+        self.trades
+            .get(i)
+            .and_then(|t| t.last())
+            .map(|t| t.price)
+            .or_else(|| self.instruments.get(i).map(|m| m.mid_price))
+            .unwrap_or_default()
+    }
+
+    /// Mark price: the control override, else the book mid, else the last price.
+    pub fn mark(&self, i: usize) -> Decimal {
+        if let Some(Some(m)) = self.marks.get(i) {
+            return *m;
+        }
+        let Some(book) = self.books.get(i) else {
+            return Decimal::ZERO;
+        };
+        let Some(spec) = self.instruments.get(i) else {
+            return Decimal::ZERO;
+        };
+        match (book.best_bid(), book.best_ask()) {
+            (Some(b), Some(a)) => round_dp((a + b) / Decimal::TWO, spec.price_precision),
+            _ => self.last_price(i),
+        }
+    }
+
+    /// Index price: the control override, else the mark price.
+    pub fn index_price(&self, i: usize) -> Decimal {
+        match self.indexes.get(i) {
+            Some(Some(x)) => *x,
+            _ => self.mark(i),
+        }
+    }
+
+    /// Highest accepted buy price (mark + 10%, rounded down to the tick).
+    pub fn max_buy(&self, i: usize) -> Decimal {
+        let tick = self
+            .instruments
+            .get(i)
+            .map_or(Decimal::ONE, |m| m.tick_size);
+        ((self.mark(i) * Decimal::new(11, 1)) / tick).floor() * tick
+    }
+
+    /// Lowest accepted sell price (mark - 10%, rounded up to the tick).
+    pub fn min_sell(&self, i: usize) -> Decimal {
+        let tick = self
+            .instruments
+            .get(i)
+            .map_or(Decimal::ONE, |m| m.tick_size);
+        ((self.mark(i) * Decimal::new(9, 1)) / tick).ceil() * tick
+    }
+
+    /// The account's settings for an instrument.
+    pub fn setting(&self, account: AccountId, i: usize) -> Setting {
+        self.settings
+            .get(&(account, i))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// A new order id: 19 decimal digits.
+    pub fn new_order_id(&mut self) -> String {
+        self.order_seq += 1;
+        let v = (1_000_000_000_000u64 + self.order_seq)
+            .saturating_mul(1_000_000)
+            .saturating_add(self.rng.below(1_000_000));
+        v.to_string()
+    }
+
+    /// Unrealized pnl of a position at the mark price.
+    pub fn upnl(&self, i: usize, side: PosSide, p: &SwapPosition) -> Decimal {
+        let cv = self
+            .instruments
+            .get(i)
+            .map_or(Decimal::ZERO, |m| m.contract_value);
+        (self.mark(i) - p.avg_cost) * p.size * cv * side.sign()
+    }
+
+    /// Open orders of an account on an instrument.
+    pub fn open_orders_on(&self, account: AccountId, i: usize) -> usize {
+        self.user_orders.get(&account).map_or(0, |ids| {
+            ids.iter()
+                .filter_map(|id| self.orders.get(id))
+                .filter(|o| o.inst == i && o.is_active())
+                .count()
+        })
+    }
+
+    /// Contracts of unfinished close orders on a position.
+    pub fn pending_close(&self, account: AccountId, i: usize, side: PosSide) -> Decimal {
+        self.user_orders.get(&account).map_or(Decimal::ZERO, |ids| {
+            ids.iter()
+                .filter_map(|id| self.orders.get(id))
+                .filter(|o| {
+                    o.inst == i && o.is_active() && !o.is_open_kind() && o.pos_side() == side
+                })
+                .map(|o| o.size - o.filled)
+                .sum()
+        })
+    }
+
+    /// Position value (at average cost) plus unfilled open orders of a side, per the open cap.
+    pub fn open_value(&self, account: AccountId, i: usize, side: PosSide) -> Decimal {
+        let cv = self
+            .instruments
+            .get(i)
+            .map_or(Decimal::ZERO, |m| m.contract_value);
+        let pos = self
+            .positions
+            .get(&(account, i, side))
+            .map_or(Decimal::ZERO, |p| p.size * p.avg_cost * cv);
+        let orders: Decimal = self.user_orders.get(&account).map_or(Decimal::ZERO, |ids| {
+            ids.iter()
+                .filter_map(|id| self.orders.get(id))
+                .filter(|o| {
+                    o.inst == i && o.is_active() && o.is_open_kind() && o.pos_side() == side
+                })
+                .map(|o| (o.size - o.filled) * cv * o.price)
+                .sum()
+        });
+        pos + orders
+    }
+
+    /// The price an order of `side` may reach: its own price, or the `levels`-th best opposite
+    /// level (the worst level when fewer exist); `None` when the opposite side is empty.
+    pub fn reach_price(&self, i: usize, side: Side, levels: usize) -> Option<Decimal> {
+        let book = self.books.get(i)?;
+        let opposite = match side {
+            Side::Buy => Side::Sell,
+            Side::Sell => Side::Buy,
+        };
+        book.levels(opposite, levels.max(1)).last().map(|(p, _)| *p)
+    }
+
+    /// Contracts available to `side` up to `limit` (for FOK).
+    pub fn available_to(&self, i: usize, side: Side, limit: Decimal) -> Decimal {
+        let Some(book) = self.books.get(i) else {
+            return Decimal::ZERO;
+        };
+        let sum = |q: &VecDeque<Resting>| q.iter().map(|r| r.remaining).sum::<Decimal>();
+        match side {
+            Side::Buy => book.asks.range(..=limit).map(|(_, q)| sum(q)).sum(),
+            Side::Sell => book.bids.range(limit..).map(|(_, q)| sum(q)).sum(),
+        }
+    }
+
+    fn replenish(&mut self, i: usize) {
+        let Some(spec) = self.instruments.get(i) else {
+            return;
+        };
+        let g = gap(spec);
+        let want = self.levels;
+        let Some(book) = self.books.get_mut(i) else {
+            return;
+        };
+        for side in [Side::Buy, Side::Sell] {
+            let mut have = book.synthetic_count(side);
+            if have * 2 >= want {
+                continue;
+            }
+            while have < want {
+                let next = match side {
+                    Side::Sell => {
+                        book.asks
+                            .keys()
+                            .next_back()
+                            .copied()
+                            .unwrap_or(spec.mid_price)
+                            + g
+                    }
+                    Side::Buy => book.bids.keys().next().copied().unwrap_or(spec.mid_price) - g,
+                };
+                if next <= Decimal::ZERO {
+                    break;
+                }
+                let size = maker_size(spec, &mut self.rng);
+                book.side_mut(side)
+                    .entry(next)
+                    .or_default()
+                    .push_back(Resting {
+                        order: None,
+                        remaining: size,
+                    });
+                have += 1;
+            }
+        }
+    }
+}
+
+fn account_mut(accounts: &mut BTreeMap<AccountId, Account>, id: AccountId) -> &mut Account {
+    accounts.entry(id).or_insert_with(|| Account::new(id))
+}
+
+/// A validated order ready to be stored.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Instrument index.
+    pub inst: usize,
+    /// Kind 1-4.
+    pub kind: i64,
+    /// `order_type`.
+    pub order_type: i64,
+    /// Price (limit or reach price).
+    pub price: Decimal,
+    /// Contracts.
+    pub size: Decimal,
+    /// Post-only.
+    pub post_only: bool,
+    /// Time in force.
+    pub tif: Tif,
+    /// Margin mode.
+    pub margin_mode: MarginMode,
+    /// Leverage.
+    pub leverage: Decimal,
+    /// Margin to freeze.
+    pub margin: Decimal,
+    /// Fee to freeze.
+    pub fee: Decimal,
+}
+
+/// Stores, freezes and matches a validated order; returns its id.
+pub fn place(st: &mut State, account: AccountId, p: &Prepared, copy: bool, now: i64) -> String {
+    let id = st.swap.new_order_id();
+    let quote = st
+        .swap
+        .instruments
+        .get(p.inst)
+        .map(|m| m.quote.clone())
+        .unwrap_or_default();
+    let acct = account_mut(&mut st.accounts, account);
+    let (fm, ff) = if acct
+        .freeze(AccountType::Swap, &quote, p.margin + p.fee)
+        .is_ok()
+    {
+        (p.margin, p.fee)
+    } else {
+        (Decimal::ZERO, Decimal::ZERO)
+    };
+    let order = SwapOrder {
+        id: id.clone(),
+        account,
+        inst: p.inst,
+        margin_mode: p.margin_mode,
+        kind: p.kind,
+        order_type: p.order_type,
+        price: p.price,
+        size: p.size,
+        filled: Decimal::ZERO,
+        turnover: Decimal::ZERO,
+        fee: Decimal::ZERO,
+        state: state::OPEN,
+        leverage: p.leverage,
+        close_profit: Decimal::ZERO,
+        has_stop: false,
+        insert_ms: now,
+        update_ms: now,
+        post_only: p.post_only,
+        tif: p.tif,
+        frozen_margin: fm,
+        frozen_fee: ff,
+        copy,
+    };
+    st.swap.orders.insert(id.clone(), order);
+    st.swap
+        .user_orders
+        .entry(account)
+        .or_default()
+        .push(id.clone());
+    execute(st, &id, now);
+    id
+}
+
+struct Fill {
+    maker: Option<String>,
+    price: Decimal,
+    qty: Decimal,
+}
+
+/// Matches a stored order against the book, settles fills, and rests or finishes the rest.
+pub fn execute(st: &mut State, order_id: &str, now: i64) {
+    let Some(o) = st.swap.orders.get(order_id) else {
+        return;
+    };
+    let (i, side, limit, tif, post_only, size, kind) = (
+        o.inst,
+        o.side(),
+        o.price,
+        o.tif,
+        o.post_only,
+        o.size,
+        o.kind,
+    );
+    let would_take = st.swap.books.get(i).is_some_and(|b| match side {
+        Side::Buy => b.best_ask().is_some_and(|a| a <= limit),
+        Side::Sell => b.best_bid().is_some_and(|x| x >= limit),
+    });
+    if post_only && would_take {
+        finish(st, order_id, now);
+        return;
+    }
+    if tif == Tif::Fok && st.swap.available_to(i, side, limit) < size {
+        finish(st, order_id, now);
+        return;
+    }
+    let mut fills = Vec::new();
+    if let Some(book) = st.swap.books.get_mut(i) {
+        let opposite = match side {
+            Side::Buy => &mut book.asks,
+            Side::Sell => &mut book.bids,
+        };
+        let mut left = size;
+        loop {
+            let level = match side {
+                Side::Buy => opposite.keys().next().copied(),
+                Side::Sell => opposite.keys().next_back().copied(),
+            };
+            let Some(price) = level else { break };
+            if (side == Side::Buy && price > limit) || (side == Side::Sell && price < limit) {
+                break;
+            }
+            let Some(queue) = opposite.get_mut(&price) else {
+                break;
+            };
+            let Some(front) = queue.front_mut() else {
+                opposite.remove(&price);
+                continue;
+            };
+            let qty = left.min(front.remaining);
+            if qty <= Decimal::ZERO {
+                break;
+            }
+            fills.push(Fill {
+                maker: front.order.clone(),
+                price,
+                qty,
+            });
+            front.remaining -= qty;
+            if front.remaining <= Decimal::ZERO {
+                queue.pop_front();
+                if queue.is_empty() {
+                    opposite.remove(&price);
+                }
+            }
+            left -= qty;
+            if left <= Decimal::ZERO {
+                break;
+            }
+        }
+    }
+    let had = !fills.is_empty();
+    for f in fills {
+        let tid = st.swap.next_trade_id;
+        st.swap.next_trade_id += 1;
+        settle(st, order_id, f.price, f.qty, false, tid, now);
+        if let Some(m) = &f.maker {
+            settle(st, m, f.price, f.qty, true, tid, now);
+        }
+        if let Some(list) = st.swap.trades.get_mut(i) {
+            list.push(PubTrade {
+                id: tid,
+                time_ms: now,
+                price: f.price,
+                size: f.qty,
+                direction: kind,
+            });
+        }
+    }
+    if let Some(o) = st.swap.orders.get(order_id) {
+        if o.is_active() {
+            if tif == Tif::Gtc {
+                let remaining = o.size - o.filled;
+                if let Some(book) = st.swap.books.get_mut(i) {
+                    book.side_mut(side)
+                        .entry(limit)
+                        .or_default()
+                        .push_back(Resting {
+                            order: Some(order_id.to_owned()),
+                            remaining,
+                        });
+                }
+            } else {
+                finish(st, order_id, now);
+            }
+        }
+    }
+    if had {
+        st.swap.replenish(i);
+    }
+}
+
+/// Cancels (finishes) an active order: state -1, out of the book, frozen amounts released.
+pub fn finish(st: &mut State, order_id: &str, now: i64) {
+    let Some(o) = st.swap.orders.get_mut(order_id) else {
+        return;
+    };
+    if !o.is_active() {
+        return;
+    }
+    o.state = state::CANCELED;
+    o.update_ms = now;
+    let (i, side, price, account) = (o.inst, o.side(), o.price, o.account);
+    let release = o.frozen_margin + o.frozen_fee;
+    o.frozen_margin = Decimal::ZERO;
+    o.frozen_fee = Decimal::ZERO;
+    if let Some(book) = st.swap.books.get_mut(i) {
+        book.remove_order(side, price, order_id);
+    }
+    if release > Decimal::ZERO {
+        if let Some(m) = st.swap.instruments.get(i) {
+            let q = m.quote.clone();
+            account_mut(&mut st.accounts, account).unfreeze(AccountType::Swap, &q, release);
+        }
+    }
+}
+
+fn settle(
+    st: &mut State,
+    order_id: &str,
+    price: Decimal,
+    qty: Decimal,
+    maker: bool,
+    tid: u64,
+    now: i64,
+) {
+    let State { swap, accounts, .. } = st;
+    let (maker_fee, taker_fee) = (swap.maker_fee, swap.taker_fee);
+    let Some(o) = swap.orders.get_mut(order_id) else {
+        return;
+    };
+    let Some(spec) = swap.instruments.get(o.inst) else {
+        return;
+    };
+    let cv = spec.contract_value;
+    let quote = spec.quote.clone();
+    let value = qty * cv * price;
+    let rate = if maker { maker_fee } else { taker_fee };
+    let fee = value * rate;
+    let acct = account_mut(accounts, o.account);
+    let unfilled = o.size - o.filled;
+    let side = o.pos_side();
+    let key = (o.account, o.inst, side);
+    let mut profit = Decimal::ZERO;
+    if o.is_open_kind() {
+        if unfilled > Decimal::ZERO {
+            let share_m = (o.frozen_margin * qty / unfilled).min(o.frozen_margin);
+            let share_f = (o.frozen_fee * qty / unfilled).min(o.frozen_fee);
+            o.frozen_margin -= share_m;
+            o.frozen_fee -= share_f;
+            acct.unfreeze(AccountType::Swap, &quote, share_m + share_f);
+        }
+        let lev = if o.leverage > Decimal::ZERO {
+            o.leverage
+        } else {
+            Decimal::ONE
+        };
+        let need = value / lev;
+        let free = acct
+            .balance(AccountType::Swap, &quote)
+            .free
+            .max(Decimal::ZERO);
+        let lock = need.min(free);
+        let _ = acct.freeze(AccountType::Swap, &quote, lock);
+        let pos = swap.positions.entry(key).or_insert_with(|| SwapPosition {
+            size: Decimal::ZERO,
+            avg_cost: Decimal::ZERO,
+            margin: Decimal::ZERO,
+            margin_mode: o.margin_mode,
+            leverage: lev,
+            realized_pnl: Decimal::ZERO,
+            opened_ms: now,
+        });
+        pos.avg_cost = (pos.avg_cost * pos.size + price * qty) / (pos.size + qty);
+        pos.size += qty;
+        pos.margin += lock;
+        pos.margin_mode = o.margin_mode;
+        pos.leverage = lev;
+        pos.realized_pnl -= fee;
+        let code = if side == PosSide::Long {
+            bill::OPEN_LONG
+        } else {
+            bill::OPEN_SHORT
+        };
+        acct.credit(AccountType::Swap, &quote, -fee, code, now);
+    } else {
+        let code = if side == PosSide::Long {
+            bill::CLOSE_LONG
+        } else {
+            bill::CLOSE_SHORT
+        };
+        if let Some(pos) = swap.positions.get_mut(&key) {
+            let close = qty.min(pos.size);
+            if close > Decimal::ZERO {
+                profit = (price - pos.avg_cost) * close * cv * side.sign();
+                let released = pos.margin * close / pos.size;
+                pos.margin -= released;
+                pos.size -= close;
+                pos.realized_pnl += profit - fee;
+                acct.unfreeze(AccountType::Swap, &quote, released);
+                acct.credit(AccountType::Swap, &quote, profit, code, now);
+                if pos.size <= Decimal::ZERO {
+                    let rest = pos.margin;
+                    acct.unfreeze(AccountType::Swap, &quote, rest);
+                    swap.positions.remove(&key);
+                }
+            }
+        }
+        acct.credit(AccountType::Swap, &quote, -fee, code, now);
+        *swap.realized.entry(o.account).or_default() += profit;
+        o.close_profit += profit;
+    }
+    o.filled += qty;
+    o.turnover += value;
+    o.fee += fee;
+    o.update_ms = now;
+    if o.filled >= o.size {
+        o.state = state::FILLED;
+        let rest = o.frozen_margin + o.frozen_fee;
+        o.frozen_margin = Decimal::ZERO;
+        o.frozen_fee = Decimal::ZERO;
+        if rest > Decimal::ZERO {
+            acct.unfreeze(AccountType::Swap, &quote, rest);
+        }
+    } else {
+        o.state = state::PARTIAL;
+    }
+    let fill = SwapFill {
+        trade_id: tid,
+        inst: o.inst,
+        order_id: o.id.clone(),
+        margin_mode: o.margin_mode,
+        price,
+        size: qty,
+        fee,
+        close_profit: profit,
+        leverage: o.leverage,
+        kind: o.kind,
+        order_type: o.order_type,
+        match_role: if maker { 2 } else { 1 },
+        time_ms: now,
+    };
+    let account = o.account;
+    swap.fills.entry(account).or_default().push(fill);
+}
+
+/// Runs every funding settlement due at `now` and the copy-trading TP/SL triggers.
+pub fn tick(st: &mut State, now: i64) {
+    for i in 0..st.swap.funding.len() {
+        let mut guard = 0;
+        while st.swap.funding.get(i).is_some_and(|f| f.next_time <= now) {
+            guard += 1;
+            if guard > 3 * 365 * 3 {
+                // The clock jumped years ahead: skip to the latest period without settling.
+                if let Some(f) = st.swap.funding.get_mut(i) {
+                    f.next_time = (now.div_euclid(FUNDING_PERIOD_MS) + 1) * FUNDING_PERIOD_MS;
+                }
+                break;
+            }
+            settle_funding(st, i);
+        }
+    }
+    super::copy::run_triggers(st, now);
+}
+
+fn settle_funding(st: &mut State, i: usize) {
+    let State { swap, accounts, .. } = st;
+    let mark = swap.mark(i);
+    let Some(spec) = swap.instruments.get(i) else {
+        return;
+    };
+    let Some(f) = swap.funding.get_mut(i) else {
+        return;
+    };
+    let (time, rate) = (f.next_time, f.rate);
+    f.history.push((time, rate));
+    f.rate = f.next_rate;
+    f.next_time = time + FUNDING_PERIOD_MS;
+    let n = f.next_time.div_euclid(FUNDING_PERIOD_MS);
+    f.next_rate = synthetic_rate(swap.seed, spec, i, n + 1);
+    let cv = spec.contract_value;
+    let quote = spec.quote.clone();
+    for ((account, inst, side), p) in swap.positions.iter() {
+        if *inst != i || p.size.is_zero() {
+            continue;
+        }
+        let amount = -(p.size * cv * mark * rate * side.sign());
+        let amount = round_dp(amount, 8);
+        account_mut(accounts, *account).credit(
+            AccountType::Swap,
+            &quote,
+            amount,
+            bill::FUNDING,
+            time,
+        );
+        swap.funding_fees
+            .entry(*account)
+            .or_default()
+            .push(FundingFee {
+                inst: i,
+                amount,
+                time_ms: time,
+            });
+    }
+}

@@ -1,0 +1,342 @@
+//! Public swap market data.
+//!
+//! DESIGN:
+//! - `depth` levels are `[price (string), amount (number, contracts)]`, asks ascending and bids
+//!   descending.
+//! - Candles are aligned to multiples of the granularity since the Unix epoch (weeks start on
+//!   Thursdays) and listed newest first. A period with trades takes its prices from them
+//!   (volume in contracts, token volume = contracts * contract value); a period before the
+//!   simulator started without trades gets a synthetic candle from the seed; a later period
+//!   without trades is flat at the previous price with zero volume. `candles` lists the latest
+//!   `limit` periods (the current one included); `candles_history` the latest `limit` periods
+//!   starting within `[start_timestamp, end_timestamp]` (end defaults to now, start to no bound).
+//! - Ticker 24-hour figures come from the public trades of the last 24 hours;
+//!   `price_change_percent` is a fraction rounded to 4 places; `volume_24h` is in contracts;
+//!   `open_interest` is the long contracts held by all accounts. `max_buy_price` and
+//!   `min_sell_price` are the mark price plus and minus 10% (orders beyond fail with 401010 and
+//!   401011).
+//! - `funding_rate`: `funding_rate` is applied at `funding_time` (the next settlement),
+//!   `next_funding_rate` at `next_funding_time` (8 hours later). History entries are settled
+//!   rates, newest first.
+
+use super::engine::{Book, Side};
+use super::{err_msg, in_window, s, Ctx, SwapErr, R};
+use crate::config::SwapInstrumentSpec;
+use crate::json::J;
+use crate::num::round_dp;
+use crate::rng::mix;
+use rust_decimal::Decimal;
+
+fn instrument_json(m: &SwapInstrumentSpec) -> J {
+    let limits: Vec<J> = m
+        .open_max_limits
+        .iter()
+        .map(|(l, v)| J::obj().with("leverage", s(*l)).with("max_limit", s(*v)))
+        .collect();
+    J::obj()
+        .with("instrument_id", m.instrument_id.as_str())
+        .with("type", "REAL")
+        .with("contract_type", "PERPETUAL")
+        .with("base_currency", m.base.as_str())
+        .with("quote_currency", m.quote.as_str())
+        .with("clear_currency", m.quote.as_str())
+        .with("contract_value", s(m.contract_value))
+        .with("contract_value_currency", m.base.as_str())
+        .with("is_inverse", false)
+        .with("is_trading", m.is_trading)
+        .with("status", m.status.text())
+        .with("price_precision", m.price_precision)
+        .with("tick_size", s(m.tick_size))
+        .with("min_order_amount", J::Dec(m.min_order_amount))
+        .with("open_max_limits", limits)
+}
+
+/// The optional instrument-type filter: `Ok(true)` to list real instruments, `Ok(false)` for
+/// simulated ones (none).
+pub fn real_type(c: &Ctx<'_>) -> Result<bool, SwapErr> {
+    match c.p.int("type")? {
+        None | Some(2) => Ok(true),
+        Some(1) => Ok(false),
+        Some(_) => Err(err_msg(400002, "type must be 1 or 2")),
+    }
+}
+
+/// `GET public/instruments`.
+pub fn instruments(c: &mut Ctx<'_>) -> R {
+    if !real_type(c)? {
+        return Ok(J::Arr(Vec::new()));
+    }
+    Ok(J::Arr(
+        c.st.swap.instruments.iter().map(instrument_json).collect(),
+    ))
+}
+
+/// `GET public/instrument`.
+pub fn instrument(c: &mut Ctx<'_>) -> R {
+    let i = c.instrument()?;
+    Ok(c.st
+        .swap
+        .instruments
+        .get(i)
+        .map_or(J::Null, instrument_json))
+}
+
+fn level_json(levels: Vec<(Decimal, Decimal)>) -> J {
+    J::Arr(
+        levels
+            .into_iter()
+            .map(|(p, a)| J::Arr(vec![s(p), J::Dec(a)]))
+            .collect(),
+    )
+}
+
+/// `GET public/depth`.
+pub fn depth(c: &mut Ctx<'_>) -> R {
+    let i = c.instrument()?;
+    let limit = c.p.limit()?;
+    let book = c.st.swap.books.get(i).cloned().unwrap_or_default();
+    Ok(J::obj()
+        .with(
+            "instrument_id",
+            c.st.swap.instruments[i].instrument_id.as_str(),
+        )
+        .with("timestamp", c.now_ms)
+        .with("asks", level_json(book.levels(Side::Sell, limit)))
+        .with("bids", level_json(book.levels(Side::Buy, limit))))
+}
+
+/// `GET public/trades`.
+pub fn trades(c: &mut Ctx<'_>) -> R {
+    let i = c.instrument()?;
+    let limit = c.p.limit()?;
+    let id = c.st.swap.instruments[i].instrument_id.clone();
+    let list = c.st.swap.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
+    Ok(J::Arr(
+        list.iter()
+            .rev()
+            .take(limit)
+            .map(|t| {
+                J::obj()
+                    .with("instrument_id", id.as_str())
+                    .with("trade_id", t.id.to_string())
+                    .with("direction", t.direction.to_string())
+                    .with("volume", s(t.size))
+                    .with("price", s(t.price))
+                    .with("trade_time", t.time_ms)
+            })
+            .collect(),
+    ))
+}
+
+fn ticker_json(c: &Ctx<'_>, i: usize, with_oi: bool) -> J {
+    let sw = &c.st.swap;
+    let Some(m) = sw.instruments.get(i) else {
+        return J::Null;
+    };
+    let book = sw.books.get(i);
+    let since = c.now_ms - 86_400_000;
+    let trades = sw.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
+    let last_trade = trades.last();
+    let last = sw.last_price(i);
+    let recent: Vec<_> = trades.iter().filter(|t| t.time_ms >= since).collect();
+    let open = recent.first().map_or(last, |t| t.price);
+    let high = recent.iter().map(|t| t.price).max().unwrap_or(last);
+    let low = recent.iter().map(|t| t.price).min().unwrap_or(last);
+    let vol: Decimal = recent.iter().map(|t| t.size).sum();
+    let change = if open.is_zero() {
+        Decimal::ZERO
+    } else {
+        round_dp((last - open) / open, 4)
+    };
+    let top = |side: Side| {
+        book.map(|b| b.levels(side, 1))
+            .and_then(|l| l.first().copied())
+            .unwrap_or_default()
+    };
+    let (bid, bid_size) = top(Side::Buy);
+    let (ask, ask_size) = top(Side::Sell);
+    let mut j = J::obj()
+        .with("instrument_id", m.instrument_id.as_str())
+        .with("index_price", s(sw.index_price(i)))
+        .with("mark_price", s(sw.mark(i)))
+        .with("max_buy_price", s(sw.max_buy(i)))
+        .with("min_sell_price", s(sw.min_sell(i)))
+        .with("best_bid", s(bid))
+        .with("best_bid_size", s(bid_size))
+        .with("best_ask", s(ask))
+        .with("best_ask_size", s(ask_size))
+        .with("high_24h", s(high))
+        .with("open_24h", s(open))
+        .with("low_24h", s(low))
+        .with("last", s(last))
+        .with("last_qty", s(last_trade.map_or(Decimal::ZERO, |t| t.size)))
+        .with("volume_24h", s(vol))
+        .with("price_change_percent", s(change));
+    if with_oi {
+        let oi: Decimal = sw
+            .positions
+            .iter()
+            .filter(|((_, inst, side), _)| *inst == i && *side == super::engine::PosSide::Long)
+            .map(|(_, p)| p.size)
+            .sum();
+        j = j.with("open_interest", s(oi));
+    }
+    j.with("timestamp", c.now_ms)
+}
+
+/// `GET public/ticker`.
+pub fn ticker(c: &mut Ctx<'_>) -> R {
+    let i = c.instrument()?;
+    Ok(ticker_json(c, i, true))
+}
+
+/// `GET public/tickers`.
+pub fn tickers(c: &mut Ctx<'_>) -> R {
+    if !real_type(c)? {
+        return Ok(J::Arr(Vec::new()));
+    }
+    Ok(J::Arr(
+        (0..c.st.swap.instruments.len())
+            .map(|i| ticker_json(c, i, false))
+            .collect(),
+    ))
+}
+
+/// Granularity in ms.
+pub fn granularity_ms(g: &str) -> Option<i64> {
+    let m = 60_000;
+    Some(match g {
+        "1m" => m,
+        "5m" => 5 * m,
+        "15m" => 15 * m,
+        "30m" => 30 * m,
+        "1h" => 60 * m,
+        "4h" => 240 * m,
+        "12h" => 720 * m,
+        "1d" => 1440 * m,
+        "1w" => 10_080 * m,
+        _ => return None,
+    })
+}
+
+fn candle(c: &Ctx<'_>, i: usize, start: i64, len: i64) -> J {
+    let sw = &c.st.swap;
+    let Some(m) = sw.instruments.get(i) else {
+        return J::Null;
+    };
+    let trades = sw.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
+    let end = start + len;
+    let inside: Vec<_> = trades
+        .iter()
+        .filter(|t| t.time_ms >= start && t.time_ms < end)
+        .collect();
+    let (o, h, l, cl, v) = if let (Some(first), Some(last)) = (inside.first(), inside.last()) {
+        (
+            first.price,
+            inside.iter().map(|t| t.price).max().unwrap_or(first.price),
+            inside.iter().map(|t| t.price).min().unwrap_or(first.price),
+            last.price,
+            inside.iter().map(|t| t.size).sum::<Decimal>(),
+        )
+    } else if end <= sw.start_ms {
+        let h = mix(sw.seed ^ mix(i as u64 + 7) ^ (start as u64) ^ (len as u64).rotate_left(17));
+        let f = |bits: u64| {
+            let r = Decimal::from(bits % 2001) - Decimal::from(1000);
+            let p = m.mid_price * (Decimal::ONE + r / Decimal::from(50_000));
+            ((p / m.tick_size).round() * m.tick_size).max(m.tick_size)
+        };
+        let (o, cl) = (f(h), f(h >> 16));
+        let (hi, lo) = (o.max(cl), o.min(cl));
+        let spread = m.tick_size * Decimal::from((h >> 32) % 5);
+        let lo = (lo - spread).max(m.tick_size);
+        let vol = Decimal::from((h >> 40) % 500 + 1);
+        (o, hi + spread, lo, cl, vol)
+    } else {
+        let prev = trades
+            .iter()
+            .rev()
+            .find(|t| t.time_ms < start)
+            .map_or(m.mid_price, |t| t.price);
+        (prev, prev, prev, prev, Decimal::ZERO)
+    };
+    J::Arr(vec![
+        J::Int(start),
+        s(o),
+        s(h),
+        s(l),
+        s(cl),
+        s(v),
+        s(v * m.contract_value),
+    ])
+}
+
+/// `GET public/candles` and `public/candles_history`.
+pub fn candles(c: &mut Ctx<'_>, history: bool) -> R {
+    let i = c.instrument()?;
+    let g = c.p.req("granularity")?;
+    let len = granularity_ms(&g).ok_or_else(|| {
+        err_msg(
+            400002,
+            "granularity must be 1m, 5m, 15m, 30m, 1h, 4h, 12h, 1d or 1w",
+        )
+    })?;
+    let limit = c.p.limit()?;
+    let (start, end) = if history { c.p.window()? } else { (None, None) };
+    let end = end.unwrap_or(c.now_ms).min(c.now_ms);
+    let mut t = end.div_euclid(len) * len;
+    let mut list = Vec::new();
+    while list.len() < limit && start.is_none_or(|s| t >= s) {
+        list.push(candle(c, i, t, len));
+        t -= len;
+    }
+    Ok(J::obj()
+        .with(
+            "instrument_id",
+            c.st.swap.instruments[i].instrument_id.as_str(),
+        )
+        .with("granularity", g)
+        .with("candles", list))
+}
+
+/// `GET public/funding_rate`.
+pub fn funding_rate(c: &mut Ctx<'_>) -> R {
+    let i = c.instrument()?;
+    let sw = &c.st.swap;
+    let f = &sw.funding[i];
+    Ok(J::obj()
+        .with("instrument_id", sw.instruments[i].instrument_id.as_str())
+        .with("funding_rate", s(f.rate))
+        .with("funding_time", f.next_time)
+        .with("next_funding_rate", s(f.next_rate))
+        .with(
+            "next_funding_time",
+            f.next_time + super::engine::FUNDING_PERIOD_MS,
+        ))
+}
+
+/// `GET public/funding_rate_history`.
+pub fn funding_rate_history(c: &mut Ctx<'_>) -> R {
+    let i = c.instrument()?;
+    let w = c.p.window()?;
+    let limit = c.p.limit()?;
+    let sw = &c.st.swap;
+    let list: Vec<J> = sw.funding[i]
+        .history
+        .iter()
+        .rev()
+        .filter(|(t, _)| in_window(*t, w))
+        .take(limit)
+        .map(|(t, r)| J::obj().with("rate", s(*r)).with("time", *t))
+        .collect();
+    Ok(J::obj()
+        .with("instrument_id", sw.instruments[i].instrument_id.as_str())
+        .with("funding_rates", list))
+}
+
+/// Best opposite price for a side (for market-style checks).
+pub fn opposite_best(book: &Book, side: Side) -> Option<Decimal> {
+    match side {
+        Side::Buy => book.best_ask(),
+        Side::Sell => book.best_bid(),
+    }
+}
