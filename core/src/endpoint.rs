@@ -160,17 +160,29 @@ impl Params {
         if !self.text.is_empty() {
             self.text.push('&');
         }
-        self.text
-            .extend(form_urlencoded::byte_serialize(key.as_bytes()));
+        self.encode(key);
         self.text.push('=');
     }
 
     /// Appends `key=value`, percent-encoding both (`application/x-www-form-urlencoded`).
     pub fn push(&mut self, key: &str, value: &str) -> &mut Self {
         self.key(key);
-        self.text
-            .extend(form_urlencoded::byte_serialize(value.as_bytes()));
+        self.encode(value);
         self
+    }
+
+    /// Appends `text` form-urlencoded; text that needs no escaping (the usual symbol, side or
+    /// id) is copied as is.
+    fn encode(&mut self, text: &str) {
+        let plain = text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'*' | b'-' | b'.' | b'_'));
+        if plain {
+            self.text.push_str(text);
+        } else {
+            self.text
+                .extend(form_urlencoded::byte_serialize(text.as_bytes()));
+        }
     }
 
     /// Appends a value whose `Display` form needs no escaping (numbers, decimals in plain
@@ -256,9 +268,11 @@ pub fn build<E: Endpoint + ?Sized>(
             ))
         }
         (Family::Spot, Method::Get) => (config.spot_base_url.as_str(), text, Vec::new()),
-        (Family::Spot, Method::Post) => {
-            (config.spot_base_url.as_str(), String::new(), text.into_bytes())
-        }
+        (Family::Spot, Method::Post) => (
+            config.spot_base_url.as_str(),
+            String::new(),
+            text.into_bytes(),
+        ),
         (Family::Swap, Method::Get) if json.is_some() => {
             return Err(Error::validation(
                 "body",
@@ -280,54 +294,77 @@ pub fn build<E: Endpoint + ?Sized>(
         url.push('?');
         url.push_str(&query);
     }
-    let mut req = http::Request::builder()
-        .method(meta.method.to_http())
-        .uri(url.as_str());
+    // At most five headers: one allocation, values from bytes already at hand.
+    let mut headers = http::HeaderMap::with_capacity(5);
+    let mut add = |name: HeaderName, value: HeaderValue| {
+        headers
+            .try_append(name, value)
+            .map(|_| ())
+            .map_err(|e| Error::validation("headers", e.to_string()))
+    };
     if meta.method == Method::Post {
-        req = req.header(
+        add(
             CONTENT_TYPE,
             match meta.family {
                 Family::Spot => FORM,
                 Family::Swap => JSON,
             },
-        );
+        )?;
     }
     if let Some(c) = credentials {
         let key = HeaderValue::from_str(c.key())
             .map_err(|_| Error::validation("key", "not a valid header value"))?;
-        req = match meta.family {
+        let sign_value = |hex: [u8; 64]| {
+            HeaderValue::from_bytes(&hex)
+                .map_err(|_| Error::validation("signature", "not a valid header value"))
+        };
+        match meta.family {
             Family::Spot => {
                 let body = std::str::from_utf8(&body)
                     .map_err(|_| Error::validation("body", "form body is not UTF-8"))?;
-                let signature = sign::sign_spot(c.secret(), &query, body)?;
-                let req = req
-                    .header(ACCESS_KEY, key)
-                    .header(ACCESS_SIGN, signature)
-                    .header(ACCESS_TIMESTAMP, now.as_secs());
-                match config.recv_window {
-                    Some(w) => req.header(ACCESS_RECV_WINDOW, w),
-                    None => req,
+                let signature = sign::sign_spot_bytes(c.secret(), &query, body)?;
+                add(ACCESS_KEY, key)?;
+                add(ACCESS_SIGN, sign_value(signature)?)?;
+                add(ACCESS_TIMESTAMP, HeaderValue::from(now.as_secs()))?;
+                if let Some(w) = config.recv_window {
+                    add(ACCESS_RECV_WINDOW, HeaderValue::from(w))?;
                 }
             }
             Family::Swap => {
                 // The signed path is the request path after the host: `/swap/v2/...?query`.
                 let path_and_query = url.get(path_start..).unwrap_or_default();
                 let ts = now.as_millis().to_string();
-                let signature = sign::sign_swap(
+                let signature = sign::sign_swap_bytes(
                     c.secret(),
                     &ts,
                     meta.method.as_str(),
                     path_and_query,
                     &body,
                 )?;
-                req.header(ACCESS_KEY, key)
-                    .header(ACCESS_SIGN, signature)
-                    .header(ACCESS_TIMESTAMP, ts)
+                add(ACCESS_KEY, key)?;
+                add(ACCESS_SIGN, sign_value(signature)?)?;
+                add(
+                    ACCESS_TIMESTAMP,
+                    HeaderValue::try_from(ts)
+                        .map_err(|_| Error::validation("timestamp", "not a valid header value"))?,
+                )?;
             }
-        };
+        }
     }
-    req.body(body)
-        .map_err(|e| Error::validation("url", format!("cannot form a request for {url:?}: {e}")))
+    // The URL text becomes the URI's buffer (no copy); on error it is rebuilt for the message.
+    let uri = http::Uri::try_from(url).map_err(|e| {
+        let mut url = format!("{base}{path}");
+        if !query.is_empty() {
+            url.push('?');
+            url.push_str(&query);
+        }
+        Error::validation("url", format!("cannot form a request for {url:?}: {e}"))
+    })?;
+    let mut req = http::Request::new(body);
+    *req.method_mut() = meta.method.to_http();
+    *req.uri_mut() = uri;
+    *req.headers_mut() = headers;
+    Ok(req)
 }
 
 /// Parses a response for endpoint `E`.
@@ -475,4 +512,23 @@ fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
     let d = crate::num::parse_decimal(v).ok()?;
     let ms = (d * rust_decimal::Decimal::ONE_THOUSAND).trunc();
     u64::try_from(ms).ok().map(Duration::from_millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_encode_like_form_urlencoded() {
+        for value in [
+            "btc_usdt", "a b", "x&y=z", "1.5", "*-._~", "é", "", "A-Z_0.9*",
+        ] {
+            let mut p = Params::new(TimestampMillis(0));
+            p.push("k y", value);
+            let want: String = form_urlencoded::Serializer::new(String::new())
+                .append_pair("k y", value)
+                .finish();
+            assert_eq!(p.as_str(), want, "{value}");
+        }
+    }
 }

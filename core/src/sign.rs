@@ -7,12 +7,27 @@ use crate::error::Error;
 
 /// Lowercase hex HMAC-SHA256 of `parts` concatenated, keyed with `secret`.
 pub fn hmac_sha256_hex(secret: &[u8], parts: &[&[u8]]) -> Result<String, Error> {
+    let hex = hmac_sha256_hex_bytes(secret, parts)?;
+    Ok(hex.iter().copied().map(char::from).collect())
+}
+
+/// [`hmac_sha256_hex`] into a stack buffer (the header value is made from these bytes).
+pub(crate) fn hmac_sha256_hex_bytes(secret: &[u8], parts: &[&[u8]]) -> Result<[u8; 64], Error> {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret)
         .map_err(|_| Error::validation("secret", "not usable as an HMAC key"))?;
     for p in parts {
         mac.update(p);
     }
-    Ok(hex::encode(mac.finalize().into_bytes()))
+    let digest = mac.finalize().into_bytes();
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = [0u8; 64];
+    for (pair, byte) in out.chunks_exact_mut(2).zip(digest.iter()) {
+        if let [hi, lo] = pair {
+            *hi = HEX.get(usize::from(byte >> 4)).copied().unwrap_or(b'0');
+            *lo = HEX.get(usize::from(byte & 0x0F)).copied().unwrap_or(b'0');
+        }
+    }
+    Ok(out)
 }
 
 /// The text a spot v3 request signs: the transmitted parameter text, that is the query string,
@@ -29,6 +44,12 @@ pub fn spot_signed_text<'a>(query: &'a str, body: &'a str) -> [&'a str; 3] {
 pub fn sign_spot(secret: &[u8], query: &str, body: &str) -> Result<String, Error> {
     let [a, b, c] = spot_signed_text(query, body);
     hmac_sha256_hex(secret, &[a.as_bytes(), b.as_bytes(), c.as_bytes()])
+}
+
+/// [`sign_spot`] as hex bytes on the stack.
+pub(crate) fn sign_spot_bytes(secret: &[u8], query: &str, body: &str) -> Result<[u8; 64], Error> {
+    let [a, b, c] = spot_signed_text(query, body);
+    hmac_sha256_hex_bytes(secret, &[a.as_bytes(), b.as_bytes(), c.as_bytes()])
 }
 
 /// The text a swap v2 request signs: `timestamp_ms + METHOD + path?query + body`, where the
@@ -63,6 +84,20 @@ pub fn sign_swap(
     )
 }
 
+/// [`sign_swap`] as hex bytes on the stack.
+pub(crate) fn sign_swap_bytes(
+    secret: &[u8],
+    timestamp_ms: &str,
+    method: &str,
+    path_and_query: &str,
+    body: &[u8],
+) -> Result<[u8; 64], Error> {
+    hmac_sha256_hex_bytes(
+        secret,
+        &swap_signed_text(timestamp_ms, method, path_and_query, body),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +110,24 @@ mod tests {
             got,
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
+    }
+
+    #[test]
+    fn stack_hex_matches_the_hex_crate() {
+        for (key, text) in [
+            (&b"k"[..], &b""[..]),
+            (b"Jefe", b"x"),
+            (b"\xff\x00", b"abc"),
+        ] {
+            let mut mac = Hmac::<Sha256>::new_from_slice(key).unwrap();
+            mac.update(text);
+            let want = hex::encode(mac.finalize().into_bytes());
+            assert_eq!(hmac_sha256_hex(key, &[text]).unwrap(), want);
+            assert_eq!(
+                &hmac_sha256_hex_bytes(key, &[text]).unwrap()[..],
+                want.as_bytes()
+            );
+        }
     }
 
     #[test]
