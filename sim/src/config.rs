@@ -143,7 +143,8 @@ impl CurrencySpec {
 /// Limit and risk-control switches.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LimitsConfig {
-    /// Enforce the request-weight limit (10005 and bans).
+    /// Enforce the request-weight limits (spot: 10005 and bans; swap: HTTP 429/403, see
+    /// [`crate::swap::limits`]). Swap weights are counted for the usage headers either way.
     pub weight_enabled: bool,
     /// Spot request weight allowed per IP, key and user per minute (1200).
     pub spot_weight_per_minute: u32,

@@ -1,8 +1,9 @@
 //! Local DigiFinex exchange simulator (issue 4).
 //!
 //! Written independently of `digifinex-core` from the specification, so that it checks the client
-//! instead of agreeing with it. It serves the spot/margin v3 interface under `/v3`, the control
-//! API under `/__sim`, and (later) the swap v2 interface under `/swap/v2`, on loopback.
+//! instead of agreeing with it. It serves the spot/margin v3 interface under `/v3`, the perpetual
+//! swap and copy-trading v2 interface under `/swap/v2`, and the control API under `/__sim`, on
+//! loopback.
 //!
 //! ```no_run
 //! use digifinex_sim::{Sim, SimConfig};
@@ -29,16 +30,23 @@
 //!   `withdrawals`), clock (`now_ms`, `advance_clock`, `set_clock_offset`, `freeze_clock`,
 //!   `unfreeze_clock`), faults (`add_fault` with [`FaultRule`]/[`FaultKind`], `remove_fault`,
 //!   `clear_faults`, `faults`), inspection (`orders`, `order_count`, `open_order_count`,
-//!   `panics`) and `reset_limits`.
+//!   `panics`) and `reset_limits`; swap: `set_mark_price`, `set_index_price`,
+//!   `set_funding_rate`, `next_funding_time`, `advance_to_funding`, `set_swap_trading`,
+//!   `swap_orders` ([`SwapOrderView`]), `swap_order_count`, `swap_open_order_count`,
+//!   `swap_positions` ([`SwapPositionView`]). Swap balances are [`AccountType::Swap`] balances
+//!   (`set_balance`, `credit`), shared with `/swap/v2/account/transfer`.
 //! - The same control operations over HTTP under `/__sim/` (route table in [`control::http`]).
 //! - [`SimConfig`]: `addr` (default `127.0.0.1:0`), `seed`, markets ([`MarketSpec`]),
 //!   currencies ([`CurrencySpec`]), fee rates, book depth, `start_time_ms` (frozen clock),
-//!   [`LimitsConfig`] (and [`SimConfig::without_limits`] for benchmarks and demos).
+//!   [`LimitsConfig`] (and [`SimConfig::without_limits`] for benchmarks and demos), swap
+//!   instruments ([`SwapInstrumentSpec`], defaults in [`config::default_swap_instruments`]) and
+//!   swap fee rates.
 //!
 //! Module map: [`server`] (hyper server, faults, routing), [`control`] (Rust and HTTP control
 //! API), [`spot`] (the spot/margin family: [`spot::auth`], [`spot::market`], [`spot::orders`],
-//! [`spot::engine`], [`spot::account`], [`spot::wallet`], [`spot::risk`]), [`swap`] (hook for
-//! the swap family), and shared pieces: [`accounts`], [`clock`], [`faults`], [`limiter`],
+//! [`spot::engine`], [`spot::account`], [`spot::wallet`], [`spot::risk`]), [`swap`] (the swap
+//! and copy-trading family: [`swap::auth`], [`swap::limits`], [`swap::market`],
+//! [`swap::engine`], [`swap::account`], [`swap::trade`], [`swap::copy`]), and shared pieces: [`accounts`], [`clock`], [`faults`], [`limiter`],
 //! [`json`], [`num`], [`rng`], [`wire`], [`config`].
 //!
 //! Design notes where the spec is silent or contradicts itself are in the module docs of the
@@ -62,10 +70,12 @@ pub mod swap;
 pub mod wire;
 
 pub use accounts::{AccountId, AccountType, Balance, Permissions, WhitelistEntry};
-pub use config::{CurrencySpec, LimitsConfig, MarketSpec, MarketStatus, SimConfig};
+pub use config::{
+    CurrencySpec, LimitsConfig, MarketSpec, MarketStatus, SimConfig, SwapInstrumentSpec, SwapStatus,
+};
 pub use control::{
     ApiKeyPair, BalanceView, Control, ControlError, DemoAccount, KeyOptions, OrderView,
-    WithdrawalView,
+    SwapOrderView, SwapPositionView, WithdrawalView,
 };
 pub use faults::{FaultKind, FaultRule};
 pub use server::{Sim, SimHandle, StartError};

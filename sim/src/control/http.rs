@@ -25,6 +25,13 @@
 //! | GET `/__sim/orders?account=N` | | `orders`, `count`, `open` |
 //! | POST `/__sim/limits/reset` | | `ok` |
 //! | POST `/__sim/demo` | | `account`, `key`, `secret`, `spot_base_url`, `swap_base_url` |
+//! | POST `/__sim/swap/prices` | `instrument_id`, `mark_price` and/or `index_price` (decimal; `null` returns to the default) | `ok` |
+//! | POST `/__sim/swap/funding_rate` | `instrument_id`, `rate` (applied at the next funding time) | `ok` |
+//! | GET `/__sim/swap/funding` | | `next_funding_time`, `now_ms` |
+//! | POST `/__sim/swap/funding/advance` | | `funding_time` (clock moved there, funding settled), `now_ms` |
+//! | POST `/__sim/swap/trading` | `instrument_id`, `is_trading` (bool) | `ok` |
+//! | GET `/__sim/swap/orders?account=N` | | `orders` (`order_id`, `instrument_id`, `type`, `order_type`, `price`, `size`, `filled`, `state`, `margin_mode`, `copy`, `created_ms`), `count`, `open` |
+//! | GET `/__sim/swap/positions?account=N` | | `positions` (`instrument_id`, `side`, `margin_mode`, `size`, `avg_cost`, `margin`, `leverage`) |
 
 use super::{Control, ControlError, KeyOptions};
 use crate::accounts::{AccountType, Permissions, WhitelistEntry};
@@ -372,6 +379,97 @@ fn run(shared: &Arc<Shared>, req: &SimRequest) -> Result<SimResponse, SimRespons
                     .with("spot_base_url", spot_url)
                     .with("swap_base_url", swap_url),
             )
+        }
+        (Method::POST, "/__sim/swap/prices") => {
+            let id = body.str("instrument_id")?;
+            let mut any = false;
+            for (k, index) in [("mark_price", false), ("index_price", true)] {
+                let price = match body.0.get(k) {
+                    None => continue,
+                    Some(Value::Null) => None,
+                    Some(_) => Some(body.dec(k)?),
+                };
+                any = true;
+                if index {
+                    c.set_index_price(&id, price)
+                } else {
+                    c.set_mark_price(&id, price)
+                }
+                .map_err(control_err)?;
+            }
+            if !any {
+                return Err(bad("give mark_price and/or index_price"));
+            }
+            ok()
+        }
+        (Method::POST, "/__sim/swap/funding_rate") => {
+            c.set_funding_rate(&body.str("instrument_id")?, body.dec("rate")?)
+                .map_err(control_err)?;
+            ok()
+        }
+        (Method::GET, "/__sim/swap/funding") => SimResponse::ok(
+            &J::obj()
+                .with("next_funding_time", c.next_funding_time())
+                .with("now_ms", c.now_ms()),
+        ),
+        (Method::POST, "/__sim/swap/funding/advance") => {
+            let t = c.advance_to_funding();
+            SimResponse::ok(&J::obj().with("funding_time", t).with("now_ms", c.now_ms()))
+        }
+        (Method::POST, "/__sim/swap/trading") => {
+            let id = body.str("instrument_id")?;
+            if !c.set_swap_trading(&id, body.bool_or("is_trading", true)?) {
+                return Err(not_found(format!("unknown instrument {id}")));
+            }
+            ok()
+        }
+        (Method::GET, "/__sim/swap/orders") => {
+            let orders = c.swap_orders(query_u64(req, "account")?);
+            let open = orders
+                .iter()
+                .filter(|o| o.state == 0 || o.state == 1)
+                .count();
+            let count = orders.len();
+            let rows: Vec<J> = orders
+                .into_iter()
+                .map(|o| {
+                    J::obj()
+                        .with("order_id", o.order_id)
+                        .with("instrument_id", o.instrument_id)
+                        .with("type", o.kind)
+                        .with("order_type", o.order_type)
+                        .with("price", fmt_dec(o.price))
+                        .with("size", fmt_dec(o.size))
+                        .with("filled", fmt_dec(o.filled))
+                        .with("state", o.state)
+                        .with("margin_mode", o.margin_mode)
+                        .with("copy", o.copy)
+                        .with("created_ms", o.created_ms)
+                })
+                .collect();
+            SimResponse::ok(
+                &J::obj()
+                    .with("orders", rows)
+                    .with("count", count)
+                    .with("open", open),
+            )
+        }
+        (Method::GET, "/__sim/swap/positions") => {
+            let rows: Vec<J> = c
+                .swap_positions(query_u64(req, "account")?)
+                .into_iter()
+                .map(|p| {
+                    J::obj()
+                        .with("instrument_id", p.instrument_id)
+                        .with("side", p.side)
+                        .with("margin_mode", p.margin_mode)
+                        .with("size", fmt_dec(p.size))
+                        .with("avg_cost", fmt_dec(p.avg_cost))
+                        .with("margin", fmt_dec(p.margin))
+                        .with("leverage", fmt_dec(p.leverage))
+                })
+                .collect();
+            SimResponse::ok(&J::obj().with("positions", rows))
         }
         (Method::DELETE, p) if p.starts_with("/__sim/faults/") => {
             let id: u64 = p

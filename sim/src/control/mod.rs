@@ -119,6 +119,52 @@ impl OrderView {
     }
 }
 
+/// A swap order as the control API reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwapOrderView {
+    /// Order id.
+    pub order_id: String,
+    /// Instrument id.
+    pub instrument_id: String,
+    /// 1 open long, 2 open short, 3 close long, 4 close short.
+    pub kind: i64,
+    /// `order_type` code.
+    pub order_type: i64,
+    /// Price (market-style types: the worst price they could reach).
+    pub price: Decimal,
+    /// Size in contracts.
+    pub size: Decimal,
+    /// Filled contracts.
+    pub filled: Decimal,
+    /// State: 0 open, 1 part filled, 2 filled, -1 cancelled.
+    pub state: i64,
+    /// `crossed` or `isolated`.
+    pub margin_mode: &'static str,
+    /// Placed through copy trading.
+    pub copy: bool,
+    /// Creation time (ms).
+    pub created_ms: i64,
+}
+
+/// A swap position as the control API reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwapPositionView {
+    /// Instrument id.
+    pub instrument_id: String,
+    /// `long` or `short`.
+    pub side: &'static str,
+    /// `crossed` or `isolated`.
+    pub margin_mode: &'static str,
+    /// Contracts.
+    pub size: Decimal,
+    /// Average entry price.
+    pub avg_cost: Decimal,
+    /// Margin locked.
+    pub margin: Decimal,
+    /// Leverage.
+    pub leverage: Decimal,
+}
+
 /// A withdrawal as the control API reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WithdrawalView {
@@ -465,6 +511,183 @@ impl Control {
         }
     }
 
+    // ---- swap ----
+
+    fn swap_index(&self, instrument: &str) -> Result<usize, ControlError> {
+        self.shared
+            .state()
+            .swap
+            .index(instrument)
+            .ok_or_else(|| ControlError::Invalid(format!("unknown instrument {instrument}")))
+    }
+
+    /// Runs funding settlements and TP/SL triggers due at the current simulator time.
+    fn swap_tick(&self) {
+        let now = self.now_ms();
+        crate::swap::engine::tick(&mut self.shared.state(), now);
+    }
+
+    /// Sets the mark price of a swap instrument (`None`: follow the book mid again). Copy-trading
+    /// TP/SL plans on the mark price are checked at once.
+    pub fn set_mark_price(
+        &self,
+        instrument: &str,
+        price: Option<Decimal>,
+    ) -> Result<(), ControlError> {
+        let i = self.swap_index(instrument)?;
+        if price.is_some_and(|p| p <= Decimal::ZERO) {
+            return Err(ControlError::Invalid("price must be positive".to_owned()));
+        }
+        if let Some(m) = self.shared.state().swap.marks.get_mut(i) {
+            *m = price;
+        }
+        self.swap_tick();
+        Ok(())
+    }
+
+    /// Sets the index price of a swap instrument (`None`: equal to the mark price again).
+    pub fn set_index_price(
+        &self,
+        instrument: &str,
+        price: Option<Decimal>,
+    ) -> Result<(), ControlError> {
+        let i = self.swap_index(instrument)?;
+        if price.is_some_and(|p| p <= Decimal::ZERO) {
+            return Err(ControlError::Invalid("price must be positive".to_owned()));
+        }
+        if let Some(m) = self.shared.state().swap.indexes.get_mut(i) {
+            *m = price;
+        }
+        self.swap_tick();
+        Ok(())
+    }
+
+    /// Sets the funding rate applied at the instrument's next funding time.
+    pub fn set_funding_rate(&self, instrument: &str, rate: Decimal) -> Result<(), ControlError> {
+        let i = self.swap_index(instrument)?;
+        if rate.abs() >= Decimal::ONE {
+            return Err(ControlError::Invalid(
+                "rate must be within (-1, 1)".to_owned(),
+            ));
+        }
+        if let Some(f) = self.shared.state().swap.funding.get_mut(i) {
+            f.rate = rate;
+        }
+        Ok(())
+    }
+
+    /// Next funding time (ms) of the swap instruments.
+    pub fn next_funding_time(&self) -> i64 {
+        self.swap_tick();
+        let st = self.shared.state();
+        st.swap
+            .funding
+            .iter()
+            .map(|f| f.next_time)
+            .min()
+            .unwrap_or_else(|| self.now_ms())
+    }
+
+    /// Moves the simulator clock to the next funding time and settles funding there; returns
+    /// that time.
+    pub fn advance_to_funding(&self) -> i64 {
+        let next = self.next_funding_time();
+        let now = self.now_ms();
+        if next > now {
+            self.advance_clock(next - now);
+        }
+        self.swap_tick();
+        next
+    }
+
+    /// Opens or suspends trading of a swap instrument (401004 while suspended); `false` for an
+    /// unknown instrument.
+    pub fn set_swap_trading(&self, instrument: &str, trading: bool) -> bool {
+        let mut st = self.shared.state();
+        match st.swap.index(instrument) {
+            Some(i) => st
+                .swap
+                .instruments
+                .get_mut(i)
+                .map(|m| m.is_trading = trading)
+                .is_some(),
+            None => false,
+        }
+    }
+
+    /// Swap orders of an account (copy-trading orders included), oldest first.
+    pub fn swap_orders(&self, account: AccountId) -> Vec<SwapOrderView> {
+        self.swap_tick();
+        let st = self.shared.state();
+        let sw = &st.swap;
+        sw.user_orders
+            .get(&account)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|id| sw.orders.get(id))
+            .map(|o| SwapOrderView {
+                order_id: o.id.clone(),
+                instrument_id: sw
+                    .instruments
+                    .get(o.inst)
+                    .map(|m| m.instrument_id.clone())
+                    .unwrap_or_default(),
+                kind: o.kind,
+                order_type: o.order_type,
+                price: o.price,
+                size: o.size,
+                filled: o.filled,
+                state: o.state,
+                margin_mode: o.margin_mode.text(),
+                copy: o.copy,
+                created_ms: o.insert_ms,
+            })
+            .collect()
+    }
+
+    /// Number of swap orders an account has placed.
+    pub fn swap_order_count(&self, account: AccountId) -> usize {
+        self.shared
+            .state()
+            .swap
+            .user_orders
+            .get(&account)
+            .map_or(0, Vec::len)
+    }
+
+    /// Number of unfinished (state 0 or 1) swap orders of an account.
+    pub fn swap_open_order_count(&self, account: AccountId) -> usize {
+        self.swap_orders(account)
+            .iter()
+            .filter(|o| o.state == 0 || o.state == 1)
+            .count()
+    }
+
+    /// Swap positions of an account.
+    pub fn swap_positions(&self, account: AccountId) -> Vec<SwapPositionView> {
+        self.swap_tick();
+        let st = self.shared.state();
+        let sw = &st.swap;
+        sw.positions
+            .iter()
+            .filter(|((u, _, _), p)| *u == account && p.size > Decimal::ZERO)
+            .map(|((_, i, side), p)| SwapPositionView {
+                instrument_id: sw
+                    .instruments
+                    .get(*i)
+                    .map(|m| m.instrument_id.clone())
+                    .unwrap_or_default(),
+                side: side.text(),
+                margin_mode: p.margin_mode.text(),
+                size: p.size,
+                avg_cost: p.avg_cost,
+                margin: p.margin,
+                leverage: p.leverage,
+            })
+            .collect()
+    }
+
     // ---- faults ----
 
     /// Adds a fault rule; returns its id.
@@ -529,10 +752,11 @@ impl Control {
             .count()
     }
 
-    /// Forgets request-weight counters, weight bans and API trading bans.
+    /// Forgets request-weight counters, weight bans (spot and swap) and API trading bans.
     pub fn reset_limits(&self) {
         let mut st = self.shared.state();
         st.spot_limiter.reset();
+        st.swap.limiter.reset();
         for r in st.spot.risk.values_mut() {
             r.banned_until = 0;
             r.long_ban = false;

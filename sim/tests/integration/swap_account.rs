@@ -1,0 +1,306 @@
+use crate::common::*;
+use crate::swap_trading::{info, place_ok, swap_env, top, BTC};
+use digifinex_sim::{AccountType, SimConfig};
+use rust_decimal::Decimal;
+use serde_json::json;
+
+#[test]
+fn swap_leverage_and_margin_mode_conflicts() {
+    let env = swap_env();
+    let (_, (bid, _)) = top(&env, BTC);
+    let post = |path: &str, body: serde_json::Value| env.swpost(path, &body);
+    // Answers.
+    let r = Env::ok_data(&post(
+        "/account/leverage",
+        json!({"instrument_id": BTC, "leverage": 20}),
+    ));
+    assert_eq!(r["instrument_id"], BTC);
+    assert_eq!(r["margin_mode"], "crossed");
+    assert_eq!(r["side"], "both");
+    assert_eq!(
+        post(
+            "/account/leverage",
+            json!({"instrument_id": BTC, "leverage": 20, "side": "long"})
+        )
+        .code(),
+        400002
+    );
+    assert_eq!(
+        post(
+            "/account/leverage",
+            json!({"instrument_id": BTC, "leverage": 101})
+        )
+        .code(),
+        400002
+    );
+    assert_eq!(
+        post("/account/leverage", json!({"instrument_id": BTC})).code(),
+        400001
+    );
+    // An unfinished order blocks leverage and mode changes.
+    let id = place_ok(
+        &env,
+        json!({"instrument_id": BTC, "type": 1, "order_type": 0, "size": 1, "price": (bid - dec("300")).to_string()}),
+    );
+    assert_eq!(
+        post(
+            "/account/leverage",
+            json!({"instrument_id": BTC, "leverage": 5})
+        )
+        .code(),
+        401001
+    );
+    assert_eq!(
+        post(
+            "/account/position_mode",
+            json!({"instrument_id": BTC, "margin_mode": "isolated"})
+        )
+        .code(),
+        401001
+    );
+    // Same mode is fine.
+    assert_eq!(
+        post(
+            "/account/position_mode",
+            json!({"instrument_id": BTC, "margin_mode": "crossed"})
+        )
+        .code(),
+        0
+    );
+    env.swpost(
+        "/trade/cancel_order",
+        &json!({"instrument_id": BTC, "order_id": id}),
+    );
+    // A position blocks the mode switch (not the leverage).
+    place_ok(
+        &env,
+        json!({"instrument_id": BTC, "type": 2, "order_type": 1, "size": 2}),
+    );
+    assert_eq!(
+        post(
+            "/account/position_mode",
+            json!({"instrument_id": BTC, "margin_mode": "isolated"})
+        )
+        .code(),
+        401016
+    );
+    assert_eq!(
+        post(
+            "/account/leverage",
+            json!({"instrument_id": BTC, "leverage": 5})
+        )
+        .code(),
+        0
+    );
+    let pos = Env::ok_data(&env.swsget("/account/positions", &[("instrument_id", BTC)]));
+    assert_eq!(pos[0]["leverage"], "5");
+    assert_eq!(pos[0]["side"], "short");
+    // position_margin: crossed refuses.
+    assert_eq!(
+        post(
+            "/account/position_margin",
+            json!({"instrument_id": BTC, "side": "short", "type": 1, "amount": "10"})
+        )
+        .code(),
+        401015
+    );
+    // Another instrument in isolated mode.
+    let eth = "ETHUSDTPERP";
+    let r = Env::ok_data(&post(
+        "/account/position_mode",
+        json!({"instrument_id": eth, "margin_mode": "isolated"}),
+    ));
+    assert_eq!(r, json!({"instrument_id": eth, "margin_mode": "isolated"}));
+    let r = Env::ok_data(&post(
+        "/account/leverage",
+        json!({"instrument_id": eth, "leverage": 4, "side": "long", "margin_mode": "isolated"}),
+    ));
+    assert_eq!(r["side"], "long");
+    assert_eq!(
+        post(
+            "/account/leverage",
+            json!({"instrument_id": eth, "leverage": 4, "margin_mode": "crossed"})
+        )
+        .code(),
+        400002
+    );
+    assert_eq!(
+        post(
+            "/account/position_margin",
+            json!({"instrument_id": eth, "side": "long", "type": 1, "amount": "10"})
+        )
+        .code(),
+        401017
+    );
+    place_ok(
+        &env,
+        json!({"instrument_id": eth, "type": 1, "order_type": 13, "size": 10}),
+    );
+    let before = Env::ok_data(&env.swsget("/account/positions", &[("instrument_id", eth)]));
+    assert_eq!(before[0]["margin_mode"], "isolated");
+    assert_eq!(before[0]["leverage"], "4");
+    let posi = num(&before[0]["posi_balance"]);
+    assert!(posi > Decimal::ZERO);
+    let r = Env::ok_data(&post(
+        "/account/position_margin",
+        json!({"instrument_id": eth, "side": "long", "type": 1, "amount": "25"}),
+    ));
+    assert_eq!(
+        r,
+        json!({"instrument_id": eth, "side": "long", "type": 1, "amount": "25"})
+    );
+    let after = Env::ok_data(&env.swsget("/account/positions", &[("instrument_id", eth)]));
+    assert_eq!(num(&after[0]["posi_balance"]), posi + dec("25"));
+    assert_eq!(
+        post(
+            "/account/position_margin",
+            json!({"instrument_id": eth, "side": "long", "type": 2, "amount": "26"})
+        )
+        .code(),
+        401003
+    );
+    assert_eq!(
+        post(
+            "/account/position_margin",
+            json!({"instrument_id": eth, "side": "long", "type": 2, "amount": "25"})
+        )
+        .code(),
+        0
+    );
+    assert_eq!(
+        post(
+            "/account/position_margin",
+            json!({"instrument_id": eth, "side": "long", "type": 1, "amount": "999999"})
+        )
+        .code(),
+        401003
+    );
+    let bal = Env::ok_data(&env.swsget("/account/balance", &[]));
+    assert!(num(&bal[0]["isolate_balance"]) > Decimal::ZERO);
+    assert!(num(&bal[0]["cross_margin"]) > Decimal::ZERO);
+    let views = env.ctl.swap_positions(env.account);
+    assert_eq!(views.len(), 2);
+    assert_eq!(env.ctl.panics(), 0);
+}
+
+#[test]
+fn swap_transfer_with_spot_and_records() {
+    let env = Env::new();
+    env.fund(AccountType::Spot, "USDT", "1000");
+    let t = |ty: i64, amount: &str| {
+        env.swpost(
+            "/account/transfer",
+            &json!({"type": ty, "currency": "USDT", "transfer_amount": amount}),
+        )
+    };
+    let r = Env::ok_data(&t(1, "600"));
+    assert_eq!(
+        r,
+        json!({"type": 1, "currency": "USDT", "transfer_amount": "600"})
+    );
+    assert_eq!(env.free(AccountType::Spot, "USDT"), dec("400"));
+    assert_eq!(env.free(AccountType::Swap, "USDT"), dec("600"));
+    assert_eq!(t(2, "150").code(), 0);
+    assert_eq!(env.free(AccountType::Swap, "USDT"), dec("450"));
+    assert_eq!(env.free(AccountType::Spot, "USDT"), dec("550"));
+    assert_eq!(t(2, "451").code(), 401003);
+    assert_eq!(t(1, "551").code(), 401003);
+    assert_eq!(t(3, "1").code(), 400002);
+    assert_eq!(t(1, "-1").code(), 400002);
+    assert_eq!(
+        env.swpost(
+            "/account/transfer",
+            &json!({"type": 1, "currency": "NOPE", "transfer_amount": "1"})
+        )
+        .code(),
+        401018
+    );
+    let rec = Env::ok_data(&env.swsget("/account/transfer_record", &[("currency", "USDT")]));
+    let rec = rec.as_array().unwrap();
+    assert_eq!(rec.len(), 2);
+    assert_eq!(rec[0]["type"], 2);
+    assert_eq!(rec[0]["amount"], "150");
+    assert_eq!(rec[1]["type"], 1);
+    assert!(
+        rec[0]["transfer_id"].is_i64()
+            && rec[0]["timestamp"].is_i64()
+            && rec[0]["currency"] == "USDT"
+    );
+    let bills = Env::ok_data(&env.swsget("/account/finance_record", &[]));
+    let types: Vec<i64> = bills
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["finance_type"].as_i64().unwrap())
+        .collect();
+    assert_eq!(types, [2, 1]);
+    assert_eq!(bills[0]["change"], "-150");
+    assert_eq!(
+        Env::ok_data(&env.swsget("/account/transfer_record", &[("limit", "1")]))
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        env.swsget("/account/transfer_record", &[("limit", "0")])
+            .code(),
+        400002
+    );
+    assert_eq!(
+        env.swsget(
+            "/account/transfer_record",
+            &[("start_timestamp", "5"), ("end_timestamp", "4")]
+        )
+        .code(),
+        400002
+    );
+}
+
+#[test]
+fn swap_funding_fee_after_clock_advance() {
+    let config = SimConfig {
+        start_time_ms: Some(1_800_000_000_000 + 3_600_000),
+        ..SimConfig::default()
+    };
+    let env = Env::with_config(config);
+    env.fund(AccountType::Swap, "USDT", "100000");
+    let id = place_ok(
+        &env,
+        json!({"instrument_id": BTC, "type": 1, "order_type": 13, "size": 100}),
+    );
+    assert_eq!(info(&env, &id)["state"], 2);
+    env.ctl.set_mark_price(BTC, Some(dec("30000"))).unwrap();
+    env.ctl.set_funding_rate(BTC, dec("0.001")).unwrap();
+    let f = Env::ok_data(&env.swget("/public/funding_rate", &[("instrument_id", BTC)]));
+    assert_eq!(f["funding_rate"], "0.001");
+    let next = f["funding_time"].as_i64().unwrap();
+    let free_before = env.free(AccountType::Swap, "USDT");
+    // Over HTTP: advance to the funding time.
+    let r = env.control("POST", "/__sim/swap/funding/advance", "");
+    assert_eq!(r.json()["funding_time"].as_i64().unwrap(), next);
+    assert_eq!(env.ctl.now_ms(), next);
+    // 100 contracts * 0.001 BTC * 30000 * 0.001 = 3 USDT paid by the long.
+    let fees = Env::ok_data(&env.swsget("/account/funding_fee", &[("instrument_id", BTC)]));
+    assert_eq!(fees.as_array().unwrap().len(), 1);
+    assert_eq!(fees[0]["amount"], "-3");
+    assert_eq!(fees[0]["currency"], "USDT");
+    assert_eq!(fees[0]["timestamp"].as_i64().unwrap(), next);
+    assert_eq!(env.free(AccountType::Swap, "USDT"), free_before - dec("3"));
+    let bills = Env::ok_data(&env.swsget("/account/finance_record", &[("finance_type", "15")]));
+    assert_eq!(bills[0]["change"], "-3");
+    let h = Env::ok_data(&env.swget(
+        "/public/funding_rate_history",
+        &[("instrument_id", BTC), ("limit", "1")],
+    ));
+    assert_eq!(
+        h["funding_rates"][0],
+        json!({"rate": "0.001", "time": next})
+    );
+    let f = Env::ok_data(&env.swget("/public/funding_rate", &[("instrument_id", BTC)]));
+    assert_eq!(f["funding_time"].as_i64().unwrap(), next + 8 * 3_600_000);
+    // Advancing the clock by a day settles three more times.
+    env.ctl.advance_clock(24 * 3_600_000);
+    let fees = Env::ok_data(&env.swsget("/account/funding_fee", &[]));
+    assert_eq!(fees.as_array().unwrap().len(), 4);
+}
