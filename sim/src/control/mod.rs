@@ -535,8 +535,10 @@ impl Control {
         price: Option<Decimal>,
     ) -> Result<(), ControlError> {
         let i = self.swap_index(instrument)?;
-        if price.is_some_and(|p| p <= Decimal::ZERO) {
-            return Err(ControlError::Invalid("price must be positive".to_owned()));
+        if price.is_some_and(|p| p <= Decimal::ZERO || p > Decimal::from(1_000_000_000_000i64)) {
+            return Err(ControlError::Invalid(
+                "price must be positive and at most 1e12".to_owned(),
+            ));
         }
         if let Some(m) = self.shared.state().swap.marks.get_mut(i) {
             *m = price;
@@ -552,8 +554,10 @@ impl Control {
         price: Option<Decimal>,
     ) -> Result<(), ControlError> {
         let i = self.swap_index(instrument)?;
-        if price.is_some_and(|p| p <= Decimal::ZERO) {
-            return Err(ControlError::Invalid("price must be positive".to_owned()));
+        if price.is_some_and(|p| p <= Decimal::ZERO || p > Decimal::from(1_000_000_000_000i64)) {
+            return Err(ControlError::Invalid(
+                "price must be positive and at most 1e12".to_owned(),
+            ));
         }
         if let Some(m) = self.shared.state().swap.indexes.get_mut(i) {
             *m = price;

@@ -262,8 +262,12 @@ pub fn position_json(c: &Ctx<'_>, i: usize, side: PosSide, p: &SwapPosition) -> 
     } else {
         let mmr = m.maint_margin_ratio;
         match side {
-            PosSide::Long => (p.avg_cost * value - p.margin) / (value * (Decimal::ONE - mmr)),
-            PosSide::Short => (p.avg_cost * value + p.margin) / (value * (Decimal::ONE + mmr)),
+            PosSide::Long => (p.avg_cost * value - p.margin)
+                .checked_div(value * (Decimal::ONE - mmr))
+                .unwrap_or_default(),
+            PosSide::Short => (p.avg_cost * value + p.margin)
+                .checked_div(value * (Decimal::ONE + mmr))
+                .unwrap_or_default(),
         }
         .max(Decimal::ZERO)
     };

@@ -644,9 +644,13 @@ fn current_json(c: &Ctx<'_>, r: &Current) -> J {
     let liq = if value.is_zero() {
         Decimal::ZERO
     } else if r.cp.direction == 1 {
-        (r.open_price * value - r.use_margin) / (value * (Decimal::ONE - mmr))
+        (r.open_price * value - r.use_margin)
+            .checked_div(value * (Decimal::ONE - mmr))
+            .unwrap_or_default()
     } else {
-        (r.open_price * value + r.use_margin) / (value * (Decimal::ONE + mmr))
+        (r.open_price * value + r.use_margin)
+            .checked_div(value * (Decimal::ONE + mmr))
+            .unwrap_or_default()
     }
     .max(Decimal::ZERO);
     let rate = if r.use_margin.is_zero() {

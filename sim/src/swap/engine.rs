@@ -1228,7 +1228,10 @@ pub fn tick(st: &mut State, now: i64) {
             if guard > 3 * 365 * 3 {
                 // The clock jumped years ahead: skip to the latest period without settling.
                 if let Some(f) = st.swap.funding.get_mut(i) {
-                    f.next_time = (now.div_euclid(FUNDING_PERIOD_MS) + 1) * FUNDING_PERIOD_MS;
+                    f.next_time = now
+                        .div_euclid(FUNDING_PERIOD_MS)
+                        .saturating_add(1)
+                        .saturating_mul(FUNDING_PERIOD_MS);
                 }
                 break;
             }
@@ -1250,7 +1253,10 @@ fn settle_funding(st: &mut State, i: usize) {
     let (time, rate) = (f.next_time, f.rate);
     f.history.push((time, rate));
     f.rate = f.next_rate;
-    f.next_time = time + FUNDING_PERIOD_MS;
+    f.next_time = time.saturating_add(FUNDING_PERIOD_MS);
+    if f.next_time == time {
+        return;
+    }
     let n = f.next_time.div_euclid(FUNDING_PERIOD_MS);
     f.next_rate = synthetic_rate(swap.seed, spec, i, n + 1);
     let cv = spec.contract_value;

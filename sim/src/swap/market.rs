@@ -282,10 +282,10 @@ pub fn candles(c: &mut Ctx<'_>, history: bool) -> R {
     })?;
     let limit = c.p.limit()?;
     let (start, end) = if history { c.p.window()? } else { (None, None) };
-    let end = end.unwrap_or(c.now_ms).min(c.now_ms);
+    let end = end.unwrap_or(c.now_ms).clamp(0, c.now_ms.max(0));
     let mut t = end.div_euclid(len) * len;
     let mut list = Vec::new();
-    while list.len() < limit && start.is_none_or(|s| t >= s) {
+    while list.len() < limit && t >= 0 && start.is_none_or(|s| t >= s) {
         list.push(candle(c, i, t, len));
         t -= len;
     }

@@ -237,3 +237,112 @@ fn swap_control_http_routes() {
         dec("10000")
     );
 }
+
+#[test]
+fn swap_garbage_inputs_never_panic() {
+    let mut config = SimConfig::default().without_limits();
+    config.start_time_ms = Some(1_800_000_000_000);
+    let env = Env::with_config(config);
+    env.fund(AccountType::Swap, "USDT", "100000");
+    let weights = Env::ok_data(&env.swget("/public/api_weight", &[]));
+    let odd = [
+        "",
+        "-1",
+        "0",
+        "1",
+        "2",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "1e300",
+        "abc",
+        "0.5",
+        "BTCUSDTPERP",
+        "long",
+        "crossed",
+        "true",
+        "[]",
+        "{}",
+        "null",
+        "99999999999999999999999999999",
+    ];
+    let keys = [
+        "instrument_id",
+        "type",
+        "order_type",
+        "size",
+        "price",
+        "limit",
+        "granularity",
+        "start_timestamp",
+        "end_timestamp",
+        "currency",
+        "transfer_amount",
+        "margin_mode",
+        "side",
+        "amount",
+        "leverage",
+        "order_id",
+        "order_status",
+        "finance_type",
+        "page",
+        "post_only",
+        "limit_price",
+        "order_num",
+        "open_order_id",
+        "order_i",
+        "stop_earn_trigger_price",
+        "stop_loss_trigger_price",
+        "profit_trigger_price",
+        "stop_trigger_price",
+        "stop_profit",
+        "stop_loss",
+    ];
+    for route in weights.as_array().unwrap() {
+        let path = route["path"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("/swap/v2");
+        let post = path.starts_with("/follow/")
+            || [
+                "/account/transfer",
+                "/account/position_mode",
+                "/account/position_margin",
+                "/account/leverage",
+            ]
+            .contains(&path)
+            || (path.starts_with("/trade/")
+                && ![
+                    "/trade/open_orders",
+                    "/trade/order_info",
+                    "/trade/history_orders",
+                    "/trade/history_trades",
+                ]
+                .contains(&path));
+        for (n, v) in odd.iter().enumerate() {
+            let mut pairs: Vec<(&str, &str)> = keys.iter().map(|k| (*k, *v)).collect();
+            pairs[0] = ("instrument_id", if n % 2 == 0 { "BTCUSDTPERP" } else { v });
+            pairs[6] = ("granularity", "1m");
+            let r = if post {
+                let mut obj = serde_json::Map::new();
+                for (k, val) in &pairs {
+                    let jv = serde_json::from_str::<serde_json::Value>(val)
+                        .unwrap_or(serde_json::Value::String((*val).to_owned()));
+                    obj.insert((*k).to_owned(), jv);
+                }
+                let body = serde_json::Value::Object(obj);
+                let r = env.swpost(path, &body);
+                env.swpost(path, &json!([body.clone(), body]));
+                r
+            } else if path.starts_with("/public/") {
+                env.swget(path, &pairs)
+            } else {
+                env.swsget(path, &pairs)
+            };
+            assert_ne!(r.status, 500, "{path} {v}: {}", r.text());
+            assert!(r.json()["code"].is_i64());
+        }
+    }
+    env.ctl.advance_clock(40 * 86_400_000);
+    assert_eq!(env.swget("/public/time", &[]).status, 200);
+    assert_eq!(env.ctl.panics(), 0);
+}
