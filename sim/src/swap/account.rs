@@ -257,20 +257,7 @@ pub fn position_json(c: &Ctx<'_>, i: usize, side: PosSide, p: &SwapPosition) -> 
     let mark = sw.mark(i);
     let upnl = sw.upnl(i, side, p);
     let value = p.size * m.contract_value;
-    let liq = if value.is_zero() {
-        Decimal::ZERO
-    } else {
-        let mmr = m.maint_margin_ratio;
-        match side {
-            PosSide::Long => (p.avg_cost * value - p.margin)
-                .checked_div(value * (Decimal::ONE - mmr))
-                .unwrap_or_default(),
-            PosSide::Short => (p.avg_cost * value + p.margin)
-                .checked_div(value * (Decimal::ONE + mmr))
-                .unwrap_or_default(),
-        }
-        .max(Decimal::ZERO)
-    };
+    let liq = super::engine::liquidation_price(m, side, p);
     let rate = if p.margin.is_zero() {
         Decimal::ZERO
     } else {
@@ -296,7 +283,7 @@ pub fn position_json(c: &Ctx<'_>, i: usize, side: PosSide, p: &SwapPosition) -> 
         .with("last", s(sw.last_price(i)))
         .with("mark_price", s(mark))
         .with("leverage", s(p.leverage))
-        .with("liquidation_price", s(round_dp(liq, m.price_precision)))
+        .with("liquidation_price", s(liq))
         .with("maint_margin_ratio", s(m.maint_margin_ratio))
         .with("margin", r8(p.margin))
         .with("position", s(p.size))

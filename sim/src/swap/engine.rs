@@ -864,6 +864,24 @@ impl SwapState {
     }
 }
 
+/// Reported liquidation price of a position (0 when it cannot be computed); see the module docs.
+pub fn liquidation_price(spec: &SwapInstrumentSpec, side: PosSide, p: &SwapPosition) -> Decimal {
+    let value = p.size * spec.contract_value;
+    if value.is_zero() {
+        return Decimal::ZERO;
+    }
+    let mmr = spec.maint_margin_ratio;
+    let liq = match side {
+        PosSide::Long => (p.avg_cost * value - p.margin)
+            .checked_div(value * (Decimal::ONE - mmr))
+            .unwrap_or_default(),
+        PosSide::Short => (p.avg_cost * value + p.margin)
+            .checked_div(value * (Decimal::ONE + mmr))
+            .unwrap_or_default(),
+    };
+    round_dp(liq.max(Decimal::ZERO), spec.price_precision)
+}
+
 fn account_mut(accounts: &mut BTreeMap<AccountId, Account>, id: AccountId) -> &mut Account {
     accounts.entry(id).or_insert_with(|| Account::new(id))
 }

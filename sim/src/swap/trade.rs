@@ -7,7 +7,8 @@
 //! minimum size (401006), price (priced types: required, 401007 for precision or tick, 401010
 //! above `max_buy_price` for buys, 401011 below `min_sell_price` for sells; market-style types
 //! ignore a price and need an opposite side, 401009), closing more than the closable position
-//! (401012), the open-value cap of `open_max_limits` for the position's leverage (401002), and
+//! (401012), a priced close order beyond the position's liquidation price (401013: a close-long
+//! sell below it, a close-short buy above it), the open-value cap of `open_max_limits` for the position's leverage (401002), and
 //! the balance for margin plus taker fee (401003).
 //!
 //! DESIGN:
@@ -163,6 +164,18 @@ pub fn validate(c: &Ctx<'_>, n: &NewOrder, reserved: &mut Reserved) -> Result<Pr
         let earlier = reserved.close.get(&key).copied().unwrap_or_default();
         if n.size > held - pending - earlier {
             return Err(err(401012));
+        }
+        if ok.levels.is_none() {
+            if let Some(p) = sw.positions.get(&(c.user, n.inst, pos_side)) {
+                let liq = engine::liquidation_price(m, pos_side, p);
+                let beyond = match pos_side {
+                    PosSide::Long => price < liq,
+                    PosSide::Short => price > liq,
+                };
+                if liq > Decimal::ZERO && beyond {
+                    return Err(err(401013));
+                }
+            }
         }
         *reserved.close.entry(key).or_default() += n.size;
         (Decimal::ZERO, Decimal::ZERO)

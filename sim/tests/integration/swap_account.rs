@@ -304,3 +304,33 @@ fn swap_funding_fee_after_clock_advance() {
     let fees = Env::ok_data(&env.swsget("/account/funding_fee", &[]));
     assert_eq!(fees.as_array().unwrap().len(), 4);
 }
+
+#[test]
+fn swap_close_beyond_liquidation_price_refused() {
+    let env = swap_env();
+    assert_eq!(
+        env.swpost(
+            "/account/leverage",
+            &json!({"instrument_id": BTC, "leverage": 100})
+        )
+        .code(),
+        0
+    );
+    place_ok(
+        &env,
+        json!({"instrument_id": BTC, "type": 1, "order_type": 1, "size": 10}),
+    );
+    let pos = Env::ok_data(&env.swsget("/account/positions", &[("instrument_id", BTC)]));
+    let liq = num(&pos[0]["liquidation_price"]);
+    let avg = num(&pos[0]["avg_cost"]);
+    assert!(liq > avg * dec("0.98") && liq < avg, "{liq} {avg}");
+    let below = (liq - dec("100")).round();
+    let r = env.swpost("/trade/order_place", &json!({"instrument_id": BTC, "type": 3, "order_type": 0, "size": 10, "price": below.to_string()}));
+    assert_eq!(r.code(), 401013);
+    let above = (avg + dec("200")).round();
+    let r = env.swpost("/trade/order_place", &json!({"instrument_id": BTC, "type": 3, "order_type": 0, "size": 10, "price": above.to_string()}));
+    assert_eq!(r.code(), 0, "{}", r.text());
+    let pos = Env::ok_data(&env.swsget("/account/positions", &[("instrument_id", BTC)]));
+    assert_eq!(pos[0]["open_outstanding"], "10");
+    assert_eq!(pos[0]["avail_position"], "0");
+}
