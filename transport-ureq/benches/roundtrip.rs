@@ -64,6 +64,12 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let req = OrderBookRequest::new("btc_usdt").limit(5);
+    let byo = Client::builder()
+        .spot_base_url(format!("{base}/v3"))
+        .allow_http(true)
+        .agent(ureq::Agent::new_with_defaults())
+        .build()
+        .unwrap();
 
     let mut g = c.benchmark_group("public_get_roundtrip");
     g.bench_function("raw_ureq", |b| {
@@ -73,6 +79,9 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.bench_function("digifinex_ureq", |b| b.iter(|| client.send(&req).unwrap()));
+    g.bench_function("digifinex_ureq_default_agent", |b| {
+        b.iter(|| byo.send(&req).unwrap())
+    });
     g.finish();
 }
 

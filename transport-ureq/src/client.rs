@@ -155,11 +155,11 @@ impl Client {
         }
     }
 
-    /// Sends one request and reads the whole answer.
-    fn exchange(
+    /// Applies the request-level settings (a caller's agent only) and sends.
+    fn run<S: ureq::AsSendBody>(
         &self,
-        request: http::Request<Vec<u8>>,
-    ) -> Result<http::Response<Vec<u8>>, (TransportErrorKind, String)> {
+        request: http::Request<S>,
+    ) -> Result<http::Response<ureq::Body>, ureq::Error> {
         let request = match &self.per_request {
             None => request,
             Some(p) => {
@@ -171,7 +171,7 @@ impl Client {
                     b = b.timeout_connect(p.connect);
                 }
                 if p.read.is_some() {
-                    b = b.timeout_recv_response(p.read).timeout_recv_body(p.read);
+                    b = b.timeout_per_read(p.read);
                 }
                 if p.total.is_some() {
                     b = b.timeout_global(p.total);
@@ -179,7 +179,22 @@ impl Client {
                 b.build()
             }
         };
-        let response = self.agent.run(request).map_err(|e| classify(&e))?;
+        self.agent.run(request)
+    }
+
+    /// Sends one request and reads the whole answer.
+    fn exchange(
+        &self,
+        request: http::Request<Vec<u8>>,
+    ) -> Result<http::Response<Vec<u8>>, (TransportErrorKind, String)> {
+        let (parts, body) = request.into_parts();
+        // An empty body travels as "no body" (a GET): ureq then keeps the request plain.
+        let response = if body.is_empty() {
+            self.run(http::Request::from_parts(parts, ()))
+        } else {
+            self.run(http::Request::from_parts(parts, body))
+        }
+        .map_err(|e| classify(&e))?;
         let (parts, mut body) = response.into_parts();
         let bytes = body
             .with_config()
@@ -356,7 +371,7 @@ impl ClientBuilder {
         self.connect = Some(timeout);
         self
     }
-    /// Limit for waiting for the response head, and again for the body (default 10 s).
+    /// Limit for each read from the connection while waiting for the answer (default 10 s).
     pub fn read_timeout(mut self, timeout: Duration) -> Self {
         self.read = Some(timeout);
         self
@@ -436,12 +451,9 @@ impl ClientBuilder {
                 let read = Some(self.read.unwrap_or(DEFAULT_READ));
                 let config = ureq::Agent::config_builder()
                     .http_status_as_error(false)
-                    .max_redirects(0)
-                    .max_redirects_will_error(false)
                     .user_agent(concat!("digifinex-rs/", env!("CARGO_PKG_VERSION")))
                     .timeout_connect(Some(self.connect.unwrap_or(DEFAULT_CONNECT)))
-                    .timeout_recv_response(read)
-                    .timeout_recv_body(read)
+                    .timeout_per_read(read)
                     .timeout_global(Some(self.total.unwrap_or(DEFAULT_TOTAL)))
                     .tls_config(tls_config())
                     .build();
