@@ -226,7 +226,11 @@ impl<R: IdListing> Pager for IdPager<R> {
                 HistoryDirection::Next => a.min(b),
             });
         match next {
-            Some(id) if !kept.is_empty() && raw >= self.size as usize => self.last = Some(id),
+            Some(id)
+                if !kept.is_empty() && raw >= usize::try_from(self.size).unwrap_or(usize::MAX) =>
+            {
+                self.last = Some(id)
+            }
             _ => self.done = true,
         }
         kept
@@ -501,7 +505,7 @@ impl<R: WindowListing> Pager for WindowPager<R> {
 
     fn on_page(&mut self, output: R::Output) -> Vec<R::Item> {
         let items = R::into_items(output);
-        let full = items.len() >= self.limit as usize;
+        let full = items.len() >= usize::try_from(self.limit).unwrap_or(usize::MAX);
         let min_time = items.iter().filter_map(R::item_time).min();
         let items_span_one_unit =
             min_time.is_some() && min_time == items.iter().filter_map(R::item_time).max();
@@ -629,8 +633,8 @@ mod tests {
             .filter(|(t, _)| *t >= s && *t <= e)
             .map(|(t, id)| (*t, (*id).to_owned()))
             .collect();
-        v.sort_by(|a, b| b.0.cmp(&a.0));
-        v.truncate(l as usize);
+        v.sort_by_key(|x| std::cmp::Reverse(x.0));
+        v.truncate(usize::try_from(l).unwrap());
         v
     }
 

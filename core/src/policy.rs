@@ -119,10 +119,12 @@ fn splitmix64(mut x: u64) -> u64 {
 }
 
 /// Turns a failure of a *state-changing* request into [`Error::OutcomeUnknown`] when the request
-/// may have been applied: a transport failure after the bytes may have been sent, an HTTP 5xx or
-/// other non-envelope status, or an unreadable success answer. Definite answers (an exchange
-/// error code, a 429 or 403, a validation error, a connect failure) are returned unchanged, as
-/// is every failure of an idempotent request.
+/// may have been applied: a transport failure after the bytes may have been sent, any HTTP 5xx
+/// (with or without an exchange envelope), an exchange *server* error code (spot 50000, swap
+/// 500001/500002: the server failed while handling it), or an unreadable success answer.
+/// Definite answers (a business error code such as insufficient balance, a 429 or 403, a
+/// validation error, a connect failure) are returned unchanged, as is every failure of an
+/// idempotent request.
 pub fn settle(meta: &Meta, request: &http::Request<Vec<u8>>, error: Error) -> Error {
     if meta.idempotent {
         return error;
@@ -131,6 +133,7 @@ pub fn settle(meta: &Meta, request: &http::Request<Vec<u8>>, error: Error) -> Er
         Error::Transport { kind, .. } => kind.may_have_been_sent(),
         Error::HttpStatus { status, .. } => *status >= 500 || *status == 408,
         Error::Decode { status, .. } => (200..300).contains(status),
+        Error::Api(a) => a.status >= 500 || a.code.kind() == ErrorKind::Server,
         _ => false,
     };
     if !unknown {
@@ -278,6 +281,33 @@ mod tests {
             snippet: String::new(),
         };
         assert_eq!(settle(&WRITE, &req, five).kind(), ErrorKind::OutcomeUnknown);
+        // An exchange envelope on a 5xx, or a server error code on a 200, is no better.
+        let api = |code: i64, status: u16| {
+            Error::Api(crate::error::ApiError {
+                family: Family::Spot,
+                code: crate::error::ApiCode::from_family(Family::Spot, code),
+                message: None,
+                status,
+                retry_after: None,
+            })
+        };
+        assert_eq!(
+            settle(&WRITE, &req, api(50000, 503)).kind(),
+            ErrorKind::OutcomeUnknown
+        );
+        assert_eq!(
+            settle(&WRITE, &req, api(50000, 200)).kind(),
+            ErrorKind::OutcomeUnknown
+        );
+        // A business rejection is definite, whatever the status.
+        assert_eq!(
+            settle(&WRITE, &req, api(20011, 200)).kind(),
+            ErrorKind::InsufficientFunds
+        );
+        assert_eq!(
+            settle(&READ, &req, api(50000, 503)).kind(),
+            ErrorKind::Server
+        );
         let connect = Error::Transport {
             kind: TransportErrorKind::Connect,
             message: "refused".into(),

@@ -132,8 +132,10 @@ impl Client {
         Items::new(self, pager)
     }
 
-    /// The one driving loop, for every [`Drive`] state machine of the core.
-    fn drive<D: Drive>(&self, mut call: D) -> Result<Response<D::Output>, Error> {
+    /// The one driving loop, for every [`Drive`] state machine of the core: [`Client::send`]
+    /// and [`Client::sync_time`] use it, and so can callers holding a type-erased call (for
+    /// example a catalog entry's `call`, as the `digifinex` CLI does).
+    pub fn drive<D: Drive>(&self, mut call: D) -> Result<Response<D::Output>, Error> {
         loop {
             match call.next() {
                 Action::Send(request) => match self.exchange(request) {
