@@ -23,7 +23,22 @@ pub(crate) fn decode_with_code<T: DeserializeOwned>(
     // not check every borrowed token (each exact number is one) again; any other body keeps the
     // byte reader and its errors.
     let result = match std::str::from_utf8(body) {
-        Ok(text) => decode(serde_json::Deserializer::from_str(text), &code),
+        Ok(text) => {
+            // Fast path first (see [`fast`]); anything it leaves is decoded again by serde_json.
+            let mut reader = fast::Reader::new(text);
+            let fast = T::deserialize(Top {
+                de: &mut reader,
+                code: &code,
+            })
+            .and_then(|v| reader.end().map(|()| v));
+            match fast {
+                Ok(v) => Ok(v),
+                Err(fast::Bail) => {
+                    code.set(None);
+                    decode(serde_json::Deserializer::from_str(text), &code)
+                }
+            }
+        }
         Err(_) => decode(serde_json::Deserializer::from_slice(body), &code),
     };
     (result, code.get())
@@ -424,6 +439,655 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CodeVisitor<'_, V> {
     }
 }
 
+/// A strict JSON reader for the success path: one pass over the body, strings borrowed, and the
+/// exact text of a number handed to [`serde_json::value::RawValue`] readers (the tolerant helpers
+/// and positional arrays) without a second scan by serde_json.
+///
+/// DESIGN: it accepts a subset of what serde_json accepts and, on that subset, makes the same
+/// visitor calls; anything else (escaped strings, fractional numbers or integers beyond 64 bits
+/// read through `deserialize_any`, unusual nesting, any error at all) is [`Bail`], and the caller
+/// decodes the body again with serde_json, so results and error messages are serde_json's.
+mod fast {
+    use std::fmt;
+
+    use serde::de::{self, DeserializeSeed, Visitor};
+
+    /// serde_json's private name for `RawValue` (its `Deserialize` asks for a newtype struct of
+    /// this name and reads the text from a one-entry map). Were it ever to change, `RawValue`
+    /// readers would fail here and the caller would fall back to serde_json.
+    const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+    /// Nesting deeper than this is left to serde_json (whose limit is 128).
+    const MAX_DEPTH: u32 = 100;
+
+    /// "Not on the fast path": decode again with serde_json.
+    #[derive(Debug)]
+    pub(crate) struct Bail;
+
+    impl fmt::Display for Bail {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("left to serde_json")
+        }
+    }
+
+    impl std::error::Error for Bail {}
+
+    impl de::Error for Bail {
+        fn custom<T: fmt::Display>(_: T) -> Self {
+            Bail
+        }
+    }
+
+    pub(crate) struct Reader<'de> {
+        text: &'de str,
+        pos: usize,
+        depth: u32,
+    }
+
+    impl<'de> Reader<'de> {
+        pub(crate) fn new(text: &'de str) -> Self {
+            Reader {
+                text,
+                pos: 0,
+                depth: 0,
+            }
+        }
+
+        /// Only whitespace may follow the value.
+        pub(crate) fn end(&mut self) -> Result<(), Bail> {
+            match self.skip_ws() {
+                None => Ok(()),
+                Some(_) => Err(Bail),
+            }
+        }
+
+        fn skip_ws(&mut self) -> Option<u8> {
+            let bytes = self.text.as_bytes();
+            loop {
+                match bytes.get(self.pos) {
+                    Some(b' ' | b'\n' | b'\t' | b'\r') => self.pos += 1,
+                    other => return other.copied(),
+                }
+            }
+        }
+
+        fn literal(&mut self, word: &[u8]) -> Result<(), Bail> {
+            let end = self.pos + word.len();
+            if self.text.as_bytes().get(self.pos..end) == Some(word) {
+                self.pos = end;
+                Ok(())
+            } else {
+                Err(Bail)
+            }
+        }
+
+        /// The string at `pos` (which holds `"`), without escapes or control characters.
+        fn string(&mut self) -> Result<&'de str, Bail> {
+            let bytes = self.text.as_bytes();
+            let start = self.pos + 1;
+            let mut i = start;
+            loop {
+                match bytes.get(i) {
+                    Some(b'"') => break,
+                    Some(&b) if b == b'\\' || b < 0x20 => return Err(Bail),
+                    Some(_) => i += 1,
+                    None => return Err(Bail),
+                }
+            }
+            let s = self.text.get(start..i).ok_or(Bail)?;
+            self.pos = i + 1;
+            Ok(s)
+        }
+
+        /// The number at `pos` (JSON grammar), and whether it is an integer.
+        fn number(&mut self) -> Result<(&'de str, bool), Bail> {
+            let bytes = self.text.as_bytes();
+            let start = self.pos;
+            let mut i = start + usize::from(bytes.get(start) == Some(&b'-'));
+            let digits = |mut i: usize| {
+                while let Some(b'0'..=b'9') = bytes.get(i) {
+                    i += 1;
+                }
+                i
+            };
+            match bytes.get(i) {
+                Some(b'0') => i += 1,
+                Some(b'1'..=b'9') => i = digits(i + 1),
+                _ => return Err(Bail),
+            }
+            let mut integer = true;
+            if bytes.get(i) == Some(&b'.') {
+                integer = false;
+                let end = digits(i + 1);
+                if end == i + 1 {
+                    return Err(Bail);
+                }
+                i = end;
+            }
+            if let Some(b'e' | b'E') = bytes.get(i) {
+                integer = false;
+                i += 1;
+                if let Some(b'+' | b'-') = bytes.get(i) {
+                    i += 1;
+                }
+                let end = digits(i);
+                if end == i {
+                    return Err(Bail);
+                }
+                i = end;
+            }
+            let text = self.text.get(start..i).ok_or(Bail)?;
+            self.pos = i;
+            Ok((text, integer))
+        }
+
+        fn enter(&mut self) -> Result<(), Bail> {
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(Bail);
+            }
+            self.pos += 1;
+            Ok(())
+        }
+
+        /// Skips one value, checking its syntax.
+        fn skip_value(&mut self) -> Result<(), Bail> {
+            match self.skip_ws() {
+                Some(b'"') => self.string().map(drop),
+                Some(b'-' | b'0'..=b'9') => self.number().map(drop),
+                Some(b'n') => self.literal(b"null"),
+                Some(b't') => self.literal(b"true"),
+                Some(b'f') => self.literal(b"false"),
+                Some(b'[') => {
+                    self.enter()?;
+                    if self.skip_ws() != Some(b']') {
+                        loop {
+                            self.skip_value()?;
+                            match self.skip_ws() {
+                                Some(b',') => self.pos += 1,
+                                Some(b']') => break,
+                                _ => return Err(Bail),
+                            }
+                        }
+                    }
+                    self.pos += 1;
+                    self.depth -= 1;
+                    Ok(())
+                }
+                Some(b'{') => {
+                    self.enter()?;
+                    if self.skip_ws() != Some(b'}') {
+                        loop {
+                            if self.skip_ws() != Some(b'"') {
+                                return Err(Bail);
+                            }
+                            self.string()?;
+                            if self.skip_ws() != Some(b':') {
+                                return Err(Bail);
+                            }
+                            self.pos += 1;
+                            self.skip_value()?;
+                            match self.skip_ws() {
+                                Some(b',') => self.pos += 1,
+                                Some(b'}') => break,
+                                _ => return Err(Bail),
+                            }
+                        }
+                    }
+                    self.pos += 1;
+                    self.depth -= 1;
+                    Ok(())
+                }
+                _ => Err(Bail),
+            }
+        }
+
+        fn seq<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Bail> {
+            self.enter()?;
+            let value = v.visit_seq(Seq {
+                r: self,
+                first: true,
+            })?;
+            if self.skip_ws() != Some(b']') {
+                return Err(Bail);
+            }
+            self.pos += 1;
+            self.depth -= 1;
+            Ok(value)
+        }
+
+        fn map<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Bail> {
+            self.enter()?;
+            let value = v.visit_map(Map {
+                r: self,
+                first: true,
+            })?;
+            if self.skip_ws() != Some(b'}') {
+                return Err(Bail);
+            }
+            self.pos += 1;
+            self.depth -= 1;
+            Ok(value)
+        }
+    }
+
+    /// serde_json's choice for an integer: `u64` when non-negative, `i64` when negative (`-0`
+    /// and anything wider are left to it: it reads them as `f64`).
+    fn integer<'de, V: Visitor<'de>>(text: &str, v: V) -> Result<V::Value, Bail> {
+        match text.strip_prefix('-') {
+            Some(digits) => {
+                let magnitude: u64 = digits.parse().map_err(|_| Bail)?;
+                if magnitude == 0 {
+                    return Err(Bail);
+                }
+                let value = i64::try_from(-i128::from(magnitude)).map_err(|_| Bail)?;
+                v.visit_i64(value)
+            }
+            None => v.visit_u64(text.parse().map_err(|_| Bail)?),
+        }
+    }
+
+    macro_rules! bail {
+        ($($method:ident)*) => {
+            $(fn $method<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Bail> {
+                Err(Bail)
+            })*
+        };
+    }
+
+    macro_rules! numbers {
+        ($($method:ident)*) => {
+            $(fn $method<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+                match self.skip_ws() {
+                    Some(b'-' | b'0'..=b'9') => match self.number()? {
+                        (text, true) => integer(text, v),
+                        (_, false) => Err(Bail),
+                    },
+                    _ => Err(Bail),
+                }
+            })*
+        };
+    }
+
+    impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
+        type Error = Bail;
+
+        fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            match self.skip_ws() {
+                Some(b'n') => {
+                    self.literal(b"null")?;
+                    v.visit_unit()
+                }
+                Some(b't') => {
+                    self.literal(b"true")?;
+                    v.visit_bool(true)
+                }
+                Some(b'f') => {
+                    self.literal(b"false")?;
+                    v.visit_bool(false)
+                }
+                Some(b'"') => v.visit_borrowed_str(self.string()?),
+                Some(b'-' | b'0'..=b'9') => match self.number()? {
+                    (text, true) => integer(text, v),
+                    (_, false) => Err(Bail),
+                },
+                Some(b'[') => self.seq(v),
+                Some(b'{') => self.map(v),
+                _ => Err(Bail),
+            }
+        }
+
+        fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            match self.skip_ws() {
+                Some(b't') => {
+                    self.literal(b"true")?;
+                    v.visit_bool(true)
+                }
+                Some(b'f') => {
+                    self.literal(b"false")?;
+                    v.visit_bool(false)
+                }
+                _ => Err(Bail),
+            }
+        }
+
+        numbers! {
+            deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+            deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+            deserialize_f32 deserialize_f64
+        }
+
+        bail! {
+            deserialize_i128 deserialize_u128 deserialize_char deserialize_bytes
+            deserialize_byte_buf
+        }
+
+        fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            match self.skip_ws() {
+                Some(b'"') => v.visit_borrowed_str(self.string()?),
+                _ => Err(Bail),
+            }
+        }
+
+        fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            self.deserialize_str(v)
+        }
+
+        fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            self.deserialize_str(v)
+        }
+
+        fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            match self.skip_ws() {
+                Some(b'n') => {
+                    self.literal(b"null")?;
+                    v.visit_none()
+                }
+                _ => v.visit_some(self),
+            }
+        }
+
+        fn deserialize_unit<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            match self.skip_ws() {
+                Some(b'n') => {
+                    self.literal(b"null")?;
+                    v.visit_unit()
+                }
+                _ => Err(Bail),
+            }
+        }
+
+        fn deserialize_unit_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            v: V,
+        ) -> Result<V::Value, Bail> {
+            self.deserialize_unit(v)
+        }
+
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            v: V,
+        ) -> Result<V::Value, Bail> {
+            if name == RAW_TOKEN {
+                self.skip_ws();
+                let start = self.pos;
+                self.skip_value()?;
+                let raw = self.text.get(start..self.pos).ok_or(Bail)?;
+                return v.visit_map(RawMap { raw: Some(raw) });
+            }
+            v.visit_newtype_struct(self)
+        }
+
+        fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            match self.skip_ws() {
+                Some(b'[') => self.seq(v),
+                _ => Err(Bail),
+            }
+        }
+
+        fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, v: V) -> Result<V::Value, Bail> {
+            self.deserialize_seq(v)
+        }
+
+        fn deserialize_tuple_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: usize,
+            v: V,
+        ) -> Result<V::Value, Bail> {
+            self.deserialize_seq(v)
+        }
+
+        fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            match self.skip_ws() {
+                Some(b'{') => self.map(v),
+                _ => Err(Bail),
+            }
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            v: V,
+        ) -> Result<V::Value, Bail> {
+            match self.skip_ws() {
+                Some(b'[') => self.seq(v),
+                Some(b'{') => self.map(v),
+                _ => Err(Bail),
+            }
+        }
+
+        fn deserialize_enum<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            v: V,
+        ) -> Result<V::Value, Bail> {
+            match self.skip_ws() {
+                Some(b'"') => v.visit_enum(UnitVariant(self.string()?)),
+                _ => Err(Bail),
+            }
+        }
+
+        fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            self.skip_value()?;
+            v.visit_unit()
+        }
+    }
+
+    struct Seq<'a, 'de> {
+        r: &'a mut Reader<'de>,
+        first: bool,
+    }
+
+    impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
+        type Error = Bail;
+
+        fn next_element_seed<T: DeserializeSeed<'de>>(
+            &mut self,
+            seed: T,
+        ) -> Result<Option<T::Value>, Bail> {
+            match self.r.skip_ws() {
+                Some(b']') => return Ok(None),
+                Some(b',') if !self.first => {
+                    self.r.pos += 1;
+                    if self.r.skip_ws() == Some(b']') {
+                        return Err(Bail);
+                    }
+                }
+                Some(_) if self.first => {}
+                _ => return Err(Bail),
+            }
+            self.first = false;
+            seed.deserialize(&mut *self.r).map(Some)
+        }
+    }
+
+    struct Map<'a, 'de> {
+        r: &'a mut Reader<'de>,
+        first: bool,
+    }
+
+    impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
+        type Error = Bail;
+
+        fn next_key_seed<K: DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> Result<Option<K::Value>, Bail> {
+            let mut next = self.r.skip_ws();
+            if next == Some(b'}') {
+                return Ok(None);
+            }
+            if !self.first {
+                if next != Some(b',') {
+                    return Err(Bail);
+                }
+                self.r.pos += 1;
+                next = self.r.skip_ws();
+            }
+            if next != Some(b'"') {
+                return Err(Bail);
+            }
+            self.first = false;
+            let key = self.r.string()?;
+            if self.r.skip_ws() != Some(b':') {
+                return Err(Bail);
+            }
+            self.r.pos += 1;
+            seed.deserialize(Key(key)).map(Some)
+        }
+
+        fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Bail> {
+            seed.deserialize(&mut *self.r)
+        }
+    }
+
+    /// A member name: read as a string; any other request is left to serde_json.
+    struct Key<'de>(&'de str);
+
+    impl<'de> de::Deserializer<'de> for Key<'de> {
+        type Error = Bail;
+
+        fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            v.visit_borrowed_str(self.0)
+        }
+
+        fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            v.visit_borrowed_str(self.0)
+        }
+
+        fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            v.visit_borrowed_str(self.0)
+        }
+
+        fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            v.visit_borrowed_str(self.0)
+        }
+
+        fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Bail> {
+            v.visit_unit()
+        }
+
+        bail! {
+            deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+            deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+            deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_bytes
+            deserialize_byte_buf deserialize_option deserialize_unit deserialize_seq
+            deserialize_map
+        }
+
+        fn deserialize_unit_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: V,
+        ) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: V,
+        ) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn deserialize_tuple_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: usize,
+            _: V,
+        ) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn deserialize_enum<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+    }
+
+    /// A string enum value: a unit variant named by the string.
+    struct UnitVariant<'de>(&'de str);
+
+    impl<'de> de::EnumAccess<'de> for UnitVariant<'de> {
+        type Error = Bail;
+        type Variant = Self;
+
+        fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self), Bail> {
+            Ok((seed.deserialize(Key(self.0))?, self))
+        }
+    }
+
+    impl<'de> de::VariantAccess<'de> for UnitVariant<'de> {
+        type Error = Bail;
+
+        fn unit_variant(self) -> Result<(), Bail> {
+            Ok(())
+        }
+
+        fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, _: S) -> Result<S::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+
+        fn struct_variant<V: Visitor<'de>>(
+            self,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Bail> {
+            Err(Bail)
+        }
+    }
+
+    /// serde_json's `RawValue` hand-over: one entry, the token name then the raw text.
+    struct RawMap<'de> {
+        raw: Option<&'de str>,
+    }
+
+    impl<'de> de::MapAccess<'de> for RawMap<'de> {
+        type Error = Bail;
+
+        fn next_key_seed<K: DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> Result<Option<K::Value>, Bail> {
+            match self.raw {
+                Some(_) => seed.deserialize(Key(RAW_TOKEN)).map(Some),
+                None => Ok(None),
+            }
+        }
+
+        fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Bail> {
+            let raw = self.raw.take().ok_or(Bail)?;
+            seed.deserialize(Key(raw))
+        }
+    }
+}
+
 // Keep IgnoredAny in scope for the doc link above.
 const _: Option<IgnoredAny> = None;
 
@@ -437,6 +1101,48 @@ mod tests {
         a: u32,
         #[serde(default)]
         b: Vec<u32>,
+    }
+
+    #[test]
+    fn fast_reader_agrees_with_serde_json() {
+        use crate::spot::{Klines, OrderBook};
+        let books = [
+            r#"{"bids":[[9559.43,0.0005],["9559.42","1e-07"]],"asks":[[1,2,3]],"date":1,"code":0}"#,
+            r#" { "bids" : [ [ 0.5 , -0 ] , [ 12345678.123456789 , 1E+2 ] ] , "asks" : [ ] , "code" : 0 } "#,
+            r#"{"bids":[[01,2]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1.,2]],"asks":[],"code":0}"#,
+            r#"{"bids":[[.5,2]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2,]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,"a"b"]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1]],"asks":[],"code":0}"#,
+            r#"{"bids":[["1",2,{"x":[null,true]}]],"asks":null,"code":"0"}"#,
+            r#"{"bids":[[1,2]],"asks":[],"code":0} x"#,
+            r#"{"bids":[[1,2]],"asks":[],"code":0.0}"#,
+        ];
+        for body in books {
+            let (fast, code) = decode_with_code::<OrderBook>(body.as_bytes());
+            let code_json = serde_json::from_str::<serde_json::Value>(body)
+                .ok()
+                .and_then(|v| {
+                    v["code"]
+                        .as_i64()
+                        .or_else(|| v["code"].as_str()?.parse().ok())
+                });
+            let slow = serde_json::from_str::<OrderBook>(body);
+            if fast.is_ok() {
+                assert_eq!(code, code_json, "{body}");
+            }
+            assert_eq!(fast.as_ref().ok(), slow.as_ref().ok(), "{body}");
+            assert_eq!(
+                fast.map_err(|e| e.to_string()).err(),
+                slow.map_err(|e| e.to_string()).err(),
+                "{body}"
+            );
+        }
+        let (k, _) = decode_with_code::<Klines>(
+            br#"{"data":[[1706763600,0.5,"11.364",1e1,11,-0.001],[1,2,3,4,5,6]],"code":0}"#,
+        );
+        assert_eq!(k.unwrap().data.len(), 2);
     }
 
     #[test]
