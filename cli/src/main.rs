@@ -1,7 +1,9 @@
 //! `digifinex`: the command-line face of the DigiFinex client, driven by the core's endpoint
 //! catalog.
 //!
-//! The commands here are pure: none of them opens a connection.
+//! # Commands
+//!
+//! Pure commands (no connection is opened):
 //!
 //! * `digifinex endpoints` prints one line per catalog endpoint, `METHOD PATH`, in catalog order
 //!   (`GET /v3/order_book`, `GET /v3/{market}/order`).
@@ -11,23 +13,54 @@
 //! * `digifinex request METHOD PATH [k=v ...] [--json BODY] [--key K --secret S] [--time-ms T]
 //!   [--base-url URL] [--swap-base-url URL] [--recv-window MS]` builds the (signed) request and
 //!   prints it as one line of JSON: `{"method","url","headers":{name:value},"body"}`, where
-//!   `body` is the body text or `null` when empty.
+//!   `body` is the body text or `null` when empty. It takes the key pair as flags because it
+//!   only signs offline (to compare signatures, or to hand the request to another tool); `call`
+//!   never does.
 //!
-//! PATH is the path as sent after the host (`/v3/margin/order/current`); path variables such as
-//! `market=margin` are taken from it. Parameters are given as they travel on the wire: `k=v`
-//! pairs (split at the first `=`), and `--json` for the members of a JSON object body.
+//! Live commands:
+//!
+//! * `digifinex call METHOD PATH [k=v ...] [--json BODY] [--sim | --base-url URL
+//!   --swap-base-url URL] [--recv-window MS] [--format json|table] [--timeout SECS]` sends the
+//!   request with the blocking client (`digifinex-ureq`) through the catalog entry's full call
+//!   cycle (weight budget, signing, one time resync after a spot 10008, retries of reads only; a
+//!   failed order, cancel or transfer is reported as an unknown outcome, never re-sent) and
+//!   prints the typed result as pretty JSON, exactly as `decode` does. `--format table` prints
+//!   order books, tickers, balances, orders and swap positions as aligned columns instead.
+//!   Credentials come from the environment only, `DIGIFINEX_API_KEY` and
+//!   `DIGIFINEX_API_SECRET`, and are never printed; a signed endpoint without them exits 2
+//!   naming the variables. `--sim` starts an embedded simulator with a funded demo account and
+//!   sends there (with the demo key pair, unless the variables are set).
+//! * `digifinex sim [--addr ADDR] [--seed N]` runs the local simulator, prints its spot, swap and
+//!   control URLs and a funded demo key pair (a local simulator key, printed on purpose), then
+//!   serves until interrupted.
+//! * `digifinex demo` starts an embedded simulator and walks through market data, spot, margin,
+//!   swap and copy trading against it, one short line per step; it exits 1 naming the step
+//!   that failed.
+//!
+//! PATH is the path as sent after the host (`/v3/margin/order/current`,
+//! `/swap/v2/trade/order_place`); path variables such as `market=margin` are taken from it.
+//! Parameters are given as they travel on the wire: `k=v` pairs (split at the first `=`), and
+//! `--json` for a JSON body (an object whose members are parameters, or the array of a swap
+//! batch).
 //!
 //! Exit codes: 0 success; 1 API, transport or decode error; 2 usage or validation error. Errors
-//! are one line on stderr. The secret is never printed.
+//! are one line on stderr: the exchange code and its meaning, the error kind, and for an order
+//! whose outcome is unknown a hint to look at the open orders before acting. The secret is
+//! never printed (except the simulator's own demo key by `digifinex sim`).
 
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
+
+mod demo;
+mod live;
+mod table;
 
 use clap::{Args, Parser, Subcommand};
 use digifinex_core::catalog::{self, CatalogEntry, ParamMap};
 use digifinex_core::{Clock, Config, Credentials, Error, FixedClock, SystemClock, TimestampMillis};
 
-/// Pure tools for the DigiFinex REST API: list endpoints, build signed requests, decode responses.
+/// The DigiFinex REST API from the command line: list endpoints, build signed requests, decode
+/// responses, send requests, run the local simulator and a guided demo.
 #[derive(Parser)]
 #[command(name = "digifinex", version)]
 struct Cli {
@@ -43,6 +76,14 @@ enum Command {
     Decode(DecodeArgs),
     /// Builds the (signed) request and prints it as JSON; sends nothing.
     Request(RequestArgs),
+    /// Sends a request (credentials from DIGIFINEX_API_KEY / DIGIFINEX_API_SECRET) and prints
+    /// the typed result.
+    Call(live::CallArgs),
+    /// Runs the local simulator and prints its URLs and a demo key pair; serves until
+    /// interrupted.
+    Sim(live::SimArgs),
+    /// Starts an embedded simulator and walks through market data, spot and swap trading.
+    Demo,
 }
 
 #[derive(Args)]
@@ -97,6 +138,15 @@ enum Failure {
     Core(Error),
     /// Reading stdin or writing stdout failed: exit 1.
     Io(io::Error),
+    /// A step of `digifinex demo` failed: exit 1.
+    Demo {
+        /// The step's heading.
+        step: &'static str,
+        /// What went wrong, one line.
+        message: String,
+    },
+    /// Anything else that is not the caller's fault (the simulator did not start): exit 1.
+    Other(String),
 }
 
 impl From<Error> for Failure {
@@ -117,6 +167,9 @@ fn main() -> ExitCode {
         Command::Endpoints => endpoints(),
         Command::Decode(args) => decode(args),
         Command::Request(args) => request(args),
+        Command::Call(args) => live::call(args),
+        Command::Sim(args) => live::sim(args),
+        Command::Demo => demo::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -125,8 +178,12 @@ fn main() -> ExitCode {
         Err(f) => {
             let (code, message) = match f {
                 Failure::Usage(m) => (2, m),
-                Failure::Core(e) => (if is_usage(&e) { 2 } else { 1 }, e.to_string()),
+                Failure::Core(e) => (if is_usage(&e) { 2 } else { 1 }, describe(&e)),
                 Failure::Io(e) => (1, format!("i/o: {e}")),
+                Failure::Demo { step, message } => {
+                    (1, format!("demo step `{step}` failed: {message}"))
+                }
+                Failure::Other(m) => (1, m),
             };
             eprintln!("error: {}", one_line(&message));
             ExitCode::from(code)
@@ -137,6 +194,23 @@ fn main() -> ExitCode {
 /// Validation errors are the caller's mistake (exit 2); everything else is exit 1.
 fn is_usage(e: &Error) -> bool {
     matches!(e, Error::Validation { .. })
+}
+
+/// One line for an error: the core's message (exchange code and meaning, HTTP status), the
+/// error kind, and for an unknown outcome what to do about it.
+pub(crate) fn describe(e: &Error) -> String {
+    let mut s = e.to_string();
+    if !matches!(e, Error::Validation { .. }) {
+        s.push_str(&format!(" (kind: {:?})", e.kind()));
+    }
+    if let Error::OutcomeUnknown { .. } = e {
+        s.push_str(
+            "; the request may or may not have been applied: check the open orders \
+             (GET /v3/{market}/order/current, GET /swap/v2/trade/open_orders) or the account \
+             before retrying",
+        );
+    }
+    one_line(&s)
 }
 
 fn one_line(s: &str) -> String {
@@ -168,8 +242,12 @@ fn decode(args: DecodeArgs) -> Result<(), Failure> {
     let mut body = Vec::new();
     io::stdin().lock().read_to_end(&mut body)?;
     let value = (entry.decode)(args.status, &http::HeaderMap::new(), &body)?;
-    let text =
-        serde_json::to_string_pretty(&value).map_err(|e| Failure::Io(io::Error::other(e)))?;
+    print_json(&value)
+}
+
+/// Prints a typed result as pretty JSON, as `decode` and `call` do.
+fn print_json(value: &serde_json::Value) -> Result<(), Failure> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| Failure::Io(io::Error::other(e)))?;
     let mut out = io::stdout().lock();
     writeln!(out, "{text}")?;
     out.flush()?;
@@ -183,32 +261,7 @@ fn request(args: RequestArgs) -> Result<(), Failure> {
         ));
     }
     let (entry, vars) = lookup(&args.method, &args.path)?;
-
-    let mut params = ParamMap::new();
-    for (k, v) in vars {
-        params.insert_text(k, v);
-    }
-    for pair in &args.params {
-        let (k, v) = pair
-            .split_once('=')
-            .filter(|(k, _)| !k.is_empty())
-            .ok_or_else(|| Failure::Usage(format!("expected KEY=VALUE, got `{pair}`")))?;
-        if params.contains(k) {
-            return Err(Failure::Usage(format!("parameter `{k}` given twice")));
-        }
-        params.insert_text(k, v);
-    }
-    if let Some(json) = &args.json {
-        // Member names only, to refuse a parameter given twice; the core keeps the values' text.
-        if let Ok(members) =
-            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json)
-        {
-            if let Some(k) = members.keys().find(|k| params.contains(k)) {
-                return Err(Failure::Usage(format!("parameter `{k}` given twice")));
-            }
-        }
-        params.insert_json(json)?;
-    }
+    let params = wire_params(vars, &args.params, args.json.as_deref())?;
 
     let mut config = Config::default();
     if let Some(url) = args.base_url {
@@ -240,6 +293,41 @@ fn request(args: RequestArgs) -> Result<(), Failure> {
     writeln!(out, "{text}")?;
     out.flush()?;
     Ok(())
+}
+
+/// The parameter map of a call: the path variables, then `KEY=VALUE` pairs, then the JSON
+/// body; a name given twice is a usage error.
+pub(crate) fn wire_params(
+    vars: Vec<(String, String)>,
+    pairs: &[String],
+    json: Option<&str>,
+) -> Result<ParamMap, Failure> {
+    let mut params = ParamMap::new();
+    for (k, v) in vars {
+        params.insert_text(k, v);
+    }
+    for pair in pairs {
+        let (k, v) = pair
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty())
+            .ok_or_else(|| Failure::Usage(format!("expected KEY=VALUE, got `{pair}`")))?;
+        if params.contains(k) {
+            return Err(Failure::Usage(format!("parameter `{k}` given twice")));
+        }
+        params.insert_text(k, v);
+    }
+    if let Some(json) = json {
+        // Member names only, to refuse a parameter given twice; the core keeps the values' text.
+        if let Ok(members) =
+            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json)
+        {
+            if let Some(k) = members.keys().find(|k| params.contains(k)) {
+                return Err(Failure::Usage(format!("parameter `{k}` given twice")));
+            }
+        }
+        params.insert_json(json)?;
+    }
+    Ok(params)
 }
 
 /// `{"method":..,"url":..,"headers":{..},"body":..}` with headers in the request's order; a name

@@ -1,0 +1,429 @@
+//! `digifinex demo`: a guided tour of the client against an embedded simulator.
+//!
+//! Every step goes through the typed API of `digifinex-core` and the blocking client, exactly as
+//! an application would; the output is a heading per step and one aligned line per fact. A
+//! failing step stops the tour with exit code 1 and names the step.
+
+use std::io::{self, Write};
+use std::time::Instant;
+
+use digifinex_core::spot::{self, Market, TransferAccount};
+use digifinex_core::swap::{self, CopyCurrentView, CopyMarginMode, CopyMarketStyle, CopyPricing};
+use digifinex_core::swap::{MarketStyle, OrderSide, SponsorSide, TriggerPriceType};
+use digifinex_core::{Credentials, Decimal, Error, Family};
+use digifinex_sim::SimConfig;
+use digifinex_ureq::Client;
+
+use crate::live::start_sim;
+use crate::{describe, Failure};
+
+const SYMBOL: &str = "btc_usdt";
+const INSTRUMENT: &str = "BTCUSDTPERP";
+
+/// The tour's state: the client, where the output goes and the step under way.
+struct Tour<W: Write> {
+    client: Client,
+    out: W,
+    step: &'static str,
+    number: usize,
+}
+
+impl<W: Write> Tour<W> {
+    /// Starts step `name`: prints its heading.
+    fn step(&mut self, name: &'static str) -> Result<(), Failure> {
+        self.number += 1;
+        self.step = name;
+        writeln!(self.out, "\n{:>2}. {name}", self.number)?;
+        Ok(())
+    }
+
+    /// One line of the current step: a label column and the facts.
+    fn line(&mut self, label: &str, facts: impl std::fmt::Display) -> Result<(), Failure> {
+        writeln!(self.out, "    {label:<13} {facts}")?;
+        Ok(())
+    }
+
+    /// Sends `request` and names the current step if it fails.
+    fn send<E: digifinex_core::Endpoint>(&self, request: &E) -> Result<E::Output, Failure> {
+        self.client.send(request).map_err(|e| self.failed(&e))
+    }
+
+    fn failed(&self, e: &Error) -> Failure {
+        Failure::Demo {
+            step: self.step,
+            message: describe(e),
+        }
+    }
+
+    /// A result that is not what the step expects.
+    fn wrong(&self, what: String) -> Failure {
+        Failure::Demo {
+            step: self.step,
+            message: what,
+        }
+    }
+}
+
+/// `1700000000` as `2023-11-14 22:13:20 UTC` (proleptic Gregorian, no time zone database).
+fn utc(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+fn opt(d: Option<Decimal>) -> String {
+    d.map_or_else(|| "-".to_owned(), |d| d.to_string())
+}
+
+fn dec(text: &str) -> Decimal {
+    // Only literals of this file go through here.
+    text.parse().unwrap_or_default()
+}
+
+pub(crate) fn run() -> Result<(), Failure> {
+    let started = Instant::now();
+    let sim = start_sim(SimConfig::default().without_limits())?;
+    let demo = sim.control().demo_account();
+    let client = Client::builder()
+        .spot_base_url(sim.spot_base_url())
+        .swap_base_url(sim.swap_base_url())
+        .credentials(Credentials::new(demo.keys.key, demo.keys.secret))
+        .allow_http(true)
+        .build()
+        .map_err(|e| Failure::Other(describe(&e)))?;
+    let mut t = Tour {
+        client,
+        out: io::stdout().lock(),
+        step: "start",
+        number: 0,
+    };
+    writeln!(
+        t.out,
+        "DigiFinex demo against an embedded simulator at {} (demo account {})",
+        sim.swap_base_url(),
+        demo.account
+    )?;
+
+    // 1. Clocks.
+    t.step("server time and clock offset")?;
+    let offset = t.client.sync_time(Family::Spot).map_err(|e| t.failed(&e))?;
+    let time = t.send(&spot::ServerTimeRequest)?;
+    t.line(
+        "spot",
+        format_args!("{}  offset {offset:+} ms", utc(time.server_time.0)),
+    )?;
+    let swap_offset = t.client.sync_time(Family::Swap).map_err(|e| t.failed(&e))?;
+    let swap_time = t.send(&swap::ServerTimeRequest)?;
+    t.line(
+        "swap",
+        format_args!(
+            "{}  offset {swap_offset:+} ms",
+            utc(swap_time.0.div_euclid(1000))
+        ),
+    )?;
+
+    // 2. Markets and a ticker.
+    t.step("markets and a ticker")?;
+    let markets = t.send(&spot::MarketsRequest)?;
+    let names: Vec<&str> = markets.data.iter().map(|m| m.market.as_str()).collect();
+    t.line(
+        "spot markets",
+        format_args!("{}: {}", names.len(), names.join(" ")),
+    )?;
+    let tickers = t.send(&spot::TickerRequest::symbol(SYMBOL))?;
+    let ticker = tickers
+        .ticker
+        .first()
+        .ok_or_else(|| t.wrong(format!("no ticker for {SYMBOL}")))?;
+    t.line(
+        SYMBOL,
+        format_args!(
+            "last {}  bid {}  ask {}  24h change {}",
+            opt(ticker.last),
+            opt(ticker.buy),
+            opt(ticker.sell),
+            opt(ticker.change)
+        ),
+    )?;
+
+    // 3. Order book.
+    t.step("order book (top 3 levels)")?;
+    let book = t.send(&spot::OrderBookRequest::new(SYMBOL).limit(3))?;
+    let mut asks = book.asks.clone();
+    asks.sort_by(|a, b| b.price.cmp(&a.price));
+    for level in &asks {
+        t.line(
+            "ask",
+            format_args!("{:>10}  {:>8}", level.price, level.amount),
+        )?;
+    }
+    for level in &book.bids {
+        t.line(
+            "bid",
+            format_args!("{:>10}  {:>8}", level.price, level.amount),
+        )?;
+    }
+    let best_bid = book
+        .bids
+        .first()
+        .map(|l| l.price)
+        .ok_or_else(|| t.wrong("empty bid side".to_owned()))?;
+
+    // 4. Balances.
+    t.step("spot balances before trading")?;
+    show_balances(&mut t)?;
+
+    // 5. A limit order placed, queried and cancelled.
+    t.step("limit order: place, query, cancel")?;
+    let price = (best_bid * dec("0.9")).round_dp(2);
+    let amount = dec("0.01");
+    let placed = t.send(&spot::PlaceOrder::new(
+        Market::Spot,
+        SYMBOL,
+        spot::LimitOrder::buy(price, amount),
+    ))?;
+    t.line(
+        "placed",
+        format_args!(
+            "buy {amount} BTC at {price} (10% under the bid)  id {}",
+            placed.order_id
+        ),
+    )?;
+    let detail = t.send(&spot::OrderDetailRequest::new(
+        Market::Spot,
+        &placed.order_id,
+    ))?;
+    t.line(
+        "queried",
+        format_args!(
+            "status {:?}  filled {} of {}",
+            detail.data.status, detail.data.executed_amount, detail.data.amount
+        ),
+    )?;
+    let cancelled = t.send(&spot::CancelOrders::new(
+        Market::Spot,
+        [placed.order_id.clone()],
+    ))?;
+    if !cancelled.success.contains(&placed.order_id) {
+        return Err(t.wrong(format!("order {} was not cancelled", placed.order_id)));
+    }
+    t.line("cancelled", format_args!("id {}", placed.order_id))?;
+
+    // 6. A market order.
+    t.step("market order filled")?;
+    let spend = dec("1000");
+    let placed = t.send(&spot::PlaceOrder::new(
+        Market::Spot,
+        SYMBOL,
+        spot::MarketOrder::buy(spend),
+    ))?;
+    let filled = t
+        .send(&spot::OrderDetailRequest::new(
+            Market::Spot,
+            &placed.order_id,
+        ))?
+        .data;
+    if filled.executed_amount.is_zero() {
+        return Err(t.wrong(format!("market order {} did not fill", placed.order_id)));
+    }
+    t.line(
+        "filled",
+        format_args!(
+            "bought {} BTC for {spend} USDT  avg price {}  status {:?}",
+            filled.executed_amount, filled.avg_price, filled.status
+        ),
+    )?;
+
+    t.step("spot balances after trading")?;
+    show_balances(&mut t)?;
+
+    // 7. Margin.
+    t.step("transfer to margin")?;
+    let moved = dec("500");
+    t.send(&spot::Transfer::new(
+        "usdt",
+        moved,
+        TransferAccount::Spot,
+        TransferAccount::Margin,
+    ))?;
+    let margin = t.send(&spot::MarginAssetsRequest)?;
+    let usdt = margin
+        .list
+        .iter()
+        .find(|a| a.currency.eq_ignore_ascii_case("usdt"))
+        .map(|a| a.free);
+    t.line(
+        "transferred",
+        format_args!(
+            "{moved} USDT spot -> margin; margin USDT free now {}",
+            opt(usdt)
+        ),
+    )?;
+
+    // 8. Swap leverage.
+    t.step("swap leverage change")?;
+    let ack = t.send(&swap::LeverageRequest::new(INSTRUMENT, dec("20")))?;
+    t.line(
+        INSTRUMENT,
+        format_args!(
+            "leverage set to {}x ({} margin)",
+            ack.leverage,
+            ack.margin_mode.as_ref().map_or("-", |m| m.as_str())
+        ),
+    )?;
+
+    // 9. A swap position opened and closed.
+    t.step("swap position opened and closed")?;
+    let size = dec("10");
+    let open = t.send(&swap::PlaceOrder::new(swap::OrderSpec::market(
+        INSTRUMENT,
+        OrderSide::OpenLong,
+        size,
+        MarketStyle::IocOpponent,
+    )))?;
+    t.line(
+        "opened",
+        format_args!("long {size} contracts at market  id {}", open.as_str()),
+    )?;
+    let positions = t.send(&swap::PositionsRequest::new().instrument_id(INSTRUMENT))?;
+    let position = positions
+        .iter()
+        .find(|p| p.position.is_some_and(|q| !q.is_zero()))
+        .ok_or_else(|| t.wrong("no open position after the order".to_owned()))?;
+    t.line(
+        "position",
+        format_args!(
+            "{} {}  avg cost {}  mark {}  liq {}  pnl {}",
+            position.side.as_ref().map_or("-", |s| s.as_str()),
+            opt(position.position),
+            opt(position.avg_cost),
+            opt(position.mark_price),
+            opt(position.liquidation_price),
+            opt(position.unrealized_pnl)
+        ),
+    )?;
+    let close = t.send(&swap::PlaceOrder::new(swap::OrderSpec::market(
+        INSTRUMENT,
+        OrderSide::CloseLong,
+        size,
+        MarketStyle::IocOpponent,
+    )))?;
+    let left = t
+        .send(&swap::PositionsRequest::new().instrument_id(INSTRUMENT))?
+        .iter()
+        .filter(|p| p.position.is_some_and(|q| !q.is_zero()))
+        .count();
+    t.line(
+        "closed",
+        format_args!(
+            "at market  id {}  open positions left {left}",
+            close.as_str()
+        ),
+    )?;
+
+    // 10. Copy trading.
+    t.step("copy-trading order with TP/SL")?;
+    let mark = t
+        .send(&swap::TickerRequest::new(INSTRUMENT))?
+        .mark_price
+        .ok_or_else(|| t.wrong("no mark price".to_owned()))?;
+    let take_profit = (mark * dec("1.1")).round_dp(1).normalize();
+    let stop_loss = (mark * dec("0.9")).round_dp(1).normalize();
+    let ack = t.send(
+        &swap::SponsorOrderRequest::new(
+            INSTRUMENT,
+            CopyMarginMode::Crossed,
+            SponsorSide::OpenLong,
+            dec("20"),
+            CopyPricing::Market(CopyMarketStyle::OpponentIoc),
+            dec("5"),
+        )
+        .take_profit_trigger(TriggerPriceType::Mark)
+        .take_profit_price(take_profit)
+        .stop_loss_trigger(TriggerPriceType::Mark)
+        .stop_loss_price(stop_loss),
+    )?;
+    if !ack.is_success() {
+        return Err(t.wrong("sponsor_order answered res 2 (fail)".to_owned()));
+    }
+    t.line(
+        "sponsored",
+        format_args!("long 5 contracts at market, 20x; TP {take_profit} / SL {stop_loss} (mark)"),
+    )?;
+    let copies = t.send(&swap::CopyCurrentRequest::new(CopyCurrentView::Detailed))?;
+    let copy = copies
+        .list
+        .first()
+        .ok_or_else(|| t.wrong("no copy position after sponsor_order".to_owned()))?;
+    let copy_id = copy.order_id.clone().unwrap_or_default();
+    t.line(
+        "copy position",
+        format_args!(
+            "{} open {}  TP {}  SL {}  id {copy_id}",
+            copy.instrument_name,
+            opt(copy.open_price),
+            opt(copy.stop_earn_trigger_price),
+            opt(copy.stop_loss_trigger_price)
+        ),
+    )?;
+    let closed = t.send(&swap::CloseCopyOrderRequest::new(copy_id.clone()))?;
+    if !closed.is_success() {
+        return Err(t.wrong(format!("close_order {copy_id} answered res 2 (fail)")));
+    }
+    t.line("closed", format_args!("copy position {copy_id}"))?;
+
+    writeln!(
+        t.out,
+        "\ndone: {} steps in {:.2} s",
+        t.number,
+        started.elapsed().as_secs_f64()
+    )?;
+    t.out.flush()?;
+    drop(t);
+    sim.shutdown();
+    Ok(())
+}
+
+fn show_balances<W: Write>(t: &mut Tour<W>) -> Result<(), Failure> {
+    let assets = t.send(&spot::SpotAssetsRequest)?;
+    for a in assets
+        .list
+        .iter()
+        .filter(|a| ["USDT", "BTC"].contains(&a.currency.to_ascii_uppercase().as_str()))
+    {
+        t.line(
+            &a.currency,
+            format_args!(
+                "free {:>14}  total {:>14}",
+                a.free.to_string(),
+                a.total.to_string()
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_formats_civil_dates() {
+        assert_eq!(super::utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(super::utc(1_700_000_000), "2023-11-14 22:13:20 UTC");
+        assert_eq!(super::utc(951_782_400), "2000-02-29 00:00:00 UTC");
+    }
+}

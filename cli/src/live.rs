@@ -1,0 +1,252 @@
+//! `call` and `sim`: the commands that open connections.
+
+use std::io::{self, Write};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use digifinex_core::catalog::CatalogEntry;
+use digifinex_core::Credentials;
+use digifinex_sim::{Sim, SimConfig, SimHandle};
+use digifinex_ureq::Client;
+
+use crate::{lookup, print_json, table, wire_params, Failure};
+
+/// Environment variable holding the API access key.
+pub(crate) const KEY_VAR: &str = "DIGIFINEX_API_KEY";
+/// Environment variable holding the API secret.
+pub(crate) const SECRET_VAR: &str = "DIGIFINEX_API_SECRET";
+
+/// How `call` prints its result.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// The typed result as pretty JSON (decimals as strings in plain notation).
+    Json,
+    /// Aligned columns, for order books, tickers, balances, orders and swap positions.
+    Table,
+}
+
+// No `Debug`: it never holds a secret, but keep it symmetric with `RequestArgs`.
+#[derive(Args)]
+pub(crate) struct CallArgs {
+    /// HTTP method (GET or POST).
+    method: String,
+    /// Path as sent after the host, e.g. /v3/order_book or /swap/v2/public/depth.
+    path: String,
+    /// Wire parameters as key=value (split at the first `=`).
+    #[arg(value_name = "KEY=VALUE")]
+    params: Vec<String>,
+    /// A JSON body: an object whose members are parameters, or the array of a swap batch.
+    #[arg(long, value_name = "BODY")]
+    json: Option<String>,
+    /// Start an embedded simulator with a funded demo account and send there (the demo key
+    /// pair is used unless DIGIFINEX_API_KEY / DIGIFINEX_API_SECRET are set).
+    #[arg(long, conflicts_with_all = ["base_url", "swap_base_url"])]
+    sim: bool,
+    /// Spot/margin base URL (default `https://openapi.digifinex.com/v3`); plain http only for
+    /// loopback hosts.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// Swap host URL (default `https://openapi.digifinex.com`); plain http only for loopback
+    /// hosts.
+    #[arg(long, value_name = "URL")]
+    swap_base_url: Option<String>,
+    /// Value of the ACCESS-RECV-WINDOW header on signed spot requests.
+    #[arg(long, value_name = "MS")]
+    recv_window: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    format: Format,
+    /// Limit for one attempt, connecting to the last body byte, in seconds (default 15).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: Option<u64>,
+}
+
+#[derive(Args)]
+pub(crate) struct SimArgs {
+    /// Listen address (port 0: any free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    addr: SocketAddr,
+    /// Seed of every generated value (books, ids, keys).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    seed: u64,
+}
+
+/// The key pair from the environment: both variables or neither.
+pub(crate) fn env_credentials() -> Result<Option<Credentials>, Failure> {
+    let read = |name: &str| match std::env::var(name) {
+        Ok(v) if !v.is_empty() => Ok(Some(v)),
+        Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            Err(Failure::Usage(format!("{name} is not valid UTF-8")))
+        }
+    };
+    match (read(KEY_VAR)?, read(SECRET_VAR)?) {
+        (Some(k), Some(s)) => Ok(Some(Credentials::new(k, s))),
+        (None, None) => Ok(None),
+        _ => Err(Failure::Usage(format!(
+            "set both {KEY_VAR} and {SECRET_VAR}, or neither"
+        ))),
+    }
+}
+
+/// Starts the embedded simulator of `--sim` and `demo`.
+pub(crate) fn start_sim(config: SimConfig) -> Result<SimHandle, Failure> {
+    Sim::start(config).map_err(|e| Failure::Other(format!("the simulator did not start: {e}")))
+}
+
+/// Whether a base URL is plain http to this machine (the simulator): the only place a key may
+/// travel without TLS.
+fn is_loopback_http(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    let Some(rest) = lower.strip_prefix("http://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return false;
+    }
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => authority.split(':').next().unwrap_or(""),
+    };
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
+    if args.path.contains('?') {
+        return Err(Failure::Usage(
+            "give parameters as KEY=VALUE arguments, not in PATH".to_owned(),
+        ));
+    }
+    let (entry, vars) = lookup(&args.method, &args.path)?;
+    let params = wire_params(vars, &args.params, args.json.as_deref())?;
+    let layout = match args.format {
+        Format::Json => None,
+        Format::Table => Some(table::layout(entry).ok_or_else(|| {
+            Failure::Usage(format!(
+                "no table layout for `{}`: use --format json",
+                signature(entry)
+            ))
+        })?),
+    };
+
+    let mut credentials = env_credentials()?;
+    if entry.meta.signed && credentials.is_none() && !args.sim {
+        return Err(Failure::Usage(format!(
+            "`{}` is a private endpoint: set {KEY_VAR} and {SECRET_VAR} (or use --sim)",
+            signature(entry)
+        )));
+    }
+
+    let mut builder = Client::builder();
+    let sim = if args.sim {
+        let sim = start_sim(SimConfig::default())?;
+        if credentials.is_none() {
+            let demo = sim.control().demo_account();
+            credentials = Some(Credentials::new(demo.keys.key, demo.keys.secret));
+        }
+        builder = builder
+            .spot_base_url(sim.spot_base_url())
+            .swap_base_url(sim.swap_base_url())
+            .allow_http(true);
+        Some(sim)
+    } else {
+        let loopback = |u: &Option<String>| u.as_deref().is_some_and(is_loopback_http);
+        builder = builder.allow_http(loopback(&args.base_url) || loopback(&args.swap_base_url));
+        if let Some(url) = args.base_url {
+            builder = builder.spot_base_url(url);
+        }
+        if let Some(url) = args.swap_base_url {
+            builder = builder.swap_base_url(url);
+        }
+        None
+    };
+    if let Some(c) = credentials {
+        builder = builder.credentials(c);
+    }
+    if let Some(w) = args.recv_window {
+        builder = builder.recv_window(w);
+    }
+    if let Some(secs) = args.timeout {
+        builder = builder.timeout(Duration::from_secs(secs));
+    }
+    let client = builder.build()?;
+
+    let started = (entry.call)(client.session(), params)?;
+    let value = client.drive(started)?.value;
+    drop(sim);
+
+    match layout {
+        None => print_json(&value),
+        Some(layout) => {
+            let text = table::render(layout, &value);
+            let mut out = io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+            Ok(())
+        }
+    }
+}
+
+/// `GET /v3/spot/assets`, as `digifinex endpoints` prints it.
+fn signature(entry: &CatalogEntry) -> String {
+    format!(
+        "{} {}",
+        entry.meta.method.as_str(),
+        entry.meta.display_path()
+    )
+}
+
+pub(crate) fn sim(args: SimArgs) -> Result<(), Failure> {
+    let config = SimConfig {
+        addr: args.addr,
+        ..SimConfig::with_seed(args.seed)
+    };
+    let sim = start_sim(config)?;
+    let demo = sim.control().demo_account();
+    let spot = sim.spot_base_url();
+    let swap = sim.swap_base_url();
+    {
+        let mut out = io::stdout().lock();
+        writeln!(out, "spot_base_url: {spot}")?;
+        writeln!(out, "swap_base_url: {swap}")?;
+        writeln!(out, "control_url: {}", sim.control_url())?;
+        writeln!(out, "demo_account: {}", demo.account)?;
+        writeln!(out, "demo_key: {}", demo.keys.key)?;
+        writeln!(out, "demo_secret: {}", demo.keys.secret)?;
+        writeln!(
+            out,
+            "note: demo_key/demo_secret belong to this local simulator only and are printed on \
+             purpose; real keys are never printed"
+        )?;
+        out.flush()?;
+    }
+    eprintln!(
+        "try: {KEY_VAR}={} {SECRET_VAR}=... digifinex call GET /v3/spot/assets --base-url {spot} \
+         --swap-base-url {swap}",
+        demo.keys.key
+    );
+    eprintln!("serving until interrupted (Ctrl-C)");
+    sim.wait();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_http;
+
+    #[test]
+    fn loopback_detection() {
+        assert!(is_loopback_http("http://127.0.0.1:8080/v3"));
+        assert!(is_loopback_http("HTTP://localhost/v3"));
+        assert!(is_loopback_http("http://[::1]:99"));
+        assert!(!is_loopback_http("http://example.com/v3"));
+        assert!(!is_loopback_http("http://127.0.0.1.example.com/"));
+        assert!(!is_loopback_http("https://127.0.0.1/"));
+        assert!(!is_loopback_http("http://127.0.0.1:80@example.com/"));
+    }
+}
