@@ -165,7 +165,7 @@ pub(crate) fn run() -> Result<(), Failure> {
     t.step("order book (top 3 levels)")?;
     let book = t.send(&spot::OrderBookRequest::new(SYMBOL).limit(3))?;
     let mut asks = book.asks.clone();
-    asks.sort_by(|a, b| b.price.cmp(&a.price));
+    asks.sort_by_key(|l| std::cmp::Reverse(l.price));
     for level in &asks {
         t.line(
             "ask",

@@ -5,7 +5,6 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use digifinex_core::catalog::CatalogEntry;
 use digifinex_core::Credentials;
 use digifinex_sim::{Sim, SimConfig, SimHandle};
 use digifinex_ureq::Client;
@@ -124,21 +123,18 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
     }
     let (entry, vars) = lookup(&args.method, &args.path)?;
     let params = wire_params(vars, &args.params, args.json.as_deref())?;
+    let shown = format!("{} {}", args.method.to_ascii_uppercase(), args.path);
     let layout = match args.format {
         Format::Json => None,
         Format::Table => Some(table::layout(entry).ok_or_else(|| {
-            Failure::Usage(format!(
-                "no table layout for `{}`: use --format json",
-                signature(entry)
-            ))
+            Failure::Usage(format!("no table layout for `{shown}`: use --format json"))
         })?),
     };
 
     let mut credentials = env_credentials()?;
     if entry.meta.signed && credentials.is_none() && !args.sim {
         return Err(Failure::Usage(format!(
-            "`{}` is a private endpoint: set {KEY_VAR} and {SECRET_VAR} (or use --sim)",
-            signature(entry)
+            "`{shown}` is a private endpoint: set {KEY_VAR} and {SECRET_VAR} (or use --sim)"
         )));
     }
 
@@ -190,15 +186,6 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
             Ok(())
         }
     }
-}
-
-/// `GET /v3/spot/assets`, as `digifinex endpoints` prints it.
-fn signature(entry: &CatalogEntry) -> String {
-    format!(
-        "{} {}",
-        entry.meta.method.as_str(),
-        entry.meta.display_path()
-    )
 }
 
 pub(crate) fn sim(args: SimArgs) -> Result<(), Failure> {

@@ -234,7 +234,7 @@ fn render_book(value: &Value) -> String {
             })
             .unwrap_or_default();
         // Highest price first on both sides (a stable sort: unreadable prices keep their place).
-        levels.sort_by(|a, b| b.0.cmp(&a.0));
+        levels.sort_by_key(|l| std::cmp::Reverse(l.0));
         levels
     };
     let header = ["SIDE", "PRICE", "AMOUNT"].map(str::to_owned).to_vec();

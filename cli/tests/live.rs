@@ -1,0 +1,434 @@
+//! End-to-end tests of the live commands (`call`, `sim`, `demo`) against the embedded simulator:
+//! no network beyond loopback.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const KEY_VAR: &str = "DIGIFINEX_API_KEY";
+const SECRET_VAR: &str = "DIGIFINEX_API_SECRET";
+
+/// The binary with the credential variables cleared (the caller's shell may have them).
+fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_digifinex"));
+    c.args(args)
+        .env_remove(KEY_VAR)
+        .env_remove(SECRET_VAR)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    command(args).output().expect("run digifinex")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exit code")
+}
+
+fn json_out(o: &Output) -> Value {
+    assert_eq!(code(o), 0, "stderr: {}", stderr(o));
+    serde_json::from_str(&stdout(o)).expect("stdout is JSON")
+}
+
+/// A decimal as the CLI prints it: a JSON string in plain notation.
+fn assert_plain_decimal(v: &Value) {
+    let s = v.as_str().unwrap_or_else(|| panic!("{v} is not a string"));
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    assert!(
+        !digits.is_empty()
+            && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && digits.matches('.').count() <= 1,
+        "{s:?} is not a plain decimal"
+    );
+}
+
+/// Waits for `child` at most `limit`; kills it and fails when it takes longer.
+fn wait_bounded(mut child: Child, limit: Duration) -> Output {
+    let deadline = Instant::now() + limit;
+    loop {
+        if child.try_wait().expect("try_wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let o = child.wait_with_output().expect("output");
+            panic!(
+                "still running after {limit:?}; stdout: {}",
+                String::from_utf8_lossy(&o.stdout)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn call_public_spot_prints_exact_decimals() {
+    let v = json_out(&run(&[
+        "call",
+        "--sim",
+        "GET",
+        "/v3/ticker",
+        "symbol=btc_usdt",
+    ]));
+    let ticker = &v["ticker"][0];
+    assert_eq!(ticker["symbol"], "btc_usdt", "{v}");
+    for field in ["last", "buy", "sell", "high", "low", "vol"] {
+        assert_plain_decimal(&ticker[field]);
+    }
+}
+
+#[test]
+fn call_signed_spot_uses_the_demo_account() {
+    let v = json_out(&run(&["call", "--sim", "GET", "/v3/spot/assets"]));
+    let list = v["list"].as_array().expect("list");
+    let usdt = list
+        .iter()
+        .find(|a| a["currency"] == "USDT")
+        .unwrap_or_else(|| panic!("no USDT in {v}"));
+    assert_eq!(usdt["free"], "100000", "{v}");
+}
+
+#[test]
+fn call_swap_public_and_signed() {
+    let v = json_out(&run(&[
+        "call",
+        "--sim",
+        "GET",
+        "/swap/v2/public/depth",
+        "instrument_id=BTCUSDTPERP",
+        "limit=5",
+    ]));
+    assert_eq!(v["instrument_id"], "BTCUSDTPERP", "{v}");
+    let bids = v["bids"].as_array().expect("bids");
+    assert!(!bids.is_empty() && bids.len() <= 5, "{v}");
+    assert_plain_decimal(&bids[0][0]);
+    assert_plain_decimal(&bids[0][1]);
+
+    let v = json_out(&run(&["call", "--sim", "GET", "/swap/v2/account/balance"]));
+    assert_eq!(v[0]["currency"], "USDT", "{v}");
+    assert_eq!(v[0]["equity"], "10000", "{v}");
+}
+
+#[test]
+fn call_swap_json_body_places_an_order() {
+    let v = json_out(&run(&[
+        "call",
+        "--sim",
+        "POST",
+        "/swap/v2/trade/order_place",
+        "--json",
+        r#"{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"price":"29000","size":5}"#,
+    ]));
+    assert!(v.as_str().is_some_and(|id| !id.is_empty()), "{v}");
+}
+
+#[test]
+fn table_for_an_order_book() {
+    let o = run(&[
+        "call",
+        "--sim",
+        "GET",
+        "/v3/order_book",
+        "symbol=btc_usdt",
+        "limit=3",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.first().copied(), Some("SIDE  PRICE  AMOUNT"), "{out}");
+    assert_eq!(lines.len(), 7, "{out}");
+    assert!(lines[1].starts_with("ask "), "{out}");
+    assert!(lines[6].starts_with("bid "), "{out}");
+    let cols: Vec<&str> = lines[6].split_whitespace().collect();
+    assert_eq!(cols.len(), 3, "{out}");
+    assert_plain_decimal(&Value::String(cols[1].to_owned()));
+}
+
+#[test]
+fn table_for_balances_spot_and_swap() {
+    let o = run(&[
+        "call",
+        "--sim",
+        "GET",
+        "/v3/spot/assets",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let header: Vec<&str> = out
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!(header, ["CURRENCY", "FREE", "TOTAL"], "{out}");
+    let usdt = out
+        .lines()
+        .find(|l| l.starts_with("USDT "))
+        .unwrap_or_else(|| panic!("no USDT row: {out}"));
+    assert_eq!(
+        usdt.split_whitespace().collect::<Vec<_>>(),
+        ["USDT", "100000", "100000"]
+    );
+
+    let o = run(&[
+        "call",
+        "--sim",
+        "GET",
+        "/swap/v2/account/balance",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("CURRENCY  EQUITY  AVAILABLE"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("USDT ")), "{out}");
+}
+
+#[test]
+fn table_without_a_layout_exits_2_before_sending() {
+    let o = run(&["call", "--sim", "GET", "/v3/markets", "--format", "table"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("--format json"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn call_validation_error_exits_2_naming_the_field() {
+    let o = run(&[
+        "call",
+        "--sim",
+        "GET",
+        "/v3/order_book",
+        "symbol=btc_usdt",
+        "limit=151",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("`limit`"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn call_api_error_exits_1_with_the_code_on_one_line() {
+    let o = run(&[
+        "call",
+        "--sim",
+        "POST",
+        "/v3/spot/order/new",
+        "symbol=btc_usdt",
+        "type=buy",
+        "price=20000",
+        "amount=100",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("20011"), "{err}");
+    assert!(err.contains("insufficient balance"), "{err}");
+    assert!(err.contains("InsufficientFunds"), "{err}");
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn private_endpoint_without_credentials_exits_2_naming_the_variables() {
+    // Unroutable on purpose: the command must stop before connecting.
+    let o = run(&[
+        "call",
+        "GET",
+        "/v3/spot/assets",
+        "--base-url",
+        "http://127.0.0.1:9/v3",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains(KEY_VAR) && err.contains(SECRET_VAR), "{err}");
+
+    // One variable alone is a usage error too.
+    let o = command(&[
+        "call",
+        "GET",
+        "/v3/ping",
+        "--base-url",
+        "http://127.0.0.1:9/v3",
+    ])
+    .env(KEY_VAR, "k")
+    .output()
+    .expect("run");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains(SECRET_VAR), "{}", stderr(&o));
+}
+
+#[test]
+fn environment_credentials_win_and_the_secret_stays_hidden() {
+    let secret = "NOT-THE-DEMO-SECRET-0123456789";
+    let o = command(&["call", "--sim", "GET", "/v3/spot/assets"])
+        .env(KEY_VAR, "unknown-key")
+        .env(SECRET_VAR, secret)
+        .output()
+        .expect("run");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("Auth"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains(secret) && !stdout(&o).contains(secret));
+}
+
+#[test]
+fn call_usage_errors_exit_2() {
+    for args in [
+        &["call", "--sim", "GET", "/v3/no_such_endpoint"][..],
+        &[
+            "call",
+            "--sim",
+            "--base-url",
+            "http://127.0.0.1:9/v3",
+            "GET",
+            "/v3/ping",
+        ],
+        &["call", "--sim", "GET", "/v3/ping", "--format", "xml"],
+        &["call", "--sim", "GET", "/v3/ping", "--timeout", "0"],
+        &["call", "--sim", "GET", "/v3/ticker?symbol=btc_usdt"],
+        &["call", "--sim", "GET", "/v3/ticker", "symbol"],
+        &[
+            "call",
+            "GET",
+            "/v3/ping",
+            "--base-url",
+            "http://example.com/v3",
+        ],
+    ] {
+        let o = run(args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn transport_error_exits_1() {
+    // Port 9 (discard) on loopback: nothing listens in a test environment.
+    let o = run(&[
+        "call",
+        "GET",
+        "/v3/ping",
+        "--base-url",
+        "http://127.0.0.1:9/v3",
+        "--timeout",
+        "5",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("Network"), "{}", stderr(&o));
+}
+
+#[test]
+fn demo_walks_through_every_step_quickly() {
+    let child = command(&["demo"]).spawn().expect("spawn demo");
+    let o = wait_bounded(child, Duration::from_secs(60));
+    assert_eq!(
+        code(&o),
+        0,
+        "stderr: {}\nstdout: {}",
+        stderr(&o),
+        stdout(&o)
+    );
+    let out = stdout(&o);
+    for heading in [
+        "server time and clock offset",
+        "markets and a ticker",
+        "order book (top 3 levels)",
+        "spot balances before trading",
+        "limit order: place, query, cancel",
+        "market order filled",
+        "spot balances after trading",
+        "transfer to margin",
+        "swap leverage change",
+        "swap position opened and closed",
+        "copy-trading order with TP/SL",
+    ] {
+        assert!(out.contains(heading), "missing `{heading}`:\n{out}");
+    }
+    assert!(out.contains("cancelled"), "{out}");
+    assert!(out.contains("open positions left 0"), "{out}");
+    assert!(
+        out.lines().last().is_some_and(|l| l.starts_with("done")),
+        "{out}"
+    );
+    // Short readable lines, no JSON walls.
+    assert!(
+        out.lines().all(|l| l.len() < 120 && !l.starts_with('{')),
+        "{out}"
+    );
+}
+
+#[test]
+fn sim_prints_urls_and_a_demo_key_then_serves() {
+    let mut child = command(&["sim", "--addr", "127.0.0.1:0", "--seed", "7"])
+        .spawn()
+        .expect("spawn sim");
+    let out = child.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut fields = std::collections::HashMap::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while fields.len() < 7 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(line) = rx.recv_timeout(left) else {
+            let _ = child.kill();
+            panic!("sim printed only {fields:?}");
+        };
+        if let Some((k, v)) = line.split_once(": ") {
+            fields.insert(k.to_owned(), v.to_owned());
+        }
+    }
+    let get = |k: &str| fields.get(k).cloned().unwrap_or_default();
+    let spot = get("spot_base_url");
+    let swap = get("swap_base_url");
+    assert!(
+        spot.starts_with("http://127.0.0.1:") && spot.ends_with("/v3"),
+        "{fields:?}"
+    );
+    assert!(swap.starts_with("http://127.0.0.1:"), "{fields:?}");
+    assert!(get("control_url").ends_with("/__sim"), "{fields:?}");
+    assert!(get("note").contains("local simulator"), "{fields:?}");
+
+    // The printed key pair works against the printed URLs, while the simulator serves.
+    let o = command(&[
+        "call",
+        "GET",
+        "/swap/v2/account/balance",
+        "--base-url",
+        &spot,
+        "--swap-base-url",
+        &swap,
+    ])
+    .env(KEY_VAR, get("demo_key"))
+    .env(SECRET_VAR, get("demo_secret"))
+    .output()
+    .expect("run call");
+    let _ = child.kill();
+    let _ = child.wait();
+    let v = json_out(&o);
+    assert_eq!(v[0]["currency"], "USDT", "{v}");
+}
