@@ -375,60 +375,139 @@ fn demo_walks_through_every_step_quickly() {
     );
 }
 
-#[test]
-fn sim_prints_urls_and_a_demo_key_then_serves() {
-    let mut child = command(&["sim", "--addr", "127.0.0.1:0", "--seed", "7"])
-        .spawn()
-        .expect("spawn sim");
-    let out = child.stdout.take().expect("stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
+/// A `digifinex sim` process, killed when dropped, with the fields it printed.
+struct SimProcess {
+    child: Child,
+    fields: std::collections::HashMap<String, String>,
+}
+
+impl SimProcess {
+    fn start(args: &[&str]) -> SimProcess {
+        let mut child = command(args).spawn().expect("spawn sim");
+        let out = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut fields = std::collections::HashMap::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while fields.len() < 7 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(line) = rx.recv_timeout(left) else {
+                let _ = child.kill();
+                panic!("sim printed only {fields:?}");
+            };
+            if let Some((k, v)) = line.split_once(": ") {
+                fields.insert(k.to_owned(), v.to_owned());
             }
         }
-    });
-    let mut fields = std::collections::HashMap::new();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while fields.len() < 7 {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let Ok(line) = rx.recv_timeout(left) else {
-            let _ = child.kill();
-            panic!("sim printed only {fields:?}");
-        };
-        if let Some((k, v)) = line.split_once(": ") {
-            fields.insert(k.to_owned(), v.to_owned());
-        }
+        SimProcess { child, fields }
     }
-    let get = |k: &str| fields.get(k).cloned().unwrap_or_default();
-    let spot = get("spot_base_url");
-    let swap = get("swap_base_url");
+
+    fn get(&self, k: &str) -> String {
+        self.fields.get(k).cloned().unwrap_or_default()
+    }
+
+    /// `digifinex call ... --base-url .. --swap-base-url ..` with the demo key pair.
+    fn call(&self, args: &[&str]) -> Output {
+        let spot = self.get("spot_base_url");
+        let swap = self.get("swap_base_url");
+        let mut all = vec!["call"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--base-url", &spot, "--swap-base-url", &swap]);
+        command(&all)
+            .env(KEY_VAR, self.get("demo_key"))
+            .env(SECRET_VAR, self.get("demo_secret"))
+            .output()
+            .expect("run call")
+    }
+
+    /// POSTs a JSON body to a control route (`/__sim/...`) with a plain HTTP/1.1 exchange.
+    fn control_post(&self, route: &str, body: &str) -> String {
+        use std::io::{Read, Write};
+        let control = self.get("control_url");
+        let host = control
+            .strip_prefix("http://")
+            .and_then(|r| r.split('/').next())
+            .expect("control host");
+        let mut stream = std::net::TcpStream::connect(host).expect("connect control");
+        write!(
+            stream,
+            "POST /__sim/{route} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("write control request");
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .expect("read control answer");
+        answer
+    }
+}
+
+impl Drop for SimProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn sim_prints_urls_and_a_demo_key_then_serves() {
+    let sim = SimProcess::start(&["sim", "--addr", "127.0.0.1:0", "--seed", "7"]);
+    let spot = sim.get("spot_base_url");
+    let swap = sim.get("swap_base_url");
     assert!(
         spot.starts_with("http://127.0.0.1:") && spot.ends_with("/v3"),
-        "{fields:?}"
+        "{:?}",
+        sim.fields
     );
-    assert!(swap.starts_with("http://127.0.0.1:"), "{fields:?}");
-    assert!(get("control_url").ends_with("/__sim"), "{fields:?}");
-    assert!(get("note").contains("local simulator"), "{fields:?}");
+    assert!(swap.starts_with("http://127.0.0.1:"), "{:?}", sim.fields);
+    assert!(
+        sim.get("control_url").ends_with("/__sim"),
+        "{:?}",
+        sim.fields
+    );
+    assert!(
+        sim.get("note").contains("local simulator"),
+        "{:?}",
+        sim.fields
+    );
 
-    // The printed key pair works against the printed URLs, while the simulator serves.
-    let o = command(&[
-        "call",
-        "GET",
-        "/swap/v2/account/balance",
-        "--base-url",
-        &spot,
-        "--swap-base-url",
-        &swap,
-    ])
-    .env(KEY_VAR, get("demo_key"))
-    .env(SECRET_VAR, get("demo_secret"))
-    .output()
-    .expect("run call");
-    let _ = child.kill();
-    let _ = child.wait();
-    let v = json_out(&o);
+    // The printed key pair works against the printed URLs while the simulator serves.
+    let v = json_out(&sim.call(&["GET", "/swap/v2/account/balance"]));
     assert_eq!(v[0]["currency"], "USDT", "{v}");
+}
+
+#[test]
+fn unknown_outcome_says_to_check_open_orders() {
+    let sim = SimProcess::start(&["sim"]);
+    let answer = sim.control_post(
+        "faults",
+        r#"{"method":"POST","path":"/v3/spot/order/new","fault":{"kind":"drop_after_apply"},"count":1}"#,
+    );
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let o = sim.call(&[
+        "POST",
+        "/v3/spot/order/new",
+        "symbol=btc_usdt",
+        "type=buy",
+        "price=20000",
+        "amount=0.01",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("outcome unknown"), "{err}");
+    assert!(err.contains("OutcomeUnknown"), "{err}");
+    assert!(err.contains("check the open orders"), "{err}");
+    // The order was applied: it is open, and the CLI did not send it twice.
+    let v = json_out(&sim.call(&["GET", "/v3/spot/order/current", "symbol=btc_usdt"]));
+    assert_eq!(v["data"].as_array().map(Vec::len), Some(1), "{v}");
 }
