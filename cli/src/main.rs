@@ -74,7 +74,7 @@ enum Command {
     Endpoints,
     /// Decodes a response body read from stdin and prints the typed result as JSON.
     Decode(DecodeArgs),
-    /// Builds the (signed) request and prints it as JSON; sends nothing.
+    /// Builds the (signed) request and prints it as JSON; sends nothing (offline signing).
     Request(RequestArgs),
     /// Sends a request (credentials from DIGIFINEX_API_KEY / DIGIFINEX_API_SECRET) and prints
     /// the typed result.
@@ -110,7 +110,8 @@ struct RequestArgs {
     /// A JSON object whose members are added as parameters.
     #[arg(long, value_name = "BODY")]
     json: Option<String>,
-    /// API access key (requires --secret).
+    /// API access key (requires --secret). Flags are for offline signing only; `call` reads
+    /// DIGIFINEX_API_KEY / DIGIFINEX_API_SECRET instead.
     #[arg(long, value_name = "K", requires = "secret")]
     key: Option<String>,
     /// API secret key (requires --key); never printed.
