@@ -167,6 +167,26 @@ pub enum ErrorKind {
     Unknown,
 }
 
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ErrorKind::Auth => "auth",
+            ErrorKind::Clock => "clock",
+            ErrorKind::RateLimit => "rate limit",
+            ErrorKind::Ban => "ban",
+            ErrorKind::InvalidRequest => "invalid request",
+            ErrorKind::InsufficientFunds => "insufficient funds",
+            ErrorKind::NotFound => "not found",
+            ErrorKind::Suspended => "suspended",
+            ErrorKind::Server => "server",
+            ErrorKind::Decode => "decode",
+            ErrorKind::Network => "network",
+            ErrorKind::OutcomeUnknown => "outcome unknown",
+            ErrorKind::Unknown => "unknown",
+        })
+    }
+}
+
 /// An error code returned by the exchange in its JSON envelope.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
