@@ -2,3 +2,8 @@
 //! `tests/tests/` and the fixtures in `tests/fixtures/`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+/// The README's code examples, compiled and run as doctests so that they cannot rot.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
