@@ -633,11 +633,6 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
             }
             pos += 1;
         }
-        if let Some((d, end)) = crate::num::parse_short_at(bytes, pos) {
-            self.pos = end;
-            self.index += 1;
-            return Ok(d);
-        }
         match crate::num::parse_plain_prefix(bytes.get(pos..).unwrap_or_default()) {
             Some((d, read)) => {
                 self.pos = pos + read;
