@@ -321,7 +321,8 @@ fn int_prefix(bytes: &[u8]) -> Option<(i128, usize)> {
 /// Parses an integer token (number or string) into `T`; a number with a zero fraction (`8.0`) is
 /// accepted, any other fraction is an error.
 fn integer_from<T: TryFrom<i128>, E: serde::de::Error>(text: &str) -> Result<T, E> {
-    let t = text.trim();
+    // ASCII whitespace only, as `parse_decimal` trims: `"3\u000b"` is not an integer.
+    let t = text.trim_ascii();
     let value: i128 = match small_int(t.as_bytes()) {
         Some(v) => v,
         None => match t.parse::<i128>() {

@@ -510,7 +510,8 @@ fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
         return Some(Duration::from_secs(secs));
     }
     let d = crate::num::parse_decimal(v).ok()?;
-    let ms = (d * rust_decimal::Decimal::ONE_THOUSAND).trunc();
+    // Checked: a huge value (`99999999999999999999999999`) must not overflow the decimal.
+    let ms = d.checked_mul(rust_decimal::Decimal::ONE_THOUSAND)?.trunc();
     u64::try_from(ms).ok().map(Duration::from_millis)
 }
 
