@@ -433,7 +433,9 @@ impl<E: Endpoint> Drive for Call<'_, E> {
                 ) {
                     Ok(req) => {
                         self.attempts = self.attempts.saturating_add(1);
-                        self.last = Some(clone_request(&req));
+                        // Only a write can end as an unknown outcome (`policy::settle`):
+                        // reads skip the copy kept for that report.
+                        self.last = (!E::META.idempotent).then(|| clone_request(&req));
                         self.sent_at = self.session.local_now();
                         self.state = State::AwaitMain;
                         Action::Send(req)
@@ -657,11 +659,12 @@ fn elapsed(from: TimestampMillis, to: TimestampMillis) -> Duration {
     Duration::from_millis(u64::try_from(to.0.saturating_sub(from.0)).unwrap_or(0))
 }
 
+/// What an unknown-outcome report needs of a request: method, URI and body (no headers: they
+/// carry the key and signature, and the report does not use them).
 fn clone_request(req: &http::Request<Vec<u8>>) -> http::Request<Vec<u8>> {
     let mut out = http::Request::new(req.body().clone());
     *out.method_mut() = req.method().clone();
     *out.uri_mut() = req.uri().clone();
-    *out.headers_mut() = req.headers().clone();
     out
 }
 

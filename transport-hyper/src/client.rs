@@ -195,23 +195,46 @@ where
     ) -> Result<http::Response<Bytes>, (TransportErrorKind, String)> {
         let (parts, body) = request.into_parts();
         let request = http::Request::from_parts(parts, Full::new(Bytes::from(body)));
-        let attempt = async {
-            let response = tokio::time::timeout(self.read, self.http.request(request))
-                .await
-                .map_err(|_| timed_out("no response head", self.read))?
-                .map_err(|e| classify(&e))?;
-            let (parts, body) = response.into_parts();
-            let collected =
-                tokio::time::timeout(self.read, Limited::new(body, self.max_body).collect())
-                    .await
-                    .map_err(|_| timed_out("body not read", self.read))?
-                    .map_err(|e| classify_body(&*e, self.max_body))?;
-            Ok(http::Response::from_parts(parts, collected.to_bytes()))
+        // One timer for the whole attempt, moved once from the head deadline to the body
+        // deadline (three nested `timeout`s cost three timer registrations per request).
+        let start = tokio::time::Instant::now();
+        let end = deadline(start, self.total);
+        let head_by = end.min(deadline(start, self.read));
+        let timer = tokio::time::sleep_until(head_by);
+        tokio::pin!(timer);
+        let response = tokio::select! {
+            biased;
+            r = self.http.request(request) => r.map_err(|e| classify(&e))?,
+            () = &mut timer => return Err(self.expired(head_by == end, "no response head")),
         };
-        tokio::time::timeout(self.total, attempt)
-            .await
-            .unwrap_or_else(|_| Err(timed_out("request not done", self.total)))
+        let (parts, body) = response.into_parts();
+        let body_by = end.min(deadline(tokio::time::Instant::now(), self.read));
+        timer.as_mut().reset(body_by);
+        let collected = tokio::select! {
+            biased;
+            r = Limited::new(body, self.max_body).collect() => {
+                r.map_err(|e| classify_body(&*e, self.max_body))?
+            }
+            () = &mut timer => return Err(self.expired(body_by == end, "body not read")),
+        };
+        Ok(http::Response::from_parts(parts, collected.to_bytes()))
     }
+
+    /// The timeout error: the total limit when that deadline was the nearer one, else the
+    /// read limit.
+    fn expired(&self, total: bool, what: &str) -> (TransportErrorKind, String) {
+        if total {
+            timed_out("request not done", self.total)
+        } else {
+            timed_out(what, self.read)
+        }
+    }
+}
+
+/// `from + after`, saturating at about 30 years for huge limits.
+fn deadline(from: tokio::time::Instant, after: Duration) -> tokio::time::Instant {
+    from.checked_add(after)
+        .unwrap_or_else(|| from + Duration::from_secs(30 * 365 * 86_400))
 }
 
 fn timed_out(what: &str, after: Duration) -> (TransportErrorKind, String) {

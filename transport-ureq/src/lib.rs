@@ -12,7 +12,7 @@
 //! # Tour
 //!
 //! * [`Client::builder`] -> [`ClientBuilder`]: base URLs, credentials, clock, recv window,
-//!   connect/read/total timeouts (finite defaults: 5 s / 10 s / 15 s), retry policy, weight
+//!   connect/read/per-phase timeouts (finite defaults: 5 s / 10 s / 15 s), retry policy, weight
 //!   budget, automatic time sync, or your own [`ureq::Agent`] (proxy, TLS, pool).
 //! * [`Client::send`] returns the typed output; [`Client::send_full`] also returns status,
 //!   headers, rate-limit usage, latency and attempts ([`Response`]).
