@@ -21,7 +21,10 @@
 //! Inside, a call: waits for the weight budget when one is enabled; builds and signs the request
 //! at the clock's time plus the server offset; parses the answer; on a spot 10008 (timestamp
 //! outside the window) syncs the clock once through `GET /v3/time` and re-signs and resends the
-//! same request (10008 is a definite rejection, so this is safe for orders too); retries reads
+//! same request (10008 is a definite rejection, so this is safe for orders too); on a swap
+//! 400004 (signature mismatch, which a stale signed timestamp also causes) syncs once through
+//! `GET /swap/v2/public/time` and resends only if the offset moved by more than
+//! [`SWAP_RESYNC_MIN_SHIFT_MS`]; retries reads
 //! by the [`RetryPolicy`]; and turns an uncertain failure of a state-changing request into
 //! [`Error::OutcomeUnknown`], which is never re-sent.
 
@@ -34,7 +37,7 @@ use crate::clock::{estimate_offset, Clock, SystemClock};
 use crate::config::Config;
 use crate::credentials::Credentials;
 use crate::endpoint::{build, parse_body, Endpoint, Family, Meta};
-use crate::error::{ApiCode, Error, SpotCode, TransportErrorKind};
+use crate::error::{ApiCode, Error, SpotCode, SwapCode, TransportErrorKind};
 use crate::policy::{settle, RetryDecision, RetryPolicy};
 use crate::ratelimit::{RateLimitUsage, WeightTable};
 use crate::types::TimestampMillis;
@@ -75,6 +78,10 @@ struct Budgets {
     swap: WeightBudget,
     swap_weights: WeightTable,
 }
+
+/// A swap resync after 400004 leads to a resend only when the clock offset moved by more than
+/// this (ms); a smaller shift means the signature itself is wrong.
+pub const SWAP_RESYNC_MIN_SHIFT_MS: u64 = 1000;
 
 /// Everything that lives across requests. Cheap to share behind an `Arc`; all methods take
 /// `&self`.
@@ -261,6 +268,7 @@ impl Session {
             retries: 0,
             attempts: 0,
             synced: false,
+            resync_guard: None,
             sent_at: TimestampMillis(0),
             last: None,
         }
@@ -363,6 +371,8 @@ pub struct Call<'a, E: Endpoint> {
     retries: u32,
     attempts: u32,
     synced: bool,
+    /// For a swap resync: the offset before it and the error to return if it barely moves.
+    resync_guard: Option<(i64, Error)>,
     sent_at: TimestampMillis,
     last: Option<http::Request<Vec<u8>>>,
 }
@@ -386,14 +396,25 @@ impl<E: Endpoint> Call<'_, E> {
     fn failed(&mut self, e: Error) {
         let meta = E::META;
         // A spot 10008: resync once, then re-sign and resend (a definite rejection: safe).
-        let is_clock = matches!(
-            &e,
-            Error::Api(a) if a.code == ApiCode::Spot(SpotCode::InvalidTimestamp)
-        );
-        if is_clock && self.session.auto_sync && !self.synced {
-            self.synced = true;
-            self.state = State::SyncStart;
-            return;
+        // A swap 400004 (signature mismatch) may be a stale timestamp, since the timestamp is
+        // signed and the swap API has no clock error code: resync once too, but resend only if
+        // the offset moved by more than `SWAP_RESYNC_MIN_SHIFT_MS` (otherwise the signature
+        // really is wrong, and the original error is returned).
+        let clock_code = match &e {
+            Error::Api(a) => match a.code {
+                ApiCode::Spot(SpotCode::InvalidTimestamp) => Some(None),
+                ApiCode::Swap(SwapCode::InvalidSign) => Some(Some(self.session.offset_ms())),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(offset_before) = clock_code {
+            if self.session.auto_sync && !self.synced {
+                self.synced = true;
+                self.resync_guard = offset_before.map(|before| (before, e));
+                self.state = State::SyncStart;
+                return;
+            }
         }
         let e = match &self.last {
             Some(req) => settle(&meta, req, e),
@@ -496,7 +517,14 @@ impl<E: Endpoint> Drive for Call<'_, E> {
                     self.sent_at,
                     received,
                 ) {
-                    Ok(_) => State::Start,
+                    Ok(after) => match self.resync_guard.take() {
+                        Some((before, original))
+                            if after.abs_diff(before) <= SWAP_RESYNC_MIN_SHIFT_MS =>
+                        {
+                            State::Finished(Err(original))
+                        }
+                        _ => State::Start,
+                    },
                     Err(e) => State::Finished(Err(e)),
                 }
             }

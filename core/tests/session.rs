@@ -367,3 +367,54 @@ fn catalog_calls_run_the_same_cycle_and_render_json() {
         Err(Error::Validation { .. })
     ));
 }
+
+#[test]
+fn a_swap_signature_rejection_resyncs_and_resends_only_if_the_clock_moved() {
+    use digifinex_core::swap::{OrderSide, OrderSpec, PlaceOrder as SwapOrder};
+    let order = SwapOrder::new(OrderSpec::limit(
+        "BTCUSDTPERP",
+        OrderSide::OpenLong,
+        Decimal::ONE,
+        Decimal::new(20000, 0),
+    ));
+    // The server is 40 s ahead: the resync moves the offset, so the order is re-signed and sent.
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let (r, sent, _) = drive(
+        &clock,
+        &mut s.call(&order),
+        vec![
+            Answer::Http(200, vec![], r#"{"code":400004}"#),
+            Answer::Http(200, vec![], r#"{"code":0,"data":1700000040030}"#),
+            Answer::Http(200, vec![], r#"{"code":0,"data":"1234567890123456789"}"#),
+        ],
+        10,
+    );
+    assert_eq!(r.unwrap().value.as_str(), "1234567890123456789");
+    assert_eq!(sent.len(), 3);
+    assert_eq!(
+        sent[1].uri(),
+        "https://openapi.digifinex.com/swap/v2/public/time"
+    );
+    assert_eq!(s.offset_ms(), 40_015);
+    assert_eq!(sent[0].headers()["access-timestamp"], "1700000000000");
+    assert_eq!(sent[2].headers()["access-timestamp"], "1700000040035");
+    assert_eq!(sent[0].body(), sent[2].body());
+
+    // The clock was right: the signature really is wrong, and the original error comes back.
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let (r, sent, _) = drive(
+        &clock,
+        &mut s.call(&order),
+        vec![
+            Answer::Http(200, vec![], r#"{"code":400004}"#),
+            Answer::Http(200, vec![], r#"{"code":0,"data":1700000000200}"#),
+        ],
+        10,
+    );
+    let e = r.unwrap_err();
+    assert_eq!(e.api_code(), Some(400004));
+    assert_eq!(e.kind(), ErrorKind::Auth);
+    assert_eq!(sent.len(), 2);
+}
