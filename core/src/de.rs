@@ -428,86 +428,6 @@ pub mod opt_flag {
     use serde::Serialize;
 }
 
-/// Reads the elements of a positional JSON array (`[price, amount]`, candles) one by one, each
-/// through the exact decimal path, naming the element index in errors.
-pub(crate) struct Cursor<A> {
-    seq: A,
-    index: usize,
-    what: &'static str,
-}
-
-impl<'de, A: serde::de::SeqAccess<'de>> Cursor<A> {
-    pub(crate) fn new(seq: A, what: &'static str) -> Self {
-        Cursor {
-            seq,
-            index: 0,
-            what,
-        }
-    }
-
-    fn next_token(&mut self) -> Result<Token<'de>, A::Error> {
-        let raw: Option<&'de RawValue> = self.seq.next_element()?;
-        let index = self.index;
-        self.index += 1;
-        match raw {
-            Some(raw) => Ok(classify(raw.get())),
-            None => Err(A::Error::custom(format_args!(
-                "{} has no element {index}",
-                self.what
-            ))),
-        }
-    }
-
-    /// The next element as an exact decimal.
-    pub(crate) fn decimal(&mut self) -> Result<Decimal, A::Error> {
-        match self.next_token()? {
-            Token::Number(t) => decimal_from(t),
-            Token::Str(s) => decimal_from(&s),
-            _ => Err(A::Error::custom(format_args!(
-                "{} element {} is not a decimal",
-                self.what,
-                self.index.saturating_sub(1)
-            ))),
-        }
-    }
-
-    /// The next element as an integer.
-    pub(crate) fn int<T: TryFrom<i128>>(&mut self) -> Result<T, A::Error> {
-        match self.next_token()? {
-            Token::Number(t) => integer_from(t),
-            Token::Str(s) => integer_from(&s),
-            _ => Err(A::Error::custom(format_args!(
-                "{} element {} is not an integer",
-                self.what,
-                self.index.saturating_sub(1)
-            ))),
-        }
-    }
-
-    /// The next element as an optional decimal: missing, `null` or `""` are `None`.
-    pub(crate) fn opt_decimal(&mut self) -> Result<Option<Decimal>, A::Error> {
-        let raw: Option<&'de RawValue> = self.seq.next_element()?;
-        self.index += 1;
-        match raw.map(|r| classify(r.get())) {
-            None | Some(Token::Null) => Ok(None),
-            Some(Token::Str(s)) if s.is_empty() => Ok(None),
-            Some(Token::Str(s)) => decimal_from(&s).map(Some),
-            Some(Token::Number(t)) => decimal_from(t).map(Some),
-            Some(_) => Err(A::Error::custom(format_args!(
-                "{} element {} is not a decimal",
-                self.what,
-                self.index.saturating_sub(1)
-            ))),
-        }
-    }
-
-    /// Skips any further elements (servers may append columns).
-    pub(crate) fn finish(mut self) -> Result<(), A::Error> {
-        while self.seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(())
-    }
-}
-
 /// Reads a positional JSON array (`[price, amount]`, candles) whole: the array is taken as one
 /// [`RawValue`] (serde_json has then checked its syntax) and its elements are read straight from
 /// that text, instead of one serde round trip per element. `read` takes the leading elements it
@@ -553,6 +473,19 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
     /// Moves to the start of the next element (past whitespace and the separator), or reports
     /// that there is none.
     fn advance(&mut self) -> Result<(), E> {
+        let index = self.index;
+        if self.step() {
+            Ok(())
+        } else {
+            Err(E::custom(format_args!(
+                "{} has no element {index}",
+                self.what
+            )))
+        }
+    }
+
+    /// [`Self::advance`] as a flag: whether there is a next element.
+    fn step(&mut self) -> bool {
         let bytes = self.text.as_bytes();
         let mut pos = self.pos;
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(pos) {
@@ -564,16 +497,9 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
                 pos += 1;
             }
         }
-        let index = self.index;
         self.index += 1;
         self.pos = pos;
-        match bytes.get(pos) {
-            None | Some(b']') => Err(E::custom(format_args!(
-                "{} has no element {index}",
-                self.what
-            ))),
-            Some(_) => Ok(()),
-        }
+        !matches!(bytes.get(pos), None | Some(b']'))
     }
 
     /// The token at the current position (after [`Self::advance`]).
@@ -634,6 +560,9 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
             }
             pos += 1;
         }
+        if bytes.get(pos) == Some(&b'"') {
+            return self.decimal_quoted(pos + 1);
+        }
         match crate::num::parse_plain_prefix(bytes.get(pos..).unwrap_or_default()) {
             Some((d, read)) => {
                 self.pos = pos + read;
@@ -641,6 +570,35 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
                 Ok(d)
             }
             None => self.decimal_slow(),
+        }
+    }
+
+    /// [`Self::decimal`] for a string starting at `start`: fast when it holds only a plain
+    /// number (swap prices).
+    #[inline]
+    fn decimal_quoted(&mut self, start: usize) -> Result<Decimal, E> {
+        let bytes = self.text.as_bytes();
+        match crate::num::parse_plain_prefix(bytes.get(start..).unwrap_or_default()) {
+            Some((d, read)) if bytes.get(start + read) == Some(&b'"') => {
+                self.pos = start + read + 1;
+                self.index += 1;
+                Ok(d)
+            }
+            _ => self.decimal_slow(),
+        }
+    }
+
+    /// The next element as an optional decimal: missing, `null` or `""` are `None`.
+    pub(crate) fn opt_decimal(&mut self) -> Result<Option<Decimal>, E> {
+        if !self.step() {
+            return Ok(None);
+        }
+        match self.token() {
+            Token::Null => Ok(None),
+            Token::Str(s) if s.is_empty() => Ok(None),
+            Token::Str(s) => decimal_from(&s).map(Some),
+            Token::Number(t) => decimal_from(t).map(Some),
+            _ => Err(self.not_a("not a decimal")),
         }
     }
 
@@ -812,6 +770,39 @@ mod tests {
             "null",
         ] {
             assert!(serde_json::from_str::<P>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn positional_quoted_numbers_and_optional_tail() {
+        struct Q(Decimal, Option<Decimal>);
+        impl<'de> Deserialize<'de> for Q {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                positional(d, "row", |c| Ok(Q(c.decimal()?, c.opt_decimal()?)))
+            }
+        }
+        for (json, a, b) in [
+            (r#"["1.50"]"#, "1.50", None),
+            (r#"["1.5\u0030",null]"#, "1.50", None),
+            (r#"[" 1.5 ",""]"#, "1.5", None),
+            (r#"["+1.5" , "2"]"#, "1.5", Some("2")),
+            (r#"["-0.5",2e1,"x"]"#, "-0.5", Some("20")),
+            (r#"[".5",-3]"#, "0.5", Some("-3")),
+        ] {
+            let Q(x, y) = serde_json::from_str(json).unwrap();
+            assert_eq!(x.to_string(), a, "{json}");
+            assert_eq!(y.map(|y| y.to_string()).as_deref(), b, "{json}");
+        }
+        for bad in [
+            r#"["1.5x"]"#,
+            r#"["1e"]"#,
+            r#"[""]"#,
+            r#"[1,"  "]"#,
+            r#"[1,true]"#,
+            r#"[1,[2]]"#,
+            r#"[1,"y"]"#,
+        ] {
+            assert!(serde_json::from_str::<Q>(bad).is_err(), "{bad}");
         }
     }
 

@@ -137,26 +137,12 @@ pub struct DepthLevel {
 
 impl<'de> Deserialize<'de> for DepthLevel {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = DepthLevel;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a [price, amount] array")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> Result<DepthLevel, A::Error> {
-                let mut c = crate::de::Cursor::new(seq, "depth level");
-                let level = DepthLevel {
-                    price: c.decimal()?,
-                    amount: c.decimal()?,
-                };
-                c.finish()?;
-                Ok(level)
-            }
-        }
-        d.deserialize_seq(V)
+        crate::de::positional(d, "depth level", |c| {
+            Ok(DepthLevel {
+                price: c.decimal()?,
+                amount: c.decimal()?,
+            })
+        })
     }
 }
 
@@ -692,28 +678,17 @@ pub struct Candle {
 
 impl<'de> Deserialize<'de> for Candle {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Candle;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a [time, open, high, low, close, volume, token volume] array")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Candle, A::Error> {
-                let mut c = crate::de::Cursor::new(seq, "candle");
-                let candle = Candle {
-                    time: TimestampMillis(c.int()?),
-                    open: c.decimal()?,
-                    high: c.decimal()?,
-                    low: c.decimal()?,
-                    close: c.decimal()?,
-                    volume: c.decimal()?,
-                    token_volume: c.opt_decimal()?,
-                };
-                c.finish()?;
-                Ok(candle)
-            }
-        }
-        d.deserialize_seq(V)
+        crate::de::positional(d, "candle", |c| {
+            Ok(Candle {
+                time: TimestampMillis(c.int()?),
+                open: c.decimal()?,
+                high: c.decimal()?,
+                low: c.decimal()?,
+                close: c.decimal()?,
+                volume: c.decimal()?,
+                token_volume: c.opt_decimal()?,
+            })
+        })
     }
 }
 
