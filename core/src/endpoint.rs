@@ -430,7 +430,13 @@ fn parse_wire<W: DeserializeOwned, T>(
         (Ok(v), Some(c)) if c == meta.success_code => Ok(unwrap(v)),
         (decoded, code) => {
             // Slow path: errors only. Read the envelope on its own.
-            let envelope = serde_json::from_slice::<Envelope>(body).ok();
+            // Only an object is an envelope: serde would also read `Envelope` from an array
+            // (`[0]` as code 0).
+            let envelope = body
+                .trim_ascii_start()
+                .starts_with(b"{")
+                .then(|| serde_json::from_slice::<Envelope>(body).ok())
+                .flatten();
             let code = code.or(envelope.as_ref().and_then(|e| e.code));
             if let Some(c) = code {
                 if c != meta.success_code {

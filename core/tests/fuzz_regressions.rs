@@ -63,3 +63,29 @@ fn huge_retry_after_is_ignored_not_a_panic() {
         Some(std::time::Duration::from_millis(1500))
     );
 }
+
+/// `spot_decode` target, `[0]` for `spot.margin_assets` on HTTP 200: the envelope reader also
+/// accepted a JSON array positionally, so `[0]` was a success with code 0 (and the model was read
+/// from the array too). Only an object is an envelope now; `[0]` is a decode error.
+#[test]
+fn an_array_is_not_an_envelope() {
+    use digifinex_core::spot::{MarginAssetsRequest, OrderBookRequest};
+    use digifinex_core::{parse, Error};
+    for body in [&b"[0]"[..], b" [0,\"ok\"]", b"[10001,\"x\"]"] {
+        let resp = http::Response::builder().status(200).body(body).unwrap();
+        assert!(
+            matches!(parse::<MarginAssetsRequest>(&resp), Err(Error::Decode { .. })),
+            "{}",
+            String::from_utf8_lossy(body)
+        );
+        assert!(matches!(
+            parse::<OrderBookRequest>(&resp),
+            Err(Error::Decode { .. })
+        ));
+    }
+    let resp = http::Response::builder()
+        .status(200)
+        .body(&br#"{"code":0,"list":[]}"#[..])
+        .unwrap();
+    assert!(parse::<MarginAssetsRequest>(&resp).is_ok());
+}
