@@ -74,7 +74,10 @@ fn an_array_is_not_an_envelope() {
     for body in [&b"[0]"[..], b" [0,\"ok\"]", b"[10001,\"x\"]"] {
         let resp = http::Response::builder().status(200).body(body).unwrap();
         assert!(
-            matches!(parse::<MarginAssetsRequest>(&resp), Err(Error::Decode { .. })),
+            matches!(
+                parse::<MarginAssetsRequest>(&resp),
+                Err(Error::Decode { .. })
+            ),
             "{}",
             String::from_utf8_lossy(body)
         );
