@@ -30,7 +30,7 @@ pub const CREDENTIALS: [(&str, &str); 4] = [
 ///
 /// Input: `[entry, flags] ++ params`, where `entry` indexes [`crate::entries`] modulo its length
 /// and `flags` bit 0 = no credentials, bit 1 = simulator-like base URLs, bit 2 = a receive
-/// window, bits 3-4 index [`NOWS`], bits 5-6 index [`CREDENTIALS`]. `params` (lossy UTF-8) is
+/// window, bits 3-4 index `NOWS`, bits 5-6 index `CREDENTIALS`. `params` (lossy UTF-8) is
 /// `k=v` lines (text parameters, as on the CLI), then optionally a NUL byte and a JSON body
 /// (object members, or an array for the swap batch endpoints).
 ///
