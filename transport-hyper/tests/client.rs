@@ -1,5 +1,7 @@
 //! The async client over real loopback HTTP against a scripted server.
 
+// The script server is shared with the blocking client's tests.
+#[path = "../../transport-ureq/tests/support/mod.rs"]
 mod support;
 
 use std::sync::Arc;
