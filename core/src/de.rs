@@ -443,13 +443,18 @@ where
     let raw: &'de RawValue = <&RawValue>::deserialize(d)?;
     let text = raw.get();
     match text.as_bytes().first() {
-        Some(b'[') => read(&mut Columns {
-            text,
-            pos: 1,
-            index: 0,
-            what,
-            error: std::marker::PhantomData,
-        }),
+        Some(b'[') => {
+            let mut columns = Columns {
+                text,
+                pos: 1,
+                index: 0,
+                what,
+                error: std::marker::PhantomData,
+            };
+            let value = read(&mut columns)?;
+            columns.finish()?;
+            Ok(value)
+        }
         _ => Err(D::Error::custom(format_args!(
             "expected a {what} array, found `{}`",
             text.chars().take(40).collect::<String>()
@@ -457,9 +462,65 @@ where
     }
 }
 
+/// Whether the first `read` bytes of `bytes`, a plain number (`-?[0-9]*(\.[0-9]*)?`), are a JSON
+/// number followed by a separator: no leading zero, digits on both sides of the dot.
+#[inline]
+fn plain_json(bytes: &[u8], read: usize) -> bool {
+    let unsigned = bytes
+        .get(usize::from(bytes.first() == Some(&b'-'))..)
+        .unwrap_or_default();
+    !matches!(unsigned, [b'.', ..] | [b'0', b'0'..=b'9', ..])
+        && read.checked_sub(1).and_then(|last| bytes.get(last)) != Some(&b'.')
+        && matches!(
+            bytes.get(read),
+            Some(b',' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+        )
+}
+
+/// Whether `t` is exactly one JSON number.
+fn is_json_number(t: &[u8]) -> bool {
+    let digits = |mut i: usize| {
+        while t.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = usize::from(t.first() == Some(&b'-'));
+    match t.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i + 1),
+        _ => return false,
+    }
+    if t.get(i) == Some(&b'.') {
+        let end = digits(i + 1);
+        if end == i + 1 {
+            return false;
+        }
+        i = end;
+    }
+    if let Some(b'e' | b'E') = t.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = t.get(i) {
+            i += 1;
+        }
+        let end = digits(i);
+        if end == i {
+            return false;
+        }
+        i = end;
+    }
+    i == t.len()
+}
+
 /// The elements of a positional array's raw text, read left to right (see [`positional`]).
 pub(crate) struct Columns<'a, E> {
-    /// The whole array text, syntactically valid JSON starting with `[`.
+    /// The whole array text, starting with `[`: syntactically valid JSON, or (from the
+    /// single-pass reader, see [`crate::tap`]) a flat array whose syntax has not been checked.
+    ///
+    /// DESIGN: a flat array (no string, array or object inside) is checked here, in the same
+    /// pass that reads it: every token read must be a JSON number or literal, separators are
+    /// strict, and [`Self::finish`] checks the elements left unread. Any other array has been
+    /// checked by whoever handed it over (serde_json's `RawValue`, or the single-pass reader).
     text: &'a str,
     /// Byte offset of the next unread character.
     pos: usize,
@@ -474,18 +535,19 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
     /// that there is none.
     fn advance(&mut self) -> Result<(), E> {
         let index = self.index;
-        if self.step() {
-            Ok(())
-        } else {
-            Err(E::custom(format_args!(
+        match self.step() {
+            Some(true) => Ok(()),
+            Some(false) => Err(E::custom(format_args!(
                 "{} has no element {index}",
                 self.what
-            )))
+            ))),
+            None => Err(self.not_json()),
         }
     }
 
-    /// [`Self::advance`] as a flag: whether there is a next element.
-    fn step(&mut self) -> bool {
+    /// [`Self::advance`] as a flag: whether there is a next element (`None`: the separator is
+    /// missing, which is not JSON).
+    fn step(&mut self) -> Option<bool> {
         let bytes = self.text.as_bytes();
         let mut pos = self.pos;
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(pos) {
@@ -496,10 +558,17 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
             while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(pos) {
                 pos += 1;
             }
+            if bytes.get(pos) == Some(&b']') {
+                // A trailing comma: not JSON.
+                return None;
+            }
+        } else if self.index > 0 && bytes.get(pos) != Some(&b']') {
+            // Two elements without a separator: not JSON.
+            return None;
         }
         self.index += 1;
         self.pos = pos;
-        !matches!(bytes.get(pos), None | Some(b']'))
+        Some(!matches!(bytes.get(pos), None | Some(b']')))
     }
 
     /// The token at the current position (after [`Self::advance`]).
@@ -536,8 +605,52 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
                 end += 1;
             }
             self.pos = end;
-            classify(self.text.get(start..end).unwrap_or_default())
+            let text = self.text.get(start..end).unwrap_or_default();
+            // The array may be unchecked (see `text`): only an exact JSON number or literal is
+            // one.
+            let valid = match text.as_bytes().first() {
+                Some(b'-' | b'0'..=b'9') => is_json_number(text.as_bytes()),
+                _ => matches!(text, "null" | "true" | "false"),
+            };
+            if valid {
+                classify(text)
+            } else {
+                Token::Other(text)
+            }
         }
+    }
+
+    /// Checks the elements left unread and the end of the array (see `text`).
+    fn finish(&mut self) -> Result<(), E> {
+        loop {
+            let index = self.index;
+            match self.step() {
+                Some(true) => {}
+                Some(false) => break,
+                None => return Err(self.not_json()),
+            }
+            match self.text.as_bytes().get(self.pos) {
+                // Strings and containers only occur in checked arrays.
+                Some(b'"' | b'[' | b'{') => return Ok(()),
+                _ => {
+                    if let Token::Other(_) = self.token() {
+                        return Err(E::custom(format_args!(
+                            "{} element {index} is not JSON",
+                            self.what
+                        )));
+                    }
+                }
+            }
+        }
+        if self.pos + 1 == self.text.len() {
+            Ok(())
+        } else {
+            Err(self.not_json())
+        }
+    }
+
+    fn not_json(&self) -> E {
+        E::custom(format_args!("{} is not a JSON array", self.what))
     }
 
     fn not_a(&self, kind: &str) -> E {
@@ -563,13 +676,14 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
         if bytes.get(pos) == Some(&b'"') {
             return self.decimal_quoted(pos + 1);
         }
-        match crate::num::parse_plain_prefix(bytes.get(pos..).unwrap_or_default()) {
-            Some((d, read)) => {
+        let rest = bytes.get(pos..).unwrap_or_default();
+        match crate::num::parse_plain_prefix(rest) {
+            Some((d, read)) if plain_json(rest, read) => {
                 self.pos = pos + read;
                 self.index += 1;
                 Ok(d)
             }
-            None => self.decimal_slow(),
+            _ => self.decimal_slow(),
         }
     }
 
@@ -590,8 +704,10 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
 
     /// The next element as an optional decimal: missing, `null` or `""` are `None`.
     pub(crate) fn opt_decimal(&mut self) -> Result<Option<Decimal>, E> {
-        if !self.step() {
-            return Ok(None);
+        match self.step() {
+            Some(true) => {}
+            Some(false) => return Ok(None),
+            None => return Err(self.not_json()),
         }
         match self.token() {
             Token::Null => Ok(None),
@@ -621,7 +737,8 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
         let mut pos = self.pos;
         if self.index == 0 || bytes.get(pos) == Some(&b',') {
             pos += usize::from(self.index > 0);
-            if let Some((v, end)) = int_prefix(bytes.get(pos..).unwrap_or_default()) {
+            let rest = bytes.get(pos..).unwrap_or_default();
+            if let Some((v, end)) = int_prefix(rest).filter(|&(_, end)| plain_json(rest, end)) {
                 if let Ok(v) = T::try_from(v) {
                     self.pos = pos + end;
                     self.index += 1;

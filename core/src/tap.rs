@@ -641,6 +641,32 @@ mod fast {
             }
         }
 
+        /// The flat array at `pos` (no string, array or object inside: a positional row of
+        /// numbers), found by its end only, without checking its syntax.
+        ///
+        /// DESIGN: its one reader, `de::positional`, checks the syntax while it parses the
+        /// numbers (one pass instead of two) and errs on anything that is not JSON, so this
+        /// body is then decoded again by serde_json, as after any other error here. The other
+        /// `RawValue` readers either err on an array or parse its text with serde_json.
+        fn flat_array(&mut self) -> Option<&'de str> {
+            let bytes = self.text.as_bytes();
+            let start = self.pos;
+            if bytes.get(start) != Some(&b'[') {
+                return None;
+            }
+            let inner = bytes.get(start + 1..)?;
+            let len = inner
+                .iter()
+                .position(|&b| matches!(b, b']' | b'"' | b'[' | b'{'))?;
+            if inner.get(len) != Some(&b']') {
+                return None;
+            }
+            let end = start + len + 2;
+            let raw = self.text.get(start..end)?;
+            self.pos = end;
+            Some(raw)
+        }
+
         fn seq<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Bail> {
             self.enter()?;
             let value = v.visit_seq(Seq {
@@ -812,6 +838,11 @@ mod fast {
             if name == RAW_TOKEN {
                 self.skip_ws();
                 let start = self.pos;
+                if self.text.as_bytes().get(start) == Some(&b'[') {
+                    if let Some(raw) = self.flat_array() {
+                        return v.visit_map(RawMap { raw: Some(raw) });
+                    }
+                }
                 self.skip_value()?;
                 let raw = self.text.get(start..self.pos).ok_or(Bail)?;
                 return v.visit_map(RawMap { raw: Some(raw) });
@@ -1118,6 +1149,29 @@ mod tests {
             r#"{"bids":[["1",2,{"x":[null,true]}]],"asks":null,"code":"0"}"#,
             r#"{"bids":[[1,2]],"asks":[],"code":0} x"#,
             r#"{"bids":[[1,2]],"asks":[],"code":0.0}"#,
+            // Flat rows are checked by their reader, in the same pass as the numbers.
+            r#"{"bids":[[1 2]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,,2]],"asks":[],"code":0}"#,
+            r#"{"bids":[[,1,2]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2 3]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2,3x]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2,nul]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2,null,true,false,-0.5e-3]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2,tru]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,-]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2,1e]],"asks":[],"code":0}"#,
+            r#"{"bids":[[-01,2]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,02]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2.]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,-.5]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2,.5]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2,+5]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2e5x]],"asks":[],"code":0}"#,
+            r#"{"bids":[[1,2],[3,4]],"asks":[[5, 6 ,7 ]],"code":0}"#,
+            "{\"bids\":[[1,2\u{b}]],\"asks\":[],\"code\":0}",
+            "{\"bids\":[[1,2,\u{e9}]],\"asks\":[],\"code\":0}",
+            "{\"bids\":[[1,2,\u{1}]],\"asks\":[],\"code\":0}",
+            "{\"bids\":[[1\n,\t2\r]],\"asks\":[],\"code\":0}",
         ];
         for body in books {
             let (fast, code) = decode_with_code::<OrderBook>(body.as_bytes());
@@ -1143,6 +1197,26 @@ mod tests {
             br#"{"data":[[1706763600,0.5,"11.364",1e1,11,-0.001],[1,2,3,4,5,6]],"code":0}"#,
         );
         assert_eq!(k.unwrap().data.len(), 2);
+        for body in [
+            r#"{"data":[[1,2,3,4,5,6,7]],"code":0}"#,
+            r#"{"data":[[01,2,3,4,5,6]],"code":0}"#,
+            r#"{"data":[[1 ,2,3,4,5,6 ]],"code":0}"#,
+            r#"{"data":[[1.0,2,3,4,5,6]],"code":0}"#,
+            r#"{"data":[[-1,2,3,4,5,6]],"code":0}"#,
+            r#"{"data":[[1x,2,3,4,5,6]],"code":0}"#,
+            r#"{"data":[[1,2,3,4,5,6,]],"code":0}"#,
+            r#"{"data":[[1,2,3,4,5,6 7]],"code":0}"#,
+            r#"{"data":[[1,2,3,4,5]],"code":0}"#,
+        ] {
+            let (fast, _) = decode_with_code::<Klines>(body.as_bytes());
+            let slow = serde_json::from_str::<Klines>(body);
+            assert_eq!(fast.as_ref().ok(), slow.as_ref().ok(), "{body}");
+            assert_eq!(
+                fast.map_err(|e| e.to_string()).err(),
+                slow.map_err(|e| e.to_string()).err(),
+                "{body}"
+            );
+        }
     }
 
     #[test]
