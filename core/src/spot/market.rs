@@ -113,12 +113,12 @@ impl FromParams for OrderBookRequest {
     }
 }
 
-/// One price level `[price, size]`.
+/// One price level `[price, size]` (also the swap depth level, [`crate::swap::DepthLevel`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Level {
     /// Price.
     pub price: Decimal,
-    /// Size in base currency.
+    /// Size: base currency in a spot book, contracts in a swap depth.
     pub amount: Decimal,
 }
 

@@ -125,36 +125,9 @@ impl FromParams for DepthRequest {
     }
 }
 
-/// One price level `[price, amount]` (the price arrives as a string, the amount as a number;
-/// either form is accepted for both).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DepthLevel {
-    /// Price.
-    pub price: Decimal,
-    /// Size in contracts.
-    pub amount: Decimal,
-}
-
-impl<'de> Deserialize<'de> for DepthLevel {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::de::positional(d, "depth level", |c| {
-            Ok(DepthLevel {
-                price: c.decimal()?,
-                amount: c.decimal()?,
-            })
-        })
-    }
-}
-
-impl Serialize for DepthLevel {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeTuple;
-        let mut t = s.serialize_tuple(2)?;
-        t.serialize_element(&self.price.to_string())?;
-        t.serialize_element(&self.amount.to_string())?;
-        t.end()
-    }
-}
+/// One price level `[price, amount]`: the spot order book's level type (the swap API sends the
+/// price as a string and the amount as a number; either form is accepted for both, exactly).
+pub type DepthLevel = crate::spot::Level;
 
 /// Answer of [`DepthRequest`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
