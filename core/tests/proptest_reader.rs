@@ -9,6 +9,7 @@ use digifinex_core::spot::{KlineRequest, Klines, OrderBook, OrderBookRequest};
 use digifinex_core::swap::{Candles, CandlesRequest, Depth, DepthRequest};
 use digifinex_core::Endpoint;
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use serde::Deserialize;
 
 /// One array element: valid numbers in many spellings, strings, and malformed tokens.
@@ -140,4 +141,25 @@ proptest! {
         );
         agree::<CandlesRequest, SwapEnvelope<Candles>>(&body, |e| e.data);
     }
+}
+
+#[test]
+fn the_generators_reach_the_success_path() {
+    // Guards the properties above against only ever comparing two errors.
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut ok = 0;
+    for _ in 0..200 {
+        let bids = rows(2).new_tree(&mut runner).unwrap().current();
+        let body = format!(r#"{{"bids":{bids},"asks":[],"date":1,"code":0}}"#);
+        let r = parse_body::<OrderBook>(
+            &OrderBookRequest::META,
+            200,
+            &http::HeaderMap::new(),
+            body.as_bytes(),
+        );
+        if r.is_ok() {
+            ok += 1;
+        }
+    }
+    assert!(ok > 20, "only {ok} of 200 generated books decoded");
 }
