@@ -294,8 +294,13 @@ pub fn build<E: Endpoint + ?Sized>(
         url.push('?');
         url.push_str(&query);
     }
-    // At most five headers: one allocation, values from bytes already at hand.
-    let mut headers = http::HeaderMap::with_capacity(5);
+    // At most five headers: one allocation (none for a public GET), values from bytes already
+    // at hand.
+    let mut headers = if meta.method == Method::Post || credentials.is_some() {
+        http::HeaderMap::with_capacity(5)
+    } else {
+        http::HeaderMap::new()
+    };
     let mut add = |name: HeaderName, value: HeaderValue| {
         headers
             .try_append(name, value)

@@ -326,6 +326,12 @@ pub trait Drive {
     fn next(&mut self) -> Action<Self::Output>;
     /// Reports the answer to the last [`Action::Send`].
     fn on_response(&mut self, response: &http::Response<&[u8]>);
+    /// Reports the answer to the last [`Action::Send`], handing over its headers: the same as
+    /// [`Drive::on_response`], but a [`Call`] keeps the headers for its [`Response`] without
+    /// copying them. Transports that own the answer call this one.
+    fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
+        self.on_response(&response)
+    }
     /// Reports that the last [`Action::Send`] failed in the transport.
     fn on_transport_error(&mut self, kind: TransportErrorKind, message: String);
 }
@@ -488,19 +494,48 @@ impl<E: Endpoint> Drive for Call<'_, E> {
     }
 
     fn on_response(&mut self, response: &http::Response<&[u8]>) {
+        self.answer(response, None)
+    }
+
+    fn on_owned_response(&mut self, mut response: http::Response<&[u8]>) {
+        // Only the main answer's headers end in the result; a time answer is read in place.
+        if matches!(self.state, State::AwaitMain) {
+            let headers = std::mem::take(response.headers_mut());
+            self.answer(&response, Some(headers))
+        } else {
+            self.answer(&response, None)
+        }
+    }
+
+    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
+        let e = Error::Transport { kind, message };
+        match std::mem::replace(&mut self.state, State::Gone) {
+            State::AwaitMain => self.failed(e),
+            State::AwaitSync => self.state = State::Finished(Err(e)),
+            other => self.state = other,
+        }
+    }
+}
+
+impl<E: Endpoint> Call<'_, E> {
+    /// Handles an answer; `owned` carries the main answer's headers when the transport handed
+    /// them over (then `response`'s own header map is empty), else they are copied for the
+    /// result.
+    fn answer(&mut self, response: &http::Response<&[u8]>, owned: Option<http::HeaderMap>) {
         let received = self.session.local_now();
+        let headers = owned.as_ref().unwrap_or(response.headers());
         match std::mem::replace(&mut self.state, State::Gone) {
             State::AwaitMain => {
                 let meta = E::META;
                 let status = response.status().as_u16();
-                let usage = RateLimitUsage::from_headers(response.headers());
+                let usage = RateLimitUsage::from_headers(headers);
                 self.session.observe(&meta, &usage, received);
-                match parse_body::<E::Output>(&meta, status, response.headers(), response.body()) {
+                match parse_body::<E::Output>(&meta, status, headers, response.body()) {
                     Ok(value) => {
                         self.state = State::Finished(Ok(Response {
                             value,
                             status,
-                            headers: response.headers().clone(),
+                            headers: owned.unwrap_or_else(|| response.headers().clone()),
                             usage,
                             latency: elapsed(self.sent_at, received),
                             attempts: self.attempts,
@@ -531,15 +566,6 @@ impl<E: Endpoint> Drive for Call<'_, E> {
             other => self.state = other,
         }
     }
-
-    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
-        let e = Error::Transport { kind, message };
-        match std::mem::replace(&mut self.state, State::Gone) {
-            State::AwaitMain => self.failed(e),
-            State::AwaitSync => self.state = State::Finished(Err(e)),
-            other => self.state = other,
-        }
-    }
 }
 
 impl<D: Drive + ?Sized> Drive for Box<D> {
@@ -549,6 +575,9 @@ impl<D: Drive + ?Sized> Drive for Box<D> {
     }
     fn on_response(&mut self, response: &http::Response<&[u8]>) {
         (**self).on_response(response)
+    }
+    fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
+        (**self).on_owned_response(response)
     }
     fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
         (**self).on_transport_error(kind, message)
@@ -593,6 +622,9 @@ impl<E: Endpoint> Drive for JsonCall<'_, E> {
     }
     fn on_response(&mut self, response: &http::Response<&[u8]>) {
         self.0.on_response(response)
+    }
+    fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
+        self.0.on_owned_response(response)
     }
     fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
         self.0.on_transport_error(kind, message)

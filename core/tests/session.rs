@@ -19,6 +19,12 @@ enum Answer {
     Fail(TransportErrorKind),
 }
 
+thread_local! {
+    /// Whether [`drive`] hands answers over with `on_owned_response` (as both transports do)
+    /// instead of lending them with `on_response`.
+    static OWNED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// What a scripted drive returns: the result, the requests sent and the waits.
 type Driven<T> = (
     Result<Response<T>, Error>,
@@ -53,7 +59,11 @@ fn drive<D: Drive + ?Sized>(
                             b = b.header(k, v);
                         }
                         let resp = b.body(body.as_bytes()).unwrap();
-                        call.on_response(&resp);
+                        if OWNED.with(|o| o.get()) {
+                            call.on_owned_response(resp);
+                        } else {
+                            call.on_response(&resp);
+                        }
                     }
                     Answer::Fail(kind) => call.on_transport_error(kind, "scripted".to_owned()),
                 }
@@ -96,12 +106,19 @@ fn a_read_succeeds_with_latency_and_one_attempt() {
     let (r, sent, waits) = drive(
         &clock,
         &mut s.call(&req),
-        vec![Answer::Http(200, vec![], BOOK)],
+        vec![Answer::Http(
+            200,
+            vec![("ip-weight-minute-remain", "1188"), ("x-extra", "kept")],
+            BOOK,
+        )],
         40,
     );
     let r = r.unwrap();
     assert_eq!(r.value.bids.len(), 1);
     assert_eq!(r.status, 200);
+    assert_eq!(r.headers["x-extra"], "kept");
+    assert_eq!(r.headers.len(), 2);
+    assert_eq!(r.usage.min_remaining(), Some(1188));
     assert_eq!(r.attempts, 1);
     assert_eq!(r.latency, Duration::from_millis(40));
     assert_eq!(sent.len(), 1);
@@ -417,4 +434,24 @@ fn a_swap_signature_rejection_resyncs_and_resends_only_if_the_clock_moved() {
     assert_eq!(e.api_code(), Some(400004));
     assert_eq!(e.kind(), ErrorKind::Auth);
     assert_eq!(sent.len(), 2);
+}
+
+/// Both transports hand answers over (`on_owned_response`, which moves the headers into the
+/// result instead of copying them): every scenario above gives the same results that way.
+#[test]
+fn every_scenario_gives_the_same_results_with_owned_answers() {
+    OWNED.with(|o| o.set(true));
+    a_read_succeeds_with_latency_and_one_attempt();
+    clock_rejection_syncs_once_then_resigns_and_resends();
+    a_second_clock_rejection_is_returned();
+    reads_are_retried_after_5xx_and_network_errors();
+    retry_after_is_honoured_for_reads();
+    reads_give_up_after_the_policy_limit();
+    an_order_that_may_have_reached_the_server_is_never_resent();
+    validation_errors_end_the_call_before_anything_is_sent();
+    the_weight_budget_makes_calls_wait_instead_of_crossing_the_limit();
+    on_demand_sync_for_swap_uses_milliseconds();
+    catalog_calls_run_the_same_cycle_and_render_json();
+    a_swap_signature_rejection_resyncs_and_resends_only_if_the_clock_moved();
+    OWNED.with(|o| o.set(false));
 }

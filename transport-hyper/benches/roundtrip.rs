@@ -1,6 +1,10 @@
 //! Over loopback, against one keep-alive server in the same run:
-//! * round-trip latency of a public GET: the client (build, send, read, parse) beside raw
-//!   hyper-util doing the same request (send, read);
+//! * round-trip latency of a public GET: `raw_hyper_util` sends it and reads the body (no
+//!   decoding); `raw_hyper_util_core` does the same by hand with the sans-IO core
+//!   (`digifinex_core::build`, raw hyper-util, `digifinex_core::parse` into the typed book);
+//!   `digifinex_hyper` is the client (build, send, read, parse, session, timeouts, span).
+//!   client / raw is the whole cost of using the library, client / raw + core the transport
+//!   crate's own cost;
 //! * throughput with 32 requests in flight, client beside raw hyper-util.
 //!
 //! `cargo bench -p digifinex-hyper --bench roundtrip`
@@ -10,7 +14,8 @@ use std::thread;
 
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use digifinex_core::spot::OrderBookRequest;
+use digifinex_core::spot::{OrderBook, OrderBookRequest};
+use digifinex_core::{Clock, Config, SystemClock};
 use digifinex_hyper::Client;
 use futures_util::future::join_all;
 use http_body_util::{BodyExt, Full};
@@ -71,6 +76,17 @@ async fn raw_get(raw: &Raw, url: &http::Uri) -> Bytes {
     resp.into_body().collect().await.unwrap().to_bytes()
 }
 
+/// `build` with the core, send with raw hyper-util, `parse` with the core.
+async fn raw_core_get(raw: &Raw, config: &Config, req: &OrderBookRequest) -> OrderBook {
+    let request = digifinex_core::build(req, config, None, SystemClock.now()).unwrap();
+    let (parts, body) = request.into_parts();
+    let request = http::Request::from_parts(parts, Full::new(Bytes::from(body)));
+    let (parts, body) = raw.request(request).await.unwrap().into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    digifinex_core::parse::<OrderBookRequest>(&http::Response::from_parts(parts, &body[..]))
+        .unwrap()
+}
+
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -97,6 +113,10 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("public_get_roundtrip");
     g.bench_function("raw_hyper_util", |b| {
         b.to_async(&rt).iter(|| raw_get(&raw, &url))
+    });
+    let config = Config::default().with_spot_base_url(format!("{base}/v3"));
+    g.bench_function("raw_hyper_util_core", |b| {
+        b.to_async(&rt).iter(|| raw_core_get(&raw, &config, &req))
     });
     g.bench_function("digifinex_hyper", |b| {
         b.to_async(&rt)

@@ -172,7 +172,7 @@ where
                 Action::Send(request) => match self.exchange(request).await {
                     Ok(response) => {
                         let (parts, body) = response.into_parts();
-                        call.on_response(&http::Response::from_parts(parts, &body[..]));
+                        call.on_owned_response(http::Response::from_parts(parts, &body[..]));
                     }
                     Err((kind, message)) => {
                         tracing::debug!(%kind, %message, "transport error");

@@ -1,5 +1,11 @@
-//! Round-trip latency of a public GET over loopback: the client (build, send, read, parse)
-//! beside raw ureq doing the same request (send, read) on the same server in the same run.
+//! Round-trip latency of a public GET over loopback, on the same server in the same run:
+//! * `raw_ureq`: raw ureq sends the request and reads the body (no decoding);
+//! * `raw_ureq_core`: the same by hand with the sans-IO core: `digifinex_core::build`, raw ureq,
+//!   `digifinex_core::parse` into the typed book (what the client does, minus the client);
+//! * `digifinex_ureq`: the client (build, send, read, parse, session, tracing span).
+//!
+//! client / `raw_ureq` is the whole cost of using the library; client / `raw_ureq_core` is the
+//! transport crate's own cost.
 //!
 //! `cargo bench -p digifinex-ureq --bench roundtrip`
 use std::io::{BufRead, BufReader, Read, Write};
@@ -7,7 +13,8 @@ use std::net::{TcpListener, TcpStream};
 use std::thread;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use digifinex_core::spot::OrderBookRequest;
+use digifinex_core::spot::{OrderBook, OrderBookRequest};
+use digifinex_core::{Clock, Config, SystemClock};
 use digifinex_ureq::Client;
 
 const BOOK: &str = r#"{"bids":[[30000.5,"0.25"],[30000,"1.5"]],"asks":[[30001,1e-07],[30002,"2"]],"date":1700000000,"code":0}"#;
@@ -76,6 +83,18 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut resp = raw.get(&url).call().unwrap();
             resp.body_mut().read_to_vec().unwrap()
+        })
+    });
+    let config = Config::default().with_spot_base_url(format!("{base}/v3"));
+    g.bench_function("raw_ureq_core", |b| {
+        b.iter(|| -> OrderBook {
+            let request = digifinex_core::build(&req, &config, None, SystemClock.now()).unwrap();
+            let (parts, _) = request.into_parts();
+            let mut resp = raw.run(http::Request::from_parts(parts, ())).unwrap();
+            let body = resp.body_mut().read_to_vec().unwrap();
+            let (parts, _) = resp.into_parts();
+            let resp = http::Response::from_parts(parts, body.as_slice());
+            digifinex_core::parse::<OrderBookRequest>(&resp).unwrap()
         })
     });
     g.bench_function("digifinex_ureq", |b| b.iter(|| client.send(&req).unwrap()));

@@ -141,7 +141,7 @@ impl Client {
                 Action::Send(request) => match self.exchange(request) {
                     Ok(response) => {
                         let (parts, body) = response.into_parts();
-                        call.on_response(&http::Response::from_parts(parts, body.as_slice()));
+                        call.on_owned_response(http::Response::from_parts(parts, body.as_slice()));
                     }
                     Err((kind, message)) => {
                         tracing::debug!(%kind, %message, "transport error");
