@@ -342,6 +342,7 @@ struct Options {
     total: Duration,
     allow_http: bool,
     max_body: usize,
+    roots: Option<Vec<Vec<u8>>>,
 }
 
 impl Default for Options {
@@ -358,6 +359,7 @@ impl Default for Options {
             total: DEFAULT_TOTAL,
             allow_http: false,
             max_body: DEFAULT_MAX_BODY,
+            roots: None,
         }
     }
 }
@@ -367,7 +369,7 @@ impl Default for Options {
 pub struct ClientBuilder<C = DefaultConnector> {
     opts: Options,
     http: Option<HyperClient<C>>,
-    make: fn(Duration) -> Result<HyperClient<C>, Error>,
+    make: fn(&Options) -> Result<HyperClient<C>, Error>,
 }
 
 impl<C> std::fmt::Debug for ClientBuilder<C> {
@@ -385,6 +387,7 @@ impl<C> std::fmt::Debug for ClientBuilder<C> {
             .field("custom_client", &self.http.is_some())
             .field("allow_http", &o.allow_http)
             .field("max_body", &o.max_body)
+            .field("trusted_roots", &o.roots.as_ref().map(Vec::len))
             .finish()
     }
 }
@@ -466,6 +469,19 @@ where
         self
     }
 
+    /// Trusts only these root certificates (DER), instead of the webpki roots (or the system's,
+    /// with the `native-roots` feature): a TLS-intercepting proxy's CA, or a simulator behind
+    /// TLS. [`ClientBuilder::build`] rejects a certificate that does not parse. Applies to the
+    /// default connector only, as [`ClientBuilder::connect_timeout`] does.
+    pub fn trust_only_roots<I, D>(mut self, ders: I) -> Self
+    where
+        I: IntoIterator<Item = D>,
+        D: AsRef<[u8]>,
+    {
+        self.opts.roots = Some(ders.into_iter().map(|d| d.as_ref().to_vec()).collect());
+        self
+    }
+
     /// Uses this hyper client (a proxy connector, custom TLS, pool settings). The read and
     /// total timeouts of this builder still apply; connection setup is the connector's.
     pub fn hyper_client<C2>(self, client: HyperClient<C2>) -> ClientBuilder<C2>
@@ -488,7 +504,7 @@ where
         check_url("swap_base_url", &o.config.swap_base_url, o.allow_http)?;
         let http = match self.http {
             Some(h) => h,
-            None => (self.make)(o.connect)?,
+            None => (self.make)(&o)?,
         };
         let mut session = Session::builder()
             .config(o.config)
@@ -513,18 +529,18 @@ where
     }
 }
 
-fn no_default<C>(_: Duration) -> Result<HyperClient<C>, Error> {
+fn no_default<C>(_: &Options) -> Result<HyperClient<C>, Error> {
     Err(Error::validation("hyper_client", "no hyper client given"))
 }
 
 /// A hyper client on tokio with a rustls connector (http and https).
-fn default_client(connect: Duration) -> Result<HyperClient<DefaultConnector>, Error> {
+fn default_client(o: &Options) -> Result<HyperClient<DefaultConnector>, Error> {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_nodelay(true);
-    http.set_connect_timeout(Some(connect));
+    http.set_connect_timeout(Some(o.connect));
     let https = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(tls_config()?)
+        .with_tls_config(tls_config(o.roots.as_deref())?)
         .https_or_http()
         .enable_http1()
         .wrap_connector(http);
@@ -554,12 +570,33 @@ fn provider() -> Result<rustls::crypto::CryptoProvider, Error> {
     }
 }
 
-/// rustls with the feature-chosen provider and roots (webpki, or native with `native-roots`).
-fn tls_config() -> Result<rustls::ClientConfig, Error> {
+/// rustls with the feature-chosen provider, and the caller's roots or else the feature-chosen
+/// ones (webpki, or native with `native-roots`).
+fn tls_config(roots: Option<&[Vec<u8>]>) -> Result<rustls::ClientConfig, Error> {
     let tls_err = |e: &dyn std::fmt::Display| Error::validation("tls", e.to_string());
     let builder = rustls::ClientConfig::builder_with_provider(Arc::new(provider()?))
         .with_safe_default_protocol_versions()
         .map_err(|e| tls_err(&e))?;
+    if let Some(ders) = roots {
+        if ders.is_empty() {
+            return Err(Error::validation(
+                "trust_only_roots",
+                "no certificate: every https connection would fail",
+            ));
+        }
+        let mut store = rustls::RootCertStore::empty();
+        for (i, der) in ders.iter().enumerate() {
+            store
+                .add(rustls::pki_types::CertificateDer::from(der.as_slice()).into_owned())
+                .map_err(|e| {
+                    Error::validation(
+                        "trust_only_roots",
+                        format!("certificate {i} is not a usable root: {e}"),
+                    )
+                })?;
+        }
+        return Ok(builder.with_root_certificates(store).with_no_client_auth());
+    }
     #[cfg(feature = "native-roots")]
     let builder = {
         use hyper_rustls::ConfigBuilderExt;

@@ -258,6 +258,9 @@ fn classify(e: &ureq::Error) -> (TransportErrorKind, String) {
         U::BadUri(_) | U::Http(_) | U::RequireHttpsOnly(_) | U::InvalidProxyUrl => {
             TransportErrorKind::InvalidRequest
         }
+        // ureq's rustls reports a rejected handshake (certificate, protocol) as an I/O error:
+        // nothing was sent, so it is a connect failure, not a lost connection.
+        U::Io(io) if is_handshake_rejection(io) => TransportErrorKind::Connect,
         U::Io(io) => match io.kind() {
             io::ErrorKind::ConnectionRefused
             | io::ErrorKind::AddrNotAvailable
@@ -272,6 +275,24 @@ fn classify(e: &ureq::Error) -> (TransportErrorKind, String) {
         other => tls_kind(other),
     };
     (kind, e.to_string())
+}
+
+/// Whether an I/O error carries a rustls error that can only come from the handshake (the
+/// peer's certificate or an incompatible peer), before any request byte is sent. Other TLS
+/// errors may come later and stay "connection lost" (an unknown outcome for a write).
+fn is_handshake_rejection(e: &io::Error) -> bool {
+    use rustls::Error as T;
+    let Some(inner) = e.get_ref().and_then(|i| i.downcast_ref::<T>()) else {
+        return false;
+    };
+    matches!(
+        inner,
+        T::InvalidCertificate(_)
+            | T::NoCertificatesPresented
+            | T::PeerIncompatible(_)
+            | T::UnsupportedNameType
+            | T::InvalidCertRevocationList(_)
+    )
 }
 
 #[cfg(any(feature = "ring", feature = "aws-lc-rs"))]
@@ -301,6 +322,7 @@ pub struct ClientBuilder {
     agent: Option<ureq::Agent>,
     allow_http: bool,
     max_body: usize,
+    roots: Option<Vec<Vec<u8>>>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -317,6 +339,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("custom_agent", &self.agent.is_some())
             .field("allow_http", &self.allow_http)
             .field("max_body", &self.max_body)
+            .field("trusted_roots", &self.roots.as_ref().map(Vec::len))
             .finish()
     }
 }
@@ -336,6 +359,7 @@ impl Default for ClientBuilder {
             agent: None,
             allow_http: false,
             max_body: DEFAULT_MAX_BODY,
+            roots: None,
         }
     }
 }
@@ -420,11 +444,33 @@ impl ClientBuilder {
         self
     }
 
+    /// Trusts only these root certificates (DER), instead of the webpki roots (or the system's,
+    /// with the `native-roots` feature): a TLS-intercepting proxy's CA, or a simulator behind
+    /// TLS. [`ClientBuilder::build`] rejects a certificate that does not parse. Not used with
+    /// [`ClientBuilder::agent`] (that agent's TLS settings stay as they are).
+    pub fn trust_only_roots<I, D>(mut self, ders: I) -> Self
+    where
+        I: IntoIterator<Item = D>,
+        D: AsRef<[u8]>,
+    {
+        self.roots = Some(ders.into_iter().map(|d| d.as_ref().to_vec()).collect());
+        self
+    }
+
     /// The client. Fails with a validation error for a base URL that is not `https://` (or
     /// `http://` with [`ClientBuilder::allow_http`]).
     pub fn build(self) -> Result<Client, Error> {
         check_url("spot_base_url", &self.config.spot_base_url, self.allow_http)?;
         check_url("swap_base_url", &self.config.swap_base_url, self.allow_http)?;
+        #[cfg(any(feature = "ring", feature = "aws-lc-rs", feature = "native-roots"))]
+        let roots = self.roots.as_deref().map(check_roots).transpose()?;
+        #[cfg(not(any(feature = "ring", feature = "aws-lc-rs", feature = "native-roots")))]
+        if self.roots.is_some() {
+            return Err(Error::validation(
+                "trust_only_roots",
+                "built without TLS: enable the `ring` or `aws-lc-rs` feature",
+            ));
+        }
         let mut session = Session::builder()
             .config(self.config)
             .retry(self.retry)
@@ -467,9 +513,10 @@ impl ClientBuilder {
                     // (a loopback GET took ~8x raw ureq), the phase limits nothing measurable.
                     .timeout_send_request(total)
                     .timeout_recv_response(total)
-                    .timeout_recv_body(total)
-                    .tls_config(tls_config())
-                    .build();
+                    .timeout_recv_body(total);
+                #[cfg(any(feature = "ring", feature = "aws-lc-rs", feature = "native-roots"))]
+                let config = config.tls_config(tls_config(roots));
+                let config = config.build();
                 (ureq::Agent::new_with_config(config), None)
             }
         };
@@ -499,8 +546,36 @@ fn check_url(field: &'static str, url: &str, allow_http: bool) -> Result<(), Err
     }
 }
 
-/// rustls with the provider and roots chosen by the cargo features.
-fn tls_config() -> ureq::tls::TlsConfig {
+/// The caller's root certificates, each checked to parse as an X.509 trust anchor.
+#[cfg(any(feature = "ring", feature = "aws-lc-rs", feature = "native-roots"))]
+fn check_roots(ders: &[Vec<u8>]) -> Result<Vec<ureq::tls::Certificate<'static>>, Error> {
+    if ders.is_empty() {
+        return Err(Error::validation(
+            "trust_only_roots",
+            "no certificate: every https connection would fail",
+        ));
+    }
+    let mut store = rustls::RootCertStore::empty();
+    ders.iter()
+        .enumerate()
+        .map(|(i, der)| {
+            store
+                .add(rustls::pki_types::CertificateDer::from(der.as_slice()))
+                .map_err(|e| {
+                    Error::validation(
+                        "trust_only_roots",
+                        format!("certificate {i} is not a usable root: {e}"),
+                    )
+                })?;
+            Ok(ureq::tls::Certificate::from_der(der).to_owned())
+        })
+        .collect()
+}
+
+/// rustls with the provider chosen by the cargo features, and the caller's roots or else the
+/// roots the features choose.
+#[cfg(any(feature = "ring", feature = "aws-lc-rs", feature = "native-roots"))]
+fn tls_config(roots: Option<Vec<ureq::tls::Certificate<'static>>>) -> ureq::tls::TlsConfig {
     #[allow(unused_mut)]
     let mut b = ureq::tls::TlsConfig::builder().provider(ureq::tls::TlsProvider::Rustls);
     #[cfg(all(feature = "aws-lc-rs", not(feature = "ring")))]
@@ -512,6 +587,9 @@ fn tls_config() -> ureq::tls::TlsConfig {
     #[cfg(feature = "native-roots")]
     {
         b = b.root_certs(ureq::tls::RootCerts::PlatformVerifier);
+    }
+    if let Some(roots) = roots {
+        b = b.root_certs(ureq::tls::RootCerts::Specific(Arc::new(roots)));
     }
     b.build()
 }

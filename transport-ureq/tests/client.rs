@@ -410,3 +410,82 @@ impl Now for SystemClock {
         digifinex_core::Clock::now(self).0
     }
 }
+
+#[cfg(any(feature = "ring", feature = "aws-lc-rs"))]
+/// Over TLS: the test server's certificate is signed by the test CA only (`tests/data/`).
+fn tls_client(server: &TestServer) -> digifinex_ureq::ClientBuilder {
+    Client::builder()
+        .spot_base_url(server.spot_url())
+        .swap_base_url(server.url())
+        .credentials(Credentials::new(KEY, SECRET))
+        .retry_policy(RetryPolicy {
+            max_retries: 0,
+            ..RetryPolicy::default()
+        })
+}
+
+#[test]
+#[cfg(any(feature = "ring", feature = "aws-lc-rs"))]
+fn https_with_the_servers_root_trusted_works_over_one_kept_connection() {
+    let server = TestServer::start_tls(|_, _| Reply::ok(BOOK));
+    assert!(server.url().starts_with("https://127.0.0.1:"));
+    let c = tls_client(&server)
+        .trust_only_roots([support::test_ca_der()])
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        let book = c.send(&OrderBookRequest::new("btc_usdt")).unwrap();
+        assert_eq!(book.bids[0].price, Decimal::new(300005, 1));
+    }
+    let seen = server.seen();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen[0].target, "/v3/order_book?symbol=btc_usdt");
+}
+
+#[test]
+#[cfg(any(feature = "ring", feature = "aws-lc-rs"))]
+fn https_with_an_unknown_root_fails_to_connect_and_sends_nothing() {
+    let server = TestServer::start_tls(|_, _| Reply::ok(BOOK));
+    // The default roots (webpki, or the system's) do not know the test CA.
+    let c = tls_client(&server).build().unwrap();
+    let e = c.send(&OrderBookRequest::new("btc_usdt")).unwrap_err();
+    match &e {
+        Error::Transport { kind, message } => {
+            assert_eq!(*kind, TransportErrorKind::Connect, "{message}");
+            assert!(
+                message.to_ascii_lowercase().contains("certificate"),
+                "{message}"
+            );
+        }
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+    assert_eq!(e.kind(), ErrorKind::Network);
+    // An order refused at the handshake was never sent: a definite failure, not an unknown
+    // outcome.
+    let e = c.send(&order()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Transport {
+                kind: TransportErrorKind::Connect,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(server.seen().is_empty());
+}
+
+#[test]
+fn trust_only_roots_rejects_what_cannot_be_a_root() {
+    for roots in [vec![b"not a certificate".to_vec()], vec![]] {
+        let e = Client::builder()
+            .trust_only_roots(roots)
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::Validation { ref field, .. } if field == "trust_only_roots"),
+            "{e:?}"
+        );
+    }
+}

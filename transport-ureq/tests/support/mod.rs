@@ -1,6 +1,8 @@
 //! A tiny loopback HTTP/1.1 server for transport tests: a std `TcpListener` thread that reads
 //! each request, records it, and answers what a handler says (a response, a truncated body, a
 //! dropped connection, a delay). Keep-alive is honoured so that connection reuse is exercised.
+//! [`TestServer::start_tls`] serves the same over TLS (rustls, ring) with the test certificate
+//! in `transport-ureq/tests/data/` (see `gen.py` there).
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -95,6 +97,7 @@ type Handler = dyn Fn(usize, &Seen) -> Reply + Send + Sync;
 /// A running server; stops when dropped.
 pub struct TestServer {
     pub addr: SocketAddr,
+    tls: bool,
     seen: Arc<Mutex<Vec<Seen>>>,
     stop: Arc<AtomicBool>,
 }
@@ -102,6 +105,22 @@ pub struct TestServer {
 impl TestServer {
     /// Answers request number `i` (from 0) with `handler(i, request)`.
     pub fn start(handler: impl Fn(usize, &Seen) -> Reply + Send + Sync + 'static) -> TestServer {
+        TestServer::launch(None, handler)
+    }
+
+    /// As [`TestServer::start`], over TLS with the certificate of `127.0.0.1` signed by
+    /// [`test_ca_der`].
+    pub fn start_tls(
+        handler: impl Fn(usize, &Seen) -> Reply + Send + Sync + 'static,
+    ) -> TestServer {
+        TestServer::launch(Some(tls_server_config()), handler)
+    }
+
+    fn launch(
+        tls: Option<Arc<rustls::ServerConfig>>,
+        handler: impl Fn(usize, &Seen) -> Reply + Send + Sync + 'static,
+    ) -> TestServer {
+        let is_tls = tls.is_some();
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let seen = Arc::new(Mutex::new(Vec::new()));
@@ -118,11 +137,29 @@ impl TestServer {
                     }
                     let Ok(conn) = conn else { continue };
                     let (seen, handler, counter) = (seen.clone(), handler.clone(), counter.clone());
-                    thread::spawn(move || serve(conn, &seen, &*handler, &counter));
+                    let tls = tls.clone();
+                    thread::spawn(move || {
+                        let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
+                        match tls {
+                            None => serve(conn, &seen, &*handler, &counter),
+                            Some(config) => {
+                                let Ok(session) = rustls::ServerConnection::new(config) else {
+                                    return;
+                                };
+                                let stream = rustls::StreamOwned::new(session, conn);
+                                serve(stream, &seen, &*handler, &counter)
+                            }
+                        }
+                    });
                 }
             });
         }
-        TestServer { addr, seen, stop }
+        TestServer {
+            addr,
+            tls: is_tls,
+            seen,
+            stop,
+        }
     }
 
     /// Answers the requests in order from `script`; past its end, with 500.
@@ -136,10 +173,11 @@ impl TestServer {
     }
 
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
     }
     pub fn spot_url(&self) -> String {
-        format!("http://{}/v3", self.addr)
+        format!("{}/v3", self.url())
     }
     pub fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
@@ -154,24 +192,41 @@ impl Drop for TestServer {
     }
 }
 
-fn serve(conn: TcpStream, seen: &Mutex<Vec<Seen>>, handler: &Handler, counter: &AtomicUsize) {
-    let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
-    let mut reader = BufReader::new(conn.try_clone().unwrap());
-    let mut out = conn;
+/// A connection the server can close (plain TCP, or TLS over TCP).
+trait Conn: Read + Write {
+    fn close(&mut self);
+}
+
+impl Conn for TcpStream {
+    fn close(&mut self) {
+        let _ = self.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+impl Conn for rustls::StreamOwned<rustls::ServerConnection, TcpStream> {
+    fn close(&mut self) {
+        let _ = self.flush();
+        let _ = self.sock.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+fn serve<C: Conn>(conn: C, seen: &Mutex<Vec<Seen>>, handler: &Handler, counter: &AtomicUsize) {
+    // Requests are answered one at a time, so one buffered stream serves both directions.
+    let mut reader = BufReader::new(conn);
     loop {
         let Some(req) = read_request(&mut reader) else {
             return;
         };
         seen.lock().unwrap().push(req.clone());
         let i = counter.fetch_add(1, Ordering::SeqCst);
-        if !answer(&mut out, handler(i, &req)) {
+        if !answer(reader.get_mut(), handler(i, &req)) {
             return;
         }
     }
 }
 
 /// Writes a reply; false when the connection must close.
-fn answer(out: &mut TcpStream, reply: Reply) -> bool {
+fn answer<C: Conn>(out: &mut C, reply: Reply) -> bool {
     match reply {
         Reply::Http {
             status,
@@ -183,7 +238,9 @@ fn answer(out: &mut TcpStream, reply: Reply) -> bool {
                 head.push_str(&format!("{k}: {v}\r\n"));
             }
             head.push_str("\r\n");
-            out.write_all(head.as_bytes()).is_ok() && out.write_all(&body).is_ok()
+            out.write_all(head.as_bytes()).is_ok()
+                && out.write_all(&body).is_ok()
+                && out.flush().is_ok()
         }
         Reply::Truncated { status, body } => {
             let head = format!(
@@ -193,11 +250,11 @@ fn answer(out: &mut TcpStream, reply: Reply) -> bool {
             let _ = out.write_all(head.as_bytes());
             let _ = out.write_all(&body[..body.len() / 2]);
             let _ = out.flush();
-            let _ = out.shutdown(std::net::Shutdown::Both);
+            out.close();
             false
         }
         Reply::Drop => {
-            let _ = out.shutdown(std::net::Shutdown::Both);
+            out.close();
             false
         }
         Reply::Delay(d, inner) => {
@@ -207,7 +264,7 @@ fn answer(out: &mut TcpStream, reply: Reply) -> bool {
     }
 }
 
-fn read_request(r: &mut BufReader<TcpStream>) -> Option<Seen> {
+fn read_request<R: Read>(r: &mut BufReader<R>) -> Option<Seen> {
     let mut line = String::new();
     if r.read_line(&mut line).ok()? == 0 {
         return None;
@@ -251,3 +308,27 @@ pub fn hmac_hex(secret: &str, text: &[u8]) -> String {
 
 pub const BOOK: &str =
     r#"{"bids":[[30000.5,"0.25"]],"asks":[[30001,1e-07]],"date":1700000000,"code":0}"#;
+
+/// The test CA's certificate (DER): the root that signs the TLS server's certificate.
+pub fn test_ca_der() -> Vec<u8> {
+    use rustls::pki_types::{pem::PemObject, CertificateDer};
+    CertificateDer::from_pem_slice(include_bytes!("../data/ca.pem"))
+        .unwrap()
+        .to_vec()
+}
+
+fn tls_server_config() -> Arc<rustls::ServerConfig> {
+    use rustls::pki_types::{pem::PemObject, CertificateDer, PrivateKeyDer};
+    let chain =
+        vec![CertificateDer::from_pem_slice(include_bytes!("../data/localhost.pem")).unwrap()];
+    let key = PrivateKeyDer::from_pem_slice(include_bytes!("../data/localhost.key")).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(chain, key)
+    .unwrap();
+    Arc::new(config)
+}
