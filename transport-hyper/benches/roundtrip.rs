@@ -4,23 +4,31 @@
 //!   (`digifinex_core::build`, raw hyper-util, `digifinex_core::parse` into the typed book);
 //!   `digifinex_hyper` is the client (build, send, read, parse, session, timeouts, span).
 //!   client / raw is the whole cost of using the library, client / raw + core the transport
-//!   crate's own cost;
-//! * throughput with 32 requests in flight, client beside raw hyper-util.
+//!   crate's own cost. The baselines are raw hyper-util on the client's own hyper client (same
+//!   connector, same pool, same connections: see `bench`);
+//! * throughput with 32 requests in flight: the client beside the same two baselines.
+//!
+//! Loopback latency on a small shared machine drifts by more than the differences measured
+//! here between one criterion function and the next, so the `paired` groups run the client and
+//! a baseline alternately, in short blocks, and print the ratio of their totals
+//! (`paired ...: ours/baseline = ...`); criterion's own figure there is the client's time.
 //!
 //! `cargo bench -p digifinex-hyper --bench roundtrip`
+use std::cell::Cell;
+use std::future::Future;
+use std::hint::black_box;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Bencher, Criterion, Throughput};
 use digifinex_core::spot::{OrderBook, OrderBookRequest};
 use digifinex_core::{Clock, Config, SystemClock};
-use digifinex_hyper::Client;
+use digifinex_hyper::{Client, DefaultConnector, HyperClient};
 use futures_util::future::join_all;
 use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::{connect::HttpConnector, Client as Hyper};
-use hyper_util::rt::TokioExecutor;
 
 const BOOK: &str = r#"{"bids":[[30000.5,"0.25"],[30000,"1.5"]],"asks":[[30001,1e-07],[30002,"2"]],"date":1700000000,"code":0}"#;
 
@@ -66,7 +74,7 @@ fn serve(conn: TcpStream) {
     }
 }
 
-type Raw = Hyper<HttpConnector, Full<Bytes>>;
+type Raw = HyperClient<DefaultConnector>;
 
 async fn raw_get(raw: &Raw, url: &http::Uri) -> Bytes {
     let req = http::Request::get(url.clone())
@@ -87,6 +95,77 @@ async fn raw_core_get(raw: &Raw, config: &Config, req: &OrderBookRequest) -> Ord
         .unwrap()
 }
 
+/// Requests (or batches) per side before switching, in the `paired` groups.
+const BLOCK: u64 = 64;
+
+type Tally = Cell<(Duration, Duration, u64)>;
+
+/// Runs `base` and `ours` alternately in blocks of [`BLOCK`] (which goes first alternates
+/// too), returns the time of `ours` for criterion and adds both totals to `tally`.
+fn paired<FB, FO, B, O>(
+    b: &mut Bencher,
+    rt: &tokio::runtime::Runtime,
+    tally: &Tally,
+    base: FB,
+    ours: FO,
+) where
+    FB: Fn() -> B,
+    FO: Fn() -> O,
+    B: Future,
+    O: Future,
+{
+    b.to_async(rt).iter_custom(|iters| {
+        let (base, ours) = (&base, &ours);
+        async move {
+            let (mut tb, mut to) = (Duration::ZERO, Duration::ZERO);
+            let (mut done, mut flip) = (0, false);
+            while done < iters {
+                let n = BLOCK.min(iters - done);
+                for side in [flip, !flip] {
+                    let t = Instant::now();
+                    for _ in 0..n {
+                        if side {
+                            drop(black_box(ours().await));
+                        } else {
+                            drop(black_box(base().await));
+                        }
+                    }
+                    if side {
+                        to += t.elapsed();
+                    } else {
+                        tb += t.elapsed();
+                    }
+                }
+                flip = !flip;
+                done += n;
+            }
+            let (b0, o0, n0) = tally.get();
+            tally.set((b0 + tb, o0 + to, n0 + iters));
+            to
+        }
+    });
+}
+
+fn report(name: &str, tally: &Tally) {
+    let (base, ours, n) = tally.get();
+    println!(
+        "paired {name}: ours/baseline = {:.3} over {n} runs ({:.1} us vs {:.1} us)",
+        ours.as_secs_f64() / base.as_secs_f64(),
+        ours.as_secs_f64() * 1e6 / n as f64,
+        base.as_secs_f64() * 1e6 / n as f64,
+    );
+}
+
+/// 32 requests in flight at once, each its own task.
+async fn batch<F, Fut>(one: F) -> usize
+where
+    F: Fn() -> Fut,
+    Fut: Future + Send + 'static,
+    Fut::Output: Send + 'static,
+{
+    join_all((0..32).map(|_| tokio::spawn(one()))).await.len()
+}
+
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -97,57 +176,97 @@ fn bench(c: &mut Criterion) {
     let url: http::Uri = format!("{base}/v3/order_book?symbol=btc_usdt&limit=5")
         .parse()
         .unwrap();
-    let (raw, client) = rt.block_on(async {
-        let mut http = HttpConnector::new();
-        http.set_nodelay(true);
-        let raw: Raw = Hyper::builder(TokioExecutor::new()).build(http);
-        let client = Client::builder()
+    let client = rt.block_on(async {
+        Client::builder()
             .spot_base_url(format!("{base}/v3"))
             .allow_http(true)
             .build()
-            .unwrap();
-        (raw, client)
+            .unwrap()
     });
+    // The baselines use raw hyper-util on the client's own hyper client: the same connector
+    // and pool, so the same keep-alive connections and server threads. With separate pools,
+    // each side's latency depends on whether its server thread happens to share a core with
+    // the thread polling its connection (a direct switch) or not (a cross-core wake-up, about
+    // twice as slow on this VM), which swamps the differences measured here.
+    let raw: Raw = client.hyper_client().clone();
     let req = OrderBookRequest::new("btc_usdt").limit(5);
+    let config = Config::default().with_spot_base_url(format!("{base}/v3"));
+
+    let raw_one = || raw_get(&raw, &url);
+    let core_one = || raw_core_get(&raw, &config, &req);
+    let client_one = || async { client.send(&req).await.unwrap() };
 
     let mut g = c.benchmark_group("public_get_roundtrip");
-    g.bench_function("raw_hyper_util", |b| {
-        b.to_async(&rt).iter(|| raw_get(&raw, &url))
+    g.bench_function("raw_hyper_util", |b| b.to_async(&rt).iter(raw_one));
+    g.bench_function("raw_hyper_util_core", |b| b.to_async(&rt).iter(core_one));
+    g.bench_function("digifinex_hyper", |b| b.to_async(&rt).iter(client_one));
+    g.finish();
+
+    let mut g = c.benchmark_group("paired");
+    let (vs_raw, vs_core) = (Tally::default(), Tally::default());
+    g.bench_function("digifinex_hyper_vs_raw_hyper_util", |b| {
+        paired(b, &rt, &vs_raw, raw_one, client_one)
     });
-    let config = Config::default().with_spot_base_url(format!("{base}/v3"));
-    g.bench_function("raw_hyper_util_core", |b| {
-        b.to_async(&rt).iter(|| raw_core_get(&raw, &config, &req))
-    });
-    g.bench_function("digifinex_hyper", |b| {
-        b.to_async(&rt)
-            .iter(|| async { client.send(&req).await.unwrap() })
+    g.bench_function("digifinex_hyper_vs_raw_hyper_util_core", |b| {
+        paired(b, &rt, &vs_core, core_one, client_one)
     });
     g.finish();
 
+    // 32 in flight: each task owns clones (the client shares its session; the config is shared
+    // the same way, so neither side copies the URLs per request).
+    let shared = std::sync::Arc::new(config.clone());
+    let raw_32 = || {
+        batch(|| {
+            let (raw, url) = (raw.clone(), url.clone());
+            async move { raw_get(&raw, &url).await }
+        })
+    };
+    let core_32 = || {
+        batch(|| {
+            let (raw, config) = (raw.clone(), shared.clone());
+            async move {
+                let req = OrderBookRequest::new("btc_usdt").limit(5);
+                raw_core_get(&raw, &config, &req).await
+            }
+        })
+    };
+    let client_32 = || {
+        batch(|| {
+            let client = client.clone();
+            async move {
+                let req = OrderBookRequest::new("btc_usdt").limit(5);
+                client.send(&req).await.unwrap()
+            }
+        })
+    };
     let mut g = c.benchmark_group("public_get_32_in_flight");
     g.throughput(Throughput::Elements(32));
-    g.bench_function("raw_hyper_util", |b| {
-        b.to_async(&rt).iter(|| async {
-            let tasks = (0..32).map(|_| {
-                let (raw, url) = (raw.clone(), url.clone());
-                tokio::spawn(async move { raw_get(&raw, &url).await })
-            });
-            join_all(tasks).await
-        })
+    g.bench_function("raw_hyper_util", |b| b.to_async(&rt).iter(raw_32));
+    g.bench_function("raw_hyper_util_core", |b| b.to_async(&rt).iter(core_32));
+    g.bench_function("digifinex_hyper", |b| b.to_async(&rt).iter(client_32));
+    g.finish();
+
+    let mut g = c.benchmark_group("paired_32_in_flight");
+    g.throughput(Throughput::Elements(32));
+    let (vs_raw_32, vs_core_32) = (Tally::default(), Tally::default());
+    g.bench_function("digifinex_hyper_vs_raw_hyper_util", |b| {
+        paired(b, &rt, &vs_raw_32, raw_32, client_32)
     });
-    g.bench_function("digifinex_hyper", |b| {
-        b.to_async(&rt).iter(|| async {
-            let tasks = (0..32).map(|_| {
-                let client = client.clone();
-                tokio::spawn(async move {
-                    let req = OrderBookRequest::new("btc_usdt").limit(5);
-                    client.send(&req).await.unwrap()
-                })
-            });
-            join_all(tasks).await
-        })
+    g.bench_function("digifinex_hyper_vs_raw_hyper_util_core", |b| {
+        paired(b, &rt, &vs_core_32, core_32, client_32)
     });
     g.finish();
+
+    report("digifinex_hyper vs raw_hyper_util (one GET)", &vs_raw);
+    report("digifinex_hyper vs raw_hyper_util_core (one GET)", &vs_core);
+    report(
+        "digifinex_hyper vs raw_hyper_util (32 in flight)",
+        &vs_raw_32,
+    );
+    report(
+        "digifinex_hyper vs raw_hyper_util_core (32 in flight)",
+        &vs_core_32,
+    );
 }
 
 criterion_group!(benches, bench);

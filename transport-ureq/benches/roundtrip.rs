@@ -1,5 +1,6 @@
 //! Round-trip latency of a public GET over loopback, on the same server in the same run:
-//! * `raw_ureq`: raw ureq sends the request and reads the body (no decoding);
+//! * `raw_ureq`: raw ureq sends the request and reads the body (no decoding), on the client's
+//!   own agent (same pool, same connection; see below);
 //! * `raw_ureq_core`: the same by hand with the sans-IO core: `digifinex_core::build`, raw ureq,
 //!   `digifinex_core::parse` into the typed book (what the client does, minus the client);
 //! * `digifinex_ureq`: the client (build, send, read, parse, session, tracing span).
@@ -7,15 +8,23 @@
 //! client / `raw_ureq` is the whole cost of using the library; client / `raw_ureq_core` is the
 //! transport crate's own cost.
 //!
+//! Loopback latency on a small shared machine drifts by more than the differences measured
+//! here between one criterion function and the next, so the `paired` group runs the client and
+//! a baseline alternately, in short blocks of requests, and prints the ratio of their totals
+//! (`paired ...: ours/baseline = ...`); criterion's own figure there is the client's time.
+//!
 //! `cargo bench -p digifinex-ureq --bench roundtrip`
+use std::cell::Cell;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::thread;
+use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Bencher, Criterion};
 use digifinex_core::spot::{OrderBook, OrderBookRequest};
 use digifinex_core::{Clock, Config, SystemClock};
 use digifinex_ureq::Client;
+use std::hint::black_box;
 
 const BOOK: &str = r#"{"bids":[[30000.5,"0.25"],[30000,"1.5"]],"asks":[[30001,1e-07],[30002,"2"]],"date":1700000000,"code":0}"#;
 
@@ -61,47 +70,116 @@ fn serve(conn: TcpStream) {
     }
 }
 
+/// Runs `base` and `ours` alternately in blocks of [`BLOCK`] requests (which goes first
+/// alternates too) over the same connection, returns the time of `ours` for criterion and adds both totals to `tally`.
+///
+fn paired(
+    b: &mut Bencher,
+    tally: &Cell<(Duration, Duration, u64)>,
+    mut base: impl FnMut(),
+    mut ours: impl FnMut(),
+) {
+    b.iter_custom(|iters| {
+        let (mut tb, mut to) = (Duration::ZERO, Duration::ZERO);
+        let mut done = 0;
+        let mut flip = false;
+        while done < iters {
+            let n = BLOCK.min(iters - done);
+            let time = |f: &mut dyn FnMut()| {
+                let t = Instant::now();
+                for _ in 0..n {
+                    f();
+                }
+                t.elapsed()
+            };
+            if flip {
+                to += time(&mut ours);
+                tb += time(&mut base);
+            } else {
+                tb += time(&mut base);
+                to += time(&mut ours);
+            }
+            flip = !flip;
+            done += n;
+        }
+        let (b0, o0, n0) = tally.get();
+        tally.set((b0 + tb, o0 + to, n0 + iters));
+        to
+    });
+}
+
+/// Requests per side before switching, in the `paired` group.
+const BLOCK: u64 = 64;
+
+fn report(name: &str, tally: &Cell<(Duration, Duration, u64)>) {
+    let (base, ours, n) = tally.get();
+    println!(
+        "paired {name}: ours/baseline = {:.3} over {n} pairs ({:.1} us vs {:.1} us)",
+        ours.as_secs_f64() / base.as_secs_f64(),
+        ours.as_secs_f64() * 1e6 / n as f64,
+        base.as_secs_f64() * 1e6 / n as f64,
+    );
+}
+
 fn bench(c: &mut Criterion) {
     let base = server();
     let url = format!("{base}/v3/order_book?symbol=btc_usdt&limit=5");
-    let raw = ureq::Agent::new_with_defaults();
     let client = Client::builder()
         .spot_base_url(format!("{base}/v3"))
         .allow_http(true)
         .build()
         .unwrap();
+    // The baselines use raw ureq on the client's own agent: the same pooled keep-alive
+    // connection and so the same server thread. With one connection per side, each side's
+    // latency depends on whether its server thread happens to share the client thread's core
+    // (a direct switch) or not (a cross-core wake-up, about twice as slow on this VM), which
+    // swamps the differences measured here.
+    let raw = client.agent().clone();
     let req = OrderBookRequest::new("btc_usdt").limit(5);
-    let byo = Client::builder()
-        .spot_base_url(format!("{base}/v3"))
-        .allow_http(true)
-        .agent(ureq::Agent::new_with_defaults())
-        .build()
-        .unwrap();
 
     let mut g = c.benchmark_group("public_get_roundtrip");
-    g.bench_function("raw_ureq", |b| {
-        b.iter(|| {
-            let mut resp = raw.get(&url).call().unwrap();
-            resp.body_mut().read_to_vec().unwrap()
-        })
-    });
+    let raw_get = || {
+        let mut resp = raw.get(&url).call().unwrap();
+        resp.body_mut().read_to_vec().unwrap()
+    };
     let config = Config::default().with_spot_base_url(format!("{base}/v3"));
-    g.bench_function("raw_ureq_core", |b| {
-        b.iter(|| -> OrderBook {
-            let request = digifinex_core::build(&req, &config, None, SystemClock.now()).unwrap();
-            let (parts, _) = request.into_parts();
-            let mut resp = raw.run(http::Request::from_parts(parts, ())).unwrap();
-            let body = resp.body_mut().read_to_vec().unwrap();
-            let (parts, _) = resp.into_parts();
-            let resp = http::Response::from_parts(parts, body.as_slice());
-            digifinex_core::parse::<OrderBookRequest>(&resp).unwrap()
-        })
+    let raw_core_get = || -> OrderBook {
+        let request = digifinex_core::build(&req, &config, None, SystemClock.now()).unwrap();
+        let (parts, _) = request.into_parts();
+        let mut resp = raw.run(http::Request::from_parts(parts, ())).unwrap();
+        let body = resp.body_mut().read_to_vec().unwrap();
+        let (parts, _) = resp.into_parts();
+        let resp = http::Response::from_parts(parts, body.as_slice());
+        digifinex_core::parse::<OrderBookRequest>(&resp).unwrap()
+    };
+    let client_get = || client.send(&req).unwrap();
+    g.bench_function("raw_ureq", |b| b.iter(raw_get));
+    g.bench_function("raw_ureq_core", |b| b.iter(raw_core_get));
+    g.bench_function("digifinex_ureq", |b| b.iter(client_get));
+    g.finish();
+
+    let mut g = c.benchmark_group("paired");
+    let vs_raw = Cell::default();
+    let vs_core = Cell::default();
+    g.bench_function("digifinex_ureq_vs_raw_ureq", |b| {
+        paired(
+            b,
+            &vs_raw,
+            || drop(black_box(raw_get())),
+            || drop(black_box(client_get())),
+        )
     });
-    g.bench_function("digifinex_ureq", |b| b.iter(|| client.send(&req).unwrap()));
-    g.bench_function("digifinex_ureq_default_agent", |b| {
-        b.iter(|| byo.send(&req).unwrap())
+    g.bench_function("digifinex_ureq_vs_raw_ureq_core", |b| {
+        paired(
+            b,
+            &vs_core,
+            || drop(black_box(raw_core_get())),
+            || drop(black_box(client_get())),
+        )
     });
     g.finish();
+    report("digifinex_ureq vs raw_ureq", &vs_raw);
+    report("digifinex_ureq vs raw_ureq_core", &vs_core);
 }
 
 criterion_group!(benches, bench);
