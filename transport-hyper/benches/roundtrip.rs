@@ -148,6 +148,9 @@ fn paired<FB, FO, B, O>(
 
 fn report(name: &str, tally: &Tally) {
     let (base, ours, n) = tally.get();
+    if n == 0 {
+        return; // filtered out on the command line
+    }
     println!(
         "paired {name}: ours/baseline = {:.3} over {n} runs ({:.1} us vs {:.1} us)",
         ours.as_secs_f64() / base.as_secs_f64(),
@@ -189,6 +192,14 @@ fn bench(c: &mut Criterion) {
     // the thread polling its connection (a direct switch) or not (a cross-core wake-up, about
     // twice as slow on this VM), which swamps the differences measured here.
     let raw: Raw = client.hyper_client().clone();
+    // The same client without its per-request timer (`without_timeouts`), on the same pool.
+    let untimed = Client::builder()
+        .spot_base_url(format!("{base}/v3"))
+        .allow_http(true)
+        .hyper_client(raw.clone())
+        .without_timeouts()
+        .build()
+        .unwrap();
     let req = OrderBookRequest::new("btc_usdt").limit(5);
     let config = Config::default().with_spot_base_url(format!("{base}/v3"));
 
@@ -239,6 +250,15 @@ fn bench(c: &mut Criterion) {
             }
         })
     };
+    let untimed_32 = || {
+        batch(|| {
+            let client = untimed.clone();
+            async move {
+                let req = OrderBookRequest::new("btc_usdt").limit(5);
+                client.send(&req).await.unwrap()
+            }
+        })
+    };
     let mut g = c.benchmark_group("public_get_32_in_flight");
     g.throughput(Throughput::Elements(32));
     g.bench_function("raw_hyper_util", |b| b.to_async(&rt).iter(raw_32));
@@ -248,13 +268,18 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("paired_32_in_flight");
     g.throughput(Throughput::Elements(32));
-    let (vs_raw_32, vs_core_32) = (Tally::default(), Tally::default());
+    let (vs_raw_32, vs_core_32, untimed_vs_core_32) =
+        (Tally::default(), Tally::default(), Tally::default());
     g.bench_function("digifinex_hyper_vs_raw_hyper_util", |b| {
         paired(b, &rt, &vs_raw_32, raw_32, client_32)
     });
     g.bench_function("digifinex_hyper_vs_raw_hyper_util_core", |b| {
         paired(b, &rt, &vs_core_32, core_32, client_32)
     });
+    g.bench_function(
+        "digifinex_hyper_without_timeouts_vs_raw_hyper_util_core",
+        |b| paired(b, &rt, &untimed_vs_core_32, core_32, untimed_32),
+    );
     g.finish();
 
     report("digifinex_hyper vs raw_hyper_util (one GET)", &vs_raw);
@@ -266,6 +291,10 @@ fn bench(c: &mut Criterion) {
     report(
         "digifinex_hyper vs raw_hyper_util_core (32 in flight)",
         &vs_core_32,
+    );
+    report(
+        "digifinex_hyper without_timeouts vs raw_hyper_util_core (32 in flight)",
+        &untimed_vs_core_32,
     );
 }
 

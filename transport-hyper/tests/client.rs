@@ -177,6 +177,44 @@ async fn a_timeout_is_a_network_error_for_a_get() {
 }
 
 #[tokio::test]
+async fn without_timeouts_a_slow_answer_is_awaited_and_a_later_limit_turns_them_back_on() {
+    let slow = || Reply::Delay(Duration::from_millis(600), Box::new(Reply::ok(BOOK)));
+    let server = TestServer::scripted(vec![slow(), slow()]);
+    let c = client(&server)
+        .read_timeout(Duration::from_millis(200))
+        .timeout(Duration::from_millis(200))
+        .without_timeouts()
+        .retry_policy(RetryPolicy::never())
+        .build()
+        .unwrap();
+    let t = Instant::now();
+    let book = c.send(&OrderBookRequest::new("btc_usdt")).await.unwrap();
+    assert_eq!(book.bids.len(), 1);
+    assert!(t.elapsed() >= Duration::from_millis(600));
+    // Setting a limit after `without_timeouts` enables the timers again.
+    let c = client(&server)
+        .without_timeouts()
+        .timeout(Duration::from_millis(200))
+        .retry_policy(RetryPolicy::never())
+        .build()
+        .unwrap();
+    let e = c
+        .send(&OrderBookRequest::new("btc_usdt"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Transport {
+                kind: TransportErrorKind::Timeout,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_timeout_of_an_order_is_an_unknown_outcome_and_not_resent() {
     let server = TestServer::scripted(vec![Reply::Delay(
         Duration::from_secs(2),

@@ -113,6 +113,9 @@ const BLOCK: u64 = 64;
 
 fn report(name: &str, tally: &Cell<(Duration, Duration, u64)>) {
     let (base, ours, n) = tally.get();
+    if n == 0 {
+        return; // filtered out on the command line
+    }
     println!(
         "paired {name}: ours/baseline = {:.3} over {n} pairs ({:.1} us vs {:.1} us)",
         ours.as_secs_f64() / base.as_secs_f64(),
