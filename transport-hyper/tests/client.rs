@@ -569,3 +569,33 @@ fn trust_only_roots_rejects_what_cannot_be_a_root() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_body_that_stalls_past_the_read_limit_is_a_timeout() {
+    let server = TestServer::scripted(vec![Reply::Stall {
+        status: 200,
+        body: BOOK.as_bytes().to_vec(),
+        stall: Duration::from_secs(3),
+    }]);
+    let c = client(&server)
+        .read_timeout(Duration::from_millis(300))
+        .retry_policy(RetryPolicy::never())
+        .build()
+        .unwrap();
+    let t = Instant::now();
+    let e = c
+        .send(&OrderBookRequest::new("btc_usdt"))
+        .await
+        .unwrap_err();
+    let took = t.elapsed();
+    // The head came at once; the body limit runs from then (plus at most one tick, 37 ms).
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+    match e {
+        Error::Transport {
+            kind: TransportErrorKind::Timeout,
+            ref message,
+        } => assert!(message.contains("body"), "{message}"),
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+}

@@ -489,3 +489,30 @@ fn trust_only_roots_rejects_what_cannot_be_a_root() {
         );
     }
 }
+
+#[test]
+fn a_body_that_stalls_past_the_read_limit_is_a_timeout() {
+    let server = TestServer::scripted(vec![Reply::Stall {
+        status: 200,
+        body: BOOK.as_bytes().to_vec(),
+        stall: Duration::from_secs(3),
+    }]);
+    let c = client(&server)
+        .read_timeout(Duration::from_millis(300))
+        .retry_policy(RetryPolicy::never())
+        .build()
+        .unwrap();
+    let t = Instant::now();
+    let e = c.send(&OrderBookRequest::new("btc_usdt")).unwrap_err();
+    let took = t.elapsed();
+    // The head came at once; the per-read limit runs out while the body stalls.
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+    match e {
+        Error::Transport {
+            kind: TransportErrorKind::Timeout,
+            ..
+        } => {}
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+}

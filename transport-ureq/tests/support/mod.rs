@@ -49,6 +49,13 @@ pub enum Reply {
     },
     /// Headers promising the whole body, half of it, then the connection closes.
     Truncated { status: u16, body: Vec<u8> },
+    /// Headers promising the whole body, half of it, then nothing for `stall` (the
+    /// connection stays open), then the connection closes.
+    Stall {
+        status: u16,
+        body: Vec<u8>,
+        stall: Duration,
+    },
     /// Close the connection without answering.
     Drop,
     /// Wait, then do the inner reply.
@@ -250,6 +257,22 @@ fn answer<C: Conn>(out: &mut C, reply: Reply) -> bool {
             let _ = out.write_all(head.as_bytes());
             let _ = out.write_all(&body[..body.len() / 2]);
             let _ = out.flush();
+            out.close();
+            false
+        }
+        Reply::Stall {
+            status,
+            body,
+            stall,
+        } => {
+            let head = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                body.len()
+            );
+            let _ = out.write_all(head.as_bytes());
+            let _ = out.write_all(&body[..body.len() / 2]);
+            let _ = out.flush();
+            thread::sleep(stall);
             out.close();
             false
         }
