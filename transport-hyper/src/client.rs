@@ -458,6 +458,9 @@ where
         self
     }
     /// Limit for one whole attempt, from connecting to the last body byte (default 15 s).
+    ///
+    /// The read and total limits are checked by one task per client rather than a timer per
+    /// request, so a limit fires up to an eighth of the shorter limit late (at most 250 ms).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.opts.total = timeout;
         self.opts.timed = true;

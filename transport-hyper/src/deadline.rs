@@ -97,9 +97,22 @@ impl Deadlines {
 
     /// The ticking task: fires due slots, drops finished ones, ends when none is left.
     async fn run(self: Arc<Self>) {
+        /// Dropped with the task: if the task did not end by itself (its runtime shut down
+        /// under it), the next `register` must start a new one, in its own runtime.
+        struct Stop(Arc<Deadlines>, bool);
+        impl Drop for Stop {
+            fn drop(&mut self) {
+                if !self.1 {
+                    let mut inner = self.0.inner.lock().unwrap_or_else(PoisonError::into_inner);
+                    inner.ticking = false;
+                }
+            }
+        }
+        let mut stop = Stop(self, false);
         loop {
-            tokio::time::sleep(self.tick).await;
-            if !self.sweep(self.nanos(Instant::now())) {
+            tokio::time::sleep(stop.0.tick).await;
+            if !stop.0.sweep(stop.0.nanos(Instant::now())) {
+                stop.1 = true;
                 return;
             }
         }
@@ -230,6 +243,35 @@ mod tests {
         assert!(d.inner.lock().unwrap().ticking);
         slot.expired().await;
         assert!(Instant::now() - start >= Duration::from_millis(300));
+    }
+
+    #[test]
+    fn a_client_outliving_its_runtime_still_gets_its_deadlines_in_the_next_one() {
+        let d = Arc::new(Deadlines::new(Duration::from_millis(80)));
+        let first = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let kept = first.block_on(async {
+            let slot = d.register(Instant::now() + Duration::from_secs(60));
+            tokio::task::yield_now().await; // the ticking task starts
+            slot
+        });
+        assert!(d.inner.lock().unwrap().ticking);
+        drop(first); // drops the ticking task mid-sleep
+        assert!(!d.inner.lock().unwrap().ticking);
+        let second = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        second.block_on(async {
+            let start = Instant::now();
+            let slot = d.register(start + Duration::from_millis(50));
+            tokio::time::timeout(Duration::from_secs(5), slot.expired())
+                .await
+                .expect("the deadline fires in the new runtime");
+        });
+        drop(kept);
     }
 
     #[tokio::test(start_paused = true)]
