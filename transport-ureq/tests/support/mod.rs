@@ -355,3 +355,23 @@ fn tls_server_config() -> Arc<rustls::ServerConfig> {
     .unwrap();
     Arc::new(config)
 }
+
+/// A shared buffer collecting what a log subscriber writes.
+#[derive(Clone, Default)]
+pub struct LogBuf(Arc<Mutex<Vec<u8>>>);
+
+impl LogBuf {
+    pub fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+impl Write for LogBuf {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
