@@ -45,6 +45,34 @@ impl Config {
         self.recv_window = Some(window);
         self
     }
+
+    /// Checks that both base URLs are `https://`, or `http://` when `allow_http` (a simulator,
+    /// tests): the clients call this when they are built. The error names the field
+    /// (`spot_base_url`, `swap_base_url`).
+    pub fn check_urls(&self, allow_http: bool) -> Result<(), crate::Error> {
+        check_url("spot_base_url", &self.spot_base_url, allow_http)?;
+        check_url("swap_base_url", &self.swap_base_url, allow_http)
+    }
+}
+
+fn check_url(field: &'static str, url: &str, allow_http: bool) -> Result<(), crate::Error> {
+    let scheme = |s: &str| {
+        url.get(..s.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(s))
+    };
+    if scheme("https://") || (allow_http && scheme("http://")) {
+        Ok(())
+    } else if scheme("http://") {
+        Err(crate::Error::validation(
+            field,
+            format!("{url} is plain http: use https, or allow_http(true) for a simulator"),
+        ))
+    } else {
+        Err(crate::Error::validation(
+            field,
+            format!("{url} is not an https URL"),
+        ))
+    }
 }
 
 fn trim(mut s: String) -> String {
@@ -52,4 +80,39 @@ fn trim(mut s: String) -> String {
         s.pop();
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(r: Result<(), crate::Error>) -> Option<String> {
+        match r {
+            Ok(()) => None,
+            Err(crate::Error::Validation { field, .. }) => Some(field.into_owned()),
+            Err(other) => panic!("not a validation error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn base_urls_must_be_https_unless_http_is_allowed() {
+        let c = Config::default();
+        assert_eq!(field(c.check_urls(false)), None);
+        let plain = Config::default().with_spot_base_url("http://127.0.0.1:1/v3");
+        assert_eq!(
+            field(plain.check_urls(false)).as_deref(),
+            Some("spot_base_url")
+        );
+        assert_eq!(field(plain.check_urls(true)), None);
+        let upper = Config::default().with_swap_base_url("HTTPS://Example.com");
+        assert_eq!(field(upper.check_urls(false)), None);
+        for bad in ["ftp://x", "", "http:/x", "é"] {
+            let c = Config::default().with_swap_base_url(bad);
+            assert_eq!(
+                field(c.check_urls(true)).as_deref(),
+                Some("swap_base_url"),
+                "{bad}"
+            );
+        }
+    }
 }

@@ -204,13 +204,8 @@ where
         let (parts, body) = request.into_parts();
         let request = http::Request::from_parts(parts, Full::new(Bytes::from(body)));
         let Some(deadlines) = &self.deadlines else {
-            let response = self.http.request(request).await.map_err(|e| classify(&e))?;
-            let (parts, body) = response.into_parts();
-            let collected = Limited::new(body, self.max_body)
-                .collect()
-                .await
-                .map_err(|e| classify_body(&*e, self.max_body))?;
-            return Ok(http::Response::from_parts(parts, collected.to_bytes()));
+            let (parts, body) = self.head(request).await?.into_parts();
+            return Ok(http::Response::from_parts(parts, self.body(body).await?));
         };
         // One deadline slot for the whole attempt (see `deadline`: no tokio timer per
         // request), moved once from the head deadline to the body deadline.
@@ -220,20 +215,38 @@ where
         let slot = deadlines.register(head_by);
         let response = tokio::select! {
             biased;
-            r = self.http.request(request) => r.map_err(|e| classify(&e))?,
+            r = self.head(request) => r?,
             () = slot.expired() => return Err(self.expired(head_by == end, "no response head")),
         };
         let (parts, body) = response.into_parts();
         let body_by = end.min(deadline(tokio::time::Instant::now(), self.read));
         deadlines.reset(&slot, body_by);
-        let collected = tokio::select! {
+        let body = tokio::select! {
             biased;
-            r = Limited::new(body, self.max_body).collect() => {
-                r.map_err(|e| classify_body(&*e, self.max_body))?
-            }
+            r = self.body(body) => r?,
             () = slot.expired() => return Err(self.expired(body_by == end, "body not read")),
         };
-        Ok(http::Response::from_parts(parts, collected.to_bytes()))
+        Ok(http::Response::from_parts(parts, body))
+    }
+
+    /// Sends the request and waits for the answer's head.
+    async fn head(
+        &self,
+        request: http::Request<Full<Bytes>>,
+    ) -> Result<http::Response<hyper::body::Incoming>, (TransportErrorKind, String)> {
+        self.http.request(request).await.map_err(|e| classify(&e))
+    }
+
+    /// Reads the whole body, up to the size limit.
+    async fn body(
+        &self,
+        body: hyper::body::Incoming,
+    ) -> Result<Bytes, (TransportErrorKind, String)> {
+        Limited::new(body, self.max_body)
+            .collect()
+            .await
+            .map(|c| c.to_bytes())
+            .map_err(|e| classify_body(&*e, self.max_body))
     }
 
     /// The timeout error: the total limit when that deadline was the nearer one, else the
@@ -535,8 +548,7 @@ where
     /// and no hyper client was given.
     pub fn build(self) -> Result<Client<C>, Error> {
         let o = self.opts;
-        check_url("spot_base_url", &o.config.spot_base_url, o.allow_http)?;
-        check_url("swap_base_url", &o.config.swap_base_url, o.allow_http)?;
+        o.config.check_urls(o.allow_http)?;
         let http = match self.http {
             Some(h) => h,
             None => (self.make)(&o)?,
@@ -646,23 +658,6 @@ fn tls_config(roots: Option<&[Vec<u8>]>) -> Result<rustls::ClientConfig, Error> 
         builder.with_webpki_roots()
     };
     Ok(builder.with_no_client_auth())
-}
-
-fn check_url(field: &'static str, url: &str, allow_http: bool) -> Result<(), Error> {
-    let lower = url.to_ascii_lowercase();
-    if lower.starts_with("https://") || (allow_http && lower.starts_with("http://")) {
-        Ok(())
-    } else if lower.starts_with("http://") {
-        Err(Error::validation(
-            field,
-            format!("{url} is plain http: use https, or allow_http(true) for a simulator"),
-        ))
-    } else {
-        Err(Error::validation(
-            field,
-            format!("{url} is not an https URL"),
-        ))
-    }
 }
 
 #[cfg(test)]

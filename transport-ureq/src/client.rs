@@ -460,8 +460,7 @@ impl ClientBuilder {
     /// The client. Fails with a validation error for a base URL that is not `https://` (or
     /// `http://` with [`ClientBuilder::allow_http`]).
     pub fn build(self) -> Result<Client, Error> {
-        check_url("spot_base_url", &self.config.spot_base_url, self.allow_http)?;
-        check_url("swap_base_url", &self.config.swap_base_url, self.allow_http)?;
+        self.config.check_urls(self.allow_http)?;
         #[cfg(any(feature = "ring", feature = "aws-lc-rs", feature = "native-roots"))]
         let roots = self.roots.as_deref().map(check_roots).transpose()?;
         #[cfg(not(any(feature = "ring", feature = "aws-lc-rs", feature = "native-roots")))]
@@ -526,23 +525,6 @@ impl ClientBuilder {
             per_request,
             max_body: self.max_body as u64,
         })
-    }
-}
-
-fn check_url(field: &'static str, url: &str, allow_http: bool) -> Result<(), Error> {
-    let lower = url.to_ascii_lowercase();
-    if lower.starts_with("https://") || (allow_http && lower.starts_with("http://")) {
-        Ok(())
-    } else if lower.starts_with("http://") {
-        Err(Error::validation(
-            field,
-            format!("{url} is plain http: use https, or allow_http(true) for a simulator"),
-        ))
-    } else {
-        Err(Error::validation(
-            field,
-            format!("{url} is not an https URL"),
-        ))
     }
 }
 
