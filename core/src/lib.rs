@@ -64,6 +64,10 @@ pub mod sign;
 pub mod spot;
 pub mod swap;
 mod tap;
+
+/// The single-pass reader checked against serde_json (fuzzing and tests only, not a stable API).
+#[doc(hidden)]
+pub use tap::check_reader as __check_reader;
 pub mod types;
 
 pub use clock::{Clock, FixedClock, ManualClock, OffsetClock, SystemClock};

@@ -44,6 +44,53 @@ pub(crate) fn decode_with_code<T: DeserializeOwned>(
     (result, code.get())
 }
 
+/// Differential check of the single-pass reader (see [`fast`]) against serde_json on `body`, as
+/// [`crate::parse_body`] decodes it (`swap`: inside the `{"code","data"}` envelope):
+/// `Ok(true)` when the reader decoded the body and serde_json decodes the same value with the
+/// same top-level `code`; `Ok(false)` when the reader handed the body to serde_json (so serde_json
+/// alone decides); `Err` with both results when they disagree. For the fuzz target `reader` and
+/// tests; not a stable API.
+#[doc(hidden)]
+pub fn check_reader<T>(body: &[u8], swap: bool) -> Result<bool, String>
+where
+    T: DeserializeOwned + PartialEq + fmt::Debug,
+{
+    fn check<W: DeserializeOwned, T: PartialEq + fmt::Debug>(
+        text: &str,
+        inner: impl Fn(W) -> T,
+    ) -> Result<bool, String> {
+        let code = Cell::new(None);
+        let mut reader = fast::Reader::new(text);
+        let fast = W::deserialize(Top {
+            de: &mut reader,
+            code: &code,
+        })
+        .and_then(|v| reader.end().map(|()| v));
+        let Ok(fast) = fast else {
+            return Ok(false);
+        };
+        let (fast, fast_code) = (inner(fast), code.get());
+        code.set(None);
+        let reference = decode::<_, W>(serde_json::Deserializer::from_str(text), &code).map(inner);
+        match reference {
+            Ok(v) if v == fast && code.get() == fast_code => Ok(true),
+            other => Err(format!(
+                "the reader decoded {fast:?} (code {fast_code:?}), serde_json {other:?} (code {:?})",
+                code.get()
+            )),
+        }
+    }
+    // A body that is not UTF-8 never reaches the reader.
+    let Ok(text) = std::str::from_utf8(body) else {
+        return Ok(false);
+    };
+    if swap {
+        check::<Data<T>, T>(text, |d| d.0)
+    } else {
+        check::<T, T>(text, |v| v)
+    }
+}
+
 fn decode<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(
     mut de: serde_json::Deserializer<R>,
     code: &Cell<Option<i64>>,

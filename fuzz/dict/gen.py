@@ -61,7 +61,7 @@ decode = json_syntax + ['"code":0', '"code":', '"data":', '"msg":', '"data":null
 decode += ['"%s":' % k for k in sorted(fields)]
 decode += ['"%s"' % v for v in sorted(values)]
 decode += numbers + ['"%s"' % n for n in numbers[:12]]
-for t in ["catalog_decode", "spot_decode", "swap_decode"]:
+for t in ["catalog_decode", "spot_decode", "swap_decode", "reader"]:
     write(t, decode)
 
 build = ["\n", "=", "\x00", "\x00{", "\x00[{", "}]", "&", "%", "+", "market=spot\n", "market=margin\n"]

@@ -38,6 +38,12 @@ pub fn hot_decode(name: &str, status: u16, body: &[u8]) -> Option<(&'static str,
     None
 }
 
+/// A `reader` input for the hot type named `name`, if it is one.
+pub fn reader(name: &str, body: &[u8]) -> Option<Vec<u8>> {
+    let i = crate::READER_TYPES.iter().position(|(n, _)| *n == name)?;
+    Some([&[u8::try_from(i).ok()?][..], body].concat())
+}
+
 /// A `catalog_build` input: text parameters as `k=v` lines, then an optional JSON body.
 pub fn catalog_build(
     entry: u8,

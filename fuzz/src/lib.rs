@@ -11,6 +11,7 @@
 //! | `swap_decode`    | hot swap type, status, body                    | same, for swap |
 //! | `catalog_build`  | entry, flags, `k=v` lines, `\0`, JSON body     | a validation error, or a request whose signature verifies independently |
 //! | `decimal`        | number/string text                             | exact: value, scale, round trip, JSON number == JSON string |
+//! | `reader`         | hot type, body                                 | when the single-pass reader decodes a body, serde_json decodes the same value and `code` |
 //!
 //! The input layouts are documented on each function; [`encode`] writes them (seed corpora).
 #![forbid(unsafe_code)]
@@ -22,11 +23,13 @@ mod build;
 mod decimal;
 mod decode;
 pub mod encode;
+mod reader;
 pub mod verify;
 
 pub use build::catalog_build;
 pub use decimal::decimal;
 pub use decode::{catalog_decode, spot_decode, swap_decode, SPOT_HOT, SWAP_HOT};
+pub use reader::{reader, READER_TYPES};
 
 /// A fuzz target: panics when a property breaks.
 pub type Target = fn(&[u8]);
@@ -38,6 +41,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("swap_decode", swap_decode),
     ("catalog_build", catalog_build),
     ("decimal", decimal),
+    ("reader", reader),
 ];
 
 /// The catalog as a slice (indexable by the selector bytes of the inputs).

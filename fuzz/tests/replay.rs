@@ -72,7 +72,8 @@ fn every_target_has_a_replay_test() {
             "spot_decode",
             "swap_decode",
             "catalog_build",
-            "decimal"
+            "decimal",
+            "reader"
         ]
     );
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -80,6 +81,31 @@ fn every_target_has_a_replay_test() {
         assert!(
             root.join("fuzz_targets").join(format!("{n}.rs")).is_file(),
             "{n}: no cargo-fuzz binary"
+        );
+    }
+}
+
+#[test]
+fn reader() {
+    replay("reader");
+    // The property is about bodies the reader decodes itself: the corpus must reach that path
+    // for every type, not only hand bodies to serde_json.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/reader");
+    let mut fast = vec![0usize; digifinex_fuzz::READER_TYPES.len()];
+    for e in std::fs::read_dir(dir).expect("corpus") {
+        let data = std::fs::read(e.expect("entry").path()).expect("readable");
+        if let [t, body @ ..] = data.as_slice() {
+            let i = usize::from(*t) % fast.len();
+            if (digifinex_fuzz::READER_TYPES[i].1)(body) {
+                fast[i] += 1;
+            }
+        }
+    }
+    eprintln!("reader: bodies decoded by the reader itself, per type: {fast:?}");
+    for ((name, _), n) in digifinex_fuzz::READER_TYPES.iter().zip(&fast) {
+        assert!(
+            *n > 0,
+            "no corpus body of {name} is decoded by the reader itself"
         );
     }
 }

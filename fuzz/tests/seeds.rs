@@ -560,6 +560,9 @@ fn decode_seeds(seeds: &mut Seeds, decimals: &mut BTreeSet<String>) {
         if let Some((target, data)) = encode::hot_decode(name, status, body.as_bytes()) {
             seeds.add(target, data);
         }
+        if let Some(data) = encode::reader(name, body.as_bytes()) {
+            seeds.add("reader", data);
+        }
     }
     // Envelopes of each shape for every entry.
     for (i, entry) in entries().iter().enumerate() {
@@ -591,6 +594,9 @@ fn decode_seeds(seeds: &mut Seeds, decimals: &mut BTreeSet<String>) {
                     encode::hot_decode(entry.meta.name, status, body.as_bytes())
                 {
                     seeds.add(target, data);
+                }
+                if let Some(data) = encode::reader(entry.meta.name, body.as_bytes()) {
+                    seeds.add("reader", data);
                 }
             }
         }
