@@ -1,6 +1,6 @@
 //! Public market data: an order book (spot) and the server time (swap), fetched concurrently.
 //!
-//! `cargo run -p digifinex-hyper --example public_data` (needs the network), or against the
+//! `cargo run -p digifinex-hyper --example async_public_data` (needs the network), or against the
 //! simulator: `DIGIFINEX_SPOT_URL=http://127.0.0.1:PORT/v3 DIGIFINEX_SWAP_URL=http://127.0.0.1:PORT`.
 use digifinex_hyper::core::spot::OrderBookRequest;
 use digifinex_hyper::core::swap;
