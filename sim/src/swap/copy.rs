@@ -23,6 +23,9 @@
 //!   changes. A triggered take-profit closes the position with status 1 (auto close), a
 //!   stop-loss with status 5; the plan turns 2 (validated), the other plan 3 (canceled).
 //!   Manual closes have status 2. Plan `order_price` is "1" (optimal 10, as the spec notes).
+//!   A liquidation (see [`engine`]) ends the copy positions on the position with status 3
+//!   (forced close) at the liquidation price, each with its volume's share of the loss; status
+//!   4 (stop-out) never occurs.
 //! - `add_algo` needs `order_id` (400001) and at least one trigger price (400001); TP/SL are
 //!   checked against the position's open price with the same codes as `sponsor_order`; an
 //!   existing take-profit answers 404014, an existing stop-loss 404015. `cancel_algo` answers
@@ -409,6 +412,70 @@ pub fn close_position(st: &mut State, idx: usize, reason: i64, now: i64) -> Resu
         p.sl = None;
     }
     Ok(())
+}
+
+/// Ends the open copy positions on a position the exchange force-closed (liquidated) at
+/// `price`: status 3, each with its share (by filled volume) of the position's `pnl`.
+#[allow(clippy::too_many_arguments)]
+pub fn force_closed(
+    st: &mut State,
+    account: AccountId,
+    inst: usize,
+    side: PosSide,
+    price: Decimal,
+    pnl: Decimal,
+    size: Decimal,
+    now: i64,
+) {
+    let direction = if side == PosSide::Long { 1 } else { 2 };
+    let open: Vec<(usize, Decimal)> = st
+        .swap
+        .copy
+        .positions
+        .iter()
+        .enumerate()
+        .filter(|(_, cp)| {
+            cp.closed.is_none()
+                && cp.account == account
+                && cp.inst == inst
+                && cp.direction == direction
+        })
+        .map(|(idx, cp)| {
+            let filled = st
+                .swap
+                .orders
+                .get(&cp.order_id)
+                .map_or(Decimal::ZERO, |o| o.filled);
+            (idx, filled)
+        })
+        .filter(|(_, filled)| *filled > Decimal::ZERO)
+        .collect();
+    for (idx, volume) in open {
+        let Some(cp) = st.swap.copy.positions.get(idx).cloned() else {
+            continue;
+        };
+        engine::finish(st, &cp.order_id, now);
+        for plan in [cp.tp.clone(), cp.sl.clone()].into_iter().flatten() {
+            set_plan_status(st, &plan, 3);
+        }
+        let share = if size > Decimal::ZERO {
+            round_dp(pnl * volume / size, 8)
+        } else {
+            Decimal::ZERO
+        };
+        if let Some(p) = st.swap.copy.positions.get_mut(idx) {
+            p.closed = Some(Closed {
+                time_ms: now,
+                price,
+                pnl: share,
+                fee: Decimal::ZERO,
+                reason: 3,
+                volume,
+            });
+            p.tp = None;
+            p.sl = None;
+        }
+    }
 }
 
 /// `POST follow/close_order`.

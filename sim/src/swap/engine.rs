@@ -18,9 +18,20 @@
 //!   margin share.
 //! - Crossed and isolated positions hold margin the same way; isolated positions also accept
 //!   margin added or removed by `position_margin` (`posi_balance`). Unrealized pnl uses the mark
-//!   price (the book mid unless set through the control API). No liquidation engine runs; the
-//!   liquidation price is reported as `(avg*value - margin) / (value * (1 - mmr))` for longs and
+//!   price (the book mid unless set through the control API). The liquidation price is
+//!   `(avg*value - margin) / (value * (1 - mmr))` for longs and
 //!   `(avg*value + margin) / (value * (1 + mmr))` for shorts, per unit of price.
+//! - Liquidation: checked with funding, before every swap request and control call (so right
+//!   after a control-API mark price change). A position whose mark price has reached its
+//!   liquidation price (long: mark <= price, short: mark >= price; never for a price of 0) is
+//!   force-closed by the exchange, not through the book: its unfinished close orders are
+//!   cancelled, a filled system close order (type 3 or 4, `order_type` 0) and a fill with
+//!   `trade_type` 1 (force close) at the liquidation price are recorded, and the whole position
+//!   margin is lost (the pnl at that price less the maintenance margin, kept as the liquidation
+//!   fee): `close_profit` and the close bill (finance_type 5 or 6) are `-margin`, the fee 0.
+//!   Copy positions on it end with status 3 (forced close) and their TP/SL plans are cancelled.
+//!   No auto-deleveraging runs (no counterparty positions exist to reduce), so `trade_type` 3
+//!   and finance types 9/10 never occur.
 //! - Funding: every 8 hours (00:00, 08:00, 16:00 UTC of the simulator clock) each position pays
 //!   (long, positive rate) or receives `size * contract_value * mark * rate` to or from the free
 //!   balance, recorded as a funding-fee record and a bill of finance_type 15. Settlement runs
@@ -286,8 +297,18 @@ pub struct SwapFill {
     pub order_type: i64,
     /// 1 taker, 2 maker.
     pub match_role: i64,
+    /// [`trade_type`] code.
+    pub trade_type: i64,
     /// Time (ms).
     pub time_ms: i64,
+}
+
+/// `trade_type` codes of fills.
+pub mod trade_type {
+    /// An ordinary fill.
+    pub const NORMAL: i64 = 0;
+    /// A force close (liquidation).
+    pub const FORCE_CLOSE: i64 = 1;
 }
 
 /// A public trade.
@@ -1231,6 +1252,7 @@ fn settle(
         kind: o.kind,
         order_type: o.order_type,
         match_role: if maker { 2 } else { 1 },
+        trade_type: trade_type::NORMAL,
         time_ms: now,
     };
     let account = o.account;
@@ -1257,6 +1279,126 @@ pub fn tick(st: &mut State, now: i64) {
         }
     }
     super::copy::run_triggers(st, now);
+    liquidate_due(st, now);
+}
+
+/// Force-closes every position whose liquidation price the mark price has reached (see the
+/// module docs).
+pub fn liquidate_due(st: &mut State, now: i64) {
+    let due: Vec<((AccountId, usize, PosSide), Decimal)> = st
+        .swap
+        .positions
+        .iter()
+        .filter_map(|(&(account, i, side), p)| {
+            let spec = st.swap.instruments.get(i)?;
+            let price = liquidation_price(spec, side, p);
+            let mark = st.swap.mark(i);
+            let reached = match side {
+                PosSide::Long => mark <= price,
+                PosSide::Short => mark >= price,
+            };
+            (p.size > Decimal::ZERO && price > Decimal::ZERO && reached)
+                .then_some(((account, i, side), price))
+        })
+        .collect();
+    for (key, price) in due {
+        force_close(st, key, price, now);
+    }
+}
+
+fn force_close(
+    st: &mut State,
+    (account, i, side): (AccountId, usize, PosSide),
+    price: Decimal,
+    now: i64,
+) {
+    // The position's unfinished close orders have nothing left to close.
+    let closing: Vec<String> = st
+        .swap
+        .user_orders
+        .get(&account)
+        .map(|ids| {
+            ids.iter()
+                .filter(|id| {
+                    st.swap.orders.get(*id).is_some_and(|o| {
+                        o.is_active() && o.inst == i && !o.is_open_kind() && o.pos_side() == side
+                    })
+                })
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    for id in &closing {
+        finish(st, id, now);
+    }
+    let id = st.swap.new_order_id();
+    let tid = st.swap.next_trade_id;
+    st.swap.next_trade_id += 1;
+    let State { swap, accounts, .. } = st;
+    let Some(spec) = swap.instruments.get(i) else {
+        return;
+    };
+    let Some(p) = swap.positions.remove(&(account, i, side)) else {
+        return;
+    };
+    let quote = spec.quote.clone();
+    let (kind, code) = match side {
+        PosSide::Long => (3, bill::CLOSE_LONG),
+        PosSide::Short => (4, bill::CLOSE_SHORT),
+    };
+    let loss = p.margin;
+    let acct = account_mut(accounts, account);
+    acct.unfreeze(AccountType::Swap, &quote, p.margin);
+    acct.credit(AccountType::Swap, &quote, -loss, code, now);
+    *swap.realized.entry(account).or_default() -= loss;
+    swap.orders.insert(
+        id.clone(),
+        SwapOrder {
+            id: id.clone(),
+            account,
+            inst: i,
+            margin_mode: p.margin_mode,
+            kind,
+            order_type: 0,
+            price,
+            size: p.size,
+            filled: p.size,
+            turnover: p.size * spec.contract_value * price,
+            fee: Decimal::ZERO,
+            state: state::FILLED,
+            leverage: p.leverage,
+            close_profit: -loss,
+            has_stop: false,
+            insert_ms: now,
+            update_ms: now,
+            post_only: false,
+            tif: Tif::Ioc,
+            frozen_margin: Decimal::ZERO,
+            frozen_fee: Decimal::ZERO,
+            copy: false,
+        },
+    );
+    swap.user_orders
+        .entry(account)
+        .or_default()
+        .push(id.clone());
+    swap.fills.entry(account).or_default().push(SwapFill {
+        trade_id: tid,
+        inst: i,
+        order_id: id,
+        margin_mode: p.margin_mode,
+        price,
+        size: p.size,
+        fee: Decimal::ZERO,
+        close_profit: -loss,
+        leverage: p.leverage,
+        kind,
+        order_type: 0,
+        match_role: 1,
+        trade_type: trade_type::FORCE_CLOSE,
+        time_ms: now,
+    });
+    super::copy::force_closed(st, account, i, side, price, -loss, p.size, now);
 }
 
 fn settle_funding(st: &mut State, i: usize) {

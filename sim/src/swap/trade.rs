@@ -468,7 +468,7 @@ pub fn history_trades(c: &mut Ctx<'_>) -> R {
                     .with("leverage", s(f.leverage))
                     .with("type", f.kind)
                     .with("order_type", f.order_type)
-                    .with("trade_type", 0)
+                    .with("trade_type", f.trade_type)
                     .with("match_role", f.match_role)
                     .with("trade_time", f.time_ms),
             )

@@ -2,7 +2,7 @@ use crate::common::*;
 use crate::swap_trading::{info, place_ok, swap_env, top, BTC};
 use digifinex_sim::{AccountType, SimConfig};
 use rust_decimal::Decimal;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn swap_leverage_and_margin_mode_conflicts() {
@@ -333,4 +333,92 @@ fn swap_close_beyond_liquidation_price_refused() {
     let pos = Env::ok_data(&env.swsget("/account/positions", &[("instrument_id", BTC)]));
     assert_eq!(pos[0]["open_outstanding"], "10");
     assert_eq!(pos[0]["avail_position"], "0");
+}
+
+#[test]
+fn a_long_reached_by_the_mark_is_force_closed_and_loses_its_margin() {
+    let env = swap_env();
+    env.ctl.set_mark_price(BTC, Some(dec("30000"))).unwrap();
+    assert_eq!(
+        env.swpost(
+            "/account/leverage",
+            &json!({"instrument_id": BTC, "leverage": 50})
+        )
+        .code(),
+        0
+    );
+    place_ok(
+        &env,
+        json!({"instrument_id": BTC, "type": 1, "order_type": 13, "size": 10}),
+    );
+    let pos = Env::ok_data(&env.swsget("/account/positions", &[("instrument_id", BTC)]));
+    let liq = num(&pos[0]["liquidation_price"]);
+    let margin = num(&pos[0]["margin"]);
+    assert!(margin > Decimal::ZERO);
+    // A close order resting far above the market: cancelled by the liquidation.
+    let resting = place_ok(
+        &env,
+        json!({"instrument_id": BTC, "type": 3, "order_type": 0, "size": 5, "price": "40000"}),
+    );
+    let wallet = |env: &Env| {
+        let b = Env::ok_data(&env.swsget("/account/balance", &[]));
+        num(&b[0]["equity"]) - num(&b[0]["unrealized_pnl"])
+    };
+    let before = wallet(&env);
+    // One tick above the liquidation price: nothing happens.
+    env.ctl.set_mark_price(BTC, Some(liq + dec("0.1"))).unwrap();
+    assert_eq!(env.ctl.swap_positions(env.account).len(), 1);
+    // At the liquidation price: force-closed.
+    env.ctl.set_mark_price(BTC, Some(liq)).unwrap();
+    assert!(env.ctl.swap_positions(env.account).is_empty());
+    assert_eq!(info(&env, &resting)["state"], -1);
+    let trades = Env::ok_data(&env.swsget("/trade/history_trades", &[("instrument_id", BTC)]));
+    let forced: Vec<&Value> = trades
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["trade_type"] == 1)
+        .collect();
+    assert_eq!(forced.len(), 1, "{trades}");
+    assert_eq!(forced[0]["type"], 3);
+    assert_eq!(num(&forced[0]["price"]), liq);
+    assert_eq!(num(&forced[0]["size"]), dec("10"));
+    assert_eq!(num(&forced[0]["close_profit"]), -margin);
+    let order = info(&env, forced[0]["order_id"].as_str().unwrap());
+    assert_eq!(order["state"], 2);
+    // The wallet lost exactly the position margin, recorded as a close-long bill.
+    assert_eq!(wallet(&env), before - margin);
+    let bills = Env::ok_data(&env.swsget("/account/finance_record", &[("finance_type", "5")]));
+    assert_eq!(num(&bills[0]["change"]), -margin, "{bills}");
+    // A later mark move changes nothing more.
+    env.ctl.set_mark_price(BTC, Some(dec("20000"))).unwrap();
+    assert_eq!(wallet(&env), before - margin);
+    assert_eq!(env.ctl.panics(), 0);
+}
+
+#[test]
+fn a_short_is_force_closed_when_the_mark_rises_to_its_liquidation_price() {
+    let env = swap_env();
+    env.ctl.set_mark_price(BTC, Some(dec("30000"))).unwrap();
+    place_ok(
+        &env,
+        json!({"instrument_id": BTC, "type": 2, "order_type": 13, "size": 4}),
+    );
+    let pos = Env::ok_data(&env.swsget("/account/positions", &[("instrument_id", BTC)]));
+    assert_eq!(pos[0]["side"], "short");
+    let liq = num(&pos[0]["liquidation_price"]);
+    assert!(liq > dec("30000"), "{liq}");
+    env.ctl.set_mark_price(BTC, Some(liq - dec("0.1"))).unwrap();
+    assert_eq!(env.ctl.swap_positions(env.account).len(), 1);
+    env.ctl.set_mark_price(BTC, Some(liq + dec("50"))).unwrap();
+    assert!(env.ctl.swap_positions(env.account).is_empty());
+    let trades = Env::ok_data(&env.swsget("/trade/history_trades", &[("instrument_id", BTC)]));
+    let forced = trades
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["trade_type"] == 1)
+        .expect("a force-close fill");
+    assert_eq!(forced["type"], 4);
+    assert_eq!(num(&forced["price"]), liq);
 }

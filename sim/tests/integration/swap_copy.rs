@@ -337,3 +337,25 @@ fn copy_stop_loss_triggers_on_mark_price() {
     assert_eq!(statuses.iter().filter(|s| **s == 2).count(), 1);
     assert_eq!(statuses.iter().filter(|s| **s == 3).count(), 1);
 }
+
+#[test]
+fn a_liquidated_copy_position_ends_as_a_forced_close() {
+    let env = swap_env();
+    env.ctl.set_mark_price(BTC, Some(dec("30000"))).unwrap();
+    let r = Env::ok_data(&sponsor(&env, json!({"stop_earn_trigger_price": "40000"})));
+    let id = r["order_id"].as_str().unwrap().to_owned();
+    let cur = Env::ok_data(&env.swpost("/follow/user_center_current", &json!({"type": 1})));
+    let liq = num(&cur["list"][0]["liquidate_price"]);
+    assert!(liq > dec("25000") && liq < dec("30000"), "{liq}");
+    env.ctl.set_mark_price(BTC, Some(liq - dec("1"))).unwrap();
+    assert!(env.ctl.swap_positions(env.account).is_empty());
+    let hist = Env::ok_data(&env.swpost("/follow/user_center_history", &json!({})));
+    assert_eq!(hist["list"][0]["order_id"], json!(id));
+    assert_eq!(hist["list"][0]["status"], 3);
+    assert_eq!(num(&hist["list"][0]["close_price"]), liq);
+    assert!(num(&hist["list"][0]["close_pnl"]) < Decimal::ZERO);
+    // The take-profit plan is cancelled with the position.
+    let plans = Env::ok_data(&env.swpost("/follow/plan_task", &json!({"page": 1, "size": 10})));
+    assert_eq!(plans["list"][0]["status"], 3);
+    assert_eq!(env.ctl.panics(), 0);
+}
