@@ -14,13 +14,12 @@
 //! (`paired ...: ours/baseline = ...`); criterion's own figure there is the client's time.
 //!
 //! `cargo bench -p digifinex-hyper --bench roundtrip`
-use std::cell::Cell;
 use std::future::Future;
 use std::hint::black_box;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::thread;
 use std::time::{Duration, Instant};
+
+#[path = "../../transport-ureq/benches/support/mod.rs"]
+mod support;
 
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Bencher, Criterion, Throughput};
@@ -29,50 +28,6 @@ use digifinex_core::{Clock, Config, SystemClock};
 use digifinex_hyper::{Client, DefaultConnector, HyperClient};
 use futures_util::future::join_all;
 use http_body_util::{BodyExt, Full};
-
-const BOOK: &str = r#"{"bids":[[30000.5,"0.25"],[30000,"1.5"]],"asks":[[30001,1e-07],[30002,"2"]],"date":1700000000,"code":0}"#;
-
-/// A keep-alive loopback server answering every request with `BOOK`.
-fn server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    thread::spawn(move || {
-        for conn in listener.incoming().flatten() {
-            thread::spawn(move || serve(conn));
-        }
-    });
-    format!("http://{addr}")
-}
-
-fn serve(conn: TcpStream) {
-    conn.set_nodelay(true).unwrap();
-    let mut r = BufReader::new(conn.try_clone().unwrap());
-    let mut w = conn;
-    let response = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{BOOK}",
-        BOOK.len()
-    );
-    loop {
-        let mut len = 0usize;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if r.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                len = v.trim().parse().unwrap_or(0);
-            }
-            if line == "\r\n" {
-                break;
-            }
-        }
-        let mut body = vec![0; len];
-        if r.read_exact(&mut body).is_err() || w.write_all(response.as_bytes()).is_err() {
-            return;
-        }
-    }
-}
 
 type Raw = HyperClient<DefaultConnector>;
 
@@ -98,7 +53,7 @@ async fn raw_core_get(raw: &Raw, config: &Config, req: &OrderBookRequest) -> Ord
 /// Requests (or batches) per side before switching, in the `paired` groups.
 const BLOCK: u64 = 64;
 
-type Tally = Cell<(Duration, Duration, u64)>;
+use support::Tally;
 
 /// Runs `base` and `ours` alternately in blocks of [`BLOCK`] (which goes first alternates
 /// too), returns the time of `ours` for criterion and adds both totals to `tally`.
@@ -146,19 +101,6 @@ fn paired<FB, FO, B, O>(
     });
 }
 
-fn report(name: &str, tally: &Tally) {
-    let (base, ours, n) = tally.get();
-    if n == 0 {
-        return; // filtered out on the command line
-    }
-    println!(
-        "paired {name}: ours/baseline = {:.3} over {n} runs ({:.1} us vs {:.1} us)",
-        ours.as_secs_f64() / base.as_secs_f64(),
-        ours.as_secs_f64() * 1e6 / n as f64,
-        base.as_secs_f64() * 1e6 / n as f64,
-    );
-}
-
 /// 32 requests in flight at once, each its own task.
 async fn batch<F, Fut>(one: F) -> usize
 where
@@ -175,7 +117,7 @@ fn bench(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let base = server();
+    let base = support::server();
     let url: http::Uri = format!("{base}/v3/order_book?symbol=btc_usdt&limit=5")
         .parse()
         .unwrap();
@@ -282,17 +224,17 @@ fn bench(c: &mut Criterion) {
     );
     g.finish();
 
-    report("digifinex_hyper vs raw_hyper_util (one GET)", &vs_raw);
-    report("digifinex_hyper vs raw_hyper_util_core (one GET)", &vs_core);
-    report(
+    support::report("digifinex_hyper vs raw_hyper_util (one GET)", &vs_raw);
+    support::report("digifinex_hyper vs raw_hyper_util_core (one GET)", &vs_core);
+    support::report(
         "digifinex_hyper vs raw_hyper_util (32 in flight)",
         &vs_raw_32,
     );
-    report(
+    support::report(
         "digifinex_hyper vs raw_hyper_util_core (32 in flight)",
         &vs_core_32,
     );
-    report(
+    support::report(
         "digifinex_hyper without_timeouts vs raw_hyper_util_core (32 in flight)",
         &untimed_vs_core_32,
     );

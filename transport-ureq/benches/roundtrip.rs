@@ -15,10 +15,9 @@
 //!
 //! `cargo bench -p digifinex-ureq --bench roundtrip`
 use std::cell::Cell;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::thread;
 use std::time::{Duration, Instant};
+
+mod support;
 
 use criterion::{criterion_group, criterion_main, Bencher, Criterion};
 use digifinex_core::spot::{OrderBook, OrderBookRequest};
@@ -26,59 +25,10 @@ use digifinex_core::{Clock, Config, SystemClock};
 use digifinex_ureq::Client;
 use std::hint::black_box;
 
-const BOOK: &str = r#"{"bids":[[30000.5,"0.25"],[30000,"1.5"]],"asks":[[30001,1e-07],[30002,"2"]],"date":1700000000,"code":0}"#;
-
-/// A keep-alive loopback server answering every request with `BOOK`.
-fn server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    thread::spawn(move || {
-        for conn in listener.incoming().flatten() {
-            thread::spawn(move || serve(conn));
-        }
-    });
-    format!("http://{addr}")
-}
-
-fn serve(conn: TcpStream) {
-    conn.set_nodelay(true).unwrap();
-    let mut r = BufReader::new(conn.try_clone().unwrap());
-    let mut w = conn;
-    let response = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{BOOK}",
-        BOOK.len()
-    );
-    loop {
-        let mut len = 0usize;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if r.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                len = v.trim().parse().unwrap_or(0);
-            }
-            if line == "\r\n" {
-                break;
-            }
-        }
-        let mut body = vec![0; len];
-        if r.read_exact(&mut body).is_err() || w.write_all(response.as_bytes()).is_err() {
-            return;
-        }
-    }
-}
-
 /// Runs `base` and `ours` alternately in blocks of [`BLOCK`] requests (which goes first
 /// alternates too) over the same connection, returns the time of `ours` for criterion and adds both totals to `tally`.
 ///
-fn paired(
-    b: &mut Bencher,
-    tally: &Cell<(Duration, Duration, u64)>,
-    mut base: impl FnMut(),
-    mut ours: impl FnMut(),
-) {
+fn paired(b: &mut Bencher, tally: &support::Tally, mut base: impl FnMut(), mut ours: impl FnMut()) {
     b.iter_custom(|iters| {
         let (mut tb, mut to) = (Duration::ZERO, Duration::ZERO);
         let mut done = 0;
@@ -111,21 +61,8 @@ fn paired(
 /// Requests per side before switching, in the `paired` group.
 const BLOCK: u64 = 64;
 
-fn report(name: &str, tally: &Cell<(Duration, Duration, u64)>) {
-    let (base, ours, n) = tally.get();
-    if n == 0 {
-        return; // filtered out on the command line
-    }
-    println!(
-        "paired {name}: ours/baseline = {:.3} over {n} pairs ({:.1} us vs {:.1} us)",
-        ours.as_secs_f64() / base.as_secs_f64(),
-        ours.as_secs_f64() * 1e6 / n as f64,
-        base.as_secs_f64() * 1e6 / n as f64,
-    );
-}
-
 fn bench(c: &mut Criterion) {
-    let base = server();
+    let base = support::server();
     let url = format!("{base}/v3/order_book?symbol=btc_usdt&limit=5");
     let client = Client::builder()
         .spot_base_url(format!("{base}/v3"))
@@ -181,8 +118,8 @@ fn bench(c: &mut Criterion) {
         )
     });
     g.finish();
-    report("digifinex_ureq vs raw_ureq", &vs_raw);
-    report("digifinex_ureq vs raw_ureq_core", &vs_core);
+    support::report("digifinex_ureq vs raw_ureq", &vs_raw);
+    support::report("digifinex_ureq vs raw_ureq_core", &vs_core);
 }
 
 criterion_group!(benches, bench);
