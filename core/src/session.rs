@@ -9,7 +9,7 @@
 //! loop {                                    // any `D: Drive`
 //!     match call.next() {
 //!         Action::Send(request) => match transport.send(request) {
-//!             Ok(response) => call.on_response(&response),
+//!             Ok(response) => call.on_owned_response(response), // or on_response(&response)
 //!             Err(e) => call.on_transport_error(kind, message),
 //!         },
 //!         Action::Wait(delay) => sleep(delay),
