@@ -1,17 +1,54 @@
-//! Tolerant serde helpers: the one place that knows how the exchange really writes its values.
+//! Tolerant decoding: the one place that knows how the exchange really writes its values.
 //!
-//! * numbers as JSON numbers or strings (`1.5`, `"1.5"`, `1e-07`), decoded exactly from their text
-//!   (the token is borrowed as a [`RawValue`], never read as `f64`);
-//! * empty strings and `null` as "absent" for optional fields;
-//! * ids and counts as int or string;
-//! * positional arrays (order book levels, candles) via the types that use a private sequence cursor.
+//! Every model field goes through one of the helpers here (`#[serde(with = "crate::de::NAME")]`);
+//! `rust_decimal` is built without its `serde` feature, so a `Decimal` field without one does not
+//! compile.
 //!
-//! Every helper is used as `#[serde(with = "crate::de::NAME")]`; `rust_decimal` is built without its
-//! `serde` feature, so a `Decimal` field without one of these helpers does not compile.
+//! # What the venue sends (`venue-notes.md`, "Drift that every decoder must survive")
+//!
+//! * numbers as JSON numbers or strings (`1.5`, `"1.5"`, `1e-07`, `"4967.000000"`), decoded
+//!   exactly from their text (the token is borrowed as a [`RawValue`], never read as `f64`);
+//! * placeholders instead of a value: `null`, `""` (or blanks), dashes (`"-"`, `"--"`) and the
+//!   words `null`, `none`, `nan`, `n/a` in any case;
+//! * integer codes as numbers, numeric strings or words (`2`, `"2"`, `"filled"`), and words where
+//!   integers are documented; values beyond the documented tables;
+//! * acknowledgements without their `data` (see [`crate::parse_body`]);
+//! * fields the documents do not list (ignored unless a model types them).
+//!
+//! # The rule: required and optional fields
+//!
+//! DESIGN: a field is **required** only when a caller cannot use the record without it:
+//! 1. the identity of what the caller acts on: an order id, a trade id, a withdrawal id;
+//! 2. the key of a row in a keyed listing: the pair of a ticker or symbol row, the currency of
+//!    a balance row, the instrument of an instrument row;
+//! 3. the leading columns of a positional row: a book level's price and size, a candle's time
+//!    and prices;
+//! 4. the value that is the whole answer (a server time, the id of a placed order).
+//!
+//! Every other field is **optional** (`Option<T>`, or an empty list): missing, a placeholder, or
+//! unreadable, it is `None`. A required field that is missing, a placeholder or unreadable fails
+//! the answer with [`crate::Error::Decode`] naming its JSON path. An *unreadable* optional value
+//! (text where a number belongs, an object where a string belongs, a number out of range) is
+//! taken as absent and does not fail the answer: one bad ticker row never hides the other 100.
+//! It is reported instead: [`crate::parse_body`] logs a `tracing` warning (target
+//! `digifinex_core::decode`) naming the JSON path, and [`crate::endpoint::parse_body_report`]
+//! returns the list. A placeholder is not reported: it is how the venue says "no value".
+//!
+//! The helpers, by field kind:
+//!
+//! | field | required | optional |
+//! |---|---|---|
+//! | decimal | [`decimal`] | [`opt_decimal`] (alias of [`opt`]) |
+//! | integer, timestamp, flag, open enum, [`crate::types::Pair`] | the type's own `Deserialize`, or [`req`] | [`opt`] ([`opt_int`], [`opt_flag`]) |
+//! | id | [`id`] | [`opt_id`] |
+//! | text | [`string`] (absent is `""`) | [`opt_string`] |
+//! | list | | [`vec`] (absent or a placeholder is empty) |
 //!
 //! DESIGN: the helpers borrow the token text from the input, so models decode from byte slices
-//! (`serde_json::from_slice`, which is what [`crate::parse`] uses), not from `serde_json::Value` or
-//! readers.
+//! (`serde_json::from_slice`, which is what [`crate::parse`] uses), not from `serde_json::Value`
+//! or readers.
+
+use std::cell::Cell;
 
 use rust_decimal::Decimal;
 use serde::de::{Deserializer, Error as _};
@@ -58,13 +95,303 @@ fn classify(text: &str) -> Token<'_> {
     }
 }
 
+/// Whether `text` (a JSON string's content) is one of the venue's "no value" placeholders:
+/// blank, dashes only (`-`, `--`), or `null`, `none`, `nan`, `n/a` in any case.
+pub fn is_placeholder(text: &str) -> bool {
+    let t = text.trim();
+    // Decided by the first byte: a number's text is rejected at once.
+    match t.as_bytes().first() {
+        None => true,
+        Some(b'-') => t.bytes().all(|b| b == b'-'),
+        Some(b'n' | b'N') => ["null", "none", "nan", "n/a"]
+            .iter()
+            .any(|w| t.eq_ignore_ascii_case(w)),
+        Some(_) => false,
+    }
+}
+
 fn decimal_from<E: serde::de::Error>(text: &str) -> Result<Decimal, E> {
     parse_decimal(text).map_err(|e| E::custom(format_args!("invalid decimal {text:?}: {e}")))
 }
 
+fn shown(text: &str) -> String {
+    text.chars().take(40).collect()
+}
+
 fn unexpected<E: serde::de::Error>(what: &str, text: &str) -> E {
-    let shown: String = text.chars().take(40).collect();
-    E::custom(format_args!("expected {what}, found `{shown}`"))
+    E::custom(format_args!("expected {what}, found `{}`", shown(text)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unreadable optional values
+
+/// An optional value that could not be read and was taken as absent (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Unreadable {
+    /// JSON path of the value in the body (`ticker[3].last`, `data.mark_price`).
+    pub path: String,
+    /// What was expected and found (`expected a decimal, found \`abc\``).
+    pub problem: String,
+}
+
+/// Counting of unreadable optional values during one decode, per thread.
+///
+/// DESIGN: the serde helpers have no context to report into, so they count in a thread-local
+/// cell (a decode never leaves its thread). The hot path pays two thread-local accesses per
+/// answer. Only when the count is not zero is the body decoded again, in *report* mode, where
+/// the n-th unreadable value fails instead, so that a path-tracking decode names its JSON path.
+pub(crate) mod unreadable {
+    use super::*;
+
+    #[derive(Clone, Copy)]
+    struct State {
+        count: u32,
+        fail_at: Option<u32>,
+    }
+
+    thread_local! {
+        static STATE: Cell<State> = const { Cell::new(State { count: 0, fail_at: None }) };
+    }
+
+    /// Starts counting (normal mode).
+    pub(crate) fn reset() {
+        STATE.with(|s| {
+            s.set(State {
+                count: 0,
+                fail_at: None,
+            })
+        });
+    }
+
+    /// The values counted since [`reset`].
+    pub(crate) fn count() -> u32 {
+        STATE.with(|s| s.get().count)
+    }
+
+    /// Report mode: the `n`-th unreadable value (from 0) fails the decode; normal mode again
+    /// when the guard drops.
+    pub(crate) fn fail_at(n: u32) -> Guard {
+        STATE.with(|s| {
+            s.set(State {
+                count: 0,
+                fail_at: Some(n),
+            })
+        });
+        Guard
+    }
+
+    pub(crate) struct Guard;
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            reset();
+        }
+    }
+
+    /// Notes one unreadable optional value: `Ok` to take it as absent, or (report mode) the
+    /// error that names it.
+    pub(crate) fn note<E: serde::de::Error>(what: &str, text: &str) -> Result<(), E> {
+        let fail = STATE.with(|s| {
+            let mut st = s.get();
+            let fail = st.fail_at == Some(st.count);
+            st.count = st.count.saturating_add(1);
+            s.set(st);
+            fail
+        });
+        if fail {
+            Err(unexpected(what, text))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalars: one token each
+
+/// A token's content as a [`Scalar`] reads it (placeholders and `null` never reach it).
+#[derive(Debug, Clone, Copy)]
+pub enum Raw<'a> {
+    /// A JSON number's text.
+    Number(&'a str),
+    /// A JSON string's (unescaped) content.
+    Text(&'a str),
+    /// A JSON boolean.
+    Bool(bool),
+}
+
+impl<'a> Raw<'a> {
+    /// The token's text (a number's digits, a string's content, `true`/`false`).
+    pub fn text(&self) -> &'a str {
+        match self {
+            Raw::Number(t) | Raw::Text(t) => t,
+            Raw::Bool(true) => "true",
+            Raw::Bool(false) => "false",
+        }
+    }
+}
+
+/// A value the exchange writes as one JSON token: decimals, integers, timestamps, flags, open
+/// enums, pairs. [`req`] and [`opt`] apply the required/optional rule to any of them.
+pub trait Scalar: Sized {
+    /// What the value is called in messages (`a decimal`).
+    const EXPECTED: &'static str;
+    /// Reads the token; `None` when it is not such a value.
+    fn read(raw: Raw<'_>) -> Option<Self>;
+    /// Writes the value for the CLI's JSON output.
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
+}
+
+impl Scalar for Decimal {
+    const EXPECTED: &'static str = "a decimal";
+    #[inline]
+    fn read(raw: Raw<'_>) -> Option<Self> {
+        match raw {
+            Raw::Number(t) | Raw::Text(t) => parse_decimal(t).ok(),
+            Raw::Bool(_) => None,
+        }
+    }
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+macro_rules! scalar_int {
+    ($($t:ty),+) => {$(
+        impl Scalar for $t {
+            const EXPECTED: &'static str = "an integer";
+            #[inline]
+            fn read(raw: Raw<'_>) -> Option<Self> {
+                match raw {
+                    Raw::Number(t) | Raw::Text(t) => integer(t),
+                    Raw::Bool(_) => None,
+                }
+            }
+            fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                serde::Serialize::serialize(self, s)
+            }
+        }
+    )+};
+}
+scalar_int!(u8, u16, u32, u64, i32, i64);
+
+/// A flag: `true`/`false`, `1`/`0`, `"1"`/`"0"`, `"true"`/`"false"`.
+impl Scalar for bool {
+    const EXPECTED: &'static str = "a flag (0 or 1)";
+    fn read(raw: Raw<'_>) -> Option<Self> {
+        match raw {
+            Raw::Bool(b) => Some(b),
+            Raw::Number(t) | Raw::Text(t) => match t.trim() {
+                "1" | "true" => Some(true),
+                "0" | "false" => Some(false),
+                _ => None,
+            },
+        }
+    }
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(*self)
+    }
+}
+
+/// The token of `d` as a [`Raw`], or `None` for `null` and placeholders.
+fn present<'a>(token: &'a Token<'a>) -> Option<Raw<'a>> {
+    match token {
+        Token::Null => None,
+        Token::Number(t) => Some(Raw::Number(t)),
+        Token::Str(s) if is_placeholder(s) => None,
+        Token::Str(s) => Some(Raw::Text(s)),
+        Token::Bool(b) => Some(Raw::Bool(*b)),
+        Token::Other(t) => Some(Raw::Text(t)),
+    }
+}
+
+/// Reads a required scalar from a token.
+pub(crate) fn required<T: Scalar, E: serde::de::Error>(token: Token<'_>) -> Result<T, E> {
+    // Fast path first: a plain number or string that reads.
+    let raw = match &token {
+        Token::Number(t) => Raw::Number(t),
+        Token::Str(s) => Raw::Text(s),
+        Token::Bool(b) => Raw::Bool(*b),
+        Token::Null => {
+            return Err(E::custom(format_args!(
+                "expected {}, found null",
+                T::EXPECTED
+            )))
+        }
+        Token::Other(t) => return Err(unexpected(T::EXPECTED, t)),
+    };
+    let placeholder = matches!(raw, Raw::Text(t) if is_placeholder(t));
+    match T::read(raw) {
+        Some(v) if !placeholder => Ok(v),
+        _ if placeholder => Err(E::custom(format_args!(
+            "expected {}, found the placeholder {:?}",
+            T::EXPECTED,
+            raw.text()
+        ))),
+        _ => Err(unexpected(T::EXPECTED, raw.text())),
+    }
+}
+
+/// Reads an optional scalar from a token: `null` and placeholders are `None`; an unreadable
+/// value is `None` and noted (see [`Unreadable`]).
+pub(crate) fn optional<T: Scalar, E: serde::de::Error>(token: Token<'_>) -> Result<Option<T>, E> {
+    if let Token::Number(t) = token {
+        // Fast path: numbers are never placeholders.
+        if let Some(v) = T::read(Raw::Number(t)) {
+            return Ok(Some(v));
+        }
+        unreadable::note::<E>(T::EXPECTED, t)?;
+        return Ok(None);
+    }
+    let Some(raw) = present(&token) else {
+        return Ok(None);
+    };
+    if let (Token::Other(_), Raw::Text(t)) = (&token, raw) {
+        // An object or array where a scalar belongs.
+        unreadable::note::<E>(T::EXPECTED, t)?;
+        return Ok(None);
+    }
+    match T::read(raw) {
+        Some(v) => Ok(Some(v)),
+        None => {
+            unreadable::note::<E>(T::EXPECTED, raw.text())?;
+            Ok(None)
+        }
+    }
+}
+
+/// Required scalar (a field the caller cannot do without; see the module docs).
+pub mod req {
+    use super::*;
+
+    /// Deserialize a required scalar: `null`, a placeholder or an unreadable value is an error.
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Scalar>(d: D) -> Result<T, D::Error> {
+        required(token(d)?)
+    }
+
+    /// Serialize the scalar.
+    pub fn serialize<S: Serializer, T: Scalar>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        v.write(s)
+    }
+}
+
+/// Optional scalar: missing (with `#[serde(default)]`), `null` or a placeholder are `None`; an
+/// unreadable value is `None` and reported (see the module docs).
+pub mod opt {
+    use super::*;
+
+    /// Deserialize an optional scalar.
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Scalar>(d: D) -> Result<Option<T>, D::Error> {
+        optional(token(d)?)
+    }
+
+    /// Serialize the scalar, or `null`.
+    pub fn serialize<S: Serializer, T: Scalar>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => v.write(s),
+            None => s.serialize_none(),
+        }
+    }
 }
 
 /// Required decimal: JSON number or string, exact.
@@ -74,10 +401,9 @@ pub mod decimal {
     /// Deserialize a decimal from a number or a string.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
         match token(d)? {
+            // Fast path: the usual number.
             Token::Number(t) => decimal_from(t),
-            Token::Str(s) => decimal_from(&s),
-            Token::Null => Err(D::Error::custom("expected a decimal, found null")),
-            Token::Bool(_) | Token::Other(_) => Err(D::Error::custom("expected a decimal")),
+            other => required(other),
         }
     }
 
@@ -87,59 +413,49 @@ pub mod decimal {
     }
 }
 
-/// Optional decimal: `null`, `""` or a missing field are `None` (use with `#[serde(default)]`).
+/// Optional decimal (the optional rule, [`opt`], for decimals).
 pub mod opt_decimal {
-    use super::*;
-
-    /// Deserialize an optional decimal.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
-        match token(d)? {
-            Token::Null => Ok(None),
-            Token::Number(t) => decimal_from(t).map(Some),
-            Token::Str(s) if s.trim().is_empty() => Ok(None),
-            Token::Str(s) => decimal_from(&s).map(Some),
-            Token::Bool(_) | Token::Other(_) => Err(D::Error::custom("expected a decimal")),
-        }
-    }
-
-    /// Serialize as a plain-notation string, or `null`.
-    pub fn serialize<S: Serializer>(v: &Option<Decimal>, s: S) -> Result<S::Ok, S::Error> {
-        match v {
-            Some(v) => s.collect_str(v),
-            None => s.serialize_none(),
-        }
-    }
+    pub use super::opt::{deserialize, serialize};
 }
 
-/// A decimal that may be absent, `null` or `""`, read as zero (for balances the server omits).
-pub mod decimal_or_zero {
-    use super::*;
+/// Optional integer (the optional rule, [`opt`], for integers).
+pub mod opt_int {
+    pub use super::opt::{deserialize, serialize};
+}
 
-    /// Deserialize; absent forms become zero.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
-        super::opt_decimal::deserialize(d).map(Option::unwrap_or_default)
-    }
+/// Optional flag (the optional rule, [`opt`], for `1`/`0`/`true`/`false`).
+pub mod opt_flag {
+    pub use super::opt::{deserialize, serialize};
+}
 
-    /// Serialize as a plain-notation string.
-    pub fn serialize<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(v)
+/// Whether an id token is usable: an integer's digits or a non-placeholder string.
+fn id_text<'a>(token: &'a Token<'a>) -> Result<Option<&'a str>, &'a str> {
+    match token {
+        Token::Number(t) if t.bytes().all(|b| b.is_ascii_digit() || b == b'-') => Ok(Some(t)),
+        Token::Str(s) if is_placeholder(s) => Ok(None),
+        Token::Str(s) => Ok(Some(s)),
+        Token::Null => Ok(None),
+        Token::Number(t) | Token::Other(t) => Err(t),
+        Token::Bool(true) => Err("true"),
+        Token::Bool(false) => Err("false"),
     }
 }
 
 /// An id that arrives as a JSON integer or string; kept as a `String` (swap ids exceed 2^53).
+/// Required: `null`, a placeholder or anything else is an error.
 pub mod id {
     use super::*;
 
     /// Deserialize an id from an integer or a string.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-        match token(d)? {
-            Token::Number(t) if t.bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
-                Ok(t.to_owned())
-            }
-            Token::Str(s) => Ok(s.into_owned()),
-            Token::Null => Err(D::Error::custom("expected an id, found null")),
-            Token::Number(t) | Token::Other(t) => Err(unexpected("an id", t)),
-            Token::Bool(_) => Err(D::Error::custom("expected an id, found a boolean")),
+        let t = token(d)?;
+        match id_text(&t) {
+            Ok(Some(s)) => Ok(s.to_owned()),
+            Ok(None) => Err(D::Error::custom(match &t {
+                Token::Null => "expected an id, found null".to_owned(),
+                _ => "expected an id, found a placeholder".to_owned(),
+            })),
+            Err(other) => Err(unexpected("an id", other)),
         }
     }
 
@@ -149,21 +465,17 @@ pub mod id {
     }
 }
 
-/// Optional id: `null`, `""` or missing are `None`.
+/// Optional id: missing, `null` or a placeholder are `None`; anything unreadable is `None` and
+/// reported.
 pub mod opt_id {
     use super::*;
 
     /// Deserialize an optional id.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-        match token(d)? {
-            Token::Null => Ok(None),
-            Token::Str(s) if s.is_empty() => Ok(None),
-            Token::Str(s) => Ok(Some(s.into_owned())),
-            Token::Number(t) if t.bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
-                Ok(Some(t.to_owned()))
-            }
-            Token::Number(t) | Token::Other(t) => Err(unexpected("an id", t)),
-            Token::Bool(_) => Err(D::Error::custom("expected an id, found a boolean")),
+        let t = token(d)?;
+        match id_text(&t) {
+            Ok(v) => Ok(v.map(str::to_owned)),
+            Err(other) => unreadable::note::<D::Error>("an id", other).map(|()| None),
         }
     }
 
@@ -200,6 +512,13 @@ pub mod id_list {
         fn visit_unit<E: serde::de::Error>(self) -> Result<Vec<String>, E> {
             Ok(Vec::new())
         }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Vec<String>, E> {
+            if is_placeholder(v) {
+                Ok(Vec::new())
+            } else {
+                Err(unexpected("a list of ids", v))
+            }
+        }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
             let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
             while let Some(id) = seq.next_element_seed(IdSeed)? {
@@ -220,17 +539,72 @@ pub mod id_list {
     }
 }
 
-/// A list that may be `null` (read as empty). Use as
-/// `#[serde(default, deserialize_with = "crate::de::vec")]`, so missing is empty too.
+/// A list: missing (with `#[serde(default)]`), `null` or a placeholder string are empty; any
+/// other non-list value is empty and reported (see [`Unreadable`]). Each element decodes by its
+/// own rules. Use as `#[serde(default, deserialize_with = "crate::de::vec")]`.
 pub fn vec<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    Option::<Vec<T>>::deserialize(d).map(Option::unwrap_or_default)
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    struct ListVisitor<T>(std::marker::PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> ListVisitor<T> {
+        fn unreadable<E: serde::de::Error>(text: &str) -> Result<Vec<T>, E> {
+            unreadable::note::<E>("a list", text).map(|()| Vec::new())
+        }
+    }
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+        type Value = Vec<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            while let Some(v) = seq.next_element()? {
+                out.push(v);
+            }
+            Ok(out)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Vec<T>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Vec<T>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Vec<T>, E> {
+            if is_placeholder(v) {
+                Ok(Vec::new())
+            } else {
+                Self::unreadable(v)
+            }
+        }
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Vec<T>, E> {
+            Self::unreadable(if v { "true" } else { "false" })
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Vec<T>, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Vec<T>, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Vec<T>, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<T>, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Self::unreadable("{...}")
+        }
+    }
+
+    d.deserialize_any(ListVisitor(std::marker::PhantomData))
 }
 
-/// Optional string: `null`, `""` or missing are `None`; numbers are kept as their text.
+/// Optional string: missing, `null` or `""` are `None`; numbers and booleans are kept as their
+/// text; an object or array is `None` and reported.
 pub mod opt_string {
     use super::*;
 
@@ -242,7 +616,7 @@ pub mod opt_string {
             Token::Str(s) => Ok(Some(s.into_owned())),
             Token::Number(t) => Ok(Some(t.to_owned())),
             Token::Bool(b) => Ok(Some(b.to_string())),
-            Token::Other(t) => Err(unexpected("a string", t)),
+            Token::Other(t) => unreadable::note::<D::Error>("a string", t).map(|()| None),
         }
     }
 
@@ -255,7 +629,7 @@ pub mod opt_string {
     }
 }
 
-/// A string that may arrive as `null` or a number; `null` and missing are `""`.
+/// Text whose absence is the empty string: [`opt_string`], with `None` as `""`.
 pub mod string {
     use super::*;
 
@@ -318,9 +692,10 @@ fn int_prefix(bytes: &[u8]) -> Option<(i128, usize)> {
     }
 }
 
-/// Parses an integer token (number or string) into `T`; a number with a zero fraction (`8.0`) is
-/// accepted, any other fraction is an error.
-fn integer_from<T: TryFrom<i128>, E: serde::de::Error>(text: &str) -> Result<T, E> {
+/// Parses integer text (a number or a string's content) into `T`; a number with a zero
+/// fraction (`8.0`, `"4967.000000"`) is accepted, any other fraction or a value out of `T`'s
+/// range is `None`.
+pub(crate) fn integer<T: TryFrom<i128>>(text: &str) -> Option<T> {
     // ASCII whitespace only, as `parse_decimal` trims: `"3\u000b"` is not an integer.
     let t = text.trim_ascii();
     let value: i128 = match small_int(t.as_bytes()) {
@@ -328,18 +703,24 @@ fn integer_from<T: TryFrom<i128>, E: serde::de::Error>(text: &str) -> Result<T, 
         None => match t.parse::<i128>() {
             Ok(v) => v,
             Err(_) => {
-                let d = parse_decimal(t).map_err(|_| unexpected::<E>("an integer", t))?;
+                let d = parse_decimal(t).ok()?;
                 if !d.fract().is_zero() {
-                    return Err(unexpected("an integer", t));
+                    return None;
                 }
-                i128::try_from(d.trunc()).map_err(|_| unexpected::<E>("an integer", t))?
+                i128::try_from(d.trunc()).ok()?
             }
         },
     };
-    T::try_from(value).map_err(|_| {
+    T::try_from(value).ok()
+}
+
+/// [`integer`] with an error naming the text.
+fn integer_from<T: TryFrom<i128>, E: serde::de::Error>(text: &str) -> Result<T, E> {
+    integer(text).ok_or_else(|| {
         E::custom(format_args!(
-            "integer {t} out of range for {}",
-            std::any::type_name::<T>()
+            "expected an integer ({}), found `{}`",
+            std::any::type_name::<T>(),
+            shown(text.trim_ascii())
         ))
     })
 }
@@ -356,9 +737,14 @@ pub mod int {
     {
         match token(d)? {
             Token::Number(t) => integer_from(t),
+            Token::Str(s) if is_placeholder(&s) => Err(D::Error::custom(format_args!(
+                "expected an integer, found the placeholder {:?}",
+                &*s
+            ))),
             Token::Str(s) => integer_from(&s),
             Token::Null => Err(D::Error::custom("expected an integer, found null")),
-            Token::Bool(_) | Token::Other(_) => Err(D::Error::custom("expected an integer")),
+            Token::Bool(_) => Err(D::Error::custom("expected an integer, found a boolean")),
+            Token::Other(t) => Err(unexpected("an integer", t)),
         }
     }
 
@@ -368,64 +754,24 @@ pub mod int {
     }
 }
 
-/// Optional integer: `null`, `""` or missing are `None`.
-pub mod opt_int {
+/// A decimal whose absence (missing, `null`, a placeholder) is zero: only for fields whose
+/// documented meaning of "none" is zero. An unreadable value is an error, never a zero.
+pub mod decimal_or_zero {
     use super::*;
 
-    /// Deserialize an optional integer.
-    pub fn deserialize<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-    where
-        D: Deserializer<'de>,
-        T: TryFrom<i128>,
-    {
-        match token(d)? {
-            Token::Null => Ok(None),
-            Token::Str(s) if s.trim().is_empty() => Ok(None),
-            Token::Str(s) => integer_from(&s).map(Some),
-            Token::Number(t) => integer_from(t).map(Some),
-            Token::Bool(_) | Token::Other(_) => Err(D::Error::custom("expected an integer")),
+    /// Deserialize; absent forms become zero.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+        let t = token(d)?;
+        match present(&t) {
+            None => Ok(Decimal::ZERO),
+            Some(_) => required(t),
         }
     }
 
-    /// Serialize as a JSON number or `null`.
-    pub fn serialize<S: Serializer, T: serde::Serialize>(
-        v: &Option<T>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        serde::Serialize::serialize(v, s)
+    /// Serialize as a plain-notation string.
+    pub fn serialize<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
     }
-}
-
-/// A flag sent as `1`/`0`, `"1"`/`"0"` or `true`/`false`; `null` or missing are `None`.
-pub mod opt_flag {
-    use super::*;
-
-    /// Deserialize an optional flag.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-        match token(d)? {
-            Token::Null => Ok(None),
-            Token::Bool(b) => Ok(Some(b)),
-            Token::Str(s) if s.is_empty() => Ok(None),
-            Token::Str(s) => flag(&s).map(Some),
-            Token::Number(t) => flag(t).map(Some),
-            Token::Other(t) => Err(unexpected("a flag", t)),
-        }
-    }
-
-    fn flag<E: serde::de::Error>(t: &str) -> Result<bool, E> {
-        match t.trim() {
-            "1" | "true" => Ok(true),
-            "0" | "false" => Ok(false),
-            other => Err(unexpected("a flag (0 or 1)", other)),
-        }
-    }
-
-    /// Serialize as a JSON boolean or `null`.
-    pub fn serialize<S: Serializer>(v: &Option<bool>, s: S) -> Result<S::Ok, S::Error> {
-        v.serialize(s)
-    }
-
-    use serde::Serialize;
 }
 
 /// Reads a positional JSON array (`[price, amount]`, candles) whole: the array is taken as one
@@ -702,7 +1048,8 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
         }
     }
 
-    /// The next element as an optional decimal: missing, `null` or `""` are `None`.
+    /// The next element as an optional decimal: missing, `null` or a placeholder are `None`; an
+    /// unreadable string or boolean is `None` and reported (see [`Unreadable`]).
     pub(crate) fn opt_decimal(&mut self) -> Result<Option<Decimal>, E> {
         match self.step() {
             Some(true) => {}
@@ -710,11 +1057,9 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
             None => return Err(self.not_json()),
         }
         match self.token() {
-            Token::Null => Ok(None),
-            Token::Str(s) if s.is_empty() => Ok(None),
-            Token::Str(s) => decimal_from(&s).map(Some),
-            Token::Number(t) => decimal_from(t).map(Some),
-            _ => Err(self.not_a("not a decimal")),
+            // Not JSON (an unchecked flat array, see `text`), or a container: an error.
+            Token::Other(_) => Err(self.not_a("not a decimal")),
+            token => optional(token),
         }
     }
 
@@ -823,13 +1168,112 @@ mod tests {
 
     #[test]
     fn optional_decimal_absent_forms() {
-        for json in [r#"{}"#, r#"{"v":null}"#, r#"{"v":""}"#, r#"{"v":"  "}"#] {
+        for json in [
+            r#"{}"#,
+            r#"{"v":null}"#,
+            r#"{"v":""}"#,
+            r#"{"v":"  "}"#,
+            r#"{"v":"-"}"#,
+            r#"{"v":"--"}"#,
+            r#"{"v":"NaN"}"#,
+            r#"{"v":"null"}"#,
+            r#"{"v":"n/a"}"#,
+        ] {
+            unreadable::reset();
             assert_eq!(serde_json::from_str::<O>(json).unwrap().v, None, "{json}");
+            assert_eq!(unreadable::count(), 0, "a placeholder is not unreadable: {json}");
         }
         assert_eq!(
             serde_json::from_str::<O>(r#"{"v":"2.50"}"#).unwrap().v,
             Some(dec("2.50"))
         );
+    }
+
+    #[test]
+    fn unreadable_optional_values_are_absent_and_counted() {
+        for json in [
+            r#"{"v":"abc"}"#,
+            r#"{"v":true}"#,
+            r#"{"v":{}}"#,
+            r#"{"v":[1]}"#,
+            r#"{"v":1e40}"#,
+            r#"{"v":"1.2.3"}"#,
+        ] {
+            unreadable::reset();
+            assert_eq!(serde_json::from_str::<O>(json).unwrap().v, None, "{json}");
+            assert_eq!(unreadable::count(), 1, "{json}");
+        }
+        // Report mode: the n-th unreadable value fails instead, naming what it found.
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Two {
+            #[serde(default, with = "opt_decimal")]
+            a: Option<Decimal>,
+            #[serde(default, with = "opt_decimal")]
+            b: Option<Decimal>,
+        }
+        let body = r#"{"a":"x","b":"y"}"#;
+        {
+            let _mode = unreadable::fail_at(1);
+            let e = serde_json::from_str::<Two>(body).unwrap_err().to_string();
+            assert!(e.contains("expected a decimal, found `y`"), "{e}");
+        }
+        unreadable::reset();
+        assert!(serde_json::from_str::<Two>(body).is_ok());
+        assert_eq!(unreadable::count(), 2);
+    }
+
+    #[test]
+    fn required_values_refuse_placeholders_and_junk() {
+        for bad in [
+            r#"{"v":"-"}"#,
+            r#"{"v":" "}"#,
+            r#"{"v":null}"#,
+            r#"{"v":"abc"}"#,
+            r#"{"v":{}}"#,
+        ] {
+            let e = serde_json::from_str::<D>(bad).err().map(|e| e.to_string());
+            assert!(e.is_some(), "{bad}");
+        }
+        let e = serde_json::from_str::<D>(r#"{"v":"-"}"#).err().map(|e| e.to_string());
+        assert!(e.as_deref().is_some_and(|e| e.contains("placeholder")), "{e:?}");
+        for bad in [r#"{"v":"-"}"#, r#"{"v":""}"#, r#"{"v":null}"#, r#"{"v":true}"#] {
+            assert!(serde_json::from_str::<I>(bad).is_err(), "{bad}");
+            assert!(serde_json::from_str::<N>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn lists_tolerate_placeholders_and_report_junk() {
+        #[derive(Deserialize)]
+        struct L {
+            #[serde(default, deserialize_with = "vec")]
+            v: Vec<u32>,
+        }
+        for (json, unreadable_count) in [
+            (r#"{}"#, 0),
+            (r#"{"v":null}"#, 0),
+            (r#"{"v":""}"#, 0),
+            (r#"{"v":"-"}"#, 0),
+            (r#"{"v":"x"}"#, 1),
+            (r#"{"v":7}"#, 1),
+            (r#"{"v":{"a":[1]}}"#, 1),
+        ] {
+            unreadable::reset();
+            assert!(serde_json::from_str::<L>(json).unwrap().v.is_empty(), "{json}");
+            assert_eq!(unreadable::count(), unreadable_count, "{json}");
+        }
+        assert_eq!(serde_json::from_str::<L>(r#"{"v":[1,2]}"#).unwrap().v, vec![1, 2]);
+    }
+
+    #[test]
+    fn placeholders() {
+        for p in ["", " ", "-", "--", "---", "null", "NULL", "None", "nan", "NaN", "n/a", "N/A"] {
+            assert!(is_placeholder(p), "{p:?}");
+        }
+        for p in ["0", "-1", "-0.5", "1e-07", "abc", "nul", "n", "-x", "null1"] {
+            assert!(!is_placeholder(p), "{p:?}");
+        }
     }
 
     #[test]
@@ -905,6 +1349,12 @@ mod tests {
             (r#"["+1.5" , "2"]"#, "1.5", Some("2")),
             (r#"["-0.5",2e1,"x"]"#, "-0.5", Some("20")),
             (r#"[".5",-3]"#, "0.5", Some("-3")),
+            // Placeholders, and unreadable values of an optional column, are absent.
+            (r#"[1,"  "]"#, "1", None),
+            (r#"[1,"-"]"#, "1", None),
+            (r#"[1,"N/A"]"#, "1", None),
+            (r#"[1,true]"#, "1", None),
+            (r#"[1,"y"]"#, "1", None),
         ] {
             let Q(x, y) = serde_json::from_str(json).unwrap();
             assert_eq!(x.to_string(), a, "{json}");
@@ -914,10 +1364,11 @@ mod tests {
             r#"["1.5x"]"#,
             r#"["1e"]"#,
             r#"[""]"#,
-            r#"[1,"  "]"#,
-            r#"[1,true]"#,
+            r#"["-"]"#,
+            r#"[null]"#,
             r#"[1,[2]]"#,
-            r#"[1,"y"]"#,
+            "[1,x]",
+            "[1,2,]",
         ] {
             assert!(serde_json::from_str::<Q>(bad).is_err(), "{bad}");
         }

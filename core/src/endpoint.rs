@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::credentials::Credentials;
+use crate::de::Unreadable;
 use crate::error::{snippet, ApiCode, ApiError, Error};
 use crate::sign;
 use crate::tap;
@@ -394,23 +395,106 @@ struct Envelope {
 ///
 /// Spot bodies carry the payload beside `code` (`{"bids":..,"code":0}`) and decode into `T`
 /// directly; swap bodies carry it in `data` (`{"code":0,"data":..}`), and `T` is the type of
-/// `data` (a missing or `null` `data` is an empty list, or `None`, where `T` allows it).
+/// `data`.
+///
+/// DESIGN: an acknowledgement without `data` (`{"code":0}`, seen live) or with `"data":null`
+/// decodes as an empty list for list outputs, `None` for `Option` outputs, `()` for unit
+/// outputs, and an acknowledgement with every field `None` for acknowledgement structs whose
+/// fields are all optional (each endpoint documents its case); an output that needs a value (a
+/// placed order's id) reports `data` as missing.
 ///
 /// Order of decisions: an envelope `code` other than the success code is an [`Error::Api`]
-/// whatever the HTTP status; a body that is not an envelope is [`Error::RateLimited`] on 429,
-/// [`Error::Banned`] on 403 and [`Error::HttpStatus`] on any other non-2xx status; a success
-/// envelope that does not match `T`, or a 2xx body without a `code`, is [`Error::Decode`] naming
-/// the JSON path.
+/// whatever the HTTP status (the swap API answers errors with HTTP 400 and
+/// `{"code":400002,"msg":"invalid InstrumentId"}`: code and message are kept); a body that is not
+/// an envelope is [`Error::RateLimited`] on 429, [`Error::Banned`] on 403 and
+/// [`Error::HttpStatus`] on any other non-2xx status (the swap API's plain-text 404 for an unknown
+/// path is `HttpStatus` 404, kind [`crate::ErrorKind::NotFound`]); a success envelope that does
+/// not match `T`, or a 2xx body without a `code`, is [`Error::Decode`] naming the JSON path.
+///
+/// Optional values that cannot be read are taken as absent (see [`crate::de`]) and logged as
+/// `tracing` warnings (target `digifinex_core::decode`) with their JSON path;
+/// [`parse_body_report`] returns them instead.
 pub fn parse_body<T: DeserializeOwned>(
     meta: &Meta,
     status: u16,
     headers: &http::HeaderMap,
     body: &[u8],
 ) -> Result<T, Error> {
+    let (value, unreadable) = parse_family::<T>(meta, status, headers, body)?;
+    if unreadable > 0 {
+        for u in unreadable_values::<T>(meta, body, unreadable) {
+            tracing::warn!(
+                target: "digifinex_core::decode",
+                endpoint = meta.name,
+                path = %u.path,
+                problem = %u.problem,
+                "unreadable optional value taken as absent"
+            );
+        }
+    }
+    Ok(value)
+}
+
+/// [`parse_body`], returning the optional values that could not be read and were taken as
+/// absent (at most [`MAX_REPORTED`], in body order) instead of logging them.
+pub fn parse_body_report<T: DeserializeOwned>(
+    meta: &Meta,
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+) -> Result<(T, Vec<Unreadable>), Error> {
+    let (value, unreadable) = parse_family::<T>(meta, status, headers, body)?;
+    let list = if unreadable > 0 {
+        unreadable_values::<T>(meta, body, unreadable)
+    } else {
+        Vec::new()
+    };
+    Ok((value, list))
+}
+
+/// Most unreadable values [`parse_body_report`] names in one answer.
+pub const MAX_REPORTED: u32 = 16;
+
+fn parse_family<T: DeserializeOwned>(
+    meta: &Meta,
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+) -> Result<(T, u32), Error> {
     match meta.family {
         Family::Spot => parse_wire::<T, T>(meta, status, headers, body, |v| v),
         Family::Swap => parse_wire::<tap::Data<T>, T>(meta, status, headers, body, |v| v.0),
     }
+}
+
+/// The JSON paths of the first `count` (at most [`MAX_REPORTED`]) unreadable optional values of
+/// a body that decoded: slow, run only when there are some.
+fn unreadable_values<T: DeserializeOwned>(meta: &Meta, body: &[u8], count: u32) -> Vec<Unreadable> {
+    match meta.family {
+        Family::Spot => unreadable_paths::<T>(body, count),
+        Family::Swap => unreadable_paths::<tap::Data<T>>(body, count),
+    }
+}
+
+fn unreadable_paths<W: DeserializeOwned>(body: &[u8], count: u32) -> Vec<Unreadable> {
+    let mut out = Vec::new();
+    for n in 0..count.min(MAX_REPORTED) {
+        // Report mode: the n-th unreadable value fails, and the path-tracking decode names it.
+        let _mode = crate::de::unreadable::fail_at(n);
+        let mut de = serde_json::Deserializer::from_slice(body);
+        match serde_path_to_error::deserialize::<_, W>(&mut de) {
+            Err(e) => {
+                let path = e.path().to_string();
+                let mut problem = e.into_inner().to_string();
+                if let Some(at) = problem.find(" at line ") {
+                    problem.truncate(at);
+                }
+                out.push(Unreadable { path, problem });
+            }
+            Ok(_) => break,
+        }
+    }
+    out
 }
 
 fn parse_wire<W: DeserializeOwned, T>(
@@ -419,8 +503,8 @@ fn parse_wire<W: DeserializeOwned, T>(
     headers: &http::HeaderMap,
     body: &[u8],
     unwrap: fn(W) -> T,
-) -> Result<T, Error> {
-    let (decoded, code) = tap::decode_with_code::<W>(body);
+) -> Result<(T, u32), Error> {
+    let (decoded, code, unreadable) = tap::decode_with_code::<W>(body);
     let retry_after = retry_after(headers);
     let api_error = |code: i64, message: Option<String>| {
         Error::Api(ApiError {
@@ -432,7 +516,7 @@ fn parse_wire<W: DeserializeOwned, T>(
         })
     };
     match (decoded, code) {
-        (Ok(v), Some(c)) if c == meta.success_code => Ok(unwrap(v)),
+        (Ok(v), Some(c)) if c == meta.success_code => Ok((unwrap(v), unreadable)),
         (decoded, code) => {
             // Slow path: errors only. Read the envelope on its own.
             // Only an object is an envelope: serde would also read `Envelope` from an array
@@ -474,7 +558,7 @@ fn parse_wire<W: DeserializeOwned, T>(
                 }
             }
             match decoded {
-                Ok(v) if is_envelope => Ok(unwrap(v)),
+                Ok(v) if is_envelope => Ok((unwrap(v), unreadable)),
                 Ok(_) => Err(Error::Decode {
                     path: "code".to_owned(),
                     type_name: std::any::type_name::<T>(),

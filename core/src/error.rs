@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use crate::endpoint::Family;
-use crate::types::int_enum;
+use crate::types::code_enum;
 
 /// Everything that can go wrong between a typed request and a typed result.
 ///
@@ -259,7 +259,7 @@ impl ApiCode {
     }
 }
 
-int_enum! {
+code_enum! {
     /// Spot/margin v3 error codes (spec §7).
     pub enum SpotCode {
         /// 10001 wrong request method.
@@ -461,7 +461,7 @@ impl SpotCode {
     }
 }
 
-int_enum! {
+code_enum! {
     /// Swap v2 and copy-trading error codes (swap spec §7).
     pub enum SwapCode {
         /// 400001 required parameter missing.

@@ -73,7 +73,10 @@ pub mod types;
 pub use clock::{Clock, FixedClock, ManualClock, OffsetClock, SystemClock};
 pub use config::Config;
 pub use credentials::Credentials;
-pub use endpoint::{build, parse, parse_body, Endpoint, Family, Meta, Method, Params};
+pub use endpoint::{
+    build, parse, parse_body, parse_body_report, Endpoint, Family, Meta, Method, Params,
+};
 pub use error::{ApiCode, ApiError, Error, ErrorKind, SpotCode, SwapCode, TransportErrorKind};
 pub use rust_decimal::Decimal;
-pub use types::{TimestampMillis, TimestampSecs};
+pub use de::Unreadable;
+pub use types::{Coded, Pair, TimestampMillis, TimestampSecs};

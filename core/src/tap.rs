@@ -15,10 +15,14 @@ use serde::de::{
 };
 
 /// Decodes `T` from `body`, returning the result and the top-level `code` if one was seen.
+///
+/// Also returns how many unreadable optional values were taken as absent (see
+/// [`crate::de::Unreadable`]); only the attempt that produced the result counts.
 pub(crate) fn decode_with_code<T: DeserializeOwned>(
     body: &[u8],
-) -> (Result<T, serde_json::Error>, Option<i64>) {
+) -> (Result<T, serde_json::Error>, Option<i64>, u32) {
     let code = Cell::new(None);
+    crate::de::unreadable::reset();
     // A UTF-8 body (the norm) is checked once here and then read as `str`, so serde_json does
     // not check every borrowed token (each exact number is one) again; any other body keeps the
     // byte reader and its errors.
@@ -35,13 +39,14 @@ pub(crate) fn decode_with_code<T: DeserializeOwned>(
                 Ok(v) => Ok(v),
                 Err(fast::Bail) => {
                     code.set(None);
+                    crate::de::unreadable::reset();
                     decode(serde_json::Deserializer::from_str(text), &code)
                 }
             }
         }
         Err(_) => decode(serde_json::Deserializer::from_slice(body), &code),
     };
-    (result, code.get())
+    (result, code.get(), crate::de::unreadable::count())
 }
 
 /// Differential check of the single-pass reader (see [`fast`]) against serde_json on `body`, as
@@ -100,8 +105,9 @@ fn decode<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(
 
 /// The swap envelope `{"code":0,"data":T}`: decodes `T` from `data` in the same single pass
 /// (other members are skipped; `code` is still observed by the wrapper around the top level).
-/// A missing or `null` `data` decodes `T` from an empty list, then from "nothing", so list
-/// outputs become empty and `Option` outputs `None`; other types report the missing value.
+/// A missing or `null` `data` decodes `T` from an empty list, then from "nothing", then from an
+/// empty object, so list outputs become empty, `Option` outputs `None` and acknowledgements
+/// whose fields are all optional carry no fields; other types report the missing value.
 pub(crate) struct Data<T>(pub(crate) T);
 
 impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Data<T> {
@@ -138,11 +144,16 @@ impl<'de, T: serde::Deserialize<'de>> Visitor<'de> for DataVisitor<T> {
     }
 }
 
-/// `T` for a missing or `null` value: an empty list, else the unit value (`Option` is `None`).
+/// `T` for a missing or `null` value: an empty list, else the unit value (`Option` is `None`),
+/// else an empty object (an acknowledgement whose fields are all optional). A `T` with a
+/// required field (an order id) reports `data` as missing.
 fn absent<'de, T: serde::Deserialize<'de>, E: serde::de::Error>() -> Result<T, E> {
-    use serde::de::value::{SeqDeserializer, UnitDeserializer};
+    use serde::de::value::{MapDeserializer, SeqDeserializer, UnitDeserializer};
     T::deserialize(SeqDeserializer::<_, E>::new(std::iter::empty::<()>()))
         .or_else(|_: E| T::deserialize(UnitDeserializer::<E>::new()))
+        .or_else(|_: E| {
+            T::deserialize(MapDeserializer::<_, E>::new(std::iter::empty::<((), ())>()))
+        })
         .map_err(|_: E| E::missing_field("data"))
 }
 
@@ -1221,7 +1232,7 @@ mod tests {
             "{\"bids\":[[1\n,\t2\r]],\"asks\":[],\"code\":0}",
         ];
         for body in books {
-            let (fast, code) = decode_with_code::<OrderBook>(body.as_bytes());
+            let (fast, code, _) = decode_with_code::<OrderBook>(body.as_bytes());
             let code_json = serde_json::from_str::<serde_json::Value>(body)
                 .ok()
                 .and_then(|v| {
@@ -1240,7 +1251,7 @@ mod tests {
                 "{body}"
             );
         }
-        let (k, _) = decode_with_code::<Klines>(
+        let (k, _, _) = decode_with_code::<Klines>(
             br#"{"data":[[1706763600,0.5,"11.364",1e1,11,-0.001],[1,2,3,4,5,6]],"code":0}"#,
         );
         assert_eq!(k.unwrap().data.len(), 2);
@@ -1255,7 +1266,7 @@ mod tests {
             r#"{"data":[[1,2,3,4,5,6 7]],"code":0}"#,
             r#"{"data":[[1,2,3,4,5]],"code":0}"#,
         ] {
-            let (fast, _) = decode_with_code::<Klines>(body.as_bytes());
+            let (fast, _, _) = decode_with_code::<Klines>(body.as_bytes());
             let slow = serde_json::from_str::<Klines>(body);
             assert_eq!(fast.as_ref().ok(), slow.as_ref().ok(), "{body}");
             assert_eq!(
@@ -1268,39 +1279,39 @@ mod tests {
 
     #[test]
     fn swap_data_envelope_in_one_pass() {
-        let (r, c) = decode_with_code::<Data<Payload>>(
+        let (r, c, _) = decode_with_code::<Data<Payload>>(
             br#"{"code":0,"data":{"a":1,"b":[2],"code":9},"extra":[1,{"data":3}]}"#,
         );
         assert_eq!(r.unwrap().0, Payload { a: 1, b: vec![2] });
         assert_eq!(c, Some(0));
         // Missing or null `data`: an empty list, `None`, or an error for a struct.
         for body in [&br#"{"code":0}"#[..], br#"{"data":null,"code":0}"#] {
-            let (r, c) = decode_with_code::<Data<Vec<u32>>>(body);
+            let (r, c, _) = decode_with_code::<Data<Vec<u32>>>(body);
             assert_eq!(r.unwrap().0, Vec::<u32>::new());
             assert_eq!(c, Some(0));
-            let (r, _) = decode_with_code::<Data<Option<u32>>>(body);
+            let (r, _, _) = decode_with_code::<Data<Option<u32>>>(body);
             assert_eq!(r.unwrap().0, None);
-            let (r, _) = decode_with_code::<Data<Payload>>(body);
+            let (r, _, _) = decode_with_code::<Data<Payload>>(body);
             assert!(r.is_err());
         }
         // An error envelope without `data` still reports its code.
-        let (r, c) = decode_with_code::<Data<Payload>>(br#"{"code":401003,"msg":"x"}"#);
+        let (r, c, _) = decode_with_code::<Data<Payload>>(br#"{"code":401003,"msg":"x"}"#);
         assert!(r.is_err());
         assert_eq!(c, Some(401003));
-        let (r, c) = decode_with_code::<Data<u64>>(br#"{"code":0,"data":1657522488402}"#);
+        let (r, c, _) = decode_with_code::<Data<u64>>(br#"{"code":0,"data":1657522488402}"#);
         assert_eq!(r.unwrap().0, 1657522488402);
         assert_eq!(c, Some(0));
     }
 
     #[test]
     fn captures_code_anywhere_at_top_level() {
-        let (r, c) = decode_with_code::<Payload>(br#"{"a":1,"b":[2],"code":0}"#);
+        let (r, c, _) = decode_with_code::<Payload>(br#"{"a":1,"b":[2],"code":0}"#);
         assert_eq!(r.unwrap(), Payload { a: 1, b: vec![2] });
         assert_eq!(c, Some(0));
-        let (r, c) = decode_with_code::<Payload>(br#"{"code":"200","a":1}"#);
+        let (r, c, _) = decode_with_code::<Payload>(br#"{"code":"200","a":1}"#);
         assert!(r.is_ok());
         assert_eq!(c, Some(200));
-        let (r, c) = decode_with_code::<Payload>(br#"{"code":-7,"a":1}"#);
+        let (r, c, _) = decode_with_code::<Payload>(br#"{"code":-7,"a":1}"#);
         assert!(r.is_ok());
         assert_eq!(c, Some(-7));
     }
@@ -1312,20 +1323,20 @@ mod tests {
         struct Outer {
             inner: serde_json::Value,
         }
-        let (r, c) = decode_with_code::<Outer>(br#"{"inner":{"code":5}}"#);
+        let (r, c, _) = decode_with_code::<Outer>(br#"{"inner":{"code":5}}"#);
         assert!(r.is_ok());
         assert_eq!(c, None);
     }
 
     #[test]
     fn error_bodies_still_report_the_code() {
-        let (r, c) = decode_with_code::<Payload>(br#"{"code":20013,"msg":"not found"}"#);
+        let (r, c, _) = decode_with_code::<Payload>(br#"{"code":20013,"msg":"not found"}"#);
         assert!(r.is_err());
         assert_eq!(c, Some(20013));
-        let (r, c) = decode_with_code::<Payload>(b"<html>");
+        let (r, c, _) = decode_with_code::<Payload>(b"<html>");
         assert!(r.is_err());
         assert_eq!(c, None);
-        let (r, _) = decode_with_code::<Payload>(br#"{"a":1,"code":0} trailing"#);
+        let (r, _, _) = decode_with_code::<Payload>(br#"{"a":1,"code":0} trailing"#);
         assert!(r.is_err());
     }
 }

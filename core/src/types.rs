@@ -43,9 +43,26 @@ impl TimestampMillis {
 
 macro_rules! timestamp_serde {
     ($t:ty) => {
+        impl crate::de::Scalar for $t {
+            const EXPECTED: &'static str = "a timestamp";
+            #[inline]
+            fn read(raw: crate::de::Raw<'_>) -> Option<Self> {
+                match raw {
+                    crate::de::Raw::Number(t) | crate::de::Raw::Text(t) => {
+                        crate::de::integer(t).map(Self)
+                    }
+                    crate::de::Raw::Bool(_) => None,
+                }
+            }
+            fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_i64(self.0)
+            }
+        }
+        /// Required: `null`, a placeholder or an unreadable value is an error (optional
+        /// timestamps use `crate::de::opt`).
         impl<'de> Deserialize<'de> for $t {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                crate::de::int::deserialize::<D, i64>(d).map(Self)
+                crate::de::req::deserialize(d)
             }
         }
         impl Serialize for $t {
@@ -58,9 +75,277 @@ macro_rules! timestamp_serde {
 timestamp_serde!(TimestampSecs);
 timestamp_serde!(TimestampMillis);
 
-/// Declares an open enum over integer codes: known values get a variant, anything else is kept in
-/// `Unknown(code)`. Deserializes from a number or a numeric string; serializes as the number.
+// ---------------------------------------------------------------------------------------------
+// Pairs
+
+/// A spot pair (`btc_usdt`: base, `_`, quote), one value whatever case it is written in.
+///
+/// DESIGN: the venue writes pairs upper case in some answers (`/spot/symbols`, orders, own
+/// trades, margin positions: `BTC_USDT`) and lower case in others (`/ticker`, `/markets`), and
+/// accepts either in requests (venue-notes.md). A `Pair` keeps the lower-case form, the one
+/// requests are documented with, so two pairs are equal exactly when they name the same market;
+/// comparing with text (`order.symbol == "BTC_USDT"`) ignores ASCII case too. Requests take any
+/// `Into<String>` (a `Pair` included) and send it as given.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Pair(String);
+
+impl Pair {
+    /// The pair named by `text`, in lower case.
+    pub fn new(text: impl Into<String>) -> Self {
+        let mut s: String = text.into();
+        s.make_ascii_lowercase();
+        Pair(s)
+    }
+
+    /// The pair text, lower case (`btc_usdt`).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The base currency (`btc`), when the text has the `base_quote` form.
+    pub fn base(&self) -> Option<&str> {
+        self.0.split_once('_').map(|(b, _)| b)
+    }
+
+    /// The quote currency (`usdt`), when the text has the `base_quote` form.
+    pub fn quote(&self) -> Option<&str> {
+        self.0.split_once('_').map(|(_, q)| q)
+    }
+}
+
+impl std::fmt::Display for Pair {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for Pair {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Pair {
+    fn from(s: &str) -> Self {
+        Pair::new(s)
+    }
+}
+
+impl From<String> for Pair {
+    fn from(s: String) -> Self {
+        Pair::new(s)
+    }
+}
+
+impl From<Pair> for String {
+    fn from(p: Pair) -> Self {
+        p.0
+    }
+}
+
+impl From<&Pair> for String {
+    fn from(p: &Pair) -> Self {
+        p.0.clone()
+    }
+}
+
+impl PartialEq<str> for Pair {
+    fn eq(&self, other: &str) -> bool {
+        self.0.eq_ignore_ascii_case(other)
+    }
+}
+
+impl PartialEq<&str> for Pair {
+    fn eq(&self, other: &&str) -> bool {
+        self.0.eq_ignore_ascii_case(other)
+    }
+}
+
+impl PartialEq<String> for Pair {
+    fn eq(&self, other: &String) -> bool {
+        self.0.eq_ignore_ascii_case(other)
+    }
+}
+
+impl PartialEq<Pair> for str {
+    fn eq(&self, other: &Pair) -> bool {
+        other == self
+    }
+}
+
+impl PartialEq<Pair> for &str {
+    fn eq(&self, other: &Pair) -> bool {
+        other == *self
+    }
+}
+
+impl PartialEq<Pair> for String {
+    fn eq(&self, other: &Pair) -> bool {
+        other == self
+    }
+}
+
+impl crate::de::Scalar for Pair {
+    const EXPECTED: &'static str = "a pair";
+    fn read(raw: crate::de::Raw<'_>) -> Option<Self> {
+        match raw {
+            crate::de::Raw::Text(t) if !t.trim().is_empty() => Some(Pair::new(t)),
+            _ => None,
+        }
+    }
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// Required (a listing's key): `null`, a placeholder or a non-string is an error.
+impl<'de> Deserialize<'de> for Pair {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::de::req::deserialize(d)
+    }
+}
+
+impl Serialize for Pair {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Open enums
+
+/// An integer-coded value of the API (order states, sides, types): what a request needs of it.
+pub trait Coded {
+    /// The wire code; `None` for a word this library does not know.
+    fn code(&self) -> Option<i64>;
+    /// Whether this is a documented value (not an `Unknown` code or an `Other` word).
+    fn is_known(&self) -> bool;
+}
+
+/// Whether two words are the same name: ASCII letters and digits compared without case, other
+/// characters ignored (`PART_FILLED`, `part-filled` and `PartFilled` are one word).
+pub(crate) fn same_word(a: &str, b: &str) -> bool {
+    let norm = |s: &'_ str| {
+        s.bytes()
+            .filter(u8::is_ascii_alphanumeric)
+            .map(|b| b.to_ascii_lowercase())
+            .collect::<Vec<u8>>()
+    };
+    let (a, b) = (norm(a), norm(b));
+    !a.is_empty() && a == b
+}
+
+/// Declares an open enum over integer codes (states, sides, types). A value decodes from the
+/// code as a number or a numeric string (`2`, `"2"`, `"2.0"`), or from a word: a documented name
+/// given after the code (`Filled = 2 | "filled"`) or the variant's own name, compared without
+/// case and separators (`PART_FILLED` is `PartFilled`). An unknown code is kept in
+/// `Unknown(code)`, an unknown word in `Other(word)`: decoding never fails on a value. Serializes
+/// as the code (an `Other` word as its text).
 macro_rules! int_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $code:literal $(| $word:literal)* ),+ $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )+
+            /// A code this library does not know yet.
+            Unknown(i64),
+            /// A word this library does not know yet (text where a code is documented).
+            Other(String),
+        }
+
+        impl $name {
+            /// The wire code; `None` for an `Other` word.
+            pub fn code(&self) -> Option<i64> {
+                match self {
+                    $( $name::$variant => Some($code), )+
+                    $name::Unknown(c) => Some(*c),
+                    $name::Other(_) => None,
+                }
+            }
+            /// The variant for a wire code.
+            pub fn from_code(code: i64) -> Self {
+                match code {
+                    $( c if c == $code => $name::$variant, )+
+                    c => $name::Unknown(c),
+                }
+            }
+            /// The variant for a word: a documented name or the variant's name, compared
+            /// without case and separators; a numeric word is read as a code.
+            pub fn from_word(word: &str) -> Self {
+                if let Some(code) = crate::de::integer::<i64>(word) {
+                    return $name::from_code(code);
+                }
+                $( if crate::types::same_word(word, stringify!($variant))
+                    $(|| crate::types::same_word(word, $word))* {
+                    return $name::$variant;
+                } )+
+                $name::Other(word.to_owned())
+            }
+            /// Whether this is a documented value.
+            pub fn is_known(&self) -> bool {
+                !matches!(self, $name::Unknown(_) | $name::Other(_))
+            }
+        }
+
+        /// The code, or the unknown word.
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self {
+                    $name::Other(w) => f.write_str(w),
+                    other => write!(f, "{}", other.code().unwrap_or_default()),
+                }
+            }
+        }
+
+        impl crate::types::Coded for $name {
+            fn code(&self) -> Option<i64> {
+                $name::code(self)
+            }
+            fn is_known(&self) -> bool {
+                $name::is_known(self)
+            }
+        }
+
+        impl crate::de::Scalar for $name {
+            const EXPECTED: &'static str = "a code";
+            #[inline]
+            fn read(raw: crate::de::Raw<'_>) -> Option<Self> {
+                match raw {
+                    crate::de::Raw::Number(t) => crate::de::integer::<i64>(t).map($name::from_code),
+                    crate::de::Raw::Text(t) => Some($name::from_word(t.trim())),
+                    crate::de::Raw::Bool(_) => None,
+                }
+            }
+            fn write<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                serde::Serialize::serialize(self, s)
+            }
+        }
+
+        /// Required: `null` or a placeholder is an error (optional fields use `crate::de::opt`).
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                crate::de::req::deserialize(d)
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $name::Other(w) => s.serialize_str(w),
+                    other => s.serialize_i64(other.code().unwrap_or_default()),
+                }
+            }
+        }
+    };
+}
+
+/// Declares a closed table of integer codes with an `Unknown(code)` arm (the exchange's error
+/// codes): `Copy`, decoded from numbers only.
+macro_rules! code_enum {
     (
         $(#[$meta:meta])*
         pub enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $code:expr ),+ $(,)? }
@@ -90,23 +375,13 @@ macro_rules! int_enum {
                 }
             }
         }
-
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                crate::de::int::deserialize::<D, i64>(d).map($name::from_code)
-            }
-        }
-
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_i64(self.code())
-            }
-        }
     };
 }
 
 /// Declares an open enum over string values: known values get a variant (matched exactly, then
-/// case-insensitively), anything else is kept in `Other(text)`.
+/// case-insensitively), anything else is kept in `Other(text)`. A number is read as its text
+/// (`1` matches an alias `"1"`). Required when used bare (`null` or a placeholder is an error);
+/// optional fields use `crate::de::opt`.
 macro_rules! str_enum {
     (
         $(#[$meta:meta])*
@@ -143,9 +418,24 @@ macro_rules! str_enum {
             }
         }
 
+        impl crate::de::Scalar for $name {
+            const EXPECTED: &'static str = "a word";
+            fn read(raw: crate::de::Raw<'_>) -> Option<Self> {
+                match raw {
+                    crate::de::Raw::Number(t) | crate::de::Raw::Text(t) => {
+                        Some($name::from_wire(t.trim()))
+                    }
+                    crate::de::Raw::Bool(_) => None,
+                }
+            }
+            fn write<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                crate::de::string::deserialize(d).map(|s| $name::from_wire(&s))
+                crate::de::req::deserialize(d)
             }
         }
 
@@ -157,7 +447,7 @@ macro_rules! str_enum {
     };
 }
 
-pub(crate) use {int_enum, str_enum};
+pub(crate) use {code_enum, int_enum, str_enum};
 
 #[cfg(test)]
 mod tests {
@@ -165,38 +455,71 @@ mod tests {
 
     int_enum! {
         /// test
-        pub enum Colour { Red = 1, Blue = 2 }
+        pub enum Colour { Red = 1, Blue = 2 | "azure", NavyBlue = -1 }
     }
     str_enum! {
         /// test
-        pub enum Side { Long = "long" | "go_long", Short = "short" }
+        pub enum Side { Long = "long" | "go_long" | "1", Short = "short" }
+    }
+
+    fn colour(json: &str) -> Colour {
+        serde_json::from_str(json).unwrap()
     }
 
     #[test]
-    fn open_enums() {
-        assert_eq!(serde_json::from_str::<Colour>("2").unwrap(), Colour::Blue);
-        assert_eq!(
-            serde_json::from_str::<Colour>("\"1\"").unwrap(),
-            Colour::Red
-        );
-        assert_eq!(
-            serde_json::from_str::<Colour>("7").unwrap(),
-            Colour::Unknown(7)
-        );
+    fn int_enums_read_codes_numeric_strings_and_words() {
+        assert_eq!(colour("2"), Colour::Blue);
+        assert_eq!(colour("\"1\""), Colour::Red);
+        assert_eq!(colour("\" 1 \""), Colour::Red);
+        assert_eq!(colour("2.0"), Colour::Blue);
+        assert_eq!(colour("\"2.000\""), Colour::Blue);
+        assert_eq!(colour("-1"), Colour::NavyBlue);
+        assert_eq!(colour("\"red\""), Colour::Red);
+        assert_eq!(colour("\"RED\""), Colour::Red);
+        assert_eq!(colour("\"AZURE\""), Colour::Blue);
+        assert_eq!(colour("\"navy_blue\""), Colour::NavyBlue);
+        assert_eq!(colour("\"NAVY-BLUE\""), Colour::NavyBlue);
+        assert_eq!(colour("\"NavyBlue\""), Colour::NavyBlue);
+        assert_eq!(colour("7"), Colour::Unknown(7));
+        assert_eq!(colour("\"purple\""), Colour::Other("purple".into()));
         assert_eq!(serde_json::to_string(&Colour::Unknown(7)).unwrap(), "7");
+        assert_eq!(serde_json::to_string(&Colour::NavyBlue).unwrap(), "-1");
         assert_eq!(
-            serde_json::from_str::<Side>("\"go_long\"").unwrap(),
-            Side::Long
+            serde_json::to_string(&Colour::Other("purple".into())).unwrap(),
+            "\"purple\""
         );
-        assert_eq!(
-            serde_json::from_str::<Side>("\"SHORT\"").unwrap(),
-            Side::Short
-        );
-        assert_eq!(
-            serde_json::from_str::<Side>("\"both\"").unwrap(),
-            Side::Other("both".into())
-        );
+        assert_eq!(Colour::Blue.code(), Some(2));
+        assert_eq!(Colour::Other("x".into()).code(), None);
+        assert!(Colour::Red.is_known());
+        assert!(!Colour::Unknown(7).is_known());
+        assert!(!Colour::Other("x".into()).is_known());
+        // Bare (required) enums refuse null, placeholders, fractions and containers.
+        for bad in ["null", "\"\"", "\"-\"", "1.5", "true", "{}", "[1]"] {
+            assert!(serde_json::from_str::<Colour>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn str_enums_read_words_numbers_and_keep_unknowns() {
+        let side = |json: &str| serde_json::from_str::<Side>(json).unwrap();
+        assert_eq!(side("\"go_long\""), Side::Long);
+        assert_eq!(side("\"SHORT\""), Side::Short);
+        assert_eq!(side("1"), Side::Long);
+        assert_eq!(side("\"both\""), Side::Other("both".into()));
+        assert_eq!(side("2"), Side::Other("2".into()));
         assert_eq!(serde_json::to_string(&Side::Long).unwrap(), "\"long\"");
+        for bad in ["null", "\"\"", "\"-\"", "true", "{}"] {
+            assert!(serde_json::from_str::<Side>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn words_compare_without_case_or_separators() {
+        assert!(same_word("PART_FILLED", "PartFilled"));
+        assert!(same_word("part-filled", "partfilled"));
+        assert!(!same_word("filled", "PartFilled"));
+        assert!(!same_word("", ""));
+        assert!(!same_word("__", "-"));
     }
 
     #[test]
@@ -205,5 +528,30 @@ mod tests {
         assert_eq!(t.as_millis(), 1_589_872_188_000);
         assert_eq!(TimestampMillis(-1).as_secs(), -1);
         assert_eq!(TimestampMillis(1999).to_secs(), TimestampSecs(1));
+        for bad in ["null", "\"\"", "\"-\"", "1.5", "\"x\""] {
+            assert!(serde_json::from_str::<TimestampMillis>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn pairs_are_one_value_in_any_case() {
+        let upper: Pair = serde_json::from_str("\"BTC_USDT\"").unwrap();
+        let lower: Pair = serde_json::from_str("\"btc_usdt\"").unwrap();
+        assert_eq!(upper, lower);
+        assert_eq!(upper.as_str(), "btc_usdt");
+        assert_eq!(upper, "BTC_USDT");
+        assert_eq!(upper, "btc_usdt");
+        assert_eq!("Btc_Usdt", upper);
+        assert_eq!(String::from("BTC_usdt"), upper);
+        assert_ne!(upper, "eth_usdt");
+        assert_eq!(upper.base(), Some("btc"));
+        assert_eq!(upper.quote(), Some("usdt"));
+        assert_eq!(serde_json::to_string(&upper).unwrap(), "\"btc_usdt\"");
+        let mut set = std::collections::HashSet::new();
+        set.insert(upper);
+        assert!(set.contains(&Pair::new("BTC_USDT")));
+        for bad in ["null", "\"\"", "\" \"", "1", "{}"] {
+            assert!(serde_json::from_str::<Pair>(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -55,9 +55,7 @@ impl Endpoint for TransferRequest {
     type Output = TransferAck;
     const META: Meta = private_meta("swap.transfer", Method::Post, "/swap/v2/account/transfer");
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let kind = known_code("type", self.transfer_type, TransferType::code, |t| {
-            matches!(t, TransferType::Unknown(_))
-        })?;
+        let kind = known_code("type", &self.transfer_type)?;
         if self.currency.is_empty() {
             return Err(Error::validation("currency", "is required"));
         }
@@ -155,7 +153,7 @@ impl Endpoint for BalanceRequest {
     type Output = Vec<Balance>;
     const META: Meta = private_meta("swap.balance", Method::Get, "/swap/v2/account/balance");
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let kind = known_instrument_type(self.instrument_type)?;
+        let kind = known_instrument_type(self.instrument_type.as_ref())?;
         check_currency(self.currency.as_deref())?;
         p.push_opt_display("type", kind);
         p.push_opt("currency", self.currency.as_deref());
@@ -253,7 +251,7 @@ impl Endpoint for PositionsRequest {
     type Output = Vec<Position>;
     const META: Meta = private_meta("swap.positions", Method::Get, "/swap/v2/account/positions");
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let kind = known_instrument_type(self.instrument_type)?;
+        let kind = known_instrument_type(self.instrument_type.as_ref())?;
         if let Some(id) = &self.instrument_id {
             check_instrument("instrument_id", id)?;
         }
@@ -441,9 +439,7 @@ impl Endpoint for PositionMarginRequest {
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         let side = known_side(&self.side)?;
-        let kind = known_code("type", self.adjustment, MarginAdjustment::code, |t| {
-            matches!(t, MarginAdjustment::Unknown(_))
-        })?;
+        let kind = known_code("type", &self.adjustment)?;
         check_positive("amount", &self.amount)?;
         let mut w = JsonWriter::new();
         w.begin_object()
@@ -699,11 +695,8 @@ impl Endpoint for FinanceRecordRequest {
         check_currency(self.currency.as_deref())?;
         let kind = self
             .finance_type
-            .map(|t| {
-                known_code("finance_type", t, FinanceType::code, |t| {
-                    matches!(t, FinanceType::Unknown(_))
-                })
-            })
+            .as_ref()
+            .map(|t| known_code("finance_type", t))
             .transpose()?;
         check_window(self.start_timestamp, self.end_timestamp)?;
         check_limit(self.limit)?;

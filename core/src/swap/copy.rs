@@ -108,13 +108,8 @@ fn check_paging(page: Option<u32>, size: Option<u32>, max_page: Option<u32>) -> 
 }
 
 /// Refuses the `Unknown` arm of a trigger price type.
-fn trigger_code(field: &'static str, t: Option<TriggerPriceType>) -> Result<Option<i64>, Error> {
-    t.map(|t| {
-        known_code(field, t, TriggerPriceType::code, |t| {
-            matches!(t, TriggerPriceType::Unknown(_))
-        })
-    })
-    .transpose()
+fn trigger_code(field: &'static str, t: Option<&TriggerPriceType>) -> Result<Option<i64>, Error> {
+    t.map(|t| known_code(field, t)).transpose()
 }
 
 /// Checks an optional price is positive.
@@ -163,7 +158,7 @@ pub struct CopyPage {
 /// 2 fail.
 ///
 /// DESIGN: `data` is read as `{"res":1}` (also spelled `result`), or as the bare code `1`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct CopyAck {
     /// Success or failure.
     pub res: CopyResult,
@@ -422,7 +417,7 @@ pub struct AlgoAdded {
 }
 
 /// Answer of [`CancelAlgoRequest`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AlgoCancelled {
     /// Success or failure (`result`; `res` accepted).
     #[serde(alias = "res")]
@@ -606,7 +601,7 @@ impl CopyMarketStyle {
     }
 
     /// The style of a market-style price type; `None` for priced and unknown types.
-    pub fn from_price_type(t: CopyOrderPriceType) -> Option<Self> {
+    pub fn from_price_type(t: &CopyOrderPriceType) -> Option<Self> {
         Some(match t {
             CopyOrderPriceType::OpponentIoc => CopyMarketStyle::OpponentIoc,
             CopyOrderPriceType::Optimal5Ioc => CopyMarketStyle::Optimal5Ioc,
@@ -669,7 +664,7 @@ impl CopyPricing {
             price.ok_or_else(|| {
                 Error::validation(
                     "limit_price",
-                    format!("is required for order_type {}", t.code()),
+                    format!("is required for order_type {t}"),
                 )
             })
         };
@@ -678,20 +673,20 @@ impl CopyPricing {
             CopyOrderPriceType::Ioc => Ok(CopyPricing::Ioc(need(price)?)),
             CopyOrderPriceType::Gtc => Ok(CopyPricing::Gtc(need(price)?)),
             CopyOrderPriceType::Fok => Ok(CopyPricing::Fok(need(price)?)),
-            other => match CopyMarketStyle::from_price_type(other) {
+            other => match CopyMarketStyle::from_price_type(&other) {
                 Some(style) if price.is_none() => Ok(CopyPricing::Market(style)),
                 Some(_) => Err(Error::validation(
                     "limit_price",
                     format!(
                         "must not be given for the market-style order_type {}",
-                        other.code()
+                        other
                     ),
                 )),
                 None => Err(Error::validation(
                     "order_type",
                     format!(
                         "{} is not a documented copy-trading order type",
-                        other.code()
+                        other
                     ),
                 )),
             },
@@ -787,15 +782,13 @@ impl Endpoint for SponsorOrderRequest {
     );
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
-        let margin_mode = known_code("margin_mode", self.margin_mode, CopyMarginMode::code, |m| {
-            matches!(m, CopyMarginMode::Unknown(_))
-        })?;
+        let margin_mode = known_code("margin_mode", &self.margin_mode)?;
         check_positive("leverage", &self.leverage)?;
         let price = self.pricing.price();
         check_opt_positive("limit_price", price.as_ref())?;
         check_positive("order_num", &self.order_num)?;
-        let earn = trigger_code("order_earn_trigger_price_type", self.take_profit_trigger)?;
-        let loss = trigger_code("order_loss_trigger_price_type", self.stop_loss_trigger)?;
+        let earn = trigger_code("order_earn_trigger_price_type", self.take_profit_trigger.as_ref())?;
+        let loss = trigger_code("order_loss_trigger_price_type", self.stop_loss_trigger.as_ref())?;
         check_opt_positive("stop_earn_trigger_price", self.take_profit_price.as_ref())?;
         check_opt_positive("stop_loss_trigger_price", self.stop_loss_price.as_ref())?;
         let mut w = JsonWriter::new();
@@ -804,7 +797,7 @@ impl Endpoint for SponsorOrderRequest {
             .int("margin_mode", margin_mode)
             .int("type", self.side.code())
             .decimal_number("leverage", &self.leverage)
-            .int("order_type", self.pricing.price_type().code())
+            .int("order_type", known_code("order_type", &self.pricing.price_type())?)
             .opt_decimal_string("limit_price", price.as_ref())
             .decimal_number("order_num", &self.order_num)
             .opt_int("order_earn_trigger_price_type", earn)
@@ -1206,9 +1199,9 @@ impl Endpoint for AddAlgoRequest {
         if let Some(id) = &self.order_id {
             check_order_id("order_id", id)?;
         }
-        let profit = trigger_code("profit_trigger_type", self.profit_trigger_type)?;
+        let profit = trigger_code("profit_trigger_type", self.profit_trigger_type.as_ref())?;
         check_opt_positive("profit_trigger_price", self.profit_trigger_price.as_ref())?;
-        let stop = trigger_code("stop_trigger_type", self.stop_trigger_type)?;
+        let stop = trigger_code("stop_trigger_type", self.stop_trigger_type.as_ref())?;
         check_opt_positive("stop_trigger_price", self.stop_trigger_price.as_ref())?;
         let mut w = JsonWriter::new();
         w.begin_object()

@@ -132,20 +132,15 @@ pub(crate) fn check_positive(field: &'static str, v: &rust_decimal::Decimal) -> 
     }
 }
 
-/// Refuses the `Unknown` arm of an integer enum in a request.
-pub(crate) fn known_code<T: Copy>(
-    field: &'static str,
-    value: T,
-    code: impl Fn(T) -> i64,
-    is_unknown: impl Fn(T) -> bool,
-) -> Result<i64, Error> {
-    if is_unknown(value) {
-        Err(Error::validation(
+/// Refuses an unknown code or word of an integer enum in a request; returns the wire code.
+pub(crate) fn known_code<T: crate::types::Coded>(field: &'static str, value: &T) -> Result<i64, Error> {
+    match value.code() {
+        Some(code) if value.is_known() => Ok(code),
+        Some(code) => Err(Error::validation(
             field,
-            format!("{} is not a documented value", code(value)),
-        ))
-    } else {
-        Ok(code(value))
+            format!("{code} is not a documented value"),
+        )),
+        None => Err(Error::validation(field, "is not a documented value")),
     }
 }
 
@@ -560,9 +555,7 @@ mod tests {
         assert!(check_limit(Some(101)).is_err());
         assert!(check_window(Some(TimestampMillis(2)), Some(TimestampMillis(2))).is_err());
         assert!(check_window(Some(TimestampMillis(1)), Some(TimestampMillis(2))).is_ok());
-        match known_code("order_type", OrderType::Unknown(5), OrderType::code, |t| {
-            matches!(t, OrderType::Unknown(_))
-        }) {
+        match known_code("order_type", &OrderType::Unknown(5)) {
             Err(Error::Validation { field, .. }) => assert_eq!(field, "order_type"),
             other => panic!("{other:?}"),
         }

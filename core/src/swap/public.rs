@@ -149,7 +149,7 @@ pub struct Depth {
 // ---------------------------------------------------------------------------------------------
 
 /// `GET /swap/v2/public/instruments`: every perpetual instrument (real ones by default).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InstrumentsRequest {
     instrument_type: Option<InstrumentType>,
 }
@@ -170,7 +170,7 @@ impl Endpoint for InstrumentsRequest {
     type Output = Vec<Instrument>;
     const META: Meta = public_meta("swap.instruments", "/swap/v2/public/instruments");
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let kind = known_instrument_type(self.instrument_type)?;
+        let kind = known_instrument_type(self.instrument_type.as_ref())?;
         p.push_opt_display("type", kind);
         Ok(())
     }
@@ -385,7 +385,7 @@ impl FromParams for TickerRequest {
 }
 
 /// `GET /swap/v2/public/tickers`: the tickers of every instrument.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TickersRequest {
     instrument_type: Option<InstrumentType>,
 }
@@ -406,7 +406,7 @@ impl Endpoint for TickersRequest {
     type Output = Vec<Ticker>;
     const META: Meta = public_meta("swap.tickers", "/swap/v2/public/tickers");
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let kind = known_instrument_type(self.instrument_type)?;
+        let kind = known_instrument_type(self.instrument_type.as_ref())?;
         p.push_opt_display("type", kind);
         Ok(())
     }
@@ -835,13 +835,8 @@ pub(super) fn known_text<'a>(
 }
 
 /// Refuses the `Unknown` arm of an optional instrument `type` filter (field `type`).
-pub(super) fn known_instrument_type(t: Option<InstrumentType>) -> Result<Option<i64>, Error> {
-    t.map(|t| {
-        known_code("type", t, InstrumentType::code, |t| {
-            matches!(t, InstrumentType::Unknown(_))
-        })
-    })
-    .transpose()
+pub(super) fn known_instrument_type(t: Option<&InstrumentType>) -> Result<Option<i64>, Error> {
+    t.map(|t| known_code("type", t)).transpose()
 }
 
 /// Optional string-enum fields: missing, `null` and `""` are `None`, any other text is the enum's

@@ -177,7 +177,7 @@ impl MarketStyle {
     }
 
     /// The style of a market-style `order_type`; `None` for priced and unknown types.
-    pub fn from_order_type(t: OrderType) -> Option<Self> {
+    pub fn from_order_type(t: &OrderType) -> Option<Self> {
         Some(match t {
             OrderType::IocOpponent => MarketStyle::IocOpponent,
             OrderType::IocOptimal5 => MarketStyle::IocOptimal5,
@@ -279,7 +279,7 @@ impl OrderPricing {
             price.ok_or_else(|| {
                 Error::validation(
                     "price",
-                    format!("is required for order_type {}", order_type.code()),
+                    format!("is required for order_type {order_type}"),
                 )
             })
         };
@@ -288,7 +288,7 @@ impl OrderPricing {
                 "post_only",
                 format!(
                     "only a limit order (order_type 0) can be post-only, not order_type {}",
-                    order_type.code()
+                    order_type
                 ),
             ));
         }
@@ -299,18 +299,18 @@ impl OrderPricing {
             }),
             OrderType::IocCustomPrice => Ok(OrderPricing::IocCustomPrice(need_price(price)?)),
             OrderType::FokCustomPrice => Ok(OrderPricing::FokCustomPrice(need_price(price)?)),
-            other => match MarketStyle::from_order_type(other) {
+            other => match MarketStyle::from_order_type(&other) {
                 Some(style) if price.is_none() => Ok(OrderPricing::Market(style)),
                 Some(_) => Err(Error::validation(
                     "price",
                     format!(
                         "must not be given for the market-style order_type {}",
-                        other.code()
+                        other
                     ),
                 )),
                 None => Err(Error::validation(
                     "order_type",
-                    format!("{} is not a documented order type", other.code()),
+                    format!("{} is not a documented order type", other),
                 )),
             },
         }
@@ -369,8 +369,8 @@ impl OrderSpec {
         &self.instrument_id
     }
     /// Open or close, long or short (wire `type`).
-    pub fn side(&self) -> OrderSide {
-        self.side
+    pub fn side(&self) -> &OrderSide {
+        &self.side
     }
     /// Size in contracts.
     pub fn size(&self) -> Decimal {
@@ -384,9 +384,7 @@ impl OrderSpec {
     /// Validates the order and writes it as one JSON object.
     fn write(&self, w: &mut JsonWriter) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
-        let side = known_code("type", self.side, OrderSide::code, |s| {
-            matches!(s, OrderSide::Unknown(_))
-        })?;
+        let side = known_code("type", &self.side)?;
         check_positive("size", &self.size)?;
         let price = self.pricing.price();
         if let Some(p) = &price {
@@ -395,7 +393,7 @@ impl OrderSpec {
         w.begin_object()
             .str("instrument_id", &self.instrument_id)
             .int("type", side)
-            .int("order_type", self.pricing.order_type().code())
+            .int("order_type", known_code("order_type", &self.pricing.order_type())?)
             .decimal_number("size", &self.size)
             .opt_decimal_string("price", price.as_ref());
         if self.pricing.is_post_only() {
@@ -867,25 +865,15 @@ impl FromParams for BatchCancelOrders {
 fn push_common_filters(
     p: &mut Params,
     instrument_id: Option<&str>,
-    side: Option<OrderSide>,
-    order_type: Option<OrderType>,
+    side: Option<&OrderSide>,
+    order_type: Option<&OrderType>,
 ) -> Result<(), Error> {
     if let Some(i) = instrument_id {
         check_instrument("instrument_id", i)?;
     }
-    let side = side
-        .map(|s| {
-            known_code("type", s, OrderSide::code, |s| {
-                matches!(s, OrderSide::Unknown(_))
-            })
-        })
-        .transpose()?;
+    let side = side.map(|s| known_code("type", s)).transpose()?;
     let order_type = order_type
-        .map(|t| {
-            known_code("order_type", t, OrderType::code, |t| {
-                matches!(t, OrderType::Unknown(_))
-            })
-        })
+        .map(|t| known_code("order_type", t))
         .transpose()?;
     p.push_opt("instrument_id", instrument_id);
     p.push_opt_display("type", side);
@@ -958,15 +946,15 @@ macro_rules! order_query {
             type Output = Vec<Order>;
             const META: Meta = private_meta($meta_name, Method::Get, $path);
             fn encode(&self, p: &mut Params) -> Result<(), Error> {
-                let status = match self.order_status {
+                let status = match &self.order_status {
                     None => None,
-                    Some(s @ ($(OrderState::$state)|+)) => Some(s.code()),
+                    Some(s @ ($(OrderState::$state)|+)) => s.code(),
                     Some(other) => {
                         return Err(Error::validation(
                             "order_status",
                             format!(
                                 concat!("{} is not allowed here (", $allowed_text, ")"),
-                                other.code()
+                                other
                             ),
                         ))
                     }
@@ -976,8 +964,8 @@ macro_rules! order_query {
                 push_common_filters(
                     p,
                     self.instrument_id.as_deref(),
-                    self.side,
-                    self.order_type,
+                    self.side.as_ref(),
+                    self.order_type.as_ref(),
                 )?;
                 p.push_opt_display("order_status", status);
                 p.push_opt_display("start_timestamp", self.start_timestamp.map(|t| t.0));
@@ -1145,7 +1133,12 @@ impl Endpoint for HistoryTradesRequest {
         }
         check_window(self.start_timestamp, self.end_timestamp)?;
         check_limit(self.limit)?;
-        push_common_filters(p, self.instrument_id.as_deref(), self.side, self.order_type)?;
+        push_common_filters(
+            p,
+            self.instrument_id.as_deref(),
+            self.side.as_ref(),
+            self.order_type.as_ref(),
+        )?;
         p.push_opt("order_id", self.order_id.as_deref());
         p.push_opt_display("start_timestamp", self.start_timestamp.map(|t| t.0));
         p.push_opt_display("end_timestamp", self.end_timestamp.map(|t| t.0));
@@ -1202,7 +1195,7 @@ mod tests {
         );
         for code in [1, 2, 3, 13, 6, 7, 8, 14, 10, 11, 12, 15] {
             let t = OrderType::from_code(code);
-            let style = MarketStyle::from_order_type(t).unwrap();
+            let style = MarketStyle::from_order_type(&t).unwrap();
             assert_eq!(style.order_type(), t);
             assert!(!t.takes_price());
         }
@@ -1211,7 +1204,7 @@ mod tests {
             OrderType::IocCustomPrice,
             OrderType::FokCustomPrice,
         ] {
-            assert!(MarketStyle::from_order_type(t).is_none());
+            assert!(MarketStyle::from_order_type(&t).is_none());
             assert!(t.takes_price());
         }
     }
