@@ -12,7 +12,8 @@ use serde_json::value::RawValue;
 
 use crate::config::Config;
 use crate::credentials::Credentials;
-use crate::endpoint::{build, parse_body, Endpoint, Meta};
+use crate::de::Unreadable;
+use crate::endpoint::{build, parse_body, parse_body_report, Endpoint, Meta};
 use crate::error::Error;
 use crate::num::parse_decimal;
 use crate::session::{Drive, JsonCall, Session};
@@ -37,6 +38,11 @@ pub type BuildFn = fn(
 /// Decodes a response of a catalog entry into its typed model, rendered as JSON.
 pub type DecodeFn = fn(u16, &http::HeaderMap, &[u8]) -> Result<serde_json::Value, Error>;
 
+/// [`DecodeFn`], also returning the optional values that could not be read and were taken as
+/// absent (see [`crate::parse_body_report`]).
+pub type DecodeReportFn =
+    fn(u16, &http::HeaderMap, &[u8]) -> Result<(serde_json::Value, Vec<Unreadable>), Error>;
+
 /// Starts a full call of a catalog entry (budget, signing, time sync, retries of reads; see
 /// [`crate::session`]) from wire parameters; a transport drives it and gets the typed result
 /// rendered as JSON.
@@ -58,6 +64,8 @@ pub struct CatalogEntry {
     pub build: BuildFn,
     /// Decode a response.
     pub decode: DecodeFn,
+    /// Decode a response, reporting unreadable optional values.
+    pub decode_report: DecodeReportFn,
     /// Start a full call.
     pub call: CallFn,
 }
@@ -88,7 +96,20 @@ fn decode_entry<E: Endpoint>(
     body: &[u8],
 ) -> Result<serde_json::Value, Error> {
     let output = parse_body::<E::Output>(&E::META, status, headers, body)?;
-    serde_json::to_value(&output).map_err(|e| Error::Decode {
+    render::<E>(&output, status)
+}
+
+fn decode_report_entry<E: Endpoint>(
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+) -> Result<(serde_json::Value, Vec<Unreadable>), Error> {
+    let (output, unreadable) = parse_body_report::<E::Output>(&E::META, status, headers, body)?;
+    Ok((render::<E>(&output, status)?, unreadable))
+}
+
+fn render<E: Endpoint>(output: &E::Output, status: u16) -> Result<serde_json::Value, Error> {
+    serde_json::to_value(output).map_err(|e| Error::Decode {
         path: ".".to_owned(),
         type_name: std::any::type_name::<E::Output>(),
         message: format!("cannot render as JSON: {e}"),
@@ -119,6 +140,7 @@ where
         response_type: std::any::type_name::<E::Output>,
         build: build_entry::<E>,
         decode: decode_entry::<E>,
+        decode_report: decode_report_entry::<E>,
         call: call_entry::<E>,
     }
 }

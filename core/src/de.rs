@@ -41,7 +41,7 @@
 //! | decimal | [`decimal`] | [`opt_decimal`] (alias of [`opt`]) |
 //! | integer, timestamp, flag, open enum, [`crate::types::Pair`] | the type's own `Deserialize`, or [`req`] | [`opt`] ([`opt_int`], [`opt_flag`]) |
 //! | id | [`id`] | [`opt_id`] |
-//! | text | [`string`] (absent is `""`) | [`opt_string`] |
+//! | text | [`text`] | [`opt_string`] |
 //! | list | | [`vec`] (absent or a placeholder is empty) |
 //!
 //! DESIGN: the helpers borrow the token text from the input, so models decode from byte slices
@@ -626,6 +626,32 @@ pub mod opt_string {
             Some(v) => s.serialize_str(v),
             None => s.serialize_none(),
         }
+    }
+}
+
+/// Required text (a listing's key, such as a currency): a string, or a number kept as its text;
+/// `null`, a placeholder, a boolean or a container is an error.
+pub mod text {
+    use super::*;
+
+    /// Deserialize required text.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        match token(d)? {
+            Token::Str(s) if !is_placeholder(&s) => Ok(s.into_owned()),
+            Token::Number(t) => Ok(t.to_owned()),
+            Token::Str(s) => Err(D::Error::custom(format_args!(
+                "expected text, found the placeholder {:?}",
+                &*s
+            ))),
+            Token::Null => Err(D::Error::custom("expected text, found null")),
+            Token::Bool(_) => Err(D::Error::custom("expected text, found a boolean")),
+            Token::Other(t) => Err(unexpected("text", t)),
+        }
+    }
+
+    /// Serialize as a string.
+    pub fn serialize<S: Serializer>(v: &str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v)
     }
 }
 
