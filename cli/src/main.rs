@@ -297,7 +297,8 @@ fn request(args: RequestArgs) -> Result<(), Failure> {
 }
 
 /// The parameter map of a call: the path variables, then `KEY=VALUE` pairs, then the JSON
-/// body; a name given twice is a usage error.
+/// body; a name given twice is a usage error (a `market` parameter beside the `{market}` path
+/// segment is allowed when it names the same market; the core refuses a conflict).
 pub(crate) fn wire_params(
     vars: Vec<(String, String)>,
     pairs: &[String],
@@ -305,7 +306,7 @@ pub(crate) fn wire_params(
 ) -> Result<ParamMap, Failure> {
     let mut params = ParamMap::new();
     for (k, v) in vars {
-        params.insert_text(k, v);
+        params.insert_path_var(k, v);
     }
     for pair in pairs {
         let (k, v) = pair

@@ -1,15 +1,25 @@
 //! Request-weight budgets as pure state machines: the client asks before sending and is told to
 //! go or how long to wait, so that it never crosses the exchange's limit.
 //!
-//! * Spot v3: at most 1200 weight per minute per IP, API key and user ([`WeightBudget::spot`]);
-//!   the weight of each endpoint is not documented, so each request counts 1 unless its
-//!   [`crate::Meta::weight`] says otherwise.
-//! * Swap v2: per-route weights from `GET /swap/v2/public/api_weight`
-//!   ([`crate::ratelimit::WeightTable`]); the per-minute total is not documented, so the budget
-//!   is configured by the user and kept in step with the server's own count through
-//!   [`WeightBudget::observe_remaining`] (the `*-weight-minute-remain` headers).
+//! * Spot v3: at most 1200 weight per minute per IP, API key and user
+//!   ([`SPOT_WEIGHT_PER_MINUTE`]); the weight of each endpoint is not documented, so each request
+//!   counts 1 unless its [`crate::Meta::weight`] says otherwise.
+//! * Swap v2: the venue's headers show 6,000 per minute per IP for public routes
+//!   ([`SWAP_WEIGHT_PER_MINUTE`], venue-notes.md); private routes are limited per account and per
+//!   API key with totals the venue does not state, so they get a budget of the same size, kept
+//!   in step with the server's own count through [`WeightBudget::observe_remaining`] (the
+//!   `*-weight-minute-remain` headers). Route weights are declared per endpoint
+//!   ([`crate::Meta::weight`], from the venue's published weights) and can be refreshed from
+//!   `GET /swap/v2/public/api_weight` ([`crate::ratelimit::WeightTable`]).
 //! * Crossing the spot limit anyway leads to bans that grow with repetition within 24 hours
 //!   ([`BanSchedule`]).
+
+/// The documented spot limit: 1200 weight per minute.
+pub const SPOT_WEIGHT_PER_MINUTE: u64 = 1200;
+
+/// The swap limit the venue reports for public routes: 6,000 weight per minute per IP
+/// (`ip-weight-minute-use` 5 and `-remain` 5995 after one call; venue-notes.md).
+pub const SWAP_WEIGHT_PER_MINUTE: u64 = 6000;
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -37,9 +47,14 @@ impl WeightBudget {
         }
     }
 
-    /// The documented spot limit: 1200 per minute.
+    /// The documented spot limit: [`SPOT_WEIGHT_PER_MINUTE`].
     pub fn spot() -> Self {
-        WeightBudget::new(1200, Duration::from_secs(60))
+        WeightBudget::new(SPOT_WEIGHT_PER_MINUTE, Duration::from_secs(60))
+    }
+
+    /// The swap limit of public routes: [`SWAP_WEIGHT_PER_MINUTE`].
+    pub fn swap() -> Self {
+        WeightBudget::new(SWAP_WEIGHT_PER_MINUTE, Duration::from_secs(60))
     }
 
     /// The configured limit.

@@ -209,6 +209,8 @@ enum ParamValue {
 #[derive(Debug, Clone, Default)]
 pub struct ParamMap {
     values: BTreeMap<String, ParamValue>,
+    /// Variables captured from the path (`market=margin` of `/v3/margin/order/new`).
+    path_vars: BTreeMap<String, String>,
     array: Option<Vec<Box<RawValue>>>,
 }
 
@@ -216,6 +218,13 @@ impl ParamMap {
     /// An empty map.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Adds a variable captured from the path by [`find`] (`market=margin`). A parameter of the
+    /// same name may also be given; it must then agree with the path (see
+    /// [`ParamMap::take_market`]).
+    pub fn insert_path_var(&mut self, key: impl Into<String>, value: impl Into<String>) {
+        self.path_vars.insert(key.into(), value.into());
     }
 
     /// Adds a text parameter (as given by `k=v` on the command line).
@@ -358,8 +367,25 @@ impl ParamMap {
     }
 
     /// Takes the `{market}` path variable.
+    ///
+    /// DESIGN: the `{market}` endpoints also send `market` as a parameter with the path's value
+    /// (venue-notes.md); a request never sends a path and a parameter that disagree, so a
+    /// `market` parameter given beside the path variable must name the same market, and any
+    /// other value is refused on field `market`.
     pub fn take_market(&mut self) -> Result<spot::Market, Error> {
-        let text = self.take_str("market")?;
+        let path = self.path_vars.remove("market");
+        let param = self.take_opt_str("market")?;
+        let text = match (path, param) {
+            (Some(p), Some(q)) if !p.eq_ignore_ascii_case(&q) => {
+                return Err(Error::validation(
+                    "market",
+                    format!("{q:?} disagrees with the path's market {p:?}"),
+                ))
+            }
+            (Some(p), _) => p,
+            (None, Some(q)) => q,
+            (None, None) => return Err(Error::validation("market", "is required")),
+        };
         spot::Market::parse("market", &text)
     }
 
@@ -371,7 +397,12 @@ impl ParamMap {
                 "this endpoint takes a JSON object, not an array",
             ));
         }
-        match self.values.into_keys().next() {
+        match self
+            .values
+            .into_keys()
+            .chain(self.path_vars.into_keys())
+            .next()
+        {
             None => Ok(()),
             Some(k) => Err(Error::validation(k, "is not a parameter of this endpoint")),
         }

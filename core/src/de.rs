@@ -33,6 +33,8 @@
 //! It is reported instead: [`crate::parse_body`] logs a `tracing` warning (target
 //! `digifinex_core::decode`) naming the JSON path, and [`crate::endpoint::parse_body_report`]
 //! returns the list. A placeholder is not reported: it is how the venue says "no value".
+//! Placeholders concern values with a type (numbers, timestamps, codes, flags, pairs, ids);
+//! free text keeps `-` as written, and only empty text or `null` is absent.
 //!
 //! The helpers, by field kind:
 //!
@@ -42,7 +44,7 @@
 //! | integer, timestamp, flag, open enum, [`crate::types::Pair`] | the type's own `Deserialize`, or [`req`] | [`opt`] ([`opt_int`], [`opt_flag`]) |
 //! | id | [`id`] | [`opt_id`] |
 //! | text | [`text`] | [`opt_string`] |
-//! | list | | [`vec`] (absent or a placeholder is empty) |
+//! | list | | [`vec()`] (absent or a placeholder is empty) |
 //!
 //! DESIGN: the helpers borrow the token text from the input, so models decode from byte slices
 //! (`serde_json::from_slice`, which is what [`crate::parse`] uses), not from `serde_json::Value`
@@ -1207,7 +1209,11 @@ mod tests {
         ] {
             unreadable::reset();
             assert_eq!(serde_json::from_str::<O>(json).unwrap().v, None, "{json}");
-            assert_eq!(unreadable::count(), 0, "a placeholder is not unreadable: {json}");
+            assert_eq!(
+                unreadable::count(),
+                0,
+                "a placeholder is not unreadable: {json}"
+            );
         }
         assert_eq!(
             serde_json::from_str::<O>(r#"{"v":"2.50"}"#).unwrap().v,
@@ -1261,9 +1267,19 @@ mod tests {
             let e = serde_json::from_str::<D>(bad).err().map(|e| e.to_string());
             assert!(e.is_some(), "{bad}");
         }
-        let e = serde_json::from_str::<D>(r#"{"v":"-"}"#).err().map(|e| e.to_string());
-        assert!(e.as_deref().is_some_and(|e| e.contains("placeholder")), "{e:?}");
-        for bad in [r#"{"v":"-"}"#, r#"{"v":""}"#, r#"{"v":null}"#, r#"{"v":true}"#] {
+        let e = serde_json::from_str::<D>(r#"{"v":"-"}"#)
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            e.as_deref().is_some_and(|e| e.contains("placeholder")),
+            "{e:?}"
+        );
+        for bad in [
+            r#"{"v":"-"}"#,
+            r#"{"v":""}"#,
+            r#"{"v":null}"#,
+            r#"{"v":true}"#,
+        ] {
             assert!(serde_json::from_str::<I>(bad).is_err(), "{bad}");
             assert!(serde_json::from_str::<N>(bad).is_err(), "{bad}");
         }
@@ -1286,15 +1302,23 @@ mod tests {
             (r#"{"v":{"a":[1]}}"#, 1),
         ] {
             unreadable::reset();
-            assert!(serde_json::from_str::<L>(json).unwrap().v.is_empty(), "{json}");
+            assert!(
+                serde_json::from_str::<L>(json).unwrap().v.is_empty(),
+                "{json}"
+            );
             assert_eq!(unreadable::count(), unreadable_count, "{json}");
         }
-        assert_eq!(serde_json::from_str::<L>(r#"{"v":[1,2]}"#).unwrap().v, vec![1, 2]);
+        assert_eq!(
+            serde_json::from_str::<L>(r#"{"v":[1,2]}"#).unwrap().v,
+            vec![1, 2]
+        );
     }
 
     #[test]
     fn placeholders() {
-        for p in ["", " ", "-", "--", "---", "null", "NULL", "None", "nan", "NaN", "n/a", "N/A"] {
+        for p in [
+            "", " ", "-", "--", "---", "null", "NULL", "None", "nan", "NaN", "n/a", "N/A",
+        ] {
             assert!(is_placeholder(p), "{p:?}");
         }
         for p in ["0", "-1", "-0.5", "1e-07", "abc", "nul", "n", "-x", "null1"] {

@@ -18,7 +18,7 @@
 //! let creds = Credentials::new("my-key", "my-secret");
 //! let req = build(&order, &Config::default(), Some(&creds), TimestampMillis(1_700_000_000_000))?;
 //! assert_eq!(req.uri(), "https://openapi.digifinex.com/v3/spot/order/new");
-//! assert_eq!(req.body(), b"symbol=btc_usdt&price=30000&amount=0.01&type=buy");
+//! assert_eq!(req.body(), b"market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy");
 //! assert_eq!(req.headers()["access-timestamp"], "1700000000");
 //!
 //! // Whatever transport sent it hands back the response; parsing is pure too.
@@ -73,10 +73,10 @@ pub mod types;
 pub use clock::{Clock, FixedClock, ManualClock, OffsetClock, SystemClock};
 pub use config::Config;
 pub use credentials::Credentials;
+pub use de::Unreadable;
 pub use endpoint::{
     build, parse, parse_body, parse_body_report, Endpoint, Family, Meta, Method, Params,
 };
 pub use error::{ApiCode, ApiError, Error, ErrorKind, SpotCode, SwapCode, TransportErrorKind};
 pub use rust_decimal::Decimal;
-pub use de::Unreadable;
 pub use types::{Coded, Pair, TimestampMillis, TimestampSecs};

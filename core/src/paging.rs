@@ -282,7 +282,7 @@ impl WindowListing for OrderHistoryRequest {
         output.data
     }
     fn item_time(item: &Order) -> Option<i64> {
-        Some(item.created_date.0)
+        item.created_date.map(|t| t.0)
     }
     fn item_key(item: &Order) -> String {
         item.order_id.clone()
@@ -303,7 +303,7 @@ impl WindowListing for MyTradesRequest {
         output.list
     }
     fn item_time(item: &OwnTrade) -> Option<i64> {
-        Some(item.timestamp.0)
+        item.timestamp.map(|t| t.0)
     }
     fn item_key(item: &OwnTrade) -> String {
         item.id.clone()
@@ -341,19 +341,19 @@ macro_rules! swap_window {
 swap_window!(
     swap::FinanceRecordRequest,
     swap::Bill,
-    |b| Some(b.timestamp.0),
+    |b| b.timestamp.map(|t| t.0),
     |b| content_key(b)
 );
 swap_window!(
     swap::FundingFeeRequest,
     swap::FundingFee,
-    |f| Some(f.timestamp.0),
+    |f| f.timestamp.map(|t| t.0),
     |f| content_key(f)
 );
 swap_window!(
     swap::TransferRecordRequest,
     swap::TransferRecord,
-    |t| Some(t.timestamp.0),
+    |t| t.timestamp.map(|t| t.0),
     |t| t.transfer_id.clone()
 );
 swap_window!(
@@ -365,7 +365,7 @@ swap_window!(
 swap_window!(
     swap::HistoryTradesRequest,
     swap::Fill,
-    |f| Some(f.trade_time.0),
+    |f| f.trade_time.map(|t| t.0),
     |f| f.trade_id.clone()
 );
 

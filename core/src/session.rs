@@ -18,7 +18,7 @@
 //! }
 //! ```
 //!
-//! Inside, a call: waits for the weight budget when one is enabled; builds and signs the request
+//! Inside, a call: waits for the weight budget (on by default); builds and signs the request
 //! at the clock's time plus the server offset; parses the answer; on a spot 10008 (timestamp
 //! outside the window) syncs the clock once through `GET /v3/time` and re-signs and resends the
 //! same request (10008 is a definite rejection, so this is safe for orders too); on a swap
@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::budget::WeightBudget;
+use crate::budget::{WeightBudget, SPOT_WEIGHT_PER_MINUTE, SWAP_WEIGHT_PER_MINUTE};
 use crate::clock::{estimate_offset, Clock, SystemClock};
 use crate::config::Config;
 use crate::credentials::Credentials;
@@ -75,7 +75,11 @@ pub enum Action<T> {
 #[derive(Debug)]
 struct Budgets {
     spot: WeightBudget,
-    swap: WeightBudget,
+    /// Unsigned swap routes (limited per IP).
+    swap_public: WeightBudget,
+    /// Signed swap routes (limited per account and per API key).
+    swap_private: WeightBudget,
+    /// Route weights loaded from `/swap/v2/public/api_weight`; they win over the declared ones.
     swap_weights: WeightTable,
 }
 
@@ -138,7 +142,7 @@ impl Default for SessionBuilder {
             clock: None,
             retry: RetryPolicy::default(),
             auto_sync: true,
-            budget: None,
+            budget: Some((SPOT_WEIGHT_PER_MINUTE, SWAP_WEIGHT_PER_MINUTE)),
         }
     }
 }
@@ -169,11 +173,19 @@ impl SessionBuilder {
         self.auto_sync = on;
         self
     }
-    /// Enables weight budgets: spot at `spot_per_minute` (the documented 1200), swap at
-    /// `swap_per_minute` (not documented; the server's remaining-weight headers keep it honest).
-    /// Calls then wait instead of crossing a limit.
+    /// Sets the weight budgets: spot at `spot_per_minute` (default
+    /// [`SPOT_WEIGHT_PER_MINUTE`], the documented 1200), swap at `swap_per_minute` for public
+    /// routes and, separately, for private ones (default [`SWAP_WEIGHT_PER_MINUTE`], the 6,000
+    /// the venue reports for public routes; the server's remaining-weight headers keep both
+    /// honest). Calls wait instead of crossing a limit. Budgets are on by default.
     pub fn weight_budget(mut self, spot_per_minute: u64, swap_per_minute: u64) -> Self {
         self.budget = Some((spot_per_minute, swap_per_minute));
+        self
+    }
+    /// Turns the weight budgets off: calls never wait for them (the server's 429 and bans
+    /// still apply).
+    pub fn without_weight_budget(mut self) -> Self {
+        self.budget = None;
         self
     }
     /// The session.
@@ -186,9 +198,11 @@ impl SessionBuilder {
             retry: self.retry,
             auto_sync: self.auto_sync,
             budgets: self.budget.map(|(spot, swap)| {
+                let minute = Duration::from_secs(60);
                 Mutex::new(Budgets {
-                    spot: WeightBudget::new(spot, Duration::from_secs(60)),
-                    swap: WeightBudget::new(swap, Duration::from_secs(60)),
+                    spot: WeightBudget::new(spot, minute),
+                    swap_public: WeightBudget::new(swap, minute),
+                    swap_private: WeightBudget::new(swap, minute),
                     swap_weights: WeightTable::default(),
                 })
             }),
@@ -198,7 +212,7 @@ impl SessionBuilder {
 
 impl Session {
     /// A builder with defaults (production URLs, no credentials, system clock, default retries,
-    /// automatic time sync, no weight budget).
+    /// automatic time sync, weight budgets of 1200 (spot) and 6,000 (swap) per minute).
     pub fn builder() -> SessionBuilder {
         SessionBuilder::default()
     }
@@ -294,20 +308,37 @@ impl Session {
         match meta.family {
             Family::Spot => b.spot.try_acquire(u64::from(meta.weight.unwrap_or(1)), now),
             Family::Swap => {
-                let w = meta
-                    .weight
-                    .or_else(|| b.swap_weights.weight(meta.path))
+                // A table loaded from the server wins over the declared weight.
+                let w = b
+                    .swap_weights
+                    .weight(meta.path)
+                    .or(meta.weight)
                     .unwrap_or(1);
-                b.swap.try_acquire(u64::from(w), now)
+                if meta.signed {
+                    b.swap_private.try_acquire(u64::from(w), now)
+                } else {
+                    b.swap_public.try_acquire(u64::from(w), now)
+                }
             }
         }
     }
 
     fn observe(&self, meta: &Meta, usage: &RateLimitUsage, now: TimestampMillis) {
-        if let (Some(b), Some(remaining)) = (&self.budgets, usage.min_remaining()) {
-            if meta.family == Family::Swap {
-                lock(b).swap.observe_remaining(remaining, now);
-            }
+        let Some(b) = &self.budgets else {
+            return;
+        };
+        if meta.family != Family::Swap {
+            return;
+        }
+        let remaining = |limits: &[Option<crate::ratelimit::WeightUsage>]| {
+            limits.iter().flatten().filter_map(|u| u.remaining).min()
+        };
+        let mut b = lock(b);
+        if let Some(r) = remaining(&[usage.ip]) {
+            b.swap_public.observe_remaining(r, now);
+        }
+        if let Some(r) = remaining(&[usage.account, usage.api_key]) {
+            b.swap_private.observe_remaining(r, now);
         }
     }
 }

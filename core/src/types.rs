@@ -529,7 +529,10 @@ mod tests {
         assert_eq!(TimestampMillis(-1).as_secs(), -1);
         assert_eq!(TimestampMillis(1999).to_secs(), TimestampSecs(1));
         for bad in ["null", "\"\"", "\"-\"", "1.5", "\"x\""] {
-            assert!(serde_json::from_str::<TimestampMillis>(bad).is_err(), "{bad}");
+            assert!(
+                serde_json::from_str::<TimestampMillis>(bad).is_err(),
+                "{bad}"
+            );
         }
     }
 

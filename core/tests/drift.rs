@@ -34,9 +34,11 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bodies")
 }
 
-/// `a.b[].c`: object keys joined by dots, every index as `[]`.
+/// `a.b[].c`: object keys joined by dots, every list index as `[]`; the column of a positional
+/// row (an array inside an array: a book level, a candle) keeps its number (`bids[][0]`).
 fn norm(path: &[Seg]) -> String {
     let mut s = String::new();
+    let mut previous_was_index = false;
     for seg in path {
         match seg {
             Seg::Key(k) => {
@@ -44,11 +46,23 @@ fn norm(path: &[Seg]) -> String {
                     s.push('.');
                 }
                 s.push_str(k);
+                previous_was_index = false;
             }
-            Seg::Index(_) => s.push_str("[]"),
+            Seg::Index(i) if previous_was_index => {
+                s.push_str(&format!("[{i}]"));
+            }
+            Seg::Index(_) => {
+                s.push_str("[]");
+                previous_was_index = true;
+            }
         }
     }
     s
+}
+
+/// Whether a leaf is a column of a positional row.
+fn is_column(path: &[Seg]) -> bool {
+    matches!(path, [.., Seg::Index(_), Seg::Index(_)])
 }
 
 /// A serde_path_to_error path (`data.list[3].price`, `bids[2][0]`) in the same form.
@@ -132,11 +146,21 @@ fn diff(a: &Value, b: &Value) -> usize {
         (Value::Object(x), Value::Object(y)) => {
             let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
             keys.into_iter()
-                .map(|k| diff(x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null)))
+                .map(|k| {
+                    diff(
+                        x.get(k).unwrap_or(&Value::Null),
+                        y.get(k).unwrap_or(&Value::Null),
+                    )
+                })
                 .sum()
         }
         (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len()))
-            .map(|i| diff(x.get(i).unwrap_or(&Value::Null), y.get(i).unwrap_or(&Value::Null)))
+            .map(|i| {
+                diff(
+                    x.get(i).unwrap_or(&Value::Null),
+                    y.get(i).unwrap_or(&Value::Null),
+                )
+            })
             .sum(),
         _ if a == b => 0,
         _ => count_leaves(a).max(count_leaves(b)).max(1),
@@ -157,15 +181,25 @@ fn load(entry: &CatalogEntry) -> Result<Fixture, String> {
     let list = |k: &str| -> Vec<String> {
         v.get(k)
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default()
     };
-    if v.get("source").and_then(Value::as_str).is_none_or(str::is_empty) {
+    if v.get("source")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
         return Err(format!("{}: no `source`", file.display()));
     }
     Ok(Fixture {
         status: v.get("status").and_then(Value::as_u64).unwrap_or(200) as u16,
-        body: v.get("body").cloned().ok_or(format!("{}: no `body`", file.display()))?,
+        body: v
+            .get("body")
+            .cloned()
+            .ok_or(format!("{}: no `body`", file.display()))?,
         required: list("required"),
         ignored: list("ignored"),
     })
@@ -187,7 +221,9 @@ fn check(entry: &CatalogEntry, fx: &Fixture) -> Vec<String> {
         Err(e) => return vec![format!("{name}: the fixture itself fails: {e}")],
     };
     if !unreadable.is_empty() {
-        problems.push(format!("{name}: the fixture has unreadable values: {unreadable:?}"));
+        problems.push(format!(
+            "{name}: the fixture has unreadable values: {unreadable:?}"
+        ));
     }
     let mut all = Vec::new();
     leaves(&fx.body, &mut Vec::new(), &mut all);
@@ -202,8 +238,11 @@ fn check(entry: &CatalogEntry, fx: &Fixture) -> Vec<String> {
             seen_required.insert(p.clone());
         }
         let is_member = matches!(path.last(), Some(Seg::Key(_)));
-        let mut cases: Vec<(&str, Option<Value>)> =
-            vec![("null", Some(Value::Null)), ("\"\"", Some(json!(""))), ("\"-\"", Some(json!("-")))];
+        let mut cases: Vec<(&str, Option<Value>)> = vec![
+            ("null", Some(Value::Null)),
+            ("\"\"", Some(json!(""))),
+            ("\"-\"", Some(json!("-"))),
+        ];
         if is_member {
             cases.push(("removed", None));
             cases.push(("junk", Some(json!({"junk": [1]}))));
@@ -217,7 +256,8 @@ fn check(entry: &CatalogEntry, fx: &Fixture) -> Vec<String> {
                     if d > 1 {
                         problems.push(format!("{name}: {p} {what}: {d} output values changed"));
                     }
-                    let paths: Vec<String> = unreadable.iter().map(|u| norm_text(&u.path)).collect();
+                    let paths: Vec<String> =
+                        unreadable.iter().map(|u| norm_text(&u.path)).collect();
                     let want: Vec<String> = if junk { vec![p.clone()] } else { Vec::new() };
                     if paths != want {
                         problems.push(format!(
@@ -228,11 +268,19 @@ fn check(entry: &CatalogEntry, fx: &Fixture) -> Vec<String> {
                 (Ok(_), true) => {
                     problems.push(format!("{name}: {p} is required but {what} decodes"));
                 }
-                (Err(Error::Decode { path: at, message, .. }), true) => {
-                    // A removed member is reported at its parent, naming it.
+                (
+                    Err(Error::Decode {
+                        path: at, message, ..
+                    }),
+                    true,
+                ) => {
+                    // A removed member is reported at its parent, naming it; a positional
+                    // row is read whole, so its columns are reported at the row.
                     let parent = norm(&path[..path.len() - 1]);
                     let ok = norm_text(&at) == p
-                        || (what == "removed" && norm_text(&at).trim_matches('.') == parent
+                        || (is_column(&path) && norm_text(&at) == parent)
+                        || (what == "removed"
+                            && norm_text(&at).trim_matches('.') == parent
                             && message.contains("missing field"))
                         || (what == "removed" && at == "." && parent.is_empty());
                     if !ok {
@@ -241,7 +289,9 @@ fn check(entry: &CatalogEntry, fx: &Fixture) -> Vec<String> {
                         ));
                     }
                 }
-                (Err(e), true) => problems.push(format!("{name}: {p} {what}: not a decode error: {e}")),
+                (Err(e), true) => {
+                    problems.push(format!("{name}: {p} {what}: not a decode error: {e}"))
+                }
                 (Err(e), false) => {
                     problems.push(format!("{name}: {p} is optional but {what} fails: {e}"))
                 }
@@ -270,6 +320,95 @@ fn every_endpoint_survives_every_drift_class_on_every_field() {
             Err(e) => problems.push(e),
         }
     }
-    assert!(checked > 0 || !problems.is_empty(), "no endpoint matched {only:?}");
-    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        checked > 0 || !problems.is_empty(),
+        "no endpoint matched {only:?}"
+    );
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// Every fixture that loads, with its optional leaves (paths the rule lets be absent).
+/// A fixture with its endpoint and its optional leaves.
+type Case = (&'static CatalogEntry, Fixture, Vec<Vec<Seg>>);
+
+fn corpus() -> &'static Vec<Case> {
+    static CORPUS: std::sync::OnceLock<Vec<Case>> = std::sync::OnceLock::new();
+    CORPUS.get_or_init(|| {
+        catalog::all()
+            .filter_map(|e| {
+                let fx = load(e).ok()?;
+                let mut all = Vec::new();
+                leaves(&fx.body, &mut Vec::new(), &mut all);
+                let optional = all
+                    .into_iter()
+                    .filter(|p| {
+                        let n = norm(p);
+                        n != "code"
+                            && n != "msg"
+                            && !fx.required.contains(&n)
+                            && !fx.ignored.contains(&n)
+                    })
+                    .collect();
+                Some((e, fx, optional))
+            })
+            .collect()
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Several optional fields of one answer drifting at once: the answer decodes, only those
+    /// fields change, and exactly the junk ones are reported, at their paths.
+    #[test]
+    fn any_optional_fields_drifting_at_once_still_decode(
+        pick in 0usize..1000,
+        changes in proptest::collection::vec((0usize..1000, 0u8..8), 1..8),
+    ) {
+        let corpus = corpus();
+        proptest::prop_assume!(!corpus.is_empty());
+        let (entry, fx, optional) = &corpus[pick % corpus.len()];
+        proptest::prop_assume!(!optional.is_empty());
+        // One change per leaf (the last one drawn wins).
+        let mut chosen: std::collections::BTreeMap<usize, u8> = std::collections::BTreeMap::new();
+        for (leaf, kind) in changes {
+            chosen.insert(leaf % optional.len(), kind);
+        }
+        let mut body = fx.body.clone();
+        let mut junk = std::collections::BTreeSet::new();
+        for (&i, &kind) in &chosen {
+            let path = &optional[i];
+            let member = matches!(path.last(), Some(Seg::Key(_)));
+            let value = match kind {
+                0 => Some(Value::Null),
+                1 => Some(json!("")),
+                2 => Some(json!("-")),
+                3 => Some(json!("--")),
+                4 => Some(json!(" ")),
+                5 => Some(json!("N/A")),
+                6 if member => None,
+                7 if member => {
+                    junk.insert(norm(path));
+                    Some(json!({"junk": true}))
+                }
+                _ => Some(Value::Null),
+            };
+            body = with(&body, path, value);
+        }
+        let (base, _) = decode(entry, fx.status, &fx.body).expect("the fixture decodes");
+        let decoded = decode(entry, fx.status, &body);
+        let (out, unreadable) = match decoded {
+            Ok(v) => v,
+            Err(e) => panic!("{}: {e}", entry.meta.name),
+        };
+        proptest::prop_assert!(diff(&base, &out) <= chosen.len(), "{}", entry.meta.name);
+        let reported: std::collections::BTreeSet<String> =
+            unreadable.iter().map(|u| norm_text(&u.path)).collect();
+        proptest::prop_assert_eq!(reported, junk, "{}", entry.meta.name);
+    }
 }

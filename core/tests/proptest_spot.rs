@@ -5,7 +5,7 @@ mod support;
 
 use digifinex_core::catalog;
 use digifinex_core::sign::sign_spot;
-use digifinex_core::spot::OrderBookRequest;
+use digifinex_core::spot::{CancelOrders, Market, OrderBookRequest, OrdersRequest};
 use digifinex_core::{Decimal, Params, TimestampMillis};
 use proptest::prelude::*;
 use support::*;
@@ -47,6 +47,29 @@ proptest! {
     #[test]
     fn query_and_body_are_signed_joined_by_ampersand(q in "[a-z]{1,5}=[0-9]{1,5}", b in "[a-z]{1,5}=[0-9]{1,5}") {
         prop_assert_eq!(sign_spot(SECRET.as_bytes(), &q, &b).unwrap(), expected_sign(&format!("{q}&{b}")));
+    }
+
+    #[test]
+    fn market_endpoints_send_the_path_market_first_and_sign_exactly_what_they_send(
+        margin in any::<bool>(),
+        ids in proptest::collection::vec("[0-9a-f]{1,32}", 1..=20),
+        cancel in any::<bool>(),
+    ) {
+        let (market, name) = if margin { (Market::Margin, "margin") } else { (Market::Spot, "spot") };
+        let req = if cancel {
+            build_req(&CancelOrders::new(market, ids.clone())).unwrap()
+        } else {
+            build_req(&OrdersRequest::new(market, ids.clone())).unwrap()
+        };
+        let text = if cancel {
+            String::from_utf8(req.body().clone()).unwrap()
+        } else {
+            req.uri().query().unwrap_or("").to_owned()
+        };
+        let path_market = req.uri().path().split('/').nth(2).unwrap_or("").to_owned();
+        prop_assert_eq!(path_market, name);
+        prop_assert_eq!(text.clone(), format!("market={name}&order_id={}", ids.join("%2C")));
+        prop_assert_eq!(req.headers()["access-sign"].to_str().unwrap(), expected_sign(&text));
     }
 
     #[test]

@@ -2,13 +2,18 @@
 //! is the HMAC of `timestamp + METHOD + path?query + body` over the exact bytes sent, and the
 //! sent text decodes back to the values given. (Decoding arbitrary bytes and JSON through every
 //! catalog entry, swap included, is covered by `proptest_spot.rs`.)
+//!
+//! Decoding of the trade and copy-trading answers: any value in an optional field (placeholders,
+//! words, numbers, junk) never fails an order, fill or copy record; only the identity does; a
+//! batch answer keeps every element in its place whatever the other elements are.
 
 mod support;
 
 use digifinex_core::swap::{
-    BalanceRequest, BatchPlaceOrders, OrderSide, OrderSpec, TransferRequest, TransferType,
+    BalanceRequest, BatchItem, BatchPlaceOrders, CopyCurrentRequest, HistoryTradesRequest,
+    OpenOrdersRequest, OrderSide, OrderSpec, SponsorOrderRequest, TransferRequest, TransferType,
 };
-use digifinex_core::{build, Config, Decimal};
+use digifinex_core::{build, Config, Decimal, Endpoint, Error};
 use proptest::prelude::*;
 use support::*;
 
@@ -81,6 +86,175 @@ proptest! {
             // body text: `serde_json::Value` would read it through f64).
             let needle = format!("\"size\":{size},");
             prop_assert!(body.contains(&needle), "{} not in {}", needle, body);
+        }
+    }
+}
+
+/// Any JSON value the venue might put in a field: placeholders, numbers (huge, fractional,
+/// exponents), words, numeric strings, booleans and containers.
+fn any_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("null".to_owned()),
+        Just("\"\"".to_owned()),
+        Just("\"-\"".to_owned()),
+        Just("\"--\"".to_owned()),
+        Just("\"N/A\"".to_owned()),
+        Just("true".to_owned()),
+        Just("{\"x\":[1]}".to_owned()),
+        Just("[1,2]".to_owned()),
+        Just("1e-07".to_owned()),
+        Just("123456789012345678901234567890".to_owned()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        (any::<i32>(), 0u32..8).prop_map(|(m, s)| Decimal::new(i64::from(m), s).to_string()),
+        "[a-zA-Z_ -]{1,12}".prop_map(|w| format!("\"{w}\"")),
+        (0i64..20).prop_map(|n| format!("\"{n}\"")),
+    ]
+}
+
+fn decodes<E: Endpoint>(body: &str) -> Result<E::Output, Error> {
+    digifinex_core::parse_body::<E::Output>(&E::META, 200, &http::HeaderMap::new(), body.as_bytes())
+}
+
+const ORDER_FIELDS: &[&str] = &[
+    "instrument_id",
+    "margin_mode",
+    "contract_val",
+    "type",
+    "order_type",
+    "price",
+    "size",
+    "filled_qty",
+    "price_avg",
+    "fee",
+    "state",
+    "leverage",
+    "turnover",
+    "close_profit",
+    "has_stop",
+    "insert_time",
+    "time_stamp",
+];
+
+const FILL_FIELDS: &[&str] = &[
+    "instrument_id",
+    "margin_mode",
+    "order_id",
+    "price",
+    "size",
+    "fee",
+    "close_profit",
+    "leverage",
+    "type",
+    "order_type",
+    "trade_type",
+    "match_role",
+    "trade_time",
+];
+
+const COPY_POSITION_FIELDS: &[&str] = &[
+    "instrument_name",
+    "leverage",
+    "direction",
+    "open_price",
+    "open_time",
+    "open_fee",
+    "expert_name",
+    "unrealized_profit",
+    "unrealized_profit_rate",
+    "volume_total_original",
+    "liquidate_price",
+    "market_price",
+    "is_closing",
+    "stop_earn_trigger_price_type",
+    "stop_earn_trigger_price",
+    "stop_loss_trigger_price_type",
+    "stop_loss_trigger_price",
+    "margin_mode",
+    "margin_ratio",
+    "posi_margin",
+    "use_margin",
+];
+
+fn record(id_key: &str, fields: &[&str], values: &[String]) -> String {
+    let mut members = vec![format!("\"{id_key}\":\"1590873693003714560\"")];
+    members.extend(
+        fields
+            .iter()
+            .zip(values)
+            .map(|(k, v)| format!("\"{k}\":{v}")),
+    );
+    format!("{{{}}}", members.join(","))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn optional_fields_never_fail_an_order_or_a_fill(
+        order in proptest::collection::vec(any_value(), ORDER_FIELDS.len()),
+        fill in proptest::collection::vec(any_value(), FILL_FIELDS.len()),
+    ) {
+        let body = format!(r#"{{"code":0,"data":[{}]}}"#, record("order_id", ORDER_FIELDS, &order));
+        let orders = decodes::<OpenOrdersRequest>(&body);
+        prop_assert!(orders.is_ok(), "{}: {:?}", body, orders.err());
+        prop_assert_eq!(orders.unwrap()[0].order_id.clone(), "1590873693003714560");
+        let body = format!(r#"{{"code":0,"data":[{}]}}"#, record("trade_id", FILL_FIELDS, &fill));
+        let fills = decodes::<HistoryTradesRequest>(&body);
+        prop_assert!(fills.is_ok(), "{}: {:?}", body, fills.err());
+        prop_assert_eq!(fills.unwrap()[0].trade_id.clone(), "1590873693003714560");
+    }
+
+    #[test]
+    fn optional_fields_never_fail_a_copy_position_or_an_ack(
+        values in proptest::collection::vec(any_value(), COPY_POSITION_FIELDS.len()),
+        res in any_value(),
+        page in any_value(),
+    ) {
+        let body = format!(
+            r#"{{"code":0,"data":{{"res":{res},"list":[{}],"page":{page}}}}}"#,
+            record("order_id", COPY_POSITION_FIELDS, &values)
+        );
+        let got = decodes::<CopyCurrentRequest>(&body);
+        prop_assert!(got.is_ok(), "{}: {:?}", body, got.err());
+        prop_assert_eq!(got.unwrap().list[0].order_id.clone(), "1590873693003714560");
+        for body in [
+            format!(r#"{{"code":0,"data":{{"res":{res}}}}}"#),
+            format!(r#"{{"code":0,"data":{res}}}"#),
+        ] {
+            let ack = decodes::<SponsorOrderRequest>(&body);
+            prop_assert!(ack.is_ok(), "{}: {:?}", body, ack.err());
+            // A failure code is never a success.
+            let ack = ack.unwrap();
+            prop_assert!(!(ack.is_success() && ack.is_failure()));
+        }
+    }
+
+    #[test]
+    fn batch_answers_keep_every_element_in_its_place(
+        elements in proptest::collection::vec(
+            prop_oneof![
+                (1u64..u64::MAX).prop_map(|n| (n.to_string(), Some(n.to_string()))),
+                (1u64..u64::MAX).prop_map(|n| (format!("\"{n}\""), Some(n.to_string()))),
+                "[0-9a-f]{8,32}".prop_map(|h| (format!("\"{h}\""), Some(h))),
+                prop_oneof![
+                    Just("null"), Just("\"\""), Just("\"-\""), Just("1.5"), Just("false"),
+                    Just("{\"code\":401003}"), Just("[]"),
+                ].prop_map(|j| (j.to_owned(), None)),
+            ],
+            0..=20,
+        ),
+    ) {
+        let body = format!(
+            r#"{{"code":0,"data":[{}]}}"#,
+            elements.iter().map(|(j, _)| j.as_str()).collect::<Vec<_>>().join(",")
+        );
+        let got = decodes::<BatchPlaceOrders>(&body);
+        prop_assert!(got.is_ok(), "{}: {:?}", body, got.err());
+        let got = got.unwrap();
+        prop_assert_eq!(got.len(), elements.len());
+        for (item, (_, want)) in got.0.iter().zip(&elements) {
+            prop_assert_eq!(item.id(), want.as_deref());
+            prop_assert_eq!(matches!(item, BatchItem::Failed { .. }), want.is_none());
         }
     }
 }

@@ -252,7 +252,10 @@ fn an_order_that_may_have_reached_the_server_is_never_resent() {
             } => {
                 assert_eq!(method, "POST");
                 assert_eq!(url, "https://openapi.digifinex.com/v3/spot/order/new");
-                assert_eq!(body, "symbol=btc_usdt&price=30000&amount=0.01&type=buy");
+                assert_eq!(
+                    body,
+                    "market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy"
+                );
             }
             other => panic!("{other:?}"),
         }
@@ -372,7 +375,7 @@ fn catalog_calls_run_the_same_cycle_and_render_json() {
     assert_eq!(sent.len(), 3);
     assert_eq!(
         sent[0].body(),
-        b"symbol=btc_usdt&price=30000&amount=0.01&type=buy"
+        b"market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy"
     );
     // Wire-parameter errors end the call before it starts.
     let mut params = digifinex_core::catalog::ParamMap::new();

@@ -82,7 +82,7 @@ fn catalog_financelog_matches_typed_builder() {
     assert_eq!(render(&from_catalog), render(&typed));
     assert_eq!(
         from_catalog.uri(),
-        "https://openapi.digifinex.com/v3/margin/financelog?limit=5"
+        "https://openapi.digifinex.com/v3/margin/financelog?market=margin&limit=5"
     );
 }
 
@@ -130,6 +130,23 @@ fn catalog_rejects_bad_financelog_params() {
     );
     // Any segment matches the template; a market other than spot or margin is refused.
     catalog_invalid("GET", "/v3/otc/financelog", &[], "market");
+}
+
+#[test]
+fn catalog_accepts_an_explicit_market_equal_to_the_path() {
+    // The path variable and an explicit `market` parameter of the same value are one parameter.
+    let got = catalog_build(
+        "GET",
+        "/v3/margin/financelog",
+        &[("market", "margin"), ("limit", "5")],
+    )
+    .unwrap();
+    let typed = FinanceLogRequest::new(Market::Margin).limit(5);
+    assert_eq!(got, render(&build_req(&typed).unwrap()));
+    assert!(
+        got.contains("/v3/margin/financelog?market=margin&limit=5"),
+        "{got}"
+    );
 }
 
 #[test]
@@ -241,11 +258,11 @@ fn margin_assets_request_shape() {
 fn financelog_request_shape_minimal() {
     assert_signed_get(
         &FinanceLogRequest::new(Market::Spot),
-        &format!("{BASE}/spot/financelog"),
+        &format!("{BASE}/spot/financelog?market=spot"),
     );
     assert_signed_get(
         &FinanceLogRequest::new(Market::Margin),
-        &format!("{BASE}/margin/financelog"),
+        &format!("{BASE}/margin/financelog?market=margin"),
     );
 }
 
@@ -260,7 +277,7 @@ fn financelog_request_shape_all_params_in_spec_order() {
     assert_signed_get(
         &req,
         &format!(
-            "{BASE}/margin/financelog?currency_mark=usdt&start_time=1699990000&end_time=1700000000&limit=1000"
+            "{BASE}/margin/financelog?market=margin&currency_mark=usdt&start_time=1699990000&end_time=1700000000&limit=1000"
         ),
     );
 }
@@ -269,7 +286,7 @@ fn financelog_request_shape_all_params_in_spec_order() {
 fn financelog_request_escapes_currency() {
     assert_signed_get(
         &FinanceLogRequest::new(Market::Spot).currency_mark("a b&c"),
-        &format!("{BASE}/spot/financelog?currency_mark=a+b%26c"),
+        &format!("{BASE}/spot/financelog?market=spot&currency_mark=a+b%26c"),
     );
 }
 
@@ -280,7 +297,9 @@ fn financelog_equal_start_and_end_is_allowed() {
             .start_time(1_600_000_000)
             .end_time(1_600_000_000)
             .limit(1),
-        &format!("{BASE}/spot/financelog?start_time=1600000000&end_time=1600000000&limit=1"),
+        &format!(
+            "{BASE}/spot/financelog?market=spot&start_time=1600000000&end_time=1600000000&limit=1"
+        ),
     );
 }
 
@@ -289,7 +308,7 @@ fn financelog_has_no_lookback_limit() {
     // Far in the past: only end >= start is checked.
     assert_signed_get(
         &FinanceLogRequest::new(Market::Spot).start_time(0),
-        &format!("{BASE}/spot/financelog?start_time=0"),
+        &format!("{BASE}/spot/financelog?market=spot&start_time=0"),
     );
 }
 
@@ -496,6 +515,24 @@ fn close_position_symbol_form() {
 // ------------------------------------------------------------------------------------------
 // Decoding: balances
 
+/// Decodes through the catalog, returning the rendered model and the JSON paths of the optional
+/// values that could not be read.
+fn decode_report(method: &str, path: &str, body: &str) -> (serde_json::Value, Vec<String>) {
+    let (entry, _) = catalog::find(method, path).expect("catalog entry");
+    let (v, unreadable) =
+        (entry.decode_report)(200, &http::HeaderMap::new(), body.as_bytes()).unwrap();
+    (v, unreadable.into_iter().map(|u| u.path).collect())
+}
+
+fn asset(currency: &str, free: Option<&str>, total: Option<&str>, rate: Option<&str>) -> Asset {
+    Asset {
+        currency: currency.into(),
+        free: free.map(d),
+        total: total.map(d),
+        valuation_rate: rate.map(d),
+    }
+}
+
 #[test]
 fn spot_assets_decode_numbers_and_strings() {
     let out = decode::<SpotAssetsRequest>(
@@ -509,65 +546,77 @@ fn spot_assets_decode_numbers_and_strings() {
     assert_eq!(
         out.list,
         vec![
-            Asset {
-                currency: "BTC".into(),
-                free: d("4723846.89208129"),
-                total: d("0"),
-                valuation_rate: None,
-            },
-            Asset {
-                currency: "USDT".into(),
-                free: d("12.5"),
-                total: d("25.999999999999996"),
-                valuation_rate: None,
-            },
-            Asset {
-                currency: "DOGE".into(),
-                free: d("0.0000001"),
-                total: d("0.0000001"),
-                valuation_rate: None,
-            },
+            asset("BTC", Some("4723846.89208129"), Some("0"), None),
+            asset("USDT", Some("12.5"), Some("25.999999999999996"), None),
+            asset("DOGE", Some("0.0000001"), Some("0.0000001"), None),
         ]
     );
+    // A zero the server sends is kept; only an absent value is None.
+    assert_eq!(out.list[0].total, Some(d("0")));
 }
 
 #[test]
-fn spot_assets_absent_balances_and_empty_list() {
+fn spot_assets_placeholders_are_absent_and_empty_lists() {
     let out = decode::<SpotAssetsRequest>(
-        r#"{"list":[{"currency":"ETH","free":"","total":null}],"code":0}"#,
+        r#"{"list":[{"currency":"ETH","free":"","total":null},{"currency":"BTC","free":"-","total":"--"},{"currency":"XRP"}],"code":0}"#,
     )
     .unwrap();
-    assert_eq!(out.list.len(), 1);
-    assert_eq!(out.list[0].free, d("0"));
-    assert_eq!(out.list[0].total, d("0"));
-    assert!(decode::<SpotAssetsRequest>(r#"{"code":0}"#)
-        .unwrap()
-        .list
-        .is_empty());
-    assert!(decode::<SpotAssetsRequest>(r#"{"code":0,"list":null}"#)
-        .unwrap()
-        .list
-        .is_empty());
-    assert!(decode::<SpotAssetsRequest>(r#"{"code":0,"list":[]}"#)
-        .unwrap()
-        .list
-        .is_empty());
+    assert_eq!(
+        out.list,
+        vec![
+            asset("ETH", None, None, None),
+            asset("BTC", None, None, None),
+            asset("XRP", None, None, None),
+        ]
+    );
+    for body in [
+        r#"{"code":0}"#,
+        r#"{"code":0,"list":null}"#,
+        r#"{"code":0,"list":[]}"#,
+        r#"{"code":0,"list":""}"#,
+        r#"{"code":0,"list":"-"}"#,
+    ] {
+        assert!(
+            decode::<SpotAssetsRequest>(body).unwrap().list.is_empty(),
+            "{body}"
+        );
+    }
 }
 
 #[test]
-fn spot_assets_bad_number_is_decode_error() {
-    let e = decode::<SpotAssetsRequest>(r#"{"code":0,"list":[{"currency":"BTC","free":"abc"}]}"#)
-        .unwrap_err();
-    match e {
-        Error::Decode { path, .. } => assert_eq!(path, "list[0].free"),
-        other => panic!("{other:?}"),
+fn spot_assets_unreadable_amount_is_absent_and_reported() {
+    let (v, unreadable) = decode_report(
+        "GET",
+        "/v3/spot/assets",
+        r#"{"code":0,"list":[{"currency":"BTC","free":"abc","total":"1"},{"currency":"ETH","free":{"x":1},"total":2}]}"#,
+    );
+    assert_eq!(v["list"][0]["free"], serde_json::Value::Null);
+    assert_eq!(v["list"][0]["total"], "1");
+    assert_eq!(v["list"][1]["total"], "2");
+    assert_eq!(unreadable, vec!["list[0].free", "list[1].free"]);
+}
+
+#[test]
+fn spot_assets_currency_is_required() {
+    for row in [
+        r#"{"free":"1"}"#,
+        r#"{"currency":"","free":"1"}"#,
+        r#"{"currency":"-","free":"1"}"#,
+        r#"{"currency":null,"free":"1"}"#,
+        r#"{"currency":{"a":1},"free":"1"}"#,
+    ] {
+        let body = format!(r#"{{"code":0,"list":[{{"currency":"BTC"}},{row}]}}"#);
+        match decode::<SpotAssetsRequest>(&body).unwrap_err() {
+            Error::Decode { path, .. } => assert!(path.starts_with("list[1]"), "{row}: {path}"),
+            other => panic!("{row}: {other:?}"),
+        }
     }
 }
 
 #[test]
 fn margin_assets_decode() {
     let out = decode::<MarginAssetsRequest>(
-        r#"{"code":0,"free":7.8,"total":"7.80","unrealized_pnl":-0.5,
+        r#"{"code":0,"free":7.8,"total":"7.80","unrealized_pnl":-0.5,"equity":"7.30",
             "list":[{"currency":"USDT","free":"7.8","total":7.8,"valuation_rate":1},
                     {"currency":"BTC","free":0,"total":1e-07,"valuation_rate":"9700.12"}]}"#,
     )
@@ -576,32 +625,43 @@ fn margin_assets_decode() {
     assert_eq!(out.total, Some(d("7.80")));
     assert_eq!(out.total.unwrap().to_string(), "7.80");
     assert_eq!(out.unrealized_pnl, Some(d("-0.5")));
+    assert_eq!(out.equity.unwrap().to_string(), "7.30");
     assert_eq!(
         out.list,
         vec![
-            Asset {
-                currency: "USDT".into(),
-                free: d("7.8"),
-                total: d("7.8"),
-                valuation_rate: Some(d("1")),
-            },
-            Asset {
-                currency: "BTC".into(),
-                free: d("0"),
-                total: d("0.0000001"),
-                valuation_rate: Some(d("9700.12")),
-            },
+            asset("USDT", Some("7.8"), Some("7.8"), Some("1")),
+            asset("BTC", Some("0"), Some("0.0000001"), Some("9700.12")),
         ]
     );
 }
 
 #[test]
+fn margin_assets_captured_answer_with_equity() {
+    // The answer captured in ccxt/ccxt ts/src/digifinex.ts (fetchCrossBorrowRate).
+    let out = decode::<MarginAssetsRequest>(
+        r#"{"list":[{"valuation_rate":1,"total":1.92012186174,"free":1.92012186174,"currency":"USDT"}],
+            "total":45.133305540922,"code":0,"unrealized_pnl":0,"free":45.133305540922,
+            "equity":45.133305540922}"#,
+    )
+    .unwrap();
+    assert_eq!(out.equity, Some(d("45.133305540922")));
+    assert_eq!(out.unrealized_pnl, Some(d("0")));
+    assert_eq!(out.list[0].free, Some(d("1.92012186174")));
+}
+
+#[test]
 fn margin_assets_missing_summary_is_none() {
-    let out = decode::<MarginAssetsRequest>(r#"{"code":0,"list":[],"unrealized_pnl":""}"#).unwrap();
-    assert_eq!(out.total, None);
-    assert_eq!(out.free, None);
-    assert_eq!(out.unrealized_pnl, None);
-    assert!(out.list.is_empty());
+    for body in [
+        r#"{"code":0,"list":[],"unrealized_pnl":"","equity":"-","total":null}"#,
+        r#"{"code":0}"#,
+    ] {
+        let out = decode::<MarginAssetsRequest>(body).unwrap();
+        assert_eq!(out.total, None, "{body}");
+        assert_eq!(out.free, None, "{body}");
+        assert_eq!(out.unrealized_pnl, None, "{body}");
+        assert_eq!(out.equity, None, "{body}");
+        assert!(out.list.is_empty(), "{body}");
+    }
 }
 
 // ------------------------------------------------------------------------------------------
@@ -615,7 +675,7 @@ fn entry(
     finance_type: Option<i64>,
 ) -> FinanceEntry {
     FinanceEntry {
-        currency: currency.into(),
+        currency: Some(currency.into()),
         time: time.map(TimestampSecs),
         num: num.map(d),
         balance: balance.map(d),
@@ -684,8 +744,11 @@ fn financelog_total_absent_or_blank() {
     for body in [
         r#"{"code":0,"data":{"finance":[]}}"#,
         r#"{"code":0,"data":{"finance":[],"total":""}}"#,
+        r#"{"code":0,"data":{"finance":[],"total":"-"}}"#,
         r#"{"code":0,"data":{"finance":null,"total":null}}"#,
+        r#"{"code":0,"data":{"finance":"","total":"--"}}"#,
         r#"{"code":0,"data":null}"#,
+        r#"{"code":0,"data":""}"#,
         r#"{"code":0}"#,
         r#"{"code":0,"data":{}}"#,
         r#"{"code":0,"data":[]}"#,
@@ -716,7 +779,7 @@ fn financelog_older_asset_shape_as_list() {
         out.entries,
         vec![
             FinanceEntry {
-                currency: "BTC".into(),
+                currency: Some("BTC".into()),
                 time: None,
                 num: None,
                 balance: None,
@@ -725,7 +788,7 @@ fn financelog_older_asset_shape_as_list() {
                 finance_type: None,
             },
             FinanceEntry {
-                currency: "USDT".into(),
+                currency: Some("USDT".into()),
                 time: None,
                 num: None,
                 balance: None,
@@ -745,7 +808,7 @@ fn financelog_older_asset_shape_inside_finance_object() {
     .unwrap();
     assert_eq!(out.total, Some(1));
     assert_eq!(out.entries.len(), 1);
-    assert_eq!(out.entries[0].currency, "BTC");
+    assert_eq!(out.entries[0].currency.as_deref(), Some("BTC"));
     assert_eq!(out.entries[0].free, Some(d("1.5")));
     assert_eq!(out.entries[0].total, Some(d("2")));
     assert_eq!(out.entries[0].num, None);
@@ -754,10 +817,13 @@ fn financelog_older_asset_shape_inside_finance_object() {
 #[test]
 fn financelog_currency_mark_wins_over_currency() {
     let out = decode::<FinanceLogRequest>(
-        r#"{"code":0,"data":[{"currency":"old","currency_mark":"new","num":"1"}]}"#,
+        r#"{"code":0,"data":[{"currency":"old","currency_mark":"new","num":"1"},{"currency_mark":"","currency":"fallback"},{"num":"2"}]}"#,
     )
     .unwrap();
-    assert_eq!(out.entries[0].currency, "new");
+    assert_eq!(out.entries[0].currency.as_deref(), Some("new"));
+    assert_eq!(out.entries[1].currency.as_deref(), Some("fallback"));
+    assert_eq!(out.entries[2].currency, None);
+    assert_eq!(out.entries[2].num, Some(d("2")));
 }
 
 #[test]
@@ -773,16 +839,50 @@ fn financelog_unknown_type_codes_kept() {
 }
 
 #[test]
-fn financelog_bad_values_are_decode_errors() {
-    for body in [
-        r#"{"code":0,"data":{"finance":[{"num":"x"}]}}"#,
-        r#"{"code":0,"data":{"finance":[],"total":"many"}}"#,
-        r#"{"code":0,"data":{"finance":[],"total":-1}}"#,
-        r#"{"code":0,"data":"text"}"#,
-        r#"{"code":0,"data":[{"type":1.5}]}"#,
+fn financelog_placeholders_in_every_field_are_absent() {
+    let out = decode::<FinanceLogRequest>(
+        r#"{"code":0,"data":{"finance":[{"time":"","num":"-","balance":null,"currency_mark":"--","type":""}],"total":"1"}}"#,
+    )
+    .unwrap();
+    let e = &out.entries[0];
+    assert_eq!(e.time, None);
+    assert_eq!(e.num, None);
+    assert_eq!(e.balance, None);
+    assert_eq!(e.finance_type, None);
+    assert_eq!(out.total, Some(1));
+}
+
+#[test]
+fn financelog_unreadable_values_are_absent_and_reported() {
+    for (body, path) in [
+        (
+            r#"{"code":0,"data":{"finance":[{"num":"x","currency_mark":"btc"}]}}"#,
+            "data.finance[0].num",
+        ),
+        (
+            r#"{"code":0,"data":{"finance":[],"total":"many"}}"#,
+            "data.total",
+        ),
+        (
+            r#"{"code":0,"data":{"finance":[],"total":-1}}"#,
+            "data.total",
+        ),
+        (r#"{"code":0,"data":"text"}"#, "data"),
+        (r#"{"code":0,"data":7}"#, "data"),
+        (r#"{"code":0,"data":[{"type":1.5}]}"#, "data[0].type"),
+        // A word where the integer `type` is documented: absent, reported.
+        (
+            r#"{"code":0,"data":{"finance":[{"type":"deposit"}]}}"#,
+            "data.finance[0].type",
+        ),
+        (
+            r#"{"code":0,"data":{"finance":{"a":1},"total":1}}"#,
+            "data.finance",
+        ),
     ] {
-        let e = decode::<FinanceLogRequest>(body).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Decode, "{body}");
+        let (_, unreadable) = decode_report("GET", "/v3/margin/financelog", body);
+        assert_eq!(unreadable, vec![path.to_owned()], "{body}");
+        assert!(decode::<FinanceLogRequest>(body).is_ok(), "{body}");
     }
 }
 
@@ -831,13 +931,35 @@ fn margin_positions_decode_documented_shape() {
     assert_eq!(out.positions.len(), 1);
     let p = &out.positions[0];
     assert_eq!(p.symbol, "BTC_USDT");
+    assert_eq!(p.symbol, "btc_usdt");
+    assert_eq!(p.symbol.as_str(), "btc_usdt");
     assert_eq!(p.leverage_ratio, Some(d("3")));
-    assert_eq!(p.side, PositionSide::Long);
+    assert_eq!(p.side, Some(PositionSide::Long));
     assert_eq!(p.amount, Some(d("0.01")));
     assert_eq!(p.entry_price, Some(d("9735.89")));
     assert_eq!(p.unrealized_pnl, Some(d("-0.0008")));
+    assert_eq!(p.unrealized_roe, None);
     assert_eq!(p.liquidation_price, Some(d("6000.12")));
     assert_eq!(p.liquidation_rate, Some(d("0.3")));
+}
+
+#[test]
+fn margin_positions_captured_answer_with_unrealized_roe() {
+    // The answer captured in ccxt/ccxt ts/src/digifinex.ts (fetchPosition).
+    let out = decode::<MarginPositionsRequest>(
+        r#"{"margin":"77.71534772983289","code":0,"margin_rate":"10.284503769497306",
+            "positions":[{"amount":0.0010605,"side":"go_long","entry_price":18321.39,
+              "liquidation_rate":0.3,"liquidation_price":-52754.371758471,
+              "unrealized_roe":-0.002784390267332,"symbol":"BTC_USDT",
+              "unrealized_pnl":-0.010820048189999,"leverage_ratio":5}],
+            "unrealized_pnl":"-0.10681600018999979"}"#,
+    )
+    .unwrap();
+    let p = &out.positions[0];
+    assert_eq!(p.unrealized_roe, Some(d("-0.002784390267332")));
+    assert_eq!(p.side, Some(PositionSide::Long));
+    assert_eq!(p.liquidation_price, Some(d("-52754.371758471")));
+    assert_eq!(out.unrealized_pnl, Some(d("-0.10681600018999979")));
 }
 
 #[test]
@@ -860,16 +982,17 @@ fn margin_positions_amounts_as_strings_and_exponents() {
     let out = decode::<MarginPositionsRequest>(
         r#"{"code":0,"positions":[{"symbol":"eth_usdt","leverage_ratio":"5","side":"short",
               "amount":"1e-07","entry_price":"25.999999999999996","unrealized_pnl":"1.20",
-              "liquidation_price":"300","liquidation_rate":"0.1"}]}"#,
+              "unrealized_roe":"4967.000000","liquidation_price":"300","liquidation_rate":"0.1"}]}"#,
     )
     .unwrap();
     let p = &out.positions[0];
-    assert_eq!(p.side, PositionSide::Short);
+    assert_eq!(p.side, Some(PositionSide::Short));
     assert_eq!(p.leverage_ratio, Some(d("5")));
     assert_eq!(p.amount, Some(d("0.0000001")));
     assert_eq!(p.entry_price, Some(d("25.999999999999996")));
     assert_eq!(p.unrealized_pnl, Some(d("1.20")));
     assert_eq!(p.unrealized_pnl.unwrap().to_string(), "1.20");
+    assert_eq!(p.unrealized_roe.unwrap().to_string(), "4967.000000");
     assert_eq!(p.liquidation_price, Some(d("300")));
     assert_eq!(p.liquidation_rate, Some(d("0.1")));
 }
@@ -877,15 +1000,20 @@ fn margin_positions_amounts_as_strings_and_exponents() {
 #[test]
 fn margin_position_side_spellings() {
     for (wire, want) in [
-        ("\"long\"", PositionSide::Long),
-        ("\"go_long\"", PositionSide::Long),
-        ("\"short\"", PositionSide::Short),
-        ("\"go_short\"", PositionSide::Short),
-        ("\"empty\"", PositionSide::Empty),
-        ("\"\"", PositionSide::Empty),
-        ("null", PositionSide::Empty),
-        ("\"LONG\"", PositionSide::Long),
-        ("\"both\"", PositionSide::Other("both".into())),
+        ("\"long\"", Some(PositionSide::Long)),
+        ("\"go_long\"", Some(PositionSide::Long)),
+        ("\"short\"", Some(PositionSide::Short)),
+        ("\"go_short\"", Some(PositionSide::Short)),
+        ("\"GO_SHORT\"", Some(PositionSide::Short)),
+        ("\"LONG\"", Some(PositionSide::Long)),
+        // No position.
+        ("\"empty\"", None),
+        ("\"EMPTY\"", None),
+        ("\"\"", None),
+        ("\"-\"", None),
+        ("null", None),
+        // Unknown words are kept.
+        ("\"both\"", Some(PositionSide::Other("both".into()))),
     ] {
         let body = format!(r#"{{"code":0,"positions":[{{"symbol":"btc_usdt","side":{wire}}}]}}"#);
         let out = decode::<MarginPositionsRequest>(&body).unwrap();
@@ -893,7 +1021,7 @@ fn margin_position_side_spellings() {
     }
     let out = decode::<MarginPositionsRequest>(r#"{"code":0,"positions":[{"symbol":"btc_usdt"}]}"#)
         .unwrap();
-    assert_eq!(out.positions[0].side, PositionSide::Empty);
+    assert_eq!(out.positions[0].side, None);
     assert_eq!(PositionSide::Other("both".into()).as_str(), "both");
     assert_eq!(PositionSide::Long.as_str(), "long");
 }
@@ -903,27 +1031,60 @@ fn margin_position_empty_with_blank_values() {
     let out = decode::<MarginPositionsRequest>(
         r#"{"code":0,"margin":"","margin_rate":"","unrealized_pnl":null,
             "positions":[{"symbol":"btc_usdt","leverage_ratio":"","side":"empty","amount":0,
-                          "entry_price":"","unrealized_pnl":null,"liquidation_price":"",
-                          "liquidation_rate":""}]}"#,
+                          "entry_price":"","unrealized_pnl":null,"unrealized_roe":"-",
+                          "liquidation_price":"","liquidation_rate":"--"}]}"#,
     )
     .unwrap();
     assert_eq!(out.margin, None);
     assert_eq!(out.margin_rate, None);
     assert_eq!(out.unrealized_pnl, None);
     let p = &out.positions[0];
-    assert_eq!(p.side, PositionSide::Empty);
+    assert_eq!(p.side, None);
     assert_eq!(p.amount, Some(d("0")));
     assert_eq!(p.leverage_ratio, None);
     assert_eq!(p.entry_price, None);
     assert_eq!(p.unrealized_pnl, None);
+    assert_eq!(p.unrealized_roe, None);
     assert_eq!(p.liquidation_price, None);
     assert_eq!(p.liquidation_rate, None);
 }
 
 #[test]
+fn margin_position_symbol_is_required_and_bad_numbers_reported() {
+    for bad in [r#""""#, "null", r#""-""#] {
+        let body = format!(r#"{{"code":0,"positions":[{{"symbol":{bad},"amount":1}}]}}"#);
+        match decode::<MarginPositionsRequest>(&body).unwrap_err() {
+            Error::Decode { path, .. } => assert_eq!(path, "positions[0].symbol", "{bad}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    let e =
+        decode::<MarginPositionsRequest>(r#"{"code":0,"positions":[{"amount":1}]}"#).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Decode);
+    let (v, unreadable) = decode_report(
+        "GET",
+        "/v3/margin/positions",
+        r#"{"code":0,"margin":"lots","positions":[{"symbol":"BTC_USDT","amount":"x","side":7}]}"#,
+    );
+    assert_eq!(
+        unreadable,
+        vec!["margin", "positions[0].amount"],
+        "a number where a side word belongs is read as its text"
+    );
+    assert_eq!(v["positions"][0]["symbol"], "btc_usdt");
+    assert_eq!(v["positions"][0]["side"], "7");
+}
+
+#[test]
 fn margin_positions_null_list() {
-    let out = decode::<MarginPositionsRequest>(r#"{"code":0,"positions":null}"#).unwrap();
-    assert!(out.positions.is_empty());
+    for body in [
+        r#"{"code":0,"positions":null}"#,
+        r#"{"code":0,"positions":""}"#,
+        r#"{"code":0}"#,
+    ] {
+        let out = decode::<MarginPositionsRequest>(body).unwrap();
+        assert!(out.positions.is_empty(), "{body}");
+    }
 }
 
 #[test]
@@ -932,12 +1093,14 @@ fn margin_positions_render_side_as_documented_spelling() {
     let v = (entry.decode)(
         200,
         &http::HeaderMap::new(),
-        br#"{"code":0,"margin_rate":3,"positions":[{"symbol":"btc_usdt","side":"go_short","amount":1e-07}]}"#,
+        br#"{"code":0,"margin_rate":3,"positions":[{"symbol":"BTC_USDT","side":"go_short","amount":1e-07},{"symbol":"eth_usdt","side":"empty"}]}"#,
     )
     .unwrap();
     assert_eq!(v["margin_rate"], "3");
+    assert_eq!(v["positions"][0]["symbol"], "btc_usdt");
     assert_eq!(v["positions"][0]["side"], "short");
     assert_eq!(v["positions"][0]["amount"], "0.0000001");
+    assert_eq!(v["positions"][1]["side"], serde_json::Value::Null);
 }
 
 // ------------------------------------------------------------------------------------------

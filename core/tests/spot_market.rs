@@ -39,6 +39,16 @@ fn public_requests_have_exact_shapes_and_no_auth_headers() {
         &TradesRequest::new("eth_usdt").limit(500),
         &format!("{BASE}/trades?symbol=eth_usdt&limit=500"),
     );
+    // Only what the caller set is sent: no default limit.
+    assert_public_get(
+        &TradesRequest::new("eth_usdt"),
+        &format!("{BASE}/trades?symbol=eth_usdt"),
+    );
+    // The pair is sent as the caller wrote it (the venue accepts either case).
+    assert_public_get(
+        &OrderBookRequest::new("BTC_USDT"),
+        &format!("{BASE}/order_book?symbol=BTC_USDT"),
+    );
     assert_public_get(
         &KlineRequest::new("btc_usdt", KlinePeriod::D1)
             .start_time(1_559_354_460)
@@ -120,15 +130,41 @@ fn public_request_validation_names_the_field() {
 #[test]
 fn decodes_ping_time_markets() {
     assert_eq!(
-        decode::<Ping>(r#"{"msg":"pong","code":0}"#).unwrap().msg,
-        "pong"
+        decode::<Ping>(r#"{"msg":"pong","code":0}"#)
+            .unwrap()
+            .msg
+            .as_deref(),
+        Some("pong")
     );
+    // The success code alone is a pong.
+    assert_eq!(decode::<Ping>(r#"{"code":0}"#).unwrap().msg, None);
+    assert_eq!(decode::<Ping>(r#"{"msg":"","code":0}"#).unwrap().msg, None);
     assert_eq!(
         decode::<ServerTimeRequest>(r#"{"server_time":1589872188,"code":0}"#)
             .unwrap()
             .server_time,
         TimestampSecs(1_589_872_188)
     );
+    assert_eq!(
+        decode::<ServerTimeRequest>(r#"{"server_time":"1589872188","code":0}"#)
+            .unwrap()
+            .server_time,
+        TimestampSecs(1_589_872_188)
+    );
+    // The server time is the whole answer: without it there is no answer.
+    for bad in [
+        r#"{"code":0}"#,
+        r#"{"server_time":"","code":0}"#,
+        r#"{"server_time":"-","code":0}"#,
+        r#"{"server_time":null,"code":0}"#,
+    ] {
+        match decode::<ServerTimeRequest>(bad) {
+            Err(Error::Decode { path, .. }) => {
+                assert!(path == "server_time" || path == ".", "{bad}: {path}")
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
     let m = decode::<MarketsRequest>(
         r#"{"data":[{"volume_precision":4,"price_precision":2,"market":"btc_usdt","min_amount":2,"min_volume":0.0001},
                     {"market":"eth_usdt","volume_precision":"3","min_amount":"1e-07"}],"date":1589873858,"code":0}"#,
@@ -136,6 +172,8 @@ fn decodes_ping_time_markets() {
     .unwrap();
     assert_eq!(m.date, Some(TimestampSecs(1_589_873_858)));
     assert_eq!(m.data[0].market, "btc_usdt");
+    assert_eq!(m.data[0].market, "BTC_USDT");
+    assert_eq!(m.data[0].market, digifinex_core::Pair::new("btc_usdt"));
     assert_eq!(m.data[0].volume_precision, Some(4));
     assert_eq!(m.data[0].price_precision, Some(2));
     assert_eq!(m.data[0].min_amount, Some(d("2")));
@@ -155,9 +193,12 @@ fn decodes_tickers_with_high_low_as_strings() {
     .unwrap();
     let x = &t.ticker[0];
     assert_eq!(x.symbol, "btc_usdt");
+    assert_eq!(x.symbol.as_str(), "btc_usdt");
     assert_eq!(x.vol, Some(d("40717.4461")));
     assert_eq!(x.base_vol, Some(d("392447999.65374")));
-    assert_eq!(x.change, Some(d("-1.91")));
+    // `change` is a percent (venue-notes.md): -1.91 is -1.91 %, the fraction -0.0191.
+    assert_eq!(x.change_percent, Some(d("-1.91")));
+    assert_eq!(x.change_fraction(), Some(d("-0.0191")));
     assert_eq!(x.last, Some(d("9592.22")));
     assert_eq!(x.sell, Some(d("9592.23")));
     assert_eq!(x.buy, Some(d("9592.03")));
@@ -168,6 +209,48 @@ fn decodes_tickers_with_high_low_as_strings() {
     let t = decode::<TickerRequest>(r#"{"ticker":[{"symbol":"x_y","last":""}],"code":0}"#).unwrap();
     assert_eq!(t.ticker[0].last, None);
     assert_eq!(t.ticker[0].high, None);
+    assert_eq!(t.ticker[0].change_fraction(), None);
+    // The wire name stays `change` in the rendered output too.
+    let v = serde_json::to_value(&t.ticker[0]).unwrap();
+    assert!(
+        v.get("change").is_some() && v.get("change_percent").is_none(),
+        "{v}"
+    );
+    // Placeholders in optional fields are absent; a garbled value is absent and reported; the
+    // other rows are kept. The pair is the row's key: a row without one fails the answer.
+    let body = br#"{"ticker":[{"symbol":"BTC_USDT","last":"-","vol":null,"change":"--","sell":"x"},
+        {"symbol":"eth_usdt","last":2000.5}],"date":"","code":0}"#;
+    let (t, unreadable) = digifinex_core::endpoint::parse_body_report::<Tickers>(
+        &<TickerRequest as digifinex_core::Endpoint>::META,
+        200,
+        &http::HeaderMap::new(),
+        body,
+    )
+    .unwrap();
+    assert_eq!(t.ticker[0].symbol, "btc_usdt");
+    assert_eq!(
+        (
+            t.ticker[0].last,
+            t.ticker[0].vol,
+            t.ticker[0].change_percent
+        ),
+        (None, None, None)
+    );
+    assert_eq!(t.ticker[0].sell, None);
+    assert_eq!(t.ticker[1].last, Some(d("2000.5")));
+    assert_eq!(t.date, None);
+    assert_eq!(unreadable.len(), 1, "{unreadable:?}");
+    assert_eq!(unreadable[0].path, "ticker[0].sell");
+    for bad in [
+        r#"{"ticker":[{"last":1}],"code":0}"#,
+        r#"{"ticker":[{"symbol":"","last":1}],"code":0}"#,
+        r#"{"ticker":[{"symbol":"-","last":1}],"code":0}"#,
+    ] {
+        match decode::<TickerRequest>(bad) {
+            Err(Error::Decode { path, .. }) => assert!(path.starts_with("ticker[0]"), "{path}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
     // A null or missing list is empty.
     assert!(decode::<TickerRequest>(r#"{"ticker":null,"code":0}"#)
         .unwrap()
@@ -199,6 +282,38 @@ fn decodes_order_book_exactly() {
     // Rendered as JSON strings in plain notation.
     let v = serde_json::to_value(&b).unwrap();
     assert_eq!(v["bids"][1], serde_json::json!(["9559.42", "0.0000001"]));
+    // Placeholders in the envelope's optional date are absent.
+    assert_eq!(
+        decode::<OrderBookRequest>(r#"{"bids":[],"asks":[],"date":"-","code":0}"#)
+            .unwrap()
+            .date,
+        None
+    );
+    // A level's price and size are required (a positional row's leading columns).
+    // The error names the row, its message the column.
+    for (bad, col) in [
+        (
+            r#"{"bids":[["",1]],"asks":[],"code":0}"#,
+            "column 0 (price)",
+        ),
+        (
+            r#"{"bids":[[1,"-"]],"asks":[],"code":0}"#,
+            "column 1 (amount)",
+        ),
+        (
+            r#"{"bids":[[1,null]],"asks":[],"code":0}"#,
+            "column 1 (amount)",
+        ),
+        (r#"{"bids":[[1]],"asks":[],"code":0}"#, "column 1 (amount)"),
+    ] {
+        match decode::<OrderBookRequest>(bad) {
+            Err(Error::Decode { path, message, .. }) => {
+                assert_eq!(path, "bids[0]", "{bad}");
+                assert!(message.contains(col), "{bad}: {message}");
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
     // Extra columns are ignored; a short level is a decode error naming the path.
     assert!(decode::<OrderBookRequest>(r#"{"bids":[[1,2,3]],"asks":[],"code":0}"#).is_ok());
     match decode::<OrderBookRequest>(r#"{"bids":[[1]],"asks":[],"code":0}"#) {
@@ -212,6 +327,62 @@ fn decodes_order_book_exactly() {
     }
 }
 
+fn level(price: &str, amount: &str) -> Level {
+    Level {
+        price: d(price),
+        amount: d(amount),
+    }
+}
+
+#[test]
+fn best_bid_and_ask_are_found_by_price_in_any_order() {
+    // The venue's published order: bids highest first, asks highest first (best ask LAST).
+    let venue = decode::<OrderBookRequest>(
+        r#"{"bids":[[9605.77,0.0016],[9605.46,0.0003],[9602.04,0.0127]],
+            "asks":[[9627.22,0.025803],[9627.12,0.168543],[9626.52,0.0011529]],
+            "date":1564509499,"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(venue.best_bid(), Some(&level("9605.77", "0.0016")));
+    assert_eq!(venue.best_ask(), Some(&level("9626.52", "0.0011529")));
+    assert_eq!(venue.best_ask(), venue.asks.last());
+    assert_eq!(venue.spread(), Some(d("20.75")));
+    assert_eq!(venue.mid(), Some(d("9616.145")));
+    // The same book with both sides reversed: the same best levels.
+    let mut reversed = venue.clone();
+    reversed.bids.reverse();
+    reversed.asks.reverse();
+    assert_eq!(reversed.best_bid(), Some(&level("9605.77", "0.0016")));
+    assert_eq!(reversed.best_ask(), Some(&level("9626.52", "0.0011529")));
+    assert_eq!(reversed.best_ask(), reversed.asks.first());
+    assert_eq!(reversed.spread(), venue.spread());
+    assert_eq!(reversed.mid(), venue.mid());
+    // Any other order too.
+    let mut shuffled = venue.clone();
+    shuffled.bids.swap(0, 1);
+    shuffled.asks.swap(1, 2);
+    assert_eq!(shuffled.best_bid(), venue.best_bid());
+    assert_eq!(shuffled.best_ask(), venue.best_ask());
+    // The slice helpers work on any side (the swap depth shares `Level`).
+    assert_eq!(
+        Level::highest(&venue.asks),
+        Some(&level("9627.22", "0.025803"))
+    );
+    assert_eq!(
+        Level::lowest(&venue.bids),
+        Some(&level("9602.04", "0.0127"))
+    );
+    // An empty side: no best level, no spread, no mid.
+    let one_sided = decode::<OrderBookRequest>(r#"{"bids":[[1,2]],"code":0}"#).unwrap();
+    assert_eq!(one_sided.best_ask(), None);
+    assert_eq!(one_sided.spread(), None);
+    assert_eq!(one_sided.mid(), None);
+    // A crossed book shows a negative spread rather than hiding it.
+    let crossed =
+        decode::<OrderBookRequest>(r#"{"bids":[[10,1]],"asks":[[9.5,1]],"code":0}"#).unwrap();
+    assert_eq!(crossed.spread(), Some(d("-0.5")));
+}
+
 #[test]
 fn decodes_trades_with_int_or_string_ids() {
     let t = decode::<TradesRequest>(
@@ -221,13 +392,40 @@ fn decodes_trades_with_int_or_string_ids() {
     )
     .unwrap();
     assert_eq!(t.data[0].id, "1234567890123");
-    assert_eq!(t.data[0].side, TradeSide::Buy);
-    assert_eq!(t.data[0].amount, d("0.0018"));
-    assert_eq!(t.data[0].price, d("9559.43"));
+    assert_eq!(t.data[0].side, Some(TradeSide::Buy));
+    assert_eq!(t.data[0].amount, Some(d("0.0018")));
+    assert_eq!(t.data[0].price, Some(d("9559.43")));
     assert_eq!(t.data[1].id, "abc");
-    assert_eq!(t.data[1].date, TimestampSecs(1_589_874_295));
-    assert_eq!(t.data[1].side, TradeSide::Sell);
-    assert_eq!(t.data[2].side, TradeSide::Other("liquidation".into()));
+    assert_eq!(t.data[1].date, Some(TimestampSecs(1_589_874_295)));
+    assert_eq!(t.data[1].side, Some(TradeSide::Sell));
+    assert_eq!(t.data[2].side, Some(TradeSide::Other("liquidation".into())));
+    assert_eq!(t.date, Some(TimestampSecs(1_589_874_300)));
+    // Only the id is required: placeholders elsewhere are absent, the trade is kept.
+    let t = decode::<TradesRequest>(
+        r#"{"data":[{"date":"","id":8,"amount":"-","type":null,"price":"--"},{"id":"9"}],"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        t.data[0],
+        PublicTrade {
+            id: "8".into(),
+            date: None,
+            amount: None,
+            side: None,
+            price: None,
+        }
+    );
+    assert_eq!(t.data[1].id, "9");
+    for bad in [
+        r#"{"data":[{"date":1,"amount":1,"type":"buy","price":1}],"code":0}"#,
+        r#"{"data":[{"id":"-","price":1}],"code":0}"#,
+        r#"{"data":[{"id":null,"price":1}],"code":0}"#,
+    ] {
+        match decode::<TradesRequest>(bad) {
+            Err(Error::Decode { path, .. }) => assert!(path.starts_with("data[0]"), "{path}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
 }
 
 #[test]
@@ -253,6 +451,23 @@ fn decodes_real_kline_captures() {
         .all(|c| c.volume.is_zero() && c.close == d("13827.224895")));
     // Times are increasing but with gaps (missing minutes are absent).
     assert!(k.data.windows(2).all(|w| w[0].time < w[1].time));
+    // All six columns are required; the error names the candle and the column.
+    for (bad, col) in [
+        (r#"{"data":[["-",1,2,3,4,5]],"code":0}"#, "column 0 (time)"),
+        (r#"{"data":[[1,1,2,3,""]],"code":0}"#, "column 4 (low)"),
+        (r#"{"data":[[1,1,2,3,4,null]],"code":0}"#, "column 5 (open)"),
+    ] {
+        match decode::<KlineRequest>(bad) {
+            Err(Error::Decode { path, message, .. }) => {
+                assert_eq!(path, "data[0]", "{bad}");
+                assert!(message.contains(col), "{bad}: {message}");
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    // Extra columns are ignored.
+    let k = decode::<KlineRequest>(r#"{"data":[[1,"2",3,4,5,6,7,"x"]],"code":0}"#).unwrap();
+    assert_eq!(k.data[0].open, d("6"));
 }
 
 #[test]
@@ -261,6 +476,7 @@ fn decodes_real_symbol_capture_with_exponents_and_float_minimums() {
     assert_eq!(s.symbol_list.len(), 716);
     let btc = &s.symbol_list[0];
     assert_eq!(btc.symbol, "BTC_USDT");
+    assert_eq!(btc.symbol.as_str(), "btc_usdt");
     assert_eq!(btc.status, Some(SymbolStatus::Trading));
     assert_eq!(btc.minimum_amount.unwrap().to_string(), "0.0000001");
     assert_eq!(btc.minimum_value, Some(d("2")));
@@ -268,7 +484,7 @@ fn decodes_real_symbol_capture_with_exponents_and_float_minimums() {
     assert_eq!(btc.price_precision, Some(2));
     assert_eq!(
         btc.order_types,
-        vec![SymbolOrderType::Limit, SymbolOrderType::Market]
+        vec![Some(SymbolOrderType::Limit), Some(SymbolOrderType::Market)]
     );
     assert_eq!(btc.zone.as_deref(), Some("MAIN"));
     assert_eq!(btc.is_allow, None);
@@ -310,8 +526,43 @@ fn decodes_margin_and_trades_symbols() {
     assert_eq!(m.symbol_list[0].liquidation_rate, Some(d("0.3")));
     assert_eq!(
         m.symbol_list[0].order_types[2],
-        SymbolOrderType::Other("STOP".into())
+        Some(SymbolOrderType::Other("STOP".into()))
     );
+    // Statuses beyond the spec's TRADING (HALT/HALTED, BREAK), an unknown one kept; a
+    // placeholder order type is absent in its place.
+    let m = decode::<MarginSymbolsRequest>(
+        r#"{"symbol_list":[{"symbol":"A_USDT","status":"HALT","order_types":["LIMIT","",null,"MARKET"]},
+            {"symbol":"B_USDT","status":"halted"},{"symbol":"C_USDT","status":"BREAK"},
+            {"symbol":"D_USDT","status":"CLOSED"},{"symbol":"E_USDT","status":"-"}],"code":0}"#,
+    )
+    .unwrap();
+    let statuses: Vec<_> = m.symbol_list.iter().map(|s| s.status.clone()).collect();
+    assert_eq!(
+        statuses,
+        vec![
+            Some(SymbolStatus::Halt),
+            Some(SymbolStatus::Halt),
+            Some(SymbolStatus::Break),
+            Some(SymbolStatus::Other("CLOSED".into())),
+            None
+        ]
+    );
+    assert_eq!(
+        m.symbol_list[0].order_types,
+        vec![
+            Some(SymbolOrderType::Limit),
+            None,
+            None,
+            Some(SymbolOrderType::Market)
+        ]
+    );
+    // The pair is each row's key.
+    match decode::<MarginSymbolsRequest>(
+        r#"{"symbol_list":[{"symbol":"","status":"TRADING"}],"code":0}"#,
+    ) {
+        Err(Error::Decode { path, .. }) => assert_eq!(path, "symbol_list[0].symbol"),
+        other => panic!("{other:?}"),
+    }
     let t = decode::<TradesSymbolsRequest>(
         r#"{"symbol_list":[{"symbol":"BTC_USDT","is_allow":1},{"symbol":"X_USDT","is_allow":"0"}],"code":0}"#,
     )
@@ -333,6 +584,33 @@ fn decodes_margin_currencies() {
     assert_eq!(m.margin_fees[0].level, Some(1));
     assert_eq!(m.margin_fees[0].range.as_deref(), Some("0-10"));
     assert_eq!(m.margin_fees[0].loan_fees, Some(d("0.0002")));
+    // Optional fee fields may be placeholders; the currency is each row's key, and each
+    // listed currency is its own key.
+    let m = decode::<MarginCurrenciesRequest>(
+        r#"{"currencys":["BTC"],"funding_time":"","margin_fees":[{"currency_mark":"BTC","level":"-","range":null,"loan_fees":""}],"code":0}"#,
+    )
+    .unwrap();
+    assert_eq!(m.funding_time, None);
+    assert_eq!(
+        (
+            m.margin_fees[0].level,
+            m.margin_fees[0].range.clone(),
+            m.margin_fees[0].loan_fees
+        ),
+        (None, None, None)
+    );
+    for (bad, at) in [
+        (r#"{"currencys":["BTC","-"],"code":0}"#, "currencys[1]"),
+        (
+            r#"{"margin_fees":[{"currency_mark":"","level":1}],"code":0}"#,
+            "margin_fees[0].currency_mark",
+        ),
+    ] {
+        match decode::<MarginCurrenciesRequest>(bad) {
+            Err(Error::Decode { path, .. }) => assert_eq!(path, at, "{bad}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
 }
 
 #[test]
@@ -354,6 +632,17 @@ fn decodes_currencies_with_success_code_200_and_fee_rule() {
     assert_eq!(btc.withdraw_fee(d("0.1")), Some(d("0.0005")));
     assert_eq!(btc.withdraw_fee(d("2")), Some(d("0.002")));
     assert_eq!(usdt.withdraw_fee(d("100")), Some(d("5")));
+    // Placeholders in optional settings are absent; the currency is each row's key.
+    let c = decode::<CurrenciesRequest>(
+        r#"{"data":[{"currency":"ETH","deposit_status":"-","min_withdraw_fee":"","withdraw_fee_rate":null}],"code":200}"#,
+    )
+    .unwrap();
+    assert_eq!(c.data[0].deposit_status, None);
+    assert_eq!(c.data[0].withdraw_fee(d("1")), None);
+    match decode::<CurrenciesRequest>(r#"{"data":[{"currency":"","chain":"x"}],"code":200}"#) {
+        Err(Error::Decode { path, .. }) => assert_eq!(path, "data[0].currency"),
+        other => panic!("{other:?}"),
+    }
     // Code 0 is not this endpoint's success code.
     let e = decode::<CurrenciesRequest>(r#"{"data":[],"code":0}"#).unwrap_err();
     assert_eq!(e.api_code(), Some(0));

@@ -7,7 +7,7 @@ use digifinex_core::spot::{
     MyTradesRequest, OrderDetailRequest, OrderHistoryRequest, OrderKind, OrderSide, OrderSpec,
     OrderStatus, OrderType, OrdersRequest, PlaceOrder,
 };
-use digifinex_core::{Config, Error, ErrorKind, TimestampSecs};
+use digifinex_core::{Config, Error, ErrorKind, Pair, TimestampSecs};
 
 const BASE: &str = "https://openapi.digifinex.com/v3";
 const NOW_SECS: i64 = 1_700_000_000;
@@ -24,18 +24,21 @@ fn ids(n: usize) -> Vec<String> {
 fn orders_request_shape_both_markets() {
     assert_signed_get(
         &OrdersRequest::new(Market::Spot, ["a1", "b2", "c3"]),
-        &format!("{BASE}/spot/order?order_id=a1%2Cb2%2Cc3"),
+        &format!("{BASE}/spot/order?market=spot&order_id=a1%2Cb2%2Cc3"),
     );
     assert_signed_get(
         &OrdersRequest::new(
             Market::Margin,
             vec!["dd3164b333a4afa9d5730bb87f6db8b3".to_owned()],
         ),
-        &format!("{BASE}/margin/order?order_id=dd3164b333a4afa9d5730bb87f6db8b3"),
+        &format!("{BASE}/margin/order?market=margin&order_id=dd3164b333a4afa9d5730bb87f6db8b3"),
     );
     assert_signed_get(
         &OrdersRequest::new(Market::Spot, ids(20)),
-        &format!("{BASE}/spot/order?order_id={}", ids(20).join("%2C")),
+        &format!(
+            "{BASE}/spot/order?market=spot&order_id={}",
+            ids(20).join("%2C")
+        ),
     );
 }
 
@@ -43,11 +46,11 @@ fn orders_request_shape_both_markets() {
 fn order_detail_shape_both_markets() {
     assert_signed_get(
         &OrderDetailRequest::new(Market::Spot, "abc"),
-        &format!("{BASE}/spot/order/detail?order_id=abc"),
+        &format!("{BASE}/spot/order/detail?market=spot&order_id=abc"),
     );
     assert_signed_get(
         &OrderDetailRequest::new(Market::Margin, "abc"),
-        &format!("{BASE}/margin/order/detail?order_id=abc"),
+        &format!("{BASE}/margin/order/detail?market=margin&order_id=abc"),
     );
 }
 
@@ -55,11 +58,11 @@ fn order_detail_shape_both_markets() {
 fn current_orders_shape() {
     assert_signed_get(
         &CurrentOrdersRequest::new(Market::Spot),
-        &format!("{BASE}/spot/order/current"),
+        &format!("{BASE}/spot/order/current?market=spot"),
     );
     assert_signed_get(
         &CurrentOrdersRequest::new(Market::Margin).symbol("btc_usdt"),
-        &format!("{BASE}/margin/order/current?symbol=btc_usdt"),
+        &format!("{BASE}/margin/order/current?market=margin&symbol=btc_usdt"),
     );
 }
 
@@ -67,7 +70,7 @@ fn current_orders_shape() {
 fn order_history_shape() {
     assert_signed_get(
         &OrderHistoryRequest::new(Market::Spot),
-        &format!("{BASE}/spot/order/history"),
+        &format!("{BASE}/spot/order/history?market=spot"),
     );
     let start = NOW_SECS - 3 * DAY;
     assert_signed_get(
@@ -77,7 +80,7 @@ fn order_history_shape() {
             .start_time(start)
             .symbol("eth_usdt"),
         &format!(
-            "{BASE}/margin/order/history?symbol=eth_usdt&limit=100&start_time={start}&end_time={NOW_SECS}"
+            "{BASE}/margin/order/history?market=margin&symbol=eth_usdt&limit=100&start_time={start}&end_time={NOW_SECS}"
         ),
     );
 }
@@ -86,7 +89,7 @@ fn order_history_shape() {
 fn my_trades_shape() {
     assert_signed_get(
         &MyTradesRequest::new(Market::Spot),
-        &format!("{BASE}/spot/mytrades"),
+        &format!("{BASE}/spot/mytrades?market=spot"),
     );
     let start = NOW_SECS - 30 * DAY;
     assert_signed_get(
@@ -96,7 +99,7 @@ fn my_trades_shape() {
             .start_time(start)
             .end_time(start),
         &format!(
-            "{BASE}/margin/mytrades?symbol=btc_usdt&limit=500&start_time={start}&end_time={start}"
+            "{BASE}/margin/mytrades?market=margin&symbol=btc_usdt&limit=500&start_time={start}&end_time={start}"
         ),
     );
 }
@@ -110,7 +113,7 @@ fn place_limit_order_shape() {
             LimitOrder::buy(d("30000"), d("0.01")),
         ),
         &format!("{BASE}/spot/order/new"),
-        "symbol=btc_usdt&price=30000&amount=0.01&type=buy",
+        "market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy",
     );
     assert_signed_post(
         &PlaceOrder::new(
@@ -119,7 +122,7 @@ fn place_limit_order_shape() {
             LimitOrder::sell(d("0.0000001"), d("12.50")).post_only(),
         ),
         &format!("{BASE}/margin/order/new"),
-        "symbol=eth_usdt&price=0.0000001&amount=12.50&type=sell&post_only=1",
+        "market=margin&symbol=eth_usdt&price=0.0000001&amount=12.50&type=sell&post_only=1",
     );
 }
 
@@ -128,13 +131,163 @@ fn place_market_order_shape() {
     assert_signed_post(
         &PlaceOrder::new(Market::Spot, "btc_usdt", MarketOrder::buy(d("10"))),
         &format!("{BASE}/spot/order/new"),
-        "symbol=btc_usdt&amount=10&type=buy_market",
+        "market=spot&symbol=btc_usdt&amount=10&type=buy_market",
     );
     assert_signed_post(
         &PlaceOrder::new(Market::Margin, "btc_usdt", MarketOrder::sell(d("0.5"))),
         &format!("{BASE}/margin/order/new"),
-        "symbol=btc_usdt&amount=0.5&type=sell_market",
+        "market=margin&symbol=btc_usdt&amount=0.5&type=sell_market",
     );
+}
+
+#[test]
+fn margin_order_new_exact_signed_request_with_market_parameter() {
+    // The expected ACCESS-SIGN was computed once, independently of this crate, with Python:
+    //   hmac.new(b"test-secret",
+    //            b"market=margin&symbol=btc_usdt&price=30000&amount=0.01&type=buy&post_only=1",
+    //            hashlib.sha256).hexdigest()
+    const SIGN: &str = "0e5014b44c1790e6b153a64d3f5a9c1baf026b88a64e530cec934a1660f542c4";
+    const BODY: &str = "market=margin&symbol=btc_usdt&price=30000&amount=0.01&type=buy&post_only=1";
+    let typed = build_req(&PlaceOrder::new(
+        Market::Margin,
+        "btc_usdt",
+        LimitOrder::buy(d("30000"), d("0.01")).post_only(),
+    ))
+    .unwrap();
+    assert_eq!(
+        render(&typed),
+        format!(
+            "POST {BASE}/margin/order/new\ncontent-type: application/x-www-form-urlencoded\n\
+             access-key: {KEY}\naccess-sign: {SIGN}\naccess-timestamp: 1700000000\n\n{BODY}"
+        )
+    );
+    assert_eq!(typed.body().as_slice(), BODY.as_bytes());
+    // The catalog builds the same bytes, with or without an explicit `market` equal to the path.
+    for extra in [&[][..], &[("market", "margin")][..]] {
+        let mut params = vec![
+            ("symbol", "btc_usdt"),
+            ("type", "buy"),
+            ("price", "30000"),
+            ("amount", "0.01"),
+            ("post_only", "1"),
+        ];
+        params.extend_from_slice(extra);
+        let got = from_catalog("POST", "/v3/margin/order/new", &params).unwrap();
+        assert_eq!(got, render(&typed), "{extra:?}");
+    }
+}
+
+#[test]
+fn spot_order_query_exact_signed_request_with_market_parameter() {
+    // The expected ACCESS-SIGN was computed once, independently of this crate, with Python:
+    //   hmac.new(b"test-secret", b"market=spot&order_id=a1%2Cb2", hashlib.sha256).hexdigest()
+    const SIGN: &str = "3af07e828fb8abe826b382b38609bdb9ba55caee9309dea939992c9c233019ff";
+    let req = build_req(&OrdersRequest::new(Market::Spot, ["a1", "b2"])).unwrap();
+    assert_eq!(
+        render(&req),
+        format!(
+            "GET {BASE}/spot/order?market=spot&order_id=a1%2Cb2\naccess-key: {KEY}\n\
+             access-sign: {SIGN}\naccess-timestamp: 1700000000\n\n"
+        )
+    );
+}
+
+/// The parameter text a catalog build of `METHOD PATH` with `params` transmits: the query of a
+/// GET, the body of a POST.
+fn sent_params(method: &str, path: &str, params: &[(&str, &str)]) -> String {
+    let (entry, vars) = catalog::find(method, path).expect("endpoint in catalog");
+    let mut map = ParamMap::new();
+    for (k, v) in vars {
+        map.insert_text(k, v);
+    }
+    for (k, v) in params {
+        map.insert_text(*k, *v);
+    }
+    let req = (entry.build)(map, &Config::default(), Some(&creds()), NOW).unwrap();
+    if method == "GET" {
+        req.uri().query().unwrap_or("").to_owned()
+    } else {
+        String::from_utf8(req.body().clone()).unwrap()
+    }
+}
+
+/// Method, path after `/v3/{market}/`, parameters given, and the parameter text expected after
+/// `market=...`.
+type MarketCase<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)], String);
+
+#[test]
+fn every_market_endpoint_sends_market_first_and_nothing_unset() {
+    let list = r#"[{"type":"buy_market","amount":"10"}]"#;
+    let list_enc = "%5B%7B%22type%22%3A%22buy_market%22%2C%22amount%22%3A%2210%22%7D%5D";
+    let cases: &[MarketCase] = &[
+        ("GET", "financelog", &[], String::new()),
+        ("GET", "order", &[("order_id", "a")], "&order_id=a".into()),
+        (
+            "GET",
+            "order/detail",
+            &[("order_id", "a")],
+            "&order_id=a".into(),
+        ),
+        ("GET", "order/current", &[], String::new()),
+        ("GET", "order/history", &[], String::new()),
+        ("GET", "mytrades", &[], String::new()),
+        (
+            "POST",
+            "order/new",
+            &[
+                ("symbol", "btc_usdt"),
+                ("type", "sell_market"),
+                ("amount", "1"),
+            ],
+            "&symbol=btc_usdt&amount=1&type=sell_market".into(),
+        ),
+        (
+            "POST",
+            "order/batch_new",
+            &[("symbol", "btc_usdt"), ("list", list)],
+            format!("&symbol=btc_usdt&list={list_enc}"),
+        ),
+        (
+            "POST",
+            "order/cancel",
+            &[("order_id", "a")],
+            "&order_id=a".into(),
+        ),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (method, rest, params, tail) in cases {
+        for market in ["spot", "margin"] {
+            let path = format!("/v3/{market}/{rest}");
+            let got = sent_params(method, &path, params);
+            assert_eq!(got, format!("market={market}{tail}"), "{method} {path}");
+        }
+        seen.insert(format!("/{{market}}/{rest}"));
+    }
+    // Every `{market}` endpoint of the catalog is covered.
+    let templated: std::collections::BTreeSet<String> = catalog::all()
+        .filter(|e| e.meta.path.contains("{market}"))
+        .map(|e| e.meta.path.to_owned())
+        .collect();
+    assert_eq!(seen, templated);
+}
+
+#[test]
+fn market_parameter_and_path_cannot_disagree() {
+    // Typed requests take the market once: path and parameter are written from that one value.
+    for (market, name) in [(Market::Spot, "spot"), (Market::Margin, "margin")] {
+        let req = build_req(&CancelOrders::new(market, ["a"])).unwrap();
+        assert_eq!(
+            req.uri().path(),
+            format!("/v3/{name}/order/cancel"),
+            "{name}"
+        );
+        assert_eq!(
+            req.body().as_slice(),
+            format!("market={name}&order_id=a").as_bytes()
+        );
+    }
+    // A market other than spot or margin is refused, naming `market`.
+    assert_field(from_catalog("GET", "/v3/otc/order/current", &[]), "market");
 }
 
 #[test]
@@ -144,7 +297,7 @@ fn exponent_input_is_written_in_plain_notation() {
     assert_signed_post(
         &PlaceOrder::new(Market::Spot, "btc_usdt", MarketOrder::sell(amount)),
         &format!("{BASE}/spot/order/new"),
-        "symbol=btc_usdt&amount=0.0000001&type=sell_market",
+        "market=spot&symbol=btc_usdt&amount=0.0000001&type=sell_market",
     );
 }
 
@@ -158,7 +311,7 @@ fn batch_place_shape_with_encoded_json() {
     ];
     let json = r#"[{"type":"buy","price":"0.01","amount":"1","post_only":1},{"type":"sell_market","amount":"2.5"},{"type":"sell","price":"30000.10","amount":"0.001"},{"type":"buy_market","amount":"10"}]"#;
     let encoded = "%5B%7B%22type%22%3A%22buy%22%2C%22price%22%3A%220.01%22%2C%22amount%22%3A%221%22%2C%22post_only%22%3A1%7D%2C%7B%22type%22%3A%22sell_market%22%2C%22amount%22%3A%222.5%22%7D%2C%7B%22type%22%3A%22sell%22%2C%22price%22%3A%2230000.10%22%2C%22amount%22%3A%220.001%22%7D%2C%7B%22type%22%3A%22buy_market%22%2C%22amount%22%3A%2210%22%7D%5D";
-    let body = format!("symbol=btc_usdt&list={encoded}");
+    let body = format!("market=spot&symbol=btc_usdt&list={encoded}");
     assert_signed_post(
         &BatchPlaceOrders::new(Market::Spot, "btc_usdt", orders.clone()),
         &format!("{BASE}/spot/order/batch_new"),
@@ -167,13 +320,14 @@ fn batch_place_shape_with_encoded_json() {
     assert_signed_post(
         &BatchPlaceOrders::new(Market::Margin, "btc_usdt", orders),
         &format!("{BASE}/margin/order/batch_new"),
-        &body,
+        &format!("market=margin&symbol=btc_usdt&list={encoded}"),
     );
     // The form value decodes back to the exact JSON text.
     let decoded: Vec<(String, String)> = form_urlencoded::parse(body.as_bytes())
         .into_owned()
         .collect();
-    assert_eq!(decoded[1], ("list".to_owned(), json.to_owned()));
+    assert_eq!(decoded[0], ("market".to_owned(), "spot".to_owned()));
+    assert_eq!(decoded[2], ("list".to_owned(), json.to_owned()));
 }
 
 #[test]
@@ -185,7 +339,7 @@ fn batch_accepts_limit_orders_directly() {
             [LimitOrder::buy(d("1"), d("2"))],
         ),
         &format!("{BASE}/spot/order/batch_new"),
-        "symbol=btc_usdt&list=%5B%7B%22type%22%3A%22buy%22%2C%22price%22%3A%221%22%2C%22amount%22%3A%222%22%7D%5D",
+        "market=spot&symbol=btc_usdt&list=%5B%7B%22type%22%3A%22buy%22%2C%22price%22%3A%221%22%2C%22amount%22%3A%222%22%7D%5D",
     );
 }
 
@@ -194,12 +348,12 @@ fn cancel_shape_both_markets() {
     assert_signed_post(
         &CancelOrders::new(Market::Spot, ["a", "b"]),
         &format!("{BASE}/spot/order/cancel"),
-        "order_id=a%2Cb",
+        "market=spot&order_id=a%2Cb",
     );
     assert_signed_post(
         &CancelOrders::new(Market::Margin, ["a"]),
         &format!("{BASE}/margin/order/cancel"),
-        "order_id=a",
+        "market=margin&order_id=a",
     );
 }
 
@@ -359,7 +513,23 @@ fn validation_error_message_names_field() {
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
-const ORDER: &str = r#"{"symbol":"btc_usdt","order_id":"dd3164b333a4afa9d5730bb87f6db8b3","created_date":1562303547,"finished_date":0,"price":0.1,"avg_price":0,"amount":1,"cash_amount":0,"executed_amount":0,"status":0,"type":"buy","kind":"spot"}"#;
+const ORDER: &str = r#"{"symbol":"BTC_USDT","order_id":"dd3164b333a4afa9d5730bb87f6db8b3","created_date":1562303547,"finished_date":0,"price":0.1,"avg_price":0,"amount":1,"cash_amount":0,"executed_amount":0,"status":0,"type":"buy","kind":"spot"}"#;
+
+/// Decodes through the catalog, returning the rendered model and the JSON paths of the optional
+/// values that could not be read.
+fn decode_report(method: &str, path: &str, body: &str) -> (serde_json::Value, Vec<String>) {
+    let (entry, _) = catalog::find(method, path).expect("catalog entry");
+    let (v, unreadable) =
+        (entry.decode_report)(200, &http::HeaderMap::new(), body.as_bytes()).unwrap();
+    (v, unreadable.into_iter().map(|u| u.path).collect())
+}
+
+fn decode_path(e: Error) -> String {
+    match e {
+        Error::Decode { path, .. } => path,
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+}
 
 #[test]
 fn decode_orders_spec_shape() {
@@ -368,17 +538,23 @@ fn decode_orders_spec_shape() {
     assert_eq!(out.data.len(), 1);
     let o = &out.data[0];
     assert_eq!(o.order_id, "dd3164b333a4afa9d5730bb87f6db8b3");
-    assert_eq!(o.symbol, "btc_usdt");
-    assert_eq!(o.created_date, TimestampSecs(1_562_303_547));
+    // Upper case on the wire, one pair in any case.
+    let symbol = o.symbol.as_ref().unwrap();
+    assert_eq!(symbol.as_str(), "btc_usdt");
+    assert_eq!(*symbol, "BTC_USDT");
+    assert_eq!(*symbol, Pair::new("btc_usdt"));
+    assert_eq!(o.created_date, Some(TimestampSecs(1_562_303_547)));
     assert_eq!(o.finished_date, None);
-    assert_eq!(o.price, d("0.1"));
-    assert_eq!(o.amount, d("1"));
-    assert_eq!(o.cash_amount, d("0"));
-    assert_eq!(o.executed_amount, d("0"));
-    assert_eq!(o.avg_price, d("0"));
-    assert_eq!(o.status, OrderStatus::NotExecuted);
-    assert!(o.status.is_open());
-    assert_eq!(o.order_type, OrderType::Buy);
+    assert_eq!(o.price, Some(d("0.1")));
+    assert_eq!(o.amount, Some(d("1")));
+    // Zeros the server sends are kept.
+    assert_eq!(o.cash_amount, Some(d("0")));
+    assert_eq!(o.executed_amount, Some(d("0")));
+    assert_eq!(o.avg_price, Some(d("0")));
+    assert_eq!(o.status, Some(OrderStatus::NotExecuted));
+    assert!(o.status.as_ref().unwrap().is_open());
+    assert_eq!(o.is_open(), Some(true));
+    assert_eq!(o.order_type, Some(OrderType::Buy));
     assert_eq!(o.kind, Some(OrderKind::Spot));
     assert!(o.detail.is_empty());
     // The same shape answers current orders and history.
@@ -391,47 +567,163 @@ fn decode_order_variants() {
     let body = r#"{"code":0,"data":[{"symbol":"eth_usdt","order_id":"a1","created_date":"1562303547","finished_date":1562303600,"price":"25.999999999999996","avg_price":"","amount":"1e-07","cash_amount":null,"executed_amount":"0.5","status":"4","type":"sell_market","kind":"margin","extra":{"x":[1]}},{"order_id":7,"created_date":1,"status":9,"type":"stop_limit","kind":"otc"}]}"#;
     let out = decode::<OrdersRequest>(body).unwrap();
     let a = &out.data[0];
-    assert_eq!(a.created_date, TimestampSecs(1_562_303_547));
+    assert_eq!(a.created_date, Some(TimestampSecs(1_562_303_547)));
     assert_eq!(a.finished_date, Some(TimestampSecs(1_562_303_600)));
-    assert_eq!(a.price.to_string(), "25.999999999999996");
-    assert_eq!(a.avg_price, d("0"));
-    assert_eq!(a.amount.to_string(), "0.0000001");
-    assert_eq!(a.cash_amount, d("0"));
-    assert_eq!(a.executed_amount, d("0.5"));
-    assert_eq!(a.status, OrderStatus::CancelledPartially);
-    assert!(!a.status.is_open());
-    assert_eq!(a.order_type, OrderType::SellMarket);
+    assert_eq!(a.price.unwrap().to_string(), "25.999999999999996");
+    assert_eq!(a.avg_price, None);
+    assert_eq!(a.amount.unwrap().to_string(), "0.0000001");
+    assert_eq!(a.cash_amount, None);
+    assert_eq!(a.executed_amount, Some(d("0.5")));
+    assert_eq!(a.status, Some(OrderStatus::CancelledPartially));
+    assert_eq!(a.is_open(), Some(false));
+    assert_eq!(a.order_type, Some(OrderType::SellMarket));
     assert_eq!(a.kind, Some(OrderKind::Margin));
     let b = &out.data[1];
     assert_eq!(b.order_id, "7");
-    assert_eq!(b.symbol, "");
+    assert_eq!(b.symbol, None);
     assert_eq!(b.finished_date, None);
-    assert_eq!(b.price, d("0"));
-    assert_eq!(b.status, OrderStatus::Unknown(9));
-    assert_eq!(b.status.code(), 9);
-    assert!(!b.status.is_open());
-    assert_eq!(b.order_type, OrderType::Other("stop_limit".into()));
+    assert_eq!(b.price, None);
+    assert_eq!(b.amount, None);
+    // Unknown codes and words are kept.
+    assert_eq!(b.status, Some(OrderStatus::Unknown(9)));
+    assert_eq!(b.status.as_ref().and_then(OrderStatus::code), Some(9));
+    assert_eq!(b.is_open(), Some(false));
+    assert_eq!(b.order_type, Some(OrderType::Other("stop_limit".into())));
     assert_eq!(b.kind, Some(OrderKind::Other("otc".into())));
 }
 
 #[test]
+fn order_status_reads_codes_and_words() {
+    for (wire, want) in [
+        ("0", OrderStatus::NotExecuted),
+        ("\"1\"", OrderStatus::PartiallyExecuted),
+        ("2.0", OrderStatus::FullyExecuted),
+        // Words read by the variant's name in any case or separator style.
+        ("\"PARTIALLY_EXECUTED\"", OrderStatus::PartiallyExecuted),
+        ("\"not executed\"", OrderStatus::NotExecuted),
+        ("\"fully-executed\"", OrderStatus::FullyExecuted),
+        ("\"Cancelled\"", OrderStatus::Cancelled),
+        ("\"cancelled_partially\"", OrderStatus::CancelledPartially),
+        // Unknown codes and words are kept, and are not open.
+        ("17", OrderStatus::Unknown(17)),
+        ("\"filled\"", OrderStatus::Other("filled".into())),
+    ] {
+        let body = format!(r#"{{"code":0,"data":[{{"order_id":"x","status":{wire}}}]}}"#);
+        let out = decode::<OrdersRequest>(&body).unwrap();
+        assert_eq!(out.data[0].status.as_ref(), Some(&want), "{wire}");
+    }
+    assert!(OrderStatus::PartiallyExecuted.is_open());
+    assert!(!OrderStatus::FullyExecuted.is_open());
+    assert!(!OrderStatus::Other("open".into()).is_open());
+    assert!(!OrderStatus::Unknown(0).is_open());
+}
+
+#[test]
+fn decode_order_placeholders_are_absent() {
+    for placeholder in [r#""""#, r#""-""#, "null", r#""--""#] {
+        let order = format!(
+            r#"{{"order_id":"a","symbol":{p},"created_date":{p},"finished_date":{p},"price":{p},"amount":{p},"cash_amount":{p},"executed_amount":{p},"avg_price":{p},"status":{p},"type":{p},"kind":{p},"detail":{p}}}"#,
+            p = placeholder
+        );
+        let body = format!(r#"{{"code":0,"data":[{order}]}}"#);
+        let (v, unreadable) = decode_report("GET", "/v3/spot/order", &body);
+        assert!(unreadable.is_empty(), "{placeholder}: {unreadable:?}");
+        let o = &decode::<OrdersRequest>(&body).unwrap().data[0];
+        assert_eq!(o.order_id, "a");
+        assert_eq!(
+            (o.symbol.as_ref(), o.created_date, o.finished_date),
+            (None, None, None),
+            "{placeholder}"
+        );
+        assert_eq!(
+            (
+                o.price,
+                o.amount,
+                o.cash_amount,
+                o.executed_amount,
+                o.avg_price
+            ),
+            (None, None, None, None, None),
+            "{placeholder}"
+        );
+        assert_eq!(
+            (&o.status, &o.order_type, &o.kind),
+            (&None, &None, &None),
+            "{placeholder}"
+        );
+        assert!(o.detail.is_empty());
+        assert_eq!(v["data"][0]["price"], serde_json::Value::Null);
+    }
+    // An order with nothing but its id is an order.
+    let o = &decode::<OrdersRequest>(r#"{"code":0,"data":[{"order_id":"only"}]}"#)
+        .unwrap()
+        .data[0];
+    assert_eq!(o.order_id, "only");
+    assert_eq!(o.is_open(), None);
+}
+
+#[test]
+fn decode_order_unreadable_values_are_absent_and_reported() {
+    let (v, unreadable) = decode_report(
+        "GET",
+        "/v3/spot/order/history",
+        r#"{"code":0,"data":[{"order_id":"a","price":"abc","created_date":"soon","finished_date":{"t":1},"status":[2],"symbol":12,"detail":7},{"order_id":"b","amount":"2"}]}"#,
+    );
+    assert_eq!(
+        unreadable,
+        vec![
+            "data[0].price",
+            "data[0].created_date",
+            "data[0].finished_date",
+            "data[0].status",
+            "data[0].symbol",
+            "data[0].detail"
+        ]
+    );
+    assert_eq!(v["data"][0]["order_id"], "a");
+    assert_eq!(v["data"][0]["symbol"], serde_json::Value::Null);
+    assert_eq!(v["data"][1]["amount"], "2");
+}
+
+#[test]
+fn decode_order_id_is_required() {
+    for (order, path) in [
+        (r#"{"symbol":"btc_usdt"}"#, "data[1]"),
+        (r#"{"order_id":""}"#, "data[1].order_id"),
+        (r#"{"order_id":"-"}"#, "data[1].order_id"),
+        (r#"{"order_id":null}"#, "data[1].order_id"),
+        (r#"{"order_id":{"x":1}}"#, "data[1].order_id"),
+        (r#"{"order_id":1.5}"#, "data[1].order_id"),
+    ] {
+        let body = format!(r#"{{"code":0,"data":[{ORDER},{order}]}}"#);
+        let got = decode_path(decode::<OrdersRequest>(&body).unwrap_err());
+        assert!(got.starts_with(path), "{order}: {got}");
+    }
+}
+
+#[test]
 fn decode_empty_or_null_lists() {
-    assert!(decode::<OrdersRequest>(r#"{"code":0,"data":[]}"#)
-        .unwrap()
-        .data
-        .is_empty());
-    assert!(decode::<OrdersRequest>(r#"{"code":0,"data":null}"#)
-        .unwrap()
-        .data
-        .is_empty());
-    assert!(decode::<OrdersRequest>(r#"{"code":0}"#)
-        .unwrap()
-        .data
-        .is_empty());
-    assert!(decode::<MyTradesRequest>(r#"{"code":0,"list":null}"#)
-        .unwrap()
-        .list
-        .is_empty());
+    for body in [
+        r#"{"code":0,"data":[]}"#,
+        r#"{"code":0,"data":null}"#,
+        r#"{"code":0,"data":""}"#,
+        r#"{"code":0}"#,
+    ] {
+        assert!(
+            decode::<OrdersRequest>(body).unwrap().data.is_empty(),
+            "{body}"
+        );
+    }
+    for body in [
+        r#"{"code":0,"list":null}"#,
+        r#"{"code":0,"list":"-"}"#,
+        r#"{"code":0}"#,
+    ] {
+        assert!(
+            decode::<MyTradesRequest>(body).unwrap().list.is_empty(),
+            "{body}"
+        );
+    }
 }
 
 fn detail_body(detail: &str) -> String {
@@ -449,29 +741,39 @@ fn decode_detail_object_with_int_tid() {
     assert_eq!(out.data.detail.len(), 1);
     let f = &out.data.detail[0];
     assert_eq!(f.tid, "33");
-    assert_eq!(f.date, TimestampSecs(1_562_303_547));
-    assert_eq!(f.executed_amount, d("1"));
-    assert_eq!(f.executed_price, d("0.1"));
+    assert_eq!(f.date, Some(TimestampSecs(1_562_303_547)));
+    assert_eq!(f.executed_amount, Some(d("1")));
+    assert_eq!(f.executed_price, Some(d("0.1")));
 }
 
 #[test]
 fn decode_detail_array_with_string_tid() {
     let out = decode::<OrderDetailRequest>(&detail_body(
-        r#"[{"tid":"t-1","date":"1562303547","executed_amount":"0.4","executed_price":"30000.5"},{"tid":2,"date":1562303548,"executed_amount":0.6,"executed_price":30001,"fee":1}]"#,
+        r#"[{"tid":"t-1","date":"1562303547","executed_amount":"0.4","executed_price":"30000.5"},{"tid":2,"date":1562303548,"executed_amount":0.6,"executed_price":30001,"fee":1},{"tid":3,"date":"","executed_amount":"-","executed_price":null}]"#,
     ))
     .unwrap();
     let fills = &out.data.detail;
-    assert_eq!(fills.len(), 2);
+    assert_eq!(fills.len(), 3);
     assert_eq!(fills[0].tid, "t-1");
-    assert_eq!(fills[0].executed_amount, d("0.4"));
-    assert_eq!(fills[0].executed_price, d("30000.5"));
+    assert_eq!(fills[0].executed_amount, Some(d("0.4")));
+    assert_eq!(fills[0].executed_price, Some(d("30000.5")));
     assert_eq!(fills[1].tid, "2");
-    assert_eq!(fills[1].date, TimestampSecs(1_562_303_548));
+    assert_eq!(fills[1].date, Some(TimestampSecs(1_562_303_548)));
+    // Placeholders in a fill's optional fields are absent.
+    assert_eq!(fills[2].tid, "3");
+    assert_eq!(
+        (
+            fills[2].date,
+            fills[2].executed_amount,
+            fills[2].executed_price
+        ),
+        (None, None, None)
+    );
 }
 
 #[test]
 fn decode_detail_absent_forms() {
-    for detail in ["null", "{}", "[]", r#""""#] {
+    for detail in ["null", "{}", "[]", r#""""#, r#""-""#, r#"{"tid":null}"#] {
         let out = decode::<OrderDetailRequest>(&detail_body(detail)).unwrap();
         assert!(out.data.detail.is_empty(), "{detail}");
     }
@@ -484,7 +786,7 @@ fn decode_detail_absent_forms() {
 }
 
 #[test]
-fn decode_detail_partial_object_names_path() {
+fn decode_detail_fill_without_tid_names_path() {
     let e = decode::<OrderDetailRequest>(&detail_body(r#"{"date":1,"executed_amount":1}"#))
         .unwrap_err();
     match e {
@@ -494,33 +796,104 @@ fn decode_detail_partial_object_names_path() {
         }
         other => panic!("expected a decode error, got {other:?}"),
     }
+    for fill in [r#"{"date":1}"#, r#"{"tid":"","date":1}"#, r#"{"tid":null}"#] {
+        let e = decode::<OrderDetailRequest>(&detail_body(&format!("[{fill}]"))).unwrap_err();
+        assert!(decode_path(e).starts_with("data.detail[0]"), "{fill}");
+    }
+    let e = decode::<OrderDetailRequest>(&detail_body(r#"{"tid":{"x":1},"date":1}"#)).unwrap_err();
+    assert!(decode_path(e).starts_with("data.detail"));
+}
+
+#[test]
+fn decode_detail_without_data_is_an_error() {
+    for body in [r#"{"code":0}"#, r#"{"code":0,"data":null}"#] {
+        let e = decode::<OrderDetailRequest>(body).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Decode, "{body}");
+    }
 }
 
 #[test]
 fn decode_my_trades() {
-    let body = r#"{"code":0,"list":[{"timestamp":1562303547,"is_maker":true,"id":"1562303547123","amount":0.1,"fee":0.00002,"fee_currency":"btc","price":7000.5,"side":"buy","order_id":"dd3164b333a4afa9d5730bb87f6db8b3","symbol":"btc_usdt"},{"timestamp":"1562303548","is_maker":0,"id":98765,"amount":"2","fee":"","fee_currency":"usdt","price":"1e-07","side":"sell_market","order_id":"x","symbol":"btc_usdt"},{"timestamp":1,"is_maker":"1","id":1,"amount":1,"price":1,"side":"short","order_id":"y"},{"timestamp":1,"id":2,"amount":1,"price":1,"side":"sell","order_id":"z"}]}"#;
+    let body = r#"{"code":0,"list":[{"timestamp":1562303547,"is_maker":true,"id":"1562303547123","amount":0.1,"fee":0.00002,"fee_currency":"btc","price":7000.5,"side":"buy","order_id":"dd3164b333a4afa9d5730bb87f6db8b3","symbol":"BTC_USDT"},{"timestamp":"1562303548","is_maker":0,"id":98765,"amount":"2","fee":"","fee_currency":"usdt","price":"1e-07","side":"sell_market","order_id":"x","symbol":"btc_usdt"},{"timestamp":1,"is_maker":"1","id":1,"amount":1,"price":1,"side":"short","order_id":"y"},{"id":2}]}"#;
     let out = decode::<MyTradesRequest>(body).unwrap();
     assert_eq!(out.list.len(), 4);
     let a = &out.list[0];
     assert_eq!(a.id, "1562303547123");
-    assert_eq!(a.timestamp, TimestampSecs(1_562_303_547));
-    assert!(a.is_maker);
-    assert_eq!(a.amount, d("0.1"));
-    assert_eq!(a.fee.to_string(), "0.00002");
-    assert_eq!(a.fee_currency, "btc");
-    assert_eq!(a.price, d("7000.5"));
-    assert_eq!(a.side, OrderType::Buy);
-    assert_eq!(a.order_id, "dd3164b333a4afa9d5730bb87f6db8b3");
-    assert_eq!(a.symbol, "btc_usdt");
+    assert_eq!(a.timestamp, Some(TimestampSecs(1_562_303_547)));
+    assert_eq!(a.is_maker, Some(true));
+    assert_eq!(a.amount, Some(d("0.1")));
+    assert_eq!(a.fee.unwrap().to_string(), "0.00002");
+    assert_eq!(a.fee_currency.as_deref(), Some("btc"));
+    assert_eq!(a.price, Some(d("7000.5")));
+    assert_eq!(a.side, Some(OrderType::Buy));
+    assert_eq!(
+        a.order_id.as_deref(),
+        Some("dd3164b333a4afa9d5730bb87f6db8b3")
+    );
+    assert_eq!(a.symbol, Some(Pair::new("btc_usdt")));
     let b = &out.list[1];
     assert_eq!(b.id, "98765");
-    assert!(!b.is_maker);
-    assert_eq!(b.fee, d("0"));
-    assert_eq!(b.price.to_string(), "0.0000001");
-    assert_eq!(b.side, OrderType::SellMarket);
-    assert!(out.list[2].is_maker);
-    assert_eq!(out.list[2].side, OrderType::Other("short".into()));
-    assert!(!out.list[3].is_maker);
+    assert_eq!(b.is_maker, Some(false));
+    assert_eq!(b.fee, None);
+    assert_eq!(b.price.unwrap().to_string(), "0.0000001");
+    assert_eq!(b.side, Some(OrderType::SellMarket));
+    assert_eq!(b.symbol, a.symbol);
+    assert_eq!(out.list[2].is_maker, Some(true));
+    assert_eq!(out.list[2].side, Some(OrderType::Other("short".into())));
+    // A trade with nothing but its id is a trade; an absent flag is unknown, not false.
+    let d4 = &out.list[3];
+    assert_eq!(d4.id, "2");
+    assert_eq!(d4.is_maker, None);
+    assert_eq!(d4.order_id, None);
+    assert_eq!(d4.timestamp, None);
+    assert_eq!(d4.price, None);
+}
+
+#[test]
+fn decode_my_trades_placeholders_and_unreadable_values() {
+    let (v, unreadable) = decode_report(
+        "GET",
+        "/v3/margin/mytrades",
+        r#"{"code":0,"list":[{"id":1,"order_id":"-","symbol":"","price":"--","amount":null,"fee":"-","fee_currency":"","timestamp":"","side":"","is_maker":""},{"id":2,"price":"x","is_maker":"maybe","timestamp":{"t":1},"order_id":[1]}]}"#,
+    );
+    assert_eq!(
+        unreadable,
+        vec![
+            "list[1].price",
+            "list[1].is_maker",
+            "list[1].timestamp",
+            "list[1].order_id"
+        ]
+    );
+    let t = &v["list"][0];
+    for field in [
+        "order_id",
+        "symbol",
+        "price",
+        "amount",
+        "fee",
+        "fee_currency",
+        "timestamp",
+        "side",
+        "is_maker",
+    ] {
+        assert_eq!(t[field], serde_json::Value::Null, "{field}");
+    }
+    assert_eq!(t["id"], "1");
+}
+
+#[test]
+fn decode_my_trades_id_is_required() {
+    for trade in [
+        r#"{"price":1}"#,
+        r#"{"id":""}"#,
+        r#"{"id":null}"#,
+        r#"{"id":"-"}"#,
+    ] {
+        let body = format!(r#"{{"code":0,"list":[{{"id":1}},{trade}]}}"#);
+        let got = decode_path(decode::<MyTradesRequest>(&body).unwrap_err());
+        assert!(got.starts_with("list[1]"), "{trade}: {got}");
+    }
 }
 
 #[test]
@@ -537,6 +910,29 @@ fn decode_placed_and_batch_placed() {
 }
 
 #[test]
+fn placed_order_ids_are_required() {
+    for body in [
+        r#"{"code":0}"#,
+        r#"{"code":0,"order_id":""}"#,
+        r#"{"code":0,"order_id":null}"#,
+        r#"{"code":0,"order_id":"-"}"#,
+    ] {
+        let e = decode::<PlaceOrder>(body).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Decode, "{body}");
+    }
+    for (body, path) in [
+        (r#"{"code":0}"#, "."),
+        (r#"{"code":0,"order_ids":null}"#, "order_ids"),
+        (r#"{"code":0,"order_ids":""}"#, "order_ids"),
+        (r#"{"code":0,"order_ids":["a",null]}"#, "order_ids[1]"),
+        (r#"{"code":0,"order_ids":["a","-"]}"#, "order_ids[1]"),
+    ] {
+        let got = decode_path(decode::<BatchPlaceOrders>(body).unwrap_err());
+        assert_eq!(got, path, "{body}");
+    }
+}
+
+#[test]
 fn decode_cancel_result() {
     let r =
         decode::<CancelOrders>(r#"{"code":0,"date":1589872188,"success":["a",7],"error":["b"]}"#)
@@ -548,8 +944,24 @@ fn decode_cancel_result() {
     assert_eq!(r.success, vec!["a".to_owned()]);
     assert!(r.error.is_empty());
     assert_eq!(r.date, None);
-    let r = decode::<CancelOrders>(r#"{"code":0,"success":null,"error":null}"#).unwrap();
+    let r = decode::<CancelOrders>(r#"{"code":0,"success":null,"error":null,"date":""}"#).unwrap();
     assert!(r.success.is_empty() && r.error.is_empty());
+    assert_eq!(r.date, None);
+    // An acknowledgement without the lists decodes to empty lists.
+    let r = decode::<CancelOrders>(r#"{"code":0}"#).unwrap();
+    assert!(r.success.is_empty() && r.error.is_empty() && r.date.is_none());
+    // A listed id that is not an id fails, naming it.
+    let got = decode_path(
+        decode::<CancelOrders>(r#"{"code":0,"success":["a",null],"error":[]}"#).unwrap_err(),
+    );
+    assert_eq!(got, "success[1]");
+    // An unreadable date is absent and reported.
+    let (_, unreadable) = decode_report(
+        "POST",
+        "/v3/spot/order/cancel",
+        r#"{"code":0,"success":["a"],"date":"today"}"#,
+    );
+    assert_eq!(unreadable, vec!["date"]);
 }
 
 #[test]
@@ -580,7 +992,9 @@ fn models_serialize_decimals_as_strings() {
     let out = decode::<OrderDetailRequest>(&body).unwrap();
     let json = serde_json::to_string(&out).unwrap();
     assert!(json.contains(r#""type":"buy""#), "{json}");
+    assert!(json.contains(r#""symbol":"btc_usdt""#), "{json}");
     assert!(json.contains(r#""price":"0.1""#), "{json}");
+    assert!(json.contains(r#""status":0"#), "{json}");
     assert!(json.contains(r#""finished_date":null"#), "{json}");
     assert!(
         json.contains(

@@ -3,8 +3,9 @@ use support::*;
 
 use digifinex_core::catalog::{self, ParamMap};
 use digifinex_core::spot::{
-    CancelWithdraw, DepositAddress, DepositAddressRequest, DepositHistoryRequest, DepositState,
-    HistoryDirection, Withdraw, WithdrawHistoryRequest, WithdrawState,
+    CancelWithdraw, DepositAddress, DepositAddressRequest, DepositHistory, DepositHistoryRequest,
+    DepositRecord, DepositState, HistoryDirection, Withdraw, WithdrawHistoryRequest,
+    WithdrawRecord, WithdrawState,
 };
 use digifinex_core::{Config, Endpoint, Error, ErrorKind};
 
@@ -215,24 +216,48 @@ fn decode_deposit_addresses() {
         out.data,
         vec![
             DepositAddress {
-                currency: "USDT".into(),
+                currency: Some("USDT".into()),
                 address: "0xd9aF".into(),
                 address_tag: None,
                 chain: Some("ERC20".into()),
             },
             DepositAddress {
-                currency: "XRP".into(),
+                currency: Some("XRP".into()),
                 address: "rXyz".into(),
                 address_tag: Some("104632".into()),
                 chain: None,
             },
             DepositAddress {
-                currency: "BTC".into(),
+                currency: Some("BTC".into()),
                 address: "bc1q".into(),
                 address_tag: None,
                 chain: None,
             },
         ]
+    );
+    // The address is what the caller uses: required. The rest may be placeholders.
+    let out = decode::<DepositAddressRequest>(
+        r#"{"code":200,"data":[{"currency":null,"address":"0x1","addressTag":null,"chain":""}]}"#,
+    )
+    .unwrap();
+    assert_eq!(out.data[0].currency, None);
+    assert_eq!(out.data[0].address, "0x1");
+    for bad in [
+        r#"{"code":200,"data":[{"currency":"USDT","address":""}]}"#,
+        r#"{"code":200,"data":[{"currency":"USDT","address":"-"}]}"#,
+        r#"{"code":200,"data":[{"currency":"USDT"}]}"#,
+    ] {
+        match decode::<DepositAddressRequest>(bad) {
+            Err(Error::Decode { path, .. }) => assert!(path.starts_with("data[0]"), "{path}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    // A null list is empty.
+    assert!(
+        decode::<DepositAddressRequest>(r#"{"code":200,"data":null}"#)
+            .unwrap()
+            .data
+            .is_empty()
     );
 }
 
@@ -246,17 +271,79 @@ fn decode_deposit_history_current_shape() {
         panic!("one record expected: {out:?}")
     };
     assert_eq!(r.id, "1171");
-    assert_eq!(r.currency, "xrp");
+    assert_eq!(r.currency.as_deref(), Some("xrp"));
     assert_eq!(
         r.hash_id.as_deref(),
         Some("ed03094b84eafbe4bc16e7ef766ee959885ee5bcb265872baaa9c64e1cf86c2b")
     );
     assert_eq!(r.chain, None);
-    assert_eq!(r.amount, d("7.457467"));
-    assert_eq!(r.address, "rae93V8d2mdoUQHwBDBdM4NHCMehRJAsbm");
-    assert_eq!(r.state, DepositState::Deposited);
-    assert_eq!(r.created_date, "2020-04-20 11:23:00");
-    assert_eq!(r.update_date, "2020-04-20 13:23:00");
+    assert_eq!(r.amount, Some(d("7.457467")));
+    assert_eq!(
+        r.address.as_deref(),
+        Some("rae93V8d2mdoUQHwBDBdM4NHCMehRJAsbm")
+    );
+    assert_eq!(r.state, Some(DepositState::Deposited));
+    assert_eq!(r.created_date.as_deref(), Some("2020-04-20 11:23:00"));
+    assert_eq!(r.update_date.as_deref(), Some("2020-04-20 13:23:00"));
+    assert_eq!((r.memo.clone(), r.fee), (None, None));
+    // Rendered with the current wire names.
+    let v = serde_json::to_value(r).unwrap();
+    assert_eq!(
+        v["hashId"],
+        "ed03094b84eafbe4bc16e7ef766ee959885ee5bcb265872baaa9c64e1cf86c2b"
+    );
+    assert_eq!(v["amount"], "7.457467");
+    assert_eq!(v["state"], 3);
+}
+
+#[test]
+fn decode_deposit_history_ccxt_sample_with_memo_fee_and_a_word_state() {
+    // The record sampled in ccxt/ccxt js/digifinex.js (fetchTransactionsByType): older names,
+    // memo and fee, and an undocumented word in `state`, which is kept.
+    let out = decode::<DepositHistoryRequest>(
+        r#"{"code":200,"data":[{"id":1171,"currency":"xrp","hash":"ed03094b","chain":"","amount":7.457467,"address":"rae93V8d2mdoUQHwBDBdM4NHCMehRJAsbm","memo":"100040","fee":0,"state":"safe","created_date":"2020-04-20 11:23:00","finished_date":"2020-04-20 13:23:00"}]}"#,
+    )
+    .unwrap();
+    let r = &out.data[0];
+    assert_eq!(r.hash_id.as_deref(), Some("ed03094b"));
+    assert_eq!(r.memo.as_deref(), Some("100040"));
+    assert_eq!(r.fee, Some(d("0")));
+    assert_eq!(r.state, Some(DepositState::Other("safe".into())));
+    assert_eq!(r.update_date.as_deref(), Some("2020-04-20 13:23:00"));
+    // An unknown word survives a serialize round trip as its text.
+    let json = serde_json::to_string(&out).unwrap();
+    assert!(json.contains(r#""state":"safe""#), "{json}");
+}
+
+#[test]
+fn both_spellings_of_renamed_fields_decode_and_the_current_one_wins() {
+    let out = decode::<DepositHistoryRequest>(
+        r#"{"code":200,"data":[
+            {"id":1,"hashId":"new","hash":"old","update_date":"2020-01-02","finished_date":"2020-01-01"},
+            {"id":2,"hashId":"","hash":"old","update_date":null,"finished_date":"2020-01-01"},
+            {"id":3,"hashId":"-","update_date":""}
+        ]}"#,
+    )
+    .unwrap();
+    let got: Vec<_> = out
+        .data
+        .iter()
+        .map(|r| (r.hash_id.as_deref(), r.update_date.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (Some("new"), Some("2020-01-02")),
+            (Some("old"), Some("2020-01-01")),
+            (None, None)
+        ]
+    );
+    let out = decode::<WithdrawHistoryRequest>(
+        r#"{"code":200,"data":[{"id":1,"hash":"old","hashId":"new","finished_date":"f"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(out.data[0].hash_id.as_deref(), Some("new"));
+    assert_eq!(out.data[0].update_date.as_deref(), Some("f"));
 }
 
 #[test]
@@ -272,31 +359,64 @@ fn decode_deposit_history_older_shape() {
     assert_eq!(r.id, "1172");
     assert_eq!(r.hash_id.as_deref(), Some("abc"));
     assert_eq!(r.chain.as_deref(), Some("BTC"));
-    assert_eq!(r.amount, d("0.001"));
-    assert_eq!(r.amount.to_string(), "0.00100000");
-    assert_eq!(r.state, DepositState::InDeposit);
-    assert_eq!(r.update_date, "2020-04-21 02:00:00");
+    assert_eq!(r.amount, Some(d("0.001")));
+    assert_eq!(r.amount.unwrap().to_string(), "0.00100000");
+    assert_eq!(r.state, Some(DepositState::InDeposit));
+    assert_eq!(r.update_date.as_deref(), Some("2020-04-21 02:00:00"));
 }
 
 #[test]
 fn decode_deposit_states_and_missing_optionals() {
-    for (code, want) in [
-        (1, DepositState::InDeposit),
-        (2, DepositState::ToBeConfirmed),
-        (3, DepositState::Deposited),
-        (4, DepositState::Stopped),
-        (9, DepositState::Unknown(9)),
+    for (state, want) in [
+        ("1", Some(DepositState::InDeposit)),
+        ("2", Some(DepositState::ToBeConfirmed)),
+        ("3", Some(DepositState::Deposited)),
+        ("4", Some(DepositState::Stopped)),
+        ("9", Some(DepositState::Unknown(9))),
+        // Words: the documented names, and the variant names in any case and separators.
+        (r#""in deposit""#, Some(DepositState::InDeposit)),
+        (r#""TO_BE_CONFIRMED""#, Some(DepositState::ToBeConfirmed)),
+        (r#""successfully deposited""#, Some(DepositState::Deposited)),
+        (r#""Deposited""#, Some(DepositState::Deposited)),
+        (r#""stopped""#, Some(DepositState::Stopped)),
+        (r#""3""#, Some(DepositState::Deposited)),
+        (
+            r#""confirming""#,
+            Some(DepositState::Other("confirming".into())),
+        ),
+        // Placeholders: absent.
+        (r#""""#, None),
+        (r#""-""#, None),
+        ("null", None),
     ] {
-        let body = format!(r#"{{"code":200,"data":[{{"id":5,"amount":"1","state":{code}}}]}}"#);
+        let body = format!(r#"{{"code":200,"data":[{{"id":5,"amount":"1","state":{state}}}]}}"#);
         let out = decode::<DepositHistoryRequest>(&body).unwrap();
         let [r] = out.data.as_slice() else {
             panic!("one record expected: {out:?}")
         };
-        assert_eq!(r.state, want);
+        assert_eq!(r.state, want, "{state}");
         assert_eq!(r.hash_id, None);
         assert_eq!(r.chain, None);
-        assert_eq!(r.update_date, "");
+        assert_eq!(r.update_date, None);
     }
+    // Only the id is required: a record with nothing else is kept whole.
+    let out = decode::<DepositHistoryRequest>(r#"{"code":200,"data":[{"id":"77"}]}"#).unwrap();
+    assert_eq!(
+        out.data,
+        vec![DepositRecord {
+            id: "77".into(),
+            currency: None,
+            hash_id: None,
+            chain: None,
+            amount: None,
+            address: None,
+            memo: None,
+            fee: None,
+            state: None,
+            created_date: None,
+            update_date: None,
+        }]
+    );
     // Unknown state survives a serialize round trip.
     let out =
         decode::<DepositHistoryRequest>(r#"{"code":200,"data":[{"id":5,"amount":"1","state":9}]}"#)
@@ -329,12 +449,12 @@ fn decode_withdraw_history_current_shape() {
     assert_eq!(r.id, "1171");
     assert_eq!(r.hash_id.as_deref(), Some("ed03094b"));
     assert_eq!(r.chain, None);
-    assert_eq!(r.amount, d("7.457467"));
+    assert_eq!(r.amount, Some(d("7.457467")));
     assert_eq!(r.memo.as_deref(), Some("100040"));
-    assert_eq!(r.fee, d("0.1"));
-    assert_eq!(r.state, WithdrawState::Completed);
-    assert_eq!(r.created_date, "2020-04-20 11:23:00");
-    assert_eq!(r.update_date, "2020-04-20 13:23:00");
+    assert_eq!(r.fee, Some(d("0.1")));
+    assert_eq!(r.state, Some(WithdrawState::Completed));
+    assert_eq!(r.created_date.as_deref(), Some("2020-04-20 11:23:00"));
+    assert_eq!(r.update_date.as_deref(), Some("2020-04-20 13:23:00"));
 }
 
 #[test]
@@ -349,31 +469,60 @@ fn decode_withdraw_history_older_shape() {
     assert_eq!(r.id, "99");
     assert_eq!(r.hash_id.as_deref(), Some("0xfe"));
     assert_eq!(r.chain.as_deref(), Some("ERC20"));
-    assert_eq!(r.amount, d("12.5"));
+    assert_eq!(r.amount, Some(d("12.5")));
     assert_eq!(r.memo, None);
-    assert_eq!(r.fee, d("1"));
-    assert_eq!(r.state, WithdrawState::Rejected);
-    assert_eq!(r.update_date, "2020-01-01 01:00:00");
+    assert_eq!(r.fee, Some(d("1")));
+    assert_eq!(r.state, Some(WithdrawState::Rejected));
+    assert_eq!(r.update_date.as_deref(), Some("2020-01-01 01:00:00"));
 }
 
 #[test]
 fn decode_withdraw_states() {
-    for (code, want) in [
-        (1, WithdrawState::Applying),
-        (2, WithdrawState::ToBeConfirmed),
-        (3, WithdrawState::Completed),
-        (4, WithdrawState::Rejected),
-        (0, WithdrawState::Unknown(0)),
+    for (state, want) in [
+        ("1", Some(WithdrawState::Applying)),
+        ("2", Some(WithdrawState::ToBeConfirmed)),
+        ("3", Some(WithdrawState::Completed)),
+        ("4", Some(WithdrawState::Rejected)),
+        ("0", Some(WithdrawState::Unknown(0))),
+        ("application in progress", Some(WithdrawState::Applying)),
+        ("APPLYING", Some(WithdrawState::Applying)),
+        ("to-be-confirmed", Some(WithdrawState::ToBeConfirmed)),
+        ("Completed", Some(WithdrawState::Completed)),
+        ("rejected", Some(WithdrawState::Rejected)),
+        ("cancelled", Some(WithdrawState::Other("cancelled".into()))),
+        ("", None),
+        ("-", None),
     ] {
         let body = format!(
-            r#"{{"code":200,"data":[{{"id":5,"amount":"1","fee":"0","state":"{code}"}}]}}"#
+            r#"{{"code":200,"data":[{{"id":5,"amount":"1","fee":"0","state":"{state}"}}]}}"#
         );
         let out = decode::<WithdrawHistoryRequest>(&body).unwrap();
         let [r] = out.data.as_slice() else {
             panic!("one record expected: {out:?}")
         };
-        assert_eq!(r.state, want);
+        assert_eq!(r.state, want, "{state:?}");
     }
+    // Only the id is required.
+    let out = decode::<WithdrawHistoryRequest>(
+        r#"{"code":200,"data":[{"id":6,"amount":"-","fee":"","state":null,"address":null}]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        out.data,
+        vec![WithdrawRecord {
+            id: "6".into(),
+            currency: None,
+            hash_id: None,
+            chain: None,
+            amount: None,
+            address: None,
+            memo: None,
+            fee: None,
+            state: None,
+            created_date: None,
+            update_date: None,
+        }]
+    );
 }
 
 #[test]
@@ -390,28 +539,70 @@ fn decode_withdraw_created_and_cancelled() {
             .withdraw_id,
         "9007199254740993"
     );
+    // The new withdrawal's id is the whole answer: required.
+    for bad in [
+        r#"{"code":200}"#,
+        r#"{"code":200,"withdraw_id":""}"#,
+        r#"{"code":200,"withdraw_id":null}"#,
+    ] {
+        match decode::<Withdraw>(bad) {
+            Err(Error::Decode { path, .. }) => {
+                assert!(path == "withdraw_id" || path == ".", "{bad}: {path}")
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
     assert_eq!(
         decode::<CancelWithdraw>(r#"{"code":200,"withdraw_id":700}"#)
             .unwrap()
-            .withdraw_id,
-        "700"
+            .withdraw_id
+            .as_deref(),
+        Some("700")
     );
     assert_eq!(
         decode::<CancelWithdraw>(r#"{"code":200,"withdraw_id":"701"}"#)
             .unwrap()
-            .withdraw_id,
-        "701"
+            .withdraw_id
+            .as_deref(),
+        Some("701")
     );
+    // The cancel acknowledgement only echoes the id: without it, the success code is the answer.
+    for ack in [
+        r#"{"code":200}"#,
+        r#"{"code":200,"withdraw_id":""}"#,
+        r#"{"code":200,"withdraw_id":"-"}"#,
+    ] {
+        assert_eq!(
+            decode::<CancelWithdraw>(ack).unwrap().withdraw_id,
+            None,
+            "{ack}"
+        );
+    }
 }
 
 #[test]
-fn decode_bad_amount_names_path() {
-    let e =
-        decode::<DepositHistoryRequest>(r#"{"code":200,"data":[{"id":1,"amount":"x","state":1}]}"#)
-            .unwrap_err();
-    match e {
-        Error::Decode { path, .. } => assert_eq!(path, "data[0].amount"),
-        other => panic!("expected a decode error, got {other:?}"),
+fn decode_unreadable_optional_value_is_absent_and_reported_but_a_bad_id_fails() {
+    let (out, unreadable) = digifinex_core::endpoint::parse_body_report::<DepositHistory>(
+        &DepositHistoryRequest::META,
+        200,
+        &http::HeaderMap::new(),
+        br#"{"code":200,"data":[{"id":1,"amount":"x","state":1},{"id":2,"amount":"3"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(out.data[0].amount, None);
+    assert_eq!(out.data[0].state, Some(DepositState::InDeposit));
+    assert_eq!(out.data[1].amount, Some(d("3")));
+    assert_eq!(unreadable.len(), 1, "{unreadable:?}");
+    assert_eq!(unreadable[0].path, "data[0].amount");
+    for bad in [
+        r#"{"code":200,"data":[{"amount":"1","state":1}]}"#,
+        r#"{"code":200,"data":[{"id":"","amount":"1"}]}"#,
+        r#"{"code":200,"data":[{"id":{"x":1},"amount":"1"}]}"#,
+    ] {
+        match decode::<DepositHistoryRequest>(bad) {
+            Err(Error::Decode { path, .. }) => assert!(path.starts_with("data[0]"), "{path}"),
+            other => panic!("{bad}: {other:?}"),
+        }
     }
 }
 

@@ -2,9 +2,10 @@
 //! rates, bills, funding fees and transfer records.
 //!
 //! The response bodies below are hand-written from the field tables of the swap spec (§2 and §4
-//! of `swap-v2-copy-trading.md`): no real captures of the swap API exist in this repository.
-//! They mix the documented strings with numbers, empty strings, unknown enum values and missing
-//! optional fields, as the real API is known to do.
+//! of `swap-v2-copy-trading.md`), the live-venue notes (`venue-notes.md`) and the answers ccxt
+//! publishes (ccxt/ccxt `ts/src/digifinex.ts`). They mix the documented strings with numbers,
+//! placeholders (`""`, `"-"`, `null`), words in code fields, unknown enum values, missing
+//! optional fields and acknowledgements without `data`, as the real API is known to do.
 
 mod support;
 use support::*;
@@ -12,9 +13,9 @@ use support::*;
 use digifinex_core::catalog;
 use digifinex_core::swap::{
     BalanceRequest, FinanceRecordRequest, FinanceType, FundingFeeRequest, InstrumentType,
-    LeverageRequest, MarginAdjustment, MarginMode, PositionMarginRequest, PositionModeRequest,
-    PositionSide, PositionsRequest, TradingFeeRateRequest, TransferRecordRequest,
-    TransferRecordType,
+    LeverageRequest, MarginAdjustment, MarginMode, PositionMarginRequest, PositionMarginSide,
+    PositionModeRequest, PositionSide, PositionsRequest, TradingFeeRateRequest,
+    TransferRecordRequest, TransferRecordType, TransferRequest, TransferType,
 };
 use digifinex_core::{
     build, ApiCode, Config, Endpoint, Error, ErrorKind, SwapCode, TimestampMillis,
@@ -214,6 +215,42 @@ fn balance_decode() {
     assert!(decode_swap::<BalanceRequest>(r#"{"code":0,"data":null}"#)
         .unwrap()
         .is_empty());
+    assert!(decode_swap::<BalanceRequest>(r#"{"code":0}"#)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn balance_placeholders_are_absent_and_the_currency_is_required() {
+    let list = decode_swap::<BalanceRequest>(
+        r#"{"code":0,"data":[{"currency":"USDT","equity":"-","margin":null,"margin_ratio":"--",
+        "avail_balance":"12.5","unrealized_pnl":"abc","time_stamp":"-"}]}"#,
+    )
+    .unwrap();
+    let b = &list[0];
+    assert_eq!(b.equity, None);
+    assert_eq!(b.margin, None);
+    assert_eq!(b.margin_ratio, None);
+    assert_eq!(b.avail_balance, Some(d("12.5")));
+    // Unreadable: absent, the row survives.
+    assert_eq!(b.unrealized_pnl, None);
+    assert_eq!(b.time_stamp, None);
+    for (body, at) in [
+        (
+            r#"{"code":0,"data":[{"currency":"-","equity":"1"}]}"#,
+            "data[0].currency",
+        ),
+        (
+            r#"{"code":0,"data":[{"currency":null}]}"#,
+            "data[0].currency",
+        ),
+        (r#"{"code":0,"data":[{"equity":"1"}]}"#, "data[0]"),
+    ] {
+        match decode_swap::<BalanceRequest>(body) {
+            Err(Error::Decode { path, .. }) => assert_eq!(path, at, "{body}"),
+            other => panic!("{body}: {other:?}"),
+        }
+    }
 }
 
 #[test]
@@ -328,6 +365,37 @@ fn positions_decode() {
     assert_eq!(v["unrealized_pnl"], "-0.015");
 }
 
+#[test]
+fn positions_placeholders_are_absent_and_the_instrument_is_required() {
+    let list = decode_swap::<PositionsRequest>(
+        r#"{"code":0,"data":[{"instrument_id":"BTCUSDTPERP","margin_mode":"-","side":"",
+        "position":"-","leverage":null,"avg_cost":"--","timestamp":""}]}"#,
+    )
+    .unwrap();
+    let p = &list[0];
+    assert_eq!(p.margin_mode, None);
+    assert_eq!(p.side, None);
+    assert_eq!(p.position, None);
+    assert_eq!(p.leverage, None);
+    assert_eq!(p.avg_cost, None);
+    assert_eq!(p.timestamp, None);
+    for (body, at) in [
+        (
+            r#"{"code":0,"data":[{"instrument_id":"","side":"long"}]}"#,
+            "data[0].instrument_id",
+        ),
+        (r#"{"code":0,"data":[{"side":"long"}]}"#, "data[0]"),
+    ] {
+        match decode_swap::<PositionsRequest>(body) {
+            Err(Error::Decode { path, .. }) => assert_eq!(path, at, "{body}"),
+            other => panic!("{body}: {other:?}"),
+        }
+    }
+    assert!(decode_swap::<PositionsRequest>(r#"{"code":0}"#)
+        .unwrap()
+        .is_empty());
+}
+
 // ------------------------------------------------------------------------------------------
 // Position mode
 
@@ -384,13 +452,22 @@ fn position_mode_decode_and_errors() {
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","margin_mode":"isolated"}}"#,
     )
     .unwrap();
-    assert_eq!(a.instrument_id, "BTCUSDTPERP");
-    assert_eq!(a.margin_mode, MarginMode::Isolated);
+    assert_eq!(a.instrument_id.as_deref(), Some("BTCUSDTPERP"));
+    assert_eq!(a.margin_mode, Some(MarginMode::Isolated));
     let a = decode_swap::<PositionModeRequest>(
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","margin_mode":"hedged"}}"#,
     )
     .unwrap();
-    assert_eq!(a.margin_mode, MarginMode::Other("hedged".into()));
+    assert_eq!(a.margin_mode, Some(MarginMode::Other("hedged".into())));
+    // An answer without `data` is an acknowledgement without fields; placeholders are absent.
+    for body in [
+        r#"{"code":0}"#,
+        r#"{"code":0,"data":null}"#,
+        r#"{"code":0,"data":{"instrument_id":"","margin_mode":"-"}}"#,
+    ] {
+        let a = decode_swap::<PositionModeRequest>(body).unwrap();
+        assert_eq!((a.instrument_id, a.margin_mode), (None, None), "{body}");
+    }
     assert_eq!(
         api_code(decode_swap::<PositionModeRequest>(r#"{"code":401016}"#)),
         SwapCode::PositionExist
@@ -475,34 +552,64 @@ fn position_margin_request_shape_and_validation() {
 }
 
 #[test]
-fn position_margin_decode_keeps_side_as_text() {
-    // The spec describes the answer's `side` as the margin mode; the request sent long/short.
-    // Both forms decode, as text.
+fn position_margin_decode_accepts_a_side_or_a_mode() {
+    // The spec describes the answer's `side` as the margin mode; the request sent long/short and
+    // a published answer echoes `long` (ccxt/ccxt ts/src/digifinex.ts). Both readings decode.
     let a = decode_swap::<PositionMarginRequest>(
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","side":"isolated","type":1,"amount":"25.50"}}"#,
     )
     .unwrap();
-    assert_eq!(a.instrument_id, "BTCUSDTPERP");
-    assert_eq!(a.side, "isolated");
-    assert_eq!(a.adjustment, MarginAdjustment::Add);
-    assert_eq!(a.amount, d("25.50"));
-    assert_eq!(a.amount.to_string(), "25.50");
+    assert_eq!(a.instrument_id.as_deref(), Some("BTCUSDTPERP"));
+    assert_eq!(a.side, Some(PositionMarginSide::Isolated));
+    assert_eq!(a.adjustment, Some(MarginAdjustment::Add));
+    assert_eq!(a.amount, Some(d("25.50")));
+    assert_eq!(a.amount.unwrap().to_string(), "25.50");
     let a = decode_swap::<PositionMarginRequest>(
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","side":"short","type":"2","amount":3}}"#,
     )
     .unwrap();
-    assert_eq!(a.side, "short");
-    assert_eq!(a.adjustment, MarginAdjustment::Reduce);
-    assert_eq!(a.amount, d("3"));
+    assert_eq!(a.side, Some(PositionMarginSide::Short));
+    assert_eq!(a.adjustment, Some(MarginAdjustment::Reduce));
+    assert_eq!(a.amount, Some(d("3")));
+    for (side, want) in [
+        ("long", PositionMarginSide::Long),
+        ("crossed", PositionMarginSide::Crossed),
+        ("cross", PositionMarginSide::Crossed),
+        ("isolate", PositionMarginSide::Isolated),
+        ("both", PositionMarginSide::Other("both".into())),
+    ] {
+        let a = decode_swap::<PositionMarginRequest>(&format!(
+            r#"{{"code":0,"data":{{"side":"{side}"}}}}"#
+        ))
+        .unwrap();
+        assert_eq!(a.side, Some(want), "{side}");
+    }
+    // A word in the code field; an unknown code is kept.
+    let a = decode_swap::<PositionMarginRequest>(
+        r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","type":"reduce","amount":"1"}}"#,
+    )
+    .unwrap();
+    assert_eq!(a.adjustment, Some(MarginAdjustment::Reduce));
     let a = decode_swap::<PositionMarginRequest>(
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","type":5,"amount":"1"}}"#,
     )
     .unwrap();
-    assert_eq!(a.side, "");
-    assert_eq!(a.adjustment, MarginAdjustment::Unknown(5));
+    assert_eq!(a.side, None);
+    assert_eq!(a.adjustment, Some(MarginAdjustment::Unknown(5)));
     let v = serde_json::to_value(&a).unwrap();
     assert_eq!(v["type"], 5);
     assert_eq!(v["amount"], "1");
+    // An answer without `data` is an acknowledgement without fields; placeholders are absent.
+    for body in [
+        r#"{"code":0}"#,
+        r#"{"code":0,"data":{"instrument_id":null,"side":"-","type":"","amount":"-"}}"#,
+    ] {
+        let a = decode_swap::<PositionMarginRequest>(body).unwrap();
+        assert_eq!(a.instrument_id, None, "{body}");
+        assert_eq!(a.side, None, "{body}");
+        assert_eq!(a.adjustment, None, "{body}");
+        assert_eq!(a.amount, None, "{body}");
+    }
     assert_eq!(
         api_code(decode_swap::<PositionMarginRequest>(r#"{"code":401015}"#)),
         SwapCode::PositionNotIsolated
@@ -603,16 +710,16 @@ fn leverage_decode() {
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","leverage":"20","margin_mode":"isolated","side":"long"}}"#,
     )
     .unwrap();
-    assert_eq!(a.instrument_id, "BTCUSDTPERP");
-    assert_eq!(a.leverage, d("20"));
+    assert_eq!(a.instrument_id.as_deref(), Some("BTCUSDTPERP"));
+    assert_eq!(a.leverage, Some(d("20")));
     assert_eq!(a.margin_mode, Some(MarginMode::Isolated));
     assert_eq!(a.side, Some(PositionSide::Long));
-    // `both` for crossed mode (observed beyond the spec), a numeric leverage.
+    // `both` for crossed mode (venue-notes.md; the answer ccxt publishes), a numeric leverage.
     let a = decode_swap::<LeverageRequest>(
-        r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","leverage":10,"margin_mode":"crossed","side":"both"}}"#,
+        r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","leverage":30,"margin_mode":"crossed","side":"both"}}"#,
     )
     .unwrap();
-    assert_eq!(a.leverage, d("10"));
+    assert_eq!(a.leverage, Some(d("30")));
     assert_eq!(a.margin_mode, Some(MarginMode::Crossed));
     assert_eq!(a.side, Some(PositionSide::Other("both".into())));
     // Empty and missing optional values.
@@ -620,12 +727,23 @@ fn leverage_decode() {
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","leverage":"7.5","side":""}}"#,
     )
     .unwrap();
-    assert_eq!(a.leverage, d("7.5"));
+    assert_eq!(a.leverage, Some(d("7.5")));
     assert_eq!(a.margin_mode, None);
     assert_eq!(a.side, None);
     let v = serde_json::to_value(&a).unwrap();
     assert_eq!(v["leverage"], "7.5");
     assert_eq!(v["side"], serde_json::Value::Null);
+    // An answer without `data` is an acknowledgement without fields; placeholders are absent.
+    for body in [
+        r#"{"code":0}"#,
+        r#"{"code":0,"data":{"instrument_id":"","leverage":"-","margin_mode":null,"side":"--"}}"#,
+    ] {
+        let a = decode_swap::<LeverageRequest>(body).unwrap();
+        assert_eq!(a.instrument_id, None, "{body}");
+        assert_eq!(a.leverage, None, "{body}");
+        assert_eq!(a.margin_mode, None, "{body}");
+        assert_eq!(a.side, None, "{body}");
+    }
     assert_eq!(
         api_code(decode_swap::<LeverageRequest>(
             r#"{"code":401001,"msg":"order exist"}"#
@@ -660,21 +778,24 @@ fn trading_fee_rate_request_and_decode() {
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","taker_fee_rate":"0.0005","maker_fee_rate":"-0.0001"}}"#,
     )
     .unwrap();
-    assert_eq!(f.instrument_id, "BTCUSDTPERP");
-    assert_eq!(f.taker_fee_rate, d("0.0005"));
-    assert_eq!(f.maker_fee_rate, d("-0.0001"));
+    assert_eq!(f.instrument_id.as_deref(), Some("BTCUSDTPERP"));
+    assert_eq!(f.taker_fee_rate, Some(d("0.0005")));
+    assert_eq!(f.maker_fee_rate, Some(d("-0.0001")));
     let f = decode_swap::<TradingFeeRateRequest>(
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","taker_fee_rate":6e-4,"maker_fee_rate":0.0002}}"#,
     )
     .unwrap();
-    assert_eq!(f.taker_fee_rate, d("0.0006"));
-    assert_eq!(f.maker_fee_rate, d("0.0002"));
-    match decode_swap::<TradingFeeRateRequest>(
-        r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","taker_fee_rate":"","maker_fee_rate":"0"}}"#,
-    ) {
-        Err(Error::Decode { path, .. }) => assert_eq!(path, "data.taker_fee_rate"),
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(f.taker_fee_rate, Some(d("0.0006")));
+    assert_eq!(f.maker_fee_rate, Some(d("0.0002")));
+    // Every field is optional: placeholders are absent, no `data` is a record without values.
+    let f = decode_swap::<TradingFeeRateRequest>(
+        r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","taker_fee_rate":"","maker_fee_rate":"-"}}"#,
+    )
+    .unwrap();
+    assert_eq!((f.taker_fee_rate, f.maker_fee_rate), (None, None));
+    let f = decode_swap::<TradingFeeRateRequest>(r#"{"code":0}"#).unwrap();
+    assert_eq!(f.instrument_id, None);
+    assert_eq!((f.taker_fee_rate, f.maker_fee_rate), (None, None));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -745,19 +866,36 @@ fn finance_record_decode() {
         r#"{"code":0,"data":[
         {"currency":"USDT","finance_type":15,"change":"-0.0123","timestamp":1657526400000},
         {"currency":"USDT","finance_type":"1","change":100,"timestamp":"1657522488402"},
-        {"currency":"USDT","finance_type":21,"change":"0.5","timestamp":1657522488402}]}"#,
+        {"currency":"USDT","finance_type":17,"change":"0.5","timestamp":1657522488402},
+        {"currency":"USDT","finance_type":"funding_fee","change":"0.1","timestamp":1657522488402},
+        {"currency":"USDT","finance_type":"ADL close long","change":"1","timestamp":1657522488402},
+        {"currency":"USDT","finance_type":"rebate","change":"2","timestamp":1657522488402},
+        {"currency":"","finance_type":"-","change":"-","timestamp":""}]}"#,
     )
     .unwrap();
-    assert_eq!(bills.len(), 3);
-    assert_eq!(bills[0].currency, "USDT");
-    assert_eq!(bills[0].finance_type, FinanceType::FundingFee);
-    assert_eq!(bills[0].change, d("-0.0123"));
-    assert_eq!(bills[0].timestamp, TimestampMillis(1_657_526_400_000));
-    assert_eq!(bills[1].finance_type, FinanceType::TransferIn);
-    assert_eq!(bills[1].change, d("100"));
-    assert_eq!(bills[1].timestamp, T1);
-    // A code beyond the spec decodes into the open arm.
-    assert_eq!(bills[2].finance_type, FinanceType::Unknown(21));
+    assert_eq!(bills.len(), 7);
+    assert_eq!(bills[0].currency.as_deref(), Some("USDT"));
+    assert_eq!(bills[0].finance_type, Some(FinanceType::FundingFee));
+    assert_eq!(bills[0].change, Some(d("-0.0123")));
+    assert_eq!(bills[0].timestamp, Some(TimestampMillis(1_657_526_400_000)));
+    assert_eq!(bills[1].finance_type, Some(FinanceType::TransferIn));
+    assert_eq!(bills[1].change, Some(d("100")));
+    assert_eq!(bills[1].timestamp, Some(T1));
+    // A code beyond the spec (17, seen live) decodes into the open arm.
+    assert_eq!(bills[2].finance_type, Some(FinanceType::Unknown(17)));
+    // Words: the documented names in any case and separator; an unknown word is kept.
+    assert_eq!(bills[3].finance_type, Some(FinanceType::FundingFee));
+    assert_eq!(bills[4].finance_type, Some(FinanceType::AdlCloseLong));
+    assert_eq!(
+        bills[5].finance_type,
+        Some(FinanceType::Other("rebate".into()))
+    );
+    // Every field of a bill is optional: placeholders are absent.
+    let b = &bills[6];
+    assert_eq!(
+        (&b.currency, &b.finance_type, b.change, b.timestamp),
+        (&None, &None, None, None)
+    );
     let v = serde_json::to_value(&bills[0]).unwrap();
     assert_eq!(v["finance_type"], 15);
     assert_eq!(v["change"], "-0.0123");
@@ -822,12 +960,22 @@ fn funding_fee_decode() {
     )
     .unwrap();
     assert_eq!(fees.len(), 2);
-    assert_eq!(fees[0].instrument_id, "BTCUSDTPERP");
-    assert_eq!(fees[0].currency, "USDT");
-    assert_eq!(fees[0].amount, d("-0.02988"));
-    assert_eq!(fees[0].timestamp, TimestampMillis(1_657_526_400_000));
-    assert_eq!(fees[1].amount, d("0.0041"));
-    assert_eq!(fees[1].timestamp, TimestampMillis(1_657_497_600_000));
+    assert_eq!(fees[0].instrument_id.as_deref(), Some("BTCUSDTPERP"));
+    assert_eq!(fees[0].currency.as_deref(), Some("USDT"));
+    assert_eq!(fees[0].amount, Some(d("-0.02988")));
+    assert_eq!(fees[0].timestamp, Some(TimestampMillis(1_657_526_400_000)));
+    assert_eq!(fees[1].amount, Some(d("0.0041")));
+    assert_eq!(fees[1].timestamp, Some(TimestampMillis(1_657_497_600_000)));
+    // Every field is optional: placeholders are absent.
+    let fees = decode_swap::<FundingFeeRequest>(
+        r#"{"code":0,"data":[{"instrument_id":null,"currency":"","amount":"-","timestamp":"-"}]}"#,
+    )
+    .unwrap();
+    let f = &fees[0];
+    assert_eq!(
+        (&f.instrument_id, &f.currency, f.amount, f.timestamp),
+        (&None, &None, None, None)
+    );
     assert!(decode_swap::<FundingFeeRequest>(r#"{"code":0,"data":[]}"#)
         .unwrap()
         .is_empty());
@@ -890,24 +1038,47 @@ fn transfer_record_decode() {
     assert_eq!(list.len(), 3);
     // An id beyond 2^53 keeps every digit.
     assert_eq!(list[0].transfer_id, "9007199254740993123");
-    assert_eq!(list[0].transfer_type, TransferRecordType::TransferIn);
-    assert_eq!(list[0].currency, "USDT");
-    assert_eq!(list[0].amount, d("100.5"));
-    assert_eq!(list[0].timestamp, T1);
+    assert_eq!(list[0].transfer_type, Some(TransferRecordType::TransferIn));
+    assert_eq!(list[0].currency.as_deref(), Some("USDT"));
+    assert_eq!(list[0].amount, Some(d("100.5")));
+    assert_eq!(list[0].timestamp, Some(T1));
     assert_eq!(list[1].transfer_id, "77");
-    assert_eq!(list[1].transfer_type, TransferRecordType::TransferOut);
-    assert_eq!(list[1].amount, d("20"));
-    assert_eq!(list[1].timestamp, T0);
-    assert_eq!(list[2].transfer_type, TransferRecordType::Unknown(3));
+    assert_eq!(list[1].transfer_type, Some(TransferRecordType::TransferOut));
+    assert_eq!(list[1].amount, Some(d("20")));
+    assert_eq!(list[1].timestamp, Some(T0));
+    assert_eq!(list[2].transfer_type, Some(TransferRecordType::Unknown(3)));
     let v = serde_json::to_value(&list[0]).unwrap();
     assert_eq!(v["transfer_id"], "9007199254740993123");
     assert_eq!(v["type"], 1);
     assert_eq!(v["amount"], "100.5");
-    match decode_swap::<TransferRecordRequest>(
-        r#"{"code":0,"data":[{"transfer_id":1,"type":1,"currency":"USDT","amount":"x","timestamp":1}]}"#,
-    ) {
-        Err(Error::Decode { path, .. }) => assert_eq!(path, "data[0].amount"),
-        other => panic!("{other:?}"),
+    // Only the transfer id (identity) is required: an unreadable amount is absent, a word in
+    // the code field is read by name, placeholders are absent.
+    let list = decode_swap::<TransferRecordRequest>(
+        r#"{"code":0,"data":[{"transfer_id":1,"type":"transfer_out","currency":"USDT","amount":"x","timestamp":1},
+        {"transfer_id":2,"type":"-","currency":null,"amount":"","timestamp":"-"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(list[0].amount, None);
+    assert_eq!(list[0].transfer_type, Some(TransferRecordType::TransferOut));
+    assert_eq!(list[1].transfer_type, None);
+    assert_eq!(list[1].currency, None);
+    assert_eq!(list[1].amount, None);
+    assert_eq!(list[1].timestamp, None);
+    for (body, at) in [
+        (
+            r#"{"code":0,"data":[{"transfer_id":"-","type":1}]}"#,
+            "data[0].transfer_id",
+        ),
+        (
+            r#"{"code":0,"data":[{"transfer_id":null,"type":1}]}"#,
+            "data[0].transfer_id",
+        ),
+        (r#"{"code":0,"data":[{"type":1}]}"#, "data[0]"),
+    ] {
+        match decode_swap::<TransferRecordRequest>(body) {
+            Err(Error::Decode { path, .. }) => assert_eq!(path, at, "{body}"),
+            other => panic!("{body}: {other:?}"),
+        }
     }
     match decode_status::<TransferRecordRequest>(403, r#"{"code":403002}"#) {
         Err(Error::Api(e)) => {
@@ -916,4 +1087,27 @@ fn transfer_record_decode() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+// ------------------------------------------------------------------------------------------
+// Transfer acknowledgement
+
+#[test]
+fn transfer_ack_decodes_with_or_without_data() {
+    let a = decode_swap::<TransferRequest>(
+        r#"{"code":0,"data":{"type":1,"currency":"USDT","transfer_amount":"10.5"}}"#,
+    )
+    .unwrap();
+    assert_eq!(a.transfer_type, Some(TransferType::SpotToSwap));
+    assert_eq!(a.currency.as_deref(), Some("USDT"));
+    assert_eq!(a.transfer_amount, Some(d("10.5")));
+    let a = decode_swap::<TransferRequest>(r#"{"code":0}"#).unwrap();
+    assert_eq!(
+        (a.transfer_type, a.currency, a.transfer_amount),
+        (None, None, None)
+    );
+    assert_eq!(
+        api_code(decode_swap::<TransferRequest>(r#"{"code":401018}"#)),
+        SwapCode::TransferNotAllow
+    );
 }

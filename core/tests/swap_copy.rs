@@ -93,7 +93,7 @@ fn sponsor_order_uses_the_copy_trading_numbering() {
         (CopyPricing::Gtc(d("100")), 5),
         (CopyPricing::Fok(d("100")), 9),
     ] {
-        assert_eq!(pricing.price_type().code(), code);
+        assert_eq!(pricing.price_type().code(), Some(code));
         let body = format!(
             r#"{{"instrument_id":"BTCUSDTPERP","margin_mode":1,"type":1,"leverage":20,"order_type":{code},"limit_price":"100","order_num":5}}"#
         );
@@ -533,27 +533,29 @@ fn plan_task_shapes_and_validation() {
 }
 
 #[test]
-fn copy_endpoints_are_signed_non_idempotent_posts() {
-    fn check<E: Endpoint>(path: &str) {
+fn copy_endpoints_are_signed_posts_that_declare_their_idempotency() {
+    /// `idempotent`: the endpoint only reads (venue-notes.md, "copy-trading reads"): retried,
+    /// and its failures are ordinary errors, never an unknown outcome.
+    fn check<E: Endpoint>(path: &str, idempotent: bool) {
         assert_eq!(E::META.method, Method::Post, "{path}");
         assert_eq!(E::META.path, path);
         assert!(E::META.signed, "{path}");
-        assert!(!E::META.idempotent, "{path}");
+        assert_eq!(E::META.idempotent, idempotent, "{path}");
         assert_eq!(E::META.success_code, 0);
         let (entry, _) = digifinex_core::catalog::find("POST", path).unwrap();
         assert_eq!(entry.meta, E::META);
     }
-    check::<SponsorOrderRequest>("/swap/v2/follow/sponsor_order");
-    check::<CloseCopyOrderRequest>("/swap/v2/follow/close_order");
-    check::<CancelCopyOrderRequest>("/swap/v2/follow/cancel_order");
-    check::<CopyCurrentRequest>("/swap/v2/follow/user_center_current");
-    check::<CopyHistoryRequest>("/swap/v2/follow/user_center_history");
-    check::<ExpertOpenOrdersRequest>("/swap/v2/follow/expert_current_open_order");
-    check::<AddAlgoRequest>("/swap/v2/follow/add_algo");
-    check::<CancelAlgoRequest>("/swap/v2/follow/cancel_algo");
-    check::<CopyAvailableRequest>("/swap/v2/follow/account_available");
-    check::<PlanTaskRequest>("/swap/v2/follow/plan_task");
-    check::<CopyInstrumentsRequest>("/swap/v2/follow/instrument_list");
+    check::<SponsorOrderRequest>("/swap/v2/follow/sponsor_order", false);
+    check::<CloseCopyOrderRequest>("/swap/v2/follow/close_order", false);
+    check::<CancelCopyOrderRequest>("/swap/v2/follow/cancel_order", false);
+    check::<CopyCurrentRequest>("/swap/v2/follow/user_center_current", true);
+    check::<CopyHistoryRequest>("/swap/v2/follow/user_center_history", true);
+    check::<ExpertOpenOrdersRequest>("/swap/v2/follow/expert_current_open_order", true);
+    check::<AddAlgoRequest>("/swap/v2/follow/add_algo", false);
+    check::<CancelAlgoRequest>("/swap/v2/follow/cancel_algo", false);
+    check::<CopyAvailableRequest>("/swap/v2/follow/account_available", true);
+    check::<PlanTaskRequest>("/swap/v2/follow/plan_task", true);
+    check::<CopyInstrumentsRequest>("/swap/v2/follow/instrument_list", true);
     // The trade and copy-trading cancel_order are distinct entries.
     assert_ne!(
         digifinex_core::catalog::find("POST", "/swap/v2/follow/cancel_order")
@@ -572,22 +574,55 @@ fn copy_endpoints_are_signed_non_idempotent_posts() {
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
+/// Decodes a swap body for `E`, returning the JSON paths of unreadable optional values.
+fn decode_report<E: Endpoint>(body: &str) -> (E::Output, Vec<String>) {
+    let (v, unreadable) = digifinex_core::parse_body_report::<E::Output>(
+        &E::META,
+        200,
+        &http::HeaderMap::new(),
+        body.as_bytes(),
+    )
+    .unwrap();
+    (v, unreadable.into_iter().map(|u| u.path).collect())
+}
+
 #[test]
 fn res_answers_decode_from_objects_and_bare_codes() {
     for (body, want) in [
-        (r#"{"code":0,"data":{"res":1}}"#, CopyResult::Success),
-        (r#"{"code":0,"data":{"res":"2"}}"#, CopyResult::Fail),
-        (r#"{"code":0,"data":{"result":1}}"#, CopyResult::Success),
-        (r#"{"code":0,"data":1}"#, CopyResult::Success),
-        (r#"{"code":0,"data":"2"}"#, CopyResult::Fail),
+        (r#"{"code":0,"data":{"res":1}}"#, Some(CopyResult::Success)),
+        (r#"{"code":0,"data":{"res":"2"}}"#, Some(CopyResult::Fail)),
+        (
+            r#"{"code":0,"data":{"result":1}}"#,
+            Some(CopyResult::Success),
+        ),
+        (
+            r#"{"code":0,"data":{"res":"fail"}}"#,
+            Some(CopyResult::Fail),
+        ),
+        (
+            r#"{"code":0,"data":{"res":"SUCCESS"}}"#,
+            Some(CopyResult::Success),
+        ),
+        (r#"{"code":0,"data":1}"#, Some(CopyResult::Success)),
+        (r#"{"code":0,"data":"2"}"#, Some(CopyResult::Fail)),
         (
             r#"{"code":0,"data":{"res":3,"extra":"x"}}"#,
-            CopyResult::Unknown(3),
+            Some(CopyResult::Unknown(3)),
         ),
+        (
+            r#"{"code":0,"data":{"res":"pending"}}"#,
+            Some(CopyResult::Other("pending".into())),
+        ),
+        // Acknowledgements without data, or with a placeholder `res`: no `res`.
+        (r#"{"code":0}"#, None),
+        (r#"{"code":0,"data":null}"#, None),
+        (r#"{"code":0,"data":{}}"#, None),
+        (r#"{"code":0,"data":""}"#, None),
+        (r#"{"code":0,"data":{"res":"-"}}"#, None),
+        (r#"{"code":0,"data":{"res":null}}"#, None),
     ] {
         let ack = decode_swap::<SponsorOrderRequest>(body).unwrap();
-        assert_eq!(ack, CopyAck { res: want }, "{body}");
-        assert_eq!(ack.is_success(), want == CopyResult::Success);
+        assert_eq!(ack, CopyAck { res: want.clone() }, "{body}");
         assert_eq!(
             decode_swap::<CloseCopyOrderRequest>(body).unwrap().res,
             want
@@ -599,24 +634,45 @@ fn res_answers_decode_from_objects_and_bare_codes() {
     }
     assert_eq!(
         serde_json::to_value(CopyAck {
-            res: CopyResult::Fail
+            res: Some(CopyResult::Fail)
         })
         .unwrap(),
         serde_json::json!({"res": 2})
     );
-    for bad in [
-        r#"{"code":0}"#,
-        r#"{"code":0,"data":{}}"#,
-        r#"{"code":0,"data":"x"}"#,
-    ] {
-        assert!(
-            matches!(
-                decode_swap::<SponsorOrderRequest>(bad),
-                Err(Error::Decode { .. })
-            ),
-            "{bad}"
-        );
-    }
+    assert_eq!(
+        serde_json::to_value(CopyAck { res: None }).unwrap(),
+        serde_json::json!({"res": null})
+    );
+    // An unreadable `res` is absent and reported at its path.
+    let (ack, unreadable) =
+        decode_report::<SponsorOrderRequest>(r#"{"code":0,"data":{"res":{"x":1}}}"#);
+    assert_eq!(ack.res, None);
+    assert_eq!(unreadable, ["data.res"]);
+}
+
+#[test]
+fn a_failed_res_is_never_taken_for_success() {
+    let failed = decode_swap::<SponsorOrderRequest>(r#"{"code":0,"data":{"res":2}}"#).unwrap();
+    assert!(!failed.is_success());
+    assert!(failed.is_failure());
+    let ok = decode_swap::<CloseCopyOrderRequest>(r#"{"code":0,"data":{"res":1}}"#).unwrap();
+    assert!(ok.is_success());
+    assert!(!ok.is_failure());
+    // Code 0 without a `res` is the venue's success signal.
+    let bare = decode_swap::<CancelCopyOrderRequest>(r#"{"code":0}"#).unwrap();
+    assert!(bare.is_success());
+    assert!(!bare.is_failure());
+    // An unknown `res` is neither.
+    let odd = decode_swap::<SponsorOrderRequest>(r#"{"code":0,"data":{"res":3}}"#).unwrap();
+    assert!(!odd.is_success());
+    assert!(!odd.is_failure());
+    // The same for the algo answers.
+    let added = decode_swap::<AddAlgoRequest>(r#"{"code":0,"data":{"result":2}}"#).unwrap();
+    assert!(!added.is_success() && added.is_failure());
+    let cancelled = decode_swap::<CancelAlgoRequest>(r#"{"code":0,"data":{"result":2}}"#).unwrap();
+    assert!(!cancelled.is_success() && cancelled.is_failure());
+    let cancelled = decode_swap::<CancelAlgoRequest>(r#"{"code":0,"data":{"result":1}}"#).unwrap();
+    assert!(cancelled.is_success() && !cancelled.is_failure());
 }
 
 #[test]
@@ -630,43 +686,44 @@ fn user_center_current_decodes_every_field() {
           "is_closing":false,"stop_earn_trigger_price_type":2,"stop_earn_trigger_price":"35000",
           "stop_loss_trigger_price_type":1,"stop_loss_trigger_price":"28000","margin_mode":1,
           "margin_ratio":"0.05","posi_margin":"15.5","use_margin":"15.5"}},
-        {{"instrument_name":"ETHUSDTPERP","leverage":10,"direction":"2","open_price":2000,
+        {{"instrument_name":"","leverage":10,"direction":"open_short","open_price":2000,
           "open_time":"1668134664","open_fee":"","expert_name":null,
-          "unrealized_profit":0.5,"unrealized_profit_rate":"","order_id":{HUGE_ID},
-          "volume_total_original":"","liquidate_price":"","market_price":"",
+          "unrealized_profit":0.5,"unrealized_profit_rate":"-","order_id":{HUGE_ID},
+          "volume_total_original":"","liquidate_price":"--","market_price":"",
           "is_closing":1,"stop_earn_trigger_price_type":"","stop_earn_trigger_price":"",
-          "stop_loss_trigger_price_type":7,"stop_loss_trigger_price":"","margin_mode":3,
+          "stop_loss_trigger_price_type":"mark_price","stop_loss_trigger_price":"","margin_mode":"isolate",
           "margin_ratio":"","posi_margin":"","use_margin":""}}
         ],"page":{{"page_size":10,"cur_page":1,"total_page":"1","count":2}}}}}}"#
     );
-    let got = decode_swap::<CopyCurrentRequest>(&body).unwrap();
+    let (got, unreadable) = decode_report::<CopyCurrentRequest>(&body);
+    assert!(unreadable.is_empty(), "{unreadable:?}");
     assert_eq!(got.res, Some(CopyResult::Success));
     assert_eq!(
         got.page,
         Some(CopyPage {
-            page_size: 10,
-            cur_page: 1,
-            total_page: 1,
-            count: 2
+            page_size: Some(10),
+            cur_page: Some(1),
+            total_page: Some(1),
+            count: Some(2)
         })
     );
     assert_eq!(
         got.list[0],
         CopyPosition {
-            instrument_name: I.to_owned(),
+            instrument_name: Some(I.to_owned()),
             leverage: Some(d("20")),
             direction: Some(OrderSide::OpenLong),
             open_price: Some(d("30000.5")),
             open_time: Some(TimestampMillis(1_668_134_664_828)),
             open_fee: Some(d("0.012")),
-            expert_name: "alice".to_owned(),
+            expert_name: Some("alice".to_owned()),
             unrealized_profit: Some(d("-1.25")),
             unrealized_profit_rate: Some(d("-0.0125")),
-            order_id: Some(BIG_ID.to_owned()),
+            order_id: BIG_ID.to_owned(),
             volume_total_original: Some(d("10")),
             liquidate_price: Some(d("25000")),
             market_price: Some(d("29999.9")),
-            is_closing: false,
+            is_closing: Some(false),
             stop_earn_trigger_price_type: Some(TriggerPriceType::Mark),
             stop_earn_trigger_price: Some(d("35000")),
             stop_loss_trigger_price_type: Some(TriggerPriceType::Index),
@@ -678,40 +735,72 @@ fn user_center_current_decodes_every_field() {
         }
     );
     let p = &got.list[1];
+    assert_eq!(p.instrument_name, None);
     assert_eq!(p.leverage, Some(d("10")));
     assert_eq!(p.direction, Some(OrderSide::OpenShort));
     assert_eq!(p.open_price, Some(d("2000")));
     // A 10-digit time is seconds; converted to the same instant in ms.
     assert_eq!(p.open_time, Some(TimestampMillis(1_668_134_664_000)));
     assert_eq!(p.open_fee, None);
-    assert_eq!(p.expert_name, "");
+    assert_eq!(p.expert_name, None);
     assert_eq!(p.unrealized_profit, Some(d("0.5")));
     assert_eq!(p.unrealized_profit_rate, None);
-    assert_eq!(p.order_id.as_deref(), Some(HUGE_ID));
-    assert!(p.is_closing);
+    assert_eq!(p.order_id, HUGE_ID);
+    assert_eq!(p.liquidate_price, None);
+    assert_eq!(p.is_closing, Some(true));
     assert_eq!(p.stop_earn_trigger_price_type, None);
+    assert_eq!(p.stop_loss_trigger_price_type, Some(TriggerPriceType::Mark));
+    assert_eq!(p.margin_mode, Some(CopyMarginMode::Isolated));
+    assert_eq!(p.use_margin, None);
+    // Unknown codes are kept.
+    let got = decode_swap::<CopyCurrentRequest>(
+        r#"{"code":0,"data":{"list":[{"order_id":"1","stop_loss_trigger_price_type":7,"margin_mode":3}]}}"#,
+    )
+    .unwrap();
     assert_eq!(
-        p.stop_loss_trigger_price_type,
+        got.list[0].stop_loss_trigger_price_type,
         Some(TriggerPriceType::Unknown(7))
     );
-    assert_eq!(p.margin_mode, Some(CopyMarginMode::Unknown(3)));
-    assert_eq!(p.use_margin, None);
+    assert_eq!(got.list[0].margin_mode, Some(CopyMarginMode::Unknown(3)));
     // Rendered for the CLI.
+    let got = decode_swap::<CopyCurrentRequest>(&body).unwrap();
     let v = serde_json::to_value(&got).unwrap();
     assert_eq!(v["list"][0]["order_id"], BIG_ID);
     assert_eq!(v["list"][0]["open_price"], "30000.5");
     assert_eq!(v["list"][1]["order_id"], HUGE_ID);
     assert_eq!(v["page"]["count"], 2);
-    // Empty forms.
+    // Empty forms, including an answer without data and placeholder pages.
     for empty in [
         r#"{"code":0,"data":{"res":1,"list":[],"page":{"page_size":10,"cur_page":1,"total_page":0,"count":0}}}"#,
-        r#"{"code":0,"data":{"list":null}}"#,
+        r#"{"code":0,"data":{"list":null,"page":""}}"#,
+        r#"{"code":0,"data":{"list":"-","page":null}}"#,
         r#"{"code":0,"data":{}}"#,
+        r#"{"code":0,"data":null}"#,
+        r#"{"code":0}"#,
     ] {
-        assert!(decode_swap::<CopyCurrentRequest>(empty)
-            .unwrap()
-            .list
-            .is_empty());
+        let (got, unreadable) = decode_report::<CopyCurrentRequest>(empty);
+        assert!(got.list.is_empty(), "{empty}");
+        assert!(unreadable.is_empty(), "{empty}: {unreadable:?}");
+    }
+    let got = decode_swap::<CopyCurrentRequest>(r#"{"code":0}"#).unwrap();
+    assert_eq!(got.res, None);
+    assert_eq!(got.page, None);
+    // A page that is not an object is absent and reported; its unreadable members too.
+    let (got, unreadable) =
+        decode_report::<CopyCurrentRequest>(r#"{"code":0,"data":{"page":[1,2]}}"#);
+    assert_eq!(got.page, None);
+    assert_eq!(unreadable, ["data.page"]);
+    let (got, unreadable) = decode_report::<CopyCurrentRequest>(
+        r#"{"code":0,"data":{"page":{"count":"x","cur_page":"-"}}}"#,
+    );
+    assert_eq!(got.page, Some(CopyPage::default()));
+    assert_eq!(unreadable, ["data.page.count"]);
+    // The position's identity is required.
+    match decode_swap::<CopyCurrentRequest>(
+        r#"{"code":0,"data":{"list":[{"order_id":"1"},{"order_id":""}]}}"#,
+    ) {
+        Err(Error::Decode { path, .. }) => assert_eq!(path, "data.list[1].order_id"),
+        other => panic!("{other:?}"),
     }
 }
 
@@ -724,7 +813,7 @@ fn user_center_history_decodes_close_reasons() {
           "close_time":1668134999000,"close_price":"29000","close_pnl":"10","status":3,
           "close_fee":"0.02","profit":"9.97","order_id":{BIG_ID},"close_volume_traded":"1",
           "margin_mode":"2"}},
-        {{"instrument_name":"BTCUSDTPERP","status":9,"close_time":0,"order_id":"",
+        {{"instrument_name":"BTCUSDTPERP","status":9,"close_time":0,"order_id":"7",
           "close_pnl":"","profit":-3.5}}
         ],"page":{{"page_size":"10","cur_page":"1","total_page":"1","count":"2"}}}}}}"#
     );
@@ -738,31 +827,44 @@ fn user_center_history_decodes_close_reasons() {
     assert_eq!(h.status, Some(CopyCloseReason::Forced));
     assert_eq!(h.close_fee, Some(d("0.02")));
     assert_eq!(h.profit, Some(d("9.97")));
-    assert_eq!(h.order_id.as_deref(), Some(BIG_ID));
+    assert_eq!(h.order_id, BIG_ID);
     assert_eq!(h.close_volume_traded, Some(d("1")));
     assert_eq!(h.margin_mode, Some(CopyMarginMode::Isolated));
-    assert_eq!(h.expert_name, "bob");
+    assert_eq!(h.expert_name.as_deref(), Some("bob"));
     let h = &got.list[1];
     assert_eq!(h.status, Some(CopyCloseReason::Unknown(9)));
     assert_eq!(h.close_time, None);
-    assert_eq!(h.order_id, None);
+    assert_eq!(h.order_id, "7");
     assert_eq!(h.close_pnl, None);
     assert_eq!(h.profit, Some(d("-3.5")));
     assert_eq!(h.leverage, None);
-    assert_eq!(got.page.unwrap().count, 2);
-    for (code, reason) in [
-        (1, CopyCloseReason::Auto),
-        (2, CopyCloseReason::Manual),
-        (3, CopyCloseReason::Forced),
-        (4, CopyCloseReason::StopOut),
-        (5, CopyCloseReason::StopLoss),
+    assert_eq!(got.page.unwrap().count, Some(2));
+    for (status, reason) in [
+        ("1", CopyCloseReason::Auto),
+        ("2", CopyCloseReason::Manual),
+        ("3", CopyCloseReason::Forced),
+        ("4", CopyCloseReason::StopOut),
+        ("5", CopyCloseReason::StopLoss),
+        (r#""auto_close""#, CopyCloseReason::Auto),
+        (r#""manual close""#, CopyCloseReason::Manual),
+        (r#""forced_close""#, CopyCloseReason::Forced),
+        (r#""STOP_OUT_CLOSE""#, CopyCloseReason::StopOut),
+        (r#""stop_loss_close""#, CopyCloseReason::StopLoss),
+        (
+            r#""liquidated""#,
+            CopyCloseReason::Other("liquidated".into()),
+        ),
     ] {
-        let body = format!(r#"{{"code":0,"data":{{"list":[{{"status":{code}}}]}}}}"#);
+        let body =
+            format!(r#"{{"code":0,"data":{{"list":[{{"order_id":"1","status":{status}}}]}}}}"#);
         assert_eq!(
             decode_swap::<CopyHistoryRequest>(&body).unwrap().list[0].status,
-            Some(reason)
+            Some(reason),
+            "{status}"
         );
     }
+    let got = decode_swap::<CopyHistoryRequest>(r#"{"code":0}"#).unwrap();
+    assert!(got.list.is_empty() && got.res.is_none() && got.page.is_none());
 }
 
 #[test]
@@ -779,7 +881,7 @@ fn expert_open_orders_use_the_copy_price_type_numbering() {
     );
     let got = decode_swap::<ExpertOpenOrdersRequest>(&body).unwrap();
     let o = &got.list[0];
-    assert_eq!(o.instrument_name, I);
+    assert_eq!(o.instrument_name.as_deref(), Some(I));
     assert_eq!(o.leverage, Some(d("50")));
     assert_eq!(o.direction, Some(OrderSide::OpenLong));
     assert_eq!(o.order_price, Some(d("30000")));
@@ -790,7 +892,7 @@ fn expert_open_orders_use_the_copy_price_type_numbering() {
     // 4 is "ioc" in the copy-trading numbering.
     assert_eq!(o.order_price_type, Some(CopyOrderPriceType::Ioc));
     assert_eq!(o.order_time, Some(TimestampMillis(1_668_134_664_828)));
-    assert_eq!(o.order_id.as_deref(), Some(BIG_ID));
+    assert_eq!(o.order_id, BIG_ID);
     assert_eq!(
         o.stop_earn_trigger_price_type,
         Some(TriggerPriceType::Market)
@@ -802,17 +904,49 @@ fn expert_open_orders_use_the_copy_price_type_numbering() {
     let o = &got.list[1];
     assert_eq!(o.order_price_type, Some(CopyOrderPriceType::Unknown(13)));
     assert_eq!(o.status, Some(ExpertOrderStatus::Unknown(5)));
-    assert_eq!(o.order_id.as_deref(), Some(HUGE_ID));
+    assert_eq!(o.order_id, HUGE_ID);
     assert_eq!(o.order_price, None);
     assert_eq!(
         got.page,
         Some(CopyPage {
-            page_size: 10,
-            cur_page: 2,
-            total_page: 3,
-            count: 25
+            page_size: Some(10),
+            cur_page: Some(2),
+            total_page: Some(3),
+            count: Some(25)
         })
     );
+    // The spec's order_price_type names and trigger price type names are read as words.
+    for (word, want) in [
+        ("limit", CopyOrderPriceType::Limit),
+        ("opponent_ioc", CopyOrderPriceType::OpponentIoc),
+        ("optimal_5_ioc", CopyOrderPriceType::Optimal5Ioc),
+        ("optimal_10_ioc", CopyOrderPriceType::Optimal10Ioc),
+        ("ioc", CopyOrderPriceType::Ioc),
+        ("gtc", CopyOrderPriceType::Gtc),
+        ("opponent_gtc", CopyOrderPriceType::OpponentGtc),
+        ("optimal_5_gtc", CopyOrderPriceType::Optimal5Gtc),
+        ("optimal_10_gtc", CopyOrderPriceType::Optimal10Gtc),
+        ("fok", CopyOrderPriceType::Fok),
+        ("opponent_fok", CopyOrderPriceType::OpponentFok),
+        ("optimal_5_fok", CopyOrderPriceType::Optimal5Fok),
+        ("optimal_10_fok", CopyOrderPriceType::Optimal10Fok),
+        ("post_only", CopyOrderPriceType::Other("post_only".into())),
+    ] {
+        let body = format!(
+            r#"{{"code":0,"data":{{"list":[{{"order_id":"1","order_price_type":"{word}","stop_earn_trigger_price_type":"index_price","status":"part_filled"}}]}}}}"#
+        );
+        let o = &decode_swap::<ExpertOpenOrdersRequest>(&body).unwrap().list[0];
+        assert_eq!(o.order_price_type, Some(want), "{word}");
+        assert_eq!(
+            o.stop_earn_trigger_price_type,
+            Some(TriggerPriceType::Index)
+        );
+        assert_eq!(o.status, Some(ExpertOrderStatus::PartFilled));
+    }
+    assert!(decode_swap::<ExpertOpenOrdersRequest>(r#"{"code":0}"#)
+        .unwrap()
+        .list
+        .is_empty());
 }
 
 #[test]
@@ -824,26 +958,50 @@ fn algo_answers_decode() {
     assert_eq!(
         got,
         AlgoAdded {
-            result: CopyResult::Success,
+            result: Some(CopyResult::Success),
             algos: vec![BIG_ID.to_owned(), HUGE_ID.to_owned()],
         }
     );
     let got =
         decode_swap::<AddAlgoRequest>(r#"{"code":0,"data":{"result":2,"algos":null}}"#).unwrap();
-    assert_eq!(got.result, CopyResult::Fail);
+    assert_eq!(got.result, Some(CopyResult::Fail));
     assert!(got.algos.is_empty());
     assert_eq!(
         decode_swap::<CancelAlgoRequest>(r#"{"code":0,"data":{"result":"1"}}"#).unwrap(),
         AlgoCancelled {
-            result: CopyResult::Success
+            result: Some(CopyResult::Success)
         }
     );
     assert_eq!(
         decode_swap::<CancelAlgoRequest>(r#"{"code":0,"data":{"res":9}}"#)
             .unwrap()
             .result,
-        CopyResult::Unknown(9)
+        Some(CopyResult::Unknown(9))
     );
+    // Answers without data: every field absent.
+    for body in [
+        r#"{"code":0}"#,
+        r#"{"code":0,"data":null}"#,
+        r#"{"code":0,"data":{}}"#,
+    ] {
+        assert_eq!(
+            decode_swap::<AddAlgoRequest>(body).unwrap(),
+            AlgoAdded::default()
+        );
+        assert_eq!(
+            decode_swap::<CancelAlgoRequest>(body).unwrap(),
+            AlgoCancelled::default()
+        );
+    }
+    // Placeholders in `result` are absent; an algo id is required.
+    assert_eq!(
+        decode_swap::<AddAlgoRequest>(r#"{"code":0,"data":{"result":"","algos":"-"}}"#).unwrap(),
+        AlgoAdded::default()
+    );
+    match decode_swap::<AddAlgoRequest>(r#"{"code":0,"data":{"result":1,"algos":["1",""]}}"#) {
+        Err(Error::Decode { path, .. }) => assert_eq!(path, "data.algos[1]"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -859,10 +1017,20 @@ fn account_available_decodes_exactly() {
         assert_eq!(got, CopyAvailable { available: d(want) });
         assert_eq!(got.available.to_string(), want);
     }
-    assert!(matches!(
-        decode_swap::<CopyAvailableRequest>(r#"{"code":0,"data":{"available":""}}"#),
-        Err(Error::Decode { .. })
-    ));
+    // The balance is the whole answer: required.
+    for body in [
+        r#"{"code":0,"data":{"available":""}}"#,
+        r#"{"code":0,"data":{}}"#,
+        r#"{"code":0}"#,
+    ] {
+        assert!(
+            matches!(
+                decode_swap::<CopyAvailableRequest>(body),
+                Err(Error::Decode { .. })
+            ),
+            "{body}"
+        );
+    }
 }
 
 #[test]
@@ -878,8 +1046,8 @@ fn plan_task_decodes_plan_commissions() {
     );
     let got = decode_swap::<PlanTaskRequest>(&body).unwrap();
     let c = &got.list[0];
-    assert_eq!(c.order_id.as_deref(), Some(BIG_ID));
-    assert_eq!(c.instrument_name, I);
+    assert_eq!(c.order_id, BIG_ID);
+    assert_eq!(c.instrument_name.as_deref(), Some(I));
     assert_eq!(c.leverage, Some(d("20")));
     assert_eq!(c.direction, Some(OrderSide::CloseLong));
     assert_eq!(c.order_time, Some(TimestampMillis(1_668_134_664_828)));
@@ -892,14 +1060,35 @@ fn plan_task_decodes_plan_commissions() {
     assert_eq!(c.status, Some(PlanStatus::Validated));
     assert_eq!(c.margin_mode, Some(CopyMarginMode::Isolated));
     let c = &got.list[1];
-    assert_eq!(c.order_id.as_deref(), Some(HUGE_ID));
+    assert_eq!(c.order_id, HUGE_ID);
     assert_eq!(c.direction, Some(OrderSide::CloseShort));
     assert_eq!(c.trigger_cond, Some(TriggerCondition::Unknown(3)));
     assert_eq!(c.com_type, Some(PlanComType::Unknown(4)));
     assert_eq!(c.status, Some(PlanStatus::Unknown(6)));
     assert!(!c.is_optimal10());
     assert_eq!(c.margin_mode, None);
-    assert_eq!(got.page.unwrap().total_page, 1);
+    assert_eq!(got.page.unwrap().total_page, Some(1));
+    // Documented names as words.
+    let got = decode_swap::<PlanTaskRequest>(
+        r#"{"code":0,"data":{"list":[{"order_id":"1","status":"to be validated","trigger_cond":"price-down","com_type":"stop loss","margin_mode":"cross","direction":"close short"},
+        {"order_id":"2","status":"fail","trigger_cond":"PRICE_UP","com_type":"stop_profit","margin_mode":"isolate"}]}}"#,
+    )
+    .unwrap();
+    let c = &got.list[0];
+    assert_eq!(c.status, Some(PlanStatus::Pending));
+    assert_eq!(c.trigger_cond, Some(TriggerCondition::PriceDown));
+    assert_eq!(c.com_type, Some(PlanComType::StopLoss));
+    assert_eq!(c.margin_mode, Some(CopyMarginMode::Crossed));
+    assert_eq!(c.direction, Some(OrderSide::CloseShort));
+    let c = &got.list[1];
+    assert_eq!(c.status, Some(PlanStatus::Failed));
+    assert_eq!(c.trigger_cond, Some(TriggerCondition::PriceUp));
+    assert_eq!(c.com_type, Some(PlanComType::StopProfit));
+    assert_eq!(c.margin_mode, Some(CopyMarginMode::Isolated));
+    assert!(decode_swap::<PlanTaskRequest>(r#"{"code":0}"#)
+        .unwrap()
+        .list
+        .is_empty());
 }
 
 #[test]
@@ -908,36 +1097,43 @@ fn instrument_list_decodes() {
         {"instrument_id":"BTCUSDTPERP","instrument_name":"BTCUSDT","volume_multiple":"0.001",
          "price_precision":1,"clear_currency":"USDT","taker_fee":"0.0006",
          "long_margin_ratio":"0.01","short_margin_ratio":"0.01","min_order_amount":1},
-        {"instrument_id":"ETHUSDTPERP","instrument_name":"ETHUSDT","volume_multiple":0.01,
-         "price_precision":"2","clear_currency":"USDT","taker_fee":"",
-         "long_margin_ratio":"","short_margin_ratio":null,"min_order_amount":"0.5"}
+        {"instrument_id":"ETHUSDTPERP","instrument_name":"","volume_multiple":0.01,
+         "price_precision":"2","clear_currency":null,"taker_fee":"",
+         "long_margin_ratio":"-","short_margin_ratio":null,"min_order_amount":"0.5"}
     ]}"#;
     let got = decode_swap::<CopyInstrumentsRequest>(body).unwrap();
     assert_eq!(
         got[0],
         CopyInstrument {
             instrument_id: I.to_owned(),
-            instrument_name: "BTCUSDT".to_owned(),
+            instrument_name: Some("BTCUSDT".to_owned()),
             volume_multiple: Some(d("0.001")),
             price_precision: Some(1),
-            clear_currency: "USDT".to_owned(),
+            clear_currency: Some("USDT".to_owned()),
             taker_fee: Some(d("0.0006")),
             long_margin_ratio: Some(d("0.01")),
             short_margin_ratio: Some(d("0.01")),
             min_order_amount: Some(d("1")),
         }
     );
+    assert_eq!(got[1].instrument_name, None);
     assert_eq!(got[1].volume_multiple, Some(d("0.01")));
     assert_eq!(got[1].price_precision, Some(2));
+    assert_eq!(got[1].clear_currency, None);
     assert_eq!(got[1].taker_fee, None);
     assert_eq!(got[1].long_margin_ratio, None);
     assert_eq!(got[1].short_margin_ratio, None);
     assert_eq!(got[1].min_order_amount, Some(d("0.5")));
-    assert!(
-        decode_swap::<CopyInstrumentsRequest>(r#"{"code":0,"data":null}"#)
+    for empty in [r#"{"code":0,"data":null}"#, r#"{"code":0}"#] {
+        assert!(decode_swap::<CopyInstrumentsRequest>(empty)
             .unwrap()
-            .is_empty()
-    );
+            .is_empty());
+    }
+    // The instrument is the row's key: required.
+    match decode_swap::<CopyInstrumentsRequest>(r#"{"code":0,"data":[{"instrument_id":""}]}"#) {
+        Err(Error::Decode { path, .. }) => assert_eq!(path, "data[0].instrument_id"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -992,4 +1188,163 @@ fn copy_trading_api_errors_are_typed() {
         decode_swap::<PlanTaskRequest>(r#"{"code":400001,"data":null}"#),
         Err(Error::Api(_))
     ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The session: copy-trading reads are retried like reads, writes end in an unknown outcome.
+
+mod session_cycle {
+    use super::*;
+    use digifinex_core::session::{Action, Drive, Session};
+    use digifinex_core::{Clock, Config, Credentials, ManualClock, TransportErrorKind};
+    use std::sync::Arc;
+
+    const T0: i64 = 1_700_000_000_000;
+
+    enum Answer {
+        Http(&'static str),
+        Fail(TransportErrorKind),
+    }
+
+    /// Drives `call` through a scripted transport (one answer per request sent); returns the
+    /// result and the number of requests sent. A clock sync (`/public/time`) is answered with
+    /// the local time and not counted.
+    fn drive<D: Drive + ?Sized>(
+        clock: &ManualClock,
+        call: &mut D,
+        script: Vec<Answer>,
+    ) -> (Result<D::Output, Error>, usize) {
+        let mut script = script.into_iter();
+        let mut sent = 0;
+        loop {
+            match call.next() {
+                Action::Send(req) => {
+                    clock.advance(5);
+                    if req.uri().path().ends_with("/public/time") {
+                        let body = format!(r#"{{"code":0,"data":{}}}"#, clock.now().0);
+                        let resp = http::Response::builder()
+                            .status(200)
+                            .body(body.as_bytes())
+                            .unwrap();
+                        call.on_response(&resp);
+                        continue;
+                    }
+                    sent += 1;
+                    match script.next().expect("an answer for every request") {
+                        Answer::Http(body) => {
+                            let resp = http::Response::builder()
+                                .status(200)
+                                .body(body.as_bytes())
+                                .unwrap();
+                            call.on_response(&resp);
+                        }
+                        Answer::Fail(kind) => call.on_transport_error(kind, "scripted".to_owned()),
+                    }
+                }
+                Action::Wait(d) => clock.advance(i64::try_from(d.as_millis()).unwrap()),
+                Action::Done(r) => {
+                    assert!(script.next().is_none(), "unused script answers");
+                    return (r.map(|r| r.value), sent);
+                }
+            }
+        }
+    }
+
+    fn session(clock: Arc<ManualClock>) -> Session {
+        Session::builder()
+            .config(Config::default())
+            .credentials(Credentials::new("k", "s"))
+            .clock(clock)
+            .build()
+    }
+
+    /// Every copy-trading read: a timeout is retried, and the retry's answer is the result.
+    #[test]
+    fn copy_trading_reads_are_retried_after_a_timeout() {
+        fn check<E: Endpoint>(req: &E, ok: &'static str) -> usize {
+            let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+            let s = session(clock.clone());
+            let (r, sent) = drive(
+                &clock,
+                &mut s.call(req),
+                vec![
+                    Answer::Fail(TransportErrorKind::Timeout),
+                    Answer::Fail(TransportErrorKind::ConnectionLost),
+                    Answer::Http(ok),
+                ],
+            );
+            assert!(r.is_ok(), "{}: {:?}", E::META.name, r.err());
+            sent
+        }
+        let list = r#"{"code":0,"data":{"list":[],"page":{"count":0}}}"#;
+        assert_eq!(
+            check(&CopyCurrentRequest::new(CopyCurrentView::Detailed), list),
+            3
+        );
+        assert_eq!(check(&CopyHistoryRequest::new(), list), 3);
+        assert_eq!(check(&ExpertOpenOrdersRequest::new(), list), 3);
+        assert_eq!(check(&PlanTaskRequest::new(1, 10), list), 3);
+        assert_eq!(
+            check(
+                &CopyAvailableRequest,
+                r#"{"code":0,"data":{"available":"5"}}"#
+            ),
+            3
+        );
+        assert_eq!(check(&CopyInstrumentsRequest, r#"{"code":0,"data":[]}"#), 3);
+    }
+
+    /// A copy-trading read that keeps timing out ends as an ordinary transport error after the
+    /// retry policy's attempts, never as an unknown outcome.
+    #[test]
+    fn a_copy_trading_read_that_keeps_failing_is_an_ordinary_transport_error() {
+        let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+        let s = session(clock.clone());
+        let req = PlanTaskRequest::new(1, 10);
+        let (r, sent) = drive(
+            &clock,
+            &mut s.call(&req),
+            (0..4)
+                .map(|_| Answer::Fail(TransportErrorKind::Timeout))
+                .collect(),
+        );
+        match r {
+            Err(e @ Error::Transport { .. }) => assert_eq!(e.kind(), ErrorKind::Network),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(sent, 4);
+    }
+
+    /// A copy-trading write whose answer is lost is never re-sent: its outcome is unknown.
+    #[test]
+    fn a_copy_trading_write_that_times_out_has_an_unknown_outcome() {
+        let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+        let s = session(clock.clone());
+        let req = sponsor(CopyPricing::Market(CopyMarketStyle::OpponentIoc));
+        let (r, sent) = drive(
+            &clock,
+            &mut s.call(&req),
+            vec![Answer::Fail(TransportErrorKind::Timeout)],
+        );
+        match r {
+            Err(Error::OutcomeUnknown { method, url, .. }) => {
+                assert_eq!(method, "POST");
+                assert!(url.ends_with("/swap/v2/follow/sponsor_order"), "{url}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(sent, 1);
+        // The other writes too.
+        for kind in [
+            TransportErrorKind::Timeout,
+            TransportErrorKind::ConnectionLost,
+        ] {
+            let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+            let s = session(clock.clone());
+            let req = CloseCopyOrderRequest::new(BIG_ID);
+            let (r, sent) = drive(&clock, &mut s.call(&req), vec![Answer::Fail(kind)]);
+            assert!(matches!(r, Err(Error::OutcomeUnknown { .. })), "{r:?}");
+            assert_eq!(sent, 1);
+        }
+    }
 }

@@ -122,12 +122,85 @@ fn data_envelope_decodes_the_payload() {
             "asks":[["20000.5",12],["20001","1e-3"]],"bids":[["19999.9",3.25]]}}"#,
     )
     .unwrap();
-    assert_eq!(depth.instrument_id, "BTCUSDTPERP");
+    assert_eq!(depth.instrument_id.as_deref(), Some("BTCUSDTPERP"));
     assert_eq!(depth.timestamp, Some(TimestampMillis(1_657_522_488_402)));
     assert_eq!(depth.asks[0].price, d("20000.5"));
     assert_eq!(depth.asks[0].amount, d("12"));
     assert_eq!(depth.asks[1].amount, d("0.001"));
     assert_eq!(depth.bids[0].amount, d("3.25"));
+}
+
+#[test]
+fn rest_depth_levels_accept_numbers_for_price_and_amount() {
+    // venue-notes.md: the live REST depth sends price and amount as JSON numbers (the documents
+    // say the price is a string); both forms decode exactly, trailing zeros kept.
+    let depth = decode_swap::<DepthRequest>(
+        r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","timestamp":1667975290425,
+            "asks":[[18384.70,3492],[1e-7,"5000"]],"bids":[["18366.2",4395],[18364.3,30.50]]}}"#,
+    )
+    .unwrap();
+    assert_eq!(depth.asks[0].price.to_string(), "18384.70");
+    assert_eq!(depth.asks[0].amount, d("3492"));
+    assert_eq!(depth.asks[1].price, d("0.0000001"));
+    assert_eq!(depth.asks[1].amount, d("5000"));
+    assert_eq!(depth.bids[0].price, d("18366.2"));
+    assert_eq!(depth.bids[1].price, d("18364.3"));
+    assert_eq!(depth.bids[1].amount.to_string(), "30.50");
+    // The echoes are optional: placeholders are absent; an answer without `data` is an empty
+    // book.
+    let depth = decode_swap::<DepthRequest>(
+        r#"{"code":0,"data":{"instrument_id":"","timestamp":"-","asks":[[1,2]],"bids":null}}"#,
+    )
+    .unwrap();
+    assert_eq!(depth.instrument_id, None);
+    assert_eq!(depth.timestamp, None);
+    assert_eq!(depth.asks.len(), 1);
+    assert!(depth.bids.is_empty());
+    let empty = decode_swap::<DepthRequest>(r#"{"code":0}"#).unwrap();
+    assert!(empty.asks.is_empty() && empty.bids.is_empty());
+    // A level's price and amount are required.
+    for body in [
+        r#"{"code":0,"data":{"asks":[[null,1]],"bids":[]}}"#,
+        r#"{"code":0,"data":{"asks":[["-",1]],"bids":[]}}"#,
+        r#"{"code":0,"data":{"asks":[[1,""]],"bids":[]}}"#,
+        r#"{"code":0,"data":{"asks":[[1]],"bids":[]}}"#,
+    ] {
+        match decode_swap::<DepthRequest>(body) {
+            Err(Error::Decode { path, .. }) => assert_eq!(path, "data.asks[0]", "{body}"),
+            other => panic!("{body}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn transfer_ack_without_data_decodes_to_no_fields() {
+    for body in [
+        r#"{"code":0}"#,
+        r#"{"code":0,"data":null}"#,
+        r#"{"code":0,"data":{}}"#,
+    ] {
+        let a = decode_swap::<TransferRequest>(body).unwrap();
+        assert_eq!(a.transfer_type, None, "{body}");
+        assert_eq!(a.currency, None, "{body}");
+        assert_eq!(a.transfer_amount, None, "{body}");
+    }
+    let a = decode_swap::<TransferRequest>(
+        r#"{"code":0,"data":{"type":"swap_to_spot","currency":"USDT","transfer_amount":"10.50"}}"#,
+    )
+    .unwrap();
+    assert_eq!(a.transfer_type, Some(TransferType::SwapToSpot));
+    assert_eq!(a.currency.as_deref(), Some("USDT"));
+    assert_eq!(
+        a.transfer_amount.map(|v| v.to_string()).as_deref(),
+        Some("10.50")
+    );
+    let a = decode_swap::<TransferRequest>(
+        r#"{"code":0,"data":{"type":3,"currency":null,"transfer_amount":"-"}}"#,
+    )
+    .unwrap();
+    assert_eq!(a.transfer_type, Some(TransferType::Unknown(3)));
+    assert_eq!(a.currency, None);
+    assert_eq!(a.transfer_amount, None);
 }
 
 #[test]

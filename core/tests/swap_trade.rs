@@ -9,12 +9,12 @@ mod support;
 use support::*;
 
 use digifinex_core::swap::{
-    BatchCancelOrders, BatchPlaceOrders, CancelOrder, Fill, HistoryOrdersRequest,
+    BatchCancelOrders, BatchItem, BatchPlaceOrders, CancelOrder, Fill, HistoryOrdersRequest,
     HistoryTradesRequest, MarginMode, MarketStyle, MatchRole, OpenOrdersRequest, Order, OrderId,
     OrderIds, OrderInfoRequest, OrderPricing, OrderRef, OrderSide, OrderSpec, OrderState,
     OrderType, PlaceOrder, TradeType, MAX_BATCH_ORDERS,
 };
-use digifinex_core::{ApiCode, Error, ErrorKind, SwapCode, TimestampMillis};
+use digifinex_core::{ApiCode, Endpoint, Error, ErrorKind, SwapCode, TimestampMillis};
 
 const I: &str = "BTCUSDTPERP";
 
@@ -114,7 +114,7 @@ fn order_place_custom_price_and_market_styles() {
         (MarketStyle::FokOptimal10, 12),
         (MarketStyle::FokOptimal20, 15),
     ] {
-        assert_eq!(style.order_type().code(), code);
+        assert_eq!(style.order_type().code(), Some(code));
         assert_swap_signed_post(
             &PlaceOrder::new(OrderSpec::market(I, OrderSide::OpenLong, d("10"), style)),
             "/swap/v2/trade/order_place",
@@ -700,6 +700,18 @@ fn history_trades_shapes_and_validation() {
 const BIG_ID: &str = "1590873693003714560";
 const HUGE_ID: &str = "123456789012345678901234567890";
 
+/// Decodes a swap body for `E`, returning the JSON paths of unreadable optional values.
+fn decode_report<E: Endpoint>(body: &str) -> (E::Output, Vec<String>) {
+    let (v, unreadable) = digifinex_core::parse_body_report::<E::Output>(
+        &E::META,
+        200,
+        &http::HeaderMap::new(),
+        body.as_bytes(),
+    )
+    .unwrap();
+    (v, unreadable.into_iter().map(|u| u.path).collect())
+}
+
 #[test]
 fn order_place_and_cancel_return_the_id_string_or_number() {
     for body in [
@@ -719,43 +731,116 @@ fn order_place_and_cancel_return_the_id_string_or_number() {
             .0,
         HUGE_ID
     );
-    // A fractional number is not an id; a missing data is an error, not an empty id.
-    assert!(matches!(
-        decode_swap::<PlaceOrder>(r#"{"code":0,"data":1.5}"#),
-        Err(Error::Decode { .. })
-    ));
-    assert!(matches!(
-        decode_swap::<PlaceOrder>(r#"{"code":0}"#),
-        Err(Error::Decode { .. })
-    ));
+    // The id is the whole answer: required. A fractional number, a placeholder, null or a
+    // missing data is an error (never an empty id).
+    for body in [
+        r#"{"code":0,"data":1.5}"#,
+        r#"{"code":0,"data":""}"#,
+        r#"{"code":0,"data":"-"}"#,
+        r#"{"code":0,"data":null}"#,
+        r#"{"code":0}"#,
+    ] {
+        assert!(
+            matches!(decode_swap::<PlaceOrder>(body), Err(Error::Decode { .. })),
+            "{body}"
+        );
+        assert!(
+            matches!(decode_swap::<CancelOrder>(body), Err(Error::Decode { .. })),
+            "{body}"
+        );
+    }
 }
 
 #[test]
 fn batch_endpoints_return_the_list_of_ids() {
     let body = format!(r#"{{"code":0,"data":["{BIG_ID}",{BIG_ID},{HUGE_ID},"1"]}}"#);
     let want = OrderIds(vec![
-        BIG_ID.to_owned(),
-        BIG_ID.to_owned(),
-        HUGE_ID.to_owned(),
-        "1".to_owned(),
+        BatchItem::Id(BIG_ID.to_owned()),
+        BatchItem::Id(BIG_ID.to_owned()),
+        BatchItem::Id(HUGE_ID.to_owned()),
+        BatchItem::Id("1".to_owned()),
     ]);
     assert_eq!(decode_swap::<BatchPlaceOrders>(&body).unwrap(), want);
     assert_eq!(decode_swap::<BatchCancelOrders>(&body).unwrap(), want);
+    assert_eq!(want.len(), 4);
+    assert!(!want.has_failures());
+    assert_eq!(
+        want.ids().collect::<Vec<_>>(),
+        [BIG_ID, BIG_ID, HUGE_ID, "1"]
+    );
     assert_eq!(
         serde_json::to_string(&want).unwrap(),
         format!(r#"["{BIG_ID}","{BIG_ID}","{HUGE_ID}","1"]"#)
     );
-    for empty in [
-        r#"{"code":0,"data":[]}"#,
-        r#"{"code":0,"data":null}"#,
+    // An explicit empty list is an empty answer (a batch cancel that cancelled nothing).
+    assert!(decode_swap::<BatchCancelOrders>(r#"{"code":0,"data":[]}"#)
+        .unwrap()
+        .is_empty());
+    // The list is the whole answer: missing, null, a placeholder or not a list is an error.
+    for body in [
         r#"{"code":0}"#,
+        r#"{"code":0,"data":null}"#,
+        r#"{"code":0,"data":""}"#,
+        r#"{"code":0,"data":"-"}"#,
+        r#"{"code":0,"data":"1"}"#,
+        r#"{"code":0,"data":{"a":1}}"#,
     ] {
-        assert_eq!(
-            decode_swap::<BatchPlaceOrders>(empty).unwrap(),
-            OrderIds::default(),
-            "{empty}"
-        );
+        match decode_swap::<BatchPlaceOrders>(body) {
+            Err(Error::Decode { .. }) => {}
+            other => panic!("{body}: {other:?}"),
+        }
+        assert!(decode_swap::<BatchCancelOrders>(body).is_err(), "{body}");
     }
+}
+
+#[test]
+fn batch_answers_keep_elements_without_an_id_in_their_place() {
+    let body = r#"{"code":0,"data":[
+        "1720297963537829888", null, "", "-", 1.5, true,
+        {"code":401003,"msg":"account balance not enough"},
+        {"order_id":1720297963537829890},
+        {"message":"x"},
+        1720297963537829891
+    ]}"#;
+    let got = decode_swap::<BatchPlaceOrders>(body).unwrap();
+    let none = BatchItem::Failed {
+        code: None,
+        message: None,
+    };
+    assert_eq!(
+        got.0,
+        vec![
+            BatchItem::Id("1720297963537829888".to_owned()),
+            none.clone(),
+            none.clone(),
+            none.clone(),
+            none.clone(),
+            none,
+            BatchItem::Failed {
+                code: Some(401003),
+                message: Some("account balance not enough".to_owned()),
+            },
+            BatchItem::Id("1720297963537829890".to_owned()),
+            BatchItem::Failed {
+                code: None,
+                message: Some("x".to_owned()),
+            },
+            BatchItem::Id("1720297963537829891".to_owned()),
+        ]
+    );
+    assert!(got.has_failures());
+    assert_eq!(got.ids().count(), 3);
+    assert_eq!(got.0[1].id(), None);
+    assert_eq!(got.0[0].id(), Some("1720297963537829888"));
+    // Rendered: ids as strings, failures as null or {code,msg}.
+    let v = serde_json::to_value(&got).unwrap();
+    assert_eq!(v[0], "1720297963537829888");
+    assert!(v[1].is_null());
+    assert_eq!(
+        v[6],
+        serde_json::json!({"code":401003,"msg":"account balance not enough"})
+    );
+    assert_eq!(v[9], "1720297963537829891");
 }
 
 /// The spec's Order with every field, strings as the API sends them.
@@ -788,21 +873,21 @@ fn order_info_decodes_every_field_exactly() {
         o,
         Order {
             order_id: BIG_ID.to_owned(),
-            instrument_id: I.to_owned(),
+            instrument_id: Some(I.to_owned()),
             margin_mode: Some(MarginMode::Crossed),
             contract_val: Some(d("0.001")),
-            side: OrderSide::OpenLong,
-            order_type: OrderType::Limit,
+            side: Some(OrderSide::OpenLong),
+            order_type: Some(OrderType::Limit),
             price: Some(d("20000.50")),
-            size: d("6"),
-            filled_qty: d("2"),
+            size: Some(d("6")),
+            filled_qty: Some(d("2")),
             price_avg: Some(d("20000.25")),
-            fee: d("0.0012"),
-            state: OrderState::PartFilled,
+            fee: Some(d("0.0012")),
+            state: Some(OrderState::PartFilled),
             leverage: Some(d("20")),
-            turnover: d("40.0005"),
+            turnover: Some(d("40.0005")),
             close_profit: Some(d("0")),
-            has_stop: false,
+            has_stop: Some(false),
             insert_time: Some(TimestampMillis(1_668_134_664_828)),
             time_stamp: Some(TimestampMillis(1_668_134_664_829)),
         }
@@ -820,23 +905,23 @@ fn order_info_decodes_every_field_exactly() {
 }
 
 #[test]
-fn order_decodes_numbers_empty_strings_and_unknown_codes() {
+fn order_decodes_numbers_placeholders_words_and_unknown_codes() {
     let body = format!(
         r#"{{"code":0,"data":{{
             "order_id": {BIG_ID},
-            "instrument_id": "ETHUSDTPERP",
+            "instrument_id": "",
             "margin_mode": "portfolio",
             "contract_val": 0.01,
-            "type": "4",
-            "order_type": 99,
+            "type": "close_short",
+            "order_type": "IOC_Optimal_20",
             "price": "",
             "size": 1e-3,
-            "filled_qty": "",
+            "filled_qty": "-",
             "price_avg": "",
             "fee": null,
             "state": 7,
             "leverage": 25,
-            "turnover": "",
+            "turnover": "--",
             "close_profit": "",
             "has_stop": "1",
             "insert_time": "1668134664828",
@@ -844,38 +929,98 @@ fn order_decodes_numbers_empty_strings_and_unknown_codes() {
             "new_field": {{"x": 1}}
         }}}}"#
     );
-    let o = decode_swap::<OrderInfoRequest>(&body).unwrap();
+    let (o, unreadable) = decode_report::<OrderInfoRequest>(&body);
+    assert!(unreadable.is_empty(), "{unreadable:?}");
     assert_eq!(o.order_id, BIG_ID);
+    assert_eq!(o.instrument_id, None);
     assert_eq!(o.margin_mode, Some(MarginMode::Other("portfolio".into())));
     assert_eq!(o.contract_val, Some(d("0.01")));
-    assert_eq!(o.side, OrderSide::CloseShort);
-    assert_eq!(o.order_type, OrderType::Unknown(99));
+    assert_eq!(o.side, Some(OrderSide::CloseShort));
+    assert_eq!(o.order_type, Some(OrderType::IocOptimal20));
     assert_eq!(o.price, None);
-    assert_eq!(o.size, d("0.001"));
-    assert_eq!(o.filled_qty, d("0"));
+    assert_eq!(o.size, Some(d("0.001")));
+    assert_eq!(o.filled_qty, None);
     assert_eq!(o.price_avg, None);
-    assert_eq!(o.fee, d("0"));
-    assert_eq!(o.state, OrderState::Unknown(7));
+    assert_eq!(o.fee, None);
+    assert_eq!(o.state, Some(OrderState::Unknown(7)));
     assert_eq!(o.leverage, Some(d("25")));
-    assert_eq!(o.turnover, d("0"));
+    assert_eq!(o.turnover, None);
     assert_eq!(o.close_profit, None);
-    assert!(o.has_stop);
+    assert_eq!(o.has_stop, Some(true));
     assert_eq!(o.insert_time, Some(TimestampMillis(1_668_134_664_828)));
     assert_eq!(o.time_stamp, None);
     // A huge numeric id keeps every digit.
     let huge = ORDER_STRINGS.replace("\"1590873693003714560\"", HUGE_ID);
     let o = decode_swap::<OrderInfoRequest>(&format!(r#"{{"code":0,"data":{huge}}}"#)).unwrap();
     assert_eq!(o.order_id, HUGE_ID);
-    // Minimal order: only the required members.
+    // Minimal order: only the identity.
+    let o = decode_swap::<OrderInfoRequest>(r#"{"code":0,"data":{"order_id":"1"}}"#).unwrap();
+    assert_eq!(o.order_id, "1");
+    assert_eq!(o.state, None);
+    assert_eq!(o.side, None);
+    assert_eq!(o.size, None);
+    assert_eq!(o.has_stop, None);
+    assert_eq!(o.insert_time, None);
+    // Words for every documented order_type name; an unknown word is kept.
+    for (word, want) in [
+        ("limit_price", OrderType::Limit),
+        ("IOC_opponent", OrderType::IocOpponent),
+        ("IOC_Optimal_5", OrderType::IocOptimal5),
+        ("IOC_Optimal_10", OrderType::IocOptimal10),
+        ("IOC_Optimal_20", OrderType::IocOptimal20),
+        ("IOC_custom_price", OrderType::IocCustomPrice),
+        ("GTC_opponent", OrderType::GtcOpponent),
+        ("GTC_Optimal_5", OrderType::GtcOptimal5),
+        ("GTC_Optimal_10", OrderType::GtcOptimal10),
+        ("GTC_Optimal_20", OrderType::GtcOptimal20),
+        ("FOK_opponent", OrderType::FokOpponent),
+        ("FOK_Optimal_5", OrderType::FokOptimal5),
+        ("FOK_Optimal_10", OrderType::FokOptimal10),
+        ("FOK_Optimal_20", OrderType::FokOptimal20),
+        ("FOK_custom_price", OrderType::FokCustomPrice),
+        ("iceberg", OrderType::Other("iceberg".into())),
+    ] {
+        let body = format!(r#"{{"code":0,"data":{{"order_id":"1","order_type":"{word}"}}}}"#);
+        assert_eq!(
+            decode_swap::<OrderInfoRequest>(&body).unwrap().order_type,
+            Some(want),
+            "{word}"
+        );
+    }
+    // State, side and margin-mode words; numeric margin modes (copy-trading numbering).
     let o = decode_swap::<OrderInfoRequest>(
-        r#"{"code":0,"data":{"order_id":"1","type":2,"order_type":1,"size":"1","state":-1}}"#,
+        r#"{"code":0,"data":{"order_id":"1","state":"part_filled","type":"OPEN_LONG","margin_mode":2}}"#,
     )
     .unwrap();
-    assert_eq!(o.state, OrderState::Canceled);
-    assert_eq!(o.margin_mode, None);
-    assert_eq!(o.price, None);
-    assert!(!o.has_stop);
-    assert_eq!(o.insert_time, None);
+    assert_eq!(o.state, Some(OrderState::PartFilled));
+    assert_eq!(o.side, Some(OrderSide::OpenLong));
+    assert_eq!(o.margin_mode, Some(MarginMode::Isolated));
+    let o = decode_swap::<OrderInfoRequest>(
+        r#"{"code":0,"data":{"order_id":"1","state":"canceled","margin_mode":"1"}}"#,
+    )
+    .unwrap();
+    assert_eq!(o.state, Some(OrderState::Canceled));
+    assert_eq!(o.margin_mode, Some(MarginMode::Crossed));
+}
+
+#[test]
+fn unreadable_order_fields_are_absent_and_reported() {
+    let body = r#"{"code":0,"data":[{"order_id":"1","size":"abc","state":{"x":1},"has_stop":"maybe","insert_time":[1]}]}"#;
+    let (list, unreadable) = decode_report::<OpenOrdersRequest>(body);
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].size, None);
+    assert_eq!(list[0].state, None);
+    assert_eq!(list[0].has_stop, None);
+    assert_eq!(list[0].insert_time, None);
+    assert_eq!(
+        unreadable,
+        [
+            "data[0].size",
+            "data[0].state",
+            "data[0].has_stop",
+            "data[0].insert_time"
+        ]
+    );
 }
 
 #[test]
@@ -883,10 +1028,14 @@ fn order_lists_decode_and_null_is_empty() {
     let body = format!(r#"{{"code":0,"data":[{ORDER_STRINGS},{ORDER_STRINGS}]}}"#);
     let list = decode_swap::<OpenOrdersRequest>(&body).unwrap();
     assert_eq!(list.len(), 2);
-    assert_eq!(list[1].state, OrderState::PartFilled);
+    assert_eq!(list[1].state, Some(OrderState::PartFilled));
     let list = decode_swap::<HistoryOrdersRequest>(&body).unwrap();
     assert_eq!(list.len(), 2);
-    for empty in [r#"{"code":0,"data":[]}"#, r#"{"code":0,"data":null}"#] {
+    for empty in [
+        r#"{"code":0,"data":[]}"#,
+        r#"{"code":0,"data":null}"#,
+        r#"{"code":0}"#,
+    ] {
         assert!(decode_swap::<OpenOrdersRequest>(empty).unwrap().is_empty());
         assert!(decode_swap::<HistoryOrdersRequest>(empty)
             .unwrap()
@@ -895,11 +1044,18 @@ fn order_lists_decode_and_null_is_empty() {
             .unwrap()
             .is_empty());
     }
-    // A bad member names its path.
-    let bad =
-        r#"{"code":0,"data":[{"order_id":"1","type":1,"order_type":0,"size":"x","state":0}]}"#;
-    match decode_swap::<OpenOrdersRequest>(bad) {
-        Err(Error::Decode { path, .. }) => assert_eq!(path, "data[0].size"),
+    // A missing or placeholder identity fails the answer, naming its path.
+    for bad in [
+        r#"{"code":0,"data":[{"order_id":"1"},{"order_id":""}]}"#,
+        r#"{"code":0,"data":[{"order_id":"1"},{"order_id":null}]}"#,
+    ] {
+        match decode_swap::<OpenOrdersRequest>(bad) {
+            Err(Error::Decode { path, .. }) => assert_eq!(path, "data[1].order_id"),
+            other => panic!("{other:?}"),
+        }
+    }
+    match decode_swap::<OpenOrdersRequest>(r#"{"code":0,"data":[{"state":0}]}"#) {
+        Err(Error::Decode { message, .. }) => assert!(message.contains("order_id"), "{message}"),
         other => panic!("{other:?}"),
     }
 }
@@ -912,50 +1068,67 @@ fn history_trades_decodes_fills() {
           "order_id":"{BIG_ID}","price":"20000.5","size":"2","fee":"0.004","close_profit":"1.25",
           "leverage":"10","type":3,"order_type":4,"trade_type":1,"match_role":2,
           "trade_time":1668134664828}},
-        {{"trade_id":{HUGE_ID},"instrument_id":"BTCUSDTPERP","margin_mode":"",
+        {{"trade_id":{HUGE_ID},"instrument_id":"","margin_mode":"-",
           "order_id":{BIG_ID},"price":20000,"size":0.5,"fee":"","close_profit":"",
-          "leverage":"","type":"1","order_type":"13","trade_type":4,"match_role":"",
-          "trade_time":"1668134664900"}}
+          "leverage":"","type":"1","order_type":"13","trade_type":4,"match_role":"maker",
+          "trade_time":"1668134664900"}},
+        {{"trade_id":"7","order_id":"","trade_type":"force_close","match_role":"taker"}}
     ]}}"#
     );
-    let fills = decode_swap::<HistoryTradesRequest>(&body).unwrap();
+    let (fills, unreadable) = decode_report::<HistoryTradesRequest>(&body);
+    assert!(unreadable.is_empty(), "{unreadable:?}");
     assert_eq!(
         fills[0],
         Fill {
             trade_id: "1590873693003714999".to_owned(),
-            instrument_id: I.to_owned(),
+            instrument_id: Some(I.to_owned()),
             margin_mode: Some(MarginMode::Isolated),
-            order_id: BIG_ID.to_owned(),
-            price: d("20000.5"),
-            size: d("2"),
-            fee: d("0.004"),
+            order_id: Some(BIG_ID.to_owned()),
+            price: Some(d("20000.5")),
+            size: Some(d("2")),
+            fee: Some(d("0.004")),
             close_profit: Some(d("1.25")),
             leverage: Some(d("10")),
-            side: OrderSide::CloseLong,
-            order_type: OrderType::IocCustomPrice,
+            side: Some(OrderSide::CloseLong),
+            order_type: Some(OrderType::IocCustomPrice),
             trade_type: Some(TradeType::ForceClose),
             match_role: Some(MatchRole::Maker),
-            trade_time: TimestampMillis(1_668_134_664_828),
+            trade_time: Some(TimestampMillis(1_668_134_664_828)),
         }
     );
     let f = &fills[1];
     assert_eq!(f.trade_id, HUGE_ID);
-    assert_eq!(f.order_id, BIG_ID);
+    assert_eq!(f.order_id.as_deref(), Some(BIG_ID));
+    assert_eq!(f.instrument_id, None);
     assert_eq!(f.margin_mode, None);
-    assert_eq!(f.price, d("20000"));
-    assert_eq!(f.size, d("0.5"));
-    assert_eq!(f.fee, d("0"));
+    assert_eq!(f.price, Some(d("20000")));
+    assert_eq!(f.size, Some(d("0.5")));
+    assert_eq!(f.fee, None);
     assert_eq!(f.close_profit, None);
     assert_eq!(f.leverage, None);
-    assert_eq!(f.side, OrderSide::OpenLong);
-    assert_eq!(f.order_type, OrderType::IocOptimal20);
+    assert_eq!(f.side, Some(OrderSide::OpenLong));
+    assert_eq!(f.order_type, Some(OrderType::IocOptimal20));
     assert_eq!(f.trade_type, Some(TradeType::Unknown(4)));
-    assert_eq!(f.match_role, None);
-    assert_eq!(f.trade_time, TimestampMillis(1_668_134_664_900));
+    assert_eq!(f.match_role, Some(MatchRole::Maker));
+    assert_eq!(f.trade_time, Some(TimestampMillis(1_668_134_664_900)));
     let v = serde_json::to_value(f).unwrap();
     assert_eq!(v["trade_id"], HUGE_ID);
     assert_eq!(v["type"], 1);
     assert_eq!(v["trade_type"], 4);
+    // A fill without its order id or time is kept: only `trade_id` is required.
+    let f = &fills[2];
+    assert_eq!(f.trade_id, "7");
+    assert_eq!(f.order_id, None);
+    assert_eq!(f.trade_time, None);
+    assert_eq!(f.trade_type, Some(TradeType::ForceClose));
+    assert_eq!(f.match_role, Some(MatchRole::Taker));
+    // The trade id is required.
+    match decode_swap::<HistoryTradesRequest>(
+        r#"{"code":0,"data":[{"trade_id":"-","order_id":"1"}]}"#,
+    ) {
+        Err(Error::Decode { path, .. }) => assert_eq!(path, "data[0].trade_id"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -988,23 +1161,24 @@ fn trade_api_errors_are_typed() {
 }
 
 #[test]
-fn trade_endpoints_are_signed_and_only_gets_are_idempotent() {
-    use digifinex_core::{Endpoint, Method};
-    fn check<E: Endpoint>(method: Method, path: &str) {
+fn trade_endpoints_are_signed_and_declare_their_idempotency() {
+    use digifinex_core::Method;
+    /// `idempotent`: the endpoint only reads (retried; failures are ordinary errors).
+    fn check<E: Endpoint>(method: Method, path: &str, idempotent: bool) {
         assert_eq!(E::META.method, method, "{path}");
         assert_eq!(E::META.path, path);
         assert!(E::META.signed, "{path}");
-        assert_eq!(E::META.idempotent, method == Method::Get, "{path}");
+        assert_eq!(E::META.idempotent, idempotent, "{path}");
         assert_eq!(E::META.success_code, 0);
         let (entry, _) = digifinex_core::catalog::find(method.as_str(), path).unwrap();
         assert_eq!(entry.meta, E::META);
     }
-    check::<PlaceOrder>(Method::Post, "/swap/v2/trade/order_place");
-    check::<CancelOrder>(Method::Post, "/swap/v2/trade/cancel_order");
-    check::<BatchPlaceOrders>(Method::Post, "/swap/v2/trade/batch_order");
-    check::<BatchCancelOrders>(Method::Post, "/swap/v2/trade/batch_cancel_order");
-    check::<OpenOrdersRequest>(Method::Get, "/swap/v2/trade/open_orders");
-    check::<OrderInfoRequest>(Method::Get, "/swap/v2/trade/order_info");
-    check::<HistoryOrdersRequest>(Method::Get, "/swap/v2/trade/history_orders");
-    check::<HistoryTradesRequest>(Method::Get, "/swap/v2/trade/history_trades");
+    check::<PlaceOrder>(Method::Post, "/swap/v2/trade/order_place", false);
+    check::<CancelOrder>(Method::Post, "/swap/v2/trade/cancel_order", false);
+    check::<BatchPlaceOrders>(Method::Post, "/swap/v2/trade/batch_order", false);
+    check::<BatchCancelOrders>(Method::Post, "/swap/v2/trade/batch_cancel_order", false);
+    check::<OpenOrdersRequest>(Method::Get, "/swap/v2/trade/open_orders", true);
+    check::<OrderInfoRequest>(Method::Get, "/swap/v2/trade/order_info", true);
+    check::<HistoryOrdersRequest>(Method::Get, "/swap/v2/trade/history_orders", true);
+    check::<HistoryTradesRequest>(Method::Get, "/swap/v2/trade/history_trades", true);
 }

@@ -59,6 +59,7 @@ fn every_spot_endpoint_is_in_the_catalog_once() {
         assert_eq!(entry.meta.display_path(), *path);
         assert_eq!(entry.meta.signed, *signed, "{path}");
         assert_eq!(entry.meta.success_code, *success, "{path}");
+        // Every spot POST changes state.
         assert_eq!(entry.meta.idempotent, *method == "GET", "{path}");
         if path.contains("{market}") {
             assert_eq!(vars, vec![("market".to_owned(), "margin".to_owned())]);
@@ -156,6 +157,16 @@ const SWAP_SPEC: &[(&str, &str, bool)] = &[
     ("POST", "/swap/v2/follow/instrument_list", true),
 ];
 
+/// The copy-trading endpoints that are POST but only read (venue-notes.md): safe to repeat.
+const COPY_READS: &[&str] = &[
+    "/swap/v2/follow/user_center_current",
+    "/swap/v2/follow/user_center_history",
+    "/swap/v2/follow/expert_current_open_order",
+    "/swap/v2/follow/account_available",
+    "/swap/v2/follow/plan_task",
+    "/swap/v2/follow/instrument_list",
+];
+
 #[test]
 fn every_swap_endpoint_is_in_the_catalog_once() {
     assert_eq!(SWAP_SPEC.len(), 41);
@@ -175,7 +186,10 @@ fn every_swap_endpoint_is_in_the_catalog_once() {
         assert_eq!(entry.meta.display_path(), *path);
         assert_eq!(entry.meta.signed, *signed, "{path}");
         assert_eq!(entry.meta.success_code, 0, "{path}");
-        assert_eq!(entry.meta.idempotent, *method == "GET", "{path}");
+        // Idempotency is declared per endpoint, not inferred from the method: the six
+        // copy-trading reads are POST but read only (venue-notes.md).
+        let idempotent = *method == "GET" || COPY_READS.contains(path);
+        assert_eq!(entry.meta.idempotent, idempotent, "{path}");
         assert!(vars.is_empty());
     }
 }

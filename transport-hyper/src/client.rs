@@ -60,7 +60,7 @@ impl<C: Clone> Clone for Client<C> {
 
 impl Client {
     /// A builder with the defaults: production URLs, no credentials, system clock, 5 s connect /
-    /// 10 s read / 15 s total timeouts, default retries, automatic time sync, no weight budget,
+    /// 10 s read / 15 s total timeouts, default retries, automatic time sync, weight budgets on,
     /// rustls with webpki roots.
     pub fn builder() -> ClientBuilder {
         ClientBuilder {
@@ -157,7 +157,8 @@ where
     }
 
     /// Loads the swap route weights (`GET /swap/v2/public/api_weight`) into the weight budget;
-    /// returns the number of routes. Useful only with [`ClientBuilder::weight_budget`].
+    /// returns the number of routes. The loaded weights replace the declared ones (see
+    /// [`digifinex_core::budget`]).
     pub async fn load_swap_weights(&self) -> Result<usize, Error> {
         let routes = self.send(&digifinex_core::swap::ApiWeightRequest).await?;
         let table = digifinex_core::ratelimit::WeightTable::new(&routes);
@@ -383,7 +384,10 @@ impl Default for Options {
             clock: None,
             retry: RetryPolicy::default(),
             auto_sync: true,
-            budget: None,
+            budget: Some((
+                digifinex_core::budget::SPOT_WEIGHT_PER_MINUTE,
+                digifinex_core::budget::SWAP_WEIGHT_PER_MINUTE,
+            )),
             connect: DEFAULT_CONNECT,
             read: DEFAULT_READ,
             total: DEFAULT_TOTAL,
@@ -495,10 +499,18 @@ where
         self.opts.retry = retry;
         self
     }
-    /// Waits instead of crossing a weight budget: spot `spot_per_minute` (the documented limit
-    /// is 1200), swap `swap_per_minute` (see [`Client::load_swap_weights`]).
+    /// Waits instead of crossing a weight budget (on by default): spot `spot_per_minute`
+    /// (default 1200, the documented limit), swap `swap_per_minute` for public routes and,
+    /// separately, for private ones (default 6,000, the venue's public limit; see
+    /// [`Client::load_swap_weights`]).
     pub fn weight_budget(mut self, spot_per_minute: u64, swap_per_minute: u64) -> Self {
         self.opts.budget = Some((spot_per_minute, swap_per_minute));
+        self
+    }
+    /// Turns the weight budgets off: calls never wait for them (the server's 429 and bans
+    /// still apply).
+    pub fn without_weight_budget(mut self) -> Self {
+        self.opts.budget = None;
         self
     }
     /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
@@ -563,9 +575,10 @@ where
         if let Some(c) = o.clock {
             session = session.clock(c);
         }
-        if let Some((spot, swap)) = o.budget {
-            session = session.weight_budget(spot, swap);
-        }
+        session = match o.budget {
+            Some((spot, swap)) => session.weight_budget(spot, swap),
+            None => session.without_weight_budget(),
+        };
         Ok(Client {
             session: Arc::new(session.build()),
             http,

@@ -42,7 +42,7 @@ struct PerRequest {
 
 impl Client {
     /// A builder with the defaults: production URLs, no credentials, system clock, 5 s connect /
-    /// 10 s read / 15 s total timeouts, default retries, automatic time sync, no weight budget.
+    /// 10 s read / 15 s total timeouts, default retries, automatic time sync, weight budgets on.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
@@ -113,7 +113,8 @@ impl Client {
     }
 
     /// Loads the swap route weights (`GET /swap/v2/public/api_weight`) into the weight budget;
-    /// returns the number of routes. Useful only with [`ClientBuilder::weight_budget`].
+    /// returns the number of routes. The loaded weights replace the declared ones (see
+    /// [`digifinex_core::budget`]).
     pub fn load_swap_weights(&self) -> Result<usize, Error> {
         let routes = self.send(&digifinex_core::swap::ApiWeightRequest)?;
         let table = digifinex_core::ratelimit::WeightTable::new(&routes);
@@ -363,7 +364,10 @@ impl Default for ClientBuilder {
             clock: None,
             retry: RetryPolicy::default(),
             auto_sync: true,
-            budget: None,
+            budget: Some((
+                digifinex_core::budget::SPOT_WEIGHT_PER_MINUTE,
+                digifinex_core::budget::SWAP_WEIGHT_PER_MINUTE,
+            )),
             connect: None,
             read: None,
             total: None,
@@ -427,10 +431,18 @@ impl ClientBuilder {
         self.retry = retry;
         self
     }
-    /// Waits instead of crossing a weight budget: spot `spot_per_minute` (the documented limit
-    /// is 1200), swap `swap_per_minute` (see [`Client::load_swap_weights`]).
+    /// Waits instead of crossing a weight budget (on by default): spot `spot_per_minute`
+    /// (default 1200, the documented limit), swap `swap_per_minute` for public routes and,
+    /// separately, for private ones (default 6,000, the venue's public limit; see
+    /// [`Client::load_swap_weights`]).
     pub fn weight_budget(mut self, spot_per_minute: u64, swap_per_minute: u64) -> Self {
         self.budget = Some((spot_per_minute, swap_per_minute));
+        self
+    }
+    /// Turns the weight budgets off: calls never wait for them (the server's 429 and bans
+    /// still apply).
+    pub fn without_weight_budget(mut self) -> Self {
+        self.budget = None;
         self
     }
     /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
@@ -491,9 +503,10 @@ impl ClientBuilder {
         if let Some(c) = self.clock {
             session = session.clock(c);
         }
-        if let Some((spot, swap)) = self.budget {
-            session = session.weight_budget(spot, swap);
-        }
+        session = match self.budget {
+            Some((spot, swap)) => session.weight_budget(spot, swap),
+            None => session.without_weight_budget(),
+        };
         let (agent, per_request) = match self.agent {
             Some(agent) => {
                 let status_as_error = agent.config().http_status_as_error();

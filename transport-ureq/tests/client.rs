@@ -78,7 +78,7 @@ fn a_signed_spot_post_carries_a_valid_signature() {
     assert_eq!(seen[0].path(), "/v3/spot/order/new");
     assert_eq!(
         seen[0].body,
-        b"symbol=btc_usdt&price=30000&amount=0.01&type=buy"
+        b"market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy"
     );
 }
 

@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::spot::{
     check_non_empty, check_positive, check_range, check_symbol, check_window, Ack, Market,
 };
-use crate::types::{str_enum, TimestampSecs};
+use crate::types::{str_enum, Pair, TimestampSecs};
 
 pub(crate) const ENTRIES: &[CatalogEntry] = &[
     entry::<SpotAssetsRequest>(),
@@ -40,32 +40,24 @@ const fn private(name: &'static str, method: Method, path: &'static str) -> Meta
     }
 }
 
-/// A list that may arrive as `null` (read as empty); use with `#[serde(default)]`.
-fn null_as_empty<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<Vec<T>>::deserialize(d).map(Option::unwrap_or_default)
-}
-
 // ---------------------------------------------------------------------------------------------
 
 /// One currency balance, as listed by `/spot/assets` and `/margin/assets`.
 ///
-/// DESIGN: `free` and `total` are balances; when the server leaves one out (or sends `""` or
-/// `null`) it reads as zero rather than failing the whole list.
+/// DESIGN: `currency` is the key of the row and required (see [`crate::de`]); every amount is
+/// optional: a balance the server leaves out, or sends as `""`, `"-"` or `null`, is `None`, never
+/// a made-up zero.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Asset {
-    /// Currency (`btc`).
-    #[serde(default, with = "crate::de::string")]
+    /// Currency, as the server writes it (`BTC`, `usdt`).
+    #[serde(with = "crate::de::text")]
     pub currency: String,
     /// Available amount.
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub free: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub free: Option<Decimal>,
     /// Total amount (available plus frozen).
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub total: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub total: Option<Decimal>,
     /// Valuation rate; sent by `/margin/assets` only, and not always.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub valuation_rate: Option<Decimal>,
@@ -78,10 +70,13 @@ pub struct Asset {
 pub struct SpotAssetsRequest;
 
 /// Answer of [`SpotAssetsRequest`].
+///
+/// An answer without `list` (`{"code":0}`), or with `null` or a placeholder there, decodes to an
+/// empty list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpotAssets {
     /// One entry per currency.
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<Asset>,
 }
 
@@ -109,7 +104,8 @@ pub struct MarginAssetsRequest;
 ///
 /// DESIGN: the spec lists the top-level `total`, `free` and `unrealized_pnl` without types or a
 /// promise that they are always sent; they are `Option<Decimal>` (number or string; `""` is
-/// `None`), so an absent summary is not mistaken for a zero balance.
+/// `None`), so an absent summary is not mistaken for a zero balance. An answer without any of
+/// them and without `list` (`{"code":0}`) decodes to every summary `None` and an empty list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MarginAssets {
     /// Total value of the margin account.
@@ -121,8 +117,13 @@ pub struct MarginAssets {
     /// Unrealised profit and loss of open positions.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub unrealized_pnl: Option<Decimal>,
+    /// Equity of the margin account. Not in the documents; real answers carry it beside `total`
+    /// and `free` (venue-notes.md; the captured answer in ccxt/ccxt `ts/src/digifinex.ts`,
+    /// `fetchCrossBorrowRate`, and `js/digifinex.js`, `fetchBorrowRate`).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub equity: Option<Decimal>,
     /// One entry per currency.
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<Asset>,
 }
 
@@ -144,6 +145,10 @@ impl FromParams for MarginAssetsRequest {
 
 /// `GET /v3/{market}/financelog`: the financial log (balance changes) of the spot or margin
 /// account.
+///
+/// Parameters, in this order: `market` (the path's value, `spot` or `margin`: the official
+/// reference lists it as a required parameter, and ccxt sends it; venue-notes.md), then
+/// `currency_mark`, `start_time`, `end_time` and `limit`, each only when set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FinanceLogRequest {
     market: Market,
@@ -200,6 +205,7 @@ impl Endpoint for FinanceLogRequest {
         if let Some(l) = self.limit {
             check_range("limit", l, 1, 1000)?;
         }
+        p.push("market", self.market.as_str());
         p.push_opt("currency_mark", self.currency_mark.as_deref());
         p.push_opt_display("start_time", self.start_time);
         p.push_opt_display("end_time", self.end_time);
@@ -251,13 +257,16 @@ impl Serialize for FinanceType {
 /// (`currency`, `free`, `total`). Fields of the other shape are `None`.
 ///
 /// DESIGN: `currency` is read from `currency_mark`, falling back to `currency` (the older
-/// shape); when both are sent, `currency_mark` wins.
+/// shape); when both are sent, `currency_mark` wins. A log is not a keyed listing and its
+/// records have no id, so every field is optional (see [`crate::de`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "RawFinanceEntry")]
 pub struct FinanceEntry {
     /// Currency of the record (`currency_mark`, or `currency` in the older shape).
-    pub currency: String,
+    #[serde(with = "crate::de::opt_string")]
+    pub currency: Option<String>,
     /// Time of the record (seconds).
+    #[serde(with = "crate::de::opt")]
     pub time: Option<TimestampSecs>,
     /// Amount of the change (signed).
     #[serde(with = "crate::de::opt_decimal")]
@@ -283,8 +292,8 @@ struct RawFinanceEntry {
     currency_mark: Option<String>,
     #[serde(default, with = "crate::de::opt_string")]
     currency: Option<String>,
-    #[serde(default, with = "crate::de::opt_int")]
-    time: Option<i64>,
+    #[serde(default, with = "crate::de::opt")]
+    time: Option<TimestampSecs>,
     #[serde(default, with = "crate::de::opt_decimal")]
     num: Option<Decimal>,
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -300,8 +309,8 @@ struct RawFinanceEntry {
 impl From<RawFinanceEntry> for FinanceEntry {
     fn from(r: RawFinanceEntry) -> Self {
         FinanceEntry {
-            currency: r.currency_mark.or(r.currency).unwrap_or_default(),
-            time: r.time.map(TimestampSecs),
+            currency: r.currency_mark.or(r.currency),
+            time: r.time,
             num: r.num,
             balance: r.balance,
             free: r.free,
@@ -315,13 +324,16 @@ impl From<RawFinanceEntry> for FinanceEntry {
 ///
 /// DESIGN: `data` is read in either documented form: an object `{"finance":[..],"total":"12"}`
 /// (`total` a string or an integer), or directly a list of entries (older description; `total`
-/// is then `None`). A missing or `null` `data` is an empty log.
+/// is then `None`). An answer without `data` (`{"code":0}`), or with `null` or a placeholder
+/// there, decodes to an empty log with `total` `None`; any other `data` (a number, a word) is
+/// an empty log too, reported as unreadable (see [`crate::de`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "RawFinanceLog")]
 pub struct FinanceLog {
     /// The records.
     pub entries: Vec<FinanceEntry>,
     /// Count of matching records, when the server sends it.
+    #[serde(with = "crate::de::opt_int")]
     pub total: Option<u64>,
 }
 
@@ -356,7 +368,7 @@ enum FinanceField {
     Other,
 }
 
-/// A count that may be a string, an integer, `""` or `null`.
+/// An optional count (`total`): a string or an integer; placeholders are `None`.
 struct OptCount(Option<u64>);
 
 impl<'de> Deserialize<'de> for OptCount {
@@ -365,18 +377,24 @@ impl<'de> Deserialize<'de> for OptCount {
     }
 }
 
-/// A finance list that may be `null`.
+/// The `finance` list, read by the list rule ([`crate::de::vec`]).
 struct EntryList(Vec<FinanceEntry>);
 
 impl<'de> Deserialize<'de> for EntryList {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        null_as_empty(d).map(EntryList)
+        crate::de::vec(d).map(EntryList)
     }
 }
 
 impl<'de> Deserialize<'de> for FinanceData {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
+        impl V {
+            fn unreadable<E: serde::de::Error>(text: &str) -> Result<FinanceData, E> {
+                crate::de::unreadable::note::<E>("a finance log", text)
+                    .map(|()| FinanceData::default())
+            }
+        }
         impl<'de> Visitor<'de> for V {
             type Value = FinanceData;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -387,6 +405,25 @@ impl<'de> Deserialize<'de> for FinanceData {
             }
             fn visit_none<E: serde::de::Error>(self) -> Result<FinanceData, E> {
                 Ok(FinanceData::default())
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<FinanceData, E> {
+                if crate::de::is_placeholder(v) {
+                    Ok(FinanceData::default())
+                } else {
+                    Self::unreadable(v)
+                }
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<FinanceData, E> {
+                Self::unreadable(if v { "true" } else { "false" })
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<FinanceData, E> {
+                Self::unreadable(&v.to_string())
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<FinanceData, E> {
+                Self::unreadable(&v.to_string())
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<FinanceData, E> {
+                Self::unreadable(&v.to_string())
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FinanceData, A::Error> {
                 let mut out = FinanceData::default();
@@ -459,39 +496,57 @@ impl FromParams for MarginPositionsRequest {
 str_enum! {
     /// Direction of a margin position.
     ///
-    /// DESIGN: one description spells the values `go_long`/`go_short`; both spellings map to the
-    /// same variant, and an empty string (or a missing `side`) means no position.
+    /// DESIGN: one description spells the values `go_long`/`go_short` (and captured answers use
+    /// them: ccxt/ccxt `ts/src/digifinex.ts`, `fetchPosition`); both spellings map to the same
+    /// variant. `empty` (and `""`) means no position and reads as a `side` of `None` (see
+    /// [`MarginPosition::side`]), so it has no variant.
     pub enum PositionSide {
         /// A long position (`long`, also `go_long`).
         Long = "long" | "go_long",
         /// A short position (`short`, also `go_short`).
         Short = "short" | "go_short",
-        /// No position (`empty`, also `""`).
-        Empty = "empty" | "",
     }
 }
 
-/// A missing `side` reads as no position.
-fn empty_side() -> PositionSide {
-    PositionSide::Empty
+/// `side` of a margin position: the optional rule ([`crate::de::opt`]), with the word `empty`
+/// (no position) read as `None` too.
+mod position_side {
+    use super::*;
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<PositionSide>, D::Error> {
+        let side: Option<PositionSide> = crate::de::opt::deserialize(d)?;
+        Ok(
+            side.filter(
+                |s| !matches!(s, PositionSide::Other(w) if w.eq_ignore_ascii_case("empty")),
+            ),
+        )
+    }
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        v: &Option<PositionSide>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        crate::de::opt::serialize(v, s)
+    }
 }
 
 /// One margin position.
 ///
-/// DESIGN: the spec types the numbers as numbers, but a position whose `side` is `empty` may
-/// carry blank values, so every number is `Option<Decimal>` (number or string; `""` and `null`
-/// are `None`).
+/// DESIGN: the pair is the key of the row and required; everything else is optional. The spec
+/// types the numbers as numbers, but a position whose `side` is `empty` may carry blank values,
+/// so every number is `Option<Decimal>` (number or string; `""`, `"-"` and `null` are `None`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MarginPosition {
-    /// Pair (`btc_usdt`).
-    #[serde(default, with = "crate::de::string")]
-    pub symbol: String,
+    /// Pair (`BTC_USDT` on the wire; compares with text in any case).
+    pub symbol: Pair,
     /// Leverage.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub leverage_ratio: Option<Decimal>,
-    /// Direction.
-    #[serde(default = "empty_side")]
-    pub side: PositionSide,
+    /// Direction; `None` when there is no position (`empty`, `""`, or no `side`).
+    #[serde(default, with = "position_side")]
+    pub side: Option<PositionSide>,
     /// Position size.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub amount: Option<Decimal>,
@@ -501,6 +556,11 @@ pub struct MarginPosition {
     /// Unrealised profit and loss.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub unrealized_pnl: Option<Decimal>,
+    /// Unrealised return on equity, a fraction (`-0.0077` = -0.77 %). Not in the documents;
+    /// real answers carry it (venue-notes.md; the captured answers in ccxt/ccxt
+    /// `ts/src/digifinex.ts`, `fetchPosition` and `fetchBorrowInterest`).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub unrealized_roe: Option<Decimal>,
     /// Price at which the position is liquidated.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub liquidation_price: Option<Decimal>,
@@ -510,6 +570,9 @@ pub struct MarginPosition {
 }
 
 /// Answer of [`MarginPositionsRequest`].
+///
+/// An answer without `positions` (`{"code":0}`), or with `null` or a placeholder there, decodes
+/// to no positions, and a summary the server leaves out to `None`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MarginPositions {
     /// Margin of the account.
@@ -522,7 +585,7 @@ pub struct MarginPositions {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub unrealized_pnl: Option<Decimal>,
     /// The positions.
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub positions: Vec<MarginPosition>,
 }
 

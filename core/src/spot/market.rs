@@ -8,7 +8,7 @@ use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
 use crate::error::Error;
 use crate::spot::{check_range, check_symbol};
 use crate::types::str_enum;
-use crate::types::TimestampSecs;
+use crate::types::{Pair, TimestampSecs};
 
 pub(crate) const ENTRIES: &[CatalogEntry] = &[
     entry::<Ping>(),
@@ -44,12 +44,13 @@ const fn public(name: &'static str, path: &'static str) -> Meta {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Ping;
 
-/// Answer of [`Ping`].
+/// Answer of [`Ping`]. An answer without `msg` (`{"code":0}`) decodes to `msg: None`: the
+/// success code alone says that the service answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pong {
-    /// The service's message (`pong`).
-    #[serde(default, with = "crate::de::string")]
-    pub msg: String,
+    /// The service's message (`pong`); optional text.
+    #[serde(default, with = "crate::de::opt_string")]
+    pub msg: Option<String>,
 }
 
 impl Endpoint for Ping {
@@ -114,6 +115,10 @@ impl FromParams for OrderBookRequest {
 }
 
 /// One price level `[price, size]` (also the swap depth level, [`crate::swap::DepthLevel`]).
+///
+/// A level is a positional row: both columns are required (a level without its price or size
+/// fails the answer, naming the level's JSON path); further columns are ignored. Both columns
+/// read a JSON number or a numeric string, exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Level {
     /// Price.
@@ -122,12 +127,26 @@ pub struct Level {
     pub amount: Decimal,
 }
 
+impl Level {
+    /// The level with the highest price in `levels` (the best bid of a bid side), whatever
+    /// order the levels are in; `None` when `levels` is empty. Of equal prices, the last.
+    pub fn highest(levels: &[Level]) -> Option<&Level> {
+        levels.iter().max_by_key(|l| l.price)
+    }
+
+    /// The level with the lowest price in `levels` (the best ask of an ask side), whatever
+    /// order the levels are in; `None` when `levels` is empty. Of equal prices, the first.
+    pub fn lowest(levels: &[Level]) -> Option<&Level> {
+        levels.iter().min_by_key(|l| l.price)
+    }
+}
+
 impl<'de> Deserialize<'de> for Level {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::de::positional(d, "price level", |c| {
             Ok(Level {
-                price: c.decimal()?,
-                amount: c.decimal()?,
+                price: c.decimal().map_err(|e| column(0, "price", e))?,
+                amount: c.decimal().map_err(|e| column(1, "amount", e))?,
             })
         })
     }
@@ -143,18 +162,53 @@ impl Serialize for Level {
     }
 }
 
-/// Answer of [`OrderBookRequest`]: bids best (highest) first, asks as the server orders them.
+/// Answer of [`OrderBookRequest`]. Both sides are kept in the order the venue sends them.
+///
+/// The order is not documented. Published answers list **bids highest price first** (best bid
+/// first) and **asks highest price first too, so the best ask is the last ask** (venue-notes.md;
+/// the sample answer in ccxt/ccxt `js/digifinex.js`, `fetchOrderBook`, has asks `9627.22`,
+/// `9627.12`, `9626.52`). Never rely on an order: [`OrderBook::best_bid`] and
+/// [`OrderBook::best_ask`] find the best levels by price whatever the order.
+///
+/// A missing or `null` side is empty. An answer without payload (`{"code":0}`) decodes to an
+/// empty book with `date: None`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderBook {
-    /// Buy levels.
+    /// Buy levels, as sent (published answers: highest price first).
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub bids: Vec<Level>,
-    /// Sell levels.
+    /// Sell levels, as sent (published answers: highest price first, the best ask last).
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub asks: Vec<Level>,
     /// Server time of the snapshot (seconds).
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     pub date: Option<TimestampSecs>,
+}
+
+impl OrderBook {
+    /// The best bid: the bid with the highest price, wherever it is in [`Self::bids`].
+    pub fn best_bid(&self) -> Option<&Level> {
+        Level::highest(&self.bids)
+    }
+
+    /// The best ask: the ask with the lowest price, wherever it is in [`Self::asks`] (in the
+    /// venue's published order, the last one).
+    pub fn best_ask(&self) -> Option<&Level> {
+        Level::lowest(&self.asks)
+    }
+
+    /// Best ask price minus best bid price; `None` when a side is empty. Negative when the
+    /// book is crossed (never hidden).
+    pub fn spread(&self) -> Option<Decimal> {
+        let (bid, ask) = (self.best_bid()?, self.best_ask()?);
+        ask.price.checked_sub(bid.price)
+    }
+
+    /// The mid price, `(best bid + best ask) / 2`; `None` when a side is empty.
+    pub fn mid(&self) -> Option<Decimal> {
+        let (bid, ask) = (self.best_bid()?, self.best_ask()?);
+        bid.price.checked_add(ask.price)?.checked_div(Decimal::TWO)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -190,7 +244,8 @@ no_param_request! {
 /// Answer of [`ServerTimeRequest`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerTime {
-    /// Server time in seconds.
+    /// Server time in seconds. Required: it is the whole answer, so an answer without a
+    /// readable `server_time` is a decode error naming `server_time`.
     pub server_time: TimestampSecs,
 }
 
@@ -201,33 +256,39 @@ no_param_request! {
     MarketsRequest => Markets, public("spot.markets", "/markets")
 }
 
-/// Answer of [`MarketsRequest`].
+/// Answer of [`MarketsRequest`]. A missing or `null` list is empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Markets {
     /// One entry per pair.
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub data: Vec<MarketInfo>,
     /// Server time (seconds).
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     pub date: Option<TimestampSecs>,
 }
 
-/// A market description.
+/// A market description. `market` is the row's key (required); everything else is optional.
+///
+/// DESIGN: the spec's "minimum trading amount" and "minimum trading volume" are read as the
+/// published answers show them: `min_amount` is the minimum order *value* in the quote currency
+/// (`2` for `btc_usdt`) and `min_volume` the minimum order *amount* in the base currency
+/// (`0.0001`); so read ccxt/ccxt `js/digifinex.js` (`fetchMarketsV1`: cost minimum `min_amount`,
+/// amount minimum `min_volume`) and nils2525/Digifinex.Net
+/// `Digifinex.Net/Objects/Models/DigifinexMarket.cs`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MarketInfo {
-    /// Pair name (`btc_usdt`).
-    #[serde(with = "crate::de::string")]
-    pub market: String,
-    /// Decimal places allowed in amounts.
+    /// Pair (`btc_usdt`; lower case on the wire, compared without case).
+    pub market: Pair,
+    /// Decimal places allowed in amounts (base currency).
     #[serde(default, with = "crate::de::opt_int")]
     pub volume_precision: Option<u32>,
     /// Decimal places allowed in prices.
     #[serde(default, with = "crate::de::opt_int")]
     pub price_precision: Option<u32>,
-    /// Minimum order amount (base currency).
+    /// Minimum order value (quote currency; see the type's DESIGN note).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub min_amount: Option<Decimal>,
-    /// Minimum order value (quote currency).
+    /// Minimum order amount (base currency; see the type's DESIGN note).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub min_volume: Option<Decimal>,
 }
@@ -273,35 +334,43 @@ impl FromParams for TickerRequest {
     }
 }
 
-/// Answer of [`TickerRequest`].
+/// Answer of [`TickerRequest`]. A missing or `null` list is empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tickers {
     /// One entry per pair.
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub ticker: Vec<Ticker>,
     /// Server time (seconds).
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     pub date: Option<TimestampSecs>,
 }
 
-/// A 24-hour ticker. Fields the server leaves out (or sends as `""`) are `None`.
+/// A 24-hour ticker. `symbol` is the row's key (required); every other field the server leaves
+/// out, sends as a placeholder (`""`, `"-"`, `null`) or garbles is `None`.
 ///
 /// DESIGN: despite the names, `vol` is the base-currency volume and `base_vol` the quote-currency
 /// turnover (documented and observed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ticker {
-    /// Pair.
-    #[serde(with = "crate::de::string")]
-    pub symbol: String,
+    /// Pair (`btc_usdt`; lower case on the wire, compared without case).
+    pub symbol: Pair,
     /// 24h volume in base currency.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub vol: Option<Decimal>,
     /// 24h turnover in quote currency.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub base_vol: Option<Decimal>,
-    /// 24h change as a fraction (`0.0108` is +1.08 %).
-    #[serde(default, with = "crate::de::opt_decimal")]
-    pub change: Option<Decimal>,
+    /// 24h price change **in percent** (wire name `change`): `-1.91` is -1.91 %, not -191 %.
+    ///
+    /// DESIGN: the spec calls it a fraction (`0.0108` for +1.08 %), wording from the retired v2
+    /// documentation; the live venue sends a percent (venue-notes.md; the sample answers in
+    /// ccxt/ccxt `js/digifinex.js`, which maps it to ccxt's `percentage`, and
+    /// nils2525/Digifinex.Net `Digifinex.Net/Objects/Models/DigifinexTicker.cs`, "already
+    /// expressed in percent"). The field is named for its unit so it cannot be misread; the
+    /// swap ticker's `price_change_percent` is, despite its name, a fraction.
+    /// [`Ticker::change_fraction`] gives the fraction.
+    #[serde(rename = "change", default, with = "crate::de::opt_decimal")]
+    pub change_percent: Option<Decimal>,
     /// Last trade price.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub last: Option<Decimal>,
@@ -317,6 +386,13 @@ pub struct Ticker {
     /// 24h low (number or string).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub low: Option<Decimal>,
+}
+
+impl Ticker {
+    /// The 24h change as a fraction ([`Self::change_percent`] / 100: `-0.0191` for -1.91 %).
+    pub fn change_fraction(&self) -> Option<Decimal> {
+        self.change_percent?.checked_div(Decimal::ONE_HUNDRED)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,14 +442,14 @@ impl FromParams for TradesRequest {
     }
 }
 
-/// Answer of [`TradesRequest`].
+/// Answer of [`TradesRequest`]. A missing or `null` list is empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trades {
     /// Trades, newest first as the server sends them.
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub data: Vec<PublicTrade>,
     /// Server time (seconds).
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     pub date: Option<TimestampSecs>,
 }
 
@@ -388,22 +464,29 @@ str_enum! {
 }
 
 /// A public trade.
+///
+/// DESIGN: only `id` is required: it is the trade's identity (what deduplicates trades across
+/// polls). Time, amount, side and price describe the trade but do not identify it, so by the
+/// rule of [`crate::de`] each is optional: a placeholder or a garbled value is `None` for that
+/// trade, and the other trades of the answer are kept.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublicTrade {
-    /// Trade id (int or string on the wire).
+    /// Trade id (int or string on the wire). Required.
     #[serde(with = "crate::de::id")]
     pub id: String,
     /// Trade time (seconds).
-    pub date: TimestampSecs,
+    #[serde(default, with = "crate::de::opt")]
+    pub date: Option<TimestampSecs>,
     /// Volume (base currency).
-    #[serde(with = "crate::de::decimal")]
-    pub amount: Decimal,
-    /// Taker side (wire name `type`).
-    #[serde(rename = "type")]
-    pub side: TradeSide,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub amount: Option<Decimal>,
+    /// Taker side (wire name `type`); a word beyond `buy`/`sell` is kept in
+    /// [`TradeSide::Other`].
+    #[serde(rename = "type", default, with = "crate::de::opt")]
+    pub side: Option<TradeSide>,
     /// Price.
-    #[serde(with = "crate::de::decimal")]
-    pub price: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub price: Option<Decimal>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -581,6 +664,9 @@ pub struct Klines {
 }
 
 /// One candle, from the positional array `[time, volume, close, high, low, open]`.
+///
+/// A candle is a positional row: all six leading columns are required (a candle without one of
+/// them fails the answer, naming the candle's JSON path); further columns are ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct Candle {
     /// Open time (seconds).
@@ -606,12 +692,12 @@ impl<'de> Deserialize<'de> for Candle {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::de::positional(d, "candle", |c| {
             Ok(Candle {
-                time: TimestampSecs(c.int()?),
-                volume: c.decimal()?,
-                close: c.decimal()?,
-                high: c.decimal()?,
-                low: c.decimal()?,
-                open: c.decimal()?,
+                time: TimestampSecs(c.int().map_err(|e| column(0, "time", e))?),
+                volume: c.decimal().map_err(|e| column(1, "volume", e))?,
+                close: c.decimal().map_err(|e| column(2, "close", e))?,
+                high: c.decimal().map_err(|e| column(3, "high", e))?,
+                low: c.decimal().map_err(|e| column(4, "low", e))?,
+                open: c.decimal().map_err(|e| column(5, "open", e))?,
             })
         })
     }
@@ -634,7 +720,7 @@ no_param_request! {
     TradesSymbolsRequest => SymbolList, public("spot.trades_symbols", "/trades/symbols")
 }
 
-/// Answer of the symbol-list endpoints.
+/// Answer of the symbol-list endpoints. A missing or `null` list is empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SymbolList {
     /// One entry per pair.
@@ -643,10 +729,19 @@ pub struct SymbolList {
 }
 
 str_enum! {
-    /// Status of a symbol; only `TRADING` is documented.
+    /// Status of a symbol. The spec shows only `TRADING`; `HALT` and `BREAK` come from the
+    /// venue's own reference as quoted in ccxt/ccxt `js/digifinex.js` (`fetchMarketsV2`:
+    /// "TRADING, HALT (delisted), BREAK (trading paused)"; ccxt also notes that live answers
+    /// have shown `HALT` for pairs that trade, so do not treat it as authoritative) and
+    /// nils2525/Digifinex.Net `Digifinex.Net/Enums/SymbolStatus.cs` (`HALT`, `HALTED`, `BREAK`).
+    /// Any other word is kept in `Other`.
     pub enum SymbolStatus {
         /// Open for trading.
         Trading = "TRADING",
+        /// Halted (delisted); also spelled `HALTED`.
+        Halt = "HALT" | "HALTED",
+        /// Trading paused.
+        Break = "BREAK",
     }
 }
 
@@ -660,18 +755,17 @@ str_enum! {
     }
 }
 
-/// Trading rules of one pair. Everything but `symbol` may be missing (captures differ by
-/// endpoint and era).
+/// Trading rules of one pair. `symbol` is the row's key (required); everything else is
+/// optional (captures differ by endpoint and era).
 ///
 /// DESIGN: `minimum_value` is documented as int but arrives as a float for some pairs (`1.2`), so
 /// it is a decimal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SymbolInfo {
-    /// Pair (`BTC_USDT`).
-    #[serde(with = "crate::de::string")]
-    pub symbol: String,
+    /// Pair (`BTC_USDT`: upper case on the wire, kept lower case, compared without case).
+    pub symbol: Pair,
     /// Status.
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     pub status: Option<SymbolStatus>,
     /// Base currency.
     #[serde(default, with = "crate::de::opt_string")]
@@ -694,9 +788,13 @@ pub struct SymbolInfo {
     /// Zone (board).
     #[serde(default, with = "crate::de::opt_string")]
     pub zone: Option<String>,
-    /// Supported order types.
-    #[serde(default, deserialize_with = "crate::de::vec")]
-    pub order_types: Vec<SymbolOrderType>,
+    /// Supported order types, in the order sent.
+    ///
+    /// DESIGN: an element that is a placeholder or unreadable is `None` in its place (the
+    /// others keep their positions) instead of failing the answer; an unknown word is kept in
+    /// [`SymbolOrderType::Other`].
+    #[serde(default, deserialize_with = "opt_elements")]
+    pub order_types: Vec<Option<SymbolOrderType>>,
     /// Liquidation rate (margin symbols only).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub liquidation_rate: Option<Decimal>,
@@ -712,11 +810,15 @@ no_param_request! {
     MarginCurrenciesRequest => MarginCurrencies, public("spot.margin_currencies", "/margin/currencies")
 }
 
-/// Answer of [`MarginCurrenciesRequest`].
+/// Answer of [`MarginCurrenciesRequest`]. Missing or `null` lists are empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MarginCurrencies {
     /// Currencies that support margin trading (wire name `currencys`).
-    #[serde(default, rename = "currencys", deserialize_with = "crate::de::vec")]
+    ///
+    /// DESIGN: each element is a row of a keyed listing and its own key, so each is required
+    /// text (a number is kept as its text): a placeholder element fails the answer naming its
+    /// path (`currencys[3]`), as a ticker row without its pair does.
+    #[serde(default, rename = "currencys", deserialize_with = "text_elements")]
     pub currencies: Vec<String>,
     /// Funding time text.
     #[serde(default, with = "crate::de::opt_string")]
@@ -726,11 +828,14 @@ pub struct MarginCurrencies {
     pub margin_fees: Vec<MarginFee>,
 }
 
-/// A loan fee level.
+/// A loan fee level. `currency_mark` is the row's key (required); everything else is optional.
+///
+/// DESIGN: `level` is not required although a currency may have several levels: a row without
+/// it still names its currency, range and fee.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MarginFee {
     /// Currency.
-    #[serde(with = "crate::de::string")]
+    #[serde(with = "crate::de::text")]
     pub currency_mark: String,
     /// Level.
     #[serde(default, with = "crate::de::opt_int")]
@@ -790,7 +895,7 @@ impl FromParams for CurrenciesRequest {
     }
 }
 
-/// Answer of [`CurrenciesRequest`].
+/// Answer of [`CurrenciesRequest`]. A missing or `null` list is empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Currencies {
     /// One entry per currency and chain.
@@ -798,11 +903,12 @@ pub struct Currencies {
     pub data: Vec<CurrencyInfo>,
 }
 
-/// Deposit and withdrawal settings of one currency on one chain.
+/// Deposit and withdrawal settings of one currency on one chain. `currency` is the row's key
+/// (required); everything else is optional (`chain` too: it is empty for most currencies).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CurrencyInfo {
     /// Currency.
-    #[serde(with = "crate::de::string")]
+    #[serde(with = "crate::de::text")]
     pub currency: String,
     /// Chain (`None` when empty, the default; USDT has ERC20 and OMNI).
     #[serde(default, with = "crate::de::opt_string")]
@@ -841,4 +947,54 @@ impl CurrencyInfo {
             (None, m) => m,
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// List helpers
+
+/// The error of a positional row's required column, naming the column (`column 1 (amount):
+/// ...`): the JSON path of a decode error stops at the row (`bids[3]`), so the message says
+/// which column failed. Only on the error path.
+#[cold]
+#[inline(never)]
+fn column<E: serde::de::Error>(index: usize, name: &str, e: E) -> E {
+    E::custom(format_args!("column {index} ({name}): {e}"))
+}
+
+/// An element of a list of optional scalars (see [`opt_elements`]).
+struct OptElement<T>(Option<T>);
+
+impl<'de, T: crate::de::Scalar> Deserialize<'de> for OptElement<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::de::opt::deserialize(d).map(OptElement)
+    }
+}
+
+/// A list ([`crate::de::vec`]) whose elements are optional scalars: a placeholder element is
+/// `None`, an unreadable one is `None` and reported.
+fn opt_elements<'de, D, T>(d: D) -> Result<Vec<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: crate::de::Scalar,
+{
+    let list: Vec<OptElement<T>> = crate::de::vec(d)?;
+    Ok(list.into_iter().map(|e| e.0).collect())
+}
+
+/// An element of a list of required text (see [`text_elements`]).
+struct TextElement(String);
+
+impl<'de> Deserialize<'de> for TextElement {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::de::text::deserialize(d).map(TextElement)
+    }
+}
+
+/// A list ([`crate::de::vec`]) whose elements are required text ([`crate::de::text`]).
+fn text_elements<'de, D>(d: D) -> Result<Vec<String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let list: Vec<TextElement> = crate::de::vec(d)?;
+    Ok(list.into_iter().map(|e| e.0).collect())
 }

@@ -27,6 +27,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 
 /// The `{market}` path segment of private endpoints.
+///
+/// DESIGN: every `{market}` endpoint also sends it as its first parameter, `market=spot` or
+/// `market=margin`, signed like any parameter: the official reference lists it as a required
+/// parameter of those endpoints and ccxt sends it (venue-notes.md). Path and parameter come from
+/// this one value, so they cannot disagree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Market {
@@ -136,6 +141,8 @@ pub(crate) fn check_non_empty(field: &'static str, value: &str) -> Result<(), Er
 
 /// Answer of endpoints whose success carries nothing but the code (`/transfer`,
 /// `/margin/position/close`).
+///
+/// The success answer `{"code":0}` decodes to `Ack {}`; any other member is ignored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ack {}
 

@@ -1,6 +1,7 @@
 //! Placing, batch placing, cancelling and querying orders, and own trades (private, signed).
 //!
-//! Every path carries the `{market}` segment ([`Market::Spot`] or [`Market::Margin`]).
+//! Every path carries the `{market}` segment ([`Market::Spot`] or [`Market::Margin`]), and every
+//! request also sends it as its first parameter (`market=spot`, `market=margin`; see [`Market`]).
 //!
 //! Orders are typed so that an inconsistent one cannot be written: a [`LimitOrder`] has a price
 //! and may be post-only, a [`MarketOrder`] has neither; both become an [`OrderSpec`].
@@ -19,7 +20,7 @@ use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
 use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
 use crate::error::Error;
 use crate::spot::{check_positive, check_range, check_symbol, check_window, Market};
-use crate::types::{int_enum, str_enum, TimestampSecs};
+use crate::types::{int_enum, str_enum, Pair, TimestampSecs};
 
 pub(crate) const ENTRIES: &[CatalogEntry] = &[
     entry::<OrdersRequest>(),
@@ -90,6 +91,11 @@ fn split_ids(text: &str) -> Vec<String> {
 
 int_enum! {
     /// Order status (spec §3).
+    ///
+    /// DESIGN: the venue is documented and seen (ccxt, hummingbot) with integer codes only; no
+    /// public answer shows it writing words, so no word aliases are declared. A word still
+    /// reads by the variant's name in any case or separator style (`PARTIALLY_EXECUTED`,
+    /// `partially-executed`); any other word is kept in [`OrderStatus::Other`].
     pub enum OrderStatus {
         /// 0: not executed.
         NotExecuted = 0,
@@ -105,9 +111,9 @@ int_enum! {
 }
 
 impl OrderStatus {
-    /// Whether the order may still execute (statuses 0 and 1). An unknown status is reported as
-    /// not open.
-    pub fn is_open(self) -> bool {
+    /// Whether the order may still execute (statuses 0 and 1). An unknown code or word is
+    /// reported as not open.
+    pub fn is_open(&self) -> bool {
         matches!(
             self,
             OrderStatus::NotExecuted | OrderStatus::PartiallyExecuted
@@ -141,78 +147,95 @@ str_enum! {
 
 /// An order as the query endpoints return it.
 ///
-/// Money fields that the server leaves out, sends as `null` or as `""` read as zero (a market
-/// order has price 0, a limit order `cash_amount` 0).
+/// DESIGN: `order_id` is the order's identity and required; every other field is optional (see
+/// [`crate::de`]): a value the server leaves out or sends as `""`, `"-"` or `null` is `None`,
+/// never a made-up zero. A value the server does send is kept, `0` included (a market order's
+/// `price`, a limit order's `cash_amount`), except `finished_date`, whose `0` means "not
+/// finished" and reads as `None`.
 ///
-/// DESIGN: the wire field `type` is named `order_type` here (`type` is a Rust keyword); it
-/// serializes as `type`.
+/// The wire field `type` is named `order_type` here (`type` is a Rust keyword); it serializes as
+/// `type`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Order {
     /// Order id (hex string; an integer is accepted).
     #[serde(with = "crate::de::id")]
     pub order_id: String,
-    /// Pair (`btc_usdt`).
-    #[serde(default, with = "crate::de::string")]
-    pub symbol: String,
+    /// Pair (`BTC_USDT` on the wire; compares with text in any case).
+    #[serde(default, with = "crate::de::opt")]
+    pub symbol: Option<Pair>,
     /// Creation time (seconds).
-    pub created_date: TimestampSecs,
+    #[serde(default, with = "crate::de::opt")]
+    pub created_date: Option<TimestampSecs>,
     /// Finish time (seconds). DESIGN: the server sends `0` while the order is unfinished; that
-    /// (and `null`, `""` or a missing field) is `None`.
+    /// (and `null`, a placeholder or a missing field) is `None`.
     #[serde(default, with = "finished_date")]
     pub finished_date: Option<TimestampSecs>,
-    /// Order price (0 for market orders).
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub price: Decimal,
+    /// Order price (the server sends 0 for market orders).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub price: Option<Decimal>,
     /// Order amount.
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub amount: Decimal,
-    /// Amount committed for a market order; 0 when none.
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub cash_amount: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub amount: Option<Decimal>,
+    /// Amount committed for a market order (the server sends 0 when none).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub cash_amount: Option<Decimal>,
     /// Executed amount.
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub executed_amount: Decimal,
-    /// Average execution price (0 before any execution).
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub avg_price: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub executed_amount: Option<Decimal>,
+    /// Average execution price (the server sends 0 before any execution).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub avg_price: Option<Decimal>,
     /// Status.
-    pub status: OrderStatus,
+    #[serde(default, with = "crate::de::opt")]
+    pub status: Option<OrderStatus>,
     /// Type (wire name `type`).
-    #[serde(rename = "type")]
-    pub order_type: OrderType,
+    #[serde(default, rename = "type", with = "crate::de::opt")]
+    pub order_type: Option<OrderType>,
     /// Spot or margin, when the server says.
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     pub kind: Option<OrderKind>,
     /// Executions; only [`OrderDetailRequest`] fills this, the list queries leave it empty.
     ///
     /// DESIGN: the spec describes `detail` as one object, other captures show an array; both
-    /// (and `null`, or an empty object) are accepted and read as a list.
+    /// (and `null`, a placeholder, or an empty object) are accepted and read as a list. Any
+    /// other value is an empty list, reported as unreadable.
     #[serde(default, with = "fills")]
     pub detail: Vec<OrderFill>,
 }
 
+impl Order {
+    /// Whether the order may still execute; `None` when the server sent no readable status.
+    pub fn is_open(&self) -> Option<bool> {
+        self.status.as_ref().map(OrderStatus::is_open)
+    }
+}
+
 /// One execution of an order (the `detail` of [`OrderDetail`]).
+///
+/// DESIGN: the trade id `tid` is the execution's identity and required; the rest is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderFill {
     /// Trade id (int or string on the wire).
     #[serde(with = "crate::de::id")]
     pub tid: String,
     /// Execution time (seconds).
-    pub date: TimestampSecs,
+    #[serde(default, with = "crate::de::opt")]
+    pub date: Option<TimestampSecs>,
     /// Executed amount.
-    #[serde(with = "crate::de::decimal")]
-    pub executed_amount: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub executed_amount: Option<Decimal>,
     /// Execution price.
-    #[serde(with = "crate::de::decimal")]
-    pub executed_price: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub executed_price: Option<Decimal>,
 }
 
-/// A fill whose fields may all be missing (an empty `detail` object means no fill).
+/// A fill given as one object, whose fields may all be missing (an empty `detail` object means
+/// no fill).
 #[derive(Deserialize)]
 struct MaybeFill {
-    #[serde(default, with = "crate::de::opt_id")]
+    #[serde(default, with = "tid_or_none")]
     tid: Option<String>,
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     date: Option<TimestampSecs>,
     #[serde(default, with = "crate::de::opt_decimal")]
     executed_amount: Option<Decimal>,
@@ -236,20 +259,49 @@ impl MaybeFill {
                 executed_price,
             } => Ok(Some(OrderFill {
                 tid: tid.ok_or_else(|| E::missing_field("tid"))?,
-                date: date.ok_or_else(|| E::missing_field("date"))?,
-                executed_amount: executed_amount
-                    .ok_or_else(|| E::missing_field("executed_amount"))?,
-                executed_price: executed_price.ok_or_else(|| E::missing_field("executed_price"))?,
+                date,
+                executed_amount,
+                executed_price,
             })),
         }
     }
 }
 
-/// `detail`: one object, an array of objects, `null` or `""`, read as a list.
+/// The `tid` of a single-object `detail`: absent, `null` or a placeholder are `None` (the object
+/// may be empty); any other value must be an id (an integer or a string), or the answer fails.
+mod tid_or_none {
+    use super::*;
+    use crate::de::Token;
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        use serde::de::Error as _;
+        match crate::de::token(d)? {
+            Token::Null => Ok(None),
+            Token::Str(s) if crate::de::is_placeholder(&s) => Ok(None),
+            Token::Str(s) => Ok(Some(s.into_owned())),
+            Token::Number(t) if t.bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
+                Ok(Some(t.to_owned()))
+            }
+            Token::Number(t) | Token::Other(t) => Err(D::Error::custom(format_args!(
+                "expected an id, found `{}`",
+                t.chars().take(40).collect::<String>()
+            ))),
+            Token::Bool(_) => Err(D::Error::custom("expected an id, found a boolean")),
+        }
+    }
+}
+
+/// `detail`: one object, an array of objects, `null` or a placeholder, read as a list.
 mod fills {
     use super::*;
 
     struct FillsVisitor;
+
+    impl FillsVisitor {
+        fn unreadable<E: serde::de::Error>(text: &str) -> Result<Vec<OrderFill>, E> {
+            crate::de::unreadable::note::<E>("a fill or a list of fills", text).map(|()| Vec::new())
+        }
+    }
 
     impl<'de> Visitor<'de> for FillsVisitor {
         type Value = Vec<OrderFill>;
@@ -264,11 +316,23 @@ mod fills {
             Ok(Vec::new())
         }
         fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            if v.trim().is_empty() {
+            if crate::de::is_placeholder(v) {
                 Ok(Vec::new())
             } else {
-                Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                Self::unreadable(v)
             }
+        }
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            Self::unreadable(if v { "true" } else { "false" })
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Self::unreadable(&v.to_string())
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
             let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
@@ -295,67 +359,79 @@ mod fills {
     }
 }
 
-/// `finished_date`: `0`, `null`, `""` or missing are `None`.
+/// `finished_date`: the optional rule ([`crate::de::opt`]), with `0` (unfinished) read as `None`
+/// too.
 mod finished_date {
     use super::*;
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(
         d: D,
     ) -> Result<Option<TimestampSecs>, D::Error> {
-        let t: Option<i64> = crate::de::opt_int::deserialize(d)?;
-        Ok(t.filter(|&t| t != 0).map(TimestampSecs))
+        let t: Option<TimestampSecs> = crate::de::opt::deserialize(d)?;
+        Ok(t.filter(|t| t.0 != 0))
     }
 
     pub(super) fn serialize<S: serde::Serializer>(
         v: &Option<TimestampSecs>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        v.serialize(s)
+        crate::de::opt::serialize(v, s)
     }
 }
 
-/// A list that may also arrive as `null` (read as empty).
-mod list_or_null {
+/// A list of ids that is the whole answer ([`PlacedOrders`]): required, and each id required.
+mod required_ids {
     use super::*;
 
-    pub(super) fn deserialize<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-    where
-        D: Deserializer<'de>,
-        T: Deserialize<'de>,
-    {
-        Option::<Vec<T>>::deserialize(d).map(Option::unwrap_or_default)
+    struct IdSeed;
+
+    impl<'de> serde::de::DeserializeSeed<'de> for IdSeed {
+        type Value = String;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+            crate::de::id::deserialize(d)
+        }
     }
 
-    pub(super) fn serialize<S: serde::Serializer, T: Serialize>(
-        v: &[T],
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
+    struct IdsVisitor;
+
+    impl<'de> Visitor<'de> for IdsVisitor {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list of ids")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+            while let Some(id) = seq.next_element_seed(IdSeed)? {
+                out.push(id);
+            }
+            Ok(out)
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        d.deserialize_seq(IdsVisitor)
+    }
+
+    pub(super) fn serialize<S: serde::Serializer>(v: &[String], s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(v)
     }
 }
 
-/// A flag (`true`/`false`, `1`/`0`, `"1"`/`"0"`); missing or `null` is `false`.
-mod flag_or_false {
-    use super::*;
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-        crate::de::opt_flag::deserialize(d).map(|f| f.unwrap_or(false))
-    }
-
-    pub(super) fn serialize<S: serde::Serializer>(v: &bool, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bool(*v)
-    }
-}
-
 /// Answer of [`OrdersRequest`], [`CurrentOrdersRequest`] and [`OrderHistoryRequest`].
+///
+/// An answer without `data` (`{"code":0}`), or with `null` or a placeholder there, decodes to an
+/// empty list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Orders {
-    /// The orders (`null` or missing is empty).
-    #[serde(default, with = "list_or_null")]
+    /// The orders.
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub data: Vec<Order>,
 }
 
 /// Answer of [`OrderDetailRequest`].
+///
+/// DESIGN: the order is the whole answer, so an answer without `data` (`{"code":0}`) is a
+/// decode error naming `data`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderDetail {
     /// The order with its executions in [`Order::detail`].
@@ -366,7 +442,8 @@ pub struct OrderDetail {
 
 /// `GET /v3/{market}/order`: up to 20 orders by id.
 ///
-/// The ids travel as one comma-separated `order_id` parameter, so an id may not contain a comma.
+/// Parameters: `market` (the path's value), then `order_id`: the ids as one comma-separated
+/// parameter, so an id may not contain a comma.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrdersRequest {
     market: Market,
@@ -395,6 +472,7 @@ impl Endpoint for OrdersRequest {
     }
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_ids(&self.ids)?;
+        p.push("market", self.market.as_str());
         p.push("order_id", &self.ids.join(","));
         Ok(())
     }
@@ -413,6 +491,8 @@ impl FromParams for OrdersRequest {
 // ---------------------------------------------------------------------------------------------
 
 /// `GET /v3/{market}/order/detail`: one order with its executions.
+///
+/// Parameters: `market` (the path's value), then `order_id`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderDetailRequest {
     market: Market,
@@ -437,6 +517,7 @@ impl Endpoint for OrderDetailRequest {
     }
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_id(&self.id)?;
+        p.push("market", self.market.as_str());
         p.push("order_id", &self.id);
         Ok(())
     }
@@ -455,6 +536,8 @@ impl FromParams for OrderDetailRequest {
 // ---------------------------------------------------------------------------------------------
 
 /// `GET /v3/{market}/order/current`: open orders, of one pair or of all.
+///
+/// Parameters: `market` (the path's value), then `symbol` when set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CurrentOrdersRequest {
     market: Market,
@@ -486,6 +569,7 @@ impl Endpoint for CurrentOrdersRequest {
         if let Some(s) = &self.symbol {
             check_symbol("symbol", s)?;
         }
+        p.push("market", self.market.as_str());
         p.push_opt("symbol", self.symbol.as_deref());
         Ok(())
     }
@@ -503,7 +587,8 @@ impl FromParams for CurrentOrdersRequest {
 
 // ---------------------------------------------------------------------------------------------
 
-/// Declares a windowed history query: symbol, limit, start_time, end_time (seconds).
+/// Declares a windowed history query: `market` (the path's value), then `symbol`, `limit`,
+/// `start_time`, `end_time` (seconds), each only when set.
 macro_rules! window_request {
     (
         $(#[$doc:meta])*
@@ -568,6 +653,7 @@ macro_rules! window_request {
                     check_range("limit", l, 1, $max)?;
                 }
                 check_window(self.start_time, self.end_time, p.now(), Some(MAX_LOOKBACK_DAYS))?;
+                p.push("market", self.market.as_str());
                 p.push_opt("symbol", self.symbol.as_deref());
                 p.push_opt_display("limit", self.limit);
                 p.push_opt_display("start_time", self.start_time);
@@ -610,45 +696,54 @@ window_request! {
 }
 
 /// Answer of [`MyTradesRequest`].
+///
+/// An answer without `list` (`{"code":0}`), or with `null` or a placeholder there, decodes to an
+/// empty list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MyTrades {
-    /// The trades (`null` or missing is empty).
-    #[serde(default, with = "list_or_null")]
+    /// The trades.
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<OwnTrade>,
 }
 
 /// One own execution.
+///
+/// DESIGN: the trade id `id` is the record's identity and required. `order_id` is optional: it
+/// refers to another record (the order the fill belongs to) rather than identifying this one,
+/// and a fill without it still says what was traded, at what price and for what fee. Every
+/// other field is optional too (see [`crate::de`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnTrade {
-    /// Pair.
-    #[serde(default, with = "crate::de::string")]
-    pub symbol: String,
-    /// Id of the order that executed.
-    #[serde(with = "crate::de::id")]
-    pub order_id: String,
+    /// Pair (`BTC_USDT` on the wire; compares with text in any case).
+    #[serde(default, with = "crate::de::opt")]
+    pub symbol: Option<Pair>,
+    /// Id of the order that executed (hex string; an integer is accepted).
+    #[serde(default, with = "crate::de::opt_id")]
+    pub order_id: Option<String>,
     /// Trade id (int or string on the wire).
     #[serde(with = "crate::de::id")]
     pub id: String,
     /// Execution price.
-    #[serde(with = "crate::de::decimal")]
-    pub price: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub price: Option<Decimal>,
     /// Executed amount.
-    #[serde(with = "crate::de::decimal")]
-    pub amount: Decimal,
-    /// Fee paid (missing or `""` is zero).
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub fee: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub amount: Option<Decimal>,
+    /// Fee paid.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub fee: Option<Decimal>,
     /// Currency of the fee.
-    #[serde(default, with = "crate::de::string")]
-    pub fee_currency: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub fee_currency: Option<String>,
     /// Execution time (seconds).
-    pub timestamp: TimestampSecs,
+    #[serde(default, with = "crate::de::opt")]
+    pub timestamp: Option<TimestampSecs>,
     /// Order type of the executing order.
-    pub side: OrderType,
-    /// Whether the order was the maker. DESIGN: `true`/`false`, `1`/`0` and their string forms
-    /// are accepted; a missing or `null` value is `false`.
-    #[serde(default, with = "flag_or_false")]
-    pub is_maker: bool,
+    #[serde(default, with = "crate::de::opt")]
+    pub side: Option<OrderType>,
+    /// Whether the order was the maker: `true`/`false`, `1`/`0` and their string forms.
+    #[serde(default, with = "crate::de::opt_flag")]
+    pub is_maker: Option<bool>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -905,9 +1000,9 @@ fn positive(index: Option<usize>, name: &'static str, value: &Decimal) -> Result
 
 /// `POST /v3/{market}/order/new`: places one order.
 ///
-/// Form parameters, in this order: `symbol`, `price` (limit orders only), `amount`, `type`
-/// (`buy`, `sell`, `buy_market`, `sell_market`) and `post_only=1` when set. Decimals are written
-/// in plain notation, exactly as given.
+/// Form parameters, in this order: `market` (the path's value), `symbol`, `price` (limit orders
+/// only), `amount`, `type` (`buy`, `sell`, `buy_market`, `sell_market`) and `post_only=1` when
+/// set. Decimals are written in plain notation, exactly as given.
 ///
 /// DESIGN: `post_only` is sent as `1` only when set; when not set it is omitted (the documented
 /// default is 0).
@@ -934,6 +1029,9 @@ impl PlaceOrder {
 }
 
 /// Answer of [`PlaceOrder`].
+///
+/// The id of the new order is the whole answer: an answer without `order_id` (`{"code":0}`) is a
+/// decode error naming it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlacedOrder {
     /// Id of the new order.
@@ -950,6 +1048,7 @@ impl Endpoint for PlaceOrder {
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_symbol("symbol", &self.symbol)?;
         self.order.check(None)?;
+        p.push("market", self.market.as_str());
         p.push("symbol", &self.symbol);
         p.push_opt_display("price", self.order.price());
         p.push_display("amount", self.order.amount());
@@ -982,7 +1081,8 @@ impl FromParams for PlaceOrder {
 
 /// `POST /v3/{market}/order/batch_new`: places 1..=10 orders on one pair, all or nothing.
 ///
-/// Form parameters: `symbol`, then `list`, the JSON text of the order array, e.g.
+/// Form parameters: `market` (the path's value), `symbol`, then `list`, the JSON text of the
+/// order array, e.g.
 /// `[{"type":"buy","price":"0.01","amount":"1","post_only":1}]`: `price` only for limit orders,
 /// `post_only` only when set.
 ///
@@ -1016,10 +1116,14 @@ impl BatchPlaceOrders {
 }
 
 /// Answer of [`BatchPlaceOrders`].
+///
+/// The ids of the new orders are the whole answer: an answer without `order_ids` (`{"code":0}`),
+/// or with `null` or anything but a list there, is a decode error naming it, and so is an
+/// element that is not an id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlacedOrders {
     /// Ids of the new orders, in request order.
-    #[serde(default, with = "crate::de::id_list")]
+    #[serde(with = "required_ids")]
     pub order_ids: Vec<String>,
 }
 
@@ -1055,6 +1159,7 @@ impl Endpoint for BatchPlaceOrders {
             order.write_json(&mut list);
         }
         list.push(']');
+        p.push("market", self.market.as_str());
         p.push("symbol", &self.symbol);
         p.push("list", &list);
         Ok(())
@@ -1116,8 +1221,9 @@ impl FromParams for BatchPlaceOrders {
 
 /// `POST /v3/{market}/order/cancel`: cancels up to 20 orders by id.
 ///
-/// The ids travel as one comma-separated `order_id` form parameter. The answer lists which ids
-/// were cancelled and which failed; a failure of some ids is not an error of the call.
+/// Form parameters: `market` (the path's value), then the ids as one comma-separated `order_id`.
+/// The answer lists which ids were cancelled and which failed; a failure of some ids is not an
+/// error of the call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CancelOrders {
     market: Market,
@@ -1138,7 +1244,11 @@ impl CancelOrders {
     }
 }
 
-/// Answer of [`CancelOrders`]. Ids may arrive as ints or strings; missing lists are empty.
+/// Answer of [`CancelOrders`]. Ids may arrive as ints or strings.
+///
+/// DESIGN: each listed id is the identity of an order acted on, so an element that is not an id
+/// (`null`, a placeholder) fails the answer naming it. An answer without `success` or `error`
+/// (`{"code":0}`), or with `null` there, decodes to empty lists, and `date` to `None`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CancelResult {
     /// Ids that were cancelled.
@@ -1148,7 +1258,7 @@ pub struct CancelResult {
     #[serde(default, with = "crate::de::id_list")]
     pub error: Vec<String>,
     /// Server time (seconds), carried by some responses.
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     pub date: Option<TimestampSecs>,
 }
 
@@ -1160,6 +1270,7 @@ impl Endpoint for CancelOrders {
     }
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_ids(&self.ids)?;
+        p.push("market", self.market.as_str());
         p.push("order_id", &self.ids.join(","));
         Ok(())
     }

@@ -20,7 +20,12 @@
 //! * **History direction** ([`HistoryDirection`]) is a closed enum: it is only ever sent, and a
 //!   value the server does not document would be refused by it anyway.
 //! * **Older field names.** Deposit and withdrawal records accept the older names `hash` (for
-//!   `hashId`) and `finished_date` (for `update_date`) as serde aliases.
+//!   `hashId`) and `finished_date` (for `update_date`); when an answer carries both names, the
+//!   current one wins unless it is empty or a placeholder.
+//! * **Required fields** (the rule of [`crate::de`]): a record's `id` (its identity and the
+//!   `from` of the next page), a deposit address's `address`, and the `withdraw_id` of a new
+//!   withdrawal (the whole answer). Everything else is optional: missing, a placeholder or
+//!   unreadable, it is `None`, and the other records of the answer are kept.
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -91,22 +96,23 @@ impl FromParams for DepositAddressRequest {
     }
 }
 
-/// Answer of [`DepositAddressRequest`].
+/// Answer of [`DepositAddressRequest`]. A missing or `null` list is empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DepositAddresses {
     /// One entry per address (a currency may have one per chain).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub data: Vec<DepositAddress>,
 }
 
-/// One deposit address.
+/// One deposit address. `address` is required (it is what the caller uses); everything else is
+/// optional.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DepositAddress {
-    /// Currency.
-    #[serde(default, with = "crate::de::string")]
-    pub currency: String,
-    /// The address.
-    #[serde(default, with = "crate::de::string")]
+    /// Currency (the request's currency; the venue writes it upper case).
+    #[serde(default, with = "crate::de::opt_string")]
+    pub currency: Option<String>,
+    /// The address. Required.
+    #[serde(with = "crate::de::text")]
     pub address: String,
     /// Address tag (memo) for currencies that need one; `None` when empty.
     #[serde(rename = "addressTag", default, with = "crate::de::opt_string")]
@@ -260,61 +266,114 @@ impl Endpoint for DepositHistoryRequest {
 }
 
 int_enum! {
-    /// State of a deposit.
+    /// State of a deposit: the code (`3`, `"3"`) or a word (the documented names below, or the
+    /// variant's name in any case and separators, such as `"TO_BE_CONFIRMED"`). An unknown code
+    /// is kept in `Unknown`, an unknown word in `Other`: ccxt/ccxt `js/digifinex.js`
+    /// (`fetchTransactionsByType`) shows a record with `"state": "safe"`, whose meaning is not
+    /// documented, so it stays `Other("safe")`.
     pub enum DepositState {
         /// 1: deposit in progress.
-        InDeposit = 1,
+        InDeposit = 1 | "in deposit",
         /// 2: to be confirmed.
-        ToBeConfirmed = 2,
+        ToBeConfirmed = 2 | "to be confirmed",
         /// 3: successfully deposited.
-        Deposited = 3,
+        Deposited = 3 | "successfully deposited",
         /// 4: stopped.
-        Stopped = 4,
+        Stopped = 4 | "stopped",
     }
 }
 
-/// Answer of [`DepositHistoryRequest`].
+/// Answer of [`DepositHistoryRequest`]. A missing or `null` list is empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DepositHistory {
     /// The records of this page.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub data: Vec<DepositRecord>,
 }
 
-/// One deposit.
+/// One deposit. `id` is required (the record's identity, the `from` of the next page);
+/// everything else is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "RecordWire<DepositState>")]
 pub struct DepositRecord {
-    /// Record id (the `from` of the next page).
-    #[serde(with = "crate::de::id")]
+    /// Record id (the `from` of the next page). Required.
     pub id: String,
     /// Currency.
-    #[serde(default, with = "crate::de::string")]
-    pub currency: String,
-    /// Transaction hash (wire `hashId`, older `hash`); `None` when empty.
-    #[serde(
-        rename = "hashId",
-        alias = "hash",
-        default,
-        with = "crate::de::opt_string"
-    )]
+    pub currency: Option<String>,
+    /// Transaction hash (wire `hashId`, older `hash`); `None` when empty or a placeholder.
+    #[serde(rename = "hashId")]
     pub hash_id: Option<String>,
     /// Chain; `None` when empty.
-    #[serde(default, with = "crate::de::opt_string")]
     pub chain: Option<String>,
     /// Amount deposited (string or number on the wire).
-    #[serde(with = "crate::de::decimal")]
-    pub amount: Decimal,
+    #[serde(with = "crate::de::opt_decimal")]
+    pub amount: Option<Decimal>,
     /// Deposit address.
-    #[serde(default, with = "crate::de::string")]
-    pub address: String,
+    pub address: Option<String>,
+    /// Address tag. Not in the spec; the deposit record sampled in ccxt/ccxt
+    /// `js/digifinex.js` (`fetchTransactionsByType`, `parseTransaction`) carries it.
+    pub memo: Option<String>,
+    /// Fee charged. Not in the spec; the same ccxt sample carries it (`"fee": 0`).
+    #[serde(with = "crate::de::opt_decimal")]
+    pub fee: Option<Decimal>,
     /// State.
-    pub state: DepositState,
+    #[serde(with = "crate::de::opt")]
+    pub state: Option<DepositState>,
     /// Creation time as date-time text (format not documented).
-    #[serde(default, with = "crate::de::string")]
-    pub created_date: String,
+    pub created_date: Option<String>,
     /// Last update time as date-time text (wire `update_date`, older `finished_date`).
-    #[serde(alias = "finished_date", default, with = "crate::de::string")]
-    pub update_date: String,
+    pub update_date: Option<String>,
+}
+
+/// The wire form shared by deposit and withdrawal records: both spellings of the renamed
+/// fields, decoded each by the rule of [`crate::de`]; `S` is the state enum.
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "S: crate::de::Scalar"))]
+struct RecordWire<S> {
+    #[serde(with = "crate::de::id")]
+    id: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    currency: Option<String>,
+    #[serde(rename = "hashId", default, with = "crate::de::opt_id")]
+    hash_id: Option<String>,
+    #[serde(default, with = "crate::de::opt_id")]
+    hash: Option<String>,
+    #[serde(default, with = "crate::de::opt_string")]
+    chain: Option<String>,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    amount: Option<Decimal>,
+    #[serde(default, with = "crate::de::opt_string")]
+    address: Option<String>,
+    #[serde(default, with = "crate::de::opt_string")]
+    memo: Option<String>,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    fee: Option<Decimal>,
+    #[serde(default, with = "crate::de::opt")]
+    state: Option<S>,
+    #[serde(default, with = "crate::de::opt_string")]
+    created_date: Option<String>,
+    #[serde(default, with = "crate::de::opt_string")]
+    update_date: Option<String>,
+    #[serde(default, with = "crate::de::opt_string")]
+    finished_date: Option<String>,
+}
+
+impl From<RecordWire<DepositState>> for DepositRecord {
+    fn from(w: RecordWire<DepositState>) -> Self {
+        DepositRecord {
+            id: w.id,
+            currency: w.currency,
+            hash_id: w.hash_id.or(w.hash),
+            chain: w.chain,
+            amount: w.amount,
+            address: w.address,
+            memo: w.memo,
+            fee: w.fee,
+            state: w.state,
+            created_date: w.created_date,
+            update_date: w.update_date.or(w.finished_date),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,67 +395,79 @@ impl Endpoint for WithdrawHistoryRequest {
 }
 
 int_enum! {
-    /// State of a withdrawal.
+    /// State of a withdrawal: the code (`3`, `"3"`) or a word (the documented names below, or
+    /// the variant's name in any case and separators). An unknown code is kept in `Unknown`, an
+    /// unknown word in `Other`.
     pub enum WithdrawState {
         /// 1: application in progress.
-        Applying = 1,
+        Applying = 1 | "application in progress",
         /// 2: to be confirmed.
-        ToBeConfirmed = 2,
+        ToBeConfirmed = 2 | "to be confirmed",
         /// 3: completed.
-        Completed = 3,
+        Completed = 3 | "completed",
         /// 4: rejected.
-        Rejected = 4,
+        Rejected = 4 | "rejected",
     }
 }
 
-/// Answer of [`WithdrawHistoryRequest`].
+/// Answer of [`WithdrawHistoryRequest`]. A missing or `null` list is empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WithdrawHistory {
     /// The records of this page.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::vec")]
     pub data: Vec<WithdrawRecord>,
 }
 
-/// One withdrawal.
+/// One withdrawal. `id` is required (the withdrawal's identity, the `from` of the next page,
+/// the id [`CancelWithdraw`] takes); everything else is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "RecordWire<WithdrawState>")]
 pub struct WithdrawRecord {
-    /// Withdrawal id (the `from` of the next page, the id [`CancelWithdraw`] takes).
-    #[serde(with = "crate::de::id")]
+    /// Withdrawal id (the `from` of the next page, the id [`CancelWithdraw`] takes). Required.
     pub id: String,
     /// Currency.
-    #[serde(default, with = "crate::de::string")]
-    pub currency: String,
-    /// Transaction hash (wire `hashId`, older `hash`); `None` when empty (not yet sent).
-    #[serde(
-        rename = "hashId",
-        alias = "hash",
-        default,
-        with = "crate::de::opt_string"
-    )]
+    pub currency: Option<String>,
+    /// Transaction hash (wire `hashId`, older `hash`); `None` when empty or a placeholder (not
+    /// yet sent).
+    #[serde(rename = "hashId")]
     pub hash_id: Option<String>,
     /// Chain; `None` when empty.
-    #[serde(default, with = "crate::de::opt_string")]
     pub chain: Option<String>,
     /// Amount withdrawn (string or number on the wire).
-    #[serde(with = "crate::de::decimal")]
-    pub amount: Decimal,
+    #[serde(with = "crate::de::opt_decimal")]
+    pub amount: Option<Decimal>,
     /// Destination address.
-    #[serde(default, with = "crate::de::string")]
-    pub address: String,
+    pub address: Option<String>,
     /// Address tag; `None` when empty.
-    #[serde(default, with = "crate::de::opt_string")]
     pub memo: Option<String>,
     /// Fee charged (string or number on the wire).
-    #[serde(with = "crate::de::decimal")]
-    pub fee: Decimal,
+    #[serde(with = "crate::de::opt_decimal")]
+    pub fee: Option<Decimal>,
     /// State.
-    pub state: WithdrawState,
+    #[serde(with = "crate::de::opt")]
+    pub state: Option<WithdrawState>,
     /// Creation time as date-time text (format not documented).
-    #[serde(default, with = "crate::de::string")]
-    pub created_date: String,
+    pub created_date: Option<String>,
     /// Last update time as date-time text (wire `update_date`, older `finished_date`).
-    #[serde(alias = "finished_date", default, with = "crate::de::string")]
-    pub update_date: String,
+    pub update_date: Option<String>,
+}
+
+impl From<RecordWire<WithdrawState>> for WithdrawRecord {
+    fn from(w: RecordWire<WithdrawState>) -> Self {
+        WithdrawRecord {
+            id: w.id,
+            currency: w.currency,
+            hash_id: w.hash_id.or(w.hash),
+            chain: w.chain,
+            amount: w.amount,
+            address: w.address,
+            memo: w.memo,
+            fee: w.fee,
+            state: w.state,
+            created_date: w.created_date,
+            update_date: w.update_date.or(w.finished_date),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -492,10 +563,11 @@ impl FromParams for Withdraw {
     }
 }
 
-/// Answer of [`Withdraw`].
+/// Answer of [`Withdraw`]. `withdraw_id` is the whole answer, so it is required: an answer
+/// without it (`{"code":200}`) is a decode error naming `withdraw_id`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WithdrawCreated {
-    /// The new withdrawal's id (a long on the wire, integer or string).
+    /// The new withdrawal's id (a long on the wire, integer or string). Required.
     #[serde(with = "crate::de::id")]
     pub withdraw_id: String,
 }
@@ -544,10 +616,14 @@ impl FromParams for CancelWithdraw {
     }
 }
 
-/// Answer of [`CancelWithdraw`].
+/// Answer of [`CancelWithdraw`]: an acknowledgement. An answer without `withdraw_id`
+/// (`{"code":200}`) decodes to `withdraw_id: None`; the success code is the answer.
+///
+/// DESIGN: the id only echoes the one the caller sent, so it is optional (the rule of
+/// [`crate::de`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WithdrawCancelled {
-    /// The cancelled withdrawal's id (a long on the wire, integer or string).
-    #[serde(with = "crate::de::id")]
-    pub withdraw_id: String,
+    /// The cancelled withdrawal's id (a long on the wire, integer or string), when sent.
+    #[serde(default, with = "crate::de::opt_id")]
+    pub withdraw_id: Option<String>,
 }

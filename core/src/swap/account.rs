@@ -4,17 +4,17 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use super::public::{known_instrument_type, known_text, opt_str_enum_de};
+use super::public::{known_instrument_type, known_text};
 use super::{
-    check_instrument, check_limit, check_positive, check_window, known_code, private_meta,
-    FinanceType, InstrumentType, MarginAdjustment, MarginMode, PositionSide, TransferRecordType,
-    TransferType,
+    check_instrument, check_limit, check_positive, check_window, known_code, private_read,
+    private_write, FinanceType, InstrumentType, MarginAdjustment, MarginMode, PositionSide,
+    TransferRecordType, TransferType,
 };
 use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
 use crate::endpoint::{Endpoint, Meta, Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
-use crate::types::TimestampMillis;
+use crate::types::{str_enum, TimestampMillis};
 
 /// Every swap account endpoint, in documentation order.
 pub(crate) static ENTRIES: &[CatalogEntry] = &[
@@ -53,7 +53,7 @@ impl TransferRequest {
 
 impl Endpoint for TransferRequest {
     type Output = TransferAck;
-    const META: Meta = private_meta("swap.transfer", Method::Post, "/swap/v2/account/transfer");
+    const META: Meta = private_write("swap.transfer", Method::Post, "/swap/v2/account/transfer");
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         let kind = known_code("type", &self.transfer_type)?;
         if self.currency.is_empty() {
@@ -82,17 +82,21 @@ impl FromParams for TransferRequest {
 }
 
 /// Answer of [`TransferRequest`]: the echoed request.
+///
+/// DESIGN: every field is optional (the answer only echoes the request): a missing, placeholder
+/// or unreadable value is `None`. An answer without `data` (`{"code":0}`) decodes to a
+/// `TransferAck` whose fields are all `None`: the transfer was accepted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TransferAck {
-    /// Direction.
-    #[serde(rename = "type")]
-    pub transfer_type: TransferType,
+    /// Direction (wire name `type`; a code, or a word such as `spot_to_swap`).
+    #[serde(rename = "type", default, with = "crate::de::opt")]
+    pub transfer_type: Option<TransferType>,
     /// Currency.
-    #[serde(default, with = "crate::de::string")]
-    pub currency: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub currency: Option<String>,
     /// Amount transferred.
-    #[serde(with = "crate::de::decimal")]
-    pub transfer_amount: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub transfer_amount: Option<Decimal>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -116,11 +120,6 @@ fn known_margin_mode(m: &MarginMode) -> Result<&str, Error> {
 /// Refuses the `Other` arm of a [`PositionSide`] (field `side`): only long and short exist.
 fn known_side(s: &PositionSide) -> Result<&str, Error> {
     known_text("side", s.as_str(), matches!(s, PositionSide::Other(_)))
-}
-
-opt_str_enum_de! {
-    opt_margin_mode => MarginMode,
-    opt_position_side => PositionSide,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -151,7 +150,7 @@ impl BalanceRequest {
 
 impl Endpoint for BalanceRequest {
     type Output = Vec<Balance>;
-    const META: Meta = private_meta("swap.balance", Method::Get, "/swap/v2/account/balance");
+    const META: Meta = private_read("swap.balance", Method::Get, "/swap/v2/account/balance");
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         let kind = known_instrument_type(self.instrument_type.as_ref())?;
         check_currency(self.currency.as_deref())?;
@@ -172,13 +171,13 @@ impl FromParams for BalanceRequest {
 
 /// The balance of one currency (element of [`BalanceRequest`]'s answer).
 ///
-/// DESIGN: the amounts are `Option` (missing, `null` or `""` are `None`): isolated-mode values
-/// and the margin ratio are blank for an account without positions, and a zero would claim a
-/// value the server did not send.
+/// DESIGN: only `currency` (the listing's key) is required. The amounts are `Option` (missing,
+/// a placeholder or unreadable are `None`): isolated-mode values and the margin ratio are blank
+/// for an account without positions, and a zero would claim a value the server did not send.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Balance {
     /// Currency.
-    #[serde(default, with = "crate::de::string")]
+    #[serde(with = "crate::de::text")]
     pub currency: String,
     /// Equity, including unrealized profit and loss.
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -217,7 +216,7 @@ pub struct Balance {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub isolate_unrealized_pnl: Option<Decimal>,
     /// Time of the figures (ms).
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     pub time_stamp: Option<TimestampMillis>,
 }
 
@@ -249,7 +248,7 @@ impl PositionsRequest {
 
 impl Endpoint for PositionsRequest {
     type Output = Vec<Position>;
-    const META: Meta = private_meta("swap.positions", Method::Get, "/swap/v2/account/positions");
+    const META: Meta = private_read("swap.positions", Method::Get, "/swap/v2/account/positions");
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         let kind = known_instrument_type(self.instrument_type.as_ref())?;
         if let Some(id) = &self.instrument_id {
@@ -272,17 +271,17 @@ impl FromParams for PositionsRequest {
 
 /// An open position (element of [`PositionsRequest`]'s answer).
 ///
-/// DESIGN: values are `Option` (missing, `null` or `""` are `None`): `posi_balance` exists in
-/// isolated mode only, and a closing position may carry blanks. `side` and `margin_mode` are
-/// open enums (`cross`/`isolate` are accepted for the margin modes; any other spelling is kept
-/// in the `Other` arm).
+/// DESIGN: only `instrument_id` (the listing's key) is required. Values are `Option` (missing,
+/// a placeholder or unreadable are `None`): `posi_balance` exists in isolated mode only, and a
+/// closing position may carry blanks. `side` and `margin_mode` are open enums (`cross`/`isolate`
+/// are accepted for the margin modes; any other spelling is kept in the `Other` arm).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Position {
     /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
+    #[serde(with = "crate::de::text")]
     pub instrument_id: String,
     /// Crossed or isolated.
-    #[serde(default, deserialize_with = "opt_margin_mode")]
+    #[serde(default, with = "crate::de::opt")]
     pub margin_mode: Option<MarginMode>,
     /// Isolated position balance (isolated mode only).
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -324,7 +323,7 @@ pub struct Position {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub unrealized_pnl_rate: Option<Decimal>,
     /// Long or short.
-    #[serde(default, deserialize_with = "opt_position_side")]
+    #[serde(default, with = "crate::de::opt")]
     pub side: Option<PositionSide>,
     /// Size of unfinished close orders.
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -336,7 +335,7 @@ pub struct Position {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub margin_ratio: Option<Decimal>,
     /// Time of the figures (ms).
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     pub timestamp: Option<TimestampMillis>,
 }
 
@@ -362,7 +361,7 @@ impl PositionModeRequest {
 
 impl Endpoint for PositionModeRequest {
     type Output = PositionModeAck;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.position_mode",
         Method::Post,
         "/swap/v2/account/position_mode",
@@ -390,13 +389,18 @@ impl FromParams for PositionModeRequest {
 }
 
 /// Answer of [`PositionModeRequest`]: the echoed request.
+///
+/// DESIGN: every field is optional (the answer only echoes the request): a missing, placeholder
+/// or unreadable value is `None`. An answer without `data` (`{"code":0}`) decodes to a
+/// `PositionModeAck` whose fields are all `None`: the mode was set.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PositionModeAck {
     /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
     /// The mode now in force.
-    pub margin_mode: MarginMode,
+    #[serde(default, with = "crate::de::opt")]
+    pub margin_mode: Option<MarginMode>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -431,7 +435,7 @@ impl PositionMarginRequest {
 
 impl Endpoint for PositionMarginRequest {
     type Output = PositionMarginAck;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.position_margin",
         Method::Post,
         "/swap/v2/account/position_margin",
@@ -464,26 +468,43 @@ impl FromParams for PositionMarginRequest {
     }
 }
 
+str_enum! {
+    /// The `side` of a [`PositionMarginAck`]: the spec describes it as the position mode
+    /// (crossed or isolated) although the request sends the position side (long or short), and a
+    /// published answer echoes the side (`"long"`, ccxt/ccxt `ts/src/digifinex.ts`,
+    /// `modifyMarginHelper`). Both readings are accepted; any other text is kept in `Other`.
+    pub enum PositionMarginSide {
+        /// The long position (the side sent).
+        Long = "long",
+        /// The short position (the side sent).
+        Short = "short",
+        /// Cross margin (the spec's reading).
+        Crossed = "crossed" | "cross",
+        /// Isolated margin (the spec's reading).
+        Isolated = "isolated" | "isolate",
+    }
+}
+
 /// Answer of [`PositionMarginRequest`].
 ///
-/// DESIGN: the spec describes the answer's `side` as the position mode (crossed or isolated)
-/// although the request sends long or short. Which one the server echoes is unknown, so `side`
-/// is kept as the plain text received (`"long"`, `"isolated"`, ...; `""` when missing) rather
-/// than forced into either enum.
+/// DESIGN: every field is optional (the answer only echoes the request): a missing, placeholder
+/// or unreadable value is `None`. An answer without `data` (`{"code":0}`) decodes to a
+/// `PositionMarginAck` whose fields are all `None`: the margin was moved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PositionMarginAck {
     /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
-    /// As sent by the server: the position side or the margin mode (see the type's note).
-    #[serde(default, with = "crate::de::string")]
-    pub side: String,
-    /// Add or reduce (wire name `type`).
-    #[serde(rename = "type")]
-    pub adjustment: MarginAdjustment,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
+    /// The position side or the margin mode, whichever the server echoes (see
+    /// [`PositionMarginSide`]).
+    #[serde(default, with = "crate::de::opt")]
+    pub side: Option<PositionMarginSide>,
+    /// Add or reduce (wire name `type`; a code, or a word such as `add`).
+    #[serde(rename = "type", default, with = "crate::de::opt")]
+    pub adjustment: Option<MarginAdjustment>,
     /// Margin amount moved.
-    #[serde(with = "crate::de::decimal")]
-    pub amount: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub amount: Option<Decimal>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -526,7 +547,7 @@ impl LeverageRequest {
 
 impl Endpoint for LeverageRequest {
     type Output = LeverageAck;
-    const META: Meta = private_meta("swap.leverage", Method::Post, "/swap/v2/account/leverage");
+    const META: Meta = private_write("swap.leverage", Method::Post, "/swap/v2/account/leverage");
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         check_positive("leverage", &self.leverage)?;
@@ -569,21 +590,24 @@ impl FromParams for LeverageRequest {
 
 /// Answer of [`LeverageRequest`].
 ///
-/// DESIGN: `side` is an open enum: servers answer `"both"` for crossed mode, kept as
-/// `Other("both")`; missing or `""` is `None`.
+/// DESIGN: every field is optional (the answer only echoes the request): a missing, placeholder
+/// or unreadable value is `None`. An answer without `data` (`{"code":0}`) decodes to a
+/// `LeverageAck` whose fields are all `None`: the leverage was set. `side` is an open enum: the
+/// server answers `"both"` in crossed mode (venue-notes.md; published answer in ccxt/ccxt
+/// `ts/src/digifinex.ts`, `setLeverage`), kept as `PositionSide::Other("both")`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeverageAck {
     /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
-    /// Leverage now in force.
-    #[serde(with = "crate::de::decimal")]
-    pub leverage: Decimal,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
+    /// Leverage now in force (a JSON number in published answers; a string is accepted).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub leverage: Option<Decimal>,
     /// Margin mode it applies to.
-    #[serde(default, deserialize_with = "opt_margin_mode")]
+    #[serde(default, with = "crate::de::opt")]
     pub margin_mode: Option<MarginMode>,
-    /// Position side it applies to.
-    #[serde(default, deserialize_with = "opt_position_side")]
+    /// Position side it applies to: long, short, or `Other("both")` in crossed mode.
+    #[serde(default, with = "crate::de::opt")]
     pub side: Option<PositionSide>,
 }
 
@@ -606,7 +630,7 @@ impl TradingFeeRateRequest {
 
 impl Endpoint for TradingFeeRateRequest {
     type Output = TradingFee;
-    const META: Meta = private_meta(
+    const META: Meta = private_read(
         "swap.trading_fee_rate",
         Method::Get,
         "/swap/v2/account/trading_fee_rate",
@@ -627,17 +651,21 @@ impl FromParams for TradingFeeRateRequest {
 }
 
 /// Answer of [`TradingFeeRateRequest`].
+///
+/// DESIGN: every field is optional (an object of several values, none of them an identity): a
+/// missing, placeholder or unreadable value is `None`. An answer without `data` decodes to a
+/// `TradingFee` whose fields are all `None`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TradingFee {
-    /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
+    /// Instrument id (echo of the request).
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
     /// Taker fee rate (fraction: `0.0005` is 0.05 %).
-    #[serde(with = "crate::de::decimal")]
-    pub taker_fee_rate: Decimal,
-    /// Maker fee rate (may be negative: a rebate).
-    #[serde(with = "crate::de::decimal")]
-    pub maker_fee_rate: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub taker_fee_rate: Option<Decimal>,
+    /// Maker fee rate (fraction; may be negative: a rebate).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub maker_fee_rate: Option<Decimal>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -686,7 +714,7 @@ impl FinanceRecordRequest {
 
 impl Endpoint for FinanceRecordRequest {
     type Output = Vec<Bill>;
-    const META: Meta = private_meta(
+    const META: Meta = private_read(
         "swap.finance_record",
         Method::Get,
         "/swap/v2/account/finance_record",
@@ -722,18 +750,25 @@ impl FromParams for FinanceRecordRequest {
 }
 
 /// One bill (element of [`FinanceRecordRequest`]'s answer).
+///
+/// DESIGN: a bill has no id and the listing has no key (one currency has many bills), so every
+/// field is optional: a missing, placeholder or unreadable value is `None`, and one odd bill
+/// never hides the others.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bill {
     /// Currency.
-    #[serde(default, with = "crate::de::string")]
-    pub currency: String,
-    /// Kind of movement (open: new codes decode as `Unknown`).
-    pub finance_type: FinanceType,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub currency: Option<String>,
+    /// Kind of movement (open: a new code such as 17 is `Unknown(17)`, a word is read by name,
+    /// such as `funding_fee`).
+    #[serde(default, with = "crate::de::opt")]
+    pub finance_type: Option<FinanceType>,
     /// Signed balance change.
-    #[serde(with = "crate::de::decimal")]
-    pub change: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub change: Option<Decimal>,
     /// Time (ms).
-    pub timestamp: TimestampMillis,
+    #[serde(default, with = "crate::de::opt")]
+    pub timestamp: Option<TimestampMillis>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -776,7 +811,7 @@ impl FundingFeeRequest {
 
 impl Endpoint for FundingFeeRequest {
     type Output = Vec<FundingFee>;
-    const META: Meta = private_meta(
+    const META: Meta = private_read(
         "swap.funding_fee",
         Method::Get,
         "/swap/v2/account/funding_fee",
@@ -807,19 +842,24 @@ impl FromParams for FundingFeeRequest {
 }
 
 /// One funding fee record (element of [`FundingFeeRequest`]'s answer).
+///
+/// DESIGN: a funding fee has no id and the listing has no key (one instrument has a fee per
+/// settlement), so every field is optional: a missing, placeholder or unreadable value is
+/// `None`, and one odd record never hides the others.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FundingFee {
     /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
     /// Currency.
-    #[serde(default, with = "crate::de::string")]
-    pub currency: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub currency: Option<String>,
     /// Signed amount (negative when paid).
-    #[serde(with = "crate::de::decimal")]
-    pub amount: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub amount: Option<Decimal>,
     /// Settlement time (ms).
-    pub timestamp: TimestampMillis,
+    #[serde(default, with = "crate::de::opt")]
+    pub timestamp: Option<TimestampMillis>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -862,7 +902,7 @@ impl TransferRecordRequest {
 
 impl Endpoint for TransferRecordRequest {
     type Output = Vec<TransferRecord>;
-    const META: Meta = private_meta(
+    const META: Meta = private_read(
         "swap.transfer_record",
         Method::Get,
         "/swap/v2/account/transfer_record",
@@ -891,20 +931,25 @@ impl FromParams for TransferRecordRequest {
 }
 
 /// One transfer record (element of [`TransferRecordRequest`]'s answer).
+///
+/// DESIGN: only `transfer_id` (the transfer's identity) is required; every other field may be
+/// missing, a placeholder or unreadable and is then `None`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TransferRecord {
     /// Transfer id (a number on the wire; kept as text).
     #[serde(with = "crate::de::id")]
     pub transfer_id: String,
-    /// In or out of the swap account (wire name `type`).
-    #[serde(rename = "type")]
-    pub transfer_type: TransferRecordType,
+    /// In or out of the swap account (wire name `type`; a code, or a word such as
+    /// `transfer_in`).
+    #[serde(rename = "type", default, with = "crate::de::opt")]
+    pub transfer_type: Option<TransferRecordType>,
     /// Currency.
-    #[serde(default, with = "crate::de::string")]
-    pub currency: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub currency: Option<String>,
     /// Amount.
-    #[serde(with = "crate::de::decimal")]
-    pub amount: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub amount: Option<Decimal>,
     /// Time (ms).
-    pub timestamp: TimestampMillis,
+    #[serde(default, with = "crate::de::opt")]
+    pub timestamp: Option<TimestampMillis>,
 }

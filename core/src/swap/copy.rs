@@ -16,18 +16,28 @@
 //! `close_time`, `order_time`). They are read as milliseconds, the unit of every other swap
 //! timestamp; a value below 10^11 (which as milliseconds would be March 1973, and as seconds
 //! is year 5138) is read as seconds and converted, so either unit decodes to the right instant.
-//! `0`, `null` and `""` are absent.
+//! `0`, `null` and placeholders are absent.
+//!
+//! DESIGN: idempotency is declared per endpoint (`Meta::idempotent`). The six reads,
+//! `user_center_current`, `user_center_history`, `expert_current_open_order`,
+//! `account_available`, `plan_task` and `instrument_list`, are POSTs that change nothing
+//! (venue-notes.md, "copy-trading reads"): they are idempotent, so the session retries them like
+//! any read and a timeout on them is an ordinary error. `sponsor_order`, `close_order`,
+//! `cancel_order`, `add_algo` and `cancel_algo` change state: never retried, and a failure after
+//! their bytes may have been sent is [`Error::OutcomeUnknown`].
+//!
+//! Answers follow the required/optional rule of [`crate::de`]: a record's identity (`order_id`
+//! of a copy position, an expert order or a plan; `instrument_id` of a copy instrument) and the
+//! available balance (the whole answer of `account_available`) are required; every other field
+//! is optional. Each answer type says what an answer without `data` (`{"code":0}`) decodes to.
 
 use rust_decimal::Decimal;
-use serde::de::Error as _;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
-use super::trade::wire;
 use super::{
-    check_instrument, check_order_id, check_positive, known_code, private_meta, CopyCloseReason,
-    CopyMarginMode, CopyOrderPriceType, CopyResult, ExpertOrderStatus, OrderSide, PlanComType,
-    PlanStatus, TriggerCondition, TriggerPriceType,
+    check_instrument, check_order_id, check_positive, known_code, private_read, private_write,
+    CopyCloseReason, CopyMarginMode, CopyOrderPriceType, CopyResult, ExpertOrderStatus, OrderSide,
+    PlanComType, PlanStatus, TriggerCondition, TriggerPriceType,
 };
 use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
 use crate::endpoint::{Endpoint, Meta, Method, Params};
@@ -137,69 +147,237 @@ fn write_listing(
 // ---------------------------------------------------------------------------------------------
 // Answers
 
-/// A page of a listing: `page_size`, `cur_page`, `total_page`, `count` (missing or empty are 0).
+/// An optional nested object (`page`): missing, `null` or a placeholder are `None`; any other
+/// non-object value is `None` and reported (see [`crate::de`]). The object's members decode by
+/// their own rules, with their JSON paths.
+mod opt_object {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde::Deserialize;
+
+    struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+
+    impl<T> ObjectVisitor<T> {
+        fn unreadable<E: serde::de::Error>(text: &str) -> Result<Option<T>, E> {
+            crate::de::unreadable::note::<E>("an object", text).map(|()| None)
+        }
+    }
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+        type Value = Option<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Option<T>, E> {
+            Ok(None)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Option<T>, E> {
+            Ok(None)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Option<T>, E> {
+            if crate::de::is_placeholder(v) {
+                Ok(None)
+            } else {
+                Self::unreadable(v)
+            }
+        }
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Option<T>, E> {
+            Self::unreadable(if v { "true" } else { "false" })
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Option<T>, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Option<T>, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Option<T>, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Self::unreadable("[...]")
+        }
+    }
+
+    pub(super) fn deserialize<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        d.deserialize_any(ObjectVisitor(std::marker::PhantomData))
+    }
+}
+
+/// One id of a list of ids (required: `null` or a placeholder fails, naming its index).
+struct IdElement(String);
+
+impl<'de> Deserialize<'de> for IdElement {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::de::id::deserialize(d).map(IdElement)
+    }
+}
+
+/// A list of ids (see [`crate::de::vec()`]); each element is a required id.
+fn id_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    crate::de::vec::<D, IdElement>(d).map(|v| v.into_iter().map(|e| e.0).collect())
+}
+
+/// A page of a listing: `page_size`, `cur_page`, `total_page`, `count`.
+///
+/// Every field is optional (`None` when missing, a placeholder or unreadable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct CopyPage {
     /// Entries per page.
-    #[serde(default, with = "wire::count")]
-    pub page_size: u64,
+    #[serde(default, with = "crate::de::opt")]
+    pub page_size: Option<u64>,
     /// This page's number (from 1).
-    #[serde(default, with = "wire::count")]
-    pub cur_page: u64,
+    #[serde(default, with = "crate::de::opt")]
+    pub cur_page: Option<u64>,
     /// Number of pages.
-    #[serde(default, with = "wire::count")]
-    pub total_page: u64,
+    #[serde(default, with = "crate::de::opt")]
+    pub total_page: Option<u64>,
     /// Number of entries in all pages.
-    #[serde(default, with = "wire::count")]
-    pub count: u64,
+    #[serde(default, with = "crate::de::opt")]
+    pub count: Option<u64>,
 }
 
 /// The outcome of `sponsor_order`, `close_order` and `cancel_order`: `res`, 1 success or
 /// 2 fail.
 ///
+/// `res` is optional: missing, a placeholder or unreadable, it is `None`. An answer without
+/// `data` (`{"code":0}`) decodes to `CopyAck { res: None }`.
+///
 /// DESIGN: `data` is read as `{"res":1}` (also spelled `result`), or as the bare code `1`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+/// A `res` of 2 is the venue saying the action failed although the envelope's `code` is 0: it
+/// is kept, and [`CopyAck::is_success`] is false and [`CopyAck::is_failure`] true for it, so a
+/// caller that checks either never takes it for a success. Without a `res` the envelope's
+/// `code` 0, the venue's documented success signal (spec §1, rule 1), is the only answer and
+/// [`CopyAck::is_success`] takes it as success; an unknown `res` is neither.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize)]
 pub struct CopyAck {
-    /// Success or failure.
-    pub res: CopyResult,
+    /// Success or failure, when sent.
+    #[serde(with = "crate::de::opt")]
+    pub res: Option<CopyResult>,
 }
 
 impl CopyAck {
-    /// Whether the server reports success.
+    /// Whether the venue reports success: `res` 1, or no `res` at all (code 0 alone). False
+    /// for `res` 2 and for an unknown `res`.
     pub fn is_success(&self) -> bool {
-        self.res == CopyResult::Success
+        matches!(self.res, None | Some(CopyResult::Success))
+    }
+
+    /// Whether the venue reports failure (`res` 2).
+    pub fn is_failure(&self) -> bool {
+        self.res == Some(CopyResult::Fail)
+    }
+}
+
+/// Reads `res` / `result` with the optional rule.
+struct OptResult;
+
+impl<'de> serde::de::DeserializeSeed<'de> for OptResult {
+    type Value = Option<CopyResult>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        crate::de::opt::deserialize(d)
     }
 }
 
 impl<'de> Deserialize<'de> for CopyAck {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Object {
-            #[serde(alias = "result")]
-            res: CopyResult,
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+        struct AckVisitor;
+
+        fn unreadable<E: serde::de::Error>(text: &str) -> Result<CopyAck, E> {
+            crate::de::unreadable::note::<E>("a result code", text).map(|()| CopyAck::default())
         }
-        let raw: &'de RawValue = <&RawValue>::deserialize(d)?;
-        let text = raw.get();
-        let res = if text.starts_with('{') {
-            serde_json::from_str::<Object>(text).map(|o| o.res)
-        } else {
-            serde_json::from_str::<CopyResult>(text)
-        };
-        res.map(|res| CopyAck { res }).map_err(D::Error::custom)
+
+        impl<'de> Visitor<'de> for AckVisitor {
+            type Value = CopyAck;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("`{\"res\":1}` or a result code")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CopyAck, A::Error> {
+                let mut res = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if (key == "res" || key == "result") && res.is_none() {
+                        res = map.next_value_seed(OptResult)?;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(CopyAck { res })
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<CopyAck, E> {
+                match i64::try_from(v) {
+                    Ok(c) => Ok(CopyAck {
+                        res: Some(CopyResult::from_code(c)),
+                    }),
+                    Err(_) => unreadable(&v.to_string()),
+                }
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<CopyAck, E> {
+                Ok(CopyAck {
+                    res: Some(CopyResult::from_code(v)),
+                })
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<CopyAck, E> {
+                unreadable(&v.to_string())
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<CopyAck, E> {
+                if crate::de::is_placeholder(v) {
+                    Ok(CopyAck::default())
+                } else {
+                    Ok(CopyAck {
+                        res: Some(CopyResult::from_word(v.trim())),
+                    })
+                }
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<CopyAck, E> {
+                unreadable(if v { "true" } else { "false" })
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<CopyAck, E> {
+                Ok(CopyAck::default())
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<CopyAck, E> {
+                Ok(CopyAck::default())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CopyAck, A::Error> {
+                // The envelope decodes a missing `data` from an empty list: no `res`.
+                let mut any = false;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    any = true;
+                }
+                if any {
+                    unreadable("[...]")
+                } else {
+                    Ok(CopyAck::default())
+                }
+            }
+        }
+
+        d.deserialize_any(AckVisitor)
     }
 }
 
 /// One current copy position (`user_center_current`).
+///
+/// Required: `order_id` (the identity of the position: the `open_order_id` of
+/// [`CloseCopyOrderRequest`] and the `order_id` of [`AddAlgoRequest`]). Every other field is
+/// optional: missing, a placeholder or unreadable, it is `None`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyPosition {
     /// Instrument name.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_name: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_name: Option<String>,
     /// Leverage.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub leverage: Option<Decimal>,
     /// 1 open long or 2 open short.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub direction: Option<OrderSide>,
     /// Opening price.
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -211,17 +389,17 @@ pub struct CopyPosition {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub open_fee: Option<Decimal>,
     /// The expert's name.
-    #[serde(default, with = "crate::de::string")]
-    pub expert_name: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub expert_name: Option<String>,
     /// Unrealized profit.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub unrealized_profit: Option<Decimal>,
     /// Unrealized profit rate (a fraction, not multiplied by 100).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub unrealized_profit_rate: Option<Decimal>,
-    /// Order id.
-    #[serde(default, with = "crate::de::opt_id")]
-    pub order_id: Option<String>,
+    /// Order id of the position. Required.
+    #[serde(with = "crate::de::id")]
+    pub order_id: String,
     /// Original total volume.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub volume_total_original: Option<Decimal>,
@@ -231,23 +409,23 @@ pub struct CopyPosition {
     /// Market price.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub market_price: Option<Decimal>,
-    /// Whether the position is being closed (boolean, `0`/`1` accepted; missing is `false`).
-    #[serde(default, with = "wire::flag_or_false")]
-    pub is_closing: bool,
+    /// Whether the position is being closed (boolean; `0`/`1` accepted).
+    #[serde(default, with = "crate::de::opt_flag")]
+    pub is_closing: Option<bool>,
     /// Take-profit trigger price type.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub stop_earn_trigger_price_type: Option<TriggerPriceType>,
     /// Take-profit trigger price.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub stop_earn_trigger_price: Option<Decimal>,
     /// Stop-loss trigger price type.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub stop_loss_trigger_price_type: Option<TriggerPriceType>,
     /// Stop-loss trigger price.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub stop_loss_trigger_price: Option<Decimal>,
     /// 1 crossed or 2 isolated.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub margin_mode: Option<CopyMarginMode>,
     /// Margin ratio.
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -260,31 +438,34 @@ pub struct CopyPosition {
     pub use_margin: Option<Decimal>,
 }
 
-/// Answer of [`CopyCurrentRequest`].
+/// Answer of [`CopyCurrentRequest`]. Every field is optional; an answer without `data`
+/// decodes to no `res`, an empty `list` and no `page`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyPositions {
     /// Success or failure, when sent.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub res: Option<CopyResult>,
-    /// The positions (`null` or missing is empty).
+    /// The positions (missing, `null` or a placeholder is empty).
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<CopyPosition>,
     /// Paging, when sent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opt_object::deserialize")]
     pub page: Option<CopyPage>,
 }
 
 /// One historical copy position (`user_center_history`).
+///
+/// Required: `order_id` (the identity of the position). Every other field is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyHistoryPosition {
     /// Instrument name.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_name: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_name: Option<String>,
     /// Leverage.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub leverage: Option<Decimal>,
     /// 1 open long or 2 open short.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub direction: Option<OrderSide>,
     /// Opening price.
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -296,8 +477,8 @@ pub struct CopyHistoryPosition {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub open_fee: Option<Decimal>,
     /// The expert's name.
-    #[serde(default, with = "crate::de::string")]
-    pub expert_name: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub expert_name: Option<String>,
     /// Closing time.
     #[serde(default, with = "copy_time")]
     pub close_time: Option<TimestampMillis>,
@@ -308,7 +489,7 @@ pub struct CopyHistoryPosition {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub close_pnl: Option<Decimal>,
     /// Why the position was closed.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub status: Option<CopyCloseReason>,
     /// Closing fee.
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -316,42 +497,46 @@ pub struct CopyHistoryPosition {
     /// Profit.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub profit: Option<Decimal>,
-    /// Order id.
-    #[serde(default, with = "crate::de::opt_id")]
-    pub order_id: Option<String>,
+    /// Order id of the position. Required.
+    #[serde(with = "crate::de::id")]
+    pub order_id: String,
     /// Closed volume.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub close_volume_traded: Option<Decimal>,
     /// 1 crossed or 2 isolated.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub margin_mode: Option<CopyMarginMode>,
 }
 
-/// Answer of [`CopyHistoryRequest`].
+/// Answer of [`CopyHistoryRequest`]. Every field is optional; an answer without `data`
+/// decodes to no `res`, an empty `list` and no `page`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyHistory {
     /// Success or failure, when sent.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub res: Option<CopyResult>,
-    /// The positions (`null` or missing is empty).
+    /// The positions (missing, `null` or a placeholder is empty).
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<CopyHistoryPosition>,
     /// Paging, when sent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opt_object::deserialize")]
     pub page: Option<CopyPage>,
 }
 
 /// One open order of the expert (`expert_current_open_order`).
+///
+/// Required: `order_id` (the identity of the order: the `order_id` of
+/// [`CancelCopyOrderRequest`]). Every other field is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExpertOpenOrder {
     /// Instrument name.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_name: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_name: Option<String>,
     /// Leverage.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub leverage: Option<Decimal>,
     /// 1 open long or 2 open short.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub direction: Option<OrderSide>,
     /// Order price.
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -366,65 +551,104 @@ pub struct ExpertOpenOrder {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub total_order: Option<Decimal>,
     /// -1 canceled, 0 open, 1 part filled, 2 filled.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub status: Option<ExpertOrderStatus>,
     /// Order price type (copy-trading numbering).
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub order_price_type: Option<CopyOrderPriceType>,
     /// Order time.
     #[serde(default, with = "copy_time")]
     pub order_time: Option<TimestampMillis>,
-    /// Order id.
-    #[serde(default, with = "crate::de::opt_id")]
-    pub order_id: Option<String>,
+    /// Order id. Required.
+    #[serde(with = "crate::de::id")]
+    pub order_id: String,
     /// Take-profit trigger price type.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub stop_earn_trigger_price_type: Option<TriggerPriceType>,
     /// Take-profit trigger price.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub stop_earn_trigger_price: Option<Decimal>,
     /// Stop-loss trigger price type.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub stop_loss_trigger_price_type: Option<TriggerPriceType>,
     /// Stop-loss trigger price.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub stop_loss_trigger_price: Option<Decimal>,
     /// 1 crossed or 2 isolated.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub margin_mode: Option<CopyMarginMode>,
 }
 
-/// Answer of [`ExpertOpenOrdersRequest`].
+/// Answer of [`ExpertOpenOrdersRequest`]. Every field is optional; an answer without `data`
+/// decodes to an empty `list` and no `page`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExpertOpenOrders {
-    /// The orders (`null` or missing is empty).
+    /// The orders (missing, `null` or a placeholder is empty).
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<ExpertOpenOrder>,
     /// Paging, when sent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opt_object::deserialize")]
     pub page: Option<CopyPage>,
 }
 
 /// Answer of [`AddAlgoRequest`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// `result` is optional; `algos` is a list whose elements are required ids (a `null` or
+/// placeholder element fails the answer, naming it). An answer without `data` decodes to
+/// `AlgoAdded { result: None, algos: [] }`. A `result` of 2 (fail) is kept: see
+/// [`AlgoAdded::is_success`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct AlgoAdded {
-    /// Success or failure (`result`; `res` accepted).
-    #[serde(alias = "res")]
-    pub result: CopyResult,
+    /// Success or failure (`result`; `res` accepted), when sent.
+    #[serde(default, alias = "res", with = "crate::de::opt")]
+    pub result: Option<CopyResult>,
     /// Ids of the created take-profit/stop-loss orders (strings; numbers kept as digits).
-    #[serde(default, with = "crate::de::id_list")]
+    #[serde(default, deserialize_with = "id_list")]
     pub algos: Vec<String>,
 }
 
+impl AlgoAdded {
+    /// Whether the venue reports success: `result` 1, or none (code 0 alone); false for 2 and
+    /// for an unknown value (see [`CopyAck`]).
+    pub fn is_success(&self) -> bool {
+        matches!(self.result, None | Some(CopyResult::Success))
+    }
+
+    /// Whether the venue reports failure (`result` 2).
+    pub fn is_failure(&self) -> bool {
+        self.result == Some(CopyResult::Fail)
+    }
+}
+
 /// Answer of [`CancelAlgoRequest`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// `result` is optional; an answer without `data` decodes to
+/// `AlgoCancelled { result: None }`. A `result` of 2 (fail) is kept: see
+/// [`AlgoCancelled::is_success`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct AlgoCancelled {
-    /// Success or failure (`result`; `res` accepted).
-    #[serde(alias = "res")]
-    pub result: CopyResult,
+    /// Success or failure (`result`; `res` accepted), when sent.
+    #[serde(default, alias = "res", with = "crate::de::opt")]
+    pub result: Option<CopyResult>,
+}
+
+impl AlgoCancelled {
+    /// Whether the venue reports success: `result` 1, or none (code 0 alone); false for 2 and
+    /// for an unknown value (see [`CopyAck`]).
+    pub fn is_success(&self) -> bool {
+        matches!(self.result, None | Some(CopyResult::Success))
+    }
+
+    /// Whether the venue reports failure (`result` 2).
+    pub fn is_failure(&self) -> bool {
+        self.result == Some(CopyResult::Fail)
+    }
 }
 
 /// Answer of [`CopyAvailableRequest`].
+///
+/// Required: `available` (the value that is the whole answer); an answer without `data` is an
+/// [`Error::Decode`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyAvailable {
     /// Balance available for copy trading.
@@ -433,31 +657,33 @@ pub struct CopyAvailable {
 }
 
 /// One plan commission (`plan_task`).
+///
+/// Required: `order_id` (the identity of the plan row). Every other field is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanCommission {
-    /// Order id.
-    #[serde(default, with = "crate::de::opt_id")]
-    pub order_id: Option<String>,
+    /// Order id. Required.
+    #[serde(with = "crate::de::id")]
+    pub order_id: String,
     /// Instrument name.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_name: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_name: Option<String>,
     /// Leverage.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub leverage: Option<Decimal>,
     /// 1 open long, 2 open short, 3 close long, 4 close short.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub direction: Option<OrderSide>,
     /// Order time.
     #[serde(default, with = "copy_time")]
     pub order_time: Option<TimestampMillis>,
     /// 1 price rises to the trigger, 2 price falls to it.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub trigger_cond: Option<TriggerCondition>,
     /// Trigger price.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub trigger_price: Option<Decimal>,
     /// 2 stop profit or 3 stop loss.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub com_type: Option<PlanComType>,
     /// Order price; the spec says the value 1 means "optimal 10" (see
     /// [`PlanCommission::is_optimal10`]).
@@ -467,10 +693,10 @@ pub struct PlanCommission {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub com_num: Option<Decimal>,
     /// Plan state.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub status: Option<PlanStatus>,
     /// 1 crossed or 2 isolated.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub margin_mode: Option<CopyMarginMode>,
 }
 
@@ -481,26 +707,29 @@ impl PlanCommission {
     }
 }
 
-/// Answer of [`PlanTaskRequest`].
+/// Answer of [`PlanTaskRequest`]. Every field is optional; an answer without `data` decodes to
+/// an empty `list` and no `page`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanTasks {
-    /// The plan commissions (`null` or missing is empty).
+    /// The plan commissions (missing, `null` or a placeholder is empty).
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<PlanCommission>,
     /// Paging, when sent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opt_object::deserialize")]
     pub page: Option<CopyPage>,
 }
 
 /// One copy-trading instrument (`instrument_list`).
+///
+/// Required: `instrument_id` (the key of an instrument row). Every other field is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyInstrument {
-    /// Instrument id (`BTCUSDTPERP`).
-    #[serde(default, with = "crate::de::string")]
+    /// Instrument id (`BTCUSDTPERP`). Required.
+    #[serde(with = "crate::de::text")]
     pub instrument_id: String,
     /// Instrument name.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_name: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_name: Option<String>,
     /// Contract multiplier.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub volume_multiple: Option<Decimal>,
@@ -508,8 +737,8 @@ pub struct CopyInstrument {
     #[serde(default, with = "crate::de::opt_int")]
     pub price_precision: Option<u32>,
     /// Settlement currency.
-    #[serde(default, with = "crate::de::string")]
-    pub clear_currency: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub clear_currency: Option<String>,
     /// Taker fee rate.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub taker_fee: Option<Decimal>,
@@ -662,10 +891,7 @@ impl CopyPricing {
     fn from_wire(t: CopyOrderPriceType, price: Option<Decimal>) -> Result<Self, Error> {
         let need = |price: Option<Decimal>| {
             price.ok_or_else(|| {
-                Error::validation(
-                    "limit_price",
-                    format!("is required for order_type {t}"),
-                )
+                Error::validation("limit_price", format!("is required for order_type {t}"))
             })
         };
         match t {
@@ -684,10 +910,7 @@ impl CopyPricing {
                 )),
                 None => Err(Error::validation(
                     "order_type",
-                    format!(
-                        "{} is not a documented copy-trading order type",
-                        other
-                    ),
+                    format!("{} is not a documented copy-trading order type", other),
                 )),
             },
         }
@@ -775,7 +998,7 @@ impl SponsorOrderRequest {
 
 impl Endpoint for SponsorOrderRequest {
     type Output = CopyAck;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.follow.sponsor_order",
         Method::Post,
         "/swap/v2/follow/sponsor_order",
@@ -787,8 +1010,14 @@ impl Endpoint for SponsorOrderRequest {
         let price = self.pricing.price();
         check_opt_positive("limit_price", price.as_ref())?;
         check_positive("order_num", &self.order_num)?;
-        let earn = trigger_code("order_earn_trigger_price_type", self.take_profit_trigger.as_ref())?;
-        let loss = trigger_code("order_loss_trigger_price_type", self.stop_loss_trigger.as_ref())?;
+        let earn = trigger_code(
+            "order_earn_trigger_price_type",
+            self.take_profit_trigger.as_ref(),
+        )?;
+        let loss = trigger_code(
+            "order_loss_trigger_price_type",
+            self.stop_loss_trigger.as_ref(),
+        )?;
         check_opt_positive("stop_earn_trigger_price", self.take_profit_price.as_ref())?;
         check_opt_positive("stop_loss_trigger_price", self.stop_loss_price.as_ref())?;
         let mut w = JsonWriter::new();
@@ -797,7 +1026,10 @@ impl Endpoint for SponsorOrderRequest {
             .int("margin_mode", margin_mode)
             .int("type", self.side.code())
             .decimal_number("leverage", &self.leverage)
-            .int("order_type", known_code("order_type", &self.pricing.price_type())?)
+            .int(
+                "order_type",
+                known_code("order_type", &self.pricing.price_type())?,
+            )
             .opt_decimal_string("limit_price", price.as_ref())
             .decimal_number("order_num", &self.order_num)
             .opt_int("order_earn_trigger_price_type", earn)
@@ -862,7 +1094,7 @@ impl CloseCopyOrderRequest {
 
 impl Endpoint for CloseCopyOrderRequest {
     type Output = CopyAck;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.follow.close_order",
         Method::Post,
         "/swap/v2/follow/close_order",
@@ -914,7 +1146,7 @@ impl CancelCopyOrderRequest {
 
 impl Endpoint for CancelCopyOrderRequest {
     type Output = CopyAck;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.follow.cancel_order",
         Method::Post,
         "/swap/v2/follow/cancel_order",
@@ -1017,7 +1249,7 @@ impl CopyCurrentRequest {
 
 impl Endpoint for CopyCurrentRequest {
     type Output = CopyPositions;
-    const META: Meta = private_meta(
+    const META: Meta = private_read(
         "swap.follow.user_center_current",
         Method::Post,
         "/swap/v2/follow/user_center_current",
@@ -1094,7 +1326,7 @@ macro_rules! listing_request {
 
         impl Endpoint for $name {
             type Output = $output;
-            const META: Meta = private_meta($meta_name, Method::Post, $path);
+            const META: Meta = private_read($meta_name, Method::Post, $path);
             fn encode(&self, p: &mut Params) -> Result<(), Error> {
                 check_paging(self.page, self.size, None)?;
                 if let Some(i) = &self.instrument_id {
@@ -1190,7 +1422,7 @@ impl AddAlgoRequest {
 
 impl Endpoint for AddAlgoRequest {
     type Output = AlgoAdded;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.follow.add_algo",
         Method::Post,
         "/swap/v2/follow/add_algo",
@@ -1266,7 +1498,7 @@ impl CancelAlgoRequest {
 
 impl Endpoint for CancelAlgoRequest {
     type Output = AlgoCancelled;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.follow.cancel_algo",
         Method::Post,
         "/swap/v2/follow/cancel_algo",
@@ -1306,7 +1538,7 @@ pub struct CopyAvailableRequest;
 
 impl Endpoint for CopyAvailableRequest {
     type Output = CopyAvailable;
-    const META: Meta = private_meta(
+    const META: Meta = private_read(
         "swap.follow.account_available",
         Method::Post,
         "/swap/v2/follow/account_available",
@@ -1342,7 +1574,7 @@ impl PlanTaskRequest {
 
 impl Endpoint for PlanTaskRequest {
     type Output = PlanTasks;
-    const META: Meta = private_meta(
+    const META: Meta = private_read(
         "swap.follow.plan_task",
         Method::Post,
         "/swap/v2/follow/plan_task",
@@ -1378,7 +1610,7 @@ pub struct CopyInstrumentsRequest;
 
 impl Endpoint for CopyInstrumentsRequest {
     type Output = Vec<CopyInstrument>;
-    const META: Meta = private_meta(
+    const META: Meta = private_read(
         "swap.follow.instrument_list",
         Method::Post,
         "/swap/v2/follow/instrument_list",

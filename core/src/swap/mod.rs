@@ -53,15 +53,33 @@ pub(crate) const fn public_meta(name: &'static str, path: &'static str) -> Meta 
     }
 }
 
-/// The description of a private (signed) swap endpoint; GETs are idempotent, POSTs are not.
-pub(crate) const fn private_meta(name: &'static str, method: Method, path: &'static str) -> Meta {
+/// The description of a private (signed) swap endpoint that only reads: repeating it is harmless,
+/// so the session retries it after a network or server failure, and a failure of it is an
+/// ordinary error (never [`Error::OutcomeUnknown`]).
+///
+/// DESIGN: idempotency is declared per endpoint, never inferred from the method: the
+/// copy-trading reads (`user_center_current`, `user_center_history`,
+/// `expert_current_open_order`, `account_available`, `plan_task`, `instrument_list`) are POSTs
+/// that change nothing (venue-notes.md, "copy-trading reads").
+pub(crate) const fn private_read(name: &'static str, method: Method, path: &'static str) -> Meta {
+    private(name, method, path, true)
+}
+
+/// The description of a private (signed) swap endpoint that changes state (places, cancels,
+/// transfers, sets): never retried automatically; a failure after its bytes may have reached
+/// the venue is [`Error::OutcomeUnknown`]. See [`private_read`].
+pub(crate) const fn private_write(name: &'static str, method: Method, path: &'static str) -> Meta {
+    private(name, method, path, false)
+}
+
+const fn private(name: &'static str, method: Method, path: &'static str, idempotent: bool) -> Meta {
     Meta {
         name,
         family: Family::Swap,
         method,
         path,
         signed: true,
-        idempotent: matches!(method, Method::Get),
+        idempotent,
         success_code: 0,
         weight: None,
     }
@@ -133,7 +151,10 @@ pub(crate) fn check_positive(field: &'static str, v: &rust_decimal::Decimal) -> 
 }
 
 /// Refuses an unknown code or word of an integer enum in a request; returns the wire code.
-pub(crate) fn known_code<T: crate::types::Coded>(field: &'static str, value: &T) -> Result<i64, Error> {
+pub(crate) fn known_code<T: crate::types::Coded>(
+    field: &'static str,
+    value: &T,
+) -> Result<i64, Error> {
     match value.code() {
         Some(code) if value.is_known() => Ok(code),
         Some(code) => Err(Error::validation(
@@ -191,33 +212,36 @@ int_enum! {
     /// Order side/kind (`type` 1-4; also the trade `direction`, sent as a string).
     pub enum OrderSide {
         /// 1: open long.
-        OpenLong = 1,
+        OpenLong = 1 | "open_long",
         /// 2: open short.
-        OpenShort = 2,
+        OpenShort = 2 | "open_short",
         /// 3: close long.
-        CloseLong = 3,
+        CloseLong = 3 | "close_long",
         /// 4: close short.
-        CloseShort = 4,
+        CloseShort = 4 | "close_short",
     }
 }
 
 str_enum! {
     /// Margin mode as a string (`crossed` or `isolated`).
+    ///
+    /// Also read: `cross`, `isolate` (the plan-commission wording) and the copy-trading numbers
+    /// `1` (crossed) and `2` (isolated), as a string or a JSON number.
     pub enum MarginMode {
         /// Cross margin.
-        Crossed = "crossed" | "cross",
+        Crossed = "crossed" | "cross" | "1",
         /// Isolated margin.
-        Isolated = "isolated" | "isolate",
+        Isolated = "isolated" | "isolate" | "2",
     }
 }
 
 int_enum! {
     /// Margin mode as a number (copy trading): 1 crossed, 2 isolated.
     pub enum CopyMarginMode {
-        /// 1: cross margin.
-        Crossed = 1,
-        /// 2: isolated margin.
-        Isolated = 2,
+        /// 1: cross margin (`crossed`, `cross`).
+        Crossed = 1 | "crossed" | "cross",
+        /// 2: isolated margin (`isolated`, `isolate`).
+        Isolated = 2 | "isolated" | "isolate",
     }
 }
 
@@ -261,9 +285,9 @@ int_enum! {
         /// 0: normal trade.
         Normal = 0,
         /// 1: forced close (liquidation).
-        ForceClose = 1,
+        ForceClose = 1 | "force_close",
         /// 3: auto-deleveraging.
-        Adl = 3,
+        Adl = 3 | "ADL",
     }
 }
 
@@ -271,7 +295,7 @@ int_enum! {
     /// `match_role` of a fill.
     pub enum MatchRole {
         /// 0: not distinguished.
-        NotDistinguished = 0,
+        NotDistinguished = 0 | "not_distinguished",
         /// 1: taker.
         Taker = 1,
         /// 2: maker.
@@ -336,38 +360,39 @@ int_enum! {
 }
 
 int_enum! {
-    /// `order_type` code of the trade endpoints (swap spec code table).
+    /// `order_type` code of the trade endpoints (swap spec code table); the table's names
+    /// (`limit_price`, `IOC_opponent`, `IOC_Optimal_5`, ...) are read as words.
     pub enum OrderType {
-        /// 0: limit price.
-        Limit = 0,
-        /// 1: IOC at the opponent's best price.
-        IocOpponent = 1,
-        /// 2: IOC at the optimal 5 levels.
-        IocOptimal5 = 2,
-        /// 3: IOC at the optimal 10 levels.
-        IocOptimal10 = 3,
-        /// 13: IOC at the optimal 20 levels.
-        IocOptimal20 = 13,
-        /// 4: IOC at a custom price.
-        IocCustomPrice = 4,
-        /// 6: GTC at the opponent's best price.
-        GtcOpponent = 6,
-        /// 7: GTC at the optimal 5 levels.
-        GtcOptimal5 = 7,
-        /// 8: GTC at the optimal 10 levels.
-        GtcOptimal10 = 8,
-        /// 14: GTC at the optimal 20 levels.
-        GtcOptimal20 = 14,
-        /// 10: FOK at the opponent's best price.
-        FokOpponent = 10,
-        /// 11: FOK at the optimal 5 levels.
-        FokOptimal5 = 11,
-        /// 12: FOK at the optimal 10 levels.
-        FokOptimal10 = 12,
-        /// 15: FOK at the optimal 20 levels.
-        FokOptimal20 = 15,
-        /// 9: FOK at a custom price.
-        FokCustomPrice = 9,
+        /// 0: limit price (`limit_price`).
+        Limit = 0 | "limit_price",
+        /// 1: IOC at the opponent's best price (`IOC_opponent`).
+        IocOpponent = 1 | "IOC_opponent",
+        /// 2: IOC at the optimal 5 levels (`IOC_Optimal_5`).
+        IocOptimal5 = 2 | "IOC_Optimal_5",
+        /// 3: IOC at the optimal 10 levels (`IOC_Optimal_10`).
+        IocOptimal10 = 3 | "IOC_Optimal_10",
+        /// 13: IOC at the optimal 20 levels (`IOC_Optimal_20`).
+        IocOptimal20 = 13 | "IOC_Optimal_20",
+        /// 4: IOC at a custom price (`IOC_custom_price`).
+        IocCustomPrice = 4 | "IOC_custom_price",
+        /// 6: GTC at the opponent's best price (`GTC_opponent`).
+        GtcOpponent = 6 | "GTC_opponent",
+        /// 7: GTC at the optimal 5 levels (`GTC_Optimal_5`).
+        GtcOptimal5 = 7 | "GTC_Optimal_5",
+        /// 8: GTC at the optimal 10 levels (`GTC_Optimal_10`).
+        GtcOptimal10 = 8 | "GTC_Optimal_10",
+        /// 14: GTC at the optimal 20 levels (`GTC_Optimal_20`).
+        GtcOptimal20 = 14 | "GTC_Optimal_20",
+        /// 10: FOK at the opponent's best price (`FOK_opponent`).
+        FokOpponent = 10 | "FOK_opponent",
+        /// 11: FOK at the optimal 5 levels (`FOK_Optimal_5`).
+        FokOptimal5 = 11 | "FOK_Optimal_5",
+        /// 12: FOK at the optimal 10 levels (`FOK_Optimal_10`).
+        FokOptimal10 = 12 | "FOK_Optimal_10",
+        /// 15: FOK at the optimal 20 levels (`FOK_Optimal_20`).
+        FokOptimal20 = 15 | "FOK_Optimal_20",
+        /// 9: FOK at a custom price (`FOK_custom_price`).
+        FokCustomPrice = 9 | "FOK_custom_price",
     }
 }
 
@@ -383,46 +408,47 @@ impl OrderType {
 }
 
 int_enum! {
-    /// Copy-trading `order_price_type`: a numbering different from [`OrderType`].
+    /// Copy-trading `order_price_type`: a numbering different from [`OrderType`]; the spec's
+    /// names (`opponent_ioc`, `optimal_5_ioc`, ...) are read as words.
     pub enum CopyOrderPriceType {
-        /// 0: limit.
-        Limit = 0,
-        /// 1: opponent, IOC.
-        OpponentIoc = 1,
-        /// 2: optimal 5, IOC.
-        Optimal5Ioc = 2,
-        /// 3: optimal 10, IOC.
-        Optimal10Ioc = 3,
-        /// 4: IOC.
-        Ioc = 4,
-        /// 5: GTC.
-        Gtc = 5,
-        /// 6: opponent, GTC.
-        OpponentGtc = 6,
-        /// 7: optimal 5, GTC.
-        Optimal5Gtc = 7,
-        /// 8: optimal 10, GTC.
-        Optimal10Gtc = 8,
-        /// 9: FOK.
-        Fok = 9,
-        /// 10: opponent, FOK.
-        OpponentFok = 10,
-        /// 11: optimal 5, FOK.
-        Optimal5Fok = 11,
-        /// 12: optimal 10, FOK.
-        Optimal10Fok = 12,
+        /// 0: limit (`limit`).
+        Limit = 0 | "limit",
+        /// 1: opponent, IOC (`opponent_ioc`).
+        OpponentIoc = 1 | "opponent_ioc",
+        /// 2: optimal 5, IOC (`optimal_5_ioc`).
+        Optimal5Ioc = 2 | "optimal_5_ioc",
+        /// 3: optimal 10, IOC (`optimal_10_ioc`).
+        Optimal10Ioc = 3 | "optimal_10_ioc",
+        /// 4: IOC (`ioc`).
+        Ioc = 4 | "ioc",
+        /// 5: GTC (`gtc`).
+        Gtc = 5 | "gtc",
+        /// 6: opponent, GTC (`opponent_gtc`).
+        OpponentGtc = 6 | "opponent_gtc",
+        /// 7: optimal 5, GTC (`optimal_5_gtc`).
+        Optimal5Gtc = 7 | "optimal_5_gtc",
+        /// 8: optimal 10, GTC (`optimal_10_gtc`).
+        Optimal10Gtc = 8 | "optimal_10_gtc",
+        /// 9: FOK (`fok`).
+        Fok = 9 | "fok",
+        /// 10: opponent, FOK (`opponent_fok`).
+        OpponentFok = 10 | "opponent_fok",
+        /// 11: optimal 5, FOK (`optimal_5_fok`).
+        Optimal5Fok = 11 | "optimal_5_fok",
+        /// 12: optimal 10, FOK (`optimal_10_fok`).
+        Optimal10Fok = 12 | "optimal_10_fok",
     }
 }
 
 int_enum! {
     /// Copy-trading trigger price type.
     pub enum TriggerPriceType {
-        /// 1: index price.
-        Index = 1,
-        /// 2: mark price.
-        Mark = 2,
-        /// 3: market (last) price.
-        Market = 3,
+        /// 1: index price (`index_price`).
+        Index = 1 | "index_price",
+        /// 2: mark price (`mark_price`).
+        Mark = 2 | "mark_price",
+        /// 3: market (last) price (`market_price`).
+        Market = 3 | "market_price",
     }
 }
 
@@ -431,8 +457,8 @@ int_enum! {
     pub enum OrderState {
         /// 0: open.
         Open = 0,
-        /// 1: partly filled.
-        PartFilled = 1,
+        /// 1: partly filled (`part_filled`).
+        PartFilled = 1 | "part_filled",
         /// 2: filled.
         Filled = 2,
         /// -1: canceled.
@@ -443,16 +469,16 @@ int_enum! {
 int_enum! {
     /// Close reason (`status`) of a historical copy position.
     pub enum CopyCloseReason {
-        /// 1: auto close.
-        Auto = 1,
-        /// 2: manual close.
-        Manual = 2,
-        /// 3: forced close.
-        Forced = 3,
-        /// 4: stop-out close.
-        StopOut = 4,
-        /// 5: stop-loss close.
-        StopLoss = 5,
+        /// 1: auto close (`auto_close`).
+        Auto = 1 | "auto_close",
+        /// 2: manual close (`manual_close`).
+        Manual = 2 | "manual_close",
+        /// 3: forced close (`forced_close`).
+        Forced = 3 | "forced_close",
+        /// 4: stop-out close (`stop_out_close`).
+        StopOut = 4 | "stop_out_close",
+        /// 5: stop-loss close (`stop_loss_close`).
+        StopLoss = 5 | "stop_loss_close",
     }
 }
 
@@ -473,14 +499,14 @@ int_enum! {
 int_enum! {
     /// Plan commission `status`.
     pub enum PlanStatus {
-        /// 1: to be validated.
-        Pending = 1,
+        /// 1: to be validated (`to_be_validated`).
+        Pending = 1 | "to_be_validated",
         /// 2: validated.
         Validated = 2,
         /// 3: canceled.
         Canceled = 3,
-        /// 4: failed.
-        Failed = 4,
+        /// 4: failed (`fail`).
+        Failed = 4 | "fail",
         /// 5: error.
         Error = 5,
     }
@@ -499,10 +525,10 @@ int_enum! {
 int_enum! {
     /// Plan commission `trigger_cond`.
     pub enum TriggerCondition {
-        /// 1: price rises to the trigger.
-        PriceUp = 1,
-        /// 2: price falls to the trigger.
-        PriceDown = 2,
+        /// 1: price rises to the trigger (`price-up`).
+        PriceUp = 1 | "price_up",
+        /// 2: price falls to the trigger (`price-down`).
+        PriceDown = 2 | "price_down",
     }
 }
 
@@ -510,9 +536,9 @@ int_enum! {
     /// Copy-trading `res` / `result`: 1 success, 2 fail.
     pub enum CopyResult {
         /// 1: success.
-        Success = 1,
-        /// 2: failure.
-        Fail = 2,
+        Success = 1 | "success",
+        /// 2: failure (`fail`).
+        Fail = 2 | "fail",
     }
 }
 
@@ -543,6 +569,59 @@ mod tests {
             MarginMode::Other("portfolio".into())
         );
         assert_eq!(Granularity::from_wire("4h"), Granularity::H4);
+        // Copy-trading numbering and the plan-commission wording.
+        assert_eq!(MarginMode::from_wire("1"), MarginMode::Crossed);
+        assert_eq!(MarginMode::from_wire("2"), MarginMode::Isolated);
+        assert_eq!(MarginMode::from_wire("isolate"), MarginMode::Isolated);
+        assert_eq!(MarginMode::from_wire("3"), MarginMode::Other("3".into()));
+        let m: MarginMode = serde_json::from_str("1").unwrap();
+        assert_eq!(m, MarginMode::Crossed);
+    }
+
+    #[test]
+    fn int_enums_read_the_documented_names() {
+        assert_eq!(OrderType::from_word("limit_price"), OrderType::Limit);
+        assert_eq!(
+            OrderType::from_word("IOC_Optimal_5"),
+            OrderType::IocOptimal5
+        );
+        assert_eq!(
+            OrderType::from_word("FOK_custom_price"),
+            OrderType::FokCustomPrice
+        );
+        assert_eq!(
+            CopyOrderPriceType::from_word("optimal_10_fok"),
+            CopyOrderPriceType::Optimal10Fok
+        );
+        assert_eq!(
+            TriggerPriceType::from_word("mark_price"),
+            TriggerPriceType::Mark
+        );
+        assert_eq!(
+            TriggerPriceType::from_word("Market Price"),
+            TriggerPriceType::Market
+        );
+        assert_eq!(
+            CopyMarginMode::from_word("isolate"),
+            CopyMarginMode::Isolated
+        );
+        assert_eq!(
+            CopyCloseReason::from_word("stop-out close"),
+            CopyCloseReason::StopOut
+        );
+        assert_eq!(
+            PlanStatus::from_word("to be validated"),
+            PlanStatus::Pending
+        );
+        assert_eq!(TradeType::from_word("force close"), TradeType::ForceClose);
+        assert_eq!(CopyResult::from_word("fail"), CopyResult::Fail);
+        // Words stay open.
+        assert_eq!(
+            OrderType::from_word("trailing"),
+            OrderType::Other("trailing".into())
+        );
+        // A word is never a code in a request.
+        assert!(known_code("order_type", &OrderType::Other("x".into())).is_err());
     }
 
     #[test]

@@ -31,12 +31,17 @@ pub(crate) static ENTRIES: &[CatalogEntry] = &[
 // ---------------------------------------------------------------------------------------------
 
 /// `GET /swap/v2/public/time`: the server's clock in milliseconds (for clock-offset estimation).
+///
+/// The answer is the time itself (required). Weight 1 (venue-notes.md, "route weights").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ServerTimeRequest;
 
 impl Endpoint for ServerTimeRequest {
     type Output = TimestampMillis;
-    const META: Meta = public_meta("swap.time", "/swap/v2/public/time");
+    const META: Meta = Meta {
+        weight: Some(1),
+        ..public_meta("swap.time", "/swap/v2/public/time")
+    };
     fn encode(&self, _: &mut Params) -> Result<(), Error> {
         Ok(())
     }
@@ -51,7 +56,8 @@ impl FromParams for ServerTimeRequest {
 // ---------------------------------------------------------------------------------------------
 
 /// `GET /swap/v2/public/api_weight`: the weight of every route, for a weight budget
-/// (see [`crate::ratelimit::WeightTable`]).
+/// (see [`crate::ratelimit::WeightTable`]). Its own weight is not published (no `weight` in its
+/// [`Meta`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ApiWeightRequest;
 
@@ -69,20 +75,26 @@ impl FromParams for ApiWeightRequest {
     }
 }
 
-/// One route and its weight.
+/// One route and its weight (element of [`ApiWeightRequest`]'s answer, keyed by `path`).
+///
+/// DESIGN: both fields are required: `path` is the row's key, and `weight` is the row's only
+/// value (a route listed without its weight tells a budget nothing, like a candle without its
+/// prices).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RouteWeight {
     /// Request path (`/swap/v2/trade/order_place`).
-    #[serde(default, with = "crate::de::string")]
+    #[serde(with = "crate::de::text")]
     pub path: String,
     /// Weight counted per request.
-    #[serde(with = "crate::de::int")]
+    #[serde(with = "crate::de::req")]
     pub weight: u32,
 }
 
 // ---------------------------------------------------------------------------------------------
 
 /// `GET /swap/v2/public/depth`: the order book of an instrument.
+///
+/// Weight 2 (venue-notes.md, "route weights"). `limit` is sent only when set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DepthRequest {
     instrument_id: String,
@@ -90,7 +102,8 @@ pub struct DepthRequest {
 }
 
 impl DepthRequest {
-    /// The book of `instrument_id` (`BTCUSDTPERP`), default 20 levels per side.
+    /// The book of `instrument_id` (`BTCUSDTPERP`); without [`DepthRequest::limit`] the server
+    /// answers its default, 20 levels per side.
     pub fn new(instrument_id: impl Into<String>) -> Self {
         DepthRequest {
             instrument_id: instrument_id.into(),
@@ -106,7 +119,10 @@ impl DepthRequest {
 
 impl Endpoint for DepthRequest {
     type Output = Depth;
-    const META: Meta = public_meta("swap.depth", "/swap/v2/public/depth");
+    const META: Meta = Meta {
+        weight: Some(2),
+        ..public_meta("swap.depth", "/swap/v2/public/depth")
+    };
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         check_limit(self.limit)?;
@@ -125,18 +141,24 @@ impl FromParams for DepthRequest {
     }
 }
 
-/// One price level `[price, amount]`: the spot order book's level type (the swap API sends the
-/// price as a string and the amount as a number; either form is accepted for both, exactly).
+/// One price level `[price, amount]`: the spot order book's level type. Both columns are
+/// required. The documents show the price as a string and the amount as a number; the live REST
+/// depth sends both as JSON numbers (venue-notes.md); either form is accepted for both, exactly.
 pub type DepthLevel = crate::spot::Level;
 
-/// Answer of [`DepthRequest`].
+/// Answer of [`DepthRequest`]: the levels as the server orders them (find the best bid and ask
+/// by price).
+///
+/// DESIGN: only the levels' price and amount are required; `instrument_id` echoes the request
+/// and `timestamp` is informative, so both are optional. An answer without `data` decodes to an
+/// empty book.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Depth {
-    /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
+    /// Instrument id (echo of the request).
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
     /// Snapshot time (ms).
-    #[serde(default)]
+    #[serde(default, with = "crate::de::opt")]
     pub timestamp: Option<TimestampMillis>,
     /// Sell levels.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -149,6 +171,10 @@ pub struct Depth {
 // ---------------------------------------------------------------------------------------------
 
 /// `GET /swap/v2/public/instruments`: every perpetual instrument (real ones by default).
+///
+/// Weight 5 (venue-notes.md, "route weights"). `type` is sent only when set: `type=1`
+/// ([`InstrumentType::Simulate`]) lists the SIMULATE contracts, such as `BTCUSDT2PERP` settled in
+/// `USDT2` (venue-notes.md).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InstrumentsRequest {
     instrument_type: Option<InstrumentType>,
@@ -168,7 +194,10 @@ impl InstrumentsRequest {
 
 impl Endpoint for InstrumentsRequest {
     type Output = Vec<Instrument>;
-    const META: Meta = public_meta("swap.instruments", "/swap/v2/public/instruments");
+    const META: Meta = Meta {
+        weight: Some(5),
+        ..public_meta("swap.instruments", "/swap/v2/public/instruments")
+    };
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         let kind = known_instrument_type(self.instrument_type.as_ref())?;
         p.push_opt_display("type", kind);
@@ -185,6 +214,8 @@ impl FromParams for InstrumentsRequest {
 }
 
 /// `GET /swap/v2/public/instrument`: one instrument.
+///
+/// Weight 1 (venue-notes.md, "route weights").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstrumentRequest {
     instrument_id: String,
@@ -201,7 +232,10 @@ impl InstrumentRequest {
 
 impl Endpoint for InstrumentRequest {
     type Output = Instrument;
-    const META: Meta = public_meta("swap.instrument", "/swap/v2/public/instrument");
+    const META: Meta = Meta {
+        weight: Some(1),
+        ..public_meta("swap.instrument", "/swap/v2/public/instrument")
+    };
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         p.push("instrument_id", &self.instrument_id);
@@ -219,35 +253,37 @@ impl FromParams for InstrumentRequest {
 
 /// A perpetual instrument (answer of [`InstrumentRequest`], element of [`InstrumentsRequest`]).
 ///
-/// DESIGN: only `instrument_id` identifies the record; every other field may be missing or `""`
-/// (decoded as `None`, or as an empty text or list) so that one odd instrument cannot fail the
-/// decoding of the whole listing.
+/// DESIGN: only `instrument_id` (the listing's key) is required; every other field may be
+/// missing, a placeholder or unreadable and is then `None` (or an empty list), so that one odd
+/// instrument cannot fail the decoding of the whole listing. Simulated instruments
+/// ([`InstrumentKind::Simulate`], listed with `type=1`) are named like `BTCUSDT2PERP` and settle
+/// in `USDT2` (venue-notes.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Instrument {
-    /// Instrument id (`BTCUSDTPERP`).
-    #[serde(default, with = "crate::de::string")]
+    /// Instrument id (`BTCUSDTPERP`; `BTCUSDT2PERP` for a simulated one).
+    #[serde(with = "crate::de::text")]
     pub instrument_id: String,
     /// SIMULATE or REAL (wire name `type`).
-    #[serde(rename = "type", default, deserialize_with = "opt_instrument_kind")]
+    #[serde(rename = "type", default, with = "crate::de::opt")]
     pub kind: Option<InstrumentKind>,
     /// PERPETUAL.
-    #[serde(default, deserialize_with = "opt_contract_type")]
+    #[serde(default, with = "crate::de::opt")]
     pub contract_type: Option<ContractType>,
-    /// Base currency.
-    #[serde(default, with = "crate::de::string")]
-    pub base_currency: String,
-    /// Quote currency.
-    #[serde(default, with = "crate::de::string")]
-    pub quote_currency: String,
-    /// Settlement currency.
-    #[serde(default, with = "crate::de::string")]
-    pub clear_currency: String,
+    /// Base currency (`BTC`).
+    #[serde(default, with = "crate::de::opt_string")]
+    pub base_currency: Option<String>,
+    /// Quote currency (`USDT`).
+    #[serde(default, with = "crate::de::opt_string")]
+    pub quote_currency: Option<String>,
+    /// Settlement currency (`USDT`; `USDT2` for simulated instruments).
+    #[serde(default, with = "crate::de::opt_string")]
+    pub clear_currency: Option<String>,
     /// Contract value per size unit.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub contract_value: Option<Decimal>,
     /// Currency of `contract_value`.
-    #[serde(default, with = "crate::de::string")]
-    pub contract_value_currency: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub contract_value_currency: Option<String>,
     /// Inverse contract (boolean, or `0`/`1`).
     #[serde(default, with = "crate::de::opt_flag")]
     pub is_inverse: Option<bool>,
@@ -255,7 +291,7 @@ pub struct Instrument {
     #[serde(default, with = "crate::de::opt_flag")]
     pub is_trading: Option<bool>,
     /// ONLINE, OFFLINE or DELIVERY.
-    #[serde(default, deserialize_with = "opt_instrument_status")]
+    #[serde(default, with = "crate::de::opt")]
     pub status: Option<InstrumentStatus>,
     /// Price precision (decimal places).
     #[serde(default, with = "crate::de::opt_int")]
@@ -273,19 +309,24 @@ pub struct Instrument {
 
 /// One entry of [`Instrument::open_max_limits`]: for positions at a leverage above `leverage`,
 /// the position value may not exceed `max_limit` (error 401002).
+///
+/// DESIGN: `leverage` is the key of the entry (required); `max_limit` is optional like every
+/// other value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpenMaxLimit {
     /// Leverage threshold.
     #[serde(with = "crate::de::decimal")]
     pub leverage: Decimal,
     /// Maximum position value.
-    #[serde(with = "crate::de::decimal")]
-    pub max_limit: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub max_limit: Option<Decimal>,
 }
 
 // ---------------------------------------------------------------------------------------------
 
 /// `GET /swap/v2/public/trades`: recent public trades of an instrument.
+///
+/// Weight 1 (venue-notes.md, "route weights"). `limit` is sent only when set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TradesRequest {
     instrument_id: String,
@@ -293,7 +334,8 @@ pub struct TradesRequest {
 }
 
 impl TradesRequest {
-    /// Recent trades of `instrument_id`, default 20.
+    /// Recent trades of `instrument_id`; without [`TradesRequest::limit`] the server answers its
+    /// default, 20.
     pub fn new(instrument_id: impl Into<String>) -> Self {
         TradesRequest {
             instrument_id: instrument_id.into(),
@@ -309,7 +351,10 @@ impl TradesRequest {
 
 impl Endpoint for TradesRequest {
     type Output = Vec<PublicTrade>;
-    const META: Meta = public_meta("swap.trades", "/swap/v2/public/trades");
+    const META: Meta = Meta {
+        weight: Some(1),
+        ..public_meta("swap.trades", "/swap/v2/public/trades")
+    };
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         check_limit(self.limit)?;
@@ -329,29 +374,36 @@ impl FromParams for TradesRequest {
 }
 
 /// A public trade (element of [`TradesRequest`]'s answer).
+///
+/// DESIGN: only `trade_id` (the trade's identity) is required; every other field may be missing,
+/// a placeholder or unreadable and is then `None`, so one odd trade cannot hide the others.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublicTrade {
     /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
     /// Trade id (a long numeric string, or a number).
     #[serde(with = "crate::de::id")]
     pub trade_id: String,
-    /// Open/close long/short (sent as a string `"1"`..`"4"`; a number is accepted).
-    pub direction: OrderSide,
-    /// Size.
-    #[serde(with = "crate::de::decimal")]
-    pub volume: Decimal,
+    /// Open/close long/short (sent as a string `"1"`..`"4"`; a number or a word is accepted).
+    #[serde(default, with = "crate::de::opt")]
+    pub direction: Option<OrderSide>,
+    /// Size (contracts).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub volume: Option<Decimal>,
     /// Price.
-    #[serde(with = "crate::de::decimal")]
-    pub price: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub price: Option<Decimal>,
     /// Trade time (ms).
-    pub trade_time: TimestampMillis,
+    #[serde(default, with = "crate::de::opt")]
+    pub trade_time: Option<TimestampMillis>,
 }
 
 // ---------------------------------------------------------------------------------------------
 
 /// `GET /swap/v2/public/ticker`: the ticker of one instrument (with `open_interest`).
+///
+/// Weight 1 (venue-notes.md, "route weights").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TickerRequest {
     instrument_id: String,
@@ -368,7 +420,10 @@ impl TickerRequest {
 
 impl Endpoint for TickerRequest {
     type Output = Ticker;
-    const META: Meta = public_meta("swap.ticker", "/swap/v2/public/ticker");
+    const META: Meta = Meta {
+        weight: Some(1),
+        ..public_meta("swap.ticker", "/swap/v2/public/ticker")
+    };
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         p.push("instrument_id", &self.instrument_id);
@@ -385,6 +440,8 @@ impl FromParams for TickerRequest {
 }
 
 /// `GET /swap/v2/public/tickers`: the tickers of every instrument.
+///
+/// Weight 1 (venue-notes.md, "route weights"). `type` is sent only when set.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TickersRequest {
     instrument_type: Option<InstrumentType>,
@@ -404,7 +461,10 @@ impl TickersRequest {
 
 impl Endpoint for TickersRequest {
     type Output = Vec<Ticker>;
-    const META: Meta = public_meta("swap.tickers", "/swap/v2/public/tickers");
+    const META: Meta = Meta {
+        weight: Some(1),
+        ..public_meta("swap.tickers", "/swap/v2/public/tickers")
+    };
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         let kind = known_instrument_type(self.instrument_type.as_ref())?;
         p.push_opt_display("type", kind);
@@ -422,14 +482,14 @@ impl FromParams for TickersRequest {
 
 /// A 24-hour ticker (answer of [`TickerRequest`], element of [`TickersRequest`]).
 ///
-/// DESIGN: every value may be missing or `""` (an instrument without trades or without a book
-/// has no last price or best quotes), so all are `Option`. `open_interest` is only meaningful
-/// in the single-instrument answer: the spec says to ignore it in the all-tickers listing, so it
-/// is kept as sent there, without meaning.
+/// DESIGN: only `instrument_id` (the listing's key) is required. Every value may be missing, a
+/// placeholder or unreadable (an instrument without trades or without a book has no last price
+/// or best quotes; `open_interest` is `"-"` in published answers) and is then `None`, so one odd
+/// row never fails the listing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ticker {
     /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
+    #[serde(with = "crate::de::text")]
     pub instrument_id: String,
     /// Index price.
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -473,60 +533,71 @@ pub struct Ticker {
     /// 24h volume.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub volume_24h: Option<Decimal>,
-    /// 24h price change, as the server writes it.
+    /// 24h price change as a **fraction**, not a percent despite the name: `-0.0366` is
+    /// -3.66 % (venue-notes.md; the spot ticker's `change` is a percent).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub price_change_percent: Option<Decimal>,
-    /// Open interest (single-instrument ticker only; absent or meaningless in the listing).
+    /// Open interest. In the all-tickers listing the spec says to ignore it and it is not always
+    /// a number (venue-notes.md): a placeholder or unreadable value is `None` there and does not
+    /// fail the listing.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub open_interest: Option<Decimal>,
-    /// Ticker time (ms).
-    #[serde(default)]
+    /// Time of the answer (ms). In the all-tickers listing it is one value shared by all rows,
+    /// 0.5-60 s stale, and not the time of the index or mark price (venue-notes.md): do not read
+    /// it as the age of a row's prices.
+    #[serde(default, with = "crate::de::opt")]
     pub timestamp: Option<TimestampMillis>,
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// Default and documented `limit` of the candle endpoints.
+/// The server's default number of candles when `limit` is not sent (documented: 20).
 pub const DEFAULT_CANDLE_LIMIT: u32 = 20;
 
 /// `GET /swap/v2/public/candles`: the latest candles of an instrument.
 ///
-/// DESIGN: the spec lists `limit` as required yet with a default of 20; this request always
-/// sends it, 20 unless [`CandlesRequest::limit`] says otherwise (so a server that really
-/// requires it is satisfied, and the default stays the documented one).
+/// Weight 1 (venue-notes.md, "route weights").
+///
+/// DESIGN: the spec lists `limit` as required with a default of 20, but live clients omit it and
+/// get answers (venue-notes.md: send only the parameters the caller set). So `limit` is sent only
+/// when [`CandlesRequest::limit`] sets it; otherwise the server answers its default
+/// ([`DEFAULT_CANDLE_LIMIT`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CandlesRequest {
     instrument_id: String,
     granularity: Granularity,
-    limit: u32,
+    limit: Option<u32>,
 }
 
 impl CandlesRequest {
-    /// The last 20 candles of `instrument_id` at `granularity`.
+    /// The latest candles of `instrument_id` at `granularity` (the server's default number, 20).
     pub fn new(instrument_id: impl Into<String>, granularity: Granularity) -> Self {
         CandlesRequest {
             instrument_id: instrument_id.into(),
             granularity,
-            limit: DEFAULT_CANDLE_LIMIT,
+            limit: None,
         }
     }
-    /// Number of candles, 1..=100 (default 20).
+    /// Number of candles, 1..=100; sent only when set.
     pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = limit;
+        self.limit = Some(limit);
         self
     }
 }
 
 impl Endpoint for CandlesRequest {
     type Output = Candles;
-    const META: Meta = public_meta("swap.candles", "/swap/v2/public/candles");
+    const META: Meta = Meta {
+        weight: Some(1),
+        ..public_meta("swap.candles", "/swap/v2/public/candles")
+    };
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         let granularity = known_granularity(&self.granularity)?;
-        check_limit(Some(self.limit))?;
+        check_limit(self.limit)?;
         p.push("instrument_id", &self.instrument_id);
         p.push("granularity", granularity);
-        p.push_display("limit", self.limit);
+        p.push_opt_display("limit", self.limit);
         Ok(())
     }
 }
@@ -536,12 +607,14 @@ impl FromParams for CandlesRequest {
         Ok(CandlesRequest {
             instrument_id: p.take_str("instrument_id")?,
             granularity: Granularity::from_wire(&p.take_str("granularity")?),
-            limit: p.take_opt_int("limit")?.unwrap_or(DEFAULT_CANDLE_LIMIT),
+            limit: p.take_opt_int("limit")?,
         })
     }
 }
 
 /// `GET /swap/v2/public/candles_history`: candles of an instrument in a time window.
+///
+/// Weight 10 (venue-notes.md, "route weights"). The window and `limit` are sent only when set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CandlesHistoryRequest {
     instrument_id: String,
@@ -572,7 +645,7 @@ impl CandlesHistoryRequest {
         self.end_timestamp = Some(end);
         self
     }
-    /// Number of candles, 1..=100 (default 20).
+    /// Number of candles, 1..=100 (the server's default is 20); sent only when set.
     pub fn limit(mut self, limit: u32) -> Self {
         self.limit = Some(limit);
         self
@@ -581,7 +654,10 @@ impl CandlesHistoryRequest {
 
 impl Endpoint for CandlesHistoryRequest {
     type Output = Candles;
-    const META: Meta = public_meta("swap.candles_history", "/swap/v2/public/candles_history");
+    const META: Meta = Meta {
+        weight: Some(10),
+        ..public_meta("swap.candles_history", "/swap/v2/public/candles_history")
+    };
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         let granularity = known_granularity(&self.granularity)?;
@@ -609,13 +685,17 @@ impl FromParams for CandlesHistoryRequest {
 }
 
 /// Answer of [`CandlesRequest`] and [`CandlesHistoryRequest`].
+///
+/// DESIGN: `instrument_id` and `granularity` echo the request and are optional; each candle's
+/// leading columns are required (see [`Candle`]). An answer without `data` decodes to no
+/// candles.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Candles {
-    /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
+    /// Instrument id (echo of the request).
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
     /// Granularity of the candles (echo of the request).
-    #[serde(default, deserialize_with = "opt_granularity")]
+    #[serde(default, with = "crate::de::opt")]
     pub granularity: Option<Granularity>,
     /// The candles, in the server's order.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -624,7 +704,10 @@ pub struct Candles {
 
 /// One candle, from the positional array
 /// `[start ms, open, high, low, close, volume, token volume]` (values as strings or numbers).
-/// The token volume may be missing, `null` or `""`; further elements are ignored.
+///
+/// The start time, the four prices and the volume are the row's leading columns: required (a
+/// missing, placeholder or unreadable one fails the answer). The token volume is optional: it may
+/// be missing, a placeholder or unreadable (`None`); further elements are ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct Candle {
     /// Start time (ms).
@@ -667,7 +750,9 @@ impl<'de> Deserialize<'de> for Candle {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/public/funding_rate`: the current and the forecast funding rate.
+/// `GET /swap/v2/public/funding_rate`: the last settled and the forecast funding rate.
+///
+/// Weight 1 (venue-notes.md, "route weights").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FundingRateRequest {
     instrument_id: String,
@@ -684,7 +769,10 @@ impl FundingRateRequest {
 
 impl Endpoint for FundingRateRequest {
     type Output = FundingRate;
-    const META: Meta = public_meta("swap.funding_rate", "/swap/v2/public/funding_rate");
+    const META: Meta = Meta {
+        weight: Some(1),
+        ..public_meta("swap.funding_rate", "/swap/v2/public/funding_rate")
+    };
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         p.push("instrument_id", &self.instrument_id);
@@ -701,26 +789,38 @@ impl FromParams for FundingRateRequest {
 }
 
 /// Answer of [`FundingRateRequest`].
+///
+/// The live venue reports in `funding_rate` the **last settled** rate, labelled with the
+/// **next** funding time (`funding_time`), not the rate of the coming settlement that the
+/// documents describe (venue-notes.md). Most contracts fund every 8 hours, some every 4 hours:
+/// do not assume 8. The answer has no interval field; ccxt derives the interval as
+/// `next_funding_time - funding_time` (ccxt/ccxt `ts/src/digifinex.ts`, `parseFundingRate`).
+///
+/// DESIGN: every field is optional (the answer is an object of several values, none of them an
+/// identity): a missing, placeholder or unreadable value is `None`, and an answer without `data`
+/// decodes to a `FundingRate` whose fields are all `None`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FundingRate {
-    /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
-    /// Rate of the coming settlement.
-    #[serde(with = "crate::de::decimal")]
-    pub funding_rate: Decimal,
-    /// Settlement time of `funding_rate` (ms).
-    #[serde(default)]
+    /// Instrument id (echo of the request).
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
+    /// The last settled funding rate, a fraction per funding interval (`0.0001` is 0.01 %).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub funding_rate: Option<Decimal>,
+    /// The next funding time (ms), with which the venue labels the last settled `funding_rate`.
+    #[serde(default, with = "crate::de::opt")]
     pub funding_time: Option<TimestampMillis>,
-    /// Forecast rate of the settlement after (may be `""` when not yet known).
+    /// Forecast funding rate (fraction); may be `""` when not yet known.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub next_funding_rate: Option<Decimal>,
-    /// Settlement time of `next_funding_rate` (ms).
-    #[serde(default)]
+    /// Documented as the settlement time of `next_funding_rate` (ms).
+    #[serde(default, with = "crate::de::opt")]
     pub next_funding_time: Option<TimestampMillis>,
 }
 
 /// `GET /swap/v2/public/funding_rate_history`: past funding rates of an instrument.
+///
+/// Weight 10 (venue-notes.md, "route weights"). The window and `limit` are sent only when set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FundingRateHistoryRequest {
     instrument_id: String,
@@ -749,7 +849,7 @@ impl FundingRateHistoryRequest {
         self.end_timestamp = Some(end);
         self
     }
-    /// Number of entries, 1..=100 (default 20).
+    /// Number of entries, 1..=100 (the server's default is 20); sent only when set.
     pub fn limit(mut self, limit: u32) -> Self {
         self.limit = Some(limit);
         self
@@ -758,10 +858,13 @@ impl FundingRateHistoryRequest {
 
 impl Endpoint for FundingRateHistoryRequest {
     type Output = FundingRateHistory;
-    const META: Meta = public_meta(
-        "swap.funding_rate_history",
-        "/swap/v2/public/funding_rate_history",
-    );
+    const META: Meta = Meta {
+        weight: Some(10),
+        ..public_meta(
+            "swap.funding_rate_history",
+            "/swap/v2/public/funding_rate_history",
+        )
+    };
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         check_window(self.start_timestamp, self.end_timestamp)?;
@@ -785,23 +888,26 @@ impl FromParams for FundingRateHistoryRequest {
     }
 }
 
-/// Answer of [`FundingRateHistoryRequest`].
+/// Answer of [`FundingRateHistoryRequest`]. An answer without `data` decodes to no entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FundingRateHistory {
-    /// Instrument id.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
+    /// Instrument id (echo of the request).
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
     /// Past settlements, in the server's order.
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub funding_rates: Vec<FundingRateEntry>,
 }
 
 /// One past funding settlement.
+///
+/// DESIGN: `time` is the key of the entry (one settlement per time), so it is required; `rate` is
+/// optional like every other value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FundingRateEntry {
-    /// Rate applied.
-    #[serde(with = "crate::de::decimal")]
-    pub rate: Decimal,
+    /// Rate applied (a fraction per funding interval).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub rate: Option<Decimal>,
     /// Settlement time (ms).
     pub time: TimestampMillis,
 }
@@ -837,24 +943,4 @@ pub(super) fn known_text<'a>(
 /// Refuses the `Unknown` arm of an optional instrument `type` filter (field `type`).
 pub(super) fn known_instrument_type(t: Option<&InstrumentType>) -> Result<Option<i64>, Error> {
     t.map(|t| known_code("type", t)).transpose()
-}
-
-/// Optional string-enum fields: missing, `null` and `""` are `None`, any other text is the enum's
-/// variant (an unknown text is its `Other` arm).
-macro_rules! opt_str_enum_de {
-    ($($fn_name:ident => $t:ty),+ $(,)?) => {$(
-        pub(super) fn $fn_name<'de, D: serde::Deserializer<'de>>(
-            d: D,
-        ) -> Result<Option<$t>, D::Error> {
-            Ok(crate::de::opt_string::deserialize(d)?.map(|s| <$t>::from_wire(&s)))
-        }
-    )+};
-}
-pub(super) use opt_str_enum_de;
-
-opt_str_enum_de! {
-    opt_instrument_kind => InstrumentKind,
-    opt_contract_type => ContractType,
-    opt_instrument_status => InstrumentStatus,
-    opt_granularity => Granularity,
 }

@@ -11,15 +11,24 @@
 //! the exact decimal text), `price` (a JSON string, priced types only) and `post_only` (JSON
 //! `true`, only when set). The batch endpoints send a JSON array of such objects.
 //!
-//! DESIGN: order POSTs are not idempotent, so they are never retried automatically; the GET
-//! queries are.
+//! DESIGN: idempotency is declared per endpoint (`Meta::idempotent`): placing and cancelling
+//! (the four POSTs) change state, so they are never retried automatically and a failure after
+//! their bytes may have been sent is [`Error::OutcomeUnknown`]; the four GET queries only read
+//! and are retried.
+//!
+//! Answers follow the required/optional rule of [`crate::de`]: an order's `order_id`, a fill's
+//! `trade_id` and the ids that are the whole answer of a placement or cancellation are
+//! required; every other field is optional.
 
 use rust_decimal::Decimal;
+use serde::de::Error as _;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use super::{
     check_instrument, check_limit, check_order_id, check_positive, check_window, known_code,
-    private_meta, MarginMode, MatchRole, OrderSide, OrderState, OrderType, TradeType,
+    private_read, private_write, MarginMode, MatchRole, OrderSide, OrderState, OrderType,
+    TradeType,
 };
 use crate::catalog::{element_error, entry, CatalogEntry, FromParams, ParamMap};
 use crate::endpoint::{Endpoint, Meta, Method, Params};
@@ -41,86 +50,6 @@ pub(crate) static ENTRIES: &[CatalogEntry] = &[
 
 /// Most orders one `batch_order` or `batch_cancel_order` call takes (more is error 401014).
 pub const MAX_BATCH_ORDERS: usize = 20;
-
-// ---------------------------------------------------------------------------------------------
-// Tolerant decoding helpers shared with the copy-trading models.
-
-/// Serde helpers for the swap trade and copy-trading models.
-pub(super) mod wire {
-    use serde::de::{DeserializeOwned, Deserializer, Error as _};
-    use serde::{Deserialize, Serialize, Serializer};
-    use serde_json::value::RawValue;
-
-    /// Whether a JSON token means "absent": `null` or a blank string.
-    fn is_absent(text: &str) -> bool {
-        text == "null"
-            || text
-                .strip_prefix('"')
-                .and_then(|t| t.strip_suffix('"'))
-                .is_some_and(|inner| inner.trim().is_empty())
-    }
-
-    /// An optional value of any self-describing type (open enums, timestamps): `null`, `""` or a
-    /// missing field (with `#[serde(default)]`) are `None`; anything else decodes as `T`.
-    pub(crate) mod opt_value {
-        use super::*;
-
-        /// Deserialize an optional `T`.
-        pub(crate) fn deserialize<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-        where
-            D: Deserializer<'de>,
-            T: DeserializeOwned,
-        {
-            let raw: &'de RawValue = <&RawValue>::deserialize(d)?;
-            let text = raw.get();
-            if is_absent(text) {
-                return Ok(None);
-            }
-            serde_json::from_str::<T>(text)
-                .map(Some)
-                .map_err(D::Error::custom)
-        }
-
-        /// Serialize as `T` or `null`.
-        pub(crate) fn serialize<S: Serializer, T: Serialize>(
-            v: &Option<T>,
-            s: S,
-        ) -> Result<S::Ok, S::Error> {
-            v.serialize(s)
-        }
-    }
-
-    /// A flag (`0`/`1`, their string forms, or `true`/`false`); missing, `null` or `""` are
-    /// `false`.
-    pub(crate) mod flag_or_false {
-        use super::*;
-
-        /// Deserialize a flag.
-        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-            crate::de::opt_flag::deserialize(d).map(|f| f.unwrap_or(false))
-        }
-
-        /// Serialize as a JSON boolean.
-        pub(crate) fn serialize<S: Serializer>(v: &bool, s: S) -> Result<S::Ok, S::Error> {
-            s.serialize_bool(*v)
-        }
-    }
-
-    /// A count (number or numeric string); missing, `null` or `""` are 0.
-    pub(crate) mod count {
-        use super::*;
-
-        /// Deserialize a count.
-        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-            crate::de::opt_int::deserialize::<D, u64>(d).map(Option::unwrap_or_default)
-        }
-
-        /// Serialize as a JSON number.
-        pub(crate) fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
-            s.serialize_u64(*v)
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Order typing
@@ -277,10 +206,7 @@ impl OrderPricing {
     ) -> Result<Self, Error> {
         let need_price = |price: Option<Decimal>| {
             price.ok_or_else(|| {
-                Error::validation(
-                    "price",
-                    format!("is required for order_type {order_type}"),
-                )
+                Error::validation("price", format!("is required for order_type {order_type}"))
             })
         };
         if post_only && order_type != OrderType::Limit {
@@ -393,7 +319,10 @@ impl OrderSpec {
         w.begin_object()
             .str("instrument_id", &self.instrument_id)
             .int("type", side)
-            .int("order_type", known_code("order_type", &self.pricing.order_type())?)
+            .int(
+                "order_type",
+                known_code("order_type", &self.pricing.order_type())?,
+            )
             .decimal_number("size", &self.size)
             .opt_decimal_string("price", price.as_ref());
         if self.pricing.is_post_only() {
@@ -424,7 +353,12 @@ impl OrderSpec {
 // ---------------------------------------------------------------------------------------------
 // Answers
 
-/// An order id returned by placement or cancellation (`data` is the id).
+/// The id of a placed or cancelled order: the whole answer of `order_place` and `cancel_order`
+/// (`data` is the id).
+///
+/// Required (the value that is the whole answer): an answer without `data`, or with `null`, a
+/// placeholder or anything but an id, is an [`Error::Decode`] (after a write, the session
+/// reports it as [`Error::OutcomeUnknown`]: the order may or may not be placed).
 ///
 /// DESIGN: swap ids exceed 2^53; a JSON number is kept as its digits (never read through `f64`
 /// or a fixed-width integer), a string is kept as is.
@@ -456,14 +390,158 @@ impl Serialize for OrderId {
     }
 }
 
-/// The order ids returned by the batch endpoints, in request order (`null` is empty; each id
-/// a string or a JSON number kept as its digits).
+/// One element of a batch answer ([`OrderIds`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum BatchItem {
+    /// The id of an order placed (`batch_order`) or cancelled (`batch_cancel_order`): a string,
+    /// or a JSON number kept as its digits. Serialized as a string.
+    Id(String),
+    /// An element that carries no usable order id: `null`, a placeholder (`""`, `"-"`), a
+    /// number that is not an integer, or an object without an `order_id`. The order at this
+    /// place was not placed or cancelled, or the venue did not say which id it got: check the
+    /// open orders before acting on it. `code` and `message` are kept when an object element
+    /// carries them (`code`, `msg` or `message`). Serialized as `null`, or as
+    /// `{"code":..,"msg":..}` when either is known.
+    Failed {
+        /// The element's `code`, when it has one.
+        code: Option<i64>,
+        /// The element's `msg` (or `message`), when it has one.
+        message: Option<String>,
+    },
+}
+
+impl BatchItem {
+    /// The order id, for an [`BatchItem::Id`].
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            BatchItem::Id(id) => Some(id),
+            BatchItem::Failed { .. } => None,
+        }
+    }
+
+    /// Reads one element of a batch answer from its JSON text (never fails: see the variants).
+    fn from_json(text: &str) -> Self {
+        let none = BatchItem::Failed {
+            code: None,
+            message: None,
+        };
+        match text.as_bytes().first() {
+            Some(b'"') => match serde_json::from_str::<String>(text) {
+                Ok(s) if !crate::de::is_placeholder(&s) => BatchItem::Id(s),
+                _ => none,
+            },
+            Some(b'-' | b'0'..=b'9') => {
+                let digits = text.strip_prefix('-').unwrap_or(text);
+                if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                    BatchItem::Id(text.to_owned())
+                } else {
+                    none
+                }
+            }
+            Some(b'{') => {
+                let Ok(members) =
+                    serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(text)
+                else {
+                    return none;
+                };
+                if let Some(BatchItem::Id(id)) = members
+                    .get("order_id")
+                    .map(|raw| BatchItem::from_json(raw.get()))
+                {
+                    return BatchItem::Id(id);
+                }
+                let code = members.get("code").and_then(|raw| {
+                    let t = raw.get();
+                    crate::de::integer::<i64>(t.trim_matches('"'))
+                });
+                let message = members
+                    .get("msg")
+                    .or_else(|| members.get("message"))
+                    .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+                    .filter(|m| !crate::de::is_placeholder(m));
+                BatchItem::Failed { code, message }
+            }
+            _ => none,
+        }
+    }
+}
+
+impl Serialize for BatchItem {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            BatchItem::Id(id) => s.serialize_str(id),
+            BatchItem::Failed {
+                code: None,
+                message: None,
+            } => s.serialize_none(),
+            BatchItem::Failed { code, message } => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("code", code)?;
+                m.serialize_entry("msg", message)?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// The answer of the batch endpoints: one [`BatchItem`] per element of `data`, in the venue's
+/// order (for `batch_order`, the order of the request).
+///
+/// Required (the value that is the whole answer): an answer without `data`, or whose `data` is
+/// `null`, a placeholder or not a list, is an [`Error::Decode`] (after a write, the session
+/// reports it as [`Error::OutcomeUnknown`]). `"data":[]` is an empty answer.
+///
+/// DESIGN: one element without a usable id does not fail the answer: the other orders' ids are
+/// what the caller needs to act on them, so such an element is kept as [`BatchItem::Failed`] in
+/// its place. The spec documents `data` as a list of order id strings and public captures show
+/// only that (ccxt `ts/src/digifinex.ts`, `createOrders`: swap `data` is
+/// `["1720297963537829888","1720297963537829889"]`, matched to the request by position); a
+/// cancelled batch may also list only the orders it cancelled, so compare the ids with the
+/// request rather than relying on positions there.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct OrderIds(pub Vec<String>);
+pub struct OrderIds(pub Vec<BatchItem>);
+
+impl OrderIds {
+    /// The order ids, skipping failed elements.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().filter_map(BatchItem::id)
+    }
+
+    /// Whether any element carries no order id.
+    pub fn has_failures(&self) -> bool {
+        self.0.iter().any(|i| i.id().is_none())
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the answer has no element.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
 
 impl<'de> Deserialize<'de> for OrderIds {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::de::id_list::deserialize(d).map(OrderIds)
+        // Taken whole as raw text, so that a missing `data` (which the envelope decodes from
+        // "nothing") is an error and not an empty list.
+        let raw: &'de RawValue = <&RawValue>::deserialize(d)?;
+        let text = raw.get();
+        let elements = serde_json::from_str::<Vec<&RawValue>>(text).map_err(|_| {
+            D::Error::custom(format_args!(
+                "expected a list of order ids, found `{}`",
+                text.chars().take(40).collect::<String>()
+            ))
+        })?;
+        Ok(OrderIds(
+            elements
+                .into_iter()
+                .map(|e| BatchItem::from_json(e.get()))
+                .collect(),
+        ))
     }
 }
 
@@ -475,112 +553,123 @@ impl Serialize for OrderIds {
 
 /// An order as `open_orders`, `order_info` and `history_orders` return it (spec §2 "Order").
 ///
-/// Prices and sizes decode exactly from strings or numbers; where a field may be empty (`""`)
-/// it is an `Option` or, for amounts that start at zero, reads as zero.
+/// Required: `order_id` (the identity of the order). Every other field is optional: missing, a
+/// placeholder or unreadable, it is `None` (an unreadable value is reported, see
+/// [`crate::de`]). Prices and sizes decode exactly from strings or numbers.
 ///
 /// DESIGN: the wire field `type` is named `side` here (`type` is a Rust keyword); it serializes
 /// as `type`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Order {
-    /// Order id (a string; a JSON number is kept as its digits).
+    /// Order id (a string; a JSON number is kept as its digits). Required.
     #[serde(with = "crate::de::id")]
     pub order_id: String,
     /// Instrument (`BTCUSDTPERP`).
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
     /// `crossed` or `isolated`.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub margin_mode: Option<MarginMode>,
     /// Contract value per size unit.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub contract_val: Option<Decimal>,
     /// Open or close, long or short (wire `type`, 1-4).
-    #[serde(rename = "type")]
-    pub side: OrderSide,
+    #[serde(rename = "type", default, with = "crate::de::opt")]
+    pub side: Option<OrderSide>,
     /// Order type code.
-    pub order_type: OrderType,
+    #[serde(default, with = "crate::de::opt")]
+    pub order_type: Option<OrderType>,
     /// Order price (`None` when empty, e.g. for market-style orders).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub price: Option<Decimal>,
     /// Order size in contracts.
-    #[serde(with = "crate::de::decimal")]
-    pub size: Decimal,
-    /// Filled quantity (empty reads as zero).
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub filled_qty: Decimal,
-    /// Average fill price (`None` when empty).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub size: Option<Decimal>,
+    /// Filled quantity.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub filled_qty: Option<Decimal>,
+    /// Average fill price (the venue writes `"0"` before any fill).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub price_avg: Option<Decimal>,
-    /// Fee (empty reads as zero).
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub fee: Decimal,
+    /// Fee.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub fee: Option<Decimal>,
     /// State: open, partly filled, filled or canceled.
-    pub state: OrderState,
+    #[serde(default, with = "crate::de::opt")]
+    pub state: Option<OrderState>,
     /// Leverage.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub leverage: Option<Decimal>,
-    /// Filled value (empty reads as zero).
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub turnover: Decimal,
-    /// Profit of a closing order (`None` when empty).
+    /// Filled value.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub turnover: Option<Decimal>,
+    /// Profit of a closing order.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub close_profit: Option<Decimal>,
-    /// Whether a take-profit/stop-loss is attached (`has_stop` 0 or 1; missing is `false`).
-    #[serde(default, with = "wire::flag_or_false")]
-    pub has_stop: bool,
+    /// Whether a take-profit/stop-loss is attached (`has_stop` 0 or 1).
+    #[serde(default, with = "crate::de::opt_flag")]
+    pub has_stop: Option<bool>,
     /// Creation time (ms).
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub insert_time: Option<TimestampMillis>,
     /// Last update time (ms).
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub time_stamp: Option<TimestampMillis>,
 }
 
 /// One own fill, as `history_trades` returns it (spec §2 "Fill").
 ///
-/// DESIGN: the wire field `type` is named `side` here; it serializes as `type`.
+/// Required: `trade_id` (the identity of the fill). Every other field is optional: missing, a
+/// placeholder or unreadable, it is `None`.
+///
+/// DESIGN: `order_id` is optional. A fill is identified by its `trade_id`; the order id links it
+/// to its order, but a fill without it still counts for positions, fees and profit, so it must
+/// not fail the listing (and hide the other fills). The wire field `type` is named `side` here;
+/// it serializes as `type`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fill {
-    /// Trade id (a string; a JSON number is kept as its digits).
+    /// Trade id (a string; a JSON number is kept as its digits). Required.
     #[serde(with = "crate::de::id")]
     pub trade_id: String,
     /// Instrument.
-    #[serde(default, with = "crate::de::string")]
-    pub instrument_id: String,
+    #[serde(default, with = "crate::de::opt_string")]
+    pub instrument_id: Option<String>,
     /// `crossed` or `isolated`.
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
     pub margin_mode: Option<MarginMode>,
     /// Id of the order that filled.
-    #[serde(with = "crate::de::id")]
-    pub order_id: String,
+    #[serde(default, with = "crate::de::opt_id")]
+    pub order_id: Option<String>,
     /// Fill price.
-    #[serde(with = "crate::de::decimal")]
-    pub price: Decimal,
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub price: Option<Decimal>,
     /// Fill size in contracts.
-    #[serde(with = "crate::de::decimal")]
-    pub size: Decimal,
-    /// Fee (empty reads as zero).
-    #[serde(default, with = "crate::de::decimal_or_zero")]
-    pub fee: Decimal,
-    /// Profit of a closing fill (`None` when empty).
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub size: Option<Decimal>,
+    /// Fee.
+    #[serde(default, with = "crate::de::opt_decimal")]
+    pub fee: Option<Decimal>,
+    /// Profit of a closing fill.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub close_profit: Option<Decimal>,
     /// Leverage.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub leverage: Option<Decimal>,
     /// Open or close, long or short (wire `type`, 1-4).
-    #[serde(rename = "type")]
-    pub side: OrderSide,
+    #[serde(rename = "type", default, with = "crate::de::opt")]
+    pub side: Option<OrderSide>,
     /// Order type code of the order.
-    pub order_type: OrderType,
-    /// Normal, forced close or ADL (`None` when missing or empty).
-    #[serde(default, with = "wire::opt_value")]
+    #[serde(default, with = "crate::de::opt")]
+    pub order_type: Option<OrderType>,
+    /// Normal, forced close or ADL.
+    #[serde(default, with = "crate::de::opt")]
     pub trade_type: Option<TradeType>,
-    /// Taker or maker (`None` when missing or empty).
-    #[serde(default, with = "wire::opt_value")]
+    /// Taker or maker.
+    #[serde(default, with = "crate::de::opt")]
     pub match_role: Option<MatchRole>,
     /// Fill time (ms).
-    pub trade_time: TimestampMillis,
+    #[serde(default, with = "crate::de::opt")]
+    pub trade_time: Option<TimestampMillis>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -607,7 +696,7 @@ impl PlaceOrder {
 
 impl Endpoint for PlaceOrder {
     type Output = OrderId;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.order_place",
         Method::Post,
         "/swap/v2/trade/order_place",
@@ -647,7 +736,7 @@ impl CancelOrder {
 
 impl Endpoint for CancelOrder {
     type Output = OrderId;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.cancel_order",
         Method::Post,
         "/swap/v2/trade/cancel_order",
@@ -774,7 +863,7 @@ impl BatchPlaceOrders {
 
 impl Endpoint for BatchPlaceOrders {
     type Output = OrderIds;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.batch_order",
         Method::Post,
         "/swap/v2/trade/batch_order",
@@ -831,7 +920,7 @@ impl BatchCancelOrders {
 
 impl Endpoint for BatchCancelOrders {
     type Output = OrderIds;
-    const META: Meta = private_meta(
+    const META: Meta = private_write(
         "swap.batch_cancel_order",
         Method::Post,
         "/swap/v2/trade/batch_cancel_order",
@@ -944,7 +1033,7 @@ macro_rules! order_query {
 
         impl Endpoint for $name {
             type Output = Vec<Order>;
-            const META: Meta = private_meta($meta_name, Method::Get, $path);
+            const META: Meta = private_read($meta_name, Method::Get, $path);
             fn encode(&self, p: &mut Params) -> Result<(), Error> {
                 let status = match &self.order_status {
                     None => None,
@@ -1039,7 +1128,7 @@ impl OrderInfoRequest {
 
 impl Endpoint for OrderInfoRequest {
     type Output = Order;
-    const META: Meta = private_meta("swap.order_info", Method::Get, "/swap/v2/trade/order_info");
+    const META: Meta = private_read("swap.order_info", Method::Get, "/swap/v2/trade/order_info");
     fn encode(&self, p: &mut Params) -> Result<(), Error> {
         check_order_id("order_id", &self.order_id)?;
         if let Some(i) = &self.instrument_id {
@@ -1122,7 +1211,7 @@ impl HistoryTradesRequest {
 
 impl Endpoint for HistoryTradesRequest {
     type Output = Vec<Fill>;
-    const META: Meta = private_meta(
+    const META: Meta = private_read(
         "swap.history_trades",
         Method::Get,
         "/swap/v2/trade/history_trades",

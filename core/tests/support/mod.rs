@@ -146,7 +146,7 @@ pub fn build_from_json(
     let (entry, vars) = digifinex_core::catalog::find(method, path).expect("endpoint in catalog");
     let mut params = digifinex_core::catalog::ParamMap::new();
     for (k, v) in vars {
-        params.insert_text(k, v);
+        params.insert_path_var(k, v);
     }
     params.insert_json(json)?;
     (entry.build)(params, &Config::default(), Some(&creds()), NOW)
