@@ -45,6 +45,8 @@
 //! | id | [`id`] | [`opt_id`] |
 //! | text | [`text`] | [`opt_string`] |
 //! | list | | [`vec()`] (absent or a placeholder is empty) |
+//! | list of ids / keys / scalars | elements: [`id_list`], [`text_list`] | elements: [`scalar_list`] (dropped when absent) |
+//! | nested object | | [`opt_object`] |
 //!
 //! DESIGN: the helpers borrow the token text from the input, so models decode from byte slices
 //! (`serde_json::from_slice`, which is what [`crate::parse`] uses), not from `serde_json::Value`
@@ -490,55 +492,134 @@ pub mod opt_id {
     }
 }
 
-/// A list of ids, each an integer or a string; `null` is an empty list.
+/// An element of a list decoded by one of the helpers (see [`id_list`], [`text_list`],
+/// [`scalar_list`]).
+struct Element<T>(T);
+
+/// An id element of [`id_list`].
+impl<'de> Deserialize<'de> for Element<String> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        id::deserialize(d).map(Element)
+    }
+}
+
+/// Text elements use [`text`] (a newtype keeps them apart from ids).
+struct TextElement(String);
+
+impl<'de> Deserialize<'de> for TextElement {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        text::deserialize(d).map(TextElement)
+    }
+}
+
+/// An optional scalar element of [`scalar_list`].
+impl<'de, T: Scalar> Deserialize<'de> for Element<Option<T>> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        optional(token(d)?).map(Element)
+    }
+}
+
+/// A list of ids (a [`vec()`]: missing, `null` or a placeholder are empty); each element is a
+/// required [`id`], so an element that is not an id fails the answer naming its index.
 pub mod id_list {
     use super::*;
-    use serde::de::{SeqAccess, Visitor};
-
-    struct IdSeed;
-
-    impl<'de> serde::de::DeserializeSeed<'de> for IdSeed {
-        type Value = String;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
-            super::id::deserialize(d)
-        }
-    }
-
-    struct ListVisitor;
-
-    impl<'de> Visitor<'de> for ListVisitor {
-        type Value = Vec<String>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a list of ids")
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Vec<String>, E> {
-            Ok(Vec::new())
-        }
-        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Vec<String>, E> {
-            if is_placeholder(v) {
-                Ok(Vec::new())
-            } else {
-                Err(unexpected("a list of ids", v))
-            }
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
-            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-            while let Some(id) = seq.next_element_seed(IdSeed)? {
-                out.push(id);
-            }
-            Ok(out)
-        }
-    }
 
     /// Deserialize a list of ids.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-        d.deserialize_any(ListVisitor)
+        let list: Vec<Element<String>> = vec(d)?;
+        Ok(list.into_iter().map(|e| e.0).collect())
     }
 
     /// Serialize as a list of strings.
     pub fn serialize<S: Serializer>(v: &[String], s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(v)
     }
+}
+
+/// A list of required text (a [`vec()`] whose elements are each [`text`], a key of its own, such
+/// as a currency): a placeholder element fails the answer naming its index. Use with
+/// `deserialize_with`.
+pub fn text_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let list: Vec<TextElement> = vec(d)?;
+    Ok(list.into_iter().map(|e| e.0).collect())
+}
+
+/// A list of optional scalars (a [`vec()`] of [`opt`] elements): a placeholder element is
+/// dropped, an unreadable one is dropped and reported; the others keep their order. Use with
+/// `deserialize_with`.
+pub fn scalar_list<'de, D: Deserializer<'de>, T: Scalar>(d: D) -> Result<Vec<T>, D::Error> {
+    let list: Vec<Element<Option<T>>> = vec(d)?;
+    Ok(list.into_iter().filter_map(|e| e.0).collect())
+}
+
+/// An optional nested object (such as a listing's `page`): missing (with `#[serde(default)]`),
+/// `null` or a placeholder are `None`; any other non-object value is `None` and reported (see
+/// [`Unreadable`]). The object's members decode by their own rules, with their JSON paths. Use
+/// with `deserialize_with`.
+pub fn opt_object<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+
+    impl<T> ObjectVisitor<T> {
+        fn unreadable<E: serde::de::Error>(text: &str) -> Result<Option<T>, E> {
+            unreadable::note::<E>("an object", text).map(|()| None)
+        }
+    }
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+        type Value = Option<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Option<T>, E> {
+            Ok(None)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Option<T>, E> {
+            Ok(None)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Option<T>, E> {
+            if is_placeholder(v) {
+                Ok(None)
+            } else {
+                Self::unreadable(v)
+            }
+        }
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Option<T>, E> {
+            Self::unreadable(if v { "true" } else { "false" })
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Option<T>, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Option<T>, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Option<T>, E> {
+            Self::unreadable(&v.to_string())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Self::unreadable("[...]")
+        }
+    }
+
+    d.deserialize_any(ObjectVisitor(std::marker::PhantomData))
+}
+
+/// The error of a positional row's required column, naming the column (`column 1 (amount):
+/// ...`): the JSON path of a decode error stops at the row (`bids[3]`), so the message says
+/// which column failed. Only on the error path.
+#[cold]
+#[inline(never)]
+pub(crate) fn column<E: serde::de::Error>(index: usize, name: &str, e: E) -> E {
+    E::custom(format_args!("column {index} ({name}): {e}"))
 }
 
 /// A list: missing (with `#[serde(default)]`), `null` or a placeholder string are empty; any
@@ -657,21 +738,6 @@ pub mod text {
     }
 }
 
-/// Text whose absence is the empty string: [`opt_string`], with `None` as `""`.
-pub mod string {
-    use super::*;
-
-    /// Deserialize a lenient string.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-        super::opt_string::deserialize(d).map(Option::unwrap_or_default)
-    }
-
-    /// Serialize as a string.
-    pub fn serialize<S: Serializer>(v: &str, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(v)
-    }
-}
-
 /// `-?[0-9]{1,18}` as an integer, without the general parser; anything else is `None`.
 fn small_int(t: &[u8]) -> Option<i128> {
     let (negative, digits) = match t.split_first() {
@@ -779,26 +845,6 @@ pub mod int {
     /// Serialize as a JSON number.
     pub fn serialize<S: Serializer, T: serde::Serialize>(v: &T, s: S) -> Result<S::Ok, S::Error> {
         v.serialize(s)
-    }
-}
-
-/// A decimal whose absence (missing, `null`, a placeholder) is zero: only for fields whose
-/// documented meaning of "none" is zero. An unreadable value is an error, never a zero.
-pub mod decimal_or_zero {
-    use super::*;
-
-    /// Deserialize; absent forms become zero.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
-        let t = token(d)?;
-        match present(&t) {
-            None => Ok(Decimal::ZERO),
-            Some(_) => required(t),
-        }
-    }
-
-    /// Serialize as a plain-notation string.
-    pub fn serialize<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(v)
     }
 }
 

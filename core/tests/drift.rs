@@ -9,6 +9,9 @@
 //! * each leaf replaced by each placeholder (`null`, `""`, `"-"`): an optional field decodes to
 //!   absent and nothing else changes; a required field fails naming its path;
 //! * each object member removed: the same;
+//! * the fixture itself decodes with every field set in some row (or listed under `absent`:
+//!   fields of a shared model this endpoint never sends), so it covers every field the model
+//!   types;
 //! * each object member replaced by junk (an object where a value belongs): an optional field
 //!   decodes to absent, the answer still decodes, and the field is reported unreadable at its
 //!   exact path; a required field fails naming its path. A member the model does not type fails
@@ -131,6 +134,60 @@ fn with(body: &Value, path: &[Seg], value: Option<Value>) -> Value {
     b
 }
 
+/// The paths of `null` values in a decoded output.
+fn nulls(v: &Value, path: &mut String, out: &mut Vec<String>) {
+    match v {
+        Value::Null => out.push(path.clone()),
+        Value::Object(m) => {
+            for (k, v) in m {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                nulls(v, path, out);
+                path.truncate(len);
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                nulls(v, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The normalised paths (`list[].price`) of the values that are not `null` in an output.
+fn values(v: &Value, path: &mut String, out: &mut Vec<String>) {
+    match v {
+        Value::Null => {}
+        Value::Object(m) => {
+            for (k, v) in m {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                values(v, path, out);
+                path.truncate(len);
+            }
+        }
+        Value::Array(a) => {
+            for v in a {
+                let len = path.len();
+                path.push_str("[]");
+                values(v, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => out.push(path.clone()),
+    }
+}
+
 fn count_leaves(v: &Value) -> usize {
     match v {
         Value::Object(m) => m.values().map(count_leaves).sum(),
@@ -154,6 +211,12 @@ fn diff(a: &Value, b: &Value) -> usize {
                 })
                 .sum()
         }
+        // A list of scalars may drop an absent element: elements not kept in order differ.
+        (Value::Array(x), Value::Array(y))
+            if x.len() != y.len() && x.iter().chain(y).all(|v| count_leaves(v) == 1) =>
+        {
+            x.len().max(y.len()) - common_subsequence(x, y)
+        }
         (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len()))
             .map(|i| {
                 diff(
@@ -167,11 +230,32 @@ fn diff(a: &Value, b: &Value) -> usize {
     }
 }
 
+/// Length of the longest common subsequence of two lists.
+fn common_subsequence(x: &[Value], y: &[Value]) -> usize {
+    let mut row = vec![0usize; y.len() + 1];
+    for a in x {
+        let mut diagonal = 0;
+        for (j, b) in y.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if a == b {
+                diagonal + 1
+            } else {
+                above.max(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    row[y.len()]
+}
+
 struct Fixture {
     status: u16,
     body: Value,
     required: Vec<String>,
     ignored: Vec<String>,
+    /// Decoded fields (`list[].valuation_rate`) this endpoint never sends (a model shared with
+    /// another endpoint).
+    absent: Vec<String>,
 }
 
 fn load(entry: &CatalogEntry) -> Result<Fixture, String> {
@@ -202,6 +286,7 @@ fn load(entry: &CatalogEntry) -> Result<Fixture, String> {
             .ok_or(format!("{}: no `body`", file.display()))?,
         required: list("required"),
         ignored: list("ignored"),
+        absent: list("absent"),
     })
 }
 
@@ -224,6 +309,21 @@ fn check(entry: &CatalogEntry, fx: &Fixture) -> Vec<String> {
         problems.push(format!(
             "{name}: the fixture has unreadable values: {unreadable:?}"
         ));
+    }
+    // The fixture sets every field the model types: each decoded field has a value in at least
+    // one row (or the fixture says why the endpoint never sends it, under `absent`).
+    let mut absent = Vec::new();
+    nulls(&base, &mut String::new(), &mut absent);
+    let mut set = Vec::new();
+    values(&base, &mut String::new(), &mut set);
+    let mut reported = std::collections::BTreeSet::new();
+    for a in absent {
+        let a = norm_text(&a);
+        if !set.contains(&a) && !fx.absent.contains(&a) && reported.insert(a.clone()) {
+            problems.push(format!(
+                "{name}: the fixture leaves `{a}` absent: set every typed field"
+            ));
+        }
     }
     let mut all = Vec::new();
     leaves(&fx.body, &mut Vec::new(), &mut all);

@@ -484,7 +484,7 @@ fn decodes_real_symbol_capture_with_exponents_and_float_minimums() {
     assert_eq!(btc.price_precision, Some(2));
     assert_eq!(
         btc.order_types,
-        vec![Some(SymbolOrderType::Limit), Some(SymbolOrderType::Market)]
+        vec![SymbolOrderType::Limit, SymbolOrderType::Market]
     );
     assert_eq!(btc.zone.as_deref(), Some("MAIN"));
     assert_eq!(btc.is_allow, None);
@@ -526,10 +526,10 @@ fn decodes_margin_and_trades_symbols() {
     assert_eq!(m.symbol_list[0].liquidation_rate, Some(d("0.3")));
     assert_eq!(
         m.symbol_list[0].order_types[2],
-        Some(SymbolOrderType::Other("STOP".into()))
+        SymbolOrderType::Other("STOP".into())
     );
     // Statuses beyond the spec's TRADING (HALT/HALTED, BREAK), an unknown one kept; a
-    // placeholder order type is absent in its place.
+    // placeholder order type is dropped.
     let m = decode::<MarginSymbolsRequest>(
         r#"{"symbol_list":[{"symbol":"A_USDT","status":"HALT","order_types":["LIMIT","",null,"MARKET"]},
             {"symbol":"B_USDT","status":"halted"},{"symbol":"C_USDT","status":"BREAK"},
@@ -549,12 +549,7 @@ fn decodes_margin_and_trades_symbols() {
     );
     assert_eq!(
         m.symbol_list[0].order_types,
-        vec![
-            Some(SymbolOrderType::Limit),
-            None,
-            None,
-            Some(SymbolOrderType::Market)
-        ]
+        vec![SymbolOrderType::Limit, SymbolOrderType::Market]
     );
     // The pair is each row's key.
     match decode::<MarginSymbolsRequest>(

@@ -145,8 +145,8 @@ impl<'de> Deserialize<'de> for Level {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::de::positional(d, "price level", |c| {
             Ok(Level {
-                price: c.decimal().map_err(|e| column(0, "price", e))?,
-                amount: c.decimal().map_err(|e| column(1, "amount", e))?,
+                price: c.decimal().map_err(|e| crate::de::column(0, "price", e))?,
+                amount: c.decimal().map_err(|e| crate::de::column(1, "amount", e))?,
             })
         })
     }
@@ -692,12 +692,12 @@ impl<'de> Deserialize<'de> for Candle {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::de::positional(d, "candle", |c| {
             Ok(Candle {
-                time: TimestampSecs(c.int().map_err(|e| column(0, "time", e))?),
-                volume: c.decimal().map_err(|e| column(1, "volume", e))?,
-                close: c.decimal().map_err(|e| column(2, "close", e))?,
-                high: c.decimal().map_err(|e| column(3, "high", e))?,
-                low: c.decimal().map_err(|e| column(4, "low", e))?,
-                open: c.decimal().map_err(|e| column(5, "open", e))?,
+                time: TimestampSecs(c.int().map_err(|e| crate::de::column(0, "time", e))?),
+                volume: c.decimal().map_err(|e| crate::de::column(1, "volume", e))?,
+                close: c.decimal().map_err(|e| crate::de::column(2, "close", e))?,
+                high: c.decimal().map_err(|e| crate::de::column(3, "high", e))?,
+                low: c.decimal().map_err(|e| crate::de::column(4, "low", e))?,
+                open: c.decimal().map_err(|e| crate::de::column(5, "open", e))?,
             })
         })
     }
@@ -790,11 +790,11 @@ pub struct SymbolInfo {
     pub zone: Option<String>,
     /// Supported order types, in the order sent.
     ///
-    /// DESIGN: an element that is a placeholder or unreadable is `None` in its place (the
-    /// others keep their positions) instead of failing the answer; an unknown word is kept in
+    /// DESIGN: an element that is a placeholder is dropped, an unreadable one dropped and
+    /// reported, instead of failing the answer; an unknown word is kept in
     /// [`SymbolOrderType::Other`].
-    #[serde(default, deserialize_with = "opt_elements")]
-    pub order_types: Vec<Option<SymbolOrderType>>,
+    #[serde(default, deserialize_with = "crate::de::scalar_list")]
+    pub order_types: Vec<SymbolOrderType>,
     /// Liquidation rate (margin symbols only).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub liquidation_rate: Option<Decimal>,
@@ -818,7 +818,11 @@ pub struct MarginCurrencies {
     /// DESIGN: each element is a row of a keyed listing and its own key, so each is required
     /// text (a number is kept as its text): a placeholder element fails the answer naming its
     /// path (`currencys[3]`), as a ticker row without its pair does.
-    #[serde(default, rename = "currencys", deserialize_with = "text_elements")]
+    #[serde(
+        default,
+        rename = "currencys",
+        deserialize_with = "crate::de::text_list"
+    )]
     pub currencies: Vec<String>,
     /// Funding time text.
     #[serde(default, with = "crate::de::opt_string")]
@@ -947,54 +951,4 @@ impl CurrencyInfo {
             (None, m) => m,
         }
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// List helpers
-
-/// The error of a positional row's required column, naming the column (`column 1 (amount):
-/// ...`): the JSON path of a decode error stops at the row (`bids[3]`), so the message says
-/// which column failed. Only on the error path.
-#[cold]
-#[inline(never)]
-fn column<E: serde::de::Error>(index: usize, name: &str, e: E) -> E {
-    E::custom(format_args!("column {index} ({name}): {e}"))
-}
-
-/// An element of a list of optional scalars (see [`opt_elements`]).
-struct OptElement<T>(Option<T>);
-
-impl<'de, T: crate::de::Scalar> Deserialize<'de> for OptElement<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::de::opt::deserialize(d).map(OptElement)
-    }
-}
-
-/// A list ([`crate::de::vec`]) whose elements are optional scalars: a placeholder element is
-/// `None`, an unreadable one is `None` and reported.
-fn opt_elements<'de, D, T>(d: D) -> Result<Vec<Option<T>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: crate::de::Scalar,
-{
-    let list: Vec<OptElement<T>> = crate::de::vec(d)?;
-    Ok(list.into_iter().map(|e| e.0).collect())
-}
-
-/// An element of a list of required text (see [`text_elements`]).
-struct TextElement(String);
-
-impl<'de> Deserialize<'de> for TextElement {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::de::text::deserialize(d).map(TextElement)
-    }
-}
-
-/// A list ([`crate::de::vec`]) whose elements are required text ([`crate::de::text`]).
-fn text_elements<'de, D>(d: D) -> Result<Vec<String>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    let list: Vec<TextElement> = crate::de::vec(d)?;
-    Ok(list.into_iter().map(|e| e.0).collect())
 }

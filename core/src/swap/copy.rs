@@ -147,83 +147,6 @@ fn write_listing(
 // ---------------------------------------------------------------------------------------------
 // Answers
 
-/// An optional nested object (`page`): missing, `null` or a placeholder are `None`; any other
-/// non-object value is `None` and reported (see [`crate::de`]). The object's members decode by
-/// their own rules, with their JSON paths.
-mod opt_object {
-    use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-    use serde::Deserialize;
-
-    struct ObjectVisitor<T>(std::marker::PhantomData<T>);
-
-    impl<T> ObjectVisitor<T> {
-        fn unreadable<E: serde::de::Error>(text: &str) -> Result<Option<T>, E> {
-            crate::de::unreadable::note::<E>("an object", text).map(|()| None)
-        }
-    }
-
-    impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
-        type Value = Option<T>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
-            T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Option<T>, E> {
-            Ok(None)
-        }
-        fn visit_none<E: serde::de::Error>(self) -> Result<Option<T>, E> {
-            Ok(None)
-        }
-        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Option<T>, E> {
-            if crate::de::is_placeholder(v) {
-                Ok(None)
-            } else {
-                Self::unreadable(v)
-            }
-        }
-        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Option<T>, E> {
-            Self::unreadable(if v { "true" } else { "false" })
-        }
-        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Option<T>, E> {
-            Self::unreadable(&v.to_string())
-        }
-        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Option<T>, E> {
-            Self::unreadable(&v.to_string())
-        }
-        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Option<T>, E> {
-            Self::unreadable(&v.to_string())
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Self::unreadable("[...]")
-        }
-    }
-
-    pub(super) fn deserialize<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-    where
-        D: Deserializer<'de>,
-        T: Deserialize<'de>,
-    {
-        d.deserialize_any(ObjectVisitor(std::marker::PhantomData))
-    }
-}
-
-/// One id of a list of ids (required: `null` or a placeholder fails, naming its index).
-struct IdElement(String);
-
-impl<'de> Deserialize<'de> for IdElement {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::de::id::deserialize(d).map(IdElement)
-    }
-}
-
-/// A list of ids (see [`crate::de::vec()`]); each element is a required id.
-fn id_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    crate::de::vec::<D, IdElement>(d).map(|v| v.into_iter().map(|e| e.0).collect())
-}
-
 /// A page of a listing: `page_size`, `cur_page`, `total_page`, `count`.
 ///
 /// Every field is optional (`None` when missing, a placeholder or unreadable).
@@ -449,7 +372,7 @@ pub struct CopyPositions {
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<CopyPosition>,
     /// Paging, when sent.
-    #[serde(default, deserialize_with = "opt_object::deserialize")]
+    #[serde(default, deserialize_with = "crate::de::opt_object")]
     pub page: Option<CopyPage>,
 }
 
@@ -519,7 +442,7 @@ pub struct CopyHistory {
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<CopyHistoryPosition>,
     /// Paging, when sent.
-    #[serde(default, deserialize_with = "opt_object::deserialize")]
+    #[serde(default, deserialize_with = "crate::de::opt_object")]
     pub page: Option<CopyPage>,
 }
 
@@ -587,7 +510,7 @@ pub struct ExpertOpenOrders {
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<ExpertOpenOrder>,
     /// Paging, when sent.
-    #[serde(default, deserialize_with = "opt_object::deserialize")]
+    #[serde(default, deserialize_with = "crate::de::opt_object")]
     pub page: Option<CopyPage>,
 }
 
@@ -603,7 +526,7 @@ pub struct AlgoAdded {
     #[serde(default, alias = "res", with = "crate::de::opt")]
     pub result: Option<CopyResult>,
     /// Ids of the created take-profit/stop-loss orders (strings; numbers kept as digits).
-    #[serde(default, deserialize_with = "id_list")]
+    #[serde(default, with = "crate::de::id_list")]
     pub algos: Vec<String>,
 }
 
@@ -715,7 +638,7 @@ pub struct PlanTasks {
     #[serde(default, deserialize_with = "crate::de::vec")]
     pub list: Vec<PlanCommission>,
     /// Paging, when sent.
-    #[serde(default, deserialize_with = "opt_object::deserialize")]
+    #[serde(default, deserialize_with = "crate::de::opt_object")]
     pub page: Option<CopyPage>,
 }
 
