@@ -350,7 +350,7 @@ fn catalog_calls_run_the_same_cycle_and_render_json() {
     let (entry, vars) = digifinex_core::catalog::find("POST", "/v3/spot/order/new").unwrap();
     let mut params = digifinex_core::catalog::ParamMap::new();
     for (k, v) in vars {
-        params.insert_text(k, v);
+        params.insert_path_var(k, v);
     }
     for (k, v) in [
         ("symbol", "btc_usdt"),
@@ -437,6 +437,118 @@ fn a_swap_signature_rejection_resyncs_and_resends_only_if_the_clock_moved() {
     assert_eq!(e.api_code(), Some(400004));
     assert_eq!(e.kind(), ErrorKind::Auth);
     assert_eq!(sent.len(), 2);
+}
+
+fn swap_ok(body: &'static str, headers: Vec<(&'static str, &'static str)>) -> Vec<Answer> {
+    vec![Answer::Http(200, headers, body)]
+}
+
+const DEPTH: &str = r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","asks":[],"bids":[]}}"#;
+const TICKERS: &str = r#"{"code":0,"data":[]}"#;
+const BALANCE: &str = r#"{"code":0,"data":[]}"#;
+
+#[test]
+fn budgets_are_on_by_default_at_the_venues_limits() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let ok = || {
+        vec![Answer::Http(
+            200,
+            vec![],
+            r#"{"server_time":1700000000,"code":0}"#,
+        )]
+    };
+    // Spot: 1200 per minute, each call weight 1.
+    for _ in 0..1200 {
+        let (r, _, waits) = drive(&clock, &mut s.call(&ServerTimeRequest), ok(), 0);
+        assert!(r.is_ok() && waits.is_empty());
+    }
+    let (_, _, waits) = drive(&clock, &mut s.call(&ServerTimeRequest), ok(), 0);
+    assert_eq!(waits, vec![Duration::from_millis(60_000)]);
+    // Swap public routes: 6000 per minute; depth weighs 2 (venue-notes.md), so 3000 calls fill
+    // it, and the spot budget is apart.
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let depth = digifinex_core::swap::DepthRequest::new("BTCUSDTPERP");
+    for _ in 0..3000 {
+        let (r, _, waits) = drive(&clock, &mut s.call(&depth), swap_ok(DEPTH, vec![]), 0);
+        assert!(r.is_ok() && waits.is_empty());
+    }
+    let (_, _, waits) = drive(&clock, &mut s.call(&depth), swap_ok(DEPTH, vec![]), 0);
+    assert_eq!(waits, vec![Duration::from_millis(60_000)]);
+    let (_, _, waits) = drive(&clock, &mut s.call(&ServerTimeRequest), ok(), 0);
+    assert!(waits.is_empty());
+    // Turned off, nothing waits.
+    let s = Session::builder()
+        .clock(clock.clone())
+        .without_weight_budget()
+        .build();
+    for _ in 0..1300 {
+        let (_, _, waits) = drive(&clock, &mut s.call(&ServerTimeRequest), ok(), 0);
+        assert!(waits.is_empty());
+    }
+}
+
+#[test]
+fn declared_route_weights_count_until_the_servers_table_replaces_them() {
+    use digifinex_core::ratelimit::WeightTable;
+    use digifinex_core::swap::RouteWeight;
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = Session::builder()
+        .credentials(Credentials::new("k", "s"))
+        .clock(clock.clone())
+        .weight_budget(1200, 4)
+        .build();
+    let depth = digifinex_core::swap::DepthRequest::new("BTCUSDTPERP");
+    // Depth weighs 2 before /public/api_weight was ever called: two calls fill a budget of 4.
+    for _ in 0..2 {
+        let (_, _, waits) = drive(&clock, &mut s.call(&depth), swap_ok(DEPTH, vec![]), 0);
+        assert!(waits.is_empty());
+    }
+    let (_, _, waits) = drive(&clock, &mut s.call(&depth), swap_ok(DEPTH, vec![]), 0);
+    assert_eq!(waits.len(), 1);
+    // The server's table wins over the declared weight.
+    clock.advance(60_000);
+    s.set_swap_weights(WeightTable::new(&[RouteWeight {
+        path: "/swap/v2/public/depth".into(),
+        weight: 1,
+    }]));
+    for _ in 0..4 {
+        let (_, _, waits) = drive(&clock, &mut s.call(&depth), swap_ok(DEPTH, vec![]), 0);
+        assert!(waits.is_empty());
+    }
+    // Private routes have their own budget: the public one is full, a balance call still goes.
+    let balance = digifinex_core::swap::BalanceRequest::new();
+    let (r, _, waits) = drive(&clock, &mut s.call(&balance), swap_ok(BALANCE, vec![]), 0);
+    assert!(r.is_ok(), "{r:?}");
+    assert!(waits.is_empty());
+}
+
+#[test]
+fn the_servers_remaining_weight_lowers_only_the_budget_it_reports() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = Session::builder()
+        .credentials(Credentials::new("k", "s"))
+        .clock(clock.clone())
+        .weight_budget(1200, 100)
+        .build();
+    let tickers = digifinex_core::swap::TickersRequest::new();
+    // The IP limit says only 1 remains: the next public call may go, the one after waits.
+    let (_, _, waits) = drive(
+        &clock,
+        &mut s.call(&tickers),
+        swap_ok(TICKERS, vec![("ip-weight-minute-remain", "1")]),
+        0,
+    );
+    assert!(waits.is_empty());
+    let (_, _, waits) = drive(&clock, &mut s.call(&tickers), swap_ok(TICKERS, vec![]), 0);
+    assert!(waits.is_empty());
+    let (_, _, waits) = drive(&clock, &mut s.call(&tickers), swap_ok(TICKERS, vec![]), 0);
+    assert_eq!(waits.len(), 1);
+    // Private calls are unaffected by the IP count.
+    let balance = digifinex_core::swap::BalanceRequest::new();
+    let (_, _, waits) = drive(&clock, &mut s.call(&balance), swap_ok(BALANCE, vec![]), 0);
+    assert!(waits.is_empty());
 }
 
 /// Both transports hand answers over (`on_owned_response`, which moves the headers into the

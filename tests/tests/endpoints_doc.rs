@@ -11,11 +11,13 @@ fn render() -> String {
          `UPDATE_ENDPOINTS=1 cargo test -p digifinex-tests --test endpoints_doc`; a test fails when\n\
          this file is out of date. `digifinex endpoints` prints the same list.\n\n\
          - **signed**: the request carries ACCESS-KEY / ACCESS-SIGN / ACCESS-TIMESTAMP.\n\
-         - **idempotent**: safe to repeat; only these are retried automatically. Orders, cancels,\n  \
-           transfers and withdrawals never are: a failure after sending is reported as\n  \
-           `Error::OutcomeUnknown`.\n\
-         - **weight**: the documented request weight, where the documentation states one (swap\n  \
-           weights are served at run time by `GET /swap/v2/public/api_weight`).\n",
+         - **idempotent**: safe to repeat; only these are retried automatically. Declared per\n  \
+           endpoint, not inferred from the method: the six copy-trading reads are POST but read\n  \
+           only. Orders, cancels, transfers and withdrawals never are: a failure after sending is\n  \
+           reported as `Error::OutcomeUnknown`.\n\
+         - **weight**: the request weight where the venue publishes one (swap: the weights its\n  \
+           `GET /swap/v2/public/api_weight` reported, per venue-notes.md; a table loaded at run time\n  \
+           wins). Unlisted routes count 1 in the client's weight budget.\n",
     );
     let mut family = None;
     for e in catalog::all() {
