@@ -90,6 +90,11 @@ fn opt(d: Option<Decimal>) -> String {
     d.map_or_else(|| "-".to_owned(), |d| d.to_string())
 }
 
+/// An optional value through its `Debug` form (`FullyExecuted`), `-` when absent.
+fn opt_debug<T: std::fmt::Debug>(v: Option<&T>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| format!("{v:?}"))
+}
+
 fn dec(text: &str) -> Decimal {
     // Only literals of this file go through here.
     text.parse().unwrap_or_default()
@@ -157,16 +162,18 @@ pub(crate) fn run() -> Result<(), Failure> {
             opt(ticker.last),
             opt(ticker.buy),
             opt(ticker.sell),
-            opt(ticker.change)
+            ticker
+                .change_percent
+                .map_or_else(|| "-".to_owned(), |p| format!("{p} %"))
         ),
     )?;
 
     // 3. Order book.
     t.step("order book (top 3 levels)")?;
     let book = t.send(&spot::OrderBookRequest::new(SYMBOL).limit(3))?;
-    let mut asks = book.asks.clone();
-    asks.sort_by_key(|l| std::cmp::Reverse(l.price));
-    for level in &asks {
+    // The levels in the order they were sent (undocumented: the venue publishes asks highest
+    // price first, the simulator lowest first); the best levels are found by price.
+    for level in &book.asks {
         t.line(
             "ask",
             format_args!("{:>10}  {:>8}", level.price, level.amount),
@@ -179,10 +186,17 @@ pub(crate) fn run() -> Result<(), Failure> {
         )?;
     }
     let best_bid = book
-        .bids
-        .first()
+        .best_bid()
         .map(|l| l.price)
         .ok_or_else(|| t.wrong("empty bid side".to_owned()))?;
+    t.line(
+        "best",
+        format_args!(
+            "bid {best_bid}  ask {}  spread {}",
+            opt(book.best_ask().map(|l| l.price)),
+            opt(book.spread())
+        ),
+    )?;
 
     // 4. Balances.
     t.step("spot balances before trading")?;
@@ -211,8 +225,10 @@ pub(crate) fn run() -> Result<(), Failure> {
     t.line(
         "queried",
         format_args!(
-            "status {:?}  filled {} of {}",
-            detail.data.status, detail.data.executed_amount, detail.data.amount
+            "status {}  filled {} of {}",
+            opt_debug(detail.data.status.as_ref()),
+            opt(detail.data.executed_amount),
+            opt(detail.data.amount)
         ),
     )?;
     let cancelled = t.send(&spot::CancelOrders::new(
@@ -238,14 +254,16 @@ pub(crate) fn run() -> Result<(), Failure> {
             &placed.order_id,
         ))?
         .data;
-    if filled.executed_amount.is_zero() {
+    if filled.executed_amount.is_none_or(|a| a.is_zero()) {
         return Err(t.wrong(format!("market order {} did not fill", placed.order_id)));
     }
     t.line(
         "filled",
         format_args!(
-            "bought {} BTC for {spend} USDT  avg price {}  status {:?}",
-            filled.executed_amount, filled.avg_price, filled.status
+            "bought {} BTC for {spend} USDT  avg price {}  status {}",
+            opt(filled.executed_amount),
+            opt(filled.avg_price),
+            opt_debug(filled.status.as_ref())
         ),
     )?;
 
@@ -266,7 +284,7 @@ pub(crate) fn run() -> Result<(), Failure> {
         .list
         .iter()
         .find(|a| a.currency.eq_ignore_ascii_case("usdt"))
-        .map(|a| a.free);
+        .and_then(|a| a.free);
     t.line(
         "transferred",
         format_args!(
@@ -282,7 +300,7 @@ pub(crate) fn run() -> Result<(), Failure> {
         INSTRUMENT,
         format_args!(
             "leverage set to {}x ({} margin)",
-            ack.leverage,
+            opt(ack.leverage),
             ack.margin_mode.as_ref().map_or("-", |m| m.as_str())
         ),
     )?;
@@ -370,12 +388,12 @@ pub(crate) fn run() -> Result<(), Failure> {
         .list
         .first()
         .ok_or_else(|| t.wrong("no copy position after sponsor_order".to_owned()))?;
-    let copy_id = copy.order_id.clone().unwrap_or_default();
+    let copy_id = copy.order_id.clone();
     t.line(
         "copy position",
         format_args!(
             "{} open {}  TP {}  SL {}  id {copy_id}",
-            copy.instrument_name,
+            copy.instrument_name.as_deref().unwrap_or("-"),
             opt(copy.open_price),
             opt(copy.stop_earn_trigger_price),
             opt(copy.stop_loss_trigger_price)
@@ -408,11 +426,7 @@ fn show_balances<W: Write>(t: &mut Tour<W>) -> Result<(), Failure> {
     {
         t.line(
             &a.currency,
-            format_args!(
-                "free {:>14}  total {:>14}",
-                a.free.to_string(),
-                a.total.to_string()
-            ),
+            format_args!("free {:>14}  total {:>14}", opt(a.free), opt(a.total)),
         )?;
     }
     Ok(())

@@ -9,7 +9,9 @@
 //!   (`GET /v3/order_book`, `GET /v3/{market}/order`).
 //! * `digifinex decode METHOD PATH [--status N] < BODY` decodes a response body read from stdin
 //!   into the endpoint's typed model and prints it as pretty JSON (decimals as strings in plain
-//!   notation).
+//!   notation). An optional value that is present but cannot be read (`"last": "abc"`) is
+//!   printed as `null` and named on stderr, one line each: `warning: unreadable value at
+//!   ticker[0].last: ... (taken as absent)`; the exit code stays 0.
 //! * `digifinex request METHOD PATH [k=v ...] [--json BODY] [--key K --secret S] [--time-ms T]
 //!   [--base-url URL] [--swap-base-url URL] [--recv-window MS]` builds the (signed) request and
 //!   prints it as one line of JSON: `{"method","url","headers":{name:value},"body"}`, where
@@ -242,7 +244,16 @@ fn decode(args: DecodeArgs) -> Result<(), Failure> {
     let (entry, _) = lookup(&args.method, &args.path)?;
     let mut body = Vec::new();
     io::stdin().lock().read_to_end(&mut body)?;
-    let value = (entry.decode)(args.status, &http::HeaderMap::new(), &body)?;
+    let (value, unreadable) = (entry.decode_report)(args.status, &http::HeaderMap::new(), &body)?;
+    // Optional values the answer carried but that could not be read decode as absent; say so,
+    // one line each, without failing the answer.
+    for u in &unreadable {
+        eprintln!(
+            "warning: unreadable value at {}: {} (taken as absent)",
+            one_line(&u.path),
+            one_line(&u.problem)
+        );
+    }
     print_json(&value)
 }
 

@@ -49,7 +49,8 @@ const SPOT_TICKER: &[(&str, Cell)] = &[
     ("ASK", Cell::Key("sell")),
     ("HIGH", Cell::Key("high")),
     ("LOW", Cell::Key("low")),
-    ("CHANGE", Cell::Key("change")),
+    // A percent (`-1.91` is -1.91 %), unlike the swap ticker's fraction.
+    ("CHANGE_%", Cell::Key("change")),
     ("VOLUME", Cell::Key("vol")),
 ];
 

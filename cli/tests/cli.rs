@@ -361,13 +361,14 @@ fn path_variables_come_from_the_path() {
         "1700000000000",
     ]);
     let req = json_out(&o);
+    // The `{market}` path segment is also sent as the first (signed) parameter.
     assert_eq!(
         req["url"],
-        "https://openapi.digifinex.com/v3/margin/order/current?symbol=btc_usdt"
+        "https://openapi.digifinex.com/v3/margin/order/current?market=margin&symbol=btc_usdt"
     );
     assert_eq!(
         req["headers"]["access-sign"].as_str().expect("sign"),
-        hmac_hex(SECRET, "symbol=btc_usdt")
+        hmac_hex(SECRET, "market=margin&symbol=btc_usdt")
     );
     // A path variable cannot be overridden by a parameter.
     let o = run(&[
@@ -409,7 +410,7 @@ fn signed_post_signs_the_form_body() {
     ]);
     for args in [kv, js] {
         let req = json_out(&run(&args));
-        let body = "symbol=btc_usdt&price=30000&amount=0.01&type=buy";
+        let body = "market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy";
         assert_eq!(req["method"], "POST");
         assert_eq!(
             req["url"],
@@ -508,4 +509,71 @@ fn swap_decode_reads_the_data_envelope() {
     );
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("401003"), "{}", stderr(&o));
+}
+
+#[test]
+fn decode_names_unreadable_optional_values_and_still_succeeds() {
+    let body = br#"{"code":0,"date":1700000000,"ticker":[
+        {"symbol":"btc_usdt","last":"abc","buy":"29990","sell":"30010","vol":"12.5","change":"-1.91"},
+        {"symbol":"eth_usdt","last":"2000.5","buy":"2000","sell":"2001","vol":"3","change":"0.5"}
+    ]}"#;
+    let o = run_with_stdin(&["decode", "GET", "/v3/ticker"], body);
+    let v = json_out(&o);
+    let rows = v["ticker"].as_array().expect("ticker rows");
+    assert_eq!(rows.len(), 2, "{v}");
+    assert_eq!(rows[0]["symbol"], "btc_usdt");
+    assert_eq!(rows[0]["last"], Value::Null, "{v}");
+    assert_eq!(rows[0]["buy"], "29990");
+    assert_eq!(rows[1]["last"], "2000.5");
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].starts_with("warning: unreadable value at ticker[0].last: "),
+        "{err}"
+    );
+    assert!(lines[0].ends_with(" (taken as absent)"), "{err}");
+    // A clean answer says nothing on stderr.
+    let clean = br#"{"code":0,"ticker":[{"symbol":"btc_usdt","last":"1"}]}"#;
+    let o = run_with_stdin(&["decode", "GET", "/v3/ticker"], clean);
+    assert_eq!(json_out(&o)["ticker"][0]["last"], "1");
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
+#[test]
+fn market_parameter_must_match_the_path_variable() {
+    let args = |market: &'static str| {
+        vec![
+            "request",
+            "POST",
+            "/v3/margin/order/new",
+            market,
+            "symbol=btc_usdt",
+            "type=buy",
+            "price=1",
+            "amount=1",
+            "--key",
+            "k",
+            "--secret",
+            "s",
+            "--time-ms",
+            "1700000000000",
+        ]
+    };
+    let o = run(&args("market=spot"));
+    assert_eq!(code(&o), 2, "stdout: {}", stdout(&o));
+    assert!(stderr(&o).contains("market"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+
+    let req = json_out(&run(&args("market=margin")));
+    assert_eq!(
+        req["url"],
+        "https://openapi.digifinex.com/v3/margin/order/new"
+    );
+    let body = req["body"].as_str().expect("form body");
+    assert!(body.starts_with("market=margin&"), "{body}");
+    assert_eq!(
+        req["headers"]["access-sign"].as_str().expect("sign"),
+        hmac_hex("s", body)
+    );
 }

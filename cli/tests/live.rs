@@ -364,6 +364,19 @@ fn demo_walks_through_every_step_quickly() {
     }
     assert!(out.contains("cancelled"), "{out}");
     assert!(out.contains("open positions left 0"), "{out}");
+    // The spot ticker's change is a percent and says so.
+    let ticker = out
+        .lines()
+        .find(|l| l.contains("24h change"))
+        .unwrap_or_else(|| panic!("no ticker line:\n{out}"));
+    assert!(ticker.trim_end().ends_with(" %"), "{ticker}");
+    // The best levels are found by price, not by position.
+    assert!(
+        out.lines().any(|l| l.trim_start().starts_with("best ")
+            && l.contains(" ask ")
+            && l.contains(" spread ")),
+        "{out}"
+    );
     assert!(
         out.lines().last().is_some_and(|l| l.starts_with("done")),
         "{out}"

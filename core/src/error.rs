@@ -73,6 +73,15 @@ pub enum Error {
         /// The transport's description.
         message: String,
     },
+    /// The client's own weight budget (see [`crate::budget`]) would have to wait longer than
+    /// the session allows before sending; nothing was sent. Retry after `retry_after`.
+    #[error("{family} weight budget exhausted: nothing sent; retry after {} ms", .retry_after.as_millis())]
+    BudgetExhausted {
+        /// Which API's budget.
+        family: crate::endpoint::Family,
+        /// How long until the request's weight fits.
+        retry_after: Duration,
+    },
     /// A request that changes state (placing or cancelling an order, a transfer, a withdrawal)
     /// failed after its bytes may have reached the exchange (timeout, connection lost, 5xx, an
     /// unreadable answer): it may or may not have been applied. It is never re-sent
@@ -721,6 +730,7 @@ impl Error {
             Error::Decode { .. } => ErrorKind::Decode,
             Error::Transport { .. } => ErrorKind::Network,
             Error::OutcomeUnknown { .. } => ErrorKind::OutcomeUnknown,
+            Error::BudgetExhausted { .. } => ErrorKind::RateLimit,
         }
     }
 
@@ -745,7 +755,9 @@ impl Error {
     /// The HTTP status of the response that produced this error, if any.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Error::Validation { .. } | Error::Transport { .. } => None,
+            Error::Validation { .. } | Error::Transport { .. } | Error::BudgetExhausted { .. } => {
+                None
+            }
             Error::OutcomeUnknown { cause, .. } => cause.status(),
             Error::Api(e) => Some(e.status),
             Error::HttpStatus { status, .. }
@@ -759,6 +771,7 @@ impl Error {
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             Error::RateLimited { retry_after, .. } => *retry_after,
+            Error::BudgetExhausted { retry_after, .. } => Some(*retry_after),
             Error::Api(e) => e.retry_after,
             _ => None,
         }

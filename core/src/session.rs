@@ -83,6 +83,10 @@ struct Budgets {
     swap_weights: WeightTable,
 }
 
+/// The longest a call waits for the weight budget by default: 10 seconds. A budget that needs
+/// longer (the minute's weight is spent) ends the call with [`Error::BudgetExhausted`].
+pub const DEFAULT_MAX_BUDGET_WAIT: Duration = Duration::from_secs(10);
+
 /// A swap resync after 400004 leads to a resend only when the clock offset moved by more than
 /// this (ms); a smaller shift means the signature itself is wrong.
 pub const SWAP_RESYNC_MIN_SHIFT_MS: u64 = 1000;
@@ -97,6 +101,7 @@ pub struct Session {
     retry: RetryPolicy,
     auto_sync: bool,
     budgets: Option<Mutex<Budgets>>,
+    max_budget_wait: Duration,
 }
 
 impl std::fmt::Debug for Session {
@@ -108,6 +113,7 @@ impl std::fmt::Debug for Session {
             .field("retry", &self.retry)
             .field("auto_sync", &self.auto_sync)
             .field("budgets", &self.budgets.is_some())
+            .field("max_budget_wait", &self.max_budget_wait)
             .finish()
     }
 }
@@ -120,6 +126,7 @@ pub struct SessionBuilder {
     retry: RetryPolicy,
     auto_sync: bool,
     budget: Option<(u64, u64)>,
+    max_budget_wait: Duration,
 }
 
 impl std::fmt::Debug for SessionBuilder {
@@ -130,6 +137,7 @@ impl std::fmt::Debug for SessionBuilder {
             .field("retry", &self.retry)
             .field("auto_sync", &self.auto_sync)
             .field("budget", &self.budget)
+            .field("max_budget_wait", &self.max_budget_wait)
             .finish()
     }
 }
@@ -143,6 +151,7 @@ impl Default for SessionBuilder {
             retry: RetryPolicy::default(),
             auto_sync: true,
             budget: Some((SPOT_WEIGHT_PER_MINUTE, SWAP_WEIGHT_PER_MINUTE)),
+            max_budget_wait: DEFAULT_MAX_BUDGET_WAIT,
         }
     }
 }
@@ -188,6 +197,13 @@ impl SessionBuilder {
         self.budget = None;
         self
     }
+    /// The longest a call waits for the weight budget before sending (default
+    /// [`DEFAULT_MAX_BUDGET_WAIT`]); a longer wait ends the call with
+    /// [`Error::BudgetExhausted`] without sending anything, so an order is never sent late.
+    pub fn max_budget_wait(mut self, max: Duration) -> Self {
+        self.max_budget_wait = max;
+        self
+    }
     /// The session.
     pub fn build(self) -> Session {
         Session {
@@ -197,6 +213,7 @@ impl SessionBuilder {
             offset_ms: AtomicI64::new(0),
             retry: self.retry,
             auto_sync: self.auto_sync,
+            max_budget_wait: self.max_budget_wait,
             budgets: self.budget.map(|(spot, swap)| {
                 let minute = Duration::from_secs(60);
                 Mutex::new(Budgets {
@@ -480,6 +497,12 @@ impl<E: Endpoint> Drive for Call<'_, E> {
             State::Start => {
                 let now = self.session.now();
                 if let Err(wait) = self.session.acquire(&E::META, now) {
+                    if wait > self.session.max_budget_wait {
+                        return Action::Done(Err(Error::BudgetExhausted {
+                            family: E::META.family,
+                            retry_after: wait,
+                        }));
+                    }
                     self.state = State::Start;
                     return Action::Wait(wait);
                 }

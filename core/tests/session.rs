@@ -292,6 +292,7 @@ fn the_weight_budget_makes_calls_wait_instead_of_crossing_the_limit() {
     let s = Session::builder()
         .clock(clock.clone())
         .weight_budget(2, 100)
+        .max_budget_wait(Duration::from_secs(60))
         .build();
     let req = ServerTimeRequest;
     let ok = || {
@@ -463,8 +464,21 @@ fn budgets_are_on_by_default_at_the_venues_limits() {
         let (r, _, waits) = drive(&clock, &mut s.call(&ServerTimeRequest), ok(), 0);
         assert!(r.is_ok() && waits.is_empty());
     }
-    let (_, _, waits) = drive(&clock, &mut s.call(&ServerTimeRequest), ok(), 0);
-    assert_eq!(waits, vec![Duration::from_millis(60_000)]);
+    // A minute is longer than a call waits by default: it ends without sending anything.
+    let (r, sent, waits) = drive(&clock, &mut s.call(&ServerTimeRequest), vec![], 0);
+    match r {
+        Err(e @ Error::BudgetExhausted { .. }) => {
+            assert_eq!(e.retry_after(), Some(Duration::from_millis(60_000)));
+            assert_eq!(e.kind(), ErrorKind::RateLimit);
+            assert!(e.is_retryable());
+        }
+        other => panic!("expected an exhausted budget, got {other:?}"),
+    }
+    assert!(sent.is_empty() && waits.is_empty());
+    // An order is never sent late either.
+    let (r, sent, _) = drive(&clock, &mut s.call(&order()), vec![], 0);
+    assert!(matches!(r, Err(Error::BudgetExhausted { .. })), "{r:?}");
+    assert!(sent.is_empty());
     // Swap public routes: 6000 per minute; depth weighs 2 (venue-notes.md), so 3000 calls fill
     // it, and the spot budget is apart.
     let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
@@ -474,8 +488,9 @@ fn budgets_are_on_by_default_at_the_venues_limits() {
         let (r, _, waits) = drive(&clock, &mut s.call(&depth), swap_ok(DEPTH, vec![]), 0);
         assert!(r.is_ok() && waits.is_empty());
     }
-    let (_, _, waits) = drive(&clock, &mut s.call(&depth), swap_ok(DEPTH, vec![]), 0);
-    assert_eq!(waits, vec![Duration::from_millis(60_000)]);
+    let (r, sent, _) = drive(&clock, &mut s.call(&depth), vec![], 0);
+    assert!(matches!(r, Err(Error::BudgetExhausted { .. })), "{r:?}");
+    assert!(sent.is_empty());
     let (_, _, waits) = drive(&clock, &mut s.call(&ServerTimeRequest), ok(), 0);
     assert!(waits.is_empty());
     // Turned off, nothing waits.
@@ -498,6 +513,7 @@ fn declared_route_weights_count_until_the_servers_table_replaces_them() {
         .credentials(Credentials::new("k", "s"))
         .clock(clock.clone())
         .weight_budget(1200, 4)
+        .max_budget_wait(Duration::from_secs(60))
         .build();
     let depth = digifinex_core::swap::DepthRequest::new("BTCUSDTPERP");
     // Depth weighs 2 before /public/api_weight was ever called: two calls fill a budget of 4.
@@ -531,6 +547,7 @@ fn the_servers_remaining_weight_lowers_only_the_budget_it_reports() {
         .credentials(Credentials::new("k", "s"))
         .clock(clock.clone())
         .weight_budget(1200, 100)
+        .max_budget_wait(Duration::from_secs(60))
         .build();
     let tickers = digifinex_core::swap::TickersRequest::new();
     // The IP limit says only 1 remains: the next public call may go, the one after waits.

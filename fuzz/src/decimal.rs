@@ -172,7 +172,10 @@ fn assert_same_result<E: std::fmt::Debug>(
 ///   notation, and its plain text parses back to the identical `Decimal`;
 /// * a JSON number token and a JSON string of the same text decode (through the tolerant
 ///   helpers `decimal`, `opt_decimal`, `int` and the positional book-level cursor) to what
-///   `parse_decimal` gives.
+///   `parse_decimal` gives;
+/// * the optional rule: `opt_decimal` never fails; a placeholder (`""`, `-`, `null`, ...) is
+///   absent, and a value `parse_decimal` refuses is unreadable, taken as absent and reported
+///   with its JSON path by `parse_body_report` (a placeholder is not reported).
 pub fn decimal(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let text = &*text;
@@ -217,15 +220,8 @@ pub fn decimal(data: &[u8]) {
     let opt = serde_json::from_str::<OptDec>(&json)
         .map(|d| d.v)
         .map_err(|e| e.to_string());
-    if text.trim().is_empty() {
-        assert!(matches!(opt, Ok(None)), "{text:?}: {opt:?}");
-    } else {
-        match (&parsed, &opt) {
-            (Ok(a), Ok(Some(b))) => assert!(same(a, b), "{text:?}"),
-            (Err(_), Err(_)) => {}
-            _ => panic!("opt string {text:?}: {parsed:?} vs {opt:?}"),
-        }
-    }
+    check_opt("string", text, &parsed, placeholder(text), &opt);
+    check_report(text, &quoted, &parsed, placeholder(text));
     check_int(text, &json, &parsed);
     check_level(text, &quoted, &parsed);
 
@@ -234,14 +230,81 @@ pub fn decimal(data: &[u8]) {
         let json = format!(r#"{{"v":{text}}}"#);
         let got = serde_json::from_str::<Dec>(&json).map(|d| d.v);
         assert_same_result("number", text, &parsed, got);
-        let opt = serde_json::from_str::<OptDec>(&json).map(|d| d.v);
-        match (&parsed, &opt) {
-            (Ok(a), Ok(Some(b))) => assert!(same(a, b), "{text:?}"),
-            (Err(_), Err(_)) => {}
-            _ => panic!("opt number {text:?}: {parsed:?} vs {opt:?}"),
-        }
+        let opt = serde_json::from_str::<OptDec>(&json)
+            .map(|d| d.v)
+            .map_err(|e| e.to_string());
+        check_opt("number", text, &parsed, false, &opt);
+        check_report(text, text, &parsed, false);
         check_int(text, &json, &parsed);
         check_level(text, text, &parsed);
+    }
+}
+
+/// Whether `text` (a JSON string's content) is one of the documented "no value" placeholders,
+/// read independently of the core: blank, dashes only (`-`, `--`), or `null`, `none`, `nan`,
+/// `n/a` in any case.
+fn placeholder(text: &str) -> bool {
+    let t = text.trim();
+    t.is_empty()
+        || t.bytes().all(|b| b == b'-')
+        || ["null", "none", "nan", "n/a"]
+            .iter()
+            .any(|w| t.eq_ignore_ascii_case(w))
+}
+
+/// `opt_decimal` never fails: a placeholder is absent, a value `parse_decimal` accepts is that
+/// value, and anything else is unreadable and taken as absent.
+fn check_opt(
+    what: &str,
+    text: &str,
+    parsed: &Result<Decimal, digifinex_core::num::DecimalError>,
+    placeholder: bool,
+    opt: &Result<Option<Decimal>, String>,
+) {
+    match (parsed, opt) {
+        (_, Ok(None)) if placeholder => {}
+        (Ok(a), Ok(Some(b))) if !placeholder => assert!(same(a, b), "opt {what} {text:?}"),
+        (Err(_), Ok(None)) => {}
+        _ => panic!("opt {what} {text:?} (placeholder {placeholder}): {parsed:?} vs {opt:?}"),
+    }
+}
+
+/// The same token as an optional field of a whole answer (a spot ticker row's `last`): the
+/// answer decodes, the value is what `parse_decimal` gives (absent for a placeholder or an
+/// unreadable value), and exactly the unreadable value is reported, with its JSON path.
+fn check_report(
+    text: &str,
+    token: &str,
+    parsed: &Result<Decimal, digifinex_core::num::DecimalError>,
+    placeholder: bool,
+) {
+    use digifinex_core::spot::TickerRequest;
+    use digifinex_core::Endpoint;
+    let body = format!(r#"{{"code":0,"ticker":[{{"symbol":"btc_usdt","last":{token}}}]}}"#);
+    let (tickers, unreadable) =
+        digifinex_core::parse_body_report::<<TickerRequest as Endpoint>::Output>(
+            &TickerRequest::META,
+            200,
+            &http::HeaderMap::new(),
+            body.as_bytes(),
+        )
+        .unwrap_or_else(|e| panic!("report {text:?}: an optional value failed the answer: {e}"));
+    let last = tickers.ticker.first().expect("one row").last;
+    let want = if placeholder {
+        None
+    } else {
+        parsed.as_ref().ok()
+    };
+    match (want, &last) {
+        (Some(a), Some(b)) => assert!(same(a, b), "report {text:?}: {a} vs {b}"),
+        (None, None) => {}
+        _ => panic!("report {text:?}: parse_decimal {parsed:?}, ticker last {last:?}"),
+    }
+    let paths: Vec<&str> = unreadable.iter().map(|u| u.path.as_str()).collect();
+    if placeholder || parsed.is_ok() {
+        assert!(paths.is_empty(), "report {text:?}: {unreadable:?}");
+    } else {
+        assert_eq!(paths, ["ticker[0].last"], "report {text:?}: {unreadable:?}");
     }
 }
 

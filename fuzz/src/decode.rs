@@ -11,7 +11,8 @@ use crate::{entries, headers_of, status_of};
 /// Input: `[entry, status, headers] ++ body`; `entry` indexes [`crate::entries`] modulo its
 /// length, `status` maps through [`status_of`], `headers` through [`headers_of`]. The entry's
 /// `decode` must return `Ok` or `Err` without panicking, with the error variant consistent with
-/// the status (see [`check_decode_result`]).
+/// the status (see [`check_decode_result`]); its `decode_report` must give the same value or
+/// error, each unreadable value named by a path and a problem.
 pub fn catalog_decode(data: &[u8]) {
     let [e, s, h, body @ ..] = data else {
         return;
@@ -22,6 +23,32 @@ pub fn catalog_decode(data: &[u8]) {
     let headers = headers_of(*h);
     let result = (entry.decode)(status, &headers, body);
     check_decode_result(&entry.meta, status, body, &result);
+    // The reporting decode gives the same answer, and names each value it took as absent.
+    let reported = (entry.decode_report)(status, &headers, body);
+    match (&result, &reported) {
+        (Ok(a), Ok((b, unreadable))) => {
+            assert_eq!(a, b, "{}: decode and decode_report differ", entry.meta.name);
+            for u in unreadable {
+                assert!(
+                    !u.path.is_empty() && !u.problem.is_empty(),
+                    "{}: unnamed unreadable value {u:?}",
+                    entry.meta.name
+                );
+            }
+        }
+        (Err(a), Err(b)) => assert_eq!(
+            a.to_string(),
+            b.to_string(),
+            "{}: decode and decode_report errors differ",
+            entry.meta.name
+        ),
+        (a, b) => panic!(
+            "{}: decode {:?} but decode_report {:?}",
+            entry.meta.name,
+            a.as_ref().map(|_| "Ok"),
+            b.as_ref().map(|_| "Ok")
+        ),
+    }
 }
 
 /// One hot type: decodes through the typed [`parse_body`] and through the catalog, and checks

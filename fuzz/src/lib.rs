@@ -6,11 +6,11 @@
 //!
 //! | target           | input                                          | property |
 //! |------------------|------------------------------------------------|----------|
-//! | `catalog_decode` | entry, status, headers, body                   | `decode` returns `Ok`/`Err`, never panics; `Ok` only for 2xx JSON objects |
+//! | `catalog_decode` | entry, status, headers, body                   | `decode` returns `Ok`/`Err`, never panics; `Ok` only for 2xx JSON objects; `decode_report` agrees |
 //! | `spot_decode`    | hot spot type, status, body                    | typed parse == catalog decode; re-decoding the rendered model gives it back |
 //! | `swap_decode`    | hot swap type, status, body                    | same, for swap |
 //! | `catalog_build`  | entry, flags, `k=v` lines, `\0`, JSON body     | a validation error, or a request whose signature verifies independently |
-//! | `decimal`        | number/string text                             | exact: value, scale, round trip, JSON number == JSON string |
+//! | `decimal`        | number/string text                             | exact: value, scale, round trip, JSON number == JSON string; optional values: placeholder or unreadable is absent, unreadable is reported |
 //! | `reader`         | hot type, body                                 | when the single-pass reader decodes a body, serde_json decodes the same value and `code` |
 //!
 //! The input layouts are documented on each function; [`encode`] writes them (seed corpora).

@@ -30,6 +30,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         book.status,
         book.latency.as_millis()
     );
+    // Best levels by price, whatever order the venue lists them in (asks come highest first).
+    let price = |l: Option<&digifinex_hyper::core::spot::Level>| {
+        l.map_or_else(|| "-".to_owned(), |l| format!("{} x {}", l.price, l.amount))
+    };
+    println!(
+        "  best bid {}  best ask {}",
+        price(book.value.best_bid()),
+        price(book.value.best_ask())
+    );
     let time = time?;
     println!(
         "swap server time {} ms, usage {:?}",

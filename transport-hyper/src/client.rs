@@ -367,6 +367,7 @@ struct Options {
     retry: RetryPolicy,
     auto_sync: bool,
     budget: Option<(u64, u64)>,
+    max_budget_wait: Option<Duration>,
     connect: Duration,
     read: Duration,
     total: Duration,
@@ -388,6 +389,7 @@ impl Default for Options {
                 digifinex_core::budget::SPOT_WEIGHT_PER_MINUTE,
                 digifinex_core::budget::SWAP_WEIGHT_PER_MINUTE,
             )),
+            max_budget_wait: None,
             connect: DEFAULT_CONNECT,
             read: DEFAULT_READ,
             total: DEFAULT_TOTAL,
@@ -513,6 +515,13 @@ where
         self.opts.budget = None;
         self
     }
+    /// The longest a call waits for the weight budget before sending (default 10 s); a longer
+    /// wait ends the call with `Error::BudgetExhausted` and sends nothing, so an order is never
+    /// sent late.
+    pub fn max_budget_wait(mut self, max: Duration) -> Self {
+        self.opts.max_budget_wait = Some(max);
+        self
+    }
     /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
     pub fn auto_time_sync(mut self, on: bool) -> Self {
         self.opts.auto_sync = on;
@@ -579,6 +588,9 @@ where
             Some((spot, swap)) => session.weight_budget(spot, swap),
             None => session.without_weight_budget(),
         };
+        if let Some(max) = o.max_budget_wait {
+            session = session.max_budget_wait(max);
+        }
         Ok(Client {
             session: Arc::new(session.build()),
             http,

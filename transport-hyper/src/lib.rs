@@ -13,7 +13,8 @@
 //!
 //! * [`Client::builder`] -> [`ClientBuilder`]: base URLs, credentials, clock, recv window,
 //!   connect/read/total timeouts (finite defaults: 5 s / 10 s / 15 s), retry policy, weight
-//!   budget, automatic time sync, or your own hyper client
+//!   budget (on by default; [`ClientBuilder::without_weight_budget`] turns it off), automatic
+//!   time sync, or your own hyper client
 //!   ([`ClientBuilder::hyper_client`]: proxy connector, custom TLS, pool settings).
 //! * [`Client::send`] returns the typed output; [`Client::send_full`] also returns status,
 //!   headers, rate-limit usage, latency and attempts ([`Response`]).
@@ -33,7 +34,10 @@
 //! # async fn run() -> Result<(), digifinex_hyper::core::Error> {
 //! let client = Client::builder().build()?;
 //! let book = client.send(&OrderBookRequest::new("btc_usdt").limit(5)).await?;
-//! println!("best bid {:?}", book.bids.first());
+//! // Best levels by price: the venue lists asks highest price first, so never take `asks[0]`.
+//! if let (Some(bid), Some(ask)) = (book.best_bid(), book.best_ask()) {
+//!     println!("best bid {} / best ask {}", bid.price, ask.price);
+//! }
 //! # Ok(())
 //! # }
 //! ```

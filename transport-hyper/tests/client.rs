@@ -236,7 +236,7 @@ async fn an_order_whose_connection_drops_is_sent_exactly_once() {
     match c.send(&order()).await.unwrap_err() {
         Error::OutcomeUnknown { method, body, .. } => {
             assert_eq!(method, "POST");
-            assert_eq!(body, "symbol=btc_usdt&price=30000&amount=0.01&type=buy");
+            assert_eq!(body, "market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy");
         }
         other => panic!("{other:?}"),
     }
@@ -445,7 +445,7 @@ async fn own_trades_page_back_through_time_windows() {
     let mut pages = c.pages(pager);
     let mut got = Vec::new();
     while let Some(page) = pages.next_page().await {
-        got.extend(page.unwrap().into_iter().map(|t| t.timestamp.0));
+        got.extend(page.unwrap().into_iter().map(|t| t.timestamp.unwrap().0));
     }
     assert!(!pages.pager().truncated());
     let mut want: Vec<i64> = (0..120).map(|h| now - 1800 - h * 3600).collect();

@@ -25,9 +25,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         book.latency.as_millis(),
         book.attempts
     );
-    for level in book.value.bids.iter().take(3) {
-        println!("  bid {level:?}");
-    }
+    // Best levels by price, whatever order the venue lists them in (asks come highest first).
+    let price = |l: Option<&digifinex_ureq::core::spot::Level>| {
+        l.map_or_else(|| "-".to_owned(), |l| format!("{} x {}", l.price, l.amount))
+    };
+    println!(
+        "  best bid {}  best ask {}",
+        price(book.value.best_bid()),
+        price(book.value.best_ask())
+    );
 
     let time = client.send_full(&swap::ServerTimeRequest)?;
     println!(

@@ -328,6 +328,7 @@ pub struct ClientBuilder {
     retry: RetryPolicy,
     auto_sync: bool,
     budget: Option<(u64, u64)>,
+    max_budget_wait: Option<Duration>,
     connect: Option<Duration>,
     read: Option<Duration>,
     total: Option<Duration>,
@@ -368,6 +369,7 @@ impl Default for ClientBuilder {
                 digifinex_core::budget::SPOT_WEIGHT_PER_MINUTE,
                 digifinex_core::budget::SWAP_WEIGHT_PER_MINUTE,
             )),
+            max_budget_wait: None,
             connect: None,
             read: None,
             total: None,
@@ -445,6 +447,13 @@ impl ClientBuilder {
         self.budget = None;
         self
     }
+    /// The longest a call waits for the weight budget before sending (default 10 s); a longer
+    /// wait ends the call with `Error::BudgetExhausted` and sends nothing, so an order is never
+    /// sent late.
+    pub fn max_budget_wait(mut self, max: Duration) -> Self {
+        self.max_budget_wait = Some(max);
+        self
+    }
     /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
     pub fn auto_time_sync(mut self, on: bool) -> Self {
         self.auto_sync = on;
@@ -507,6 +516,9 @@ impl ClientBuilder {
             Some((spot, swap)) => session.weight_budget(spot, swap),
             None => session.without_weight_budget(),
         };
+        if let Some(max) = self.max_budget_wait {
+            session = session.max_budget_wait(max);
+        }
         let (agent, per_request) = match self.agent {
             Some(agent) => {
                 let status_as_error = agent.config().http_status_as_error();

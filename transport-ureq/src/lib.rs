@@ -13,7 +13,8 @@
 //!
 //! * [`Client::builder`] -> [`ClientBuilder`]: base URLs, credentials, clock, recv window,
 //!   connect/read/per-phase timeouts (finite defaults: 5 s / 10 s / 15 s), retry policy, weight
-//!   budget, automatic time sync, or your own [`ureq::Agent`] (proxy, TLS, pool).
+//!   budget (on by default; [`ClientBuilder::without_weight_budget`] turns it off), automatic
+//!   time sync, or your own [`ureq::Agent`] (proxy, TLS, pool).
 //! * [`Client::send`] returns the typed output; [`Client::send_full`] also returns status,
 //!   headers, rate-limit usage, latency and attempts ([`Response`]).
 //! * [`Client::sync_time`] measures the server clock offset on demand.
@@ -29,7 +30,10 @@
 //!
 //! let client = Client::builder().build()?;
 //! let book = client.send(&OrderBookRequest::new("btc_usdt").limit(5))?;
-//! println!("best bid {:?}", book.bids.first());
+//! // Best levels by price: the venue lists asks highest price first, so never take `asks[0]`.
+//! if let (Some(bid), Some(ask)) = (book.best_bid(), book.best_ask()) {
+//!     println!("best bid {} / best ask {}", bid.price, ask.price);
+//! }
 //! # Ok::<(), digifinex_ureq::core::Error>(())
 //! ```
 //!
