@@ -102,6 +102,12 @@ fn classify(text: &str) -> Token<'_> {
 /// Whether `text` (a JSON string's content) is one of the venue's "no value" placeholders:
 /// blank, dashes only (`-`, `--`), or `null`, `none`, `nan`, `n/a` in any case.
 pub fn is_placeholder(text: &str) -> bool {
+    // Decided at once for the usual value, which starts with a digit or a letter other than n.
+    if let Some(b) = text.as_bytes().first() {
+        if b.is_ascii_alphanumeric() && !matches!(b, b'n' | b'N') {
+            return false;
+        }
+    }
     let t = text.trim();
     // Decided by the first byte: a number's text is rejected at once.
     match t.as_bytes().first() {
@@ -285,7 +291,7 @@ impl Scalar for bool {
     fn read(raw: Raw<'_>) -> Option<Self> {
         match raw {
             Raw::Bool(b) => Some(b),
-            Raw::Number(t) | Raw::Text(t) => match t.trim() {
+            Raw::Number(t) | Raw::Text(t) => match t.trim_ascii() {
                 "1" | "true" => Some(true),
                 "0" | "false" => Some(false),
                 _ => None,
@@ -1084,47 +1090,51 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
     /// The next element as an exact decimal.
     #[inline]
     pub(crate) fn decimal(&mut self) -> Result<Decimal, E> {
-        // Fast path: no whitespace, a plain number.
+        match self.plain_decimal() {
+            Some(d) => Ok(d),
+            None => self.decimal_slow(),
+        }
+    }
+
+    /// Fast path of [`Self::decimal`] and [`Self::opt_decimal`]: the separator without
+    /// whitespace, then a plain number, bare (spot) or quoted (swap prices). `None` leaves the
+    /// position unchanged for the slow path.
+    #[inline(always)]
+    fn plain_decimal(&mut self) -> Option<Decimal> {
         let bytes = self.text.as_bytes();
         let mut pos = self.pos;
         if self.index > 0 {
             if bytes.get(pos) != Some(&b',') {
-                return self.decimal_slow();
+                return None;
             }
             pos += 1;
         }
-        if bytes.get(pos) == Some(&b'"') {
-            return self.decimal_quoted(pos + 1);
-        }
-        let rest = bytes.get(pos..).unwrap_or_default();
-        match crate::num::parse_plain_prefix(rest) {
-            Some((d, read)) if plain_json(rest, read) => {
-                self.pos = pos + read;
-                self.index += 1;
-                Ok(d)
+        let (d, end) = if bytes.get(pos) == Some(&b'"') {
+            let start = pos + 1;
+            let (d, read) = crate::num::parse_plain_prefix(bytes.get(start..)?)?;
+            if bytes.get(start + read) != Some(&b'"') {
+                return None;
             }
-            _ => self.decimal_slow(),
-        }
-    }
-
-    /// [`Self::decimal`] for a string starting at `start`: fast when it holds only a plain
-    /// number (swap prices).
-    #[inline]
-    fn decimal_quoted(&mut self, start: usize) -> Result<Decimal, E> {
-        let bytes = self.text.as_bytes();
-        match crate::num::parse_plain_prefix(bytes.get(start..).unwrap_or_default()) {
-            Some((d, read)) if bytes.get(start + read) == Some(&b'"') => {
-                self.pos = start + read + 1;
-                self.index += 1;
-                Ok(d)
+            (d, start + read + 1)
+        } else {
+            let rest = bytes.get(pos..)?;
+            let (d, read) = crate::num::parse_plain_prefix(rest)?;
+            if !plain_json(rest, read) {
+                return None;
             }
-            _ => self.decimal_slow(),
-        }
+            (d, pos + read)
+        };
+        self.pos = end;
+        self.index += 1;
+        Some(d)
     }
 
     /// The next element as an optional decimal: missing, `null` or a placeholder are `None`; an
     /// unreadable string or boolean is `None` and reported (see [`Unreadable`]).
     pub(crate) fn opt_decimal(&mut self) -> Result<Option<Decimal>, E> {
+        if let Some(d) = self.plain_decimal() {
+            return Ok(Some(d));
+        }
         match self.step() {
             Some(true) => {}
             Some(false) => return Ok(None),

@@ -189,7 +189,7 @@ impl crate::de::Scalar for Pair {
     const EXPECTED: &'static str = "a pair";
     fn read(raw: crate::de::Raw<'_>) -> Option<Self> {
         match raw {
-            crate::de::Raw::Text(t) if !t.trim().is_empty() => Some(Pair::new(t)),
+            crate::de::Raw::Text(t) if !t.trim_ascii().is_empty() => Some(Pair::new(t)),
             _ => None,
         }
     }
@@ -316,7 +316,7 @@ macro_rules! int_enum {
             fn read(raw: crate::de::Raw<'_>) -> Option<Self> {
                 match raw {
                     crate::de::Raw::Number(t) => crate::de::integer::<i64>(t).map($name::from_code),
-                    crate::de::Raw::Text(t) => Some($name::from_word(t.trim())),
+                    crate::de::Raw::Text(t) => Some($name::from_word(t.trim_ascii())),
                     crate::de::Raw::Bool(_) => None,
                 }
             }
@@ -423,7 +423,7 @@ macro_rules! str_enum {
             fn read(raw: crate::de::Raw<'_>) -> Option<Self> {
                 match raw {
                     crate::de::Raw::Number(t) | crate::de::Raw::Text(t) => {
-                        Some($name::from_wire(t.trim()))
+                        Some($name::from_wire(t.trim_ascii()))
                     }
                     crate::de::Raw::Bool(_) => None,
                 }
