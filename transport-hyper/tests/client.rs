@@ -236,7 +236,10 @@ async fn an_order_whose_connection_drops_is_sent_exactly_once() {
     match c.send(&order()).await.unwrap_err() {
         Error::OutcomeUnknown { method, body, .. } => {
             assert_eq!(method, "POST");
-            assert_eq!(body, "market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy");
+            assert_eq!(
+                body,
+                "market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy"
+            );
         }
         other => panic!("{other:?}"),
     }

@@ -184,7 +184,10 @@ fn an_order_whose_connection_drops_is_sent_exactly_once() {
     match c.send(&order()).unwrap_err() {
         Error::OutcomeUnknown { method, body, .. } => {
             assert_eq!(method, "POST");
-            assert_eq!(body, "market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy");
+            assert_eq!(
+                body,
+                "market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy"
+            );
         }
         other => panic!("{other:?}"),
     }
