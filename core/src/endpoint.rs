@@ -403,7 +403,8 @@ struct Envelope {
 /// fields are all optional (each endpoint documents its case); an output that needs a value (a
 /// placed order's id) reports `data` as missing.
 ///
-/// Order of decisions: an envelope `code` other than the success code is an [`Error::Api`]
+/// Order of decisions: an HTTP 3xx is [`Error::Redirect`] (never followed, never a result, even
+/// with a success body); an envelope `code` other than the success code is an [`Error::Api`]
 /// whatever the HTTP status (the swap API answers errors with HTTP 400 and
 /// `{"code":400002,"msg":"invalid InstrumentId"}`: code and message are kept); a body that is not
 /// an envelope is [`Error::RateLimited`] on 429, [`Error::Banned`] on 403 and
@@ -504,6 +505,16 @@ fn parse_wire<W: DeserializeOwned, T>(
     body: &[u8],
     unwrap: fn(W) -> T,
 ) -> Result<(T, u32), Error> {
+    if (300..400).contains(&status) {
+        // A redirect is never an answer, whatever its body says (see `Error::Redirect`).
+        return Err(Error::Redirect {
+            status,
+            location: headers
+                .get(http::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+        });
+    }
     let (decoded, code, unreadable) = tap::decode_with_code::<W>(body);
     let retry_after = retry_after(headers);
     let api_error = |code: i64, message: Option<String>| {

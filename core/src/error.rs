@@ -10,11 +10,10 @@ use crate::types::code_enum;
 ///
 /// Match on [`Error::kind`] to decide what to do; the variants keep the raw facts (exchange code,
 /// HTTP status, a snippet of the body, the JSON path that failed to decode).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// A request parameter broke a documented rule; nothing was built or sent.
-    #[error("invalid `{field}`: {reason}")]
     Validation {
         /// The parameter (as named on the wire, or `list[3].price` for nested values).
         field: Cow<'static, str>,
@@ -22,10 +21,8 @@ pub enum Error {
         reason: String,
     },
     /// The exchange answered with an error code in its JSON envelope (whatever the HTTP status).
-    #[error("{0}")]
     Api(ApiError),
     /// An HTTP error status with a body that is not an exchange envelope (proxy page, empty body).
-    #[error("HTTP {status} without an exchange response: {snippet:?}")]
     HttpStatus {
         /// HTTP status code.
         status: u16,
@@ -33,7 +30,6 @@ pub enum Error {
         snippet: String,
     },
     /// HTTP 429: the request weight limit was crossed; wait `retry_after` before the next request.
-    #[error("rate limited (HTTP {status}){}", fmt_retry(.retry_after))]
     RateLimited {
         /// HTTP status code (429).
         status: u16,
@@ -43,7 +39,6 @@ pub enum Error {
         snippet: String,
     },
     /// HTTP 403 without an exchange envelope: the IP, account or key is banned for a while.
-    #[error("banned by the exchange (HTTP {status}): {snippet:?}")]
     Banned {
         /// HTTP status code (403).
         status: u16,
@@ -51,7 +46,6 @@ pub enum Error {
         snippet: String,
     },
     /// The body is JSON with a success code (or no code) but does not match the expected shape.
-    #[error("cannot decode {type_name} at `{path}`: {message} (HTTP {status}, body {snippet:?})")]
     Decode {
         /// JSON path of the failing value (`data[3].price`), `.` for the whole body.
         path: String,
@@ -66,16 +60,28 @@ pub enum Error {
     },
     /// The request could not be delivered or its answer not read: connection refused, DNS,
     /// TLS, timeout, connection lost. Only reads are retried automatically.
-    #[error("transport error ({kind}): {message}")]
     Transport {
-        /// What failed.
+        /// What failed, by the phase it failed in (see [`TransportErrorKind`]).
         kind: TransportErrorKind,
         /// The transport's description.
         message: String,
+        /// The transport's own error (`ureq::Error`, `hyper_util` or `std::io::Error`), kept as
+        /// this error's `source()`.
+        source: Option<BoxError>,
+    },
+    /// The answer was a redirect (HTTP 3xx). It is never followed: a redirect would carry the
+    /// signed headers to another host and return that host's answer as the exchange's. A
+    /// redirect means the base URL or a proxy in between is wrong. For a state-changing request
+    /// it is an unknown outcome (a 303 means "processed, see other"; see
+    /// [`crate::policy::settle`]).
+    Redirect {
+        /// HTTP status (301, 302, 303, 307, 308, ...).
+        status: u16,
+        /// The `Location` header, when present and readable.
+        location: Option<String>,
     },
     /// The client's own weight budget (see [`crate::budget`]) would have to wait longer than
     /// the session allows before sending; nothing was sent. Retry after `retry_after`.
-    #[error("{family} weight budget exhausted: nothing sent; retry after {} ms", .retry_after.as_millis())]
     BudgetExhausted {
         /// Which API's budget.
         family: crate::endpoint::Family,
@@ -86,7 +92,6 @@ pub enum Error {
     /// failed after its bytes may have reached the exchange (timeout, connection lost, 5xx, an
     /// unreadable answer): it may or may not have been applied. It is never re-sent
     /// automatically; look at the account (open orders, history) before deciding.
-    #[error("outcome unknown for {method} {url}: {cause}")]
     OutcomeUnknown {
         /// HTTP method of the request.
         method: String,
@@ -94,16 +99,92 @@ pub enum Error {
         url: String,
         /// The request body as sent (form or JSON text; it carries no secret).
         body: String,
-        /// The failure that left the outcome unknown.
+        /// The failure that left the outcome unknown (also this error's `source()`).
         cause: Box<Error>,
     },
 }
 
-/// What failed in the transport layer.
+/// One line per error; a cause is shown after a colon and is also the error's `source()`.
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Validation { field, reason } => write!(f, "invalid `{field}`: {reason}"),
+            Error::Api(e) => write!(f, "{e}"),
+            Error::HttpStatus { status, snippet } => {
+                write!(f, "HTTP {status} without an exchange response: {snippet:?}")
+            }
+            Error::RateLimited {
+                status,
+                retry_after,
+                ..
+            } => write!(f, "rate limited (HTTP {status}){}", fmt_retry(retry_after)),
+            Error::Banned { status, snippet } => {
+                write!(f, "banned by the exchange (HTTP {status}): {snippet:?}")
+            }
+            Error::Decode {
+                path,
+                type_name,
+                message,
+                status,
+                snippet,
+            } => write!(
+                f,
+                "cannot decode {type_name} at `{path}`: {message} (HTTP {status}, body {snippet:?})"
+            ),
+            Error::Transport { kind, message, .. } => {
+                write!(f, "transport error ({kind}): {message}")
+            }
+            Error::Redirect { status, location } => write!(
+                f,
+                "HTTP {status} redirect to {} not followed",
+                location.as_deref().unwrap_or("(no location)")
+            ),
+            Error::BudgetExhausted {
+                family,
+                retry_after,
+            } => write!(
+                f,
+                "{family} weight budget exhausted: nothing sent; retry after {} ms",
+                retry_after.as_millis()
+            ),
+            Error::OutcomeUnknown {
+                method, url, cause, ..
+            } => write!(f, "outcome unknown for {method} {url}: {cause}"),
+        }
+    }
+}
+
+/// `source()`: a transport error's own error, and an unknown outcome's cause (an [`Error`],
+/// so `downcast_ref::<Error>()` finds it).
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Transport {
+                source: Some(e), ..
+            } => Some(e.as_ref()),
+            Error::OutcomeUnknown { cause, .. } => Some(cause.as_ref()),
+            _ => None,
+        }
+    }
+}
+
+/// A transport's own error, kept as the `source()` of [`Error::Transport`].
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// What failed in the transport layer, by the phase it failed in.
+///
+/// DESIGN: a transport decides the phase from where it was when it failed, not from the error's
+/// text: before any request byte could have been written (resolving the host, connecting, the
+/// TLS handshake, a proxy's refusal) the failure is [`TransportErrorKind::Connect`] or
+/// [`TransportErrorKind::InvalidRequest`], and the request was certainly not sent; once writing
+/// may have begun (write, wait, read) it is [`TransportErrorKind::Timeout`],
+/// [`TransportErrorKind::ConnectionLost`] or [`TransportErrorKind::Other`], and a
+/// state-changing request then has an unknown outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TransportErrorKind {
-    /// No connection could be made (refused, DNS, TLS handshake): nothing was sent.
+    /// No request byte was written: resolving, connecting, the TLS handshake or a proxy failed
+    /// (a timeout in those phases too). Nothing was sent.
     Connect,
     /// A timeout expired after the request may have been sent.
     Timeout,
@@ -166,6 +247,8 @@ pub enum ErrorKind {
     Suspended,
     /// The exchange failed internally; a retry may succeed.
     Server,
+    /// The answer was a redirect, which is never followed: the base URL or a proxy is wrong.
+    Redirect,
     /// The response could not be understood.
     Decode,
     /// The network failed (connect, timeout, connection lost).
@@ -188,6 +271,7 @@ impl std::fmt::Display for ErrorKind {
             ErrorKind::NotFound => "not found",
             ErrorKind::Suspended => "suspended",
             ErrorKind::Server => "server",
+            ErrorKind::Redirect => "redirect",
             ErrorKind::Decode => "decode",
             ErrorKind::Network => "network",
             ErrorKind::OutcomeUnknown => "outcome unknown",
@@ -210,6 +294,8 @@ pub struct ApiError {
     /// `retry-after` sent with the response, when present.
     pub retry_after: Option<Duration>,
 }
+
+impl std::error::Error for ApiError {}
 
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -731,6 +817,7 @@ impl Error {
             Error::Transport { .. } => ErrorKind::Network,
             Error::OutcomeUnknown { .. } => ErrorKind::OutcomeUnknown,
             Error::BudgetExhausted { .. } => ErrorKind::RateLimit,
+            Error::Redirect { .. } => ErrorKind::Redirect,
         }
     }
 
@@ -763,7 +850,8 @@ impl Error {
             Error::HttpStatus { status, .. }
             | Error::RateLimited { status, .. }
             | Error::Banned { status, .. }
-            | Error::Decode { status, .. } => Some(*status),
+            | Error::Decode { status, .. }
+            | Error::Redirect { status, .. } => Some(*status),
         }
     }
 

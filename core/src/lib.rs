@@ -77,6 +77,8 @@ pub use de::Unreadable;
 pub use endpoint::{
     build, parse, parse_body, parse_body_report, Endpoint, Family, Meta, Method, Params,
 };
-pub use error::{ApiCode, ApiError, Error, ErrorKind, SpotCode, SwapCode, TransportErrorKind};
+pub use error::{
+    ApiCode, ApiError, BoxError, Error, ErrorKind, SpotCode, SwapCode, TransportErrorKind,
+};
 pub use rust_decimal::Decimal;
 pub use types::{Coded, Pair, TimestampMillis, TimestampSecs};

@@ -121,10 +121,16 @@ fn splitmix64(mut x: u64) -> u64 {
 /// Turns a failure of a *state-changing* request into [`Error::OutcomeUnknown`] when the request
 /// may have been applied: a transport failure after the bytes may have been sent, any HTTP 5xx
 /// (with or without an exchange envelope), an exchange *server* error code (spot 50000, swap
-/// 500001/500002: the server failed while handling it), or an unreadable success answer.
-/// Definite answers (a business error code such as insufficient balance, a 429 or 403, a
-/// validation error, a connect failure) are returned unchanged, as is every failure of an
+/// 500001/500002: the server failed while handling it), an unreadable success answer, or a
+/// redirect. Definite answers (a business error code such as insufficient balance, a 429 or 403,
+/// a validation error, a connect failure) are returned unchanged, as is every failure of an
 /// idempotent request.
+///
+/// DESIGN: the rule for an answer that is not a valid exchange envelope, for a write: a 2xx
+/// (unreadable success), a 3xx (a redirect: after a POST, 302/303 are how a server says "done,
+/// see elsewhere"; 307/308 may come from a front that did not forward it, which the client
+/// cannot tell apart), a 408 or a 5xx leave the outcome unknown; any other 4xx (429, 403, a
+/// plain-text 404 for an unknown path, a proxy's 407) is a refusal, definite.
 pub fn settle(meta: &Meta, request: &http::Request<Vec<u8>>, error: Error) -> Error {
     if meta.idempotent {
         return error;
@@ -133,6 +139,7 @@ pub fn settle(meta: &Meta, request: &http::Request<Vec<u8>>, error: Error) -> Er
         Error::Transport { kind, .. } => kind.may_have_been_sent(),
         Error::HttpStatus { status, .. } => *status >= 500 || *status == 408,
         Error::Decode { status, .. } => (200..300).contains(status),
+        Error::Redirect { .. } => true,
         Error::Api(a) => a.status >= 500 || a.code.kind() == ErrorKind::Server,
         _ => false,
     };
@@ -172,6 +179,7 @@ mod tests {
 
     fn net() -> Error {
         Error::Transport {
+            source: None,
             kind: TransportErrorKind::ConnectionLost,
             message: "reset".into(),
         }
@@ -309,6 +317,7 @@ mod tests {
             ErrorKind::Server
         );
         let connect = Error::Transport {
+            source: None,
             kind: TransportErrorKind::Connect,
             message: "refused".into(),
         };

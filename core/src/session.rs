@@ -10,7 +10,7 @@
 //!     match call.next() {
 //!         Action::Send(request) => match transport.send(request) {
 //!             Ok(response) => call.on_owned_response(response), // or on_response(&response)
-//!             Err(e) => call.on_transport_error(kind, message),
+//!             Err(e) => call.on_transport_error(kind, e.into()), // kind: by the phase it failed in
 //!         },
 //!         Action::Wait(delay) => sleep(delay),
 //!         Action::Done(result) => return result,
@@ -37,7 +37,7 @@ use crate::clock::{estimate_offset, Clock, SystemClock};
 use crate::config::Config;
 use crate::credentials::Credentials;
 use crate::endpoint::{build, parse_body, Endpoint, Family, Meta};
-use crate::error::{ApiCode, Error, SpotCode, SwapCode, TransportErrorKind};
+use crate::error::{ApiCode, BoxError, Error, SpotCode, SwapCode, TransportErrorKind};
 use crate::policy::{settle, RetryDecision, RetryPolicy};
 use crate::ratelimit::{RateLimitUsage, WeightTable};
 use crate::types::TimestampMillis;
@@ -381,7 +381,11 @@ pub trait Drive {
         self.on_response(&response)
     }
     /// Reports that the last [`Action::Send`] failed in the transport.
-    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String);
+    ///
+    /// `error` is the transport's own error, kept as the `source()` of the resulting
+    /// [`Error::Transport`] (a `String` or `&str` converts into it too). `kind` must be decided
+    /// by the phase the transport was in (see [`TransportErrorKind`]).
+    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError);
 }
 
 #[derive(Debug)]
@@ -561,8 +565,8 @@ impl<E: Endpoint> Drive for Call<'_, E> {
         }
     }
 
-    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
-        let e = Error::Transport { kind, message };
+    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
+        let e = transport_error(kind, error);
         match std::mem::replace(&mut self.state, State::Gone) {
             State::AwaitMain => self.failed(e),
             State::AwaitSync => self.state = State::Finished(Err(e)),
@@ -633,8 +637,8 @@ impl<D: Drive + ?Sized> Drive for Box<D> {
     fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
         (**self).on_owned_response(response)
     }
-    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
-        (**self).on_transport_error(kind, message)
+    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
+        (**self).on_transport_error(kind, error)
     }
 }
 
@@ -680,8 +684,8 @@ impl<E: Endpoint> Drive for JsonCall<'_, E> {
     fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
         self.0.on_owned_response(response)
     }
-    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
-        self.0.on_transport_error(kind, message)
+    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
+        self.0.on_transport_error(kind, error)
     }
 }
 
@@ -733,10 +737,19 @@ impl Drive for SyncCall<'_> {
         }
     }
 
-    fn on_transport_error(&mut self, kind: TransportErrorKind, message: String) {
+    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
         if let State::AwaitSync = self.state {
-            self.state = State::Finished(Err(Error::Transport { kind, message }));
+            self.state = State::Finished(Err(transport_error(kind, error)));
         }
+    }
+}
+
+/// The core's error for a transport failure, keeping the transport's error as its source.
+fn transport_error(kind: TransportErrorKind, error: BoxError) -> Error {
+    Error::Transport {
+        kind,
+        message: error.to_string(),
+        source: Some(error),
     }
 }
 

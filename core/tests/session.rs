@@ -65,7 +65,7 @@ fn drive<D: Drive + ?Sized>(
                             call.on_response(&resp);
                         }
                     }
-                    Answer::Fail(kind) => call.on_transport_error(kind, "scripted".to_owned()),
+                    Answer::Fail(kind) => call.on_transport_error(kind, "scripted".into()),
                 }
             }
             Action::Wait(d) => {

@@ -1238,7 +1238,7 @@ mod session_cycle {
                                 .unwrap();
                             call.on_response(&resp);
                         }
-                        Answer::Fail(kind) => call.on_transport_error(kind, "scripted".to_owned()),
+                        Answer::Fail(kind) => call.on_transport_error(kind, "scripted".into()),
                     }
                 }
                 Action::Wait(d) => clock.advance(i64::try_from(d.as_millis()).unwrap()),

@@ -533,7 +533,7 @@ async fn https_with_an_unknown_root_fails_to_connect_and_sends_nothing() {
         .await
         .unwrap_err();
     match &e {
-        Error::Transport { kind, message } => {
+        Error::Transport { kind, message, .. } => {
             assert_eq!(*kind, TransportErrorKind::Connect, "{message}");
             assert!(
                 message.to_ascii_lowercase().contains("certificate"),
@@ -598,6 +598,7 @@ async fn a_body_that_stalls_past_the_read_limit_is_a_timeout() {
         Error::Transport {
             kind: TransportErrorKind::Timeout,
             ref message,
+            ..
         } => assert!(message.contains("body"), "{message}"),
         other => panic!("expected a timeout, got {other:?}"),
     }

@@ -146,7 +146,7 @@ impl Client {
                     }
                     Err((kind, message)) => {
                         tracing::debug!(%kind, %message, "transport error");
-                        call.on_transport_error(kind, message);
+                        call.on_transport_error(kind, message.into());
                     }
                 },
                 Action::Wait(delay) => {

@@ -453,7 +453,7 @@ fn https_with_an_unknown_root_fails_to_connect_and_sends_nothing() {
     let c = tls_client(&server).build().unwrap();
     let e = c.send(&OrderBookRequest::new("btc_usdt")).unwrap_err();
     match &e {
-        Error::Transport { kind, message } => {
+        Error::Transport { kind, message, .. } => {
             assert_eq!(*kind, TransportErrorKind::Connect, "{message}");
             assert!(
                 message.to_ascii_lowercase().contains("certificate"),
