@@ -53,6 +53,10 @@ pub(crate) struct CallArgs {
     /// Value of the ACCESS-RECV-WINDOW header on signed spot requests.
     #[arg(long, value_name = "MS")]
     recv_window: Option<u64>,
+    /// Allow a plain `http://` base URL to a machine other than this one (the API key and the
+    /// signatures then travel in clear text). Loopback URLs need no flag.
+    #[arg(long)]
+    allow_http: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     format: Format,
@@ -115,6 +119,27 @@ fn is_loopback_http(url: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Whether `url` (given with `flag`) is plain http that may be used: loopback, or another host
+/// with `--allow-http`; any other plain-http URL is a usage error naming the URL and the flag.
+fn plain_http(flag: &str, url: Option<&str>, allowed: bool) -> Result<bool, Failure> {
+    let Some(url) = url else {
+        return Ok(false);
+    };
+    let is_http = url
+        .get(..7)
+        .is_some_and(|head| head.eq_ignore_ascii_case("http://"));
+    if !is_http {
+        return Ok(false);
+    }
+    if allowed || is_loopback_http(url) {
+        return Ok(true);
+    }
+    Err(Failure::Usage(format!(
+        "{flag} {url} is plain http to another machine: the API key and signatures would \
+         travel in clear text; use https, or pass --allow-http to send it anyway"
+    )))
+}
+
 pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
     if args.path.contains('?') {
         return Err(Failure::Usage(
@@ -151,8 +176,15 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
             .allow_http(true);
         Some(sim)
     } else {
-        let loopback = |u: &Option<String>| u.as_deref().is_some_and(is_loopback_http);
-        builder = builder.allow_http(loopback(&args.base_url) || loopback(&args.swap_base_url));
+        // Decided per URL: each plain-http URL must be loopback or explicitly allowed, so a
+        // loopback spot URL never lets a remote swap URL go out in clear text.
+        let spot_http = plain_http("--base-url", args.base_url.as_deref(), args.allow_http)?;
+        let swap_http = plain_http(
+            "--swap-base-url",
+            args.swap_base_url.as_deref(),
+            args.allow_http,
+        )?;
+        builder = builder.allow_http(spot_http || swap_http);
         if let Some(url) = args.base_url {
             builder = builder.spot_base_url(url);
         }
@@ -224,7 +256,24 @@ pub(crate) fn sim(args: SimArgs) -> Result<(), Failure> {
 
 #[cfg(test)]
 mod tests {
-    use super::is_loopback_http;
+    use super::{is_loopback_http, plain_http};
+
+    #[test]
+    fn plain_http_is_decided_per_url() {
+        let ok = |flag, url, allowed| matches!(plain_http(flag, url, allowed), Ok(true));
+        let https = |flag, url, allowed| matches!(plain_http(flag, url, allowed), Ok(false));
+        assert!(https("--base-url", None, false));
+        assert!(https("--base-url", Some("https://example.com/v3"), false));
+        assert!(ok("--base-url", Some("http://127.0.0.1:1/v3"), false));
+        assert!(ok("--base-url", Some("HTTP://example.com/v3"), true));
+        match plain_http("--swap-base-url", Some("http://example.com"), false) {
+            Err(crate::Failure::Usage(m)) => {
+                assert!(m.contains("--swap-base-url http://example.com"), "{m}");
+                assert!(m.contains("--allow-http"), "{m}");
+            }
+            _ => panic!("a remote plain-http URL must be refused"),
+        }
+    }
 
     #[test]
     fn loopback_detection() {

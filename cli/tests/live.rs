@@ -524,3 +524,55 @@ fn unknown_outcome_says_to_check_open_orders() {
     let v = json_out(&sim.call(&["GET", "/v3/spot/order/current", "symbol=btc_usdt"]));
     assert_eq!(v["data"].as_array().map(Vec::len), Some(1), "{v}");
 }
+
+/// A loopback spot URL does not let a remote swap URL go out in plain http: each URL is
+/// decided on its own, before anything is sent.
+#[test]
+fn plain_http_is_allowed_per_url_only_for_loopback_or_with_the_flag() {
+    // A listener that counts connections: nothing may reach it.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let remote = "http://example.invalid".to_owned();
+    let spot = format!("http://{}/v3", listener.local_addr().unwrap());
+    let o = run(&[
+        "call",
+        "GET",
+        "/swap/v2/public/ticker",
+        "instrument_id=BTCUSDTPERP",
+        "--base-url",
+        &spot,
+        "--swap-base-url",
+        &remote,
+    ]);
+    assert_eq!(code(&o), 2, "stderr: {}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("--swap-base-url {remote}")), "{err}");
+    assert!(err.contains("--allow-http"), "{err}");
+    assert!(listener.accept().is_err(), "nothing was sent");
+    // The same for the spot URL.
+    let o = run(&[
+        "call",
+        "GET",
+        "/v3/ping",
+        "--base-url",
+        "http://example.invalid/v3",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("--base-url http://example.invalid/v3"),
+        "{}",
+        stderr(&o)
+    );
+    // With the flag the URL is accepted (and then fails to resolve: a transport error, exit 1).
+    let o = run(&[
+        "call",
+        "GET",
+        "/v3/ping",
+        "--base-url",
+        "http://example.invalid/v3",
+        "--allow-http",
+        "--timeout",
+        "5",
+    ]);
+    assert_eq!(code(&o), 1, "stderr: {}", stderr(&o));
+}
