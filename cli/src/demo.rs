@@ -31,7 +31,7 @@ struct Tour<W: Write> {
 impl<W: Write> Tour<W> {
     /// Starts step `name`: prints its heading.
     fn step(&mut self, name: &'static str) -> Result<(), Failure> {
-        self.number += 1;
+        self.number = self.number.saturating_add(1);
         self.step = name;
         writeln!(self.out, "\n{:>2}. {name}", self.number)?;
         Ok(())
@@ -65,6 +65,10 @@ impl<W: Write> Tour<W> {
 }
 
 /// `1700000000` as `2023-11-14 22:13:20 UTC` (proleptic Gregorian, no time zone database).
+// Bound: `secs` is the server's time, any `i64`; `|days| <= i64::MAX / 86400 < 1.1 * 10^14`, so
+// `z` and `era * 400` stay below 10^15 in magnitude; `doe` is in `0..146097`, `yoe` in `0..400`,
+// `doy` in `0..366`, `mp` in `0..12`, `rem` in `0..86400`: every intermediate is far inside `i64`.
+#[allow(clippy::arithmetic_side_effects)]
 fn utc(secs: i64) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
@@ -204,7 +208,10 @@ pub(crate) fn run() -> Result<(), Failure> {
 
     // 5. A limit order placed, queried and cancelled.
     t.step("limit order: place, query, cancel")?;
-    let price = (best_bid * dec("0.9")).round_dp(2);
+    let price = best_bid
+        .checked_mul(dec("0.9"))
+        .ok_or_else(|| t.wrong(format!("best bid {best_bid} out of range")))?
+        .round_dp(2);
     let amount = dec("0.01");
     let placed = t.send(&spot::PlaceOrder::new(
         Market::Spot,
@@ -360,8 +367,13 @@ pub(crate) fn run() -> Result<(), Failure> {
         .send(&swap::TickerRequest::new(INSTRUMENT))?
         .mark_price
         .ok_or_else(|| t.wrong("no mark price".to_owned()))?;
-    let take_profit = (mark * dec("1.1")).round_dp(1).normalize();
-    let stop_loss = (mark * dec("0.9")).round_dp(1).normalize();
+    let scaled = |factor: &str| {
+        mark.checked_mul(dec(factor))
+            .map(|p| p.round_dp(1).normalize())
+            .ok_or_else(|| t.wrong(format!("mark price {mark} out of range")))
+    };
+    let take_profit = scaled("1.1")?;
+    let stop_loss = scaled("0.9")?;
     let ack = t.send(
         &swap::SponsorOrderRequest::new(
             INSTRUMENT,
@@ -439,5 +451,9 @@ mod tests {
         assert_eq!(super::utc(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(super::utc(1_700_000_000), "2023-11-14 22:13:20 UTC");
         assert_eq!(super::utc(951_782_400), "2000-02-29 00:00:00 UTC");
+        // Any server time renders (issue 12: no overflow at the extremes).
+        for secs in [i64::MIN, i64::MIN + 1, -1, i64::MAX] {
+            assert!(super::utc(secs).ends_with(" UTC"), "{secs}");
+        }
     }
 }

@@ -168,6 +168,44 @@ fn validation_error_exits_2_naming_the_field() {
     assert!(stdout(&o).is_empty());
 }
 
+/// Issue 12: `end_time - start_time` overflowed in the kline range check (a panic, exit 101, in
+/// a debug build; a wrapped count that skipped the 500-candle check in release).
+#[test]
+fn extreme_kline_range_exits_2_naming_the_field() {
+    let o = run(&[
+        "request",
+        "GET",
+        "/v3/kline",
+        "symbol=btc_usdt",
+        "period=1",
+        "start_time=-1",
+        "end_time=9223372036854775807",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("start_time"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+}
+
+/// Issue 12: extreme build times and receive windows give a request or a usage error, never a
+/// panic.
+#[test]
+fn extreme_time_and_receive_window_never_panic() {
+    for time in ["-9223372036854775808", "-1", "0", "9223372036854775807"] {
+        for window in ["0", "18446744073709551615"] {
+            let mut args = vec!["request"];
+            args.extend(signed_get());
+            args.extend(["--key", "k", "--secret", SECRET, "--time-ms", time]);
+            args.extend(["--recv-window", window]);
+            let o = run(&args);
+            assert!(
+                [0, 2].contains(&code(&o)),
+                "--time-ms {time} --recv-window {window}: {}",
+                stderr(&o)
+            );
+        }
+    }
+}
+
 #[test]
 fn unknown_parameter_exits_2() {
     let o = run(&[

@@ -114,8 +114,8 @@ impl WeightBudget {
     pub fn observe_remaining(&mut self, remaining: u64, now: TimestampMillis) {
         self.expire(now);
         let believed = self.limit.saturating_sub(self.used);
-        if remaining < believed {
-            let extra = believed - remaining;
+        // `remaining` comes from the server: the difference is taken only when it is positive.
+        if let Some(extra) = believed.checked_sub(remaining).filter(|&d| d > 0) {
             self.spent.push_back((now.0, extra));
             self.used = self.used.saturating_add(extra);
         }

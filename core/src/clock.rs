@@ -19,7 +19,7 @@ impl Clock for SystemClock {
     fn now(&self) -> TimestampMillis {
         let ms = match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
             Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
-            Err(e) => i64::try_from(e.duration().as_millis()).map_or(i64::MIN, |v| -v),
+            Err(e) => i64::try_from(e.duration().as_millis()).map_or(i64::MIN, i64::saturating_neg),
         };
         TimestampMillis(ms)
     }
@@ -87,6 +87,9 @@ impl<C: Clock> Clock for OffsetClock<C> {
 /// around the request. The midpoint rule assumes the server read its clock halfway through the
 /// round trip, so the error is at most half the round-trip time. Computed in `i128`: no overflow,
 /// the result saturates into `i64`.
+// Bound: every operand is an `i64` widened to `i128`; a sum of two is below 2^64 in magnitude,
+// their half minus a third below 2^65, far inside `i128`.
+#[allow(clippy::arithmetic_side_effects)]
 pub fn estimate_offset(
     server: TimestampMillis,
     sent: TimestampMillis,

@@ -745,6 +745,8 @@ pub mod text {
 }
 
 /// `-?[0-9]{1,18}` as an integer, without the general parser; anything else is `None`.
+// Bound: at most 18 digits, so `v` stays below 10^18 < i64::MAX and `-v` is in range.
+#[allow(clippy::arithmetic_side_effects)]
 fn small_int(t: &[u8]) -> Option<i128> {
     let (negative, digits) = match t.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -767,6 +769,9 @@ fn small_int(t: &[u8]) -> Option<i128> {
 
 /// The JSON integer `-?[0-9]{1,18}` at the start of `bytes` and its length, when a delimiter
 /// (not a fraction or exponent) follows it.
+// Bound: at most 18 digits, so `v` stays below 10^18 < i64::MAX, `-v` is in range, and
+// `n + 1 <= 19`.
+#[allow(clippy::arithmetic_side_effects)]
 #[inline]
 fn int_prefix(bytes: &[u8]) -> Option<(i128, usize)> {
     let negative = bytes.first() == Some(&b'-');
@@ -904,6 +909,8 @@ fn plain_json(bytes: &[u8], read: usize) -> bool {
 }
 
 /// Whether `t` is exactly one JSON number.
+// Bound: `i` moves one past a byte `t.get` found, so it never exceeds `t.len() <= isize::MAX`.
+#[allow(clippy::arithmetic_side_effects)]
 fn is_json_number(t: &[u8]) -> bool {
     let digits = |mut i: usize| {
         while t.get(i).is_some_and(u8::is_ascii_digit) {
@@ -948,7 +955,9 @@ pub(crate) struct Columns<'a, E> {
     /// strict, and [`Self::finish`] checks the elements left unread. Any other array has been
     /// checked by whoever handed it over (serde_json's `RawValue`, or the single-pass reader).
     text: &'a str,
-    /// Byte offset of the next unread character.
+    /// Byte offset of the next unread character: at most `text.len() + 2` (a position moves
+    /// at most two bytes past one `get` found), so position arithmetic cannot overflow a
+    /// `usize` (`text.len() <= isize::MAX`).
     pos: usize,
     /// Index of the next element.
     index: usize,
@@ -973,6 +982,9 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
 
     /// [`Self::advance`] as a flag: whether there is a next element (`None`: the separator is
     /// missing, which is not JSON).
+    // Bound: `pos` moves one past a byte `get` found (see `pos`); `index` counts elements, at
+    // most one per byte.
+    #[allow(clippy::arithmetic_side_effects)]
     fn step(&mut self) -> Option<bool> {
         let bytes = self.text.as_bytes();
         let mut pos = self.pos;
@@ -998,6 +1010,8 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
     }
 
     /// The token at the current position (after [`Self::advance`]).
+    // Bound: `end` moves at most two past a byte `get` found (see `pos`).
+    #[allow(clippy::arithmetic_side_effects)]
     fn token(&mut self) -> Token<'a> {
         let bytes = self.text.as_bytes();
         let start = self.pos;
@@ -1068,7 +1082,7 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
                 }
             }
         }
-        if self.pos + 1 == self.text.len() {
+        if self.pos.checked_add(1) == Some(self.text.len()) {
             Ok(())
         } else {
             Err(self.not_json())
@@ -1099,6 +1113,9 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
     /// Fast path of [`Self::decimal`] and [`Self::opt_decimal`]: the separator without
     /// whitespace, then a plain number, bare (spot) or quoted (swap prices). `None` leaves the
     /// position unchanged for the slow path.
+    // Bound: positions move past bytes `get` found or `parse_plain_prefix` read (see `pos`);
+    // `index` counts elements, at most one per byte.
+    #[allow(clippy::arithmetic_side_effects)]
     #[inline(always)]
     fn plain_decimal(&mut self) -> Option<Decimal> {
         let bytes = self.text.as_bytes();
@@ -1159,6 +1176,9 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
     }
 
     /// The next element as an integer.
+    // Bound: positions move past bytes `get` found or `int_prefix` read (see `pos`); `index`
+    // counts elements, at most one per byte.
+    #[allow(clippy::arithmetic_side_effects)]
     #[inline]
     pub(crate) fn int<T: TryFrom<i128>>(&mut self) -> Result<T, E> {
         // Fast path: no whitespace, a plain integer that fits the target.

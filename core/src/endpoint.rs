@@ -287,7 +287,12 @@ pub fn build<E: Endpoint + ?Sized>(
             json.unwrap_or_else(|| b"{}".to_vec()),
         ),
     };
-    let mut url = String::with_capacity(base.len() + path.len() + query.len() + 1);
+    let mut url = String::with_capacity(
+        base.len()
+            .saturating_add(path.len())
+            .saturating_add(query.len())
+            .saturating_add(1),
+    );
     url.push_str(base);
     let path_start = url.len();
     url.push_str(&path);

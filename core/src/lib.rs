@@ -30,11 +30,15 @@
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// Arithmetic on values a caller or a server supplies is checked (`checked_*`, `saturating_*`,
+// a typed validation error when a caller's value overflows); plain operators are allowed only
+// on the smallest item whose bound is proven, with the bound in a comment there.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
-    clippy::indexing_slicing
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
 )]
 #![cfg_attr(
     test,
@@ -42,7 +46,8 @@
         clippy::unwrap_used,
         clippy::expect_used,
         clippy::panic,
-        clippy::indexing_slicing
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
     )
 )]
 

@@ -83,6 +83,9 @@ pub(crate) fn parse_plain_prefix(bytes: &[u8]) -> Option<(Decimal, usize)> {
 /// Unsigned plain notation at the start of `rest` (`[0-9]*(\.[0-9]*)?`): mantissa, scale and
 /// bytes read, when there are 1..=19 digits (a u64 holds them without overflow; wrapping
 /// arithmetic only matters for longer inputs, which are refused here).
+// Bound: `digits` counts bytes of `rest`, so at most `rest.len() <= isize::MAX`; `digits + 1` is
+// taken only once `digits <= 19`.
+#[allow(clippy::arithmetic_side_effects)]
 #[inline]
 fn plain(rest: &[u8]) -> Option<(u64, u32, usize)> {
     let mut mantissa: u64 = 0;
@@ -120,9 +123,15 @@ fn from_u64(mantissa: u64, negative: bool, scale: u32) -> Decimal {
 }
 
 /// General path: long mantissas and exponent notation.
+// Bound: `i` and `frac_digits` count bytes of `rest` (at most `rest.len() <= isize::MAX`);
+// `significant <= 38` before `mantissa * 10 + digit`, so the mantissa stays below 10^38 (a `u128`
+// holds 3.4 * 10^38); `b - b'0'` only for an ASCII digit; `exponent` is in `0..=i64::MAX` before
+// its negation.
+#[allow(clippy::arithmetic_side_effects)]
 fn parse_slow(rest: &[u8], negative: bool) -> Result<Decimal, DecimalError> {
     let mut mantissa: u128 = 0;
-    let mut digits = 0u32;
+    // Whether a digit was seen (a count could overflow on a body of 2^32 leading zeros).
+    let mut any_digit = false;
     let mut significant = 0u32;
     let mut frac_digits: i64 = 0;
     let mut seen_dot = false;
@@ -130,7 +139,7 @@ fn parse_slow(rest: &[u8], negative: bool) -> Result<Decimal, DecimalError> {
     while let Some(&b) = rest.get(i) {
         match b {
             b'0'..=b'9' => {
-                digits += 1;
+                any_digit = true;
                 if mantissa != 0 || b != b'0' {
                     significant += 1;
                 }
@@ -147,7 +156,7 @@ fn parse_slow(rest: &[u8], negative: bool) -> Result<Decimal, DecimalError> {
         }
         i += 1;
     }
-    if digits == 0 {
+    if !any_digit {
         return Err(DecimalError::Invalid);
     }
     let mut exponent: i64 = 0;
@@ -167,7 +176,7 @@ fn parse_slow(rest: &[u8], negative: bool) -> Result<Decimal, DecimalError> {
             }
             _ => false,
         };
-        let mut exp_digits = 0u32;
+        let mut exp_digit = false;
         while let Some(&b) = rest.get(i) {
             if !b.is_ascii_digit() {
                 return Err(DecimalError::Invalid);
@@ -175,10 +184,10 @@ fn parse_slow(rest: &[u8], negative: bool) -> Result<Decimal, DecimalError> {
             exponent = exponent
                 .saturating_mul(10)
                 .saturating_add(i64::from(b - b'0'));
-            exp_digits += 1;
+            exp_digit = true;
             i += 1;
         }
-        if exp_digits == 0 {
+        if !exp_digit {
             return Err(DecimalError::Invalid);
         }
         if exp_negative {
@@ -189,6 +198,8 @@ fn parse_slow(rest: &[u8], negative: bool) -> Result<Decimal, DecimalError> {
 }
 
 /// Builds the decimal `mantissa * 10^-scale`, normalising a scale outside 0..=28 exactly.
+// Bound: `scale` moves by one towards `0..=28` only while it is outside that range.
+#[allow(clippy::arithmetic_side_effects)]
 fn finish(mut mantissa: u128, mut scale: i64, negative: bool) -> Result<Decimal, DecimalError> {
     if mantissa == 0 {
         // Zero: any scale is the same value; keep what fits.

@@ -521,8 +521,8 @@ impl<R: WindowListing> Pager for WindowPager<R> {
                 if let (Some((bt, seen)), Some(t)) = (skip.as_mut(), t) {
                     if t == *bt {
                         if let Some(n) = seen.get_mut(&R::item_key(it)) {
-                            if *n > 0 {
-                                *n -= 1;
+                            if let Some(left) = n.checked_sub(1) {
+                                *n = left;
                                 return false;
                             }
                         }
@@ -553,13 +553,15 @@ impl<R: WindowListing> Pager for WindowPager<R> {
                             return kept;
                         }
                         for k in new_here {
-                            *seen.entry(k).or_insert(0) += 1;
+                            let n = seen.entry(k).or_insert(0);
+                            *n = n.saturating_add(1);
                         }
                     }
                     _ => {
-                        let mut seen = HashMap::new();
+                        let mut seen: HashMap<String, usize> = HashMap::new();
                         for k in new_here {
-                            *seen.entry(k).or_insert(0) += 1;
+                            let n = seen.entry(k).or_insert(0);
+                            *n = n.saturating_add(1);
                         }
                         self.boundary = Some((t, seen));
                     }

@@ -91,6 +91,10 @@ impl RetryPolicy {
 
     /// The backoff before retry number `retries_done + 1`: `base * 2^retries_done` capped at
     /// `max_delay`, then jittered into `[d/2, d]` from `now`.
+    // Bound: `half = full_ms / 2 <= full_ms`, so `span = full_ms - half` cannot underflow and
+    // `span <= 2^63`, so `span + 1` cannot overflow; `jitter <= span`, so
+    // `half + jitter <= full_ms`.
+    #[allow(clippy::arithmetic_side_effects)]
     pub fn backoff(&self, retries_done: u32, now: TimestampMillis) -> Duration {
         let factor = 1u32.checked_shl(retries_done.min(31)).unwrap_or(u32::MAX);
         let full = self

@@ -537,7 +537,12 @@ mod fast {
 
     pub(crate) struct Reader<'de> {
         text: &'de str,
+        /// Byte offset of the next unread character. It only moves one past a byte `get` found
+        /// (or to the end of a slice `get` returned), so it is at most `text.len()`, and
+        /// `pos + 1` cannot overflow a `usize` (`text.len() <= isize::MAX`).
         pos: usize,
+        /// Open arrays and objects: at most `MAX_DEPTH + 1` (the reader bails beyond
+        /// `MAX_DEPTH`), and only decremented after `enter` incremented it.
         depth: u32,
     }
 
@@ -558,6 +563,8 @@ mod fast {
             }
         }
 
+        // Bound: see `Reader::pos`.
+        #[allow(clippy::arithmetic_side_effects)]
         fn skip_ws(&mut self) -> Option<u8> {
             let bytes = self.text.as_bytes();
             loop {
@@ -569,7 +576,7 @@ mod fast {
         }
 
         fn literal(&mut self, word: &[u8]) -> Result<(), Bail> {
-            let end = self.pos + word.len();
+            let end = self.pos.checked_add(word.len()).ok_or(Bail)?;
             if self.text.as_bytes().get(self.pos..end) == Some(word) {
                 self.pos = end;
                 Ok(())
@@ -579,6 +586,8 @@ mod fast {
         }
 
         /// The string at `pos` (which holds `"`), without escapes or control characters.
+        // Bound: see `Reader::pos`.
+        #[allow(clippy::arithmetic_side_effects)]
         fn string(&mut self) -> Result<&'de str, Bail> {
             let bytes = self.text.as_bytes();
             let start = self.pos + 1;
@@ -597,6 +606,8 @@ mod fast {
         }
 
         /// The number at `pos` (JSON grammar), and whether it is an integer.
+        // Bound: see `Reader::pos`.
+        #[allow(clippy::arithmetic_side_effects)]
         fn number(&mut self) -> Result<(&'de str, bool), Bail> {
             let bytes = self.text.as_bytes();
             let start = self.pos;
@@ -638,6 +649,8 @@ mod fast {
             Ok((text, integer))
         }
 
+        // Bound: see `Reader::pos` and `Reader::depth`.
+        #[allow(clippy::arithmetic_side_effects)]
         fn enter(&mut self) -> Result<(), Bail> {
             self.depth += 1;
             if self.depth > MAX_DEPTH {
@@ -648,6 +661,8 @@ mod fast {
         }
 
         /// Skips one value, checking its syntax.
+        // Bound: see `Reader::pos` and `Reader::depth`.
+        #[allow(clippy::arithmetic_side_effects)]
         fn skip_value(&mut self) -> Result<(), Bail> {
             match self.skip_ws() {
                 Some(b'"') => self.string().map(drop),
@@ -706,6 +721,8 @@ mod fast {
         /// numbers (one pass instead of two) and errs on anything that is not JSON, so this
         /// body is then decoded again by serde_json, as after any other error here. The other
         /// `RawValue` readers either err on an array or parse its text with serde_json.
+        // Bound: `start + 1 + len` is the offset of a byte `position` found (see `Reader::pos`).
+        #[allow(clippy::arithmetic_side_effects)]
         fn flat_array(&mut self) -> Option<&'de str> {
             let bytes = self.text.as_bytes();
             let start = self.pos;
@@ -725,6 +742,8 @@ mod fast {
             Some(raw)
         }
 
+        // Bound: see `Reader::pos` and `Reader::depth`.
+        #[allow(clippy::arithmetic_side_effects)]
         fn seq<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Bail> {
             self.enter()?;
             let value = v.visit_seq(Seq {
@@ -739,6 +758,8 @@ mod fast {
             Ok(value)
         }
 
+        // Bound: see `Reader::pos` and `Reader::depth`.
+        #[allow(clippy::arithmetic_side_effects)]
         fn map<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Bail> {
             self.enter()?;
             let value = v.visit_map(Map {
@@ -763,7 +784,7 @@ mod fast {
                 if magnitude == 0 {
                     return Err(Bail);
                 }
-                let value = i64::try_from(-i128::from(magnitude)).map_err(|_| Bail)?;
+                let value = 0i64.checked_sub_unsigned(magnitude).ok_or(Bail)?;
                 v.visit_i64(value)
             }
             None => v.visit_u64(text.parse().map_err(|_| Bail)?),
@@ -974,6 +995,8 @@ mod fast {
     impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
         type Error = Bail;
 
+        // Bound: see `Reader::pos`.
+        #[allow(clippy::arithmetic_side_effects)]
         fn next_element_seed<T: DeserializeSeed<'de>>(
             &mut self,
             seed: T,
@@ -1002,6 +1025,8 @@ mod fast {
     impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         type Error = Bail;
 
+        // Bound: see `Reader::pos`.
+        #[allow(clippy::arithmetic_side_effects)]
         fn next_key_seed<K: DeserializeSeed<'de>>(
             &mut self,
             seed: K,

@@ -116,6 +116,27 @@ fn public_request_validation_names_the_field() {
     )
     .is_ok());
     assert_invalid(&CurrenciesRequest::currency(" "), "currency");
+    // Issue 12: `end_time - start_time` overflowed `i64` here (a panic in a debug build, a
+    // wrapped count that skipped the 500-candle check in release); any range too long to count
+    // is the same validation error.
+    for (start, end) in [
+        (-1, i64::MAX),
+        (i64::MIN, i64::MAX),
+        (i64::MIN, 0),
+        (i64::MIN, i64::MIN + 1),
+        (-1_000, i64::MAX - 1),
+    ] {
+        for period in KlinePeriod::ALL {
+            let req = KlineRequest::new("btc_usdt", period)
+                .start_time(start)
+                .end_time(end);
+            if (i128::from(end) - i128::from(start)) / i128::from(period.seconds()) <= 500 {
+                assert!(build_req(&req).is_ok(), "{start}..{end} {period:?}");
+            } else {
+                assert_invalid(&req, "start_time");
+            }
+        }
+    }
     for bad in ["2", "1h", "1d1", ""] {
         match KlinePeriod::parse(bad) {
             Err(Error::Validation { field, .. }) => assert_eq!(field, "period"),

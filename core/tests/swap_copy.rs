@@ -741,6 +741,20 @@ fn user_center_current_decodes_every_field() {
     assert_eq!(p.open_price, Some(d("2000")));
     // A 10-digit time is seconds; converted to the same instant in ms.
     assert_eq!(p.open_time, Some(TimestampMillis(1_668_134_664_000)));
+    // Issue 12: the `i64` limits decode (`abs` of the server's `i64::MIN` overflowed).
+    for (sent, want) in [
+        ("-9223372036854775808", i64::MIN),
+        ("9223372036854775807", i64::MAX),
+        ("-99999999999", -99_999_999_999_000),
+        ("99999999999", 99_999_999_999_000),
+        ("100000000000", 100_000_000_000),
+    ] {
+        let got = decode_swap::<CopyCurrentRequest>(&format!(
+            r#"{{"code":0,"data":{{"list":[{{"order_id":"1","open_time":{sent}}}]}}}}"#
+        ))
+        .unwrap();
+        assert_eq!(got.list[0].open_time, Some(TimestampMillis(want)), "{sent}");
+    }
     assert_eq!(p.open_fee, None);
     assert_eq!(p.expert_name, None);
     assert_eq!(p.unrealized_profit, Some(d("0.5")));

@@ -64,9 +64,18 @@ decode += numbers + ['"%s"' % n for n in numbers[:12]]
 for t in ["catalog_decode", "spot_decode", "swap_decode", "reader"]:
     write(t, decode)
 
+# Extreme integer and decimal values (issue 12), as the build target's `EXTREMES` table lists
+# them: bare, as a `k=v` value and as a JSON member value; and the mark that selects one by the
+# next byte.
+build_src = open(os.path.join(FUZZ, "src", "build.rs")).read()
+table = re.search(r"pub const EXTREMES: &\[&str\] = &\[(.*?)\];", build_src, re.S).group(1)
+extremes = re.findall(r'"([^"]*)"', table)
+
 build = ["\n", "=", "\x00", "\x00{", "\x00[{", "}]", "&", "%", "+", "market=spot\n", "market=margin\n"]
 build += ["%s=" % p for p in sorted(params)] + ['"%s":' % p for p in sorted(params)]
 build += sorted(values) + json_syntax + numbers
+build += ["\x01"] + extremes + ["=%s\n" % e for e in extremes] + [":%s" % e for e in extremes]
+build += ['"%s"' % e for e in extremes]
 write("catalog_build", build)
 
 dec = ["0", "1", "9", ".", "-", "+", "e", "E", "e-", "E+", "e+0", " ", "\t", "\n", "\x0b", "\x0c", "\r", "\xa0", "\u3000",

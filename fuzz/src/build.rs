@@ -14,6 +14,71 @@ pub const NOWS: [i64; 4] = [
     86_400_000,
 ];
 
+/// Extreme build times a flags byte selects instead of `NOWS` when bit 7 is set (bits 3-4).
+pub const EXTREME_NOWS: [i64; 4] = [i64::MIN, -1, 0, i64::MAX];
+
+/// The receive window of a flags byte with bits 2 and 7 set (5000 with bit 2 alone).
+pub const EXTREME_RECV_WINDOW: u64 = u64::MAX;
+
+/// The byte that, in `params`, stands for the extreme value [`EXTREMES`] indexes with the next
+/// byte (modulo its length): one mutated byte moves a parameter to an integer or decimal limit.
+pub const EXTREME_MARK: u8 = 0x01;
+
+/// Extreme integer and decimal texts (issue 12): 0, -1, the 32- and 64-bit limits and one past
+/// them, 10^28, the largest `Decimal` and one past it, 28- and 29-digit fractions, exponents at
+/// and past the range.
+pub const EXTREMES: &[&str] = &[
+    "0",
+    "-1",
+    "1",
+    "-0",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551615",
+    "18446744073709551616",
+    "2147483647",
+    "-2147483648",
+    "4294967295",
+    "4294967296",
+    "10000000000000000000000000000",
+    "-10000000000000000000000000000",
+    "79228162514264337593543950335",
+    "79228162514264337593543950336",
+    "340282366920938463463374607431768211456",
+    "0.0000000000000000000000000001",
+    "-0.0000000000000000000000000001",
+    "0.00000000000000000000000000001",
+    "0.1234567890123456789012345678",
+    "9.9999999999999999999999999999",
+    "7922816251426433759354395033.5",
+    "1e28",
+    "1e-28",
+    "1e29",
+    "1e-29",
+    "1e999999999999999999999",
+];
+
+/// `params` with every [`EXTREME_MARK`] and the byte after it replaced by the extreme value
+/// that byte selects (a mark at the end selects the first).
+pub fn expand_extremes(params: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !params.contains(&EXTREME_MARK) {
+        return params.into();
+    }
+    let mut out = Vec::with_capacity(params.len().saturating_add(64));
+    let mut bytes = params.iter();
+    while let Some(&b) = bytes.next() {
+        if b == EXTREME_MARK {
+            let sel = bytes.next().copied().unwrap_or(0);
+            out.extend_from_slice(EXTREMES[usize::from(sel) % EXTREMES.len()].as_bytes());
+        } else {
+            out.push(b);
+        }
+    }
+    out.into()
+}
+
 /// Key and secret pairs a flags byte selects (bits 5-6): ordinary, empty secret, a secret longer
 /// than the SHA-256 block (hashed into the key), non-ASCII.
 pub const CREDENTIALS: [(&str, &str); 4] = [
@@ -30,9 +95,11 @@ pub const CREDENTIALS: [(&str, &str); 4] = [
 ///
 /// Input: `[entry, flags] ++ params`, where `entry` indexes [`crate::entries`] modulo its length
 /// and `flags` bit 0 = no credentials, bit 1 = simulator-like base URLs, bit 2 = a receive
-/// window, bits 3-4 index `NOWS`, bits 5-6 index `CREDENTIALS`. `params` (lossy UTF-8) is
-/// `k=v` lines (text parameters, as on the CLI), then optionally a NUL byte and a JSON body
-/// (object members, or an array for the swap batch endpoints).
+/// window, bits 3-4 index `NOWS` (`EXTREME_NOWS` with bit 7), bits 5-6 index `CREDENTIALS`,
+/// bit 7 = extreme build time and receive window (`EXTREME_RECV_WINDOW`). `params` (lossy UTF-8,
+/// after [`expand_extremes`]: `\x01 s` is `EXTREMES[s]`) is `k=v` lines (text parameters, as on
+/// the CLI), then optionally a NUL byte and a JSON body (object members, or an array for the swap
+/// batch endpoints).
 ///
 /// The build must return a validation error, or a request that passes [`check_request`]: its
 /// signature verifies against an HMAC recomputed here over the exact bytes sent.
@@ -42,7 +109,8 @@ pub fn catalog_build(data: &[u8]) {
     };
     let all = entries();
     let entry = all[usize::from(*e) % all.len()];
-    let text = String::from_utf8_lossy(params);
+    let params = expand_extremes(params);
+    let text = String::from_utf8_lossy(&params);
     let (kv, json) = match text.split_once('\0') {
         Some((kv, json)) => (kv, Some(json)),
         None => (&*text, None),
@@ -65,10 +133,12 @@ pub fn catalog_build(data: &[u8]) {
     } else {
         Config::default()
     };
+    let extreme = flags & 0x80 != 0;
     if flags & 4 != 0 {
-        config = config.with_recv_window(5000);
+        config = config.with_recv_window(if extreme { EXTREME_RECV_WINDOW } else { 5000 });
     }
-    let now = TimestampMillis(NOWS[usize::from((flags >> 3) & 3)]);
+    let nows = if extreme { EXTREME_NOWS } else { NOWS };
+    let now = TimestampMillis(nows[usize::from((flags >> 3) & 3)]);
     let pair = CREDENTIALS[usize::from((flags >> 5) & 3)];
     let credentials = (flags & 1 == 0).then(|| Credentials::new(pair.0, pair.1));
     let result = (entry.build)(map, &config, credentials.as_ref(), now);

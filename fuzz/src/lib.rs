@@ -26,7 +26,7 @@ pub mod encode;
 mod reader;
 pub mod verify;
 
-pub use build::catalog_build;
+pub use build::{catalog_build, expand_extremes, EXTREMES, EXTREME_MARK};
 pub use decimal::decimal;
 pub use decode::{catalog_decode, spot_decode, swap_decode, SPOT_HOT, SWAP_HOT};
 pub use reader::{reader, READER_TYPES};

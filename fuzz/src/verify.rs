@@ -23,6 +23,13 @@ pub fn check_decode_result(
     result: &Result<serde_json::Value, Error>,
 ) {
     let ok_status = (200..300).contains(&status);
+    // A 3xx is never a result, whatever its body says (core: `Error::Redirect`).
+    let redirect = (300..400).contains(&status);
+    assert!(
+        !redirect || matches!(result, Err(Error::Redirect { status: s, .. }) if *s == status),
+        "{}: HTTP {status} is not a redirect error: {result:?}",
+        meta.name
+    );
     match result {
         Ok(v) => {
             // JSON syntax, as serde_json checks it when skipping (ignored strings keep invalid
@@ -60,6 +67,9 @@ pub fn check_decode_result(
                         "{}: {e}",
                         meta.name
                     );
+                }
+                Error::Redirect { status: s, .. } => {
+                    assert!(redirect && *s == status, "{}: {e}", meta.name)
                 }
                 Error::Decode { status: s, .. } => {
                     assert_eq!(*s, status, "{}: {e}", meta.name);

@@ -30,13 +30,23 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
+/// Seeds by target: each input and the kind its file name carries after `seed-` (`""`, or
+/// `"extreme-"` for the extreme-value builds).
 #[derive(Default)]
-struct Seeds(BTreeMap<&'static str, BTreeSet<Vec<u8>>>);
+struct Seeds(BTreeMap<&'static str, BTreeMap<Vec<u8>, &'static str>>);
 
 impl Seeds {
     fn add(&mut self, target: &'static str, data: Vec<u8>) {
+        self.add_kind(target, "", data);
+    }
+
+    fn add_kind(&mut self, target: &'static str, kind: &'static str, data: Vec<u8>) {
         if data.len() <= MAX_SEED {
-            self.0.entry(target).or_default().insert(data);
+            self.0
+                .entry(target)
+                .or_default()
+                .entry(data)
+                .or_insert(kind);
         }
     }
 }
@@ -455,6 +465,102 @@ fn solve(entry: &catalog::CatalogEntry, mut probe: Probe) -> Option<Probe> {
     None
 }
 
+/// `min` with every optional parameter the builder accepts on top of it (any name of `names`,
+/// the first candidate value that builds).
+fn maximal(entry: &catalog::CatalogEntry, min: &Probe, names: &BTreeSet<String>) -> Probe {
+    let mut max = min.clone();
+    for name in names {
+        let element = max.element.is_some() && entry.meta.family == Family::Swap;
+        if min.clone().fields(element).iter().any(|(k, _)| k == name) {
+            continue;
+        }
+        for value in candidates(name) {
+            let mut p = max.clone();
+            p.fields(element).push((name.clone(), value));
+            if p.build(entry).is_ok() {
+                max = p;
+                break;
+            }
+        }
+    }
+    max
+}
+
+/// Whether a parameter value is a plain number (an integer or decimal parameter, or a numeric
+/// code or id).
+fn is_numeric(v: &str) -> bool {
+    v.bytes().any(|b| b.is_ascii_digit())
+        && v.bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+}
+
+/// Builds from extreme integer and decimal values (issue 12), written as `seed-extreme-*`: per
+/// entry with numeric parameters, its maximal set with each numeric value replaced by an
+/// extreme text (`digifinex_fuzz::EXTREMES`, rotating), and the same with each numeric text
+/// parameter as an `EXTREME_MARK` selector (one mutated byte reaches every extreme) at an
+/// extreme build time and receive window (flags bit 7); and the kline range that overflowed
+/// (`start_time=-1 end_time=i64::MAX`).
+fn extreme_build_seeds(seeds: &mut Seeds) {
+    let names = param_names();
+    let extremes = digifinex_fuzz::EXTREMES;
+    let mut rotate = 0usize;
+    for (i, entry) in entries().iter().enumerate() {
+        let i = u8::try_from(i).expect("fewer than 256 entries");
+        let Some(min) = solve(entry, Probe::default()) else {
+            continue;
+        };
+        let max = maximal(entry, &min, &names);
+        let mut literal = max.clone();
+        let mut marked = max.clone();
+        let mut any = false;
+        let fields = literal
+            .text
+            .iter_mut()
+            .chain(literal.element.iter_mut().flatten());
+        for (_, v) in fields.filter(|(_, v)| is_numeric(v)) {
+            *v = extremes[rotate % extremes.len()].to_owned();
+            rotate += 1;
+            any = true;
+        }
+        for (_, v) in marked.text.iter_mut().filter(|(_, v)| is_numeric(v)) {
+            let sel = u8::try_from(rotate % extremes.len()).expect("a small table");
+            *v = String::from_utf8(vec![digifinex_fuzz::EXTREME_MARK, sel]).expect("ASCII");
+            rotate += 1;
+        }
+        if !any {
+            continue;
+        }
+        seeds.add_kind(
+            "catalog_build",
+            "extreme-",
+            encode::catalog_build(i, 0, &literal.text, literal.json().as_deref()),
+        );
+        // Bit 7: extreme build time (bits 3-4) and receive window (bit 2).
+        let flags = 0x84 | ((i & 3) << 3);
+        seeds.add_kind(
+            "catalog_build",
+            "extreme-",
+            encode::catalog_build(i, flags, &marked.text, marked.json().as_deref()),
+        );
+    }
+    let (kline, _) = catalog::find("GET", "/v3/kline").expect("kline");
+    let kline = encode::entry_index(kline.meta.name).expect("index");
+    let text: Vec<(String, String)> = [
+        ("symbol", "btc_usdt"),
+        ("period", "1"),
+        ("start_time", "-1"),
+        ("end_time", "9223372036854775807"),
+    ]
+    .iter()
+    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+    .collect();
+    seeds.add_kind(
+        "catalog_build",
+        "extreme-",
+        encode::catalog_build(kline, 0, &text, None),
+    );
+}
+
 fn build_seeds(seeds: &mut Seeds) {
     let names = param_names();
     let mut unsolved = 0;
@@ -466,22 +572,7 @@ fn build_seeds(seeds: &mut Seeds) {
             seeds.add("catalog_build", encode::catalog_build(i, 0, &[], None));
             continue;
         };
-        // Optional parameters: any name/value the builder accepts on top of the minimal set.
-        let mut max = min.clone();
-        for name in &names {
-            let element = max.element.is_some() && entry.meta.family == Family::Swap;
-            if min.clone().fields(element).iter().any(|(k, _)| k == name) {
-                continue;
-            }
-            for value in candidates(name) {
-                let mut p = max.clone();
-                p.fields(element).push((name.clone(), value));
-                if p.build(entry).is_ok() {
-                    max = p;
-                    break;
-                }
-            }
-        }
+        let max = maximal(entry, &min, &names);
         for p in [&min, &max] {
             let json = p.json();
             for flags in [0u8, 0b0110_0110, 0b0011_1001] {
@@ -603,16 +694,14 @@ fn decode_seeds(seeds: &mut Seeds, decimals: &mut BTreeSet<String>) {
     }
 }
 
-fn write(seeds: &Seeds) {
+/// Writes the seeds, replacing the files of their targets whose names `replace` selects.
+fn write(seeds: &Seeds, replace: fn(&str) -> bool) {
     for (target, set) in &seeds.0 {
         let dir = root().join("corpus").join(target);
         std::fs::create_dir_all(&dir).expect("corpus dir");
         for e in std::fs::read_dir(&dir).expect("corpus dir") {
             let p = e.expect("entry").path();
-            if p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("seed-"))
-            {
+            if p.file_name().and_then(|n| n.to_str()).is_some_and(replace) {
                 std::fs::remove_file(&p).expect("remove old seed");
             }
         }
@@ -620,10 +709,10 @@ fn write(seeds: &Seeds) {
             .iter()
             .find(|(n, _)| n == target)
             .expect("target");
-        for data in set {
+        for (data, kind) in set {
             f(data);
             let hash = hex::encode(&Sha256::digest(data)[..8]);
-            std::fs::write(dir.join(format!("seed-{hash}")), data).expect("write seed");
+            std::fs::write(dir.join(format!("seed-{kind}{hash}")), data).expect("write seed");
         }
         eprintln!("{target}: {} seeds", set.len());
     }
@@ -678,5 +767,16 @@ fn regenerate_seed_corpora() {
     for d in decimals {
         seeds.add("decimal", d.into_bytes());
     }
-    write(&seeds);
+    // `seed-extreme-*` are `regenerate_extreme_seeds`'s (the two may run at once).
+    write(&seeds, |n| {
+        n.starts_with("seed-") && !n.starts_with("seed-extreme-")
+    });
+}
+
+#[test]
+#[ignore = "rewrites corpus/catalog_build/seed-extreme-*; run on demand"]
+fn regenerate_extreme_seeds() {
+    let mut seeds = Seeds::default();
+    extreme_build_seeds(&mut seeds);
+    write(&seeds, |n| n.starts_with("seed-extreme-"));
 }

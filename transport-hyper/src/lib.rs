@@ -53,6 +53,18 @@
 //! default roots the handshake is refused, which is a connect error (never an unknown outcome:
 //! nothing was sent). Without `ring` or `aws-lc-rs` there is no TLS.
 //!
+//! # Failures
+//!
+//! Redirects are never followed: a 3xx answer is [`Error::Redirect`] (for an order, an unknown
+//! outcome: [`Error::OutcomeUnknown`] with the redirect as its cause), and nothing is sent to
+//! its `Location`. A transport failure is classified by the phase it happened in, decided from
+//! where the transport was, not from the error's text: before any request byte could be
+//! written (resolving, connecting, the TLS handshake, a proxy's refusal, or a limit running
+//! out meanwhile) it is [`TransportErrorKind::Connect`](digifinex_core::TransportErrorKind),
+//! definite even for an order; after (writing, waiting, reading) it is `Timeout` or
+//! `ConnectionLost`, and an order's outcome is unknown. The transport's own error is kept as
+//! the `source()` of [`Error::Transport`].
+//!
 //! Plain `http://` base URLs are refused unless [`ClientBuilder::allow_http`] is set (for the
 //! simulator and tests).
 #![forbid(unsafe_code)]

@@ -389,6 +389,141 @@ async fn a_custom_hyper_client_is_used() {
     assert_eq!(r.attempts, 2);
 }
 
+/// hyper-util's legacy client has no redirect following: a 3xx reaches the core, and the target
+/// sees nothing, with the default client and with a caller's.
+#[tokio::test]
+async fn a_redirect_is_never_followed() {
+    use digifinex_hyper::hyper_util::client::legacy::{connect::HttpConnector, Client as Hyper};
+    use digifinex_hyper::hyper_util::rt::TokioExecutor;
+    let target = TestServer::scripted(vec![Reply::ok(BOOK); 4]);
+    let location = format!("{}/v3/order_book?symbol=btc_usdt", target.url());
+    let server =
+        TestServer::start(move |_, _| Reply::html(308, "moved").with_header("location", &location));
+    let custom = client(&server)
+        .hyper_client(Hyper::builder(TokioExecutor::new()).build(HttpConnector::new()))
+        .build()
+        .unwrap();
+    let default = client(&server).build().unwrap();
+    for c in [
+        &custom.send(&OrderBookRequest::new("btc_usdt")).await,
+        &default.send(&OrderBookRequest::new("btc_usdt")).await,
+    ] {
+        match c.as_ref().unwrap_err() {
+            Error::Redirect {
+                status: 308,
+                location: Some(l),
+            } => assert!(l.starts_with(&target.url()), "{l}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    for e in [
+        custom.send(&order()).await.unwrap_err(),
+        default.send(&order()).await.unwrap_err(),
+    ] {
+        match &e {
+            Error::OutcomeUnknown { cause, .. } => {
+                assert!(
+                    matches!(**cause, Error::Redirect { status: 308, .. }),
+                    "{e:?}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(server.seen().len(), 4);
+    assert!(target.seen().is_empty());
+}
+
+/// A connector that never connects.
+#[derive(Clone)]
+struct NeverConnects;
+
+impl tower_service::Service<http::Uri> for NeverConnects {
+    type Response = digifinex_hyper::hyper_util::rt::TokioIo<tokio::net::TcpStream>;
+    type Error = std::io::Error;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Self::Response, std::io::Error>> + Send>,
+    >;
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), std::io::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+    fn call(&mut self, _: http::Uri) -> Self::Future {
+        Box::pin(std::future::pending())
+    }
+}
+
+/// The read limit runs from the start of the attempt; when it runs out before the request got
+/// a connection, nothing was sent: a connect error, definite even for an order.
+#[tokio::test]
+async fn a_limit_that_runs_out_while_connecting_is_a_connect_error() {
+    use digifinex_hyper::hyper_util::client::legacy::Client as Hyper;
+    use digifinex_hyper::hyper_util::rt::TokioExecutor;
+    let c = Client::builder()
+        .spot_base_url("http://127.0.0.1:9/v3")
+        .allow_http(true)
+        .credentials(Credentials::new(KEY, SECRET))
+        .hyper_client(Hyper::builder(TokioExecutor::new()).build(NeverConnects))
+        .read_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let e = c.send(&order()).await.unwrap_err();
+    match &e {
+        Error::Transport { kind, message, .. } => {
+            assert_eq!(*kind, TransportErrorKind::Connect, "{e:?}");
+            assert!(message.contains("no connection"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A CONNECT proxy that refuses the tunnel: a connector error, so nothing was sent.
+#[tokio::test]
+async fn a_proxy_refusing_the_tunnel_is_a_definite_connect_error() {
+    use digifinex_hyper::hyper_util::client::legacy::connect::{proxy::Tunnel, HttpConnector};
+    use digifinex_hyper::hyper_util::client::legacy::Client as Hyper;
+    use digifinex_hyper::hyper_util::rt::TokioExecutor;
+    let proxy = TestServer::start(|_, _| Reply::html(403, "denied"));
+    let mut tcp = HttpConnector::new();
+    tcp.enforce_http(false);
+    let tunnel = Tunnel::new(proxy.url().parse().unwrap(), tcp);
+    let https = digifinex_hyper::hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(
+            rustls::ClientConfig::builder_with_provider(Arc::new(
+                rustls::crypto::ring::default_provider(),
+            ))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth(),
+        )
+        .https_only()
+        .enable_http1()
+        .wrap_connector(tunnel);
+    let c = Client::builder()
+        .spot_base_url("https://digifinex-test.invalid/v3")
+        .credentials(Credentials::new(KEY, SECRET))
+        .hyper_client(Hyper::builder(TokioExecutor::new()).build(https))
+        .build()
+        .unwrap();
+    let e = c.send(&order()).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Transport {
+                kind: TransportErrorKind::Connect,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let seen = proxy.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].method, "CONNECT");
+}
+
 #[tokio::test]
 async fn deposit_history_pages_by_id() {
     // Ids 1..=7, `from` inclusive, ascending with `prev`.

@@ -7,10 +7,14 @@ use std::time::Duration;
 use digifinex_core::paging::Pager;
 use digifinex_core::policy::RetryPolicy;
 use digifinex_core::session::{Action, Drive, Response, Session};
-use digifinex_core::{Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind};
+use digifinex_core::{
+    BoxError, Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind,
+};
 use tracing::field::Empty;
+use ureq::unversioned::resolver::DefaultResolver;
 
 use crate::pages::{Items, Pages};
+use crate::phase::{self, PhaseConnector};
 
 /// Default limit of a response body (16 MiB); a larger answer is a transport error.
 pub const DEFAULT_MAX_BODY: usize = 16 << 20;
@@ -31,10 +35,12 @@ pub struct Client {
 }
 
 /// Request-level settings for a caller's agent: its status handling must return 4xx/5xx as
-/// responses, and timeouts set on the builder override the agent's.
+/// responses, it must not follow redirects, and timeouts set on the builder override the
+/// agent's.
 #[derive(Debug, Clone, Copy)]
 struct PerRequest {
     status_as_error: bool,
+    follows_redirects: bool,
     connect: Option<Duration>,
     read: Option<Duration>,
     total: Option<Duration>,
@@ -144,9 +150,9 @@ impl Client {
                         let (parts, body) = response.into_parts();
                         call.on_owned_response(http::Response::from_parts(parts, body.as_slice()));
                     }
-                    Err((kind, message)) => {
-                        tracing::debug!(%kind, %message, "transport error");
-                        call.on_transport_error(kind, message.into());
+                    Err((kind, error)) => {
+                        tracing::debug!(%kind, %error, "transport error");
+                        call.on_transport_error(kind, error);
                     }
                 },
                 Action::Wait(delay) => {
@@ -170,6 +176,9 @@ impl Client {
                 if p.status_as_error {
                     b = b.http_status_as_error(false);
                 }
+                if p.follows_redirects {
+                    b = b.max_redirects(0);
+                }
                 if p.connect.is_some() {
                     b = b.timeout_connect(p.connect);
                 }
@@ -188,11 +197,13 @@ impl Client {
         self.agent.run(request)
     }
 
-    /// Sends one request and reads the whole answer.
+    /// Sends one request and reads the whole answer. A failure carries its kind, decided by the
+    /// phase it happened in (see [`classify`]), and ureq's error.
     fn exchange(
         &self,
         request: http::Request<Vec<u8>>,
-    ) -> Result<http::Response<Vec<u8>>, (TransportErrorKind, String)> {
+    ) -> Result<http::Response<Vec<u8>>, (TransportErrorKind, BoxError)> {
+        phase::begin();
         let (parts, body) = request.into_parts();
         // An empty body travels as "no body" (a GET): ureq then keeps the request plain.
         let response = if body.is_empty() {
@@ -200,7 +211,7 @@ impl Client {
         } else {
             self.run(http::Request::from_parts(parts, body))
         }
-        .map_err(|e| classify(&e))?;
+        .map_err(failure)?;
         let (parts, mut body) = response.into_parts();
         // Sized from `content-length` (within the body limit, and at most 1 MiB up front):
         // one allocation instead of growing from empty.
@@ -216,24 +227,14 @@ impl Client {
             .limit(self.max_body)
             .reader()
             .read_to_end(&mut bytes)
-            .map_err(ureq::Error::from)
-            .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(n) => (
-                    TransportErrorKind::Other,
-                    format!("response body larger than {n} bytes"),
-                ),
-                other => {
-                    let (kind, message) = classify(&other);
-                    // Headers arrived: a failure now happened after the request was sent.
-                    let kind = match kind {
-                        TransportErrorKind::Connect => TransportErrorKind::ConnectionLost,
-                        k => k,
-                    };
-                    (kind, message)
-                }
-            })?;
+            .map_err(|e| failure(ureq::Error::from(e)))?;
         Ok(http::Response::from_parts(parts, bytes))
     }
+}
+
+/// A failed exchange: its kind (by the phase this thread's exchange reached) and ureq's error.
+fn failure(e: ureq::Error) -> (TransportErrorKind, BoxError) {
+    (classify(&e, phase::written()), Box::new(e))
 }
 
 /// Records the outcome of a request in its span.
@@ -255,69 +256,35 @@ fn record<T>(span: &tracing::Span, result: &Result<Response<T>, Error>) {
     }
 }
 
-/// Maps a `ureq` failure to the core's transport error kinds.
-fn classify(e: &ureq::Error) -> (TransportErrorKind, String) {
+/// The kind of a `ureq` failure, by the phase it happened in (see `crate::phase`): before any
+/// request byte was written (resolving, connecting, the TLS handshake, a proxy's refusal, or
+/// a timeout in those) it is `Connect`, or `InvalidRequest` when ureq refused the URL or
+/// request itself; nothing was sent. After (writing, waiting for the answer, reading it) it is
+/// `Timeout` for an expired limit, `Other` for a body over the size limit, else
+/// `ConnectionLost`: the request may have reached the server.
+fn classify(e: &ureq::Error, written: bool) -> TransportErrorKind {
     use ureq::Error as U;
-    let kind = match e {
-        U::Timeout(t) => match t {
-            ureq::Timeout::Connect | ureq::Timeout::Resolve => TransportErrorKind::Connect,
-            _ => TransportErrorKind::Timeout,
-        },
-        U::HostNotFound | U::ConnectionFailed | U::ConnectProxyFailed(_) | U::TlsRequired => {
-            TransportErrorKind::Connect
-        }
-        U::Tls(_) => TransportErrorKind::Connect,
-        U::BadUri(_) | U::Http(_) | U::RequireHttpsOnly(_) | U::InvalidProxyUrl => {
-            TransportErrorKind::InvalidRequest
-        }
-        // ureq's rustls reports a rejected handshake (certificate, protocol) as an I/O error:
-        // nothing was sent, so it is a connect failure, not a lost connection.
-        U::Io(io) if is_handshake_rejection(io) => TransportErrorKind::Connect,
-        U::Io(io) => match io.kind() {
-            io::ErrorKind::ConnectionRefused
-            | io::ErrorKind::AddrNotAvailable
-            | io::ErrorKind::NotFound
-            | io::ErrorKind::PermissionDenied
-            | io::ErrorKind::HostUnreachable
-            | io::ErrorKind::NetworkUnreachable => TransportErrorKind::Connect,
-            io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => TransportErrorKind::Timeout,
-            _ => TransportErrorKind::ConnectionLost,
-        },
-        U::Protocol(_) => TransportErrorKind::ConnectionLost,
-        other => tls_kind(other),
-    };
-    (kind, e.to_string())
-}
-
-/// Whether an I/O error carries a rustls error that can only come from the handshake (the
-/// peer's certificate or an incompatible peer), before any request byte is sent. Other TLS
-/// errors may come later and stay "connection lost" (an unknown outcome for a write).
-fn is_handshake_rejection(e: &io::Error) -> bool {
-    use rustls::Error as T;
-    let Some(inner) = e.get_ref().and_then(|i| i.downcast_ref::<T>()) else {
-        return false;
-    };
-    matches!(
-        inner,
-        T::InvalidCertificate(_)
-            | T::NoCertificatesPresented
-            | T::PeerIncompatible(_)
-            | T::UnsupportedNameType
-            | T::InvalidCertRevocationList(_)
-    )
-}
-
-#[cfg(any(feature = "ring", feature = "aws-lc-rs"))]
-fn tls_kind(e: &ureq::Error) -> TransportErrorKind {
-    match e {
-        ureq::Error::Rustls(_) | ureq::Error::Pem(_) => TransportErrorKind::Connect,
-        _ => TransportErrorKind::Other,
+    if !written {
+        return match e {
+            U::BadUri(_) | U::Http(_) | U::RequireHttpsOnly(_) | U::InvalidProxyUrl => {
+                TransportErrorKind::InvalidRequest
+            }
+            _ => TransportErrorKind::Connect,
+        };
     }
-}
-
-#[cfg(not(any(feature = "ring", feature = "aws-lc-rs")))]
-fn tls_kind(_: &ureq::Error) -> TransportErrorKind {
-    TransportErrorKind::Other
+    match e {
+        U::Timeout(_) => TransportErrorKind::Timeout,
+        U::Io(io)
+            if matches!(
+                io.kind(),
+                io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+            ) =>
+        {
+            TransportErrorKind::Timeout
+        }
+        U::BodyExceedsLimit(_) => TransportErrorKind::Other,
+        _ => TransportErrorKind::ConnectionLost,
+    }
 }
 
 /// Builds a [`Client`].
@@ -412,7 +379,8 @@ impl ClientBuilder {
         self.config = self.config.with_recv_window(window);
         self
     }
-    /// Connection setup limit, DNS and TLS included (default 5 s).
+    /// Connection setup limit, DNS and TLS included (default 5 s); running out of it is a
+    /// connect error (nothing was sent).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect = Some(timeout);
         self
@@ -459,8 +427,16 @@ impl ClientBuilder {
         self.auto_sync = on;
         self
     }
-    /// Uses this agent (proxy, TLS settings, pool). Its own timeouts are kept unless timeouts
-    /// are also set on this builder; 4xx/5xx answers are always handed to the core as answers.
+    /// Uses this agent's configuration (proxy, TLS settings, pool limits, middleware). Its own
+    /// timeouts are kept unless timeouts are also set on this builder; whatever it says, 4xx/5xx
+    /// answers are handed to the core as answers and redirects are never followed (each request
+    /// sets `http_status_as_error(false)` and `max_redirects(0)`).
+    ///
+    /// The client runs a new agent built from `agent.config()` with this crate's connector
+    /// (ureq's default chain of TCP, proxy and TLS connectors, wrapped to tell a failure before
+    /// the request was written from one after) and ureq's default resolver: a connector or
+    /// resolver the agent was built with (`Agent::with_parts`) is replaced, and the new agent
+    /// has its own connection pool and cookie jar.
     pub fn agent(mut self, agent: ureq::Agent) -> Self {
         self.agent = Some(agent);
         self
@@ -521,24 +497,31 @@ impl ClientBuilder {
         }
         let (agent, per_request) = match self.agent {
             Some(agent) => {
-                let status_as_error = agent.config().http_status_as_error();
+                let config = agent.config().clone();
+                let status_as_error = config.http_status_as_error();
+                let follows_redirects = config.max_redirects() > 0;
                 let any = status_as_error
+                    || follows_redirects
                     || self.connect.is_some()
                     || self.read.is_some()
                     || self.total.is_some();
                 let p = PerRequest {
                     status_as_error,
+                    follows_redirects,
                     connect: self.connect,
                     read: self.read,
                     total: self.total,
                 };
-                (agent, any.then_some(p))
+                (agent_with_phases(config), any.then_some(p))
             }
             None => {
                 let read = Some(self.read.unwrap_or(DEFAULT_READ));
                 let total = Some(self.total.unwrap_or(DEFAULT_TOTAL));
                 let config = ureq::Agent::config_builder()
                     .http_status_as_error(false)
+                    // DESIGN: a redirect is never followed (it would carry the signed headers
+                    // to another host); the core turns the 3xx into `Error::Redirect`.
+                    .max_redirects(0)
                     .user_agent(concat!("digifinex-rs/", env!("CARGO_PKG_VERSION")))
                     .timeout_connect(Some(self.connect.unwrap_or(DEFAULT_CONNECT)))
                     .timeout_per_read(read)
@@ -551,8 +534,7 @@ impl ClientBuilder {
                     .timeout_recv_body(total);
                 #[cfg(any(feature = "ring", feature = "aws-lc-rs", feature = "native-roots"))]
                 let config = config.tls_config(tls_config(roots));
-                let config = config.build();
-                (ureq::Agent::new_with_config(config), None)
+                (agent_with_phases(config.build()), None)
             }
         };
         Ok(Client {
@@ -562,6 +544,16 @@ impl ClientBuilder {
             max_body: self.max_body as u64,
         })
     }
+}
+
+/// An agent on `config` whose connections report the phase a failure happened in (see
+/// `crate::phase`).
+fn agent_with_phases(config: ureq::config::Config) -> ureq::Agent {
+    ureq::Agent::with_parts(
+        config,
+        PhaseConnector::default(),
+        DefaultResolver::default(),
+    )
 }
 
 /// The caller's root certificates, each checked to parse as an X.509 trust anchor.

@@ -328,6 +328,98 @@ fn a_custom_agent_still_hands_error_statuses_to_the_core() {
     assert_eq!(r.attempts, 2);
 }
 
+/// A caller's agent follows redirects by default (ureq's `max_redirects` is 10): the client
+/// turns that off per request, so the 3xx reaches the core and the target sees nothing.
+#[test]
+fn a_caller_agent_never_follows_a_redirect() {
+    let target = TestServer::scripted(vec![Reply::ok(BOOK), Reply::ok(BOOK)]);
+    let location = format!("{}/v3/order_book?symbol=btc_usdt", target.url());
+    let server =
+        TestServer::start(move |_, _| Reply::html(307, "moved").with_header("location", &location));
+    let agent = digifinex_ureq::ureq::Agent::new_with_defaults();
+    assert_eq!(agent.config().max_redirects(), 10);
+    let c = client(&server).agent(agent).build().unwrap();
+    match c.send(&OrderBookRequest::new("btc_usdt")).unwrap_err() {
+        Error::Redirect {
+            status: 307,
+            location: Some(l),
+        } => assert!(l.starts_with(&target.url()), "{l}"),
+        other => panic!("{other:?}"),
+    }
+    let e = c.send(&order()).unwrap_err();
+    match &e {
+        Error::OutcomeUnknown { cause, .. } => {
+            assert!(
+                matches!(**cause, Error::Redirect { status: 307, .. }),
+                "{e:?}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(server.seen().len(), 2);
+    assert!(target.seen().is_empty());
+}
+
+/// A host that does not resolve: nothing was sent, so an order fails definitely (ureq reports
+/// the lookup as an I/O error, which used to be read as a lost connection). Also with a
+/// caller's agent, whose connector is replaced by the client's.
+#[test]
+fn a_dns_failure_is_a_definite_connect_error_even_for_an_order() {
+    for agent in [None, Some(digifinex_ureq::ureq::Agent::new_with_defaults())] {
+        let mut b = Client::builder()
+            .spot_base_url("http://digifinex-test.invalid/v3")
+            .allow_http(true)
+            .credentials(Credentials::new(KEY, SECRET));
+        if let Some(agent) = agent {
+            b = b.agent(agent);
+        }
+        let e = b.build().unwrap().send(&order()).unwrap_err();
+        match &e {
+            Error::Transport { kind, source, .. } => {
+                assert_eq!(*kind, TransportErrorKind::Connect, "{e:?}");
+                // ureq's own error is the source.
+                let source = source.as_ref().unwrap();
+                assert!(source.is::<digifinex_ureq::ureq::Error>(), "{source:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// A CONNECT proxy that refuses the tunnel: the proxy's exchange is part of connecting (it is
+/// written inside the connector), so nothing of the request was sent and an order fails
+/// definitely.
+#[test]
+fn a_proxy_refusing_the_tunnel_is_a_definite_connect_error() {
+    let proxy = TestServer::start(|_, _| Reply::html(403, "denied"));
+    let agent: digifinex_ureq::ureq::Agent = digifinex_ureq::ureq::Agent::config_builder()
+        .proxy(Some(
+            digifinex_ureq::ureq::Proxy::new(&format!("http://{}", proxy.addr)).unwrap(),
+        ))
+        .build()
+        .into();
+    let c = Client::builder()
+        .spot_base_url("https://digifinex-test.invalid/v3")
+        .credentials(Credentials::new(KEY, SECRET))
+        .agent(agent)
+        .build()
+        .unwrap();
+    let e = c.send(&order()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Transport {
+                kind: TransportErrorKind::Connect,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let seen = proxy.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].method, "CONNECT");
+}
+
 #[test]
 fn deposit_history_pages_by_id() {
     // Ids 1..=7, `from` inclusive, ascending with `prev`.

@@ -623,7 +623,21 @@ impl Endpoint for KlineRequest {
                     format!("{e} must exceed start_time {s}"),
                 ));
             }
-            let candles = (e - s) / self.period.seconds();
+            // `e - s` overflows `i64` for extreme times (`start_time=-1`, `end_time=i64::MAX`):
+            // such a range is far longer than any call may span, so it is the same error.
+            let Some(candles) = e
+                .checked_sub(s)
+                .and_then(|span| span.checked_div(self.period.seconds()))
+            else {
+                return Err(Error::validation(
+                    "start_time",
+                    format!(
+                        "the range from {s} to {e} spans more than {MAX_CANDLES} candles of {}; \
+                         at most {MAX_CANDLES} per call",
+                        self.period.as_str()
+                    ),
+                ));
+            };
             if candles > MAX_CANDLES {
                 return Err(Error::validation(
                     "start_time",

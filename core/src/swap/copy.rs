@@ -79,7 +79,8 @@ mod copy_time {
     ) -> Result<Option<TimestampMillis>, D::Error> {
         let t: Option<i64> = crate::de::opt_int::deserialize(d)?;
         Ok(t.filter(|&t| t != 0).map(|t| {
-            if t.abs() < SECONDS_BELOW {
+            // `unsigned_abs`: the server's `i64::MIN` has no `i64` magnitude (`abs` overflows).
+            if t.unsigned_abs() < SECONDS_BELOW.unsigned_abs() {
                 TimestampMillis(t.saturating_mul(1000))
             } else {
                 TimestampMillis(t)
