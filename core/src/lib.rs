@@ -52,6 +52,7 @@
 )]
 
 pub mod budget;
+#[cfg(feature = "catalog")]
 pub mod catalog;
 pub mod clock;
 pub mod config;
@@ -62,6 +63,7 @@ pub mod error;
 pub mod json;
 pub mod num;
 pub mod paging;
+pub mod params;
 pub mod policy;
 pub mod ratelimit;
 pub mod session;

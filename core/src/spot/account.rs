@@ -9,14 +9,17 @@ use rust_decimal::Decimal;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
+#[cfg(feature = "catalog")]
+use crate::catalog::{entry, CatalogEntry};
 use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
 use crate::error::Error;
+use crate::params::{FromParams, ParamMap};
 use crate::spot::{
     check_non_empty, check_positive, check_range, check_symbol, check_window, Ack, Market,
 };
 use crate::types::{str_enum, Pair, TimestampSecs};
 
+#[cfg(feature = "catalog")]
 pub(crate) const ENTRIES: &[CatalogEntry] = &[
     entry::<SpotAssetsRequest>(),
     entry::<MarginAssetsRequest>(),

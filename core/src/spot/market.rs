@@ -3,13 +3,16 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
+#[cfg(feature = "catalog")]
+use crate::catalog::{entry, CatalogEntry};
 use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
 use crate::error::Error;
+use crate::params::{FromParams, ParamMap};
 use crate::spot::{check_range, check_symbol};
 use crate::types::str_enum;
 use crate::types::{Pair, TimestampSecs};
 
+#[cfg(feature = "catalog")]
 pub(crate) const ENTRIES: &[CatalogEntry] = &[
     entry::<Ping>(),
     entry::<ServerTimeRequest>(),

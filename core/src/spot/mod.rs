@@ -69,6 +69,31 @@ impl std::fmt::Display for Market {
     }
 }
 
+impl crate::params::ParamMap {
+    /// Takes the `{market}` path variable.
+    ///
+    /// DESIGN: the `{market}` endpoints also send `market` as a parameter with the path's value
+    /// (venue-notes.md); a request never sends a path and a parameter that disagree, so a
+    /// `market` parameter given beside the path variable must name the same market, and any
+    /// other value is refused on field `market`.
+    pub fn take_market(&mut self) -> Result<Market, Error> {
+        let path = self.take_path_var("market");
+        let param = self.take_opt_str("market")?;
+        let text = match (path, param) {
+            (Some(p), Some(q)) if !p.eq_ignore_ascii_case(&q) => {
+                return Err(Error::validation(
+                    "market",
+                    format!("{q:?} disagrees with the path's market {p:?}"),
+                ))
+            }
+            (Some(p), _) => p,
+            (None, Some(q)) => q,
+            (None, None) => return Err(Error::validation("market", "is required")),
+        };
+        Market::parse("market", &text)
+    }
+}
+
 /// Picks the path for a `{market}` endpoint without allocating.
 macro_rules! market_path {
     ($market:expr, $rest:literal) => {

@@ -30,12 +30,15 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
+#[cfg(feature = "catalog")]
+use crate::catalog::{entry, CatalogEntry};
 use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
 use crate::error::Error;
+use crate::params::{FromParams, ParamMap};
 use crate::spot::{check_non_empty, check_positive, check_range};
 use crate::types::int_enum;
 
+#[cfg(feature = "catalog")]
 pub(crate) const ENTRIES: &[CatalogEntry] = &[
     entry::<DepositAddressRequest>(),
     entry::<DepositHistoryRequest>(),

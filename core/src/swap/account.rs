@@ -10,13 +10,16 @@ use super::{
     private_write, FinanceType, InstrumentType, MarginAdjustment, MarginMode, PositionSide,
     TransferRecordType, TransferType,
 };
-use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
+#[cfg(feature = "catalog")]
+use crate::catalog::{entry, CatalogEntry};
 use crate::endpoint::{Endpoint, Meta, Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
+use crate::params::{FromParams, ParamMap};
 use crate::types::{str_enum, TimestampMillis};
 
 /// Every swap account endpoint, in documentation order.
+#[cfg(feature = "catalog")]
 pub(crate) static ENTRIES: &[CatalogEntry] = &[
     entry::<BalanceRequest>(),
     entry::<TransferRequest>(),

@@ -39,13 +39,16 @@ use super::{
     CopyCloseReason, CopyMarginMode, CopyOrderPriceType, CopyResult, ExpertOrderStatus, OrderSide,
     PlanComType, PlanStatus, TriggerCondition, TriggerPriceType,
 };
-use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
+#[cfg(feature = "catalog")]
+use crate::catalog::{entry, CatalogEntry};
 use crate::endpoint::{Endpoint, Meta, Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
+use crate::params::{FromParams, ParamMap};
 use crate::types::TimestampMillis;
 
 /// Every swap copy endpoint, in documentation order.
+#[cfg(feature = "catalog")]
 pub(crate) static ENTRIES: &[CatalogEntry] = &[
     entry::<SponsorOrderRequest>(),
     entry::<CloseCopyOrderRequest>(),

@@ -7,12 +7,15 @@ use super::{
     check_instrument, check_limit, check_window, known_code, public_meta, ContractType,
     Granularity, InstrumentKind, InstrumentStatus, InstrumentType, OrderSide,
 };
-use crate::catalog::{entry, CatalogEntry, FromParams, ParamMap};
+#[cfg(feature = "catalog")]
+use crate::catalog::{entry, CatalogEntry};
 use crate::endpoint::{Endpoint, Meta, Params};
 use crate::error::Error;
+use crate::params::{FromParams, ParamMap};
 use crate::types::TimestampMillis;
 
 /// Every public swap endpoint, in documentation order.
+#[cfg(feature = "catalog")]
 pub(crate) static ENTRIES: &[CatalogEntry] = &[
     entry::<ServerTimeRequest>(),
     entry::<ApiWeightRequest>(),

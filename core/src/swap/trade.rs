@@ -30,13 +30,16 @@ use super::{
     private_read, private_write, MarginMode, MatchRole, OrderSide, OrderState, OrderType,
     TradeType,
 };
-use crate::catalog::{element_error, entry, CatalogEntry, FromParams, ParamMap};
+#[cfg(feature = "catalog")]
+use crate::catalog::{entry, CatalogEntry};
 use crate::endpoint::{Endpoint, Meta, Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
+use crate::params::{element_error, FromParams, ParamMap};
 use crate::types::TimestampMillis;
 
 /// Every swap trade endpoint, in documentation order.
+#[cfg(feature = "catalog")]
 pub(crate) static ENTRIES: &[CatalogEntry] = &[
     entry::<PlaceOrder>(),
     entry::<CancelOrder>(),
