@@ -97,6 +97,52 @@ pub struct Meta {
 }
 
 impl Meta {
+    /// A public endpoint: unsigned, idempotent when it is a `GET`, success code 0, no declared
+    /// weight. Refine with [`Meta::signed`], [`Meta::idempotent`], [`Meta::success_code`] and
+    /// [`Meta::weight`].
+    pub const fn new(
+        family: Family,
+        method: Method,
+        name: &'static str,
+        path: &'static str,
+    ) -> Self {
+        Meta {
+            name,
+            family,
+            method,
+            path,
+            signed: false,
+            idempotent: matches!(method, Method::Get),
+            success_code: 0,
+            weight: None,
+        }
+    }
+
+    /// The same endpoint, signed (it carries the authentication headers).
+    pub const fn signed(mut self) -> Self {
+        self.signed = true;
+        self
+    }
+
+    /// The same endpoint, declared idempotent (retried automatically) or not.
+    pub const fn idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = idempotent;
+        self
+    }
+
+    /// The same endpoint with another success code (200 for `/currencies`, `/deposit/*`,
+    /// `/withdraw/*`).
+    pub const fn success_code(mut self, code: i64) -> Self {
+        self.success_code = code;
+        self
+    }
+
+    /// The same endpoint with a declared request weight.
+    pub const fn weight(mut self, weight: u32) -> Self {
+        self.weight = Some(weight);
+        self
+    }
+
     /// The path as shown to users and matched by the CLI (`/v3/{market}/order/new`).
     pub fn display_path(&self) -> String {
         format!("{}{}", self.family.display_prefix(), self.path)
@@ -115,6 +161,11 @@ pub trait Endpoint {
     /// endpoints with a `{market}` segment.
     fn path(&self) -> Cow<'static, str> {
         Cow::Borrowed(Self::META.path)
+    }
+
+    /// Appends the concrete path to `out` (the template with its `{market}` segment filled).
+    fn write_path(&self, out: &mut String) {
+        out.push_str(&self.path());
     }
 
     /// Validates the request and writes its parameters in transmission order: query or form
@@ -260,7 +311,6 @@ pub fn build<E: Endpoint + ?Sized>(
         (false, _) => None,
     };
     let Params { text, json, .. } = params;
-    let path = endpoint.path();
     let (base, query, body) = match (meta.family, meta.method) {
         (Family::Spot, _) if json.is_some() => {
             return Err(Error::validation(
@@ -289,13 +339,14 @@ pub fn build<E: Endpoint + ?Sized>(
     };
     let mut url = String::with_capacity(
         base.len()
-            .saturating_add(path.len())
+            .saturating_add(meta.path.len())
+            .saturating_add(8)
             .saturating_add(query.len())
             .saturating_add(1),
     );
     url.push_str(base);
     let path_start = url.len();
-    url.push_str(&path);
+    endpoint.write_path(&mut url);
     if !query.is_empty() {
         url.push('?');
         url.push_str(&query);
@@ -364,7 +415,8 @@ pub fn build<E: Endpoint + ?Sized>(
     }
     // The URL text becomes the URI's buffer (no copy); on error it is rebuilt for the message.
     let uri = http::Uri::try_from(url).map_err(|e| {
-        let mut url = format!("{base}{path}");
+        let mut url = base.to_owned();
+        endpoint.write_path(&mut url);
         if !query.is_empty() {
             url.push('?');
             url.push_str(&query);

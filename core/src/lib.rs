@@ -61,11 +61,13 @@ pub mod de;
 pub mod endpoint;
 pub mod error;
 pub mod json;
+pub mod money;
 pub mod num;
 pub mod paging;
 pub mod params;
 pub mod policy;
 pub mod ratelimit;
+pub mod request;
 pub mod session;
 pub mod sign;
 pub mod spot;
@@ -87,5 +89,6 @@ pub use endpoint::{
 pub use error::{
     ApiCode, ApiError, BoxError, Error, ErrorKind, SpotCode, SwapCode, TransportErrorKind,
 };
+pub use money::{Amount, Price, Size};
 pub use rust_decimal::Decimal;
 pub use types::{Coded, Pair, TimestampMillis, TimestampSecs};

@@ -301,6 +301,21 @@ macro_rules! int_enum {
             }
         }
 
+        /// Sent as its code; a value this library does not know is refused.
+        impl crate::request::Param for $name {
+            fn put(&self, key: &'static str, p: &mut crate::endpoint::Params) -> Result<(), crate::error::Error> {
+                p.push_display(key, crate::request::known_code(key, self)?);
+                Ok(())
+            }
+            fn put_json(&self, key: &'static str, w: &mut crate::json::JsonWriter) -> Result<(), crate::error::Error> {
+                w.int(key, crate::request::known_code(key, self)?);
+                Ok(())
+            }
+            fn take(p: &mut crate::params::ParamMap, key: &'static str) -> Result<Option<Self>, crate::error::Error> {
+                Ok(p.take_opt_str(key)?.map(|t| $name::from_word(t.trim())))
+            }
+        }
+
         impl crate::types::Coded for $name {
             fn code(&self) -> Option<i64> {
                 $name::code(self)
@@ -415,6 +430,34 @@ macro_rules! str_enum {
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
+            }
+        }
+
+        /// Sent as its documented text; a value this library does not know is refused.
+        impl crate::request::Param for $name {
+            fn put(&self, key: &'static str, p: &mut crate::endpoint::Params) -> Result<(), crate::error::Error> {
+                p.push(key, self.known(key)?);
+                Ok(())
+            }
+            fn put_json(&self, key: &'static str, w: &mut crate::json::JsonWriter) -> Result<(), crate::error::Error> {
+                w.str(key, self.known(key)?);
+                Ok(())
+            }
+            fn take(p: &mut crate::params::ParamMap, key: &'static str) -> Result<Option<Self>, crate::error::Error> {
+                Ok(p.take_opt_str(key)?.map(|t| $name::from_wire(t.trim())))
+            }
+        }
+
+        impl $name {
+            /// The wire text of a documented value; an `Other` value is refused on `field`.
+            fn known(&self, field: &'static str) -> Result<&str, crate::error::Error> {
+                match self {
+                    $name::Other(t) => Err(crate::error::Error::validation(
+                        field,
+                        format!("{t:?} is not a documented value"),
+                    )),
+                    known => Ok(known.as_str()),
+                }
             }
         }
 

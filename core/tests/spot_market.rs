@@ -19,12 +19,12 @@ fn real(name: &str) -> String {
 
 #[test]
 fn public_requests_have_exact_shapes_and_no_auth_headers() {
-    assert_public_get(&Ping, &format!("{BASE}/ping"));
+    assert_public_get(&PingRequest, &format!("{BASE}/ping"));
     assert_public_get(&ServerTimeRequest, &format!("{BASE}/time"));
     assert_public_get(&MarketsRequest, &format!("{BASE}/markets"));
-    assert_public_get(&TickerRequest::all(), &format!("{BASE}/ticker"));
+    assert_public_get(&TickerRequest::new(), &format!("{BASE}/ticker"));
     assert_public_get(
-        &TickerRequest::symbol("btc_usdt"),
+        &TickerRequest::new().symbol("btc_usdt"),
         &format!("{BASE}/ticker?symbol=btc_usdt"),
     );
     assert_public_get(
@@ -51,8 +51,8 @@ fn public_requests_have_exact_shapes_and_no_auth_headers() {
     );
     assert_public_get(
         &KlineRequest::new("btc_usdt", KlinePeriod::D1)
-            .start_time(1_559_354_460)
-            .end_time(1_559_365_260),
+            .start_time(TimestampSecs(1_559_354_460))
+            .end_time(TimestampSecs(1_559_365_260)),
         &format!(
             "{BASE}/kline?symbol=btc_usdt&period=1D&start_time=1559354460&end_time=1559365260"
         ),
@@ -69,9 +69,9 @@ fn public_requests_have_exact_shapes_and_no_auth_headers() {
         &format!("{BASE}/margin/currencies"),
     );
     // DESIGN: /currencies is public (unsigned), success code 200.
-    assert_public_get(&CurrenciesRequest::all(), &format!("{BASE}/currencies"));
+    assert_public_get(&CurrenciesRequest::new(), &format!("{BASE}/currencies"));
     assert_public_get(
-        &CurrenciesRequest::currency("usdt"),
+        &CurrenciesRequest::new().currency("usdt"),
         &format!("{BASE}/currencies?currency=usdt"),
     );
 }
@@ -95,27 +95,27 @@ fn public_request_validation_names_the_field() {
     assert_invalid(&TradesRequest::new("btc_usdt").limit(0), "limit");
     assert_invalid(&TradesRequest::new("btc_usdt").limit(501), "limit");
     assert_invalid(&TradesRequest::new("usdt_"), "symbol");
-    assert_invalid(&TickerRequest::symbol("BTC/USDT"), "symbol");
+    assert_invalid(&TickerRequest::new().symbol("BTC/USDT"), "symbol");
     assert_invalid(
         &KlineRequest::new("btc_usdt", KlinePeriod::M1)
-            .start_time(100)
-            .end_time(100),
+            .start_time(TimestampSecs(100))
+            .end_time(TimestampSecs(100)),
         "end_time",
     );
     assert_invalid(
         &KlineRequest::new("btc_usdt", KlinePeriod::M1)
-            .start_time(0)
-            .end_time(501 * 60),
+            .start_time(TimestampSecs(0))
+            .end_time(TimestampSecs(501 * 60)),
         "start_time",
     );
     // Exactly 500 one-minute candles is allowed.
     assert!(build_req(
         &KlineRequest::new("btc_usdt", KlinePeriod::M1)
-            .start_time(0)
-            .end_time(500 * 60)
+            .start_time(TimestampSecs(0))
+            .end_time(TimestampSecs(500 * 60))
     )
     .is_ok());
-    assert_invalid(&CurrenciesRequest::currency(" "), "currency");
+    assert_invalid(&CurrenciesRequest::new().currency(" "), "currency");
     // Issue 12: `end_time - start_time` overflowed `i64` here (a panic in a debug build, a
     // wrapped count that skipped the 500-candle check in release); any range too long to count
     // is the same validation error.
@@ -128,8 +128,8 @@ fn public_request_validation_names_the_field() {
     ] {
         for period in KlinePeriod::ALL {
             let req = KlineRequest::new("btc_usdt", period)
-                .start_time(start)
-                .end_time(end);
+                .start_time(TimestampSecs(start))
+                .end_time(TimestampSecs(end));
             if (i128::from(end) - i128::from(start)) / i128::from(period.seconds()) <= 500 {
                 assert!(build_req(&req).is_ok(), "{start}..{end} {period:?}");
             } else {
@@ -151,15 +151,18 @@ fn public_request_validation_names_the_field() {
 #[test]
 fn decodes_ping_time_markets() {
     assert_eq!(
-        decode::<Ping>(r#"{"msg":"pong","code":0}"#)
+        decode::<PingRequest>(r#"{"msg":"pong","code":0}"#)
             .unwrap()
             .msg
             .as_deref(),
         Some("pong")
     );
     // The success code alone is a pong.
-    assert_eq!(decode::<Ping>(r#"{"code":0}"#).unwrap().msg, None);
-    assert_eq!(decode::<Ping>(r#"{"msg":"","code":0}"#).unwrap().msg, None);
+    assert_eq!(decode::<PingRequest>(r#"{"code":0}"#).unwrap().msg, None);
+    assert_eq!(
+        decode::<PingRequest>(r#"{"msg":"","code":0}"#).unwrap().msg,
+        None
+    );
     assert_eq!(
         decode::<ServerTimeRequest>(r#"{"server_time":1589872188,"code":0}"#)
             .unwrap()
@@ -680,7 +683,7 @@ fn error_envelopes_win_over_shapes_and_statuses() {
     assert_eq!(e.kind(), ErrorKind::Server);
     assert_eq!(e.status(), Some(500));
     assert!(e.is_retryable());
-    let e = decode_status::<Ping>(502, "<html>Bad gateway</html>").unwrap_err();
+    let e = decode_status::<PingRequest>(502, "<html>Bad gateway</html>").unwrap_err();
     match e {
         Error::HttpStatus { status, snippet } => {
             assert_eq!(status, 502);
@@ -689,7 +692,7 @@ fn error_envelopes_win_over_shapes_and_statuses() {
         other => panic!("{other:?}"),
     }
     assert!(matches!(
-        decode_status::<Ping>(429, "").unwrap_err(),
+        decode_status::<PingRequest>(429, "").unwrap_err(),
         Error::RateLimited {
             status: 429,
             retry_after: None,
@@ -697,7 +700,7 @@ fn error_envelopes_win_over_shapes_and_statuses() {
         }
     ));
     assert!(matches!(
-        decode_status::<Ping>(403, "Forbidden").unwrap_err(),
+        decode_status::<PingRequest>(403, "Forbidden").unwrap_err(),
         Error::Banned { status: 403, .. }
     ));
     // A truncated success body is a decode error, not an API error.
@@ -712,7 +715,7 @@ fn retry_after_is_kept() {
         .header("retry-after", "3")
         .body(&b"{}"[..])
         .unwrap();
-    let e = digifinex_core::parse::<Ping>(&resp).unwrap_err();
+    let e = digifinex_core::parse::<PingRequest>(&resp).unwrap_err();
     assert_eq!(e.retry_after(), Some(std::time::Duration::from_secs(3)));
     assert_eq!(e.kind(), ErrorKind::RateLimit);
 }

@@ -5,16 +5,19 @@ use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "catalog")]
 use crate::catalog::{entry, CatalogEntry};
-use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
+use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
-use crate::params::{FromParams, ParamMap};
-use crate::spot::{check_range, check_symbol};
+use crate::json::JsonWriter;
+use crate::params::ParamMap;
+use crate::request;
+use crate::request::{non_empty, range, Param};
+use crate::spot::check_symbol;
 use crate::types::str_enum;
 use crate::types::{Pair, TimestampSecs};
 
 #[cfg(feature = "catalog")]
 pub(crate) const ENTRIES: &[CatalogEntry] = &[
-    entry::<Ping>(),
+    entry::<PingRequest>(),
     entry::<ServerTimeRequest>(),
     entry::<MarketsRequest>(),
     entry::<TickerRequest>(),
@@ -29,25 +32,21 @@ pub(crate) const ENTRIES: &[CatalogEntry] = &[
 ];
 
 const fn public(name: &'static str, path: &'static str) -> Meta {
-    Meta {
-        name,
-        family: Family::Spot,
-        method: Method::Get,
-        path,
-        signed: false,
-        idempotent: true,
-        success_code: 0,
-        weight: None,
-    }
+    Meta::new(Family::Spot, Method::Get, name, path)
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/ping`: checks that the service answers.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ping;
+request! {
+    /// `GET /v3/ping`: checks that the service answers.
+    pub struct PingRequest => Pong;
+    meta = public("spot.ping", "/ping");
+    /// The ping.
+    new;
+    fields {}
+}
 
-/// Answer of [`Ping`]. An answer without `msg` (`{"code":0}`) decodes to `msg: None`: the
+/// Answer of [`PingRequest`]. An answer without `msg` (`{"code":0}`) decodes to `msg: None`: the
 /// success code alone says that the service answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pong {
@@ -56,64 +55,19 @@ pub struct Pong {
     pub msg: Option<String>,
 }
 
-impl Endpoint for Ping {
-    type Output = Pong;
-    const META: Meta = public("spot.ping", "/ping");
-    fn encode(&self, _: &mut Params) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl FromParams for Ping {
-    fn from_params(_: &mut ParamMap) -> Result<Self, Error> {
-        Ok(Ping)
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/order_book`: the order book of one pair.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OrderBookRequest {
-    symbol: String,
-    limit: Option<u32>,
-}
-
-impl OrderBookRequest {
+request! {
+    /// `GET /v3/order_book`: the order book of one pair.
+    pub struct OrderBookRequest => OrderBook;
+    meta = public("spot.order_book", "/order_book");
     /// The book of `symbol` (`btc_usdt`), default depth 10.
-    pub fn new(symbol: impl Into<String>) -> Self {
-        OrderBookRequest {
-            symbol: symbol.into(),
-            limit: None,
-        }
-    }
-    /// Levels per side, 1..=150.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
-}
-
-impl Endpoint for OrderBookRequest {
-    type Output = OrderBook;
-    const META: Meta = public("spot.order_book", "/order_book");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_symbol("symbol", &self.symbol)?;
-        if let Some(l) = self.limit {
-            check_range("limit", l, 1, 150)?;
-        }
-        p.push("symbol", &self.symbol);
-        p.push_opt_display("limit", self.limit);
-        Ok(())
-    }
-}
-
-impl FromParams for OrderBookRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(OrderBookRequest {
-            symbol: p.take_str("symbol")?,
-            limit: p.take_opt_int("limit")?,
-        })
+    new;
+    fields {
+        /// The pair (`btc_usdt`).
+        req symbol: String [check_symbol],
+        /// Levels per side, 1..=150.
+        opt limit: u32 [range(1, 150)],
     }
 }
 
@@ -216,32 +170,13 @@ impl OrderBook {
 
 // ---------------------------------------------------------------------------------------------
 
-/// Declares a parameterless public request: unit struct, `Endpoint` and `FromParams`.
-macro_rules! no_param_request {
-    ($(#[$doc:meta])* $name:ident => $output:ty, $meta:expr) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-        pub struct $name;
-
-        impl Endpoint for $name {
-            type Output = $output;
-            const META: Meta = $meta;
-            fn encode(&self, _: &mut Params) -> Result<(), Error> {
-                Ok(())
-            }
-        }
-
-        impl FromParams for $name {
-            fn from_params(_: &mut ParamMap) -> Result<Self, Error> {
-                Ok($name)
-            }
-        }
-    };
-}
-
-no_param_request! {
+request! {
     /// `GET /v3/time`: the server's clock (seconds), for clock-offset estimation.
-    ServerTimeRequest => ServerTime, public("spot.time", "/time")
+    pub struct ServerTimeRequest => ServerTime;
+    meta = public("spot.time", "/time");
+    /// The request (it takes no parameters).
+    new;
+    fields {}
 }
 
 /// Answer of [`ServerTimeRequest`].
@@ -254,9 +189,13 @@ pub struct ServerTime {
 
 // ---------------------------------------------------------------------------------------------
 
-no_param_request! {
+request! {
     /// `GET /v3/markets`: precision and minimums of every pair.
-    MarketsRequest => Markets, public("spot.markets", "/markets")
+    pub struct MarketsRequest => Markets;
+    meta = public("spot.markets", "/markets");
+    /// The request (it takes no parameters).
+    new;
+    fields {}
 }
 
 /// Answer of [`MarketsRequest`]. A missing or `null` list is empty.
@@ -298,42 +237,15 @@ pub struct MarketInfo {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/ticker`: 24-hour tickers of one pair, or of all pairs.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TickerRequest {
-    symbol: Option<String>,
-}
-
-impl TickerRequest {
-    /// Tickers of all pairs.
-    pub fn all() -> Self {
-        TickerRequest { symbol: None }
-    }
-    /// The ticker of `symbol`.
-    pub fn symbol(symbol: impl Into<String>) -> Self {
-        TickerRequest {
-            symbol: Some(symbol.into()),
-        }
-    }
-}
-
-impl Endpoint for TickerRequest {
-    type Output = Tickers;
-    const META: Meta = public("spot.ticker", "/ticker");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        if let Some(s) = &self.symbol {
-            check_symbol("symbol", s)?;
-        }
-        p.push_opt("symbol", self.symbol.as_deref());
-        Ok(())
-    }
-}
-
-impl FromParams for TickerRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(TickerRequest {
-            symbol: p.take_opt_str("symbol")?,
-        })
+request! {
+    /// `GET /v3/ticker`: 24-hour tickers of one pair, or of all pairs.
+    pub struct TickerRequest => Tickers;
+    meta = public("spot.ticker", "/ticker");
+    /// Tickers of all pairs; [`TickerRequest::symbol`] narrows to one.
+    new;
+    fields {
+        /// Only the ticker of `symbol` (`btc_usdt`).
+        opt symbol: String [check_symbol],
     }
 }
 
@@ -400,48 +312,17 @@ impl Ticker {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/trades`: recent public trades of one pair.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TradesRequest {
-    symbol: String,
-    limit: Option<u32>,
-}
-
-impl TradesRequest {
-    /// Recent trades of `symbol`, default 100.
-    pub fn new(symbol: impl Into<String>) -> Self {
-        TradesRequest {
-            symbol: symbol.into(),
-            limit: None,
-        }
-    }
-    /// Number of trades, 1..=500.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
-}
-
-impl Endpoint for TradesRequest {
-    type Output = Trades;
-    const META: Meta = public("spot.trades", "/trades");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_symbol("symbol", &self.symbol)?;
-        if let Some(l) = self.limit {
-            check_range("limit", l, 1, 500)?;
-        }
-        p.push("symbol", &self.symbol);
-        p.push_opt_display("limit", self.limit);
-        Ok(())
-    }
-}
-
-impl FromParams for TradesRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(TradesRequest {
-            symbol: p.take_str("symbol")?,
-            limit: p.take_opt_int("limit")?,
-        })
+request! {
+    /// `GET /v3/trades`: recent public trades of one pair.
+    pub struct TradesRequest => Trades;
+    meta = public("spot.trades", "/trades");
+    /// Recent trades of `symbol` (`btc_usdt`), default 100.
+    new;
+    fields {
+        /// The pair (`btc_usdt`).
+        req symbol: String [check_symbol],
+        /// Number of trades, 1..=500.
+        opt limit: u32 [range(1, 500)],
     }
 }
 
@@ -576,99 +457,83 @@ impl KlinePeriod {
     }
 }
 
-/// `GET /v3/kline`: candles of one pair.
-///
-/// DESIGN: the spec caps a call at 500 candles; a `start_time..end_time` range that spans more
-/// than 500 periods is refused before sending (field `start_time`) instead of being truncated by
-/// the server without notice.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KlineRequest {
-    symbol: String,
-    period: KlinePeriod,
-    start_time: Option<i64>,
-    end_time: Option<i64>,
-}
-
-impl KlineRequest {
+request! {
+    /// `GET /v3/kline`: candles of one pair.
+    ///
+    /// DESIGN: the spec caps a call at 500 candles; a `start_time..end_time` range that spans more
+    /// than 500 periods is refused before sending (field `start_time`) instead of being truncated by
+    /// the server without notice.
+    pub struct KlineRequest => Klines;
+    meta = public("spot.kline", "/kline");
     /// Candles of `symbol` at `period`: by default the 200 before now.
-    pub fn new(symbol: impl Into<String>, period: KlinePeriod) -> Self {
-        KlineRequest {
-            symbol: symbol.into(),
-            period,
-            start_time: None,
-            end_time: None,
-        }
+    new;
+    fields {
+        /// The pair (`btc_usdt`).
+        req symbol: String [check_symbol],
+        /// Candle length.
+        req period: KlinePeriod,
+        /// First candle time.
+        opt start_time: TimestampSecs,
+        /// Last candle time; must exceed `start_time`.
+        opt end_time: TimestampSecs,
     }
-    /// First candle time (seconds).
-    pub fn start_time(mut self, secs: i64) -> Self {
-        self.start_time = Some(secs);
-        self
-    }
-    /// Last candle time (seconds); must exceed `start_time`.
-    pub fn end_time(mut self, secs: i64) -> Self {
-        self.end_time = Some(secs);
-        self
-    }
+    validate = check_kline_range;
 }
 
 /// Most candles one kline call returns.
 pub const MAX_CANDLES: i64 = 500;
 
-impl Endpoint for KlineRequest {
-    type Output = Klines;
-    const META: Meta = public("spot.kline", "/kline");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_symbol("symbol", &self.symbol)?;
-        if let (Some(s), Some(e)) = (self.start_time, self.end_time) {
-            if e <= s {
-                return Err(Error::validation(
-                    "end_time",
-                    format!("{e} must exceed start_time {s}"),
-                ));
-            }
-            // `e - s` overflows `i64` for extreme times (`start_time=-1`, `end_time=i64::MAX`):
-            // such a range is far longer than any call may span, so it is the same error.
-            let Some(candles) = e
-                .checked_sub(s)
-                .and_then(|span| span.checked_div(self.period.seconds()))
-            else {
-                return Err(Error::validation(
-                    "start_time",
-                    format!(
-                        "the range from {s} to {e} spans more than {MAX_CANDLES} candles of {}; \
-                         at most {MAX_CANDLES} per call",
-                        self.period.as_str()
-                    ),
-                ));
-            };
-            if candles > MAX_CANDLES {
-                return Err(Error::validation(
-                    "start_time",
-                    format!(
-                        "the range spans {candles} candles of {}; at most {MAX_CANDLES} per call",
-                        self.period.as_str()
-                    ),
-                ));
-            }
+/// `end_time` after `start_time`, and at most [`MAX_CANDLES`] periods between them.
+fn check_kline_range(r: &KlineRequest, _: &Params) -> Result<(), Error> {
+    if let (Some(TimestampSecs(s)), Some(TimestampSecs(e))) = (r.start_time, r.end_time) {
+        if e <= s {
+            return Err(Error::validation(
+                "end_time",
+                format!("{e} must exceed start_time {s}"),
+            ));
         }
-        p.push("symbol", &self.symbol);
-        p.push("period", self.period.as_str());
-        p.push_opt_display("start_time", self.start_time);
-        p.push_opt_display("end_time", self.end_time);
-        Ok(())
+        // `e - s` overflows `i64` for extreme times (`start_time=-1`, `end_time=i64::MAX`):
+        // such a range is far longer than any call may span, so it is the same error.
+        let Some(candles) = e
+            .checked_sub(s)
+            .and_then(|span| span.checked_div(r.period.seconds()))
+        else {
+            return Err(Error::validation(
+                "start_time",
+                format!(
+                    "the range from {s} to {e} spans more than {MAX_CANDLES} candles of {}; \
+                         at most {MAX_CANDLES} per call",
+                    r.period.as_str()
+                ),
+            ));
+        };
+        if candles > MAX_CANDLES {
+            return Err(Error::validation(
+                "start_time",
+                format!(
+                    "the range spans {candles} candles of {}; at most {MAX_CANDLES} per call",
+                    r.period.as_str()
+                ),
+            ));
+        }
     }
+    Ok(())
 }
 
-impl FromParams for KlineRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let symbol = p.take_str("symbol")?;
-        let period = KlinePeriod::parse(&p.take_str("period")?)?;
-        Ok(KlineRequest {
-            symbol,
-            period,
-            start_time: p.take_opt_int("start_time")?,
-            end_time: p.take_opt_int("end_time")?,
-        })
+/// Sent as its text (`1`, `1D`); read case-insensitively, anything else refused.
+impl Param for KlinePeriod {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push(key, self.as_str());
+        Ok(())
+    }
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.str(key, self.as_str());
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        p.take_opt_str(key)?
+            .map(|t| KlinePeriod::parse(&t))
+            .transpose()
     }
 }
 
@@ -722,19 +587,31 @@ impl<'de> Deserialize<'de> for Candle {
 
 // ---------------------------------------------------------------------------------------------
 
-no_param_request! {
+request! {
     /// `GET /v3/spot/symbols`: trading rules of the spot pairs.
-    SpotSymbolsRequest => SymbolList, public("spot.spot_symbols", "/spot/symbols")
+    pub struct SpotSymbolsRequest => SymbolList;
+    meta = public("spot.spot_symbols", "/spot/symbols");
+    /// The request (it takes no parameters).
+    new;
+    fields {}
 }
 
-no_param_request! {
+request! {
     /// `GET /v3/margin/symbols`: trading rules of the margin pairs (with `liquidation_rate`).
-    MarginSymbolsRequest => SymbolList, public("spot.margin_symbols", "/margin/symbols")
+    pub struct MarginSymbolsRequest => SymbolList;
+    meta = public("spot.margin_symbols", "/margin/symbols");
+    /// The request (it takes no parameters).
+    new;
+    fields {}
 }
 
-no_param_request! {
+request! {
     /// `GET /v3/trades/symbols`: pairs with their API-trading permission (`is_allow`).
-    TradesSymbolsRequest => SymbolList, public("spot.trades_symbols", "/trades/symbols")
+    pub struct TradesSymbolsRequest => SymbolList;
+    meta = public("spot.trades_symbols", "/trades/symbols");
+    /// The request (it takes no parameters).
+    new;
+    fields {}
 }
 
 /// Answer of the symbol-list endpoints. A missing or `null` list is empty.
@@ -822,9 +699,13 @@ pub struct SymbolInfo {
 
 // ---------------------------------------------------------------------------------------------
 
-no_param_request! {
+request! {
     /// `GET /v3/margin/currencies`: currencies usable in margin trading and their loan fees.
-    MarginCurrenciesRequest => MarginCurrencies, public("spot.margin_currencies", "/margin/currencies")
+    pub struct MarginCurrenciesRequest => MarginCurrencies;
+    meta = public("spot.margin_currencies", "/margin/currencies");
+    /// The request (it takes no parameters).
+    new;
+    fields {}
 }
 
 /// Answer of [`MarginCurrenciesRequest`]. Missing or `null` lists are empty.
@@ -871,48 +752,18 @@ pub struct MarginFee {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/currencies`: deposit and withdrawal settings per currency and chain.
-///
-/// DESIGN: the spec does not say whether this endpoint is signed; the live API answers it
-/// unsigned, so it is public. Its success code is 200.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CurrenciesRequest {
-    currency: Option<String>,
-}
-
-impl CurrenciesRequest {
-    /// Settings of every currency.
-    pub fn all() -> Self {
-        CurrenciesRequest { currency: None }
-    }
-    /// Settings of one currency (`usdt`).
-    pub fn currency(currency: impl Into<String>) -> Self {
-        CurrenciesRequest {
-            currency: Some(currency.into()),
-        }
-    }
-}
-
-impl Endpoint for CurrenciesRequest {
-    type Output = Currencies;
-    const META: Meta = Meta {
-        success_code: 200,
-        ..public("spot.currencies", "/currencies")
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        if let Some(c) = &self.currency {
-            crate::spot::check_non_empty("currency", c)?;
-        }
-        p.push_opt("currency", self.currency.as_deref());
-        Ok(())
-    }
-}
-
-impl FromParams for CurrenciesRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(CurrenciesRequest {
-            currency: p.take_opt_str("currency")?,
-        })
+request! {
+    /// `GET /v3/currencies`: deposit and withdrawal settings per currency and chain.
+    ///
+    /// DESIGN: the spec does not say whether this endpoint is signed; the live API answers it
+    /// unsigned, so it is public. Its success code is 200.
+    pub struct CurrenciesRequest => Currencies;
+    meta = public("spot.currencies", "/currencies").success_code(200);
+    /// Settings of every currency; [`CurrenciesRequest::currency`] narrows to one.
+    new;
+    fields {
+        /// Only `currency` (`usdt`).
+        opt currency: String [non_empty],
     }
 }
 
