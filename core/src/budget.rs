@@ -12,7 +12,8 @@
 //!   ([`crate::Meta::weight`], from the venue's published weights) and can be refreshed from
 //!   `GET /swap/v2/public/api_weight` ([`crate::ratelimit::WeightTable`]).
 //! * Crossing the spot limit anyway leads to bans that grow with repetition within 24 hours
-//!   ([`BanSchedule`]).
+//!   ([`BanSchedule`]); the session applies it: after a 10005 or 429 it refuses spot calls
+//!   locally until the ban ends ([`crate::Error::BanActive`]).
 
 /// The documented spot limit: 1200 weight per minute.
 pub const SPOT_WEIGHT_PER_MINUTE: u64 = 1200;
@@ -45,16 +46,6 @@ impl WeightBudget {
             spent: VecDeque::new(),
             used: 0,
         }
-    }
-
-    /// The documented spot limit: [`SPOT_WEIGHT_PER_MINUTE`].
-    pub fn spot() -> Self {
-        WeightBudget::new(SPOT_WEIGHT_PER_MINUTE, Duration::from_secs(60))
-    }
-
-    /// The swap limit of public routes: [`SWAP_WEIGHT_PER_MINUTE`].
-    pub fn swap() -> Self {
-        WeightBudget::new(SWAP_WEIGHT_PER_MINUTE, Duration::from_secs(60))
     }
 
     /// The configured limit.
@@ -168,7 +159,7 @@ mod tests {
 
     #[test]
     fn spot_budget_allows_1200_per_minute_then_says_how_long_to_wait() {
-        let mut b = WeightBudget::spot();
+        let mut b = WeightBudget::new(SPOT_WEIGHT_PER_MINUTE, Duration::from_secs(60));
         for i in 0..1200 {
             assert_eq!(b.try_acquire(1, TimestampMillis(T0 + i)), Ok(()));
         }

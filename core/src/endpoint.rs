@@ -14,39 +14,8 @@ use crate::de::Unreadable;
 use crate::error::{snippet, ApiCode, ApiError, Error};
 use crate::sign;
 use crate::tap;
+pub use crate::types::Family;
 use crate::types::TimestampMillis;
-
-/// Which API an endpoint belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum Family {
-    /// Spot and margin, REST v3 (`{base_url}` ends with `/v3`).
-    Spot,
-    /// Perpetual swap and copy trading, REST v2 (paths start with `/swap/v2`, appended to the
-    /// swap host).
-    Swap,
-}
-
-impl Family {
-    /// The path prefix shown before an endpoint's path in the catalog (`/v3` for spot; swap
-    /// paths already start with `/swap/v2`).
-    pub fn display_prefix(self) -> &'static str {
-        match self {
-            Family::Spot => "/v3",
-            Family::Swap => "",
-        }
-    }
-}
-
-impl std::fmt::Display for Family {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Family::Spot => "spot",
-            Family::Swap => "swap",
-        })
-    }
-}
 
 /// HTTP method of an endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -3,8 +3,42 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use crate::endpoint::Family;
-use crate::types::code_enum;
+use crate::types::Family;
+
+/// Declares a closed table of integer codes with an `Unknown(code)` arm (the exchange's error
+/// codes): `Copy`, decoded from numbers only.
+macro_rules! code_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $code:expr ),+ $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )+
+            /// A value this library does not know yet.
+            Unknown(i64),
+        }
+
+        impl $name {
+            /// The wire code.
+            pub fn code(self) -> i64 {
+                match self {
+                    $( $name::$variant => $code, )+
+                    $name::Unknown(c) => c,
+                }
+            }
+            /// The variant for a wire code.
+            pub fn from_code(code: i64) -> Self {
+                match code {
+                    $( c if c == $code => $name::$variant, )+
+                    c => $name::Unknown(c),
+                }
+            }
+        }
+    };
+}
 
 /// Everything that can go wrong between a typed request and a typed result.
 ///
@@ -84,9 +118,18 @@ pub enum Error {
     /// the session allows before sending; nothing was sent. Retry after `retry_after`.
     BudgetExhausted {
         /// Which API's budget.
-        family: crate::endpoint::Family,
+        family: crate::types::Family,
         /// How long until the request's weight fits.
         retry_after: Duration,
+    },
+    /// The session knows the API is banning this client until `until` (after repeated spot
+    /// rate-limit violations, see [`crate::budget::BanSchedule`]); nothing was sent. Retry after
+    /// `until`.
+    BanActive {
+        /// Which API.
+        family: crate::types::Family,
+        /// When the ban ends (local time plus the server offset, ms).
+        until: crate::types::TimestampMillis,
     },
     /// A request that changes state (placing or cancelling an order, a transfer, a withdrawal)
     /// failed after its bytes may have reached the exchange (timeout, connection lost, 5xx, an
@@ -146,6 +189,11 @@ impl std::fmt::Display for Error {
                 f,
                 "{family} weight budget exhausted: nothing sent; retry after {} ms",
                 retry_after.as_millis()
+            ),
+            Error::BanActive { family, until } => write!(
+                f,
+                "{family} API banned until {} ms (repeated rate-limit violations): nothing sent",
+                until.0
             ),
             Error::OutcomeUnknown {
                 method, url, cause, ..
@@ -817,6 +865,7 @@ impl Error {
             Error::Transport { .. } => ErrorKind::Network,
             Error::OutcomeUnknown { .. } => ErrorKind::OutcomeUnknown,
             Error::BudgetExhausted { .. } => ErrorKind::RateLimit,
+            Error::BanActive { .. } => ErrorKind::Ban,
             Error::Redirect { .. } => ErrorKind::Redirect,
         }
     }
@@ -842,9 +891,10 @@ impl Error {
     /// The HTTP status of the response that produced this error, if any.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Error::Validation { .. } | Error::Transport { .. } | Error::BudgetExhausted { .. } => {
-                None
-            }
+            Error::Validation { .. }
+            | Error::Transport { .. }
+            | Error::BudgetExhausted { .. }
+            | Error::BanActive { .. } => None,
             Error::OutcomeUnknown { cause, .. } => cause.status(),
             Error::Api(e) => Some(e.status),
             Error::HttpStatus { status, .. }

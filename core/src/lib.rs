@@ -51,6 +51,7 @@
     )
 )]
 
+mod api;
 pub mod budget;
 #[cfg(feature = "catalog")]
 pub mod catalog;
@@ -60,6 +61,7 @@ pub mod credentials;
 pub mod de;
 pub mod endpoint;
 pub mod error;
+pub mod exchange;
 pub mod json;
 pub mod money;
 pub mod num;

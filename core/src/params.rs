@@ -38,9 +38,9 @@ impl ParamMap {
         Self::default()
     }
 
-    /// Adds a variable captured from the path by [`find`] (`market=margin`). A parameter of the
-    /// same name may also be given; it must then agree with the path (see
-    /// [`ParamMap::take_market`]).
+    /// Adds a variable captured from the path by the catalog's `find` (`market=margin`). A
+    /// parameter of the same name may also be given; it must then agree with the path (see
+    /// `ParamMap::take_market` in [`crate::spot`]).
     pub fn insert_path_var(&mut self, key: impl Into<String>, value: impl Into<String>) {
         self.path_vars.insert(key.into(), value.into());
     }

@@ -302,7 +302,7 @@ time_param!(TimestampSecs, TimestampMillis);
 
 /// Declares one endpoint: request struct, constructor, setters, [`Endpoint`](crate::Endpoint)
 /// (meta, checks, encoding) and [`FromParams`](crate::params::FromParams). See the
-/// [module documentation](crate::request) and `CONTRIBUTING.md`.
+/// [module documentation](mod@crate::request) and `CONTRIBUTING.md`.
 ///
 /// ```text
 /// request! {

@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::budget::{WeightBudget, SPOT_WEIGHT_PER_MINUTE, SWAP_WEIGHT_PER_MINUTE};
+use crate::budget::{BanSchedule, WeightBudget, SPOT_WEIGHT_PER_MINUTE, SWAP_WEIGHT_PER_MINUTE};
 use crate::clock::{estimate_offset, Clock, SystemClock};
 use crate::config::Config;
 use crate::credentials::Credentials;
@@ -102,6 +102,16 @@ pub struct Session {
     auto_sync: bool,
     budgets: Option<Mutex<Budgets>>,
     max_budget_wait: Duration,
+    /// Spot rate-limit violations and the ban they incur.
+    spot_ban: Mutex<SpotBan>,
+    time_probes: TimeProbes,
+}
+
+/// What the session knows of a spot ban.
+#[derive(Debug, Default)]
+struct SpotBan {
+    schedule: BanSchedule,
+    until: Option<TimestampMillis>,
 }
 
 impl std::fmt::Debug for Session {
@@ -114,7 +124,65 @@ impl std::fmt::Debug for Session {
             .field("auto_sync", &self.auto_sync)
             .field("budgets", &self.budgets.is_some())
             .field("max_budget_wait", &self.max_budget_wait)
+            .field("spot_banned_until", &lock(&self.spot_ban).until)
             .finish()
+    }
+}
+
+/// An endpoint whose answer is the server's clock; the session sends it to sync its clock
+/// (`GET /v3/time`, `GET /swap/v2/public/time`).
+pub trait ServerClock: Endpoint + Default {
+    /// The server time an answer carries.
+    fn server_time(output: &Self::Output) -> TimestampMillis;
+}
+
+/// How the session reads one family's server clock: builds the time request and reads the
+/// time from its answer. The session receives one per family (see [`SessionBuilder::time_probe`])
+/// instead of naming endpoints itself.
+#[derive(Clone, Copy)]
+pub struct TimeProbe {
+    build: fn(&Config, TimestampMillis) -> Result<http::Request<Vec<u8>>, Error>,
+    read: fn(u16, &http::HeaderMap, &[u8]) -> Result<TimestampMillis, Error>,
+}
+
+impl std::fmt::Debug for TimeProbe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TimeProbe")
+    }
+}
+
+impl TimeProbe {
+    /// The probe that sends `E` (unsigned) and reads [`ServerClock::server_time`].
+    pub fn of<E: ServerClock>() -> Self {
+        TimeProbe {
+            build: |config, now| build(&E::default(), config, None, now),
+            read: |status, headers, body| {
+                parse_body::<E::Output>(&E::META, status, headers, body)
+                    .map(|out| E::server_time(&out))
+            },
+        }
+    }
+}
+
+/// The time probes of both families.
+#[derive(Debug, Clone, Copy, Default)]
+struct TimeProbes {
+    spot: Option<TimeProbe>,
+    swap: Option<TimeProbe>,
+}
+
+impl TimeProbes {
+    fn get(&self, family: Family) -> Result<TimeProbe, Error> {
+        match family {
+            Family::Spot => self.spot,
+            Family::Swap => self.swap,
+        }
+        .ok_or_else(|| {
+            Error::validation(
+                "time_probe",
+                format!("the session has no time endpoint for {family}"),
+            )
+        })
     }
 }
 
@@ -127,6 +195,7 @@ pub struct SessionBuilder {
     auto_sync: bool,
     budget: Option<(u64, u64)>,
     max_budget_wait: Duration,
+    time_probes: TimeProbes,
 }
 
 impl std::fmt::Debug for SessionBuilder {
@@ -142,8 +211,10 @@ impl std::fmt::Debug for SessionBuilder {
     }
 }
 
-impl Default for SessionBuilder {
-    fn default() -> Self {
+impl SessionBuilder {
+    /// A builder with the defaults of [`Session::builder`] but no time probes: the session then
+    /// cannot sync its clock until [`SessionBuilder::time_probe`] gives it the time endpoints.
+    pub fn without_time_probes() -> Self {
         SessionBuilder {
             config: Config::default(),
             credentials: None,
@@ -152,15 +223,35 @@ impl Default for SessionBuilder {
             auto_sync: true,
             budget: Some((SPOT_WEIGHT_PER_MINUTE, SWAP_WEIGHT_PER_MINUTE)),
             max_budget_wait: DEFAULT_MAX_BUDGET_WAIT,
+            time_probes: TimeProbes::default(),
         }
     }
 }
 
 impl SessionBuilder {
-    /// Base URLs and recv window.
+    /// Base URLs and recv window at once.
     pub fn config(mut self, config: Config) -> Self {
         self.config = config;
         self
+    }
+    /// Spot/margin base URL, ending with `/v3` (default `https://openapi.digifinex.com/v3`).
+    pub fn spot_base_url(mut self, url: impl Into<String>) -> Self {
+        self.config = self.config.with_spot_base_url(url);
+        self
+    }
+    /// Swap host URL (default `https://openapi.digifinex.com`).
+    pub fn swap_base_url(mut self, url: impl Into<String>) -> Self {
+        self.config = self.config.with_swap_base_url(url);
+        self
+    }
+    /// The `ACCESS-RECV-WINDOW` sent with signed spot requests.
+    pub fn recv_window(mut self, window: u64) -> Self {
+        self.config = self.config.with_recv_window(window);
+        self
+    }
+    /// The config set so far.
+    pub fn current_config(&self) -> &Config {
+        &self.config
     }
     /// API credentials for private endpoints.
     pub fn credentials(mut self, credentials: Credentials) -> Self {
@@ -173,12 +264,12 @@ impl SessionBuilder {
         self
     }
     /// The retry policy for reads (default [`RetryPolicy::default`]).
-    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+    pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
         self
     }
     /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
-    pub fn auto_sync(mut self, on: bool) -> Self {
+    pub fn auto_time_sync(mut self, on: bool) -> Self {
         self.auto_sync = on;
         self
     }
@@ -204,6 +295,15 @@ impl SessionBuilder {
         self.max_budget_wait = max;
         self
     }
+    /// The endpoint the session sends to read `family`'s server clock (the defaults are
+    /// `GET /v3/time` and `GET /swap/v2/public/time`).
+    pub fn time_probe(mut self, family: Family, probe: TimeProbe) -> Self {
+        match family {
+            Family::Spot => self.time_probes.spot = Some(probe),
+            Family::Swap => self.time_probes.swap = Some(probe),
+        }
+        self
+    }
     /// The session.
     pub fn build(self) -> Session {
         Session {
@@ -214,6 +314,8 @@ impl SessionBuilder {
             retry: self.retry,
             auto_sync: self.auto_sync,
             max_budget_wait: self.max_budget_wait,
+            spot_ban: Mutex::new(SpotBan::default()),
+            time_probes: self.time_probes,
             budgets: self.budget.map(|(spot, swap)| {
                 let minute = Duration::from_secs(60);
                 Mutex::new(Budgets {
@@ -315,6 +417,28 @@ impl Session {
             sent_at: TimestampMillis(0),
             state: State::Start,
         }
+    }
+
+    /// When the spot ban the session knows of ends, if it is still running at `now`.
+    ///
+    /// DESIGN: the spot API bans a client that crosses its weight limit, for 2, 10 or 30
+    /// minutes as violations repeat within 24 hours (spec "Rate limits";
+    /// [`BanSchedule`]). A spot answer 10005 or HTTP 429 records a violation; until the ban it
+    /// incurs ends (the server's `retry-after` when it sends one: it knows its own ban), every
+    /// spot call is refused with
+    /// [`Error::BanActive`] and nothing is sent: a request during a ban only extends it.
+    /// Swap routes are not affected (the swap API states no ban schedule).
+    pub fn spot_banned_until(&self, now: TimestampMillis) -> Option<TimestampMillis> {
+        lock(&self.spot_ban).until.filter(|until| *until > now)
+    }
+
+    /// Records a spot rate-limit violation at `now` (see [`Session::spot_banned_until`]).
+    fn record_spot_violation(&self, now: TimestampMillis, retry_after: Option<Duration>) {
+        let mut ban = lock(&self.spot_ban);
+        let scheduled = ban.schedule.record_violation(now);
+        let wait = retry_after.unwrap_or(scheduled);
+        let ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX);
+        ban.until = Some(TimestampMillis(now.0.saturating_add(ms)));
     }
 
     fn acquire(&self, meta: &Meta, now: TimestampMillis) -> Result<(), Duration> {
@@ -453,6 +577,19 @@ impl<E: Endpoint> Call<'_, E> {
 
     fn failed(&mut self, e: Error) {
         let meta = E::META;
+        if meta.family == Family::Spot {
+            let violation = match &e {
+                Error::Api(a) if a.code == ApiCode::Spot(SpotCode::FrequencyLimit) => {
+                    Some(a.retry_after)
+                }
+                Error::RateLimited { retry_after, .. } => Some(*retry_after),
+                _ => None,
+            };
+            if let Some(retry_after) = violation {
+                self.session
+                    .record_spot_violation(self.session.now(), retry_after);
+            }
+        }
         // A spot 10008: resync once, then re-sign and resend (a definite rejection: safe).
         // A swap 400004 (signature mismatch) may be a stale timestamp, since the timestamp is
         // signed and the swap API has no clock error code: resync once too, but resend only if
@@ -500,6 +637,14 @@ impl<E: Endpoint> Drive for Call<'_, E> {
         match std::mem::replace(&mut self.state, State::Gone) {
             State::Start => {
                 let now = self.session.now();
+                if E::META.family == Family::Spot {
+                    if let Some(until) = self.session.spot_banned_until(now) {
+                        return Action::Done(Err(Error::BanActive {
+                            family: Family::Spot,
+                            until,
+                        }));
+                    }
+                }
                 if let Err(wait) = self.session.acquire(&E::META, now) {
                     if wait > self.session.max_budget_wait {
                         return Action::Done(Err(Error::BudgetExhausted {
@@ -761,22 +906,12 @@ fn apply_time(
     sent: TimestampMillis,
     received: TimestampMillis,
 ) -> Result<i64, Error> {
-    let status = response.status().as_u16();
-    let server = match family {
-        Family::Spot => parse_body::<crate::spot::ServerTime>(
-            &<crate::spot::ServerTimeRequest as Endpoint>::META,
-            status,
-            response.headers(),
-            response.body(),
-        )
-        .map(|t| t.server_time.to_millis())?,
-        Family::Swap => parse_body::<TimestampMillis>(
-            &<crate::swap::ServerTimeRequest as Endpoint>::META,
-            status,
-            response.headers(),
-            response.body(),
-        )?,
-    };
+    let probe = session.time_probes.get(family)?;
+    let server = (probe.read)(
+        response.status().as_u16(),
+        response.headers(),
+        response.body(),
+    )?;
     let offset = estimate_offset(server, sent, received);
     session.set_offset_ms(offset);
     Ok(offset)
@@ -796,9 +931,6 @@ fn clone_request(req: &http::Request<Vec<u8>>) -> http::Request<Vec<u8>> {
 }
 
 fn time_request(session: &Session, family: Family) -> Result<http::Request<Vec<u8>>, Error> {
-    let now = session.now();
-    match family {
-        Family::Spot => build(&crate::spot::ServerTimeRequest, &session.config, None, now),
-        Family::Swap => build(&crate::swap::ServerTimeRequest, &session.config, None, now),
-    }
+    let probe = session.time_probes.get(family)?;
+    (probe.build)(&session.config, session.now())
 }

@@ -2,6 +2,38 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// Which API an endpoint belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Family {
+    /// Spot and margin, REST v3 (`{base_url}` ends with `/v3`).
+    Spot,
+    /// Perpetual swap and copy trading, REST v2 (paths start with `/swap/v2`, appended to the
+    /// swap host).
+    Swap,
+}
+
+impl Family {
+    /// The path prefix shown before an endpoint's path in the catalog (`/v3` for spot; swap
+    /// paths already start with `/swap/v2`).
+    pub fn display_prefix(self) -> &'static str {
+        match self {
+            Family::Spot => "/v3",
+            Family::Swap => "",
+        }
+    }
+}
+
+impl std::fmt::Display for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Family::Spot => "spot",
+            Family::Swap => "swap",
+        })
+    }
+}
+
 /// A timestamp in whole seconds since the Unix epoch, as the spot v3 API sends them
 /// (`date`, `created_date`, trade `timestamp`, candle time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -358,41 +390,6 @@ macro_rules! int_enum {
     };
 }
 
-/// Declares a closed table of integer codes with an `Unknown(code)` arm (the exchange's error
-/// codes): `Copy`, decoded from numbers only.
-macro_rules! code_enum {
-    (
-        $(#[$meta:meta])*
-        pub enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $code:expr ),+ $(,)? }
-    ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum $name {
-            $( $(#[$vmeta])* $variant, )+
-            /// A value this library does not know yet.
-            Unknown(i64),
-        }
-
-        impl $name {
-            /// The wire code.
-            pub fn code(self) -> i64 {
-                match self {
-                    $( $name::$variant => $code, )+
-                    $name::Unknown(c) => c,
-                }
-            }
-            /// The variant for a wire code.
-            pub fn from_code(code: i64) -> Self {
-                match code {
-                    $( c if c == $code => $name::$variant, )+
-                    c => $name::Unknown(c),
-                }
-            }
-        }
-    };
-}
-
 /// Declares an open enum over string values: known values get a variant (matched exactly, then
 /// case-insensitively), anything else is kept in `Other(text)`. A number is read as its text
 /// (`1` matches an alias `"1"`). Required when used bare (`null` or a placeholder is an error);
@@ -490,7 +487,7 @@ macro_rules! str_enum {
     };
 }
 
-pub(crate) use {code_enum, int_enum, str_enum};
+pub(crate) use {int_enum, str_enum};
 
 #[cfg(test)]
 mod tests {

@@ -587,3 +587,98 @@ fn every_scenario_gives_the_same_results_with_owned_answers() {
     a_swap_signature_rejection_resyncs_and_resends_only_if_the_clock_moved();
     OWNED.with(|o| o.set(false));
 }
+
+#[test]
+fn a_spot_rate_limit_violation_bans_spot_calls_locally_as_scheduled() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let book = OrderBookRequest::new("btc_usdt");
+    let limited = r#"{"code":10005}"#;
+    // Reads are retried on a rate limit; without `retry-after` the retry meets the ban.
+    let (r, sent, _) = drive(
+        &clock,
+        &mut s.call(&book),
+        vec![Answer::Http(200, vec![], limited)],
+        0,
+    );
+    assert_eq!(sent.len(), 1);
+    let until = T0 + 120_000;
+    match r.unwrap_err() {
+        Error::BanActive { family, until: u } => {
+            assert_eq!(family, Family::Spot);
+            assert_eq!(u, TimestampMillis(until));
+        }
+        other => panic!("expected BanActive, got {other:?}"),
+    }
+    // Nothing is sent while the ban runs; the error says until when.
+    clock.advance(60_000);
+    let (r, sent, _) = drive(&clock, &mut s.call(&book), vec![], 0);
+    assert!(sent.is_empty());
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Ban);
+    assert!(e.to_string().contains(&until.to_string()), "{e}");
+    assert_eq!(
+        s.spot_banned_until(TimestampMillis(T0 + 60_000)),
+        Some(TimestampMillis(until))
+    );
+    // Swap routes are not banned.
+    let (r, sent, _) = drive(
+        &clock,
+        &mut s.call(&digifinex_core::swap::ServerTimeRequest),
+        vec![Answer::Http(
+            200,
+            vec![],
+            r#"{"code":0,"data":1700000060000}"#,
+        )],
+        0,
+    );
+    assert!(r.is_ok());
+    assert_eq!(sent.len(), 1);
+    // After the ban, spot calls go again.
+    clock.advance(60_000);
+    assert_eq!(s.spot_banned_until(TimestampMillis(until)), None);
+    let (r, sent, _) = drive(
+        &clock,
+        &mut s.call(&book),
+        vec![Answer::Http(200, vec![], BOOK)],
+        0,
+    );
+    assert!(r.is_ok());
+    assert_eq!(sent.len(), 1);
+}
+
+#[test]
+fn spot_bans_escalate_and_a_server_retry_after_wins() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = session(clock.clone());
+    let order = order();
+    let mut bans = Vec::new();
+    for _ in 0..4 {
+        let start = digifinex_core::Clock::now(&*clock);
+        let (r, sent, _) = drive(
+            &clock,
+            &mut s.call(&order),
+            vec![Answer::Http(200, vec![], r#"{"code":10005}"#)],
+            0,
+        );
+        assert_eq!(sent.len(), 1);
+        assert!(matches!(r, Err(Error::Api(_))), "{r:?}");
+        let until = s.spot_banned_until(start).unwrap();
+        bans.push((until.0 - start.0) / 60_000);
+        clock.advance(until.0 - start.0);
+    }
+    // Within 24 hours: 2, 2, 2, then 10 minutes.
+    assert_eq!(bans, vec![2, 2, 2, 10]);
+    // A `retry-after` from the server sets the ban's end instead of the schedule.
+    let start = digifinex_core::Clock::now(&*clock);
+    let (_, _, _) = drive(
+        &clock,
+        &mut s.call(&order),
+        vec![Answer::Http(429, vec![("retry-after", "7")], "slow down")],
+        0,
+    );
+    assert_eq!(
+        s.spot_banned_until(start),
+        Some(TimestampMillis(start.0 + 7000))
+    );
+}

@@ -9,16 +9,16 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
+use digifinex_core::exchange::{record, request_span, sync_span};
 use digifinex_core::paging::Pager;
 use digifinex_core::policy::RetryPolicy;
-use digifinex_core::session::{Action, Drive, Response, Session};
+use digifinex_core::session::{Action, Drive, Response, Session, SessionBuilder};
 use digifinex_core::{
     BoxError, Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind,
 };
 use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::client::legacy::connect::{capture_connection, Connect, HttpConnector};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
-use tracing::field::Empty;
 use tracing::Instrument;
 
 use crate::deadline::Deadlines;
@@ -152,17 +152,7 @@ where
         E::Output: Send,
     {
         let meta = E::META;
-        let span = tracing::debug_span!(
-            "digifinex.request",
-            endpoint = meta.name,
-            method = meta.method.as_str(),
-            path = meta.path,
-            status = Empty,
-            latency_ms = Empty,
-            attempts = Empty,
-            code = Empty,
-            error = Empty,
-        );
+        let span = request_span(&meta);
         // DESIGN: the whole request cycle (call state, exchange, timer, hyper's futures) is
         // about 2.5 KB; boxed once here, `send`'s own future stays small, so the caller's
         // future (a spawned task, a join of many) is not copied around at that size.
@@ -179,20 +169,7 @@ where
     /// (swap) and stores the offset in the session; returns the offset in milliseconds
     /// (server minus local). A spot 10008 already triggers one automatic sync.
     pub async fn sync_time(&self, family: Family) -> Result<i64, Error> {
-        let span = tracing::debug_span!(
-            "digifinex.request",
-            endpoint = "time_sync",
-            method = "GET",
-            path = match family {
-                Family::Swap => "/swap/v2/public/time",
-                _ => "/time",
-            },
-            status = Empty,
-            latency_ms = Empty,
-            attempts = Empty,
-            code = Empty,
-            error = Empty,
-        );
+        let span = sync_span(family);
         let result = self
             .drive(self.session.sync_call(family))
             .instrument(span.clone())
@@ -215,6 +192,21 @@ where
     /// Walks `pager`: call [`Pages::next_page`] in a loop, or turn it into a stream.
     pub fn pages<P: Pager>(&self, pager: P) -> Pages<C, P> {
         Pages::new(self.clone(), pager)
+    }
+
+    /// Walks `pager` item by item, as a stream (an error is the last element): the async
+    /// counterpart of the blocking client's `items`.
+    pub fn items<P>(
+        &self,
+        pager: P,
+    ) -> impl futures_core::Stream<Item = Result<P::Item, Error>> + Send
+    where
+        P: Pager + Send,
+        P::Item: Send,
+        P::Request: Send + Sync,
+        <P::Request as Endpoint>::Output: Send,
+    {
+        self.pages(pager).into_item_stream()
     }
 
     /// The one driving loop, for every [`Drive`] state machine of the core: [`Client::send`]
@@ -334,25 +326,6 @@ fn timed_out(kind: TransportErrorKind, what: &str, after: Duration) -> Failed {
     (kind, Box::new(e))
 }
 
-/// Records the outcome of a request in its span.
-fn record<T>(span: &tracing::Span, result: &Result<Response<T>, Error>) {
-    match result {
-        Ok(r) => {
-            span.record("status", r.status);
-            span.record("latency_ms", r.latency.as_millis() as u64);
-            span.record("attempts", r.attempts);
-        }
-        Err(e) => {
-            if let Error::Api(a) = e {
-                span.record("code", a.code.code());
-                span.record("status", a.status);
-            }
-            span.record("error", tracing::field::debug(e.kind()));
-            span.in_scope(|| tracing::debug!(error = %e, "request failed"));
-        }
-    }
-}
-
 /// A failure of the hyper client before the answer's head, by the phase it happened in:
 /// before any request byte could be written it is `Connect` (nothing was sent), which the
 /// errors' structure tells: a connector failure (`is_connect()`: resolving, connecting, the
@@ -449,13 +422,7 @@ impl StdError for TransportFailure {
 
 /// The builder's settings that do not depend on the connector type.
 struct Options {
-    config: Config,
-    credentials: Option<Credentials>,
-    clock: Option<Arc<dyn Clock>>,
-    retry: RetryPolicy,
-    auto_sync: bool,
-    budget: Option<(u64, u64)>,
-    max_budget_wait: Option<Duration>,
+    session: SessionBuilder,
     connect: Duration,
     read: Duration,
     total: Duration,
@@ -468,16 +435,7 @@ struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            config: Config::default(),
-            credentials: None,
-            clock: None,
-            retry: RetryPolicy::default(),
-            auto_sync: true,
-            budget: Some((
-                digifinex_core::budget::SPOT_WEIGHT_PER_MINUTE,
-                digifinex_core::budget::SWAP_WEIGHT_PER_MINUTE,
-            )),
-            max_budget_wait: None,
+            session: SessionBuilder::default(),
             connect: DEFAULT_CONNECT,
             read: DEFAULT_READ,
             total: DEFAULT_TOTAL,
@@ -501,11 +459,7 @@ impl<C> std::fmt::Debug for ClientBuilder<C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let o = &self.opts;
         f.debug_struct("ClientBuilder")
-            .field("config", &o.config)
-            .field("credentials", &o.credentials)
-            .field("retry", &o.retry)
-            .field("auto_sync", &o.auto_sync)
-            .field("budget", &o.budget)
+            .field("session", &o.session)
             .field("connect", &o.connect)
             .field("read", &o.read)
             .field("total", &o.total)
@@ -522,34 +476,41 @@ impl<C> ClientBuilder<C>
 where
     C: Connect + Clone + Send + Sync + 'static,
 {
+    /// Every session setting at once (URLs, credentials, clock, retries, budgets, time sync):
+    /// the same [`SessionBuilder`] the blocking client takes. The setters below change it in
+    /// place.
+    pub fn session(mut self, session: SessionBuilder) -> Self {
+        self.opts.session = session;
+        self
+    }
     /// Base URLs and recv window at once.
     pub fn config(mut self, config: Config) -> Self {
-        self.opts.config = config;
+        self.opts.session = self.opts.session.config(config);
         self
     }
     /// Spot/margin base URL, ending with `/v3` (default `https://openapi.digifinex.com/v3`).
     pub fn spot_base_url(mut self, url: impl Into<String>) -> Self {
-        self.opts.config = self.opts.config.with_spot_base_url(url);
+        self.opts.session = self.opts.session.spot_base_url(url);
         self
     }
     /// Swap host URL (default `https://openapi.digifinex.com`).
     pub fn swap_base_url(mut self, url: impl Into<String>) -> Self {
-        self.opts.config = self.opts.config.with_swap_base_url(url);
+        self.opts.session = self.opts.session.swap_base_url(url);
         self
     }
     /// API credentials for private endpoints.
     pub fn credentials(mut self, credentials: Credentials) -> Self {
-        self.opts.credentials = Some(credentials);
+        self.opts.session = self.opts.session.credentials(credentials);
         self
     }
     /// The clock used for signing, latency and backoff jitter (default the system clock).
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.opts.clock = Some(clock);
+        self.opts.session = self.opts.session.clock(clock);
         self
     }
     /// The `ACCESS-RECV-WINDOW` sent with signed spot requests.
     pub fn recv_window(mut self, window: u64) -> Self {
-        self.opts.config = self.opts.config.with_recv_window(window);
+        self.opts.session = self.opts.session.recv_window(window);
         self
     }
     /// Connection setup limit, resolving and the TLS handshake included (default 5 s); running
@@ -591,7 +552,7 @@ where
     }
     /// The retry policy for reads (default [`RetryPolicy::default`]).
     pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
-        self.opts.retry = retry;
+        self.opts.session = self.opts.session.retry_policy(retry);
         self
     }
     /// Waits instead of crossing a weight budget (on by default): spot `spot_per_minute`
@@ -599,25 +560,28 @@ where
     /// separately, for private ones (default 6,000, the venue's public limit; see
     /// [`Client::load_swap_weights`]).
     pub fn weight_budget(mut self, spot_per_minute: u64, swap_per_minute: u64) -> Self {
-        self.opts.budget = Some((spot_per_minute, swap_per_minute));
+        self.opts.session = self
+            .opts
+            .session
+            .weight_budget(spot_per_minute, swap_per_minute);
         self
     }
     /// Turns the weight budgets off: calls never wait for them (the server's 429 and bans
     /// still apply).
     pub fn without_weight_budget(mut self) -> Self {
-        self.opts.budget = None;
+        self.opts.session = self.opts.session.without_weight_budget();
         self
     }
     /// The longest a call waits for the weight budget before sending (default 10 s); a longer
     /// wait ends the call with `Error::BudgetExhausted` and sends nothing, so an order is never
     /// sent late.
     pub fn max_budget_wait(mut self, max: Duration) -> Self {
-        self.opts.max_budget_wait = Some(max);
+        self.opts.session = self.opts.session.max_budget_wait(max);
         self
     }
     /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
     pub fn auto_time_sync(mut self, on: bool) -> Self {
-        self.opts.auto_sync = on;
+        self.opts.session = self.opts.session.auto_time_sync(on);
         self
     }
     /// Allows plain `http://` base URLs (the simulator, tests). Default off.
@@ -662,7 +626,7 @@ where
     /// and no hyper client was given.
     pub fn build(self) -> Result<Client<C>, Error> {
         let o = self.opts;
-        o.config.check_urls(o.allow_http)?;
+        o.session.current_config().check_urls(o.allow_http)?;
         // DESIGN: noting each request's connection (`capture_connection`: a watch channel and
         // an extension map per request) cost about 2.5% of throughput with 32 requests in
         // flight. It is needed only when the read or total limit can run out while the request
@@ -675,25 +639,8 @@ where
             Some(h) => h,
             None => (self.make)(&o)?,
         };
-        let mut session = Session::builder()
-            .config(o.config)
-            .retry(o.retry)
-            .auto_sync(o.auto_sync);
-        if let Some(c) = o.credentials {
-            session = session.credentials(c);
-        }
-        if let Some(c) = o.clock {
-            session = session.clock(c);
-        }
-        session = match o.budget {
-            Some((spot, swap)) => session.weight_budget(spot, swap),
-            None => session.without_weight_budget(),
-        };
-        if let Some(max) = o.max_budget_wait {
-            session = session.max_budget_wait(max);
-        }
         Ok(Client {
-            session: Arc::new(session.build()),
+            session: Arc::new(o.session.build()),
             http,
             read: o.read,
             total: o.total,

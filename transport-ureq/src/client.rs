@@ -4,13 +4,13 @@ use std::io::{self, Read};
 use std::sync::Arc;
 use std::time::Duration;
 
+use digifinex_core::exchange::{record, request_span, sync_span};
 use digifinex_core::paging::Pager;
 use digifinex_core::policy::RetryPolicy;
-use digifinex_core::session::{Action, Drive, Response, Session};
+use digifinex_core::session::{Action, Drive, Response, Session, SessionBuilder};
 use digifinex_core::{
     BoxError, Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind,
 };
-use tracing::field::Empty;
 use ureq::unversioned::resolver::DefaultResolver;
 
 use crate::pages::{Items, Pages};
@@ -77,17 +77,7 @@ impl Client {
     /// usage, latency and attempts of the final answer.
     pub fn send_full<E: Endpoint>(&self, endpoint: &E) -> Result<Response<E::Output>, Error> {
         let meta = E::META;
-        let span = tracing::debug_span!(
-            "digifinex.request",
-            endpoint = meta.name,
-            method = meta.method.as_str(),
-            path = meta.path,
-            status = Empty,
-            latency_ms = Empty,
-            attempts = Empty,
-            code = Empty,
-            error = Empty,
-        );
+        let span = request_span(&meta);
         let _entered = span.enter();
         let result = self.drive(self.session.call(endpoint));
         record(&span, &result);
@@ -98,20 +88,7 @@ impl Client {
     /// (swap) and stores the offset in the session; returns the offset in milliseconds
     /// (server minus local). A spot 10008 already triggers one automatic sync.
     pub fn sync_time(&self, family: Family) -> Result<i64, Error> {
-        let span = tracing::debug_span!(
-            "digifinex.request",
-            endpoint = "time_sync",
-            method = "GET",
-            path = match family {
-                Family::Swap => "/swap/v2/public/time",
-                _ => "/time",
-            },
-            status = Empty,
-            latency_ms = Empty,
-            attempts = Empty,
-            code = Empty,
-            error = Empty,
-        );
+        let span = sync_span(family);
         let _entered = span.enter();
         let result = self.drive(self.session.sync_call(family));
         record(&span, &result);
@@ -237,25 +214,6 @@ fn failure(e: ureq::Error) -> (TransportErrorKind, BoxError) {
     (classify(&e, phase::written()), Box::new(e))
 }
 
-/// Records the outcome of a request in its span.
-fn record<T>(span: &tracing::Span, result: &Result<Response<T>, Error>) {
-    match result {
-        Ok(r) => {
-            span.record("status", r.status);
-            span.record("latency_ms", r.latency.as_millis() as u64);
-            span.record("attempts", r.attempts);
-        }
-        Err(e) => {
-            if let Error::Api(a) = e {
-                span.record("code", a.code.code());
-                span.record("status", a.status);
-            }
-            span.record("error", tracing::field::debug(e.kind()));
-            tracing::debug!(error = %e, "request failed");
-        }
-    }
-}
-
 /// The kind of a `ureq` failure, by the phase it happened in (see `crate::phase`): before any
 /// request byte was written (resolving, connecting, the TLS handshake, a proxy's refusal, or
 /// a timeout in those) it is `Connect`, or `InvalidRequest` when ureq refused the URL or
@@ -289,17 +247,13 @@ fn classify(e: &ureq::Error, written: bool) -> TransportErrorKind {
 
 /// Builds a [`Client`].
 pub struct ClientBuilder {
-    config: Config,
-    credentials: Option<Credentials>,
-    clock: Option<Arc<dyn Clock>>,
-    retry: RetryPolicy,
-    auto_sync: bool,
-    budget: Option<(u64, u64)>,
-    max_budget_wait: Option<Duration>,
+    session: SessionBuilder,
     connect: Option<Duration>,
     read: Option<Duration>,
     total: Option<Duration>,
     agent: Option<ureq::Agent>,
+    /// Whether the default read and phase limits apply (see `without_timeouts`).
+    timed: bool,
     allow_http: bool,
     max_body: usize,
     roots: Option<Vec<Vec<u8>>>,
@@ -308,14 +262,11 @@ pub struct ClientBuilder {
 impl std::fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientBuilder")
-            .field("config", &self.config)
-            .field("credentials", &self.credentials)
-            .field("retry", &self.retry)
-            .field("auto_sync", &self.auto_sync)
-            .field("budget", &self.budget)
+            .field("session", &self.session)
             .field("connect", &self.connect)
             .field("read", &self.read)
             .field("total", &self.total)
+            .field("timed", &self.timed)
             .field("custom_agent", &self.agent.is_some())
             .field("allow_http", &self.allow_http)
             .field("max_body", &self.max_body)
@@ -327,20 +278,12 @@ impl std::fmt::Debug for ClientBuilder {
 impl Default for ClientBuilder {
     fn default() -> Self {
         ClientBuilder {
-            config: Config::default(),
-            credentials: None,
-            clock: None,
-            retry: RetryPolicy::default(),
-            auto_sync: true,
-            budget: Some((
-                digifinex_core::budget::SPOT_WEIGHT_PER_MINUTE,
-                digifinex_core::budget::SWAP_WEIGHT_PER_MINUTE,
-            )),
-            max_budget_wait: None,
+            session: SessionBuilder::default(),
             connect: None,
             read: None,
             total: None,
             agent: None,
+            timed: true,
             allow_http: false,
             max_body: DEFAULT_MAX_BODY,
             roots: None,
@@ -349,34 +292,71 @@ impl Default for ClientBuilder {
 }
 
 impl ClientBuilder {
+    /// Every session setting at once (URLs, credentials, clock, retries, budgets, time sync):
+    /// the same [`SessionBuilder`] the async client takes. The setters below change it in place.
+    pub fn session(mut self, session: SessionBuilder) -> Self {
+        self.session = session;
+        self
+    }
     /// Base URLs and recv window at once.
     pub fn config(mut self, config: Config) -> Self {
-        self.config = config;
+        self.session = self.session.config(config);
         self
     }
     /// Spot/margin base URL, ending with `/v3` (default `https://openapi.digifinex.com/v3`).
     pub fn spot_base_url(mut self, url: impl Into<String>) -> Self {
-        self.config = self.config.with_spot_base_url(url);
+        self.session = self.session.spot_base_url(url);
         self
     }
     /// Swap host URL (default `https://openapi.digifinex.com`).
     pub fn swap_base_url(mut self, url: impl Into<String>) -> Self {
-        self.config = self.config.with_swap_base_url(url);
+        self.session = self.session.swap_base_url(url);
         self
     }
     /// API credentials for private endpoints.
     pub fn credentials(mut self, credentials: Credentials) -> Self {
-        self.credentials = Some(credentials);
+        self.session = self.session.credentials(credentials);
         self
     }
     /// The clock used for signing, latency and backoff jitter (default the system clock).
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = Some(clock);
+        self.session = self.session.clock(clock);
         self
     }
     /// The `ACCESS-RECV-WINDOW` sent with signed spot requests.
     pub fn recv_window(mut self, window: u64) -> Self {
-        self.config = self.config.with_recv_window(window);
+        self.session = self.session.recv_window(window);
+        self
+    }
+    /// The retry policy for reads (default [`RetryPolicy::default`]).
+    pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.session = self.session.retry_policy(retry);
+        self
+    }
+    /// Waits instead of crossing a weight budget (on by default): spot `spot_per_minute`
+    /// (default 1200, the documented limit), swap `swap_per_minute` for public routes and,
+    /// separately, for private ones (default 6,000, the venue's public limit; see
+    /// [`Client::load_swap_weights`]).
+    pub fn weight_budget(mut self, spot_per_minute: u64, swap_per_minute: u64) -> Self {
+        self.session = self.session.weight_budget(spot_per_minute, swap_per_minute);
+        self
+    }
+    /// Turns the weight budgets off: calls never wait for them (the server's 429 and bans
+    /// still apply).
+    pub fn without_weight_budget(mut self) -> Self {
+        self.session = self.session.without_weight_budget();
+        self
+    }
+    /// The longest a call waits for the weight budget before sending (default 10 s); a longer
+    /// wait ends the call with `Error::BudgetExhausted` and sends nothing, so an order is never
+    /// sent late.
+    pub fn max_budget_wait(mut self, max: Duration) -> Self {
+        self.session = self.session.max_budget_wait(max);
+        self
+    }
+    /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
+    pub fn auto_time_sync(mut self, on: bool) -> Self {
+        self.session = self.session.auto_time_sync(on);
         self
     }
     /// Connection setup limit, DNS and TLS included (default 5 s); running out of it is a
@@ -388,43 +368,23 @@ impl ClientBuilder {
     /// Limit for each read from the connection while waiting for the answer (default 10 s).
     pub fn read_timeout(mut self, timeout: Duration) -> Self {
         self.read = Some(timeout);
+        self.timed = true;
         self
     }
     /// Limit for each phase of one attempt: sending the request, waiting for the answer's
     /// head, and reading its body (default 15 s each; connecting has its own limit).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.total = Some(timeout);
+        self.timed = true;
         self
     }
-    /// The retry policy for reads (default [`RetryPolicy::default`]).
-    pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
-    }
-    /// Waits instead of crossing a weight budget (on by default): spot `spot_per_minute`
-    /// (default 1200, the documented limit), swap `swap_per_minute` for public routes and,
-    /// separately, for private ones (default 6,000, the venue's public limit; see
-    /// [`Client::load_swap_weights`]).
-    pub fn weight_budget(mut self, spot_per_minute: u64, swap_per_minute: u64) -> Self {
-        self.budget = Some((spot_per_minute, swap_per_minute));
-        self
-    }
-    /// Turns the weight budgets off: calls never wait for them (the server's 429 and bans
-    /// still apply).
-    pub fn without_weight_budget(mut self) -> Self {
-        self.budget = None;
-        self
-    }
-    /// The longest a call waits for the weight budget before sending (default 10 s); a longer
-    /// wait ends the call with `Error::BudgetExhausted` and sends nothing, so an order is never
-    /// sent late.
-    pub fn max_budget_wait(mut self, max: Duration) -> Self {
-        self.max_budget_wait = Some(max);
-        self
-    }
-    /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
-    pub fn auto_time_sync(mut self, on: bool) -> Self {
-        self.auto_sync = on;
+    /// No client-side read or phase limit (the connect timeout still applies), as in the async
+    /// client: a call then waits as long as the server keeps the connection open. A later
+    /// [`ClientBuilder::read_timeout`] or [`ClientBuilder::timeout`] turns limits back on.
+    pub fn without_timeouts(mut self) -> Self {
+        self.timed = false;
+        self.read = None;
+        self.total = None;
         self
     }
     /// Uses this agent's configuration (proxy, TLS settings, pool limits, middleware). Its own
@@ -468,7 +428,7 @@ impl ClientBuilder {
     /// The client. Fails with a validation error for a base URL that is not `https://` (or
     /// `http://` with [`ClientBuilder::allow_http`]).
     pub fn build(self) -> Result<Client, Error> {
-        self.config.check_urls(self.allow_http)?;
+        self.session.current_config().check_urls(self.allow_http)?;
         #[cfg(any(feature = "ring", feature = "aws-lc-rs", feature = "native-roots"))]
         let roots = self.roots.as_deref().map(check_roots).transpose()?;
         #[cfg(not(any(feature = "ring", feature = "aws-lc-rs", feature = "native-roots")))]
@@ -478,23 +438,7 @@ impl ClientBuilder {
                 "built without TLS: enable the `ring` or `aws-lc-rs` feature",
             ));
         }
-        let mut session = Session::builder()
-            .config(self.config)
-            .retry(self.retry)
-            .auto_sync(self.auto_sync);
-        if let Some(c) = self.credentials {
-            session = session.credentials(c);
-        }
-        if let Some(c) = self.clock {
-            session = session.clock(c);
-        }
-        session = match self.budget {
-            Some((spot, swap)) => session.weight_budget(spot, swap),
-            None => session.without_weight_budget(),
-        };
-        if let Some(max) = self.max_budget_wait {
-            session = session.max_budget_wait(max);
-        }
+        let session = self.session;
         let (agent, per_request) = match self.agent {
             Some(agent) => {
                 let config = agent.config().clone();
@@ -515,8 +459,14 @@ impl ClientBuilder {
                 (agent_with_phases(config), any.then_some(p))
             }
             None => {
-                let read = Some(self.read.unwrap_or(DEFAULT_READ));
-                let total = Some(self.total.unwrap_or(DEFAULT_TOTAL));
+                let (read, total) = if self.timed {
+                    (
+                        Some(self.read.unwrap_or(DEFAULT_READ)),
+                        Some(self.total.unwrap_or(DEFAULT_TOTAL)),
+                    )
+                } else {
+                    (None, None)
+                };
                 let config = ureq::Agent::config_builder()
                     .http_status_as_error(false)
                     // DESIGN: a redirect is never followed (it would carry the signed headers
