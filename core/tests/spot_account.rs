@@ -5,13 +5,17 @@ use support::*;
 
 use digifinex_core::catalog::{self, ParamMap};
 use digifinex_core::spot::{
-    Asset, ClosePosition, FinanceEntry, FinanceLog, FinanceLogRequest, FinanceType,
-    MarginAssetsRequest, MarginPositionsRequest, Market, PositionSide, SpotAssetsRequest, Transfer,
-    TransferAccount,
+    Asset, ClosePositionAck, ClosePositionRequest, FinanceEntry, FinanceLog, FinanceLogRequest,
+    FinanceType, MarginAssetsRequest, MarginPositionsRequest, Market, PositionSide,
+    SpotAssetsRequest, TransferAccount, TransferAck, TransferRequest,
 };
-use digifinex_core::{Config, Endpoint, Error, ErrorKind, TimestampSecs};
+use digifinex_core::{Amount, Config, Endpoint, Error, ErrorKind, TimestampSecs};
 
 const BASE: &str = "https://openapi.digifinex.com/v3";
+
+fn amt(s: &str) -> Amount {
+    s.parse().unwrap()
+}
 
 fn catalog_build(method: &str, path: &str, params: &[(&str, &str)]) -> Result<String, Error> {
     let (entry, vars) = catalog::find(method, path).expect("catalog entry");
@@ -48,8 +52,13 @@ fn every_endpoint_is_in_the_catalog_as_private() {
             "MarginPositionsRequest",
             true,
         ),
-        ("POST", "/v3/transfer", "Transfer", false),
-        ("POST", "/v3/margin/position/close", "ClosePosition", false),
+        ("POST", "/v3/transfer", "TransferRequest", false),
+        (
+            "POST",
+            "/v3/margin/position/close",
+            "ClosePositionRequest",
+            false,
+        ),
     ] {
         let (entry, _) = catalog::find(method, path).unwrap_or_else(|| panic!("{method} {path}"));
         assert!(
@@ -101,8 +110,8 @@ fn catalog_financelog_all_params_match_typed_builder() {
     .unwrap();
     let typed = FinanceLogRequest::new(Market::Spot)
         .currency_mark("btc")
-        .start_time(1_699_990_000)
-        .end_time(1_700_000_000)
+        .start_time(TimestampSecs(1_699_990_000))
+        .end_time(TimestampSecs(1_700_000_000))
         .limit(1000);
     assert_eq!(got, render(&build_req(&typed).unwrap()));
 }
@@ -162,9 +171,9 @@ fn catalog_transfer_matches_typed_builder() {
         ],
     )
     .unwrap();
-    let typed = Transfer::new(
+    let typed = TransferRequest::new(
         "usdt",
-        d("1.50"),
+        amt("1.50"),
         TransferAccount::Spot,
         TransferAccount::Margin,
     );
@@ -231,7 +240,7 @@ fn catalog_positions_and_close_match_typed_builders() {
     .unwrap();
     assert_eq!(
         got,
-        render(&build_req(&ClosePosition::new("eth_usdt")).unwrap())
+        render(&build_req(&ClosePositionRequest::new("eth_usdt")).unwrap())
     );
     catalog_invalid("POST", "/v3/margin/position/close", &[], "symbol");
     let got = catalog_build("GET", "/v3/spot/assets", &[]).unwrap();
@@ -271,8 +280,8 @@ fn financelog_request_shape_all_params_in_spec_order() {
     // Setters called out of order; parameters still travel in documented order.
     let req = FinanceLogRequest::new(Market::Margin)
         .limit(1000)
-        .end_time(1_700_000_000)
-        .start_time(1_699_990_000)
+        .end_time(TimestampSecs(1_700_000_000))
+        .start_time(TimestampSecs(1_699_990_000))
         .currency_mark("usdt");
     assert_signed_get(
         &req,
@@ -294,8 +303,8 @@ fn financelog_request_escapes_currency() {
 fn financelog_equal_start_and_end_is_allowed() {
     assert_signed_get(
         &FinanceLogRequest::new(Market::Spot)
-            .start_time(1_600_000_000)
-            .end_time(1_600_000_000)
+            .start_time(TimestampSecs(1_600_000_000))
+            .end_time(TimestampSecs(1_600_000_000))
             .limit(1),
         &format!(
             "{BASE}/spot/financelog?market=spot&start_time=1600000000&end_time=1600000000&limit=1"
@@ -307,7 +316,7 @@ fn financelog_equal_start_and_end_is_allowed() {
 fn financelog_has_no_lookback_limit() {
     // Far in the past: only end >= start is checked.
     assert_signed_get(
-        &FinanceLogRequest::new(Market::Spot).start_time(0),
+        &FinanceLogRequest::new(Market::Spot).start_time(TimestampSecs(0)),
         &format!("{BASE}/spot/financelog?market=spot&start_time=0"),
     );
 }
@@ -327,9 +336,9 @@ fn margin_positions_request_shape() {
 #[test]
 fn transfer_request_shape() {
     assert_signed_post(
-        &Transfer::new(
+        &TransferRequest::new(
             "usdt",
-            d("1.5"),
+            amt("1.5"),
             TransferAccount::Spot,
             TransferAccount::Margin,
         ),
@@ -341,9 +350,9 @@ fn transfer_request_shape() {
 #[test]
 fn transfer_request_shape_other_directions() {
     assert_signed_post(
-        &Transfer::new(
+        &TransferRequest::new(
             "btc",
-            d("0.00000001"),
+            amt("0.00000001"),
             TransferAccount::Margin,
             TransferAccount::Spot,
         ),
@@ -351,9 +360,9 @@ fn transfer_request_shape_other_directions() {
         "currency_mark=btc&num=0.00000001&from=2&to=1",
     );
     assert_signed_post(
-        &Transfer::new(
+        &TransferRequest::new(
             "usdt",
-            d("100"),
+            amt("100"),
             TransferAccount::Spot,
             TransferAccount::Otc,
         ),
@@ -361,9 +370,9 @@ fn transfer_request_shape_other_directions() {
         "currency_mark=usdt&num=100&from=1&to=3",
     );
     assert_signed_post(
-        &Transfer::new(
+        &TransferRequest::new(
             "usdt",
-            d("2.50"),
+            amt("2.50"),
             TransferAccount::Otc,
             TransferAccount::Spot,
         ),
@@ -375,7 +384,7 @@ fn transfer_request_shape_other_directions() {
 #[test]
 fn close_position_request_shape() {
     assert_signed_post(
-        &ClosePosition::new("btc_usdt"),
+        &ClosePositionRequest::new("btc_usdt"),
         &format!("{BASE}/margin/position/close"),
         "symbol=btc_usdt",
     );
@@ -386,7 +395,7 @@ fn private_endpoints_need_credentials() {
     let e = digifinex_core::build(&SpotAssetsRequest, &Config::default(), None, NOW).unwrap_err();
     assert!(matches!(e, Error::Validation { ref field, .. } if field == "credentials"));
     let e = digifinex_core::build(
-        &ClosePosition::new("btc_usdt"),
+        &ClosePositionRequest::new("btc_usdt"),
         &Config::default(),
         None,
         NOW,
@@ -422,8 +431,8 @@ fn financelog_limit_range() {
 fn financelog_end_before_start() {
     assert_invalid(
         &FinanceLogRequest::new(Market::Spot)
-            .start_time(1_700_000_000)
-            .end_time(1_699_999_999),
+            .start_time(TimestampSecs(1_700_000_000))
+            .end_time(TimestampSecs(1_699_999_999)),
         "end_time",
     );
 }
@@ -451,9 +460,9 @@ fn margin_positions_symbol_form() {
 fn transfer_num_must_be_positive() {
     for bad in ["0", "-1", "0.000"] {
         assert_invalid(
-            &Transfer::new(
+            &TransferRequest::new(
                 "usdt",
-                d(bad),
+                amt(bad),
                 TransferAccount::Spot,
                 TransferAccount::Margin,
             ),
@@ -469,25 +478,25 @@ fn transfer_same_account_refused() {
         TransferAccount::Margin,
         TransferAccount::Otc,
     ] {
-        assert_invalid(&Transfer::new("usdt", d("1"), a, a), "to");
+        assert_invalid(&TransferRequest::new("usdt", amt("1"), a, a), "to");
     }
 }
 
 #[test]
 fn transfer_margin_otc_refused_both_ways() {
     assert_invalid(
-        &Transfer::new(
+        &TransferRequest::new(
             "usdt",
-            d("1"),
+            amt("1"),
             TransferAccount::Margin,
             TransferAccount::Otc,
         ),
         "to",
     );
     assert_invalid(
-        &Transfer::new(
+        &TransferRequest::new(
             "usdt",
-            d("1"),
+            amt("1"),
             TransferAccount::Otc,
             TransferAccount::Margin,
         ),
@@ -499,7 +508,12 @@ fn transfer_margin_otc_refused_both_ways() {
 fn transfer_currency_required() {
     for bad in ["", " "] {
         assert_invalid(
-            &Transfer::new(bad, d("1"), TransferAccount::Spot, TransferAccount::Margin),
+            &TransferRequest::new(
+                bad,
+                amt("1"),
+                TransferAccount::Spot,
+                TransferAccount::Margin,
+            ),
             "currency_mark",
         );
     }
@@ -508,7 +522,7 @@ fn transfer_currency_required() {
 #[test]
 fn close_position_symbol_form() {
     for bad in ["", "btc", "btc_usdt_x", "btc/usdt"] {
-        assert_invalid(&ClosePosition::new(bad), "symbol");
+        assert_invalid(&ClosePositionRequest::new(bad), "symbol");
     }
 }
 
@@ -1108,14 +1122,17 @@ fn margin_positions_render_side_as_documented_spelling() {
 
 #[test]
 fn transfer_and_close_ack() {
-    let t = Transfer::new(
+    let t = TransferRequest::new(
         "usdt",
-        d("1"),
+        amt("1"),
         TransferAccount::Spot,
         TransferAccount::Margin,
     );
-    assert!(decode_on(&t, r#"{"code":0}"#).is_ok());
-    assert!(decode::<ClosePosition>(r#"{"code":0,"extra":1}"#).is_ok());
+    assert_eq!(decode_on(&t, r#"{"code":0}"#).unwrap(), TransferAck {});
+    assert_eq!(
+        decode::<ClosePositionRequest>(r#"{"code":0,"extra":1}"#).unwrap(),
+        ClosePositionAck {}
+    );
 }
 
 fn decode_on<E: Endpoint>(_: &E, body: &str) -> Result<E::Output, Error> {
@@ -1124,7 +1141,7 @@ fn decode_on<E: Endpoint>(_: &E, body: &str) -> Result<E::Output, Error> {
 
 #[test]
 fn transfer_insufficient_balance_is_api_error() {
-    let e = decode::<Transfer>(r#"{"code":20011}"#).unwrap_err();
+    let e = decode::<TransferRequest>(r#"{"code":20011}"#).unwrap_err();
     assert!(matches!(e, Error::Api(_)), "{e:?}");
     assert_eq!(e.kind(), ErrorKind::InsufficientFunds);
     assert_eq!(e.api_code(), Some(20011));
@@ -1140,7 +1157,9 @@ fn api_errors_on_every_endpoint() {
         decode::<MarginPositionsRequest>(body)
             .map(|_| ())
             .unwrap_err(),
-        decode::<ClosePosition>(body).map(|_| ()).unwrap_err(),
+        decode::<ClosePositionRequest>(body)
+            .map(|_| ())
+            .unwrap_err(),
     ] {
         assert_eq!(e.kind(), ErrorKind::InsufficientFunds);
         assert_eq!(e.api_code(), Some(20011));
@@ -1149,9 +1168,9 @@ fn api_errors_on_every_endpoint() {
             other => panic!("{other:?}"),
         }
     }
-    let e = decode::<ClosePosition>(r#"{"code":20030}"#).unwrap_err();
+    let e = decode::<ClosePositionRequest>(r#"{"code":20030}"#).unwrap_err();
     assert_eq!(e.api_code(), Some(20030));
-    let e = decode_status::<Transfer>(400, r#"{"code":20023}"#).unwrap_err();
+    let e = decode_status::<TransferRequest>(400, r#"{"code":20023}"#).unwrap_err();
     assert_eq!(e.api_code(), Some(20023));
     assert_eq!(e.status(), Some(400));
 }

@@ -3,20 +3,20 @@
 //!
 //! Every endpoint here is signed and answers `code` 0 on success.
 
-use std::borrow::Cow;
-
 use rust_decimal::Decimal;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "catalog")]
 use crate::catalog::{entry, CatalogEntry};
-use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
+use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
-use crate::params::{FromParams, ParamMap};
-use crate::spot::{
-    check_non_empty, check_positive, check_range, check_symbol, check_window, Ack, Market,
-};
+use crate::json::JsonWriter;
+use crate::money::Amount;
+use crate::params::ParamMap;
+use crate::request;
+use crate::request::{non_empty, positive, range, Param};
+use crate::spot::{check_symbol, check_window, Market};
 use crate::types::{str_enum, Pair, TimestampSecs};
 
 #[cfg(feature = "catalog")]
@@ -25,22 +25,13 @@ pub(crate) const ENTRIES: &[CatalogEntry] = &[
     entry::<MarginAssetsRequest>(),
     entry::<FinanceLogRequest>(),
     entry::<MarginPositionsRequest>(),
-    entry::<Transfer>(),
-    entry::<ClosePosition>(),
+    entry::<TransferRequest>(),
+    entry::<ClosePositionRequest>(),
 ];
 
 /// Meta of a signed endpoint; reads (GET) are idempotent, POSTs are not.
 const fn private(name: &'static str, method: Method, path: &'static str) -> Meta {
-    Meta {
-        name,
-        family: Family::Spot,
-        method,
-        path,
-        signed: true,
-        idempotent: matches!(method, Method::Get),
-        success_code: 0,
-        weight: None,
-    }
+    Meta::new(Family::Spot, method, name, path).signed()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -68,9 +59,14 @@ pub struct Asset {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/spot/assets`: the balances of the spot account.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SpotAssetsRequest;
+request! {
+    /// `GET /v3/spot/assets`: the balances of the spot account.
+    pub struct SpotAssetsRequest => SpotAssets;
+    meta = private("spot.spot_assets", Method::Get, "/spot/assets");
+    /// The request (it takes no parameters).
+    new;
+    fields {}
+}
 
 /// Answer of [`SpotAssetsRequest`].
 ///
@@ -83,25 +79,16 @@ pub struct SpotAssets {
     pub list: Vec<Asset>,
 }
 
-impl Endpoint for SpotAssetsRequest {
-    type Output = SpotAssets;
-    const META: Meta = private("spot.spot_assets", Method::Get, "/spot/assets");
-    fn encode(&self, _: &mut Params) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl FromParams for SpotAssetsRequest {
-    fn from_params(_: &mut ParamMap) -> Result<Self, Error> {
-        Ok(SpotAssetsRequest)
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/margin/assets`: the balances of the margin account and its totals.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MarginAssetsRequest;
+request! {
+    /// `GET /v3/margin/assets`: the balances of the margin account and its totals.
+    pub struct MarginAssetsRequest => MarginAssets;
+    meta = private("spot.margin_assets", Method::Get, "/margin/assets");
+    /// The request (it takes no parameters).
+    new;
+    fields {}
+}
 
 /// Answer of [`MarginAssetsRequest`].
 ///
@@ -130,103 +117,42 @@ pub struct MarginAssets {
     pub list: Vec<Asset>,
 }
 
-impl Endpoint for MarginAssetsRequest {
-    type Output = MarginAssets;
-    const META: Meta = private("spot.margin_assets", Method::Get, "/margin/assets");
-    fn encode(&self, _: &mut Params) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl FromParams for MarginAssetsRequest {
-    fn from_params(_: &mut ParamMap) -> Result<Self, Error> {
-        Ok(MarginAssetsRequest)
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/{market}/financelog`: the financial log (balance changes) of the spot or margin
-/// account.
-///
-/// Parameters, in this order: `market` (the path's value, `spot` or `margin`: the official
-/// reference lists it as a required parameter, and ccxt sends it; venue-notes.md), then
-/// `currency_mark`, `start_time`, `end_time` and `limit`, each only when set.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FinanceLogRequest {
-    market: Market,
-    currency_mark: Option<String>,
-    start_time: Option<i64>,
-    end_time: Option<i64>,
-    limit: Option<u32>,
-}
-
-impl FinanceLogRequest {
+request! {
+    /// `GET /v3/{market}/financelog`: the financial log (balance changes) of the spot or margin
+    /// account.
+    ///
+    /// Parameters, in this order: `market` (the path's value, `spot` or `margin`: the official
+    /// reference lists it as a required parameter, and ccxt sends it; venue-notes.md), then
+    /// `currency_mark`, `start_time`, `end_time` and `limit`, each only when set.
+    pub struct FinanceLogRequest => FinanceLog;
+    meta = private("spot.financelog", Method::Get, "/{market}/financelog");
     /// The log of `market`'s account, all currencies, default 100 records.
-    pub fn new(market: Market) -> Self {
-        FinanceLogRequest {
-            market,
-            currency_mark: None,
-            start_time: None,
-            end_time: None,
-            limit: None,
-        }
+    new;
+    fields {
+        /// The account whose log is read (the `{market}` segment, also sent as `market`).
+        path market: Market,
+        /// Only records of this currency (`btc`); must not be empty.
+        opt currency_mark: String [non_empty],
+        /// Records from this time on.
+        opt start_time: TimestampSecs,
+        /// Records up to this time; must not be before `start_time`.
+        opt end_time: TimestampSecs,
+        /// Records per call, 1..=1000 (default 100).
+        opt limit: u32 [range(1, 1000)],
     }
-    /// Only records of this currency (`btc`); must not be empty.
-    pub fn currency_mark(mut self, currency: impl Into<String>) -> Self {
-        self.currency_mark = Some(currency.into());
-        self
-    }
-    /// Records from this time on (seconds since the epoch).
-    pub fn start_time(mut self, secs: i64) -> Self {
-        self.start_time = Some(secs);
-        self
-    }
-    /// Records up to this time (seconds since the epoch); must not be before `start_time`.
-    pub fn end_time(mut self, secs: i64) -> Self {
-        self.end_time = Some(secs);
-        self
-    }
-    /// Records per call, 1..=1000 (default 100).
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
+    validate = check_finance_window;
 }
 
-impl Endpoint for FinanceLogRequest {
-    type Output = FinanceLog;
-    const META: Meta = private("spot.financelog", Method::Get, "/{market}/financelog");
-    fn path(&self) -> Cow<'static, str> {
-        crate::spot::market_path!(self.market, "/financelog")
-    }
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        if let Some(c) = &self.currency_mark {
-            check_non_empty("currency_mark", c)?;
-        }
-        check_window(self.start_time, self.end_time, p.now(), None)?;
-        if let Some(l) = self.limit {
-            check_range("limit", l, 1, 1000)?;
-        }
-        p.push("market", self.market.as_str());
-        p.push_opt("currency_mark", self.currency_mark.as_deref());
-        p.push_opt_display("start_time", self.start_time);
-        p.push_opt_display("end_time", self.end_time);
-        p.push_opt_display("limit", self.limit);
-        Ok(())
-    }
-}
-
-impl FromParams for FinanceLogRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(FinanceLogRequest {
-            market: p.take_market()?,
-            currency_mark: p.take_opt_str("currency_mark")?,
-            start_time: p.take_opt_int("start_time")?,
-            end_time: p.take_opt_int("end_time")?,
-            limit: p.take_opt_int("limit")?,
-        })
-    }
+/// `end_time` not before `start_time`; no lookback limit.
+fn check_finance_window(r: &FinanceLogRequest, p: &Params) -> Result<(), Error> {
+    check_window(
+        r.start_time.map(|t| t.0),
+        r.end_time.map(|t| t.0),
+        p.now(),
+        None,
+    )
 }
 
 /// The `type` code of a finance log record.
@@ -458,41 +384,16 @@ impl<'de> Deserialize<'de> for FinanceData {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/margin/positions`: open margin positions and the account's margin summary.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MarginPositionsRequest {
-    symbol: Option<String>,
-}
-
-impl MarginPositionsRequest {
-    /// Positions on every pair.
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// Only the position on `symbol` (`btc_usdt`).
-    pub fn symbol(mut self, symbol: impl Into<String>) -> Self {
-        self.symbol = Some(symbol.into());
-        self
-    }
-}
-
-impl Endpoint for MarginPositionsRequest {
-    type Output = MarginPositions;
-    const META: Meta = private("spot.margin_positions", Method::Get, "/margin/positions");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        if let Some(s) = &self.symbol {
-            check_symbol("symbol", s)?;
-        }
-        p.push_opt("symbol", self.symbol.as_deref());
-        Ok(())
-    }
-}
-
-impl FromParams for MarginPositionsRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(MarginPositionsRequest {
-            symbol: p.take_opt_str("symbol")?,
-        })
+request! {
+    /// `GET /v3/margin/positions`: open margin positions and the account's margin summary.
+    #[derive(Default)]
+    pub struct MarginPositionsRequest => MarginPositions;
+    meta = private("spot.margin_positions", Method::Get, "/margin/positions");
+    /// Positions on every pair; [`MarginPositionsRequest::symbol`] narrows to one.
+    new;
+    fields {
+        /// Only the position on `symbol` (`btc_usdt`).
+        opt symbol: String [check_symbol],
     }
 }
 
@@ -594,7 +495,7 @@ pub struct MarginPositions {
 
 // ---------------------------------------------------------------------------------------------
 
-/// An account that [`Transfer`] moves funds between.
+/// An account that [`TransferRequest`] moves funds between.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TransferAccount {
     /// The spot account (code 1).
@@ -635,115 +536,93 @@ impl std::fmt::Display for TransferAccount {
     }
 }
 
-/// `POST /v3/transfer`: moves funds between the spot, margin and OTC accounts.
-///
-/// Refused before sending: an empty currency, a non-positive amount, the same account on both
-/// sides (field `to`), and margin <-> OTC in either direction (field `to`; the exchange does not
-/// support it).
-///
-/// DESIGN: `num` is sent as the decimal's plain text, exactly as given (scale kept).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Transfer {
-    currency_mark: String,
-    num: Decimal,
-    from: TransferAccount,
-    to: TransferAccount,
-}
-
-impl Transfer {
-    /// Moves `num` of `currency_mark` (`usdt`) from account `from` to account `to`.
-    pub fn new(
-        currency_mark: impl Into<String>,
-        num: Decimal,
-        from: TransferAccount,
-        to: TransferAccount,
-    ) -> Self {
-        Transfer {
-            currency_mark: currency_mark.into(),
-            num,
-            from,
-            to,
-        }
-    }
-}
-
-impl Endpoint for Transfer {
-    type Output = Ack;
-    const META: Meta = private("spot.transfer", Method::Post, "/transfer");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        use TransferAccount::{Margin, Otc};
-        check_non_empty("currency_mark", &self.currency_mark)?;
-        check_positive("num", &self.num)?;
-        if self.from == self.to {
-            return Err(Error::validation(
-                "to",
-                format!("is the same account as from ({})", self.from.code()),
-            ));
-        }
-        if matches!((self.from, self.to), (Margin, Otc) | (Otc, Margin)) {
-            return Err(Error::validation(
-                "to",
-                "transfers between the margin and OTC accounts are not supported",
-            ));
-        }
-        p.push("currency_mark", &self.currency_mark);
-        p.push_display("num", self.num);
-        p.push_display("from", self.from.code());
-        p.push_display("to", self.to.code());
+/// Sent as its code (`1`, `2`, `3`; a JSON number in a body); read from the code, anything
+/// else refused on the field.
+impl Param for TransferAccount {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push_display(key, self.code());
         Ok(())
     }
-}
-
-impl FromParams for Transfer {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let currency_mark = p.take_str("currency_mark")?;
-        let num = p.take_decimal("num")?;
-        let from = TransferAccount::parse("from", &p.take_str("from")?)?;
-        let to = TransferAccount::parse("to", &p.take_str("to")?)?;
-        Ok(Transfer {
-            currency_mark,
-            num,
-            from,
-            to,
-        })
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.int(key, i64::from(self.code()));
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        p.take_opt_str(key)?
+            .map(|t| TransferAccount::parse(key, &t))
+            .transpose()
     }
 }
+
+request! {
+    /// `POST /v3/transfer`: moves funds between the spot, margin and OTC accounts.
+    ///
+    /// Refused before sending: an empty currency, a non-positive amount, the same account on both
+    /// sides (field `to`), and margin <-> OTC in either direction (field `to`; the exchange does not
+    /// support it).
+    ///
+    /// DESIGN: `num` is sent as the amount's plain text, exactly as given (scale kept).
+    pub struct TransferRequest => TransferAck;
+    meta = private("spot.transfer", Method::Post, "/transfer");
+    /// Moves `num` of `currency_mark` (`usdt`) from account `from` to account `to`.
+    new;
+    fields {
+        /// The currency (`usdt`); must not be empty.
+        req currency_mark: String [non_empty],
+        /// The amount to move; must be positive.
+        req num: Amount [positive],
+        /// The account the funds leave.
+        req from: TransferAccount,
+        /// The account the funds enter; not `from`, and not margin <-> OTC.
+        req to: TransferAccount,
+    }
+    validate = check_transfer_accounts;
+}
+
+/// Two different accounts, and not margin <-> OTC (unsupported by the exchange); errors name `to`.
+fn check_transfer_accounts(r: &TransferRequest, _: &Params) -> Result<(), Error> {
+    use TransferAccount::{Margin, Otc};
+    if r.from == r.to {
+        return Err(Error::validation(
+            "to",
+            format!("is the same account as from ({})", r.from.code()),
+        ));
+    }
+    if matches!((r.from, r.to), (Margin, Otc) | (Otc, Margin)) {
+        return Err(Error::validation(
+            "to",
+            "transfers between the margin and OTC accounts are not supported",
+        ));
+    }
+    Ok(())
+}
+
+/// Answer of [`TransferRequest`]: its success carries nothing but the code.
+///
+/// The success answer `{"code":0}` decodes to `TransferAck {}`; any other member is ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransferAck {}
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /v3/margin/position/close`: closes the margin position on one pair at market price.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClosePosition {
-    symbol: String,
-}
-
-impl ClosePosition {
-    /// Closes the position on `symbol` (`btc_usdt`).
-    pub fn new(symbol: impl Into<String>) -> Self {
-        ClosePosition {
-            symbol: symbol.into(),
-        }
-    }
-}
-
-impl Endpoint for ClosePosition {
-    type Output = Ack;
-    const META: Meta = private(
+request! {
+    /// `POST /v3/margin/position/close`: closes the margin position on one pair at market price.
+    pub struct ClosePositionRequest => ClosePositionAck;
+    meta = private(
         "spot.margin_position_close",
         Method::Post,
         "/margin/position/close",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_symbol("symbol", &self.symbol)?;
-        p.push("symbol", &self.symbol);
-        Ok(())
+    /// Closes the position on `symbol` (`btc_usdt`).
+    new;
+    fields {
+        /// The pair (`btc_usdt`).
+        req symbol: String [check_symbol],
     }
 }
 
-impl FromParams for ClosePosition {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(ClosePosition {
-            symbol: p.take_str("symbol")?,
-        })
-    }
-}
+/// Answer of [`ClosePositionRequest`]: its success carries nothing but the code.
+///
+/// The success answer `{"code":0}` decodes to `ClosePositionAck {}`; any other member is ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosePositionAck {}

@@ -69,6 +69,35 @@ impl std::fmt::Display for Market {
     }
 }
 
+/// Sent as `spot` or `margin` (a JSON string in a body); read from its text, anything else
+/// refused on the field.
+impl crate::request::Param for Market {
+    fn put(&self, key: &'static str, p: &mut crate::Params) -> Result<(), Error> {
+        p.push(key, self.as_str());
+        Ok(())
+    }
+    fn put_json(&self, key: &'static str, w: &mut crate::json::JsonWriter) -> Result<(), Error> {
+        w.str(key, self.as_str());
+        Ok(())
+    }
+    fn take(p: &mut crate::params::ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        p.take_opt_str(key)?
+            .map(|t| Market::parse(key, &t))
+            .transpose()
+    }
+}
+
+/// The `{market}` segment: the path and the `market` parameter come from this one value.
+impl crate::request::PathParam for Market {
+    const MARKER: &'static str = "{market}";
+    fn segment(&self) -> &str {
+        self.as_str()
+    }
+    fn take_path(p: &mut crate::params::ParamMap) -> Result<Self, Error> {
+        p.take_market()
+    }
+}
+
 impl crate::params::ParamMap {
     /// Takes the `{market}` path variable.
     ///
@@ -163,13 +192,6 @@ pub(crate) fn check_non_empty(field: &'static str, value: &str) -> Result<(), Er
         Ok(())
     }
 }
-
-/// Answer of endpoints whose success carries nothing but the code (`/transfer`,
-/// `/margin/position/close`).
-///
-/// The success answer `{"code":0}` decodes to `Ack {}`; any other member is ignored.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Ack {}
 
 /// Seconds in a day.
 pub(crate) const DAY_SECS: i64 = 86_400;
