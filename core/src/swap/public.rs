@@ -4,14 +4,15 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    check_instrument, check_limit, check_window, known_code, public_meta, ContractType,
-    Granularity, InstrumentKind, InstrumentStatus, InstrumentType, OrderSide,
+    check_instrument, check_window, known_code, public_meta, ContractType, Granularity,
+    InstrumentKind, InstrumentStatus, InstrumentType, OrderSide,
 };
 #[cfg(feature = "catalog")]
 use crate::catalog::{entry, CatalogEntry};
-use crate::endpoint::{Endpoint, Meta, Params};
+use crate::endpoint::Params;
 use crate::error::Error;
-use crate::params::{FromParams, ParamMap};
+use crate::request;
+use crate::request::range;
 use crate::types::TimestampMillis;
 
 /// Every public swap endpoint, in documentation order.
@@ -33,49 +34,29 @@ pub(crate) static ENTRIES: &[CatalogEntry] = &[
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/public/time`: the server's clock in milliseconds (for clock-offset estimation).
-///
-/// The answer is the time itself (required). Weight 1 (venue-notes.md, "route weights").
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ServerTimeRequest;
-
-impl Endpoint for ServerTimeRequest {
-    type Output = TimestampMillis;
-    const META: Meta = Meta {
-        weight: Some(1),
-        ..public_meta("swap.time", "/swap/v2/public/time")
-    };
-    fn encode(&self, _: &mut Params) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl FromParams for ServerTimeRequest {
-    fn from_params(_: &mut ParamMap) -> Result<Self, Error> {
-        Ok(ServerTimeRequest)
-    }
+request! {
+    /// `GET /swap/v2/public/time`: the server's clock in milliseconds (for clock-offset
+    /// estimation).
+    ///
+    /// The answer is the time itself (required). Weight 1 (venue-notes.md, "route weights").
+    pub struct ServerTimeRequest => TimestampMillis;
+    meta = public_meta("swap.time", "/swap/v2/public/time").weight(1);
+    /// The request (it takes no parameters).
+    new;
+    fields {}
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/public/api_weight`: the weight of every route, for a weight budget
-/// (see [`crate::ratelimit::WeightTable`]). Its own weight is not published (no `weight` in its
-/// [`Meta`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ApiWeightRequest;
-
-impl Endpoint for ApiWeightRequest {
-    type Output = Vec<RouteWeight>;
-    const META: Meta = public_meta("swap.api_weight", "/swap/v2/public/api_weight");
-    fn encode(&self, _: &mut Params) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl FromParams for ApiWeightRequest {
-    fn from_params(_: &mut ParamMap) -> Result<Self, Error> {
-        Ok(ApiWeightRequest)
-    }
+request! {
+    /// `GET /swap/v2/public/api_weight`: the weight of every route, for a weight budget
+    /// (see [`crate::ratelimit::WeightTable`]). Its own weight is not published (no `weight` in its
+    /// [`Meta`](crate::Meta)).
+    pub struct ApiWeightRequest => Vec<RouteWeight>;
+    meta = public_meta("swap.api_weight", "/swap/v2/public/api_weight");
+    /// The request (it takes no parameters).
+    new;
+    fields {}
 }
 
 /// One route and its weight (element of [`ApiWeightRequest`]'s answer, keyed by `path`).
@@ -95,52 +76,20 @@ pub struct RouteWeight {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/public/depth`: the order book of an instrument.
-///
-/// Weight 2 (venue-notes.md, "route weights"). `limit` is sent only when set.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DepthRequest {
-    instrument_id: String,
-    limit: Option<u32>,
-}
-
-impl DepthRequest {
+request! {
+    /// `GET /swap/v2/public/depth`: the order book of an instrument.
+    ///
+    /// Weight 2 (venue-notes.md, "route weights"). `limit` is sent only when set.
+    pub struct DepthRequest => Depth;
+    meta = public_meta("swap.depth", "/swap/v2/public/depth").weight(2);
     /// The book of `instrument_id` (`BTCUSDTPERP`); without [`DepthRequest::limit`] the server
     /// answers its default, 20 levels per side.
-    pub fn new(instrument_id: impl Into<String>) -> Self {
-        DepthRequest {
-            instrument_id: instrument_id.into(),
-            limit: None,
-        }
-    }
-    /// Levels per side, 1..=100.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
-}
-
-impl Endpoint for DepthRequest {
-    type Output = Depth;
-    const META: Meta = Meta {
-        weight: Some(2),
-        ..public_meta("swap.depth", "/swap/v2/public/depth")
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        check_limit(self.limit)?;
-        p.push("instrument_id", &self.instrument_id);
-        p.push_opt_display("limit", self.limit);
-        Ok(())
-    }
-}
-
-impl FromParams for DepthRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(DepthRequest {
-            instrument_id: p.take_str("instrument_id")?,
-            limit: p.take_opt_int("limit")?,
-        })
+    new;
+    fields {
+        /// The instrument (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
+        /// Levels per side, 1..=100.
+        opt limit: u32 [range(1, 100)],
     }
 }
 
@@ -173,84 +122,34 @@ pub struct Depth {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/public/instruments`: every perpetual instrument (real ones by default).
-///
-/// Weight 5 (venue-notes.md, "route weights"). `type` is sent only when set: `type=1`
-/// ([`InstrumentType::Simulate`]) lists the SIMULATE contracts, such as `BTCUSDT2PERP` settled in
-/// `USDT2` (venue-notes.md).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct InstrumentsRequest {
-    instrument_type: Option<InstrumentType>,
-}
-
-impl InstrumentsRequest {
+request! {
+    /// `GET /swap/v2/public/instruments`: every perpetual instrument (real ones by default).
+    ///
+    /// Weight 5 (venue-notes.md, "route weights"). `type` is sent only when set: `type=1`
+    /// ([`InstrumentType::Simulate`]) lists the SIMULATE contracts, such as `BTCUSDT2PERP` settled
+    /// in `USDT2` (venue-notes.md).
+    #[derive(Default)]
+    pub struct InstrumentsRequest => Vec<Instrument>;
+    meta = public_meta("swap.instruments", "/swap/v2/public/instruments").weight(5);
     /// All instruments of the default type (real).
-    pub fn new() -> Self {
-        InstrumentsRequest::default()
-    }
-    /// Only simulated or only real instruments (`type` 1 or 2).
-    pub fn instrument_type(mut self, instrument_type: InstrumentType) -> Self {
-        self.instrument_type = Some(instrument_type);
-        self
+    new;
+    fields {
+        /// Only simulated or only real instruments (`type` 1 or 2).
+        opt instrument_type: InstrumentType as "type",
     }
 }
 
-impl Endpoint for InstrumentsRequest {
-    type Output = Vec<Instrument>;
-    const META: Meta = Meta {
-        weight: Some(5),
-        ..public_meta("swap.instruments", "/swap/v2/public/instruments")
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let kind = known_instrument_type(self.instrument_type.as_ref())?;
-        p.push_opt_display("type", kind);
-        Ok(())
-    }
-}
-
-impl FromParams for InstrumentsRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(InstrumentsRequest {
-            instrument_type: p.take_opt_int("type")?.map(InstrumentType::from_code),
-        })
-    }
-}
-
-/// `GET /swap/v2/public/instrument`: one instrument.
-///
-/// Weight 1 (venue-notes.md, "route weights").
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InstrumentRequest {
-    instrument_id: String,
-}
-
-impl InstrumentRequest {
+request! {
+    /// `GET /swap/v2/public/instrument`: one instrument.
+    ///
+    /// Weight 1 (venue-notes.md, "route weights").
+    pub struct InstrumentRequest => Instrument;
+    meta = public_meta("swap.instrument", "/swap/v2/public/instrument").weight(1);
     /// The description of `instrument_id` (`BTCUSDTPERP`).
-    pub fn new(instrument_id: impl Into<String>) -> Self {
-        InstrumentRequest {
-            instrument_id: instrument_id.into(),
-        }
-    }
-}
-
-impl Endpoint for InstrumentRequest {
-    type Output = Instrument;
-    const META: Meta = Meta {
-        weight: Some(1),
-        ..public_meta("swap.instrument", "/swap/v2/public/instrument")
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        p.push("instrument_id", &self.instrument_id);
-        Ok(())
-    }
-}
-
-impl FromParams for InstrumentRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(InstrumentRequest {
-            instrument_id: p.take_str("instrument_id")?,
-        })
+    new;
+    fields {
+        /// The instrument (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
     }
 }
 
@@ -327,52 +226,20 @@ pub struct OpenMaxLimit {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/public/trades`: recent public trades of an instrument.
-///
-/// Weight 1 (venue-notes.md, "route weights"). `limit` is sent only when set.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TradesRequest {
-    instrument_id: String,
-    limit: Option<u32>,
-}
-
-impl TradesRequest {
+request! {
+    /// `GET /swap/v2/public/trades`: recent public trades of an instrument.
+    ///
+    /// Weight 1 (venue-notes.md, "route weights"). `limit` is sent only when set.
+    pub struct TradesRequest => Vec<PublicTrade>;
+    meta = public_meta("swap.trades", "/swap/v2/public/trades").weight(1);
     /// Recent trades of `instrument_id`; without [`TradesRequest::limit`] the server answers its
     /// default, 20.
-    pub fn new(instrument_id: impl Into<String>) -> Self {
-        TradesRequest {
-            instrument_id: instrument_id.into(),
-            limit: None,
-        }
-    }
-    /// Number of trades, 1..=100.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
-}
-
-impl Endpoint for TradesRequest {
-    type Output = Vec<PublicTrade>;
-    const META: Meta = Meta {
-        weight: Some(1),
-        ..public_meta("swap.trades", "/swap/v2/public/trades")
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        check_limit(self.limit)?;
-        p.push("instrument_id", &self.instrument_id);
-        p.push_opt_display("limit", self.limit);
-        Ok(())
-    }
-}
-
-impl FromParams for TradesRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(TradesRequest {
-            instrument_id: p.take_str("instrument_id")?,
-            limit: p.take_opt_int("limit")?,
-        })
+    new;
+    fields {
+        /// The instrument (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
+        /// Number of trades, 1..=100.
+        opt limit: u32 [range(1, 100)],
     }
 }
 
@@ -404,82 +271,32 @@ pub struct PublicTrade {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/public/ticker`: the ticker of one instrument (with `open_interest`).
-///
-/// Weight 1 (venue-notes.md, "route weights").
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TickerRequest {
-    instrument_id: String,
-}
-
-impl TickerRequest {
+request! {
+    /// `GET /swap/v2/public/ticker`: the ticker of one instrument (with `open_interest`).
+    ///
+    /// Weight 1 (venue-notes.md, "route weights").
+    pub struct TickerRequest => Ticker;
+    meta = public_meta("swap.ticker", "/swap/v2/public/ticker").weight(1);
     /// The ticker of `instrument_id`.
-    pub fn new(instrument_id: impl Into<String>) -> Self {
-        TickerRequest {
-            instrument_id: instrument_id.into(),
-        }
+    new;
+    fields {
+        /// The instrument (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
     }
 }
 
-impl Endpoint for TickerRequest {
-    type Output = Ticker;
-    const META: Meta = Meta {
-        weight: Some(1),
-        ..public_meta("swap.ticker", "/swap/v2/public/ticker")
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        p.push("instrument_id", &self.instrument_id);
-        Ok(())
-    }
-}
-
-impl FromParams for TickerRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(TickerRequest {
-            instrument_id: p.take_str("instrument_id")?,
-        })
-    }
-}
-
-/// `GET /swap/v2/public/tickers`: the tickers of every instrument.
-///
-/// Weight 1 (venue-notes.md, "route weights"). `type` is sent only when set.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TickersRequest {
-    instrument_type: Option<InstrumentType>,
-}
-
-impl TickersRequest {
+request! {
+    /// `GET /swap/v2/public/tickers`: the tickers of every instrument.
+    ///
+    /// Weight 1 (venue-notes.md, "route weights"). `type` is sent only when set.
+    #[derive(Default)]
+    pub struct TickersRequest => Vec<Ticker>;
+    meta = public_meta("swap.tickers", "/swap/v2/public/tickers").weight(1);
     /// Tickers of every instrument of the default type (real).
-    pub fn new() -> Self {
-        TickersRequest::default()
-    }
-    /// Only simulated or only real instruments (`type` 1 or 2).
-    pub fn instrument_type(mut self, instrument_type: InstrumentType) -> Self {
-        self.instrument_type = Some(instrument_type);
-        self
-    }
-}
-
-impl Endpoint for TickersRequest {
-    type Output = Vec<Ticker>;
-    const META: Meta = Meta {
-        weight: Some(1),
-        ..public_meta("swap.tickers", "/swap/v2/public/tickers")
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let kind = known_instrument_type(self.instrument_type.as_ref())?;
-        p.push_opt_display("type", kind);
-        Ok(())
-    }
-}
-
-impl FromParams for TickersRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(TickersRequest {
-            instrument_type: p.take_opt_int("type")?.map(InstrumentType::from_code),
-        })
+    new;
+    fields {
+        /// Only simulated or only real instruments (`type` 1 or 2).
+        opt instrument_type: InstrumentType as "type",
     }
 }
 
@@ -557,134 +374,55 @@ pub struct Ticker {
 /// The server's default number of candles when `limit` is not sent (documented: 20).
 pub const DEFAULT_CANDLE_LIMIT: u32 = 20;
 
-/// `GET /swap/v2/public/candles`: the latest candles of an instrument.
-///
-/// Weight 1 (venue-notes.md, "route weights").
-///
-/// DESIGN: the spec lists `limit` as required with a default of 20, but live clients omit it and
-/// get answers (venue-notes.md: send only the parameters the caller set). So `limit` is sent only
-/// when [`CandlesRequest::limit`] sets it; otherwise the server answers its default
-/// ([`DEFAULT_CANDLE_LIMIT`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CandlesRequest {
-    instrument_id: String,
-    granularity: Granularity,
-    limit: Option<u32>,
-}
-
-impl CandlesRequest {
+request! {
+    /// `GET /swap/v2/public/candles`: the latest candles of an instrument.
+    ///
+    /// Weight 1 (venue-notes.md, "route weights").
+    ///
+    /// DESIGN: the spec lists `limit` as required with a default of 20, but live clients omit it
+    /// and get answers (venue-notes.md: send only the parameters the caller set). So `limit` is
+    /// sent only when [`CandlesRequest::limit`] sets it; otherwise the server answers its default
+    /// ([`DEFAULT_CANDLE_LIMIT`]).
+    pub struct CandlesRequest => Candles;
+    meta = public_meta("swap.candles", "/swap/v2/public/candles").weight(1);
     /// The latest candles of `instrument_id` at `granularity` (the server's default number, 20).
-    pub fn new(instrument_id: impl Into<String>, granularity: Granularity) -> Self {
-        CandlesRequest {
-            instrument_id: instrument_id.into(),
-            granularity,
-            limit: None,
-        }
-    }
-    /// Number of candles, 1..=100; sent only when set.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
+    new;
+    fields {
+        /// The instrument (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
+        /// Candle length (a documented value; `Other` is refused).
+        req granularity: Granularity,
+        /// Number of candles, 1..=100; sent only when set.
+        opt limit: u32 [range(1, 100)],
     }
 }
 
-impl Endpoint for CandlesRequest {
-    type Output = Candles;
-    const META: Meta = Meta {
-        weight: Some(1),
-        ..public_meta("swap.candles", "/swap/v2/public/candles")
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        let granularity = known_granularity(&self.granularity)?;
-        check_limit(self.limit)?;
-        p.push("instrument_id", &self.instrument_id);
-        p.push("granularity", granularity);
-        p.push_opt_display("limit", self.limit);
-        Ok(())
-    }
-}
-
-impl FromParams for CandlesRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(CandlesRequest {
-            instrument_id: p.take_str("instrument_id")?,
-            granularity: Granularity::from_wire(&p.take_str("granularity")?),
-            limit: p.take_opt_int("limit")?,
-        })
-    }
-}
-
-/// `GET /swap/v2/public/candles_history`: candles of an instrument in a time window.
-///
-/// Weight 10 (venue-notes.md, "route weights"). The window and `limit` are sent only when set.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CandlesHistoryRequest {
-    instrument_id: String,
-    granularity: Granularity,
-    start_timestamp: Option<TimestampMillis>,
-    end_timestamp: Option<TimestampMillis>,
-    limit: Option<u32>,
-}
-
-impl CandlesHistoryRequest {
+request! {
+    /// `GET /swap/v2/public/candles_history`: candles of an instrument in a time window.
+    ///
+    /// Weight 10 (venue-notes.md, "route weights"). The window and `limit` are sent only when set.
+    pub struct CandlesHistoryRequest => Candles;
+    meta = public_meta("swap.candles_history", "/swap/v2/public/candles_history").weight(10);
     /// Candles of `instrument_id` at `granularity` (default: the server's latest 20).
-    pub fn new(instrument_id: impl Into<String>, granularity: Granularity) -> Self {
-        CandlesHistoryRequest {
-            instrument_id: instrument_id.into(),
-            granularity,
-            start_timestamp: None,
-            end_timestamp: None,
-            limit: None,
-        }
+    new;
+    fields {
+        /// The instrument (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
+        /// Candle length (a documented value; `Other` is refused).
+        req granularity: Granularity,
+        /// Window start (ms).
+        opt start_timestamp: TimestampMillis,
+        /// Window end (ms); must be after the start.
+        opt end_timestamp: TimestampMillis,
+        /// Number of candles, 1..=100 (the server's default is 20); sent only when set.
+        opt limit: u32 [range(1, 100)],
     }
-    /// Window start (ms).
-    pub fn start_timestamp(mut self, start: TimestampMillis) -> Self {
-        self.start_timestamp = Some(start);
-        self
-    }
-    /// Window end (ms); must be after the start.
-    pub fn end_timestamp(mut self, end: TimestampMillis) -> Self {
-        self.end_timestamp = Some(end);
-        self
-    }
-    /// Number of candles, 1..=100 (the server's default is 20); sent only when set.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
+    validate = check_candles_window;
 }
 
-impl Endpoint for CandlesHistoryRequest {
-    type Output = Candles;
-    const META: Meta = Meta {
-        weight: Some(10),
-        ..public_meta("swap.candles_history", "/swap/v2/public/candles_history")
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        let granularity = known_granularity(&self.granularity)?;
-        check_window(self.start_timestamp, self.end_timestamp)?;
-        check_limit(self.limit)?;
-        p.push("instrument_id", &self.instrument_id);
-        p.push("granularity", granularity);
-        p.push_opt_display("start_timestamp", self.start_timestamp.map(|t| t.0));
-        p.push_opt_display("end_timestamp", self.end_timestamp.map(|t| t.0));
-        p.push_opt_display("limit", self.limit);
-        Ok(())
-    }
-}
-
-impl FromParams for CandlesHistoryRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(CandlesHistoryRequest {
-            instrument_id: p.take_str("instrument_id")?,
-            granularity: Granularity::from_wire(&p.take_str("granularity")?),
-            start_timestamp: p.take_opt_int("start_timestamp")?.map(TimestampMillis),
-            end_timestamp: p.take_opt_int("end_timestamp")?.map(TimestampMillis),
-            limit: p.take_opt_int("limit")?,
-        })
-    }
+/// The window of a [`CandlesHistoryRequest`]: the end after the start (field `end_timestamp`).
+fn check_candles_window(r: &CandlesHistoryRequest, _: &Params) -> Result<(), Error> {
+    check_window(r.start_timestamp, r.end_timestamp)
 }
 
 /// Answer of [`CandlesRequest`] and [`CandlesHistoryRequest`].
@@ -753,41 +491,17 @@ impl<'de> Deserialize<'de> for Candle {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/public/funding_rate`: the last settled and the forecast funding rate.
-///
-/// Weight 1 (venue-notes.md, "route weights").
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FundingRateRequest {
-    instrument_id: String,
-}
-
-impl FundingRateRequest {
+request! {
+    /// `GET /swap/v2/public/funding_rate`: the last settled and the forecast funding rate.
+    ///
+    /// Weight 1 (venue-notes.md, "route weights").
+    pub struct FundingRateRequest => FundingRate;
+    meta = public_meta("swap.funding_rate", "/swap/v2/public/funding_rate").weight(1);
     /// The funding rate of `instrument_id`.
-    pub fn new(instrument_id: impl Into<String>) -> Self {
-        FundingRateRequest {
-            instrument_id: instrument_id.into(),
-        }
-    }
-}
-
-impl Endpoint for FundingRateRequest {
-    type Output = FundingRate;
-    const META: Meta = Meta {
-        weight: Some(1),
-        ..public_meta("swap.funding_rate", "/swap/v2/public/funding_rate")
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        p.push("instrument_id", &self.instrument_id);
-        Ok(())
-    }
-}
-
-impl FromParams for FundingRateRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(FundingRateRequest {
-            instrument_id: p.take_str("instrument_id")?,
-        })
+    new;
+    fields {
+        /// The instrument (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
     }
 }
 
@@ -821,74 +535,35 @@ pub struct FundingRate {
     pub next_funding_time: Option<TimestampMillis>,
 }
 
-/// `GET /swap/v2/public/funding_rate_history`: past funding rates of an instrument.
-///
-/// Weight 10 (venue-notes.md, "route weights"). The window and `limit` are sent only when set.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FundingRateHistoryRequest {
-    instrument_id: String,
-    start_timestamp: Option<TimestampMillis>,
-    end_timestamp: Option<TimestampMillis>,
-    limit: Option<u32>,
-}
-
-impl FundingRateHistoryRequest {
+request! {
+    /// `GET /swap/v2/public/funding_rate_history`: past funding rates of an instrument.
+    ///
+    /// Weight 10 (venue-notes.md, "route weights"). The window and `limit` are sent only when set.
+    pub struct FundingRateHistoryRequest => FundingRateHistory;
+    meta = public_meta(
+        "swap.funding_rate_history",
+        "/swap/v2/public/funding_rate_history",
+    )
+    .weight(10);
     /// Past funding rates of `instrument_id` (default: the latest 20).
-    pub fn new(instrument_id: impl Into<String>) -> Self {
-        FundingRateHistoryRequest {
-            instrument_id: instrument_id.into(),
-            start_timestamp: None,
-            end_timestamp: None,
-            limit: None,
-        }
+    new;
+    fields {
+        /// The instrument (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
+        /// Window start (ms).
+        opt start_timestamp: TimestampMillis,
+        /// Window end (ms); must be after the start.
+        opt end_timestamp: TimestampMillis,
+        /// Number of entries, 1..=100 (the server's default is 20); sent only when set.
+        opt limit: u32 [range(1, 100)],
     }
-    /// Window start (ms).
-    pub fn start_timestamp(mut self, start: TimestampMillis) -> Self {
-        self.start_timestamp = Some(start);
-        self
-    }
-    /// Window end (ms); must be after the start.
-    pub fn end_timestamp(mut self, end: TimestampMillis) -> Self {
-        self.end_timestamp = Some(end);
-        self
-    }
-    /// Number of entries, 1..=100 (the server's default is 20); sent only when set.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
+    validate = check_funding_window;
 }
 
-impl Endpoint for FundingRateHistoryRequest {
-    type Output = FundingRateHistory;
-    const META: Meta = Meta {
-        weight: Some(10),
-        ..public_meta(
-            "swap.funding_rate_history",
-            "/swap/v2/public/funding_rate_history",
-        )
-    };
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        check_window(self.start_timestamp, self.end_timestamp)?;
-        check_limit(self.limit)?;
-        p.push("instrument_id", &self.instrument_id);
-        p.push_opt_display("start_timestamp", self.start_timestamp.map(|t| t.0));
-        p.push_opt_display("end_timestamp", self.end_timestamp.map(|t| t.0));
-        p.push_opt_display("limit", self.limit);
-        Ok(())
-    }
-}
-
-impl FromParams for FundingRateHistoryRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(FundingRateHistoryRequest {
-            instrument_id: p.take_str("instrument_id")?,
-            start_timestamp: p.take_opt_int("start_timestamp")?.map(TimestampMillis),
-            end_timestamp: p.take_opt_int("end_timestamp")?.map(TimestampMillis),
-            limit: p.take_opt_int("limit")?,
-        })
-    }
+/// The window of a [`FundingRateHistoryRequest`]: the end after the start (field
+/// `end_timestamp`).
+fn check_funding_window(r: &FundingRateHistoryRequest, _: &Params) -> Result<(), Error> {
+    check_window(r.start_timestamp, r.end_timestamp)
 }
 
 /// Answer of [`FundingRateHistoryRequest`]. An answer without `data` decodes to no entries.
@@ -913,15 +588,6 @@ pub struct FundingRateEntry {
     pub rate: Option<Decimal>,
     /// Settlement time (ms).
     pub time: TimestampMillis,
-}
-
-/// Refuses the `Other` arm of a [`Granularity`] (field `granularity`); returns the wire text.
-fn known_granularity(g: &Granularity) -> Result<&str, Error> {
-    known_text(
-        "granularity",
-        g.as_str(),
-        matches!(g, Granularity::Other(_)),
-    )
 }
 
 // ---------------------------------------------------------------------------------------------
