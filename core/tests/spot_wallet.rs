@@ -3,11 +3,16 @@ use support::*;
 
 use digifinex_core::catalog::{self, ParamMap};
 use digifinex_core::spot::{
-    CancelWithdraw, DepositAddress, DepositAddressRequest, DepositHistory, DepositHistoryRequest,
-    DepositRecord, DepositState, HistoryDirection, Withdraw, WithdrawHistoryRequest,
-    WithdrawRecord, WithdrawState,
+    CancelWithdrawRequest, DepositAddress, DepositAddressRequest, DepositHistory,
+    DepositHistoryRequest, DepositRecord, DepositState, HistoryDirection, WithdrawHistoryRequest,
+    WithdrawRecord, WithdrawRequest, WithdrawState,
 };
-use digifinex_core::{Config, Endpoint, Error, ErrorKind};
+use digifinex_core::{Amount, Config, Endpoint, Error, ErrorKind};
+
+/// A withdrawal amount from its text.
+fn amt(text: &str) -> Amount {
+    text.parse().unwrap()
+}
 
 const BASE: &str = "https://openapi.digifinex.com/v3";
 
@@ -20,8 +25,8 @@ fn wallet_endpoints_are_signed_with_success_code_200() {
         (DepositAddressRequest::META, true),
         (DepositHistoryRequest::META, true),
         (WithdrawHistoryRequest::META, true),
-        (Withdraw::META, false),
-        (CancelWithdraw::META, false),
+        (WithdrawRequest::META, false),
+        (CancelWithdrawRequest::META, false),
     ] {
         assert_eq!(
             (meta.signed, meta.success_code, meta.idempotent),
@@ -96,24 +101,24 @@ fn withdraw_history_shape() {
 #[test]
 fn withdraw_shape() {
     assert_signed_post(
-        &Withdraw::new("usdt", "0xabc", d("10.5")).chain("ERC20"),
+        &WithdrawRequest::new("usdt", "0xabc", amt("10.5")).chain("ERC20"),
         &format!("{BASE}/withdraw/new"),
         "currency=usdt&chain=ERC20&address=0xabc&amount=10.5",
     );
     assert_signed_post(
-        &Withdraw::new("USDT", "1abc", d("1")).chain("OMNI"),
+        &WithdrawRequest::new("USDT", "1abc", amt("1")).chain("OMNI"),
         &format!("{BASE}/withdraw/new"),
         "currency=USDT&chain=OMNI&address=1abc&amount=1",
     );
     // Memo last; setter order does not matter.
     assert_signed_post(
-        &Withdraw::new("xrp", "rAddr", d("25.000001")).memo("12345"),
+        &WithdrawRequest::new("xrp", "rAddr", amt("25.000001")).memo("12345"),
         &format!("{BASE}/withdraw/new"),
         "currency=xrp&address=rAddr&amount=25.000001&memo=12345",
     );
     // A chain for another currency is passed through unchanged.
     assert_signed_post(
-        &Withdraw::new("eth", "0xdef", d("0.01"))
+        &WithdrawRequest::new("eth", "0xdef", amt("0.01"))
             .memo("m")
             .chain("Arbitrum One"),
         &format!("{BASE}/withdraw/new"),
@@ -121,7 +126,9 @@ fn withdraw_shape() {
     );
     // Empty chain and memo count as not given.
     assert_signed_post(
-        &Withdraw::new("btc", "bc1q", d("0.5")).chain("").memo(""),
+        &WithdrawRequest::new("btc", "bc1q", amt("0.5"))
+            .chain("")
+            .memo(""),
         &format!("{BASE}/withdraw/new"),
         "currency=btc&address=bc1q&amount=0.5",
     );
@@ -130,7 +137,7 @@ fn withdraw_shape() {
 #[test]
 fn cancel_withdraw_shape() {
     assert_signed_post(
-        &CancelWithdraw::new("42"),
+        &CancelWithdrawRequest::new("42"),
         &format!("{BASE}/withdraw/cancel"),
         "withdraw_id=42",
     );
@@ -162,41 +169,44 @@ fn deposit_address_empty_currency() {
 
 #[test]
 fn withdraw_usdt_needs_chain() {
-    assert_invalid(&Withdraw::new("usdt", "0xabc", d("1")), "chain");
-    assert_invalid(&Withdraw::new("UsDt", "0xabc", d("1")), "chain");
-    assert_invalid(&Withdraw::new("usdt", "0xabc", d("1")).chain(""), "chain");
+    assert_invalid(&WithdrawRequest::new("usdt", "0xabc", amt("1")), "chain");
+    assert_invalid(&WithdrawRequest::new("UsDt", "0xabc", amt("1")), "chain");
+    assert_invalid(
+        &WithdrawRequest::new("usdt", "0xabc", amt("1")).chain(""),
+        "chain",
+    );
 }
 
 #[test]
 fn withdraw_usdt_refuses_other_chains() {
     assert_invalid(
-        &Withdraw::new("usdt", "Txyz", d("1")).chain("TRC20"),
+        &WithdrawRequest::new("usdt", "Txyz", amt("1")).chain("TRC20"),
         "chain",
     );
     assert_invalid(
-        &Withdraw::new("USDT", "0xabc", d("1")).chain("erc-20"),
+        &WithdrawRequest::new("USDT", "0xabc", amt("1")).chain("erc-20"),
         "chain",
     );
 }
 
 #[test]
 fn withdraw_amount_positive() {
-    assert_invalid(&Withdraw::new("btc", "bc1q", d("0")), "amount");
-    assert_invalid(&Withdraw::new("btc", "bc1q", d("0.000")), "amount");
-    assert_invalid(&Withdraw::new("btc", "bc1q", d("-1")), "amount");
+    assert_invalid(&WithdrawRequest::new("btc", "bc1q", amt("0")), "amount");
+    assert_invalid(&WithdrawRequest::new("btc", "bc1q", amt("0.000")), "amount");
+    assert_invalid(&WithdrawRequest::new("btc", "bc1q", amt("-1")), "amount");
 }
 
 #[test]
 fn withdraw_address_and_currency_non_empty() {
-    assert_invalid(&Withdraw::new("btc", "", d("1")), "address");
-    assert_invalid(&Withdraw::new("btc", "  ", d("1")), "address");
-    assert_invalid(&Withdraw::new("", "bc1q", d("1")), "currency");
+    assert_invalid(&WithdrawRequest::new("btc", "", amt("1")), "address");
+    assert_invalid(&WithdrawRequest::new("btc", "  ", amt("1")), "address");
+    assert_invalid(&WithdrawRequest::new("", "bc1q", amt("1")), "currency");
 }
 
 #[test]
 fn cancel_withdraw_id_form() {
-    assert_invalid(&CancelWithdraw::new(""), "withdraw_id");
-    assert_invalid(&CancelWithdraw::new("12a"), "withdraw_id");
+    assert_invalid(&CancelWithdrawRequest::new(""), "withdraw_id");
+    assert_invalid(&CancelWithdrawRequest::new("12a"), "withdraw_id");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -528,13 +538,13 @@ fn decode_withdraw_states() {
 #[test]
 fn decode_withdraw_created_and_cancelled() {
     assert_eq!(
-        decode::<Withdraw>(r#"{"code":200,"withdraw_id":700}"#)
+        decode::<WithdrawRequest>(r#"{"code":200,"withdraw_id":700}"#)
             .unwrap()
             .withdraw_id,
         "700"
     );
     assert_eq!(
-        decode::<Withdraw>(r#"{"code":200,"withdraw_id":"9007199254740993"}"#)
+        decode::<WithdrawRequest>(r#"{"code":200,"withdraw_id":"9007199254740993"}"#)
             .unwrap()
             .withdraw_id,
         "9007199254740993"
@@ -545,7 +555,7 @@ fn decode_withdraw_created_and_cancelled() {
         r#"{"code":200,"withdraw_id":""}"#,
         r#"{"code":200,"withdraw_id":null}"#,
     ] {
-        match decode::<Withdraw>(bad) {
+        match decode::<WithdrawRequest>(bad) {
             Err(Error::Decode { path, .. }) => {
                 assert!(path == "withdraw_id" || path == ".", "{bad}: {path}")
             }
@@ -553,14 +563,14 @@ fn decode_withdraw_created_and_cancelled() {
         }
     }
     assert_eq!(
-        decode::<CancelWithdraw>(r#"{"code":200,"withdraw_id":700}"#)
+        decode::<CancelWithdrawRequest>(r#"{"code":200,"withdraw_id":700}"#)
             .unwrap()
             .withdraw_id
             .as_deref(),
         Some("700")
     );
     assert_eq!(
-        decode::<CancelWithdraw>(r#"{"code":200,"withdraw_id":"701"}"#)
+        decode::<CancelWithdrawRequest>(r#"{"code":200,"withdraw_id":"701"}"#)
             .unwrap()
             .withdraw_id
             .as_deref(),
@@ -573,7 +583,7 @@ fn decode_withdraw_created_and_cancelled() {
         r#"{"code":200,"withdraw_id":"-"}"#,
     ] {
         assert_eq!(
-            decode::<CancelWithdraw>(ack).unwrap().withdraw_id,
+            decode::<CancelWithdrawRequest>(ack).unwrap().withdraw_id,
             None,
             "{ack}"
         );
@@ -617,7 +627,7 @@ fn code_zero_is_not_success_here() {
     assert_eq!(e.api_code(), Some(0));
     let e = decode::<WithdrawHistoryRequest>(r#"{"code":0,"data":[]}"#).unwrap_err();
     assert_eq!(e.api_code(), Some(0));
-    let e = decode::<Withdraw>(r#"{"code":0,"withdraw_id":1}"#).unwrap_err();
+    let e = decode::<WithdrawRequest>(r#"{"code":0,"withdraw_id":1}"#).unwrap_err();
     assert_eq!(e.api_code(), Some(0));
 }
 
@@ -630,7 +640,7 @@ fn code_200_is_success() {
 
 #[test]
 fn withdrawing_too_often_is_rate_limit() {
-    let e = decode::<Withdraw>(r#"{"code":20040}"#).unwrap_err();
+    let e = decode::<WithdrawRequest>(r#"{"code":20040}"#).unwrap_err();
     assert!(matches!(e, Error::Api(_)), "{e:?}");
     assert_eq!(e.api_code(), Some(20040));
     assert_eq!(e.kind(), ErrorKind::RateLimit);
@@ -655,7 +665,7 @@ fn render_catalog(method: &str, path: &str, params: &[(&str, &str)]) -> Result<S
 #[test]
 fn catalog_cancel_withdraw_matches_builder() {
     let from_catalog = render_catalog("POST", "/v3/withdraw/cancel", &[("withdraw_id", "42")]);
-    let typed = render(&build_req(&CancelWithdraw::new("42")).unwrap());
+    let typed = render(&build_req(&CancelWithdrawRequest::new("42")).unwrap());
     assert_eq!(from_catalog.unwrap(), typed);
 }
 
@@ -665,8 +675,8 @@ fn catalog_finds_every_wallet_endpoint() {
         ("GET", "/v3/deposit/address", DepositAddressRequest::META),
         ("GET", "/v3/deposit/history", DepositHistoryRequest::META),
         ("GET", "/v3/withdraw/history", WithdrawHistoryRequest::META),
-        ("POST", "/v3/withdraw/new", Withdraw::META),
-        ("POST", "/v3/withdraw/cancel", CancelWithdraw::META),
+        ("POST", "/v3/withdraw/new", WithdrawRequest::META),
+        ("POST", "/v3/withdraw/cancel", CancelWithdrawRequest::META),
     ] {
         let (entry, vars) = catalog::find(method, path).unwrap();
         assert_eq!(entry.meta, want, "{method} {path}");
@@ -731,7 +741,7 @@ fn catalog_builds_match_typed_builders() {
             ],
             render(
                 &build_req(
-                    &Withdraw::new("usdt", "0xabc", d("2.50"))
+                    &WithdrawRequest::new("usdt", "0xabc", amt("2.50"))
                         .chain("ERC20")
                         .memo("7"),
                 )

@@ -32,10 +32,13 @@ use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "catalog")]
 use crate::catalog::{entry, CatalogEntry};
-use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
+use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
-use crate::params::{FromParams, ParamMap};
-use crate::spot::{check_non_empty, check_positive, check_range};
+use crate::json::JsonWriter;
+use crate::money::Amount;
+use crate::params::ParamMap;
+use crate::request;
+use crate::request::{non_empty, positive, range, IntoArg, Param};
 use crate::types::int_enum;
 
 #[cfg(feature = "catalog")]
@@ -43,22 +46,15 @@ pub(crate) const ENTRIES: &[CatalogEntry] = &[
     entry::<DepositAddressRequest>(),
     entry::<DepositHistoryRequest>(),
     entry::<WithdrawHistoryRequest>(),
-    entry::<Withdraw>(),
-    entry::<CancelWithdraw>(),
+    entry::<WithdrawRequest>(),
+    entry::<CancelWithdrawRequest>(),
 ];
 
 /// Meta of a wallet endpoint: signed, success code 200; GETs are idempotent, POSTs are not.
 const fn private(name: &'static str, method: Method, path: &'static str) -> Meta {
-    Meta {
-        name,
-        family: Family::Spot,
-        method,
-        path,
-        signed: true,
-        idempotent: matches!(method, Method::Get),
-        success_code: 200,
-        weight: None,
-    }
+    Meta::new(Family::Spot, method, name, path)
+        .signed()
+        .success_code(200)
 }
 
 /// Largest page of deposit or withdrawal history.
@@ -66,36 +62,15 @@ const MAX_HISTORY_SIZE: u32 = 500;
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/deposit/address`: the deposit addresses of one currency.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DepositAddressRequest {
-    currency: String,
-}
-
-impl DepositAddressRequest {
+request! {
+    /// `GET /v3/deposit/address`: the deposit addresses of one currency.
+    pub struct DepositAddressRequest => DepositAddresses;
+    meta = private("spot.deposit_address", Method::Get, "/deposit/address");
     /// The deposit addresses of `currency` (`usdt`).
-    pub fn new(currency: impl Into<String>) -> Self {
-        DepositAddressRequest {
-            currency: currency.into(),
-        }
-    }
-}
-
-impl Endpoint for DepositAddressRequest {
-    type Output = DepositAddresses;
-    const META: Meta = private("spot.deposit_address", Method::Get, "/deposit/address");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_non_empty("currency", &self.currency)?;
-        p.push("currency", &self.currency);
-        Ok(())
-    }
-}
-
-impl FromParams for DepositAddressRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(DepositAddressRequest {
-            currency: p.take_str("currency")?,
-        })
+    new;
+    fields {
+        /// The currency (`usdt`).
+        req currency: String [non_empty],
     }
 }
 
@@ -168,103 +143,41 @@ impl std::fmt::Display for HistoryDirection {
     }
 }
 
-/// The parameters shared by the deposit and withdrawal history requests.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct HistoryQuery {
-    currency: Option<String>,
-    from: Option<u64>,
-    size: Option<u32>,
-    direct: Option<HistoryDirection>,
-}
-
-impl HistoryQuery {
-    /// Validates and writes `currency`, `from`, `size`, `direct` in that order.
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        if let Some(c) = &self.currency {
-            check_non_empty("currency", c)?;
-        }
-        if let Some(s) = self.size {
-            check_range("size", s, 1, MAX_HISTORY_SIZE)?;
-        }
-        p.push_opt("currency", self.currency.as_deref());
-        p.push_opt_display("from", self.from);
-        p.push_opt_display("size", self.size);
-        p.push_opt("direct", self.direct.map(HistoryDirection::as_str));
+/// Sent as `prev` or `next`; read exactly (after trimming), anything else refused on the field.
+impl Param for HistoryDirection {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push(key, self.as_str());
         Ok(())
     }
-
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let currency = p.take_opt_str("currency")?;
-        let from = p.take_opt_int("from")?;
-        let size = p.take_opt_int("size")?;
-        let direct = match p.take_opt_str("direct")? {
-            None => None,
-            Some(text) => Some(HistoryDirection::parse("direct", text.trim())?),
-        };
-        Ok(HistoryQuery {
-            currency,
-            from,
-            size,
-            direct,
-        })
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.str(key, self.as_str());
+        Ok(())
     }
-}
-
-/// Declares the setters shared by the two history requests.
-macro_rules! history_setters {
-    ($t:ident) => {
-        impl $t {
-            /// Every currency, default page (100 records, direction `prev`).
-            pub fn new() -> Self {
-                Self::default()
-            }
-            /// Only records of `currency` (`usdt`); omitted means all currencies.
-            pub fn currency(mut self, currency: impl Into<String>) -> Self {
-                self.query.currency = Some(currency.into());
-                self
-            }
-            /// Start listing at this record id.
-            pub fn from(mut self, id: u64) -> Self {
-                self.query.from = Some(id);
-                self
-            }
-            /// Records per page, 1..=500 (server default 100).
-            pub fn size(mut self, size: u32) -> Self {
-                self.query.size = Some(size);
-                self
-            }
-            /// Listing direction (server default [`HistoryDirection::Prev`]).
-            pub fn direct(mut self, direct: HistoryDirection) -> Self {
-                self.query.direct = Some(direct);
-                self
-            }
-        }
-
-        impl FromParams for $t {
-            fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-                Ok($t {
-                    query: HistoryQuery::from_params(p)?,
-                })
-            }
-        }
-    };
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        p.take_opt_str(key)?
+            .map(|text| HistoryDirection::parse(key, text.trim()))
+            .transpose()
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/deposit/history`: the caller's deposits, one page.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DepositHistoryRequest {
-    query: HistoryQuery,
-}
-
-history_setters!(DepositHistoryRequest);
-
-impl Endpoint for DepositHistoryRequest {
-    type Output = DepositHistory;
-    const META: Meta = private("spot.deposit_history", Method::Get, "/deposit/history");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        self.query.encode(p)
+request! {
+    /// `GET /v3/deposit/history`: the caller's deposits, one page.
+    #[derive(Default)]
+    pub struct DepositHistoryRequest => DepositHistory;
+    meta = private("spot.deposit_history", Method::Get, "/deposit/history");
+    /// Every currency, default page (100 records, direction `prev`).
+    new;
+    fields {
+        /// Only records of `currency` (`usdt`); omitted means all currencies.
+        opt currency: String [non_empty],
+        /// Start listing at this record id.
+        opt from: u64,
+        /// Records per page, 1..=500 (server default 100).
+        opt size: u32 [range(1, MAX_HISTORY_SIZE)],
+        /// Listing direction (server default [`HistoryDirection::Prev`]).
+        opt direct: HistoryDirection,
     }
 }
 
@@ -381,19 +294,22 @@ impl From<RecordWire<DepositState>> for DepositRecord {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/withdraw/history`: the caller's withdrawals, one page.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WithdrawHistoryRequest {
-    query: HistoryQuery,
-}
-
-history_setters!(WithdrawHistoryRequest);
-
-impl Endpoint for WithdrawHistoryRequest {
-    type Output = WithdrawHistory;
-    const META: Meta = private("spot.withdraw_history", Method::Get, "/withdraw/history");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        self.query.encode(p)
+request! {
+    /// `GET /v3/withdraw/history`: the caller's withdrawals, one page.
+    #[derive(Default)]
+    pub struct WithdrawHistoryRequest => WithdrawHistory;
+    meta = private("spot.withdraw_history", Method::Get, "/withdraw/history");
+    /// Every currency, default page (100 records, direction `prev`).
+    new;
+    fields {
+        /// Only records of `currency` (`usdt`); omitted means all currencies.
+        opt currency: String [non_empty],
+        /// Start listing at this record id.
+        opt from: u64,
+        /// Records per page, 1..=500 (server default 100).
+        opt size: u32 [range(1, MAX_HISTORY_SIZE)],
+        /// Listing direction (server default [`HistoryDirection::Prev`]).
+        opt direct: HistoryDirection,
     }
 }
 
@@ -422,11 +338,11 @@ pub struct WithdrawHistory {
 }
 
 /// One withdrawal. `id` is required (the withdrawal's identity, the `from` of the next page,
-/// the id [`CancelWithdraw`] takes); everything else is optional.
+/// the id [`CancelWithdrawRequest`] takes); everything else is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "RecordWire<WithdrawState>")]
 pub struct WithdrawRecord {
-    /// Withdrawal id (the `from` of the next page, the id [`CancelWithdraw`] takes). Required.
+    /// Withdrawal id (the `from` of the next page, the id [`CancelWithdrawRequest`] takes). Required.
     pub id: String,
     /// Currency.
     pub currency: Option<String>,
@@ -478,95 +394,110 @@ impl From<RecordWire<WithdrawState>> for WithdrawRecord {
 /// The chains a USDT withdrawal may name.
 const USDT_CHAINS: [&str; 2] = ["ERC20", "OMNI"];
 
-/// `POST /v3/withdraw/new`: withdraws to a whitelisted address.
-///
-/// For USDT the chain is required and must be `ERC20` or `OMNI`; for other currencies a chain is
-/// optional and passed through unchanged. Withdrawals are limited to 3 per minute and 100 per day
-/// (error 20040).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Withdraw {
-    currency: String,
-    address: String,
-    amount: Decimal,
-    chain: Option<String>,
-    memo: Option<String>,
-}
-
-impl Withdraw {
+request! {
+    /// `POST /v3/withdraw/new`: withdraws to a whitelisted address.
+    ///
+    /// For USDT the chain is required and must be `ERC20` or `OMNI`; for other currencies a chain
+    /// is optional and passed through unchanged. Withdrawals are limited to 3 per minute and 100
+    /// per day (error 20040).
+    pub struct WithdrawRequest => WithdrawCreated;
+    meta = private("spot.withdraw_new", Method::Post, "/withdraw/new");
     /// Withdraws `amount` of `currency` to `address` (which must be on the withdrawal whitelist).
-    pub fn new(currency: impl Into<String>, address: impl Into<String>, amount: Decimal) -> Self {
-        Withdraw {
-            currency: currency.into(),
-            address: address.into(),
-            amount,
-            chain: None,
-            memo: None,
-        }
+    new;
+    fields {
+        /// The currency (`usdt`).
+        req currency: String [non_empty],
+        /// The chain (`ERC20`, `OMNI` for USDT); empty counts as not given.
+        opt chain: OmitBlank,
+        /// The destination address, on the withdrawal whitelist.
+        req address: String [non_empty],
+        /// The amount to withdraw, positive.
+        req amount: Amount [positive],
+        /// The address tag some currencies need; empty counts as not given.
+        opt memo: OmitBlank,
     }
-    /// The chain (`ERC20`, `OMNI` for USDT).
-    pub fn chain(mut self, chain: impl Into<String>) -> Self {
-        self.chain = Some(chain.into());
-        self
+    validate = check_usdt_chain;
+}
+
+/// For USDT (any case), a chain that is given and is `ERC20` or `OMNI`.
+fn check_usdt_chain(r: &WithdrawRequest, _: &Params) -> Result<(), Error> {
+    if !r.currency.trim().eq_ignore_ascii_case("usdt") {
+        return Ok(());
     }
-    /// The address tag some currencies need.
-    pub fn memo(mut self, memo: impl Into<String>) -> Self {
-        self.memo = Some(memo.into());
-        self
+    match r.chain.as_ref().and_then(OmitBlank::given) {
+        None => Err(Error::validation(
+            "chain",
+            "is required for USDT (ERC20 or OMNI)",
+        )),
+        Some(c) if !USDT_CHAINS.contains(&c) => Err(Error::validation(
+            "chain",
+            format!("{c:?} is not a USDT chain (ERC20 or OMNI)"),
+        )),
+        Some(_) => Ok(()),
     }
 }
 
-/// `Some(text)` unless `text` is absent or blank.
-fn given(text: &Option<String>) -> Option<&str> {
-    text.as_deref().filter(|s| !s.trim().is_empty())
+/// A text parameter that is not sent when it is empty or blank (the chain and memo of a
+/// [`WithdrawRequest`]): an empty chain or memo counts as not given. Given text is sent
+/// unchanged. Setters taking it accept a `&str`, a `&String` or a `String`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct OmitBlank(String);
+
+impl OmitBlank {
+    /// The text, as given.
+    pub fn new(text: impl Into<String>) -> Self {
+        OmitBlank(text.into())
+    }
+
+    /// The text, as given (possibly blank).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The text unless it is empty or blank.
+    pub fn given(&self) -> Option<&str> {
+        Some(self.0.as_str()).filter(|s| !s.trim().is_empty())
+    }
 }
 
-impl Endpoint for Withdraw {
-    type Output = WithdrawCreated;
-    const META: Meta = private("spot.withdraw_new", Method::Post, "/withdraw/new");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_non_empty("currency", &self.currency)?;
-        let chain = given(&self.chain);
-        if self.currency.trim().eq_ignore_ascii_case("usdt") {
-            match chain {
-                None => {
-                    return Err(Error::validation(
-                        "chain",
-                        "is required for USDT (ERC20 or OMNI)",
-                    ))
-                }
-                Some(c) if !USDT_CHAINS.contains(&c) => {
-                    return Err(Error::validation(
-                        "chain",
-                        format!("{c:?} is not a USDT chain (ERC20 or OMNI)"),
-                    ))
-                }
-                Some(_) => {}
-            }
+impl IntoArg<OmitBlank> for &str {
+    fn into_arg(self) -> OmitBlank {
+        OmitBlank::new(self)
+    }
+}
+
+impl IntoArg<OmitBlank> for &String {
+    fn into_arg(self) -> OmitBlank {
+        OmitBlank::new(self.as_str())
+    }
+}
+
+impl IntoArg<OmitBlank> for String {
+    fn into_arg(self) -> OmitBlank {
+        OmitBlank(self)
+    }
+}
+
+/// Sent unchanged when not blank; nothing is sent for empty or blank text.
+impl Param for OmitBlank {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        if let Some(text) = self.given() {
+            p.push(key, text);
         }
-        check_non_empty("address", &self.address)?;
-        check_positive("amount", &self.amount)?;
-        p.push("currency", &self.currency);
-        p.push_opt("chain", chain);
-        p.push("address", &self.address);
-        p.push_display("amount", self.amount);
-        p.push_opt("memo", given(&self.memo));
         Ok(())
     }
-}
-
-impl FromParams for Withdraw {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(Withdraw {
-            currency: p.take_str("currency")?,
-            chain: p.take_opt_str("chain")?,
-            address: p.take_str("address")?,
-            amount: p.take_decimal("amount")?,
-            memo: p.take_opt_str("memo")?,
-        })
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        if let Some(text) = self.given() {
+            w.str(key, text);
+        }
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        Ok(p.take_opt_str(key)?.map(OmitBlank))
     }
 }
 
-/// Answer of [`Withdraw`]. `withdraw_id` is the whole answer, so it is required: an answer
+/// Answer of [`WithdrawRequest`]. `withdraw_id` is the whole answer, so it is required: an answer
 /// without it (`{"code":200}`) is a decode error naming `withdraw_id`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WithdrawCreated {
@@ -577,55 +508,90 @@ pub struct WithdrawCreated {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /v3/withdraw/cancel`: cancels a withdrawal that has not been processed yet.
-///
-/// The id is sent as the form parameter `withdraw_id` (see the module documentation). Some
-/// statuses cannot be cancelled (error 20039).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CancelWithdraw {
-    withdraw_id: String,
-}
-
-impl CancelWithdraw {
+request! {
+    /// `POST /v3/withdraw/cancel`: cancels a withdrawal that has not been processed yet.
+    ///
+    /// The id is sent as the form parameter `withdraw_id` (see the module documentation). Some
+    /// statuses cannot be cancelled (error 20039).
+    pub struct CancelWithdrawRequest => CancelWithdrawAck;
+    meta = private("spot.withdraw_cancel", Method::Post, "/withdraw/cancel");
     /// Cancels withdrawal `withdraw_id` (as returned in [`WithdrawCreated::withdraw_id`]).
-    pub fn new(withdraw_id: impl Into<String>) -> Self {
-        CancelWithdraw {
-            withdraw_id: withdraw_id.into(),
-        }
+    new;
+    fields {
+        /// The withdrawal's id (digits).
+        req withdraw_id: WithdrawId [check_withdraw_id],
     }
 }
 
-impl Endpoint for CancelWithdraw {
-    type Output = WithdrawCancelled;
-    const META: Meta = private("spot.withdraw_cancel", Method::Post, "/withdraw/cancel");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let id = self.withdraw_id.trim();
-        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(Error::validation(
-                "withdraw_id",
-                format!("{:?} is not a withdrawal id (digits)", self.withdraw_id),
-            ));
-        }
-        p.push("withdraw_id", id);
+/// A withdrawal id (digits, as returned in [`WithdrawCreated::withdraw_id`]), sent without
+/// surrounding whitespace. Constructors taking it accept a `&str`, a `&String` or a `String`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct WithdrawId(String);
+
+impl WithdrawId {
+    /// The id `text`, as given (checked when the request is built).
+    pub fn new(text: impl Into<String>) -> Self {
+        WithdrawId(text.into())
+    }
+
+    /// The id, as given.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl IntoArg<WithdrawId> for &str {
+    fn into_arg(self) -> WithdrawId {
+        WithdrawId::new(self)
+    }
+}
+
+impl IntoArg<WithdrawId> for &String {
+    fn into_arg(self) -> WithdrawId {
+        WithdrawId::new(self.as_str())
+    }
+}
+
+impl IntoArg<WithdrawId> for String {
+    fn into_arg(self) -> WithdrawId {
+        WithdrawId(self)
+    }
+}
+
+/// A check: the id is digits once surrounding whitespace is removed.
+fn check_withdraw_id(field: &'static str, id: &WithdrawId) -> Result<(), Error> {
+    let digits = id.0.trim();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Error::validation(
+            field,
+            format!("{:?} is not a withdrawal id (digits)", id.0),
+        ));
+    }
+    Ok(())
+}
+
+/// Sent trimmed of surrounding whitespace.
+impl Param for WithdrawId {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push(key, self.0.trim());
         Ok(())
     }
-}
-
-impl FromParams for CancelWithdraw {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(CancelWithdraw {
-            withdraw_id: p.take_str("withdraw_id")?,
-        })
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.str(key, self.0.trim());
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        Ok(p.take_opt_str(key)?.map(WithdrawId))
     }
 }
 
-/// Answer of [`CancelWithdraw`]: an acknowledgement. An answer without `withdraw_id`
+/// Answer of [`CancelWithdrawRequest`]: an acknowledgement. An answer without `withdraw_id`
 /// (`{"code":200}`) decodes to `withdraw_id: None`; the success code is the answer.
 ///
 /// DESIGN: the id only echoes the one the caller sent, so it is optional (the rule of
 /// [`crate::de`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WithdrawCancelled {
+pub struct CancelWithdrawAck {
     /// The cancelled withdrawal's id (a long on the wire, integer or string), when sent.
     #[serde(default, with = "crate::de::opt_id")]
     pub withdraw_id: Option<String>,
