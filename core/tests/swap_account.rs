@@ -18,7 +18,7 @@ use digifinex_core::swap::{
     TransferRecordRequest, TransferRecordType, TransferRequest, TransferType,
 };
 use digifinex_core::{
-    build, ApiCode, Config, Endpoint, Error, ErrorKind, SwapCode, TimestampMillis,
+    build, Amount, ApiCode, Config, Endpoint, Error, ErrorKind, SwapCode, TimestampMillis,
 };
 
 /// Asserts that the catalog builds, from `json`, exactly the request `typed` builds.
@@ -46,6 +46,11 @@ fn api_code<T: std::fmt::Debug>(r: Result<T, Error>) -> SwapCode {
         },
         other => panic!("{other:?}"),
     }
+}
+
+/// An exact amount from its text.
+fn a(s: &str) -> Amount {
+    s.parse().unwrap()
 }
 
 const T0: TimestampMillis = TimestampMillis(1_657_000_000_000);
@@ -484,7 +489,7 @@ fn position_margin_request_shape_and_validation() {
             "BTCUSDTPERP",
             PositionSide::Long,
             MarginAdjustment::Add,
-            d("25.50"),
+            a("25.50"),
         ),
         "/swap/v2/account/position_margin",
         r#"{"instrument_id":"BTCUSDTPERP","side":"long","type":1,"amount":"25.50"}"#,
@@ -494,13 +499,13 @@ fn position_margin_request_shape_and_validation() {
             "BTCUSDTPERP",
             PositionSide::Short,
             MarginAdjustment::Reduce,
-            d("0.000000001"),
+            a("0.000000001"),
         ),
         "/swap/v2/account/position_margin",
         r#"{"instrument_id":"BTCUSDTPERP","side":"short","type":2,"amount":"0.000000001"}"#,
     );
     let ok =
-        |side, adj, amount: &str| PositionMarginRequest::new("BTCUSDTPERP", side, adj, d(amount));
+        |side, adj, amount: &str| PositionMarginRequest::new("BTCUSDTPERP", side, adj, a(amount));
     assert_invalid(
         &ok(
             PositionSide::Other("both".into()),
@@ -522,7 +527,7 @@ fn position_margin_request_shape_and_validation() {
         "amount",
     );
     assert_invalid(
-        &PositionMarginRequest::new("", PositionSide::Long, MarginAdjustment::Add, d("1")),
+        &PositionMarginRequest::new("", PositionSide::Long, MarginAdjustment::Add, a("1")),
         "instrument_id",
     );
     catalog_invalid(
@@ -1087,6 +1092,42 @@ fn transfer_record_decode() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+// ------------------------------------------------------------------------------------------
+// Transfer
+
+#[test]
+fn transfer_request_shape_and_validation() {
+    assert_swap_signed_post(
+        &TransferRequest::new(TransferType::SpotToSwap, "USDT", a("10.50")),
+        "/swap/v2/account/transfer",
+        r#"{"type":1,"currency":"USDT","transfer_amount":"10.50"}"#,
+    );
+    assert_invalid(
+        &TransferRequest::new(TransferType::Unknown(3), "USDT", a("1")),
+        "type",
+    );
+    assert_invalid(
+        &TransferRequest::new(TransferType::SwapToSpot, "", a("1")),
+        "currency",
+    );
+    assert_invalid(
+        &TransferRequest::new(TransferType::SwapToSpot, "USDT", a("0")),
+        "transfer_amount",
+    );
+    catalog_invalid(
+        "POST",
+        "/swap/v2/account/transfer",
+        r#"{"type":2,"currency":"USDT"}"#,
+        "transfer_amount",
+    );
+    assert_catalog_same(
+        "POST",
+        "/swap/v2/account/transfer",
+        r#"{"transfer_amount":"1.5","currency":"USDT","type":"2"}"#,
+        &TransferRequest::new(TransferType::SwapToSpot, "USDT", a("1.5")),
+    );
 }
 
 // ------------------------------------------------------------------------------------------

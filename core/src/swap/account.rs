@@ -4,18 +4,19 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use super::public::{known_instrument_type, known_text};
 use super::{
-    check_instrument, check_limit, check_positive, check_window, known_code, private_read,
-    private_write, FinanceType, InstrumentType, MarginAdjustment, MarginMode, PositionSide,
-    TransferRecordType, TransferType,
+    check_instrument, check_window, private_read, private_write, FinanceType, InstrumentType,
+    MarginAdjustment, MarginMode, PositionSide, TransferRecordType, TransferType,
 };
 #[cfg(feature = "catalog")]
 use crate::catalog::{entry, CatalogEntry};
-use crate::endpoint::{Endpoint, Meta, Method, Params};
+use crate::endpoint::{Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
-use crate::params::{FromParams, ParamMap};
+use crate::money::Amount;
+use crate::params::ParamMap;
+use crate::request;
+use crate::request::{positive, range, IntoArg, Param};
 use crate::types::{str_enum, TimestampMillis};
 
 /// Every swap account endpoint, in documentation order.
@@ -35,52 +36,19 @@ pub(crate) static ENTRIES: &[CatalogEntry] = &[
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/account/transfer`: moves funds between the spot and swap accounts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TransferRequest {
-    transfer_type: TransferType,
-    currency: String,
-    amount: Decimal,
-}
-
-impl TransferRequest {
+request! {
+    /// `POST /swap/v2/account/transfer`: moves funds between the spot and swap accounts.
+    pub struct TransferRequest => TransferAck;
+    meta = private_write("swap.transfer", Method::Post, "/swap/v2/account/transfer");
     /// Transfers `amount` of `currency` in direction `transfer_type`.
-    pub fn new(transfer_type: TransferType, currency: impl Into<String>, amount: Decimal) -> Self {
-        TransferRequest {
-            transfer_type,
-            currency: currency.into(),
-            amount,
-        }
-    }
-}
-
-impl Endpoint for TransferRequest {
-    type Output = TransferAck;
-    const META: Meta = private_write("swap.transfer", Method::Post, "/swap/v2/account/transfer");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let kind = known_code("type", &self.transfer_type)?;
-        if self.currency.is_empty() {
-            return Err(Error::validation("currency", "is required"));
-        }
-        check_positive("transfer_amount", &self.amount)?;
-        let mut w = JsonWriter::new();
-        w.begin_object()
-            .int("type", kind)
-            .str("currency", &self.currency)
-            .decimal_string("transfer_amount", &self.amount)
-            .end_object();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for TransferRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(TransferRequest {
-            transfer_type: TransferType::from_code(p.take_int("type")?),
-            currency: p.take_str("currency")?,
-            amount: p.take_decimal("transfer_amount")?,
-        })
+    new;
+    fields {
+        /// Direction: spot to swap or swap to spot (wire name `type`, its code).
+        req transfer_type: TransferType as "type",
+        /// Currency (`USDT`).
+        req currency: String [check_required],
+        /// Amount to move, positive (wire name `transfer_amount`, a JSON string).
+        req amount: Amount as "transfer_amount" [positive],
     }
 }
 
@@ -104,71 +72,40 @@ pub struct TransferAck {
 
 // ---------------------------------------------------------------------------------------------
 
-/// Checks an optional currency filter: when given, not empty and without whitespace.
-fn check_currency(currency: Option<&str>) -> Result<(), Error> {
-    match currency {
-        Some(c) if c.is_empty() || c.chars().any(char::is_whitespace) => Err(Error::validation(
-            "currency",
-            format!("{c:?} is not a currency (e.g. USDT)"),
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// Refuses the `Other` arm of a [`MarginMode`] (field `margin_mode`); returns the wire text.
-fn known_margin_mode(m: &MarginMode) -> Result<&str, Error> {
-    known_text("margin_mode", m.as_str(), matches!(m, MarginMode::Other(_)))
-}
-
-/// Refuses the `Other` arm of a [`PositionSide`] (field `side`): only long and short exist.
-fn known_side(s: &PositionSide) -> Result<&str, Error> {
-    known_text("side", s.as_str(), matches!(s, PositionSide::Other(_)))
-}
-
-// ---------------------------------------------------------------------------------------------
-
-/// `GET /swap/v2/account/balance`: the swap account's balance per currency.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct BalanceRequest {
-    instrument_type: Option<InstrumentType>,
-    currency: Option<String>,
-}
-
-impl BalanceRequest {
-    /// Balances of every currency of the default (real) account.
-    pub fn new() -> Self {
-        BalanceRequest::default()
-    }
-    /// The simulated or the real account (`type` 1 or 2).
-    pub fn instrument_type(mut self, instrument_type: InstrumentType) -> Self {
-        self.instrument_type = Some(instrument_type);
-        self
-    }
-    /// Only `currency` (`USDT`); the server gives it priority over `type`.
-    pub fn currency(mut self, currency: impl Into<String>) -> Self {
-        self.currency = Some(currency.into());
-        self
-    }
-}
-
-impl Endpoint for BalanceRequest {
-    type Output = Vec<Balance>;
-    const META: Meta = private_read("swap.balance", Method::Get, "/swap/v2/account/balance");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let kind = known_instrument_type(self.instrument_type.as_ref())?;
-        check_currency(self.currency.as_deref())?;
-        p.push_opt_display("type", kind);
-        p.push_opt("currency", self.currency.as_deref());
+/// A check: a required text must not be empty ("is required", as when it is absent).
+fn check_required(field: &'static str, value: &str) -> Result<(), Error> {
+    if value.is_empty() {
+        Err(Error::validation(field, "is required"))
+    } else {
         Ok(())
     }
 }
 
-impl FromParams for BalanceRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(BalanceRequest {
-            instrument_type: p.take_opt_int("type")?.map(InstrumentType::from_code),
-            currency: p.take_opt_str("currency")?,
-        })
+/// A check: a currency filter is not empty and has no whitespace.
+fn check_currency(field: &'static str, currency: &str) -> Result<(), Error> {
+    if currency.is_empty() || currency.chars().any(char::is_whitespace) {
+        Err(Error::validation(
+            field,
+            format!("{currency:?} is not a currency (e.g. USDT)"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+request! {
+    /// `GET /swap/v2/account/balance`: the swap account's balance per currency.
+    pub struct BalanceRequest => Vec<Balance>;
+    meta = private_read("swap.balance", Method::Get, "/swap/v2/account/balance");
+    /// Balances of every currency of the default (real) account.
+    new;
+    fields {
+        /// The simulated or the real account (`type` 1 or 2).
+        opt instrument_type: InstrumentType as "type",
+        /// Only `currency` (`USDT`); the server gives it priority over `type`.
+        opt currency: String [check_currency],
     }
 }
 
@@ -225,50 +162,17 @@ pub struct Balance {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/account/positions`: open positions.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PositionsRequest {
-    instrument_type: Option<InstrumentType>,
-    instrument_id: Option<String>,
-}
-
-impl PositionsRequest {
+request! {
+    /// `GET /swap/v2/account/positions`: open positions.
+    pub struct PositionsRequest => Vec<Position>;
+    meta = private_read("swap.positions", Method::Get, "/swap/v2/account/positions");
     /// Every position of the default (real) account.
-    pub fn new() -> Self {
-        PositionsRequest::default()
-    }
-    /// Positions of the simulated or the real account (`type` 1 or 2).
-    pub fn instrument_type(mut self, instrument_type: InstrumentType) -> Self {
-        self.instrument_type = Some(instrument_type);
-        self
-    }
-    /// Only positions in `instrument_id`; the server gives it priority over `type`.
-    pub fn instrument_id(mut self, instrument_id: impl Into<String>) -> Self {
-        self.instrument_id = Some(instrument_id.into());
-        self
-    }
-}
-
-impl Endpoint for PositionsRequest {
-    type Output = Vec<Position>;
-    const META: Meta = private_read("swap.positions", Method::Get, "/swap/v2/account/positions");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let kind = known_instrument_type(self.instrument_type.as_ref())?;
-        if let Some(id) = &self.instrument_id {
-            check_instrument("instrument_id", id)?;
-        }
-        p.push_opt_display("type", kind);
-        p.push_opt("instrument_id", self.instrument_id.as_deref());
-        Ok(())
-    }
-}
-
-impl FromParams for PositionsRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(PositionsRequest {
-            instrument_type: p.take_opt_int("type")?.map(InstrumentType::from_code),
-            instrument_id: p.take_opt_str("instrument_id")?,
-        })
+    new;
+    fields {
+        /// Positions of the simulated or the real account (`type` 1 or 2).
+        opt instrument_type: InstrumentType as "type",
+        /// Only positions in `instrument_id`; the server gives it priority over `type`.
+        opt instrument_id: String [check_instrument],
     }
 }
 
@@ -344,50 +248,22 @@ pub struct Position {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/account/position_mode`: switches an instrument between crossed and isolated
-/// margin. The server refuses while a position conflicts with the new mode.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PositionModeRequest {
-    instrument_id: String,
-    margin_mode: MarginMode,
-}
-
-impl PositionModeRequest {
-    /// Sets `instrument_id` to `margin_mode` (crossed or isolated).
-    pub fn new(instrument_id: impl Into<String>, margin_mode: MarginMode) -> Self {
-        PositionModeRequest {
-            instrument_id: instrument_id.into(),
-            margin_mode,
-        }
-    }
-}
-
-impl Endpoint for PositionModeRequest {
-    type Output = PositionModeAck;
-    const META: Meta = private_write(
+request! {
+    /// `POST /swap/v2/account/position_mode`: switches an instrument between crossed and isolated
+    /// margin. The server refuses while a position conflicts with the new mode.
+    pub struct PositionModeRequest => PositionModeAck;
+    meta = private_write(
         "swap.position_mode",
         Method::Post,
         "/swap/v2/account/position_mode",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        let mode = known_margin_mode(&self.margin_mode)?;
-        let mut w = JsonWriter::new();
-        w.begin_object()
-            .str("instrument_id", &self.instrument_id)
-            .str("margin_mode", mode)
-            .end_object();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for PositionModeRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(PositionModeRequest {
-            instrument_id: p.take_str("instrument_id")?,
-            margin_mode: MarginMode::from_wire(&p.take_str("margin_mode")?),
-        })
+    /// Sets `instrument_id` to `margin_mode` (crossed or isolated).
+    new;
+    fields {
+        /// Instrument id (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
+        /// The new mode: crossed or isolated.
+        req margin_mode: MarginMode,
     }
 }
 
@@ -408,66 +284,56 @@ pub struct PositionModeAck {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/account/position_margin`: adds margin to, or removes margin from, an isolated
-/// position. The server refuses in crossed mode (error 401015).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PositionMarginRequest {
-    instrument_id: String,
-    side: PositionSide,
-    adjustment: MarginAdjustment,
-    amount: Decimal,
-}
-
-impl PositionMarginRequest {
-    /// Adds (`MarginAdjustment::Add`) or removes (`Reduce`) `amount` of margin on the `side`
-    /// (long or short) position in `instrument_id`.
-    pub fn new(
-        instrument_id: impl Into<String>,
-        side: PositionSide,
-        adjustment: MarginAdjustment,
-        amount: Decimal,
-    ) -> Self {
-        PositionMarginRequest {
-            instrument_id: instrument_id.into(),
-            side,
-            adjustment,
-            amount,
-        }
-    }
-}
-
-impl Endpoint for PositionMarginRequest {
-    type Output = PositionMarginAck;
-    const META: Meta = private_write(
+request! {
+    /// `POST /swap/v2/account/position_margin`: adds margin to, or removes margin from, an isolated
+    /// position. The server refuses in crossed mode (error 401015).
+    pub struct PositionMarginRequest => PositionMarginAck;
+    meta = private_write(
         "swap.position_margin",
         Method::Post,
         "/swap/v2/account/position_margin",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        let side = known_side(&self.side)?;
-        let kind = known_code("type", &self.adjustment)?;
-        check_positive("amount", &self.amount)?;
-        let mut w = JsonWriter::new();
-        w.begin_object()
-            .str("instrument_id", &self.instrument_id)
-            .str("side", side)
-            .int("type", kind)
-            .decimal_string("amount", &self.amount)
-            .end_object();
-        p.set_json_body(w);
-        Ok(())
+    /// Adds (`MarginAdjustment::Add`) or removes (`Reduce`) `amount` of margin on the `side`
+    /// (long or short) position in `instrument_id`.
+    new;
+    fields {
+        /// Instrument id (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
+        /// The position: long or short.
+        req side: PositionSide,
+        /// Add or reduce (wire name `type`, its code).
+        req adjustment: AdjustmentCode as "type",
+        /// Margin to move, positive (a JSON string).
+        req amount: Amount [positive],
     }
 }
 
-impl FromParams for PositionMarginRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(PositionMarginRequest {
-            instrument_id: p.take_str("instrument_id")?,
-            side: PositionSide::from_wire(&p.take_str("side")?),
-            adjustment: MarginAdjustment::from_code(p.take_int("type")?),
-            amount: p.take_decimal("amount")?,
-        })
+/// The `type` of a [`PositionMarginRequest`]: a [`MarginAdjustment`] sent as its code (`1` add,
+/// `2` reduce). [`PositionMarginRequest::new`] takes the [`MarginAdjustment`] itself.
+///
+/// DESIGN: read from wire parameters (the catalog, the CLI) as a code only, so a word such as
+/// `add` is refused on `type`, as this endpoint always did; the shared reading of coded values
+/// would accept the word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdjustmentCode(pub MarginAdjustment);
+
+impl IntoArg<AdjustmentCode> for MarginAdjustment {
+    fn into_arg(self) -> AdjustmentCode {
+        AdjustmentCode(self)
+    }
+}
+
+/// Sent as the adjustment's code (an unknown value refused); read as a code only.
+impl Param for AdjustmentCode {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        self.0.put(key, p)
+    }
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        self.0.put_json(key, w)
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        Ok(p.take_opt_int(key)?
+            .map(|code| AdjustmentCode(MarginAdjustment::from_code(code))))
     }
 }
 
@@ -512,82 +378,39 @@ pub struct PositionMarginAck {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/account/leverage`: sets the leverage of an instrument.
-///
-/// DESIGN: `side` (long or short) is only meaningful in isolated mode; a request that sets
-/// `margin_mode` to crossed and a `side` is refused (field `side`). Without a `margin_mode` the
-/// side is sent as given: the server knows the instrument's current mode. `leverage` is a JSON
-/// number, written from its exact decimal text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LeverageRequest {
-    instrument_id: String,
-    leverage: Decimal,
-    margin_mode: Option<MarginMode>,
-    side: Option<PositionSide>,
-}
-
-impl LeverageRequest {
+request! {
+    /// `POST /swap/v2/account/leverage`: sets the leverage of an instrument.
+    ///
+    /// DESIGN: `side` (long or short) is only meaningful in isolated mode; a request that sets
+    /// `margin_mode` to crossed and a `side` is refused (field `side`). Without a `margin_mode` the
+    /// side is sent as given: the server knows the instrument's current mode. `leverage` is a JSON
+    /// number, written from its exact decimal text.
+    pub struct LeverageRequest => LeverageAck;
+    meta = private_write("swap.leverage", Method::Post, "/swap/v2/account/leverage");
     /// Sets the leverage of `instrument_id` to `leverage` (positive).
-    pub fn new(instrument_id: impl Into<String>, leverage: Decimal) -> Self {
-        LeverageRequest {
-            instrument_id: instrument_id.into(),
-            leverage,
-            margin_mode: None,
-            side: None,
-        }
+    new;
+    fields {
+        /// Instrument id (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
+        /// The leverage, positive (a JSON number).
+        req leverage: Decimal [positive],
+        /// The margin mode the leverage applies to.
+        opt margin_mode: MarginMode,
+        /// The position side (long or short) the leverage applies to; isolated mode only.
+        opt side: PositionSide,
     }
-    /// The margin mode the leverage applies to.
-    pub fn margin_mode(mut self, margin_mode: MarginMode) -> Self {
-        self.margin_mode = Some(margin_mode);
-        self
-    }
-    /// The position side (long or short) the leverage applies to; isolated mode only.
-    pub fn side(mut self, side: PositionSide) -> Self {
-        self.side = Some(side);
-        self
-    }
+    validate = check_leverage_side;
 }
 
-impl Endpoint for LeverageRequest {
-    type Output = LeverageAck;
-    const META: Meta = private_write("swap.leverage", Method::Post, "/swap/v2/account/leverage");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        check_positive("leverage", &self.leverage)?;
-        let mode = self
-            .margin_mode
-            .as_ref()
-            .map(known_margin_mode)
-            .transpose()?;
-        let side = self.side.as_ref().map(known_side).transpose()?;
-        if side.is_some() && self.margin_mode == Some(MarginMode::Crossed) {
-            return Err(Error::validation(
-                "side",
-                "is only allowed with margin_mode isolated",
-            ));
-        }
-        let mut w = JsonWriter::new();
-        w.begin_object()
-            .str("instrument_id", &self.instrument_id)
-            .decimal_number("leverage", &self.leverage)
-            .opt_str("margin_mode", mode)
-            .opt_str("side", side)
-            .end_object();
-        p.set_json_body(w);
+/// A `side` only with isolated margin: refused (field `side`) when `margin_mode` is crossed.
+fn check_leverage_side(r: &LeverageRequest, _: &Params) -> Result<(), Error> {
+    if r.side.is_some() && r.margin_mode == Some(MarginMode::Crossed) {
+        Err(Error::validation(
+            "side",
+            "is only allowed with margin_mode isolated",
+        ))
+    } else {
         Ok(())
-    }
-}
-
-impl FromParams for LeverageRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(LeverageRequest {
-            instrument_id: p.take_str("instrument_id")?,
-            leverage: p.take_decimal("leverage")?,
-            margin_mode: p
-                .take_opt_str("margin_mode")?
-                .map(|m| MarginMode::from_wire(&m)),
-            side: p.take_opt_str("side")?.map(|s| PositionSide::from_wire(&s)),
-        })
     }
 }
 
@@ -616,40 +439,19 @@ pub struct LeverageAck {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/account/trading_fee_rate`: the account's fee rates for an instrument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TradingFeeRateRequest {
-    instrument_id: String,
-}
-
-impl TradingFeeRateRequest {
-    /// Fee rates for `instrument_id`.
-    pub fn new(instrument_id: impl Into<String>) -> Self {
-        TradingFeeRateRequest {
-            instrument_id: instrument_id.into(),
-        }
-    }
-}
-
-impl Endpoint for TradingFeeRateRequest {
-    type Output = TradingFee;
-    const META: Meta = private_read(
+request! {
+    /// `GET /swap/v2/account/trading_fee_rate`: the account's fee rates for an instrument.
+    pub struct TradingFeeRateRequest => TradingFee;
+    meta = private_read(
         "swap.trading_fee_rate",
         Method::Get,
         "/swap/v2/account/trading_fee_rate",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        p.push("instrument_id", &self.instrument_id);
-        Ok(())
-    }
-}
-
-impl FromParams for TradingFeeRateRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(TradingFeeRateRequest {
-            instrument_id: p.take_str("instrument_id")?,
-        })
+    /// Fee rates for `instrument_id`.
+    new;
+    fields {
+        /// Instrument id (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
     }
 }
 
@@ -673,83 +475,34 @@ pub struct TradingFee {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/account/finance_record`: the account's bills (transfers, trades, funding fees).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FinanceRecordRequest {
-    currency: Option<String>,
-    finance_type: Option<FinanceType>,
-    start_timestamp: Option<TimestampMillis>,
-    end_timestamp: Option<TimestampMillis>,
-    limit: Option<u32>,
-}
-
-impl FinanceRecordRequest {
-    /// The latest bills (default 20), all currencies and kinds.
-    pub fn new() -> Self {
-        FinanceRecordRequest::default()
-    }
-    /// Only bills in `currency`.
-    pub fn currency(mut self, currency: impl Into<String>) -> Self {
-        self.currency = Some(currency.into());
-        self
-    }
-    /// Only bills of one kind.
-    pub fn finance_type(mut self, finance_type: FinanceType) -> Self {
-        self.finance_type = Some(finance_type);
-        self
-    }
-    /// Window start (ms).
-    pub fn start_timestamp(mut self, start: TimestampMillis) -> Self {
-        self.start_timestamp = Some(start);
-        self
-    }
-    /// Window end (ms); must be after the start.
-    pub fn end_timestamp(mut self, end: TimestampMillis) -> Self {
-        self.end_timestamp = Some(end);
-        self
-    }
-    /// Number of bills, 1..=100 (default 20).
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
-}
-
-impl Endpoint for FinanceRecordRequest {
-    type Output = Vec<Bill>;
-    const META: Meta = private_read(
+request! {
+    /// `GET /swap/v2/account/finance_record`: the account's bills (transfers, trades, funding fees).
+    pub struct FinanceRecordRequest => Vec<Bill>;
+    meta = private_read(
         "swap.finance_record",
         Method::Get,
         "/swap/v2/account/finance_record",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_currency(self.currency.as_deref())?;
-        let kind = self
-            .finance_type
-            .as_ref()
-            .map(|t| known_code("finance_type", t))
-            .transpose()?;
-        check_window(self.start_timestamp, self.end_timestamp)?;
-        check_limit(self.limit)?;
-        p.push_opt("currency", self.currency.as_deref());
-        p.push_opt_display("finance_type", kind);
-        p.push_opt_display("start_timestamp", self.start_timestamp.map(|t| t.0));
-        p.push_opt_display("end_timestamp", self.end_timestamp.map(|t| t.0));
-        p.push_opt_display("limit", self.limit);
-        Ok(())
+    /// The latest bills (default 20), all currencies and kinds.
+    new;
+    fields {
+        /// Only bills in `currency`.
+        opt currency: String [check_currency],
+        /// Only bills of one kind.
+        opt finance_type: FinanceType,
+        /// Window start (ms).
+        opt start_timestamp: TimestampMillis,
+        /// Window end (ms); must be after the start.
+        opt end_timestamp: TimestampMillis,
+        /// Number of bills, 1..=100 (default 20).
+        opt limit: u32 [range(1, 100)],
     }
+    validate = finance_record_window;
 }
 
-impl FromParams for FinanceRecordRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(FinanceRecordRequest {
-            currency: p.take_opt_str("currency")?,
-            finance_type: p.take_opt_int("finance_type")?.map(FinanceType::from_code),
-            start_timestamp: p.take_opt_int("start_timestamp")?.map(TimestampMillis),
-            end_timestamp: p.take_opt_int("end_timestamp")?.map(TimestampMillis),
-            limit: p.take_opt_int("limit")?,
-        })
-    }
+/// `end_timestamp` after `start_timestamp`.
+fn finance_record_window(r: &FinanceRecordRequest, _: &Params) -> Result<(), Error> {
+    check_window(r.start_timestamp, r.end_timestamp)
 }
 
 /// One bill (element of [`FinanceRecordRequest`]'s answer).
@@ -776,72 +529,32 @@ pub struct Bill {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/account/funding_fee`: funding fees paid or received.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FundingFeeRequest {
-    instrument_id: Option<String>,
-    start_timestamp: Option<TimestampMillis>,
-    end_timestamp: Option<TimestampMillis>,
-    limit: Option<u32>,
-}
-
-impl FundingFeeRequest {
-    /// The latest funding fees (default 20), all instruments.
-    pub fn new() -> Self {
-        FundingFeeRequest::default()
-    }
-    /// Only fees of `instrument_id`.
-    pub fn instrument_id(mut self, instrument_id: impl Into<String>) -> Self {
-        self.instrument_id = Some(instrument_id.into());
-        self
-    }
-    /// Window start (ms).
-    pub fn start_timestamp(mut self, start: TimestampMillis) -> Self {
-        self.start_timestamp = Some(start);
-        self
-    }
-    /// Window end (ms); must be after the start.
-    pub fn end_timestamp(mut self, end: TimestampMillis) -> Self {
-        self.end_timestamp = Some(end);
-        self
-    }
-    /// Number of records, 1..=100 (default 20).
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
-}
-
-impl Endpoint for FundingFeeRequest {
-    type Output = Vec<FundingFee>;
-    const META: Meta = private_read(
+request! {
+    /// `GET /swap/v2/account/funding_fee`: funding fees paid or received.
+    pub struct FundingFeeRequest => Vec<FundingFee>;
+    meta = private_read(
         "swap.funding_fee",
         Method::Get,
         "/swap/v2/account/funding_fee",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        if let Some(id) = &self.instrument_id {
-            check_instrument("instrument_id", id)?;
-        }
-        check_window(self.start_timestamp, self.end_timestamp)?;
-        check_limit(self.limit)?;
-        p.push_opt("instrument_id", self.instrument_id.as_deref());
-        p.push_opt_display("start_timestamp", self.start_timestamp.map(|t| t.0));
-        p.push_opt_display("end_timestamp", self.end_timestamp.map(|t| t.0));
-        p.push_opt_display("limit", self.limit);
-        Ok(())
+    /// The latest funding fees (default 20), all instruments.
+    new;
+    fields {
+        /// Only fees of `instrument_id`.
+        opt instrument_id: String [check_instrument],
+        /// Window start (ms).
+        opt start_timestamp: TimestampMillis,
+        /// Window end (ms); must be after the start.
+        opt end_timestamp: TimestampMillis,
+        /// Number of records, 1..=100 (default 20).
+        opt limit: u32 [range(1, 100)],
     }
+    validate = funding_fee_window;
 }
 
-impl FromParams for FundingFeeRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(FundingFeeRequest {
-            instrument_id: p.take_opt_str("instrument_id")?,
-            start_timestamp: p.take_opt_int("start_timestamp")?.map(TimestampMillis),
-            end_timestamp: p.take_opt_int("end_timestamp")?.map(TimestampMillis),
-            limit: p.take_opt_int("limit")?,
-        })
-    }
+/// `end_timestamp` after `start_timestamp`.
+fn funding_fee_window(r: &FundingFeeRequest, _: &Params) -> Result<(), Error> {
+    check_window(r.start_timestamp, r.end_timestamp)
 }
 
 /// One funding fee record (element of [`FundingFeeRequest`]'s answer).
@@ -867,70 +580,32 @@ pub struct FundingFee {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /swap/v2/account/transfer_record`: transfers between the spot and swap accounts.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TransferRecordRequest {
-    currency: Option<String>,
-    start_timestamp: Option<TimestampMillis>,
-    end_timestamp: Option<TimestampMillis>,
-    limit: Option<u32>,
-}
-
-impl TransferRecordRequest {
-    /// The latest transfers (default 20), all currencies.
-    pub fn new() -> Self {
-        TransferRecordRequest::default()
-    }
-    /// Only transfers of `currency`.
-    pub fn currency(mut self, currency: impl Into<String>) -> Self {
-        self.currency = Some(currency.into());
-        self
-    }
-    /// Window start (ms).
-    pub fn start_timestamp(mut self, start: TimestampMillis) -> Self {
-        self.start_timestamp = Some(start);
-        self
-    }
-    /// Window end (ms); must be after the start.
-    pub fn end_timestamp(mut self, end: TimestampMillis) -> Self {
-        self.end_timestamp = Some(end);
-        self
-    }
-    /// Number of records, 1..=100 (default 20).
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
-    }
-}
-
-impl Endpoint for TransferRecordRequest {
-    type Output = Vec<TransferRecord>;
-    const META: Meta = private_read(
+request! {
+    /// `GET /swap/v2/account/transfer_record`: transfers between the spot and swap accounts.
+    pub struct TransferRecordRequest => Vec<TransferRecord>;
+    meta = private_read(
         "swap.transfer_record",
         Method::Get,
         "/swap/v2/account/transfer_record",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_currency(self.currency.as_deref())?;
-        check_window(self.start_timestamp, self.end_timestamp)?;
-        check_limit(self.limit)?;
-        p.push_opt("currency", self.currency.as_deref());
-        p.push_opt_display("start_timestamp", self.start_timestamp.map(|t| t.0));
-        p.push_opt_display("end_timestamp", self.end_timestamp.map(|t| t.0));
-        p.push_opt_display("limit", self.limit);
-        Ok(())
+    /// The latest transfers (default 20), all currencies.
+    new;
+    fields {
+        /// Only transfers of `currency`.
+        opt currency: String [check_currency],
+        /// Window start (ms).
+        opt start_timestamp: TimestampMillis,
+        /// Window end (ms); must be after the start.
+        opt end_timestamp: TimestampMillis,
+        /// Number of records, 1..=100 (default 20).
+        opt limit: u32 [range(1, 100)],
     }
+    validate = transfer_record_window;
 }
 
-impl FromParams for TransferRecordRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(TransferRecordRequest {
-            currency: p.take_opt_str("currency")?,
-            start_timestamp: p.take_opt_int("start_timestamp")?.map(TimestampMillis),
-            end_timestamp: p.take_opt_int("end_timestamp")?.map(TimestampMillis),
-            limit: p.take_opt_int("limit")?,
-        })
-    }
+/// `end_timestamp` after `start_timestamp`.
+fn transfer_record_window(r: &TransferRecordRequest, _: &Params) -> Result<(), Error> {
+    check_window(r.start_timestamp, r.end_timestamp)
 }
 
 /// One transfer record (element of [`TransferRecordRequest`]'s answer).
