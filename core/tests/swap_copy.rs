@@ -11,14 +11,16 @@ use support::*;
 
 use digifinex_core::swap::{
     AddAlgoRequest, AlgoAdded, AlgoCancelled, CancelAlgoRequest, CancelCopyOrderRequest,
-    CloseCopyOrderRequest, CopyAck, CopyAvailable, CopyAvailableRequest, CopyCloseReason,
+    CloseCopyOrderRequest, CopyAvailable, CopyAvailableRequest, CopyCloseReason,
     CopyCurrentRequest, CopyCurrentView, CopyHistoryRequest, CopyInstrument,
     CopyInstrumentsRequest, CopyMarginMode, CopyMarketStyle, CopyOrderPriceType, CopyPage,
     CopyPosition, CopyPricing, CopyResult, ExpertOpenOrdersRequest, ExpertOrderStatus, OrderSide,
-    PlanComType, PlanStatus, PlanTaskRequest, SponsorOrderRequest, SponsorSide, TriggerCondition,
-    TriggerPriceType, MAX_PLAN_TASK_PAGE,
+    PlanComType, PlanStatus, PlanTaskRequest, SponsorOrderAck, SponsorOrderRequest, SponsorSide,
+    TriggerCondition, TriggerPriceType, MAX_PLAN_TASK_PAGE,
 };
-use digifinex_core::{ApiCode, Endpoint, Error, ErrorKind, Method, SwapCode, TimestampMillis};
+use digifinex_core::{
+    ApiCode, Endpoint, Error, ErrorKind, Method, Price, Size, SwapCode, TimestampMillis,
+};
 
 const I: &str = "BTCUSDTPERP";
 const SPONSOR: &str = "/swap/v2/follow/sponsor_order";
@@ -40,6 +42,16 @@ fn assert_round_trip<E: Endpoint>(typed: &E, path: &str, json: &str) {
     assert_eq!(a, b, "{json}");
 }
 
+/// A price from its text.
+fn px(s: &str) -> Price {
+    Price::new(d(s))
+}
+
+/// A number of contracts from its text.
+fn sz(s: &str) -> Size {
+    Size::new(d(s))
+}
+
 fn sponsor(pricing: CopyPricing) -> SponsorOrderRequest {
     SponsorOrderRequest::new(
         I,
@@ -47,7 +59,7 @@ fn sponsor(pricing: CopyPricing) -> SponsorOrderRequest {
         SponsorSide::OpenLong,
         d("20"),
         pricing,
-        d("5"),
+        sz("5"),
     )
 }
 
@@ -61,13 +73,13 @@ fn sponsor_order_limit_with_take_profit_and_stop_loss() {
         CopyMarginMode::Isolated,
         SponsorSide::OpenShort,
         d("12.5"),
-        CopyPricing::Limit(d("30000.10")),
-        d("0.25"),
+        CopyPricing::Limit(px("30000.10")),
+        sz("0.25"),
     )
     .take_profit_trigger(TriggerPriceType::Mark)
     .stop_loss_trigger(TriggerPriceType::Index)
-    .take_profit_price(d("28000"))
-    .stop_loss_price(d("31000.5"));
+    .take_profit_price(px("28000"))
+    .stop_loss_price(px("31000.5"));
     let body = concat!(
         r#"{"instrument_id":"BTCUSDTPERP","margin_mode":2,"type":2,"leverage":12.5,"order_type":0,"#,
         r#""limit_price":"30000.10","order_num":0.25,"order_earn_trigger_price_type":2,"#,
@@ -88,10 +100,10 @@ fn sponsor_order_limit_with_take_profit_and_stop_loss() {
 fn sponsor_order_uses_the_copy_trading_numbering() {
     // Priced types: 0 limit, 4 ioc, 5 gtc, 9 fok carry limit_price.
     for (pricing, code) in [
-        (CopyPricing::Limit(d("100")), 0),
-        (CopyPricing::Ioc(d("100")), 4),
-        (CopyPricing::Gtc(d("100")), 5),
-        (CopyPricing::Fok(d("100")), 9),
+        (CopyPricing::Limit(px("100")), 0),
+        (CopyPricing::Ioc(px("100")), 4),
+        (CopyPricing::Gtc(px("100")), 5),
+        (CopyPricing::Fok(px("100")), 9),
     ] {
         assert_eq!(pricing.price_type().code(), Some(code));
         let body = format!(
@@ -134,7 +146,7 @@ fn sponsor_order_uses_the_copy_trading_numbering() {
 
 #[test]
 fn sponsor_order_validation_names_the_field() {
-    let limit = CopyPricing::Limit(d("100"));
+    let limit = CopyPricing::Limit(px("100"));
     assert_invalid(
         &SponsorOrderRequest::new(
             "BTC USDT",
@@ -142,7 +154,7 @@ fn sponsor_order_validation_names_the_field() {
             SponsorSide::OpenLong,
             d("1"),
             limit,
-            d("1"),
+            sz("1"),
         ),
         "instrument_id",
     );
@@ -153,7 +165,7 @@ fn sponsor_order_validation_names_the_field() {
             SponsorSide::OpenLong,
             d("1"),
             limit,
-            d("1"),
+            sz("1"),
         ),
         "margin_mode",
     );
@@ -165,12 +177,12 @@ fn sponsor_order_validation_names_the_field() {
                 SponsorSide::OpenLong,
                 d(lev),
                 limit,
-                d("1"),
+                sz("1"),
             ),
             "leverage",
         );
     }
-    assert_invalid(&sponsor(CopyPricing::Gtc(d("0"))), "limit_price");
+    assert_invalid(&sponsor(CopyPricing::Gtc(px("0"))), "limit_price");
     assert_invalid(
         &SponsorOrderRequest::new(
             I,
@@ -178,7 +190,7 @@ fn sponsor_order_validation_names_the_field() {
             SponsorSide::OpenLong,
             d("1"),
             limit,
-            d("0"),
+            sz("0"),
         ),
         "order_num",
     );
@@ -191,11 +203,11 @@ fn sponsor_order_validation_names_the_field() {
         "order_loss_trigger_price_type",
     );
     assert_invalid(
-        &sponsor(limit).take_profit_price(d("0")),
+        &sponsor(limit).take_profit_price(px("0")),
         "stop_earn_trigger_price",
     );
     assert_invalid(
-        &sponsor(limit).stop_loss_price(d("-1")),
+        &sponsor(limit).stop_loss_price(px("-1")),
         "stop_loss_trigger_price",
     );
 }
@@ -412,9 +424,9 @@ fn add_algo_shapes_and_validation() {
     let full = AddAlgoRequest::new()
         .order_id(BIG_ID)
         .profit_trigger_type(TriggerPriceType::Market)
-        .profit_trigger_price(d("35000.00"))
+        .profit_trigger_price(px("35000.00"))
         .stop_trigger_type(TriggerPriceType::Index)
-        .stop_trigger_price(d("25000"));
+        .stop_trigger_price(px("25000"));
     let body = format!(
         r#"{{"order_id":"{BIG_ID}","profit_trigger_type":3,"profit_trigger_price":"35000.00","stop_trigger_type":1,"stop_trigger_price":"25000"}}"#
     );
@@ -423,7 +435,7 @@ fn add_algo_shapes_and_validation() {
     let tp_only = AddAlgoRequest::new()
         .order_id("7")
         .profit_trigger_type(TriggerPriceType::Mark)
-        .profit_trigger_price(d("1"));
+        .profit_trigger_price(px("1"));
     assert_swap_signed_post(
         &tp_only,
         p,
@@ -438,11 +450,11 @@ fn add_algo_shapes_and_validation() {
         "stop_trigger_type",
     );
     assert_invalid(
-        &AddAlgoRequest::new().profit_trigger_price(d("0")),
+        &AddAlgoRequest::new().profit_trigger_price(px("0")),
         "profit_trigger_price",
     );
     assert_invalid(
-        &AddAlgoRequest::new().stop_trigger_price(d("-1")),
+        &AddAlgoRequest::new().stop_trigger_price(px("-1")),
         "stop_trigger_price",
     );
     assert_invalid(&AddAlgoRequest::new().order_id(""), "order_id");
@@ -622,7 +634,7 @@ fn res_answers_decode_from_objects_and_bare_codes() {
         (r#"{"code":0,"data":{"res":null}}"#, None),
     ] {
         let ack = decode_swap::<SponsorOrderRequest>(body).unwrap();
-        assert_eq!(ack, CopyAck { res: want.clone() }, "{body}");
+        assert_eq!(ack, SponsorOrderAck { res: want.clone() }, "{body}");
         assert_eq!(
             decode_swap::<CloseCopyOrderRequest>(body).unwrap().res,
             want
@@ -633,14 +645,14 @@ fn res_answers_decode_from_objects_and_bare_codes() {
         );
     }
     assert_eq!(
-        serde_json::to_value(CopyAck {
+        serde_json::to_value(SponsorOrderAck {
             res: Some(CopyResult::Fail)
         })
         .unwrap(),
         serde_json::json!({"res": 2})
     );
     assert_eq!(
-        serde_json::to_value(CopyAck { res: None }).unwrap(),
+        serde_json::to_value(SponsorOrderAck { res: None }).unwrap(),
         serde_json::json!({"res": null})
     );
     // An unreadable `res` is absent and reported at its path.

@@ -35,18 +35,20 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    check_instrument, check_order_id, check_positive, known_code, private_read, private_write,
-    CopyCloseReason, CopyMarginMode, CopyOrderPriceType, CopyResult, ExpertOrderStatus, OrderSide,
-    PlanComType, PlanStatus, TriggerCondition, TriggerPriceType,
+    check_instrument, check_order_id, private_read, private_write, CopyCloseReason, CopyMarginMode,
+    CopyOrderPriceType, CopyResult, ExpertOrderStatus, OrderSide, PlanComType, PlanStatus,
+    TriggerCondition, TriggerPriceType,
 };
 #[cfg(feature = "catalog")]
 use crate::catalog::{entry, CatalogEntry};
-use crate::endpoint::{Endpoint, Meta, Method, Params};
+use crate::endpoint::{Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
-use crate::params::{FromParams, ParamMap};
+use crate::money::{Price, Size};
+use crate::params::ParamMap;
+use crate::request;
+use crate::request::{known_code, positive, Fields, IntoArg, Param};
 use crate::types::TimestampMillis;
-
 /// Every swap copy endpoint, in documentation order.
 #[cfg(feature = "catalog")]
 pub(crate) static ENTRIES: &[CatalogEntry] = &[
@@ -99,53 +101,37 @@ mod copy_time {
     }
 }
 
-/// Checks an optional `page` (from 1, at most `max` when given) and `size` (from 1).
-fn check_paging(page: Option<u32>, size: Option<u32>, max_page: Option<u32>) -> Result<(), Error> {
-    if let Some(p) = page {
-        if p == 0 {
-            return Err(Error::validation(
-                "page",
-                "0 is not a page (pages start at 1)",
-            ));
-        }
-        if let Some(max) = max_page.filter(|&m| p > m) {
-            return Err(Error::validation(
-                "page",
-                format!("{p} is above the highest page {max}"),
-            ));
-        }
+/// A check: a page number starts at 1.
+fn first_page(field: &'static str, page: &u32) -> Result<(), Error> {
+    if *page == 0 {
+        Err(Error::validation(
+            field,
+            "0 is not a page (pages start at 1)",
+        ))
+    } else {
+        Ok(())
     }
-    if size == Some(0) {
-        return Err(Error::validation("size", "must be at least 1"));
+}
+
+/// A check: a `plan_task` page is 1..=[`MAX_PLAN_TASK_PAGE`].
+fn plan_page(field: &'static str, page: &u32) -> Result<(), Error> {
+    first_page(field, page)?;
+    if *page > MAX_PLAN_TASK_PAGE {
+        return Err(Error::validation(
+            field,
+            format!("{page} is above the highest page {MAX_PLAN_TASK_PAGE}"),
+        ));
     }
     Ok(())
 }
 
-/// Refuses the `Unknown` arm of a trigger price type.
-fn trigger_code(field: &'static str, t: Option<&TriggerPriceType>) -> Result<Option<i64>, Error> {
-    t.map(|t| known_code(field, t)).transpose()
-}
-
-/// Checks an optional price is positive.
-fn check_opt_positive(field: &'static str, v: Option<&Decimal>) -> Result<(), Error> {
-    v.map_or(Ok(()), |v| check_positive(field, v))
-}
-
-/// Reads an optional trigger price type code.
-fn take_trigger(p: &mut ParamMap, key: &'static str) -> Result<Option<TriggerPriceType>, Error> {
-    Ok(p.take_opt_int(key)?.map(TriggerPriceType::from_code))
-}
-
-/// Writes the listing members `page`, `size` and `instrument_id` (each when set).
-fn write_listing(
-    w: &mut JsonWriter,
-    page: Option<u32>,
-    size: Option<u32>,
-    instrument_id: Option<&str>,
-) {
-    w.opt_int("page", page.map(i64::from))
-        .opt_int("size", size.map(i64::from))
-        .opt_str("instrument_id", instrument_id);
+/// A check: a page size is at least 1 (no upper bound: see the module docs).
+fn page_size(field: &'static str, size: &u32) -> Result<(), Error> {
+    if *size == 0 {
+        Err(Error::validation(field, "must be at least 1"))
+    } else {
+        Ok(())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,38 +156,6 @@ pub struct CopyPage {
     pub count: Option<u64>,
 }
 
-/// The outcome of `sponsor_order`, `close_order` and `cancel_order`: `res`, 1 success or
-/// 2 fail.
-///
-/// `res` is optional: missing, a placeholder or unreadable, it is `None`. An answer without
-/// `data` (`{"code":0}`) decodes to `CopyAck { res: None }`.
-///
-/// DESIGN: `data` is read as `{"res":1}` (also spelled `result`), or as the bare code `1`.
-/// A `res` of 2 is the venue saying the action failed although the envelope's `code` is 0: it
-/// is kept, and [`CopyAck::is_success`] is false and [`CopyAck::is_failure`] true for it, so a
-/// caller that checks either never takes it for a success. Without a `res` the envelope's
-/// `code` 0, the venue's documented success signal (spec §1, rule 1), is the only answer and
-/// [`CopyAck::is_success`] takes it as success; an unknown `res` is neither.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize)]
-pub struct CopyAck {
-    /// Success or failure, when sent.
-    #[serde(with = "crate::de::opt")]
-    pub res: Option<CopyResult>,
-}
-
-impl CopyAck {
-    /// Whether the venue reports success: `res` 1, or no `res` at all (code 0 alone). False
-    /// for `res` 2 and for an unknown `res`.
-    pub fn is_success(&self) -> bool {
-        matches!(self.res, None | Some(CopyResult::Success))
-    }
-
-    /// Whether the venue reports failure (`res` 2).
-    pub fn is_failure(&self) -> bool {
-        self.res == Some(CopyResult::Fail)
-    }
-}
-
 /// Reads `res` / `result` with the optional rule.
 struct OptResult;
 
@@ -212,88 +166,127 @@ impl<'de> serde::de::DeserializeSeed<'de> for OptResult {
     }
 }
 
-impl<'de> Deserialize<'de> for CopyAck {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+/// Reads the `res` of a copy-trading acknowledgement: `{"res":1}` (also spelled `result`) or
+/// the bare code `1`; no `data`, a placeholder or an empty list is `None`, anything else
+/// unreadable is `None` and reported.
+fn read_res<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<CopyResult>, D::Error> {
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-        struct AckVisitor;
+    struct ResVisitor;
 
-        fn unreadable<E: serde::de::Error>(text: &str) -> Result<CopyAck, E> {
-            crate::de::unreadable::note::<E>("a result code", text).map(|()| CopyAck::default())
-        }
-
-        impl<'de> Visitor<'de> for AckVisitor {
-            type Value = CopyAck;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("`{\"res\":1}` or a result code")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CopyAck, A::Error> {
-                let mut res = None;
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    if (key == "res" || key == "result") && res.is_none() {
-                        res = map.next_value_seed(OptResult)?;
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-                Ok(CopyAck { res })
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<CopyAck, E> {
-                match i64::try_from(v) {
-                    Ok(c) => Ok(CopyAck {
-                        res: Some(CopyResult::from_code(c)),
-                    }),
-                    Err(_) => unreadable(&v.to_string()),
-                }
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<CopyAck, E> {
-                Ok(CopyAck {
-                    res: Some(CopyResult::from_code(v)),
-                })
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<CopyAck, E> {
-                unreadable(&v.to_string())
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<CopyAck, E> {
-                if crate::de::is_placeholder(v) {
-                    Ok(CopyAck::default())
-                } else {
-                    Ok(CopyAck {
-                        res: Some(CopyResult::from_word(v.trim())),
-                    })
-                }
-            }
-            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<CopyAck, E> {
-                unreadable(if v { "true" } else { "false" })
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<CopyAck, E> {
-                Ok(CopyAck::default())
-            }
-            fn visit_none<E: serde::de::Error>(self) -> Result<CopyAck, E> {
-                Ok(CopyAck::default())
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CopyAck, A::Error> {
-                // The envelope decodes a missing `data` from an empty list: no `res`.
-                let mut any = false;
-                while seq.next_element::<IgnoredAny>()?.is_some() {
-                    any = true;
-                }
-                if any {
-                    unreadable("[...]")
-                } else {
-                    Ok(CopyAck::default())
-                }
-            }
-        }
-
-        d.deserialize_any(AckVisitor)
+    fn unreadable<E: serde::de::Error>(text: &str) -> Result<Option<CopyResult>, E> {
+        crate::de::unreadable::note::<E>("a result code", text).map(|()| None)
     }
+
+    impl<'de> Visitor<'de> for ResVisitor {
+        type Value = Option<CopyResult>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("`{\"res\":1}` or a result code")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut res = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if (key == "res" || key == "result") && res.is_none() {
+                    res = map.next_value_seed(OptResult)?;
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(res)
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            match i64::try_from(v) {
+                Ok(c) => Ok(Some(CopyResult::from_code(c))),
+                Err(_) => unreadable(&v.to_string()),
+            }
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(Some(CopyResult::from_code(v)))
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            unreadable(&v.to_string())
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            if crate::de::is_placeholder(v) {
+                Ok(None)
+            } else {
+                Ok(Some(CopyResult::from_word(v.trim())))
+            }
+        }
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            unreadable(if v { "true" } else { "false" })
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            // The envelope decodes a missing `data` from an empty list: no `res`.
+            let mut any = false;
+            while seq.next_element::<IgnoredAny>()?.is_some() {
+                any = true;
+            }
+            if any {
+                unreadable("[...]")
+            } else {
+                Ok(None)
+            }
+        }
+    }
+
+    d.deserialize_any(ResVisitor)
 }
 
-/// One current copy position (`user_center_current`).
-///
-/// Required: `order_id` (the identity of the position: the `open_order_id` of
-/// [`CloseCopyOrderRequest`] and the `order_id` of [`AddAlgoRequest`]). Every other field is
+/// Declares the acknowledgement of one copy-trading write (`sponsor_order`, `close_order`,
+/// `cancel_order`): the same shape, documentation and decoding for each.
+macro_rules! copy_ack {
+    ($name:ident, $request:ident, $endpoint:literal) => {
+        #[doc = concat!("Answer of [`", stringify!($request), "`] (`", $endpoint, "`): `res`, 1 success or 2 fail.")]
+        ///
+        /// `res` is optional: missing, a placeholder or unreadable, it is `None`. An answer without
+        #[doc = concat!("`data` (`{\"code\":0}`) decodes to `", stringify!($name), " { res: None }`.")]
+        ///
+        /// DESIGN: `data` is read as `{"res":1}` (also spelled `result`), or as the bare code `1`.
+        /// A `res` of 2 is the venue saying the action failed although the envelope's `code` is 0:
+        #[doc = concat!("it is kept, and [`", stringify!($name), "::is_success`] is false and [`", stringify!($name), "::is_failure`]")]
+        /// true for it, so a caller that checks either never takes it for a success. Without a
+        /// `res` the envelope's `code` 0, the venue's documented success signal (spec §1, rule 1),
+        #[doc = concat!("is the only answer and [`", stringify!($name), "::is_success`] takes it as success; an unknown `res`")]
+        /// is neither.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize)]
+        pub struct $name {
+            /// Success or failure, when sent.
+            #[serde(with = "crate::de::opt")]
+            pub res: Option<CopyResult>,
+        }
+
+        impl $name {
+            /// Whether the venue reports success: `res` 1, or no `res` at all (code 0 alone).
+            /// False for `res` 2 and for an unknown `res`.
+            pub fn is_success(&self) -> bool {
+                matches!(self.res, None | Some(CopyResult::Success))
+            }
+
+            /// Whether the venue reports failure (`res` 2).
+            pub fn is_failure(&self) -> bool {
+                self.res == Some(CopyResult::Fail)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                read_res(d).map(|res| $name { res })
+            }
+        }
+    };
+}
+
+copy_ack!(SponsorOrderAck, SponsorOrderRequest, "sponsor_order");
+copy_ack!(CloseCopyOrderAck, CloseCopyOrderRequest, "close_order");
+copy_ack!(CancelCopyOrderAck, CancelCopyOrderRequest, "cancel_order");
+
 /// optional: missing, a placeholder or unreadable, it is `None`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyPosition {
@@ -536,7 +529,7 @@ pub struct AlgoAdded {
 
 impl AlgoAdded {
     /// Whether the venue reports success: `result` 1, or none (code 0 alone); false for 2 and
-    /// for an unknown value (see [`CopyAck`]).
+    /// for an unknown value (see [`SponsorOrderAck`]).
     pub fn is_success(&self) -> bool {
         matches!(self.result, None | Some(CopyResult::Success))
     }
@@ -561,7 +554,7 @@ pub struct AlgoCancelled {
 
 impl AlgoCancelled {
     /// Whether the venue reports success: `result` 1, or none (code 0 alone); false for 2 and
-    /// for an unknown value (see [`CopyAck`]).
+    /// for an unknown value (see [`SponsorOrderAck`]).
     pub fn is_success(&self) -> bool {
         matches!(self.result, None | Some(CopyResult::Success))
     }
@@ -781,13 +774,13 @@ impl CopyMarketStyle {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CopyPricing {
     /// 0: limit at the price.
-    Limit(Decimal),
+    Limit(Price),
     /// 4: immediate-or-cancel at the price.
-    Ioc(Decimal),
+    Ioc(Price),
     /// 5: good-till-cancelled at the price.
-    Gtc(Decimal),
+    Gtc(Price),
     /// 9: fill-or-kill at the price.
-    Fok(Decimal),
+    Fok(Price),
     /// A market-style type: no price.
     Market(CopyMarketStyle),
 }
@@ -805,7 +798,7 @@ impl CopyPricing {
     }
 
     /// The `limit_price` (`None` for market-style types).
-    pub fn price(&self) -> Option<Decimal> {
+    pub fn price(&self) -> Option<Price> {
         match *self {
             CopyPricing::Limit(p)
             | CopyPricing::Ioc(p)
@@ -815,8 +808,8 @@ impl CopyPricing {
         }
     }
 
-    fn from_wire(t: CopyOrderPriceType, price: Option<Decimal>) -> Result<Self, Error> {
-        let need = |price: Option<Decimal>| {
+    fn from_wire(t: CopyOrderPriceType, price: Option<Price>) -> Result<Self, Error> {
+        let need = |price: Option<Price>| {
             price.ok_or_else(|| {
                 Error::validation("limit_price", format!("is required for order_type {t}"))
             })
@@ -844,266 +837,226 @@ impl CopyPricing {
     }
 }
 
-/// `POST /swap/v2/follow/sponsor_order`: the expert opens a position that followers copy.
-///
-/// Body members, in this order: `instrument_id`, `margin_mode` (1 crossed, 2 isolated),
-/// `type` (1 open long, 2 open short), `leverage` (positive JSON number), `order_type`,
-/// `limit_price` (string, priced types only), `order_num` (positive JSON number), then the
-/// optional `order_earn_trigger_price_type`, `order_loss_trigger_price_type` (1 index, 2 mark,
-/// 3 market price), `stop_earn_trigger_price`, `stop_loss_trigger_price` (strings).
-///
-/// DESIGN: `order_type` uses the copy-trading numbering ([`CopyOrderPriceType`]: 0 limit,
-/// 1 opponent_ioc, .., 4 ioc, 5 gtc, .., 12 optimal_10_fok), not the trade table
-/// ([`super::OrderType`]). The spec says copy-trading open orders use that numbering, and the
-/// expert's open orders report the type of the order sponsored here as `order_price_type` in
-/// it; sending trade codes would make 4 mean "IOC at a custom price" here and "ioc" there, and
-/// 13-15 do not exist in copy trading. The request takes a [`CopyPricing`], so a trade-table
-/// [`super::OrderType`] cannot be passed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SponsorOrderRequest {
-    instrument_id: String,
-    margin_mode: CopyMarginMode,
-    side: SponsorSide,
-    leverage: Decimal,
-    pricing: CopyPricing,
-    order_num: Decimal,
-    take_profit_trigger: Option<TriggerPriceType>,
-    stop_loss_trigger: Option<TriggerPriceType>,
-    take_profit_price: Option<Decimal>,
-    stop_loss_price: Option<Decimal>,
+/// Sent as its code (1 open long, 2 open short); anything else is refused when read.
+impl Param for SponsorSide {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push_display(key, self.code());
+        Ok(())
+    }
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.int(key, self.code());
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        p.take_opt_int::<i64>(key)?
+            .map(|code| {
+                SponsorSide::from_code(code).ok_or_else(|| {
+                    Error::validation(
+                        key,
+                        format!("{code} is not an opening direction (1 open long, 2 open short)"),
+                    )
+                })
+            })
+            .transpose()
+    }
+}
+
+/// The members `order_type` and `limit_price` (priced types only), in this order.
+impl Fields for CopyPricing {
+    fn check(&self) -> Result<(), Error> {
+        if let Some(price) = self.price() {
+            positive("limit_price", &price)?;
+        }
+        known_code("order_type", &self.price_type())?;
+        Ok(())
+    }
+    fn put_all(&self, p: &mut Params) -> Result<(), Error> {
+        self.price_type().put("order_type", p)?;
+        if let Some(price) = self.price() {
+            price.put("limit_price", p)?;
+        }
+        Ok(())
+    }
+    fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error> {
+        self.price_type().put_json("order_type", w)?;
+        if let Some(price) = self.price() {
+            price.put_json("limit_price", w)?;
+        }
+        Ok(())
+    }
+    fn take_all(p: &mut ParamMap) -> Result<Self, Error> {
+        let price_type = CopyOrderPriceType::take(p, "order_type")?
+            .ok_or_else(|| request::required("order_type"))?;
+        let price = Price::take(p, "limit_price")?;
+        CopyPricing::from_wire(price_type, price)
+    }
+}
+
+request! {
+    /// `POST /swap/v2/follow/sponsor_order`: the expert opens a position that followers copy.
+    ///
+    /// Body members, in this order: `instrument_id`, `margin_mode` (1 crossed, 2 isolated),
+    /// `type` (1 open long, 2 open short), `leverage` (positive JSON number), `order_type`,
+    /// `limit_price` (string, priced types only), `order_num` (positive JSON number), then the
+    /// optional `order_earn_trigger_price_type`, `order_loss_trigger_price_type` (1 index, 2 mark,
+    /// 3 market price), `stop_earn_trigger_price`, `stop_loss_trigger_price` (strings).
+    ///
+    /// DESIGN: `order_type` uses the copy-trading numbering ([`CopyOrderPriceType`]: 0 limit,
+    /// 1 opponent_ioc, .., 4 ioc, 5 gtc, .., 12 optimal_10_fok), not the trade table
+    /// ([`super::OrderType`]). The spec says copy-trading open orders use that numbering, and the
+    /// expert's open orders report the type of the order sponsored here as `order_price_type` in
+    /// it; sending trade codes would make 4 mean "IOC at a custom price" here and "ioc" there, and
+    /// 13-15 do not exist in copy trading. The request takes a [`CopyPricing`], so a trade-table
+    /// [`super::OrderType`] cannot be passed.
+    ///
+    /// DESIGN: `new` takes the required members in wire order, so the pricing (`order_type`,
+    /// `limit_price`) comes before the number of contracts (`order_num`), as on the wire.
+    pub struct SponsorOrderRequest => SponsorOrderAck;
+    meta = private_write(
+        "swap.follow.sponsor_order",
+        Method::Post,
+        "/swap/v2/follow/sponsor_order",
+    );
+    /// Opens `order_num` contracts on `instrument_id` at `leverage`, in `margin_mode`, priced
+    /// per `pricing`.
+    new;
+    fields {
+        /// The instrument (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
+        /// 1 crossed or 2 isolated.
+        req margin_mode: CopyMarginMode [known_code],
+        /// 1 open long or 2 open short (wire `type`).
+        req side: SponsorSide as "type",
+        /// Leverage, positive (a JSON number).
+        req leverage: Decimal [positive],
+        /// `order_type` (copy-trading numbering) and, for the priced types, `limit_price`.
+        flat pricing: CopyPricing,
+        /// Number of contracts, positive (a JSON number).
+        req order_num: Size [positive],
+        /// Which price triggers the take-profit (`order_earn_trigger_price_type`).
+        opt take_profit_trigger: TriggerPriceType as "order_earn_trigger_price_type" [known_code],
+        /// Which price triggers the stop-loss (`order_loss_trigger_price_type`).
+        opt stop_loss_trigger: TriggerPriceType as "order_loss_trigger_price_type" [known_code],
+        /// Take-profit trigger price (`stop_earn_trigger_price`).
+        opt take_profit_price: Price as "stop_earn_trigger_price" [positive],
+        /// Stop-loss trigger price (`stop_loss_trigger_price`).
+        opt stop_loss_price: Price as "stop_loss_trigger_price" [positive],
+    }
 }
 
 impl SponsorOrderRequest {
-    /// Opens `order_num` on `instrument_id` at `leverage`, in `margin_mode`, priced per
-    /// `pricing`.
-    pub fn new(
-        instrument_id: impl Into<String>,
-        margin_mode: CopyMarginMode,
-        side: SponsorSide,
-        leverage: Decimal,
-        pricing: CopyPricing,
-        order_num: Decimal,
-    ) -> Self {
-        SponsorOrderRequest {
-            instrument_id: instrument_id.into(),
-            margin_mode,
-            side,
-            leverage,
-            pricing,
-            order_num,
-            take_profit_trigger: None,
-            stop_loss_trigger: None,
-            take_profit_price: None,
-            stop_loss_price: None,
-        }
-    }
-    /// Which price triggers the take-profit (`order_earn_trigger_price_type`).
-    pub fn take_profit_trigger(mut self, t: TriggerPriceType) -> Self {
-        self.take_profit_trigger = Some(t);
-        self
-    }
-    /// Take-profit trigger price (`stop_earn_trigger_price`).
-    pub fn take_profit_price(mut self, price: Decimal) -> Self {
-        self.take_profit_price = Some(price);
-        self
-    }
-    /// Which price triggers the stop-loss (`order_loss_trigger_price_type`).
-    pub fn stop_loss_trigger(mut self, t: TriggerPriceType) -> Self {
-        self.stop_loss_trigger = Some(t);
-        self
-    }
-    /// Stop-loss trigger price (`stop_loss_trigger_price`).
-    pub fn stop_loss_price(mut self, price: Decimal) -> Self {
-        self.stop_loss_price = Some(price);
-        self
-    }
     /// The pricing.
     pub fn pricing(&self) -> &CopyPricing {
         &self.pricing
     }
 }
 
-impl Endpoint for SponsorOrderRequest {
-    type Output = CopyAck;
-    const META: Meta = private_write(
-        "swap.follow.sponsor_order",
-        Method::Post,
-        "/swap/v2/follow/sponsor_order",
-    );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        let margin_mode = known_code("margin_mode", &self.margin_mode)?;
-        check_positive("leverage", &self.leverage)?;
-        let price = self.pricing.price();
-        check_opt_positive("limit_price", price.as_ref())?;
-        check_positive("order_num", &self.order_num)?;
-        let earn = trigger_code(
-            "order_earn_trigger_price_type",
-            self.take_profit_trigger.as_ref(),
-        )?;
-        let loss = trigger_code(
-            "order_loss_trigger_price_type",
-            self.stop_loss_trigger.as_ref(),
-        )?;
-        check_opt_positive("stop_earn_trigger_price", self.take_profit_price.as_ref())?;
-        check_opt_positive("stop_loss_trigger_price", self.stop_loss_price.as_ref())?;
-        let mut w = JsonWriter::new();
-        w.begin_object()
-            .str("instrument_id", &self.instrument_id)
-            .int("margin_mode", margin_mode)
-            .int("type", self.side.code())
-            .decimal_number("leverage", &self.leverage)
-            .int(
-                "order_type",
-                known_code("order_type", &self.pricing.price_type())?,
-            )
-            .opt_decimal_string("limit_price", price.as_ref())
-            .decimal_number("order_num", &self.order_num)
-            .opt_int("order_earn_trigger_price_type", earn)
-            .opt_int("order_loss_trigger_price_type", loss)
-            .opt_decimal_string("stop_earn_trigger_price", self.take_profit_price.as_ref())
-            .opt_decimal_string("stop_loss_trigger_price", self.stop_loss_price.as_ref())
-            .end_object();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for SponsorOrderRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let instrument_id = p.take_str("instrument_id")?;
-        let margin_mode = CopyMarginMode::from_code(p.take_int("margin_mode")?);
-        let side_code: i64 = p.take_int("type")?;
-        let side = SponsorSide::from_code(side_code).ok_or_else(|| {
-            Error::validation(
-                "type",
-                format!("{side_code} is not an opening direction (1 open long, 2 open short)"),
-            )
-        })?;
-        let leverage = p.take_decimal("leverage")?;
-        let price_type = CopyOrderPriceType::from_code(p.take_int("order_type")?);
-        let price = p.take_opt_decimal("limit_price")?;
-        let pricing = CopyPricing::from_wire(price_type, price)?;
-        let order_num = p.take_decimal("order_num")?;
-        Ok(SponsorOrderRequest {
-            instrument_id,
-            margin_mode,
-            side,
-            leverage,
-            pricing,
-            order_num,
-            take_profit_trigger: take_trigger(p, "order_earn_trigger_price_type")?,
-            stop_loss_trigger: take_trigger(p, "order_loss_trigger_price_type")?,
-            take_profit_price: p.take_opt_decimal("stop_earn_trigger_price")?,
-            stop_loss_price: p.take_opt_decimal("stop_loss_trigger_price")?,
-        })
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/follow/close_order`: closes a copy position opened by a sponsored order.
-///
-/// Body: `{"open_order_id":".."}`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CloseCopyOrderRequest {
-    open_order_id: String,
-}
-
-impl CloseCopyOrderRequest {
-    /// Closes the position of order `open_order_id`.
-    pub fn new(open_order_id: impl Into<String>) -> Self {
-        CloseCopyOrderRequest {
-            open_order_id: open_order_id.into(),
-        }
-    }
-}
-
-impl Endpoint for CloseCopyOrderRequest {
-    type Output = CopyAck;
-    const META: Meta = private_write(
+request! {
+    /// `POST /swap/v2/follow/close_order`: closes a copy position opened by a sponsored order.
+    ///
+    /// Body: `{"open_order_id":".."}`.
+    #[derive(Hash)]
+    pub struct CloseCopyOrderRequest => CloseCopyOrderAck;
+    meta = private_write(
         "swap.follow.close_order",
         Method::Post,
         "/swap/v2/follow/close_order",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_order_id("open_order_id", &self.open_order_id)?;
-        let mut w = JsonWriter::new();
-        w.begin_object()
-            .str("open_order_id", &self.open_order_id)
-            .end_object();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for CloseCopyOrderRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(CloseCopyOrderRequest {
-            open_order_id: p.take_str("open_order_id")?,
-        })
+    /// Closes the position of order `open_order_id`.
+    new;
+    fields {
+        /// The order that opened the position.
+        req open_order_id: String [check_order_id],
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/follow/cancel_order`: cancels an unfilled sponsored order.
-///
-/// Body: `{"order_id":".."}`.
-///
-/// DESIGN: the spec writes this parameter as `order_i`. That is read as a truncated
-/// `order_id`: every other copy-trading endpoint (`add_algo`, `cancel_algo`) and every
-/// copy-trading record names the order `order_id`, as does the trade `cancel_order`, and no
-/// other parameter anywhere is abbreviated that way. So `order_id` is sent. The catalog (CLI,
-/// `--json`) also accepts `order_i` as an alias for someone copying the spec; it is still sent
-/// as `order_id`, and giving both with different values is refused.
+/// The order id of [`CancelCopyOrderRequest`]: sent as `order_id`; read from `order_id` or from
+/// the spec's spelling `order_i` (see the request's DESIGN note).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CancelCopyOrderRequest {
-    order_id: String,
+pub struct SponsoredOrderId(String);
+
+impl SponsoredOrderId {
+    /// The id.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
-impl CancelCopyOrderRequest {
-    /// Cancels sponsored order `order_id`.
-    pub fn new(order_id: impl Into<String>) -> Self {
-        CancelCopyOrderRequest {
-            order_id: order_id.into(),
+impl IntoArg<SponsoredOrderId> for String {
+    fn into_arg(self) -> SponsoredOrderId {
+        SponsoredOrderId(self)
+    }
+}
+
+impl IntoArg<SponsoredOrderId> for &str {
+    fn into_arg(self) -> SponsoredOrderId {
+        SponsoredOrderId(self.to_owned())
+    }
+}
+
+impl IntoArg<SponsoredOrderId> for &String {
+    fn into_arg(self) -> SponsoredOrderId {
+        SponsoredOrderId(self.clone())
+    }
+}
+
+/// Sent as text under its key; read from the key or its alias `order_i`, refusing both with
+/// different values.
+impl Param for SponsoredOrderId {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push(key, &self.0);
+        Ok(())
+    }
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.str(key, &self.0);
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        let id = p.take_opt_str(key)?;
+        let alias = p.take_opt_str("order_i")?;
+        match (id, alias) {
+            (Some(a), Some(b)) if a != b => Err(Error::validation(
+                "order_i",
+                format!("{b:?} differs from {key} {a:?} (order_i is an alias of {key})"),
+            )),
+            (Some(a), _) | (None, Some(a)) => Ok(Some(SponsoredOrderId(a))),
+            (None, None) => Ok(None),
         }
     }
 }
 
-impl Endpoint for CancelCopyOrderRequest {
-    type Output = CopyAck;
-    const META: Meta = private_write(
+/// A check: a sponsored order id is an order id.
+fn check_sponsored_id(field: &'static str, id: &SponsoredOrderId) -> Result<(), Error> {
+    check_order_id(field, &id.0)
+}
+
+request! {
+    /// `POST /swap/v2/follow/cancel_order`: cancels an unfilled sponsored order.
+    ///
+    /// Body: `{"order_id":".."}`.
+    ///
+    /// DESIGN: the spec writes this parameter as `order_i`. That is read as a truncated
+    /// `order_id`: every other copy-trading endpoint (`add_algo`, `cancel_algo`) and every
+    /// copy-trading record names the order `order_id`, as does the trade `cancel_order`, and no
+    /// other parameter anywhere is abbreviated that way. So `order_id` is sent. The catalog (CLI,
+    /// `--json`) also accepts `order_i` as an alias for someone copying the spec; it is still sent
+    /// as `order_id`, and giving both with different values is refused.
+    #[derive(Hash)]
+    pub struct CancelCopyOrderRequest => CancelCopyOrderAck;
+    meta = private_write(
         "swap.follow.cancel_order",
         Method::Post,
         "/swap/v2/follow/cancel_order",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_order_id("order_id", &self.order_id)?;
-        let mut w = JsonWriter::new();
-        w.begin_object()
-            .str("order_id", &self.order_id)
-            .end_object();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for CancelCopyOrderRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let id = p.take_opt_str("order_id")?;
-        let alias = p.take_opt_str("order_i")?;
-        let order_id = match (id, alias) {
-            (Some(a), Some(b)) if a != b => {
-                return Err(Error::validation(
-                    "order_i",
-                    format!("{b:?} differs from order_id {a:?} (order_i is an alias of order_id)"),
-                ))
-            }
-            (Some(a), _) | (None, Some(a)) => a,
-            (None, None) => return Err(Error::validation("order_id", "is required")),
-        };
-        Ok(CancelCopyOrderRequest { order_id })
+    /// Cancels sponsored order `order_id`.
+    new;
+    fields {
+        /// The sponsored order (also read as `order_i`).
+        req order_id: SponsoredOrderId [check_sponsored_id],
     }
 }
 
@@ -1135,420 +1088,236 @@ impl CopyCurrentView {
     }
 }
 
-/// `POST /swap/v2/follow/user_center_current`: current copy positions.
-///
-/// Body members, in this order, each when set: `page` (from 1, default 1), `size` (from 1,
-/// default 10), `instrument_id`; then `type` (1 detailed, 2 summary; required).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CopyCurrentRequest {
-    view: CopyCurrentView,
-    page: Option<u32>,
-    size: Option<u32>,
-    instrument_id: Option<String>,
-}
-
-impl CopyCurrentRequest {
-    /// The first page (10 entries) of every instrument, in `view`.
-    pub fn new(view: CopyCurrentView) -> Self {
-        CopyCurrentRequest {
-            view,
-            page: None,
-            size: None,
-            instrument_id: None,
-        }
+/// Sent as its code (1 detailed, 2 summary); anything else is refused when read.
+impl Param for CopyCurrentView {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push_display(key, self.code());
+        Ok(())
     }
-    /// Page number, from 1.
-    pub fn page(mut self, page: u32) -> Self {
-        self.page = Some(page);
-        self
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.int(key, self.code());
+        Ok(())
     }
-    /// Entries per page, from 1.
-    pub fn size(mut self, size: u32) -> Self {
-        self.size = Some(size);
-        self
-    }
-    /// Only `instrument_id`.
-    pub fn instrument_id(mut self, instrument_id: impl Into<String>) -> Self {
-        self.instrument_id = Some(instrument_id.into());
-        self
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        p.take_opt_int::<i64>(key)?
+            .map(|code| {
+                CopyCurrentView::from_code(code).ok_or_else(|| {
+                    Error::validation(key, format!("{code} is not 1 (detailed) or 2 (summary)"))
+                })
+            })
+            .transpose()
     }
 }
 
-impl Endpoint for CopyCurrentRequest {
-    type Output = CopyPositions;
-    const META: Meta = private_read(
+request! {
+    /// `POST /swap/v2/follow/user_center_current`: current copy positions.
+    ///
+    /// Body members, in this order, each when set: `page` (from 1, default 1), `size` (from 1,
+    /// default 10), `instrument_id`; then `type` (1 detailed, 2 summary; required).
+    pub struct CopyCurrentRequest => CopyPositions;
+    meta = private_read(
         "swap.follow.user_center_current",
         Method::Post,
         "/swap/v2/follow/user_center_current",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_paging(self.page, self.size, None)?;
-        if let Some(i) = &self.instrument_id {
-            check_instrument("instrument_id", i)?;
-        }
-        let mut w = JsonWriter::new();
-        w.begin_object();
-        write_listing(&mut w, self.page, self.size, self.instrument_id.as_deref());
-        w.int("type", self.view.code()).end_object();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for CopyCurrentRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let page = p.take_opt_int("page")?;
-        let size = p.take_opt_int("size")?;
-        let instrument_id = p.take_opt_str("instrument_id")?;
-        let code: i64 = p.take_int("type")?;
-        let view = CopyCurrentView::from_code(code).ok_or_else(|| {
-            Error::validation("type", format!("{code} is not 1 (detailed) or 2 (summary)"))
-        })?;
-        Ok(CopyCurrentRequest {
-            view,
-            page,
-            size,
-            instrument_id,
-        })
+    /// The first page (10 entries) of every instrument, in `view`.
+    new;
+    fields {
+        /// Page number, from 1.
+        opt page: u32 [first_page],
+        /// Entries per page, from 1.
+        opt size: u32 [page_size],
+        /// Only `instrument_id`.
+        opt instrument_id: String [check_instrument],
+        /// 1 detailed or 2 summary (wire `type`).
+        req view: CopyCurrentView as "type",
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// Declares a paged copy-trading listing with optional `page`, `size` and `instrument_id`.
-macro_rules! listing_request {
-    (
-        $(#[$doc:meta])*
-        $name:ident => $output:ty, $meta_name:literal, $path:literal
-    ) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Default)]
-        pub struct $name {
-            page: Option<u32>,
-            size: Option<u32>,
-            instrument_id: Option<String>,
-        }
-
-        impl $name {
-            /// The first page (10 entries) of every instrument.
-            pub fn new() -> Self {
-                Self::default()
-            }
-            /// Page number, from 1.
-            pub fn page(mut self, page: u32) -> Self {
-                self.page = Some(page);
-                self
-            }
-            /// Entries per page, from 1.
-            pub fn size(mut self, size: u32) -> Self {
-                self.size = Some(size);
-                self
-            }
-            /// Only `instrument_id`.
-            pub fn instrument_id(mut self, instrument_id: impl Into<String>) -> Self {
-                self.instrument_id = Some(instrument_id.into());
-                self
-            }
-        }
-
-        impl Endpoint for $name {
-            type Output = $output;
-            const META: Meta = private_read($meta_name, Method::Post, $path);
-            fn encode(&self, p: &mut Params) -> Result<(), Error> {
-                check_paging(self.page, self.size, None)?;
-                if let Some(i) = &self.instrument_id {
-                    check_instrument("instrument_id", i)?;
-                }
-                let mut w = JsonWriter::new();
-                w.begin_object();
-                write_listing(&mut w, self.page, self.size, self.instrument_id.as_deref());
-                w.end_object();
-                p.set_json_body(w);
-                Ok(())
-            }
-        }
-
-        impl FromParams for $name {
-            fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-                Ok($name {
-                    page: p.take_opt_int("page")?,
-                    size: p.take_opt_int("size")?,
-                    instrument_id: p.take_opt_str("instrument_id")?,
-                })
-            }
-        }
-    };
-}
-
-listing_request! {
+request! {
     /// `POST /swap/v2/follow/user_center_history`: closed copy positions.
     ///
     /// Body members, in this order, each when set: `page` (from 1, default 1), `size` (from 1,
     /// default 10), `instrument_id`; `{}` when none is set.
-    CopyHistoryRequest => CopyHistory, "swap.follow.user_center_history",
-    "/swap/v2/follow/user_center_history"
+    pub struct CopyHistoryRequest => CopyHistory;
+    meta = private_read(
+        "swap.follow.user_center_history",
+        Method::Post,
+        "/swap/v2/follow/user_center_history",
+    );
+    /// The first page (10 entries) of every instrument.
+    new;
+    fields {
+        /// Page number, from 1.
+        opt page: u32 [first_page],
+        /// Entries per page, from 1.
+        opt size: u32 [page_size],
+        /// Only `instrument_id`.
+        opt instrument_id: String [check_instrument],
+    }
 }
 
-listing_request! {
+request! {
     /// `POST /swap/v2/follow/expert_current_open_order`: the expert's open sponsored orders.
     ///
     /// Body members, in this order, each when set: `page` (from 1, default 1), `size` (from 1,
     /// default 10), `instrument_id`; `{}` when none is set.
-    ExpertOpenOrdersRequest => ExpertOpenOrders, "swap.follow.expert_current_open_order",
-    "/swap/v2/follow/expert_current_open_order"
+    pub struct ExpertOpenOrdersRequest => ExpertOpenOrders;
+    meta = private_read(
+        "swap.follow.expert_current_open_order",
+        Method::Post,
+        "/swap/v2/follow/expert_current_open_order",
+    );
+    /// The first page (10 entries) of every instrument.
+    new;
+    fields {
+        /// Page number, from 1.
+        opt page: u32 [first_page],
+        /// Entries per page, from 1.
+        opt size: u32 [page_size],
+        /// Only `instrument_id`.
+        opt instrument_id: String [check_instrument],
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/follow/add_algo`: attaches take-profit and/or stop-loss orders to a copy
-/// order.
-///
-/// Body members, in this order, each when set (the spec makes all optional): `order_id`,
-/// `profit_trigger_type` (1 index, 2 mark, 3 market price), `profit_trigger_price` (string),
-/// `stop_trigger_type`, `stop_trigger_price`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct AddAlgoRequest {
-    order_id: Option<String>,
-    profit_trigger_type: Option<TriggerPriceType>,
-    profit_trigger_price: Option<Decimal>,
-    stop_trigger_type: Option<TriggerPriceType>,
-    stop_trigger_price: Option<Decimal>,
-}
-
-impl AddAlgoRequest {
-    /// No member set.
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// The copy order.
-    pub fn order_id(mut self, order_id: impl Into<String>) -> Self {
-        self.order_id = Some(order_id.into());
-        self
-    }
-    /// Which price triggers the take-profit.
-    pub fn profit_trigger_type(mut self, t: TriggerPriceType) -> Self {
-        self.profit_trigger_type = Some(t);
-        self
-    }
-    /// Take-profit trigger price.
-    pub fn profit_trigger_price(mut self, price: Decimal) -> Self {
-        self.profit_trigger_price = Some(price);
-        self
-    }
-    /// Which price triggers the stop-loss.
-    pub fn stop_trigger_type(mut self, t: TriggerPriceType) -> Self {
-        self.stop_trigger_type = Some(t);
-        self
-    }
-    /// Stop-loss trigger price.
-    pub fn stop_trigger_price(mut self, price: Decimal) -> Self {
-        self.stop_trigger_price = Some(price);
-        self
-    }
-}
-
-impl Endpoint for AddAlgoRequest {
-    type Output = AlgoAdded;
-    const META: Meta = private_write(
+request! {
+    /// `POST /swap/v2/follow/add_algo`: attaches take-profit and/or stop-loss orders to a copy
+    /// order.
+    ///
+    /// Body members, in this order, each when set (the spec makes all optional): `order_id`,
+    /// `profit_trigger_type` (1 index, 2 mark, 3 market price), `profit_trigger_price` (string),
+    /// `stop_trigger_type`, `stop_trigger_price`.
+    pub struct AddAlgoRequest => AlgoAdded;
+    meta = private_write(
         "swap.follow.add_algo",
         Method::Post,
         "/swap/v2/follow/add_algo",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        if let Some(id) = &self.order_id {
-            check_order_id("order_id", id)?;
-        }
-        let profit = trigger_code("profit_trigger_type", self.profit_trigger_type.as_ref())?;
-        check_opt_positive("profit_trigger_price", self.profit_trigger_price.as_ref())?;
-        let stop = trigger_code("stop_trigger_type", self.stop_trigger_type.as_ref())?;
-        check_opt_positive("stop_trigger_price", self.stop_trigger_price.as_ref())?;
-        let mut w = JsonWriter::new();
-        w.begin_object()
-            .opt_str("order_id", self.order_id.as_deref())
-            .opt_int("profit_trigger_type", profit)
-            .opt_decimal_string("profit_trigger_price", self.profit_trigger_price.as_ref())
-            .opt_int("stop_trigger_type", stop)
-            .opt_decimal_string("stop_trigger_price", self.stop_trigger_price.as_ref())
-            .end_object();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for AddAlgoRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(AddAlgoRequest {
-            order_id: p.take_opt_str("order_id")?,
-            profit_trigger_type: take_trigger(p, "profit_trigger_type")?,
-            profit_trigger_price: p.take_opt_decimal("profit_trigger_price")?,
-            stop_trigger_type: take_trigger(p, "stop_trigger_type")?,
-            stop_trigger_price: p.take_opt_decimal("stop_trigger_price")?,
-        })
+    /// No member set.
+    new;
+    fields {
+        /// The copy order.
+        opt order_id: String [check_order_id],
+        /// Which price triggers the take-profit.
+        opt profit_trigger_type: TriggerPriceType [known_code],
+        /// Take-profit trigger price.
+        opt profit_trigger_price: Price [positive],
+        /// Which price triggers the stop-loss.
+        opt stop_trigger_type: TriggerPriceType [known_code],
+        /// Stop-loss trigger price.
+        opt stop_trigger_price: Price [positive],
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/follow/cancel_algo`: cancels the take-profit and/or stop-loss of a copy
-/// order.
-///
-/// Body members, in this order, each when set: `order_id`, `stop_profit` (1 cancel the
-/// take-profit, 0 keep it), `stop_loss` (1 cancel the stop-loss, 0 keep it), as JSON numbers.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CancelAlgoRequest {
-    order_id: Option<String>,
-    stop_profit: Option<bool>,
-    stop_loss: Option<bool>,
-}
+/// A yes/no sent as the JSON number `1` or `0` (the `stop_profit` and `stop_loss` of
+/// [`CancelAlgoRequest`]); read from `1`, `0`, `true` or `false`. A `bool` converts into it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct CancelAlgoFlag(pub bool);
 
-impl CancelAlgoRequest {
-    /// No member set.
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// The copy order.
-    pub fn order_id(mut self, order_id: impl Into<String>) -> Self {
-        self.order_id = Some(order_id.into());
-        self
-    }
-    /// Whether to cancel the take-profit (`stop_profit` 1) or keep it (0).
-    pub fn cancel_take_profit(mut self, cancel: bool) -> Self {
-        self.stop_profit = Some(cancel);
-        self
-    }
-    /// Whether to cancel the stop-loss (`stop_loss` 1) or keep it (0).
-    pub fn cancel_stop_loss(mut self, cancel: bool) -> Self {
-        self.stop_loss = Some(cancel);
-        self
+impl IntoArg<CancelAlgoFlag> for bool {
+    fn into_arg(self) -> CancelAlgoFlag {
+        CancelAlgoFlag(self)
     }
 }
 
-impl Endpoint for CancelAlgoRequest {
-    type Output = AlgoCancelled;
-    const META: Meta = private_write(
+/// `1`/`0` in a form or a JSON body (a number, not `true`/`false`).
+impl Param for CancelAlgoFlag {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push(key, if self.0 { "1" } else { "0" });
+        Ok(())
+    }
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.int(key, i64::from(self.0));
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        Ok(p.take_opt_flag(key)?.map(CancelAlgoFlag))
+    }
+}
+
+request! {
+    /// `POST /swap/v2/follow/cancel_algo`: cancels the take-profit and/or stop-loss of a copy
+    /// order.
+    ///
+    /// Body members, in this order, each when set: `order_id`, `stop_profit` (1 cancel the
+    /// take-profit, 0 keep it), `stop_loss` (1 cancel the stop-loss, 0 keep it), as JSON numbers.
+    pub struct CancelAlgoRequest => AlgoCancelled;
+    meta = private_write(
         "swap.follow.cancel_algo",
         Method::Post,
         "/swap/v2/follow/cancel_algo",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        if let Some(id) = &self.order_id {
-            check_order_id("order_id", id)?;
-        }
-        let mut w = JsonWriter::new();
-        w.begin_object()
-            .opt_str("order_id", self.order_id.as_deref())
-            .opt_int("stop_profit", self.stop_profit.map(i64::from))
-            .opt_int("stop_loss", self.stop_loss.map(i64::from))
-            .end_object();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for CancelAlgoRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(CancelAlgoRequest {
-            order_id: p.take_opt_str("order_id")?,
-            stop_profit: p.take_opt_flag("stop_profit")?,
-            stop_loss: p.take_opt_flag("stop_loss")?,
-        })
+    /// No member set.
+    new;
+    fields {
+        /// The copy order.
+        opt order_id: String [check_order_id],
+        /// Whether to cancel the take-profit (`stop_profit` 1) or keep it (0).
+        opt cancel_take_profit: CancelAlgoFlag as "stop_profit",
+        /// Whether to cancel the stop-loss (`stop_loss` 1) or keep it (0).
+        opt cancel_stop_loss: CancelAlgoFlag as "stop_loss",
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/follow/account_available`: the balance available for copy trading.
-///
-/// No parameters; the body is `{}`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CopyAvailableRequest;
-
-impl Endpoint for CopyAvailableRequest {
-    type Output = CopyAvailable;
-    const META: Meta = private_read(
+request! {
+    /// `POST /swap/v2/follow/account_available`: the balance available for copy trading.
+    ///
+    /// No parameters; the body is `{}`.
+    pub struct CopyAvailableRequest => CopyAvailable;
+    meta = private_read(
         "swap.follow.account_available",
         Method::Post,
         "/swap/v2/follow/account_available",
     );
-    fn encode(&self, _: &mut Params) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl FromParams for CopyAvailableRequest {
-    fn from_params(_: &mut ParamMap) -> Result<Self, Error> {
-        Ok(CopyAvailableRequest)
-    }
+    /// The request (it takes no parameters).
+    new;
+    fields {}
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/follow/plan_task`: plan commissions (take-profit and stop-loss plans).
-///
-/// Body: `{"page":1,"size":10}`; both required, `page` 1..=50, `size` from 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PlanTaskRequest {
-    page: u32,
-    size: u32,
-}
-
-impl PlanTaskRequest {
-    /// Page `page` (1..=50) of `size` entries.
-    pub fn new(page: u32, size: u32) -> Self {
-        PlanTaskRequest { page, size }
-    }
-}
-
-impl Endpoint for PlanTaskRequest {
-    type Output = PlanTasks;
-    const META: Meta = private_read(
+request! {
+    /// `POST /swap/v2/follow/plan_task`: plan commissions (take-profit and stop-loss plans).
+    ///
+    /// Body: `{"page":1,"size":10}`; both required, `page` 1..=50, `size` from 1.
+    #[derive(Copy)]
+    pub struct PlanTaskRequest => PlanTasks;
+    meta = private_read(
         "swap.follow.plan_task",
         Method::Post,
         "/swap/v2/follow/plan_task",
     );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_paging(Some(self.page), Some(self.size), Some(MAX_PLAN_TASK_PAGE))?;
-        let mut w = JsonWriter::new();
-        w.begin_object()
-            .int("page", i64::from(self.page))
-            .int("size", i64::from(self.size))
-            .end_object();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for PlanTaskRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(PlanTaskRequest {
-            page: p.take_int("page")?,
-            size: p.take_int("size")?,
-        })
+    /// Page `page` (1..=50) of `size` entries.
+    new;
+    fields {
+        /// Page number, 1..=[`MAX_PLAN_TASK_PAGE`].
+        req page: u32 [plan_page],
+        /// Entries per page, from 1.
+        req size: u32 [page_size],
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/follow/instrument_list`: the instruments available for copy trading.
-///
-/// No parameters; the body is `{}`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CopyInstrumentsRequest;
-
-impl Endpoint for CopyInstrumentsRequest {
-    type Output = Vec<CopyInstrument>;
-    const META: Meta = private_read(
+request! {
+    /// `POST /swap/v2/follow/instrument_list`: the instruments available for copy trading.
+    ///
+    /// No parameters; the body is `{}`.
+    pub struct CopyInstrumentsRequest => Vec<CopyInstrument>;
+    meta = private_read(
         "swap.follow.instrument_list",
         Method::Post,
         "/swap/v2/follow/instrument_list",
     );
-    fn encode(&self, _: &mut Params) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl FromParams for CopyInstrumentsRequest {
-    fn from_params(_: &mut ParamMap) -> Result<Self, Error> {
-        Ok(CopyInstrumentsRequest)
-    }
+    /// The request (it takes no parameters).
+    new;
+    fields {}
 }
