@@ -69,6 +69,34 @@ impl std::fmt::Display for Market {
     }
 }
 
+/// Sent as its text (`spot`, `margin`); anything else is refused when read.
+impl crate::request::Param for Market {
+    fn put(&self, key: &'static str, p: &mut crate::endpoint::Params) -> Result<(), Error> {
+        p.push(key, self.as_str());
+        Ok(())
+    }
+    fn put_json(&self, key: &'static str, w: &mut crate::json::JsonWriter) -> Result<(), Error> {
+        w.str(key, self.as_str());
+        Ok(())
+    }
+    fn take(p: &mut crate::params::ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        p.take_opt_str(key)?
+            .map(|t| Market::parse(key, &t))
+            .transpose()
+    }
+}
+
+/// The `{market}` segment: filled from the value, which is also sent first as `market`.
+impl crate::request::PathParam for Market {
+    const MARKER: &'static str = "{market}";
+    fn segment(&self) -> &str {
+        self.as_str()
+    }
+    fn take_path(p: &mut crate::params::ParamMap) -> Result<Self, Error> {
+        p.take_market()
+    }
+}
+
 impl crate::params::ParamMap {
     /// Takes the `{market}` path variable.
     ///
