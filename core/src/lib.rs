@@ -6,14 +6,14 @@
 //! moves the bytes.
 //!
 //! ```
-//! use digifinex_core::{build, parse, spot, Config, Credentials, TimestampMillis};
+//! use digifinex_core::{build, parse, spot, Amount, Config, Credentials, Price, TimestampMillis};
 //! use rust_decimal::Decimal;
 //!
-//! // A signed limit buy, built at a fixed time.
-//! let order = spot::PlaceOrder::new(
+//! // A signed limit buy of 0.01 at 30000, built at a fixed time.
+//! let order = spot::PlaceOrderRequest::new(
 //!     spot::Market::Spot,
 //!     "btc_usdt",
-//!     spot::LimitOrder::buy(Decimal::new(30000, 0), Decimal::new(1, 2)),
+//!     spot::LimitOrder::buy(Amount::new(Decimal::new(1, 2)), Price::new(Decimal::new(30000, 0))),
 //! );
 //! let creds = Credentials::new("my-key", "my-secret");
 //! let req = build(&order, &Config::default(), Some(&creds), TimestampMillis(1_700_000_000_000))?;
@@ -24,7 +24,7 @@
 //! // Whatever transport sent it hands back the response; parsing is pure too.
 //! let body: &[u8] = br#"{"code":0,"order_id":"198361cecdc65f9c8c9bb2fa68faec40"}"#;
 //! let resp = http::Response::builder().status(200).body(body)?;
-//! let placed = parse::<spot::PlaceOrder>(&resp)?;
+//! let placed = parse::<spot::PlaceOrderRequest>(&resp)?;
 //! assert_eq!(placed.order_id, "198361cecdc65f9c8c9bb2fa68faec40");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -37,7 +37,7 @@ use crate::spot::{
     OrderHistoryRequest, OwnTrade, WithdrawHistoryRequest, WithdrawRecord,
 };
 use crate::swap;
-use crate::types::TimestampMillis;
+use crate::types::{TimestampMillis, TimestampSecs};
 
 /// A listing walked page by page. See the module docs for the loop.
 pub trait Pager {
@@ -276,7 +276,9 @@ impl WindowListing for OrderHistoryRequest {
     const DEFAULT_SPAN: Option<i64> = Some(3 * 86_400);
     const STRICT_WINDOW: bool = false;
     fn with_window(self, start: i64, end: i64, limit: u32) -> Self {
-        self.start_time(start).end_time(end).limit(limit)
+        self.start_time(TimestampSecs(start))
+            .end_time(TimestampSecs(end))
+            .limit(limit)
     }
     fn into_items(output: Self::Output) -> Vec<Order> {
         output.data
@@ -297,7 +299,9 @@ impl WindowListing for MyTradesRequest {
     const DEFAULT_SPAN: Option<i64> = Some(3 * 86_400);
     const STRICT_WINDOW: bool = false;
     fn with_window(self, start: i64, end: i64, limit: u32) -> Self {
-        self.start_time(start).end_time(end).limit(limit)
+        self.start_time(TimestampSecs(start))
+            .end_time(TimestampSecs(end))
+            .limit(limit)
     }
     fn into_items(output: Self::Output) -> Vec<OwnTrade> {
         output.list

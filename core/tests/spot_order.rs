@@ -3,15 +3,25 @@ use support::*;
 
 use digifinex_core::catalog::{self, ParamMap};
 use digifinex_core::spot::{
-    BatchPlaceOrders, CancelOrders, CurrentOrdersRequest, LimitOrder, Market, MarketOrder,
-    MyTradesRequest, OrderDetailRequest, OrderHistoryRequest, OrderKind, OrderSide, OrderSpec,
-    OrderStatus, OrderType, OrdersRequest, PlaceOrder,
+    BatchPlaceOrdersRequest, CancelOrdersRequest, CurrentOrdersRequest, LimitOrder, Market,
+    MarketOrder, MyTradesRequest, OrderDetailRequest, OrderHistoryRequest, OrderKind, OrderSide,
+    OrderSpec, OrderStatus, OrderType, OrdersRequest, PlaceOrderRequest,
 };
-use digifinex_core::{Config, Error, ErrorKind, Pair, TimestampSecs};
+use digifinex_core::{Amount, Config, Error, ErrorKind, Pair, Price, TimestampSecs};
 
 const BASE: &str = "https://openapi.digifinex.com/v3";
 const NOW_SECS: i64 = 1_700_000_000;
 const DAY: i64 = 86_400;
+
+/// An exact amount.
+fn amt(s: &str) -> Amount {
+    s.parse().unwrap()
+}
+
+/// An exact price.
+fn px(s: &str) -> Price {
+    s.parse().unwrap()
+}
 
 fn ids(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("id{i}")).collect()
@@ -75,9 +85,9 @@ fn order_history_shape() {
     let start = NOW_SECS - 3 * DAY;
     assert_signed_get(
         &OrderHistoryRequest::new(Market::Margin)
-            .end_time(NOW_SECS)
+            .end_time(TimestampSecs(NOW_SECS))
             .limit(100)
-            .start_time(start)
+            .start_time(TimestampSecs(start))
             .symbol("eth_usdt"),
         &format!(
             "{BASE}/margin/order/history?market=margin&symbol=eth_usdt&limit=100&start_time={start}&end_time={NOW_SECS}"
@@ -96,8 +106,8 @@ fn my_trades_shape() {
         &MyTradesRequest::new(Market::Margin)
             .symbol("btc_usdt")
             .limit(500)
-            .start_time(start)
-            .end_time(start),
+            .start_time(TimestampSecs(start))
+            .end_time(TimestampSecs(start)),
         &format!(
             "{BASE}/margin/mytrades?market=margin&symbol=btc_usdt&limit=500&start_time={start}&end_time={start}"
         ),
@@ -107,19 +117,19 @@ fn my_trades_shape() {
 #[test]
 fn place_limit_order_shape() {
     assert_signed_post(
-        &PlaceOrder::new(
+        &PlaceOrderRequest::new(
             Market::Spot,
             "btc_usdt",
-            LimitOrder::buy(d("30000"), d("0.01")),
+            LimitOrder::buy(amt("0.01"), px("30000")),
         ),
         &format!("{BASE}/spot/order/new"),
         "market=spot&symbol=btc_usdt&price=30000&amount=0.01&type=buy",
     );
     assert_signed_post(
-        &PlaceOrder::new(
+        &PlaceOrderRequest::new(
             Market::Margin,
             "eth_usdt",
-            LimitOrder::sell(d("0.0000001"), d("12.50")).post_only(),
+            LimitOrder::sell(amt("12.50"), px("0.0000001")).post_only(),
         ),
         &format!("{BASE}/margin/order/new"),
         "market=margin&symbol=eth_usdt&price=0.0000001&amount=12.50&type=sell&post_only=1",
@@ -129,12 +139,12 @@ fn place_limit_order_shape() {
 #[test]
 fn place_market_order_shape() {
     assert_signed_post(
-        &PlaceOrder::new(Market::Spot, "btc_usdt", MarketOrder::buy(d("10"))),
+        &PlaceOrderRequest::new(Market::Spot, "btc_usdt", MarketOrder::buy(amt("10"))),
         &format!("{BASE}/spot/order/new"),
         "market=spot&symbol=btc_usdt&amount=10&type=buy_market",
     );
     assert_signed_post(
-        &PlaceOrder::new(Market::Margin, "btc_usdt", MarketOrder::sell(d("0.5"))),
+        &PlaceOrderRequest::new(Market::Margin, "btc_usdt", MarketOrder::sell(amt("0.5"))),
         &format!("{BASE}/margin/order/new"),
         "market=margin&symbol=btc_usdt&amount=0.5&type=sell_market",
     );
@@ -148,10 +158,10 @@ fn margin_order_new_exact_signed_request_with_market_parameter() {
     //            hashlib.sha256).hexdigest()
     const SIGN: &str = "0e5014b44c1790e6b153a64d3f5a9c1baf026b88a64e530cec934a1660f542c4";
     const BODY: &str = "market=margin&symbol=btc_usdt&price=30000&amount=0.01&type=buy&post_only=1";
-    let typed = build_req(&PlaceOrder::new(
+    let typed = build_req(&PlaceOrderRequest::new(
         Market::Margin,
         "btc_usdt",
-        LimitOrder::buy(d("30000"), d("0.01")).post_only(),
+        LimitOrder::buy(amt("0.01"), px("30000")).post_only(),
     ))
     .unwrap();
     assert_eq!(
@@ -275,7 +285,7 @@ fn every_market_endpoint_sends_market_first_and_nothing_unset() {
 fn market_parameter_and_path_cannot_disagree() {
     // Typed requests take the market once: path and parameter are written from that one value.
     for (market, name) in [(Market::Spot, "spot"), (Market::Margin, "margin")] {
-        let req = build_req(&CancelOrders::new(market, ["a"])).unwrap();
+        let req = build_req(&CancelOrdersRequest::new(market, ["a"])).unwrap();
         assert_eq!(
             req.uri().path(),
             format!("/v3/{name}/order/cancel"),
@@ -293,9 +303,9 @@ fn market_parameter_and_path_cannot_disagree() {
 #[test]
 fn exponent_input_is_written_in_plain_notation() {
     // A decimal parsed from `1e-07` is sent as 0.0000001, never in exponent form.
-    let amount = d("1e-07");
+    let amount = amt("1e-07");
     assert_signed_post(
-        &PlaceOrder::new(Market::Spot, "btc_usdt", MarketOrder::sell(amount)),
+        &PlaceOrderRequest::new(Market::Spot, "btc_usdt", MarketOrder::sell(amount)),
         &format!("{BASE}/spot/order/new"),
         "market=spot&symbol=btc_usdt&amount=0.0000001&type=sell_market",
     );
@@ -304,21 +314,21 @@ fn exponent_input_is_written_in_plain_notation() {
 #[test]
 fn batch_place_shape_with_encoded_json() {
     let orders = vec![
-        OrderSpec::from(LimitOrder::buy(d("0.01"), d("1")).post_only()),
-        MarketOrder::sell(d("2.5")).into(),
-        LimitOrder::sell(d("30000.10"), d("0.001")).into(),
-        MarketOrder::buy(d("10")).into(),
+        OrderSpec::from(LimitOrder::buy(amt("1"), px("0.01")).post_only()),
+        MarketOrder::sell(amt("2.5")).into(),
+        LimitOrder::sell(amt("0.001"), px("30000.10")).into(),
+        MarketOrder::buy(amt("10")).into(),
     ];
     let json = r#"[{"type":"buy","price":"0.01","amount":"1","post_only":1},{"type":"sell_market","amount":"2.5"},{"type":"sell","price":"30000.10","amount":"0.001"},{"type":"buy_market","amount":"10"}]"#;
     let encoded = "%5B%7B%22type%22%3A%22buy%22%2C%22price%22%3A%220.01%22%2C%22amount%22%3A%221%22%2C%22post_only%22%3A1%7D%2C%7B%22type%22%3A%22sell_market%22%2C%22amount%22%3A%222.5%22%7D%2C%7B%22type%22%3A%22sell%22%2C%22price%22%3A%2230000.10%22%2C%22amount%22%3A%220.001%22%7D%2C%7B%22type%22%3A%22buy_market%22%2C%22amount%22%3A%2210%22%7D%5D";
     let body = format!("market=spot&symbol=btc_usdt&list={encoded}");
     assert_signed_post(
-        &BatchPlaceOrders::new(Market::Spot, "btc_usdt", orders.clone()),
+        &BatchPlaceOrdersRequest::new(Market::Spot, "btc_usdt", orders.clone()),
         &format!("{BASE}/spot/order/batch_new"),
         &body,
     );
     assert_signed_post(
-        &BatchPlaceOrders::new(Market::Margin, "btc_usdt", orders),
+        &BatchPlaceOrdersRequest::new(Market::Margin, "btc_usdt", orders),
         &format!("{BASE}/margin/order/batch_new"),
         &format!("market=margin&symbol=btc_usdt&list={encoded}"),
     );
@@ -333,10 +343,10 @@ fn batch_place_shape_with_encoded_json() {
 #[test]
 fn batch_accepts_limit_orders_directly() {
     assert_signed_post(
-        &BatchPlaceOrders::new(
+        &BatchPlaceOrdersRequest::new(
             Market::Spot,
             "btc_usdt",
-            [LimitOrder::buy(d("1"), d("2"))],
+            [LimitOrder::buy(amt("2"), px("1"))],
         ),
         &format!("{BASE}/spot/order/batch_new"),
         "market=spot&symbol=btc_usdt&list=%5B%7B%22type%22%3A%22buy%22%2C%22price%22%3A%221%22%2C%22amount%22%3A%222%22%7D%5D",
@@ -346,12 +356,12 @@ fn batch_accepts_limit_orders_directly() {
 #[test]
 fn cancel_shape_both_markets() {
     assert_signed_post(
-        &CancelOrders::new(Market::Spot, ["a", "b"]),
+        &CancelOrdersRequest::new(Market::Spot, ["a", "b"]),
         &format!("{BASE}/spot/order/cancel"),
         "market=spot&order_id=a%2Cb",
     );
     assert_signed_post(
-        &CancelOrders::new(Market::Margin, ["a"]),
+        &CancelOrdersRequest::new(Market::Margin, ["a"]),
         &format!("{BASE}/margin/order/cancel"),
         "market=margin&order_id=a",
     );
@@ -359,14 +369,14 @@ fn cancel_shape_both_markets() {
 
 #[test]
 fn order_spec_accessors() {
-    let l = OrderSpec::from(LimitOrder::sell(d("2"), d("3")).post_only());
+    let l = OrderSpec::from(LimitOrder::sell(amt("3"), px("2")).post_only());
     assert_eq!(l.wire_type(), "sell");
     assert_eq!(l.order_type(), OrderType::Sell);
     assert_eq!(l.side(), OrderSide::Sell);
-    assert_eq!(l.price(), Some(d("2")));
-    assert_eq!(l.amount(), d("3"));
+    assert_eq!(l.price(), Some(px("2")));
+    assert_eq!(l.amount(), amt("3"));
     assert!(l.is_post_only());
-    let m = OrderSpec::from(MarketOrder::buy(d("5")));
+    let m = OrderSpec::from(MarketOrder::buy(amt("5")));
     assert_eq!(m.wire_type(), "buy_market");
     assert_eq!(m.order_type(), OrderType::BuyMarket);
     assert_eq!(m.price(), None);
@@ -386,14 +396,17 @@ fn order_id_count_and_form() {
     assert_invalid(&OrdersRequest::new(Market::Spot, ["a", ""]), "order_id");
     assert_invalid(&OrdersRequest::new(Market::Spot, ["a,b"]), "order_id");
     assert_invalid(
-        &CancelOrders::new(Market::Spot, Vec::<String>::new()),
+        &CancelOrdersRequest::new(Market::Spot, Vec::<String>::new()),
         "order_id",
     );
-    assert_invalid(&CancelOrders::new(Market::Margin, ids(21)), "order_id");
-    assert_invalid(&CancelOrders::new(Market::Spot, ["x,y"]), "order_id");
+    assert_invalid(
+        &CancelOrdersRequest::new(Market::Margin, ids(21)),
+        "order_id",
+    );
+    assert_invalid(&CancelOrdersRequest::new(Market::Spot, ["x,y"]), "order_id");
     assert_invalid(&OrderDetailRequest::new(Market::Spot, ""), "order_id");
     assert_invalid(&OrderDetailRequest::new(Market::Spot, "a,b"), "order_id");
-    assert!(build_req(&CancelOrders::new(Market::Spot, ids(20))).is_ok());
+    assert!(build_req(&CancelOrdersRequest::new(Market::Spot, ids(20))).is_ok());
 }
 
 #[test]
@@ -410,41 +423,44 @@ fn limits_out_of_range() {
 fn time_window_rules() {
     let too_old = NOW_SECS - 30 * DAY - 1;
     assert_invalid(
-        &OrderHistoryRequest::new(Market::Spot).start_time(too_old),
+        &OrderHistoryRequest::new(Market::Spot).start_time(TimestampSecs(too_old)),
         "start_time",
     );
     assert_invalid(
-        &MyTradesRequest::new(Market::Margin).start_time(too_old),
+        &MyTradesRequest::new(Market::Margin).start_time(TimestampSecs(too_old)),
         "start_time",
     );
     assert_invalid(
-        &OrderHistoryRequest::new(Market::Spot).end_time(too_old),
+        &OrderHistoryRequest::new(Market::Spot).end_time(TimestampSecs(too_old)),
         "end_time",
     );
     assert_invalid(
         &OrderHistoryRequest::new(Market::Spot)
-            .start_time(NOW_SECS - DAY)
-            .end_time(NOW_SECS - 2 * DAY),
+            .start_time(TimestampSecs(NOW_SECS - DAY))
+            .end_time(TimestampSecs(NOW_SECS - 2 * DAY)),
         "end_time",
     );
     assert_invalid(
         &MyTradesRequest::new(Market::Spot)
-            .start_time(NOW_SECS)
-            .end_time(NOW_SECS - 1),
+            .start_time(TimestampSecs(NOW_SECS))
+            .end_time(TimestampSecs(NOW_SECS - 1)),
         "end_time",
     );
     // Exactly 30 days back is allowed.
-    assert!(build_req(&MyTradesRequest::new(Market::Spot).start_time(NOW_SECS - 30 * DAY)).is_ok());
+    assert!(build_req(
+        &MyTradesRequest::new(Market::Spot).start_time(TimestampSecs(NOW_SECS - 30 * DAY))
+    )
+    .is_ok());
 }
 
 #[test]
 fn bad_symbols() {
     assert_invalid(
-        &PlaceOrder::new(Market::Spot, "btcusdt", MarketOrder::buy(d("1"))),
+        &PlaceOrderRequest::new(Market::Spot, "btcusdt", MarketOrder::buy(amt("1"))),
         "symbol",
     );
     assert_invalid(
-        &BatchPlaceOrders::new(Market::Spot, "btc-usdt", [MarketOrder::buy(d("1"))]),
+        &BatchPlaceOrdersRequest::new(Market::Spot, "btc-usdt", [MarketOrder::buy(amt("1"))]),
         "symbol",
     );
     assert_invalid(
@@ -460,43 +476,46 @@ fn bad_symbols() {
 
 #[test]
 fn non_positive_price_and_amount() {
-    let place = |o: OrderSpec| PlaceOrder::new(Market::Spot, "btc_usdt", o);
-    assert_invalid(&place(LimitOrder::buy(d("0"), d("1")).into()), "price");
-    assert_invalid(&place(LimitOrder::sell(d("-1"), d("1")).into()), "price");
-    assert_invalid(&place(LimitOrder::buy(d("1"), d("0")).into()), "amount");
-    assert_invalid(&place(LimitOrder::buy(d("1"), d("-0.1")).into()), "amount");
-    assert_invalid(&place(MarketOrder::buy(d("0")).into()), "amount");
-    assert_invalid(&place(MarketOrder::sell(d("-2")).into()), "amount");
+    let place = |o: OrderSpec| PlaceOrderRequest::new(Market::Spot, "btc_usdt", o);
+    assert_invalid(&place(LimitOrder::buy(amt("1"), px("0")).into()), "price");
+    assert_invalid(&place(LimitOrder::sell(amt("1"), px("-1")).into()), "price");
+    assert_invalid(&place(LimitOrder::buy(amt("0"), px("1")).into()), "amount");
+    assert_invalid(
+        &place(LimitOrder::buy(amt("-0.1"), px("1")).into()),
+        "amount",
+    );
+    assert_invalid(&place(MarketOrder::buy(amt("0")).into()), "amount");
+    assert_invalid(&place(MarketOrder::sell(amt("-2")).into()), "amount");
 }
 
 #[test]
 fn batch_count_and_element_fields() {
-    let ok = || OrderSpec::from(LimitOrder::buy(d("1"), d("1")));
+    let ok = || OrderSpec::from(LimitOrder::buy(amt("1"), px("1")));
     assert_invalid(
-        &BatchPlaceOrders::new(Market::Spot, "btc_usdt", Vec::<OrderSpec>::new()),
+        &BatchPlaceOrdersRequest::new(Market::Spot, "btc_usdt", Vec::<OrderSpec>::new()),
         "list",
     );
     assert_invalid(
-        &BatchPlaceOrders::new(Market::Spot, "btc_usdt", vec![ok(); 11]),
+        &BatchPlaceOrdersRequest::new(Market::Spot, "btc_usdt", vec![ok(); 11]),
         "list",
     );
-    assert!(build_req(&BatchPlaceOrders::new(
+    assert!(build_req(&BatchPlaceOrdersRequest::new(
         Market::Spot,
         "btc_usdt",
         vec![ok(); 10]
     ))
     .is_ok());
     let mut orders = vec![ok(); 3];
-    orders.push(LimitOrder::sell(d("0"), d("1")).into());
+    orders.push(LimitOrder::sell(amt("1"), px("0")).into());
     assert_invalid(
-        &BatchPlaceOrders::new(Market::Spot, "btc_usdt", orders),
+        &BatchPlaceOrdersRequest::new(Market::Spot, "btc_usdt", orders),
         "list[3].price",
     );
     assert_invalid(
-        &BatchPlaceOrders::new(
+        &BatchPlaceOrdersRequest::new(
             Market::Margin,
             "btc_usdt",
-            [OrderSpec::from(MarketOrder::buy(d("0"))), ok()],
+            [OrderSpec::from(MarketOrder::buy(amt("0"))), ok()],
         ),
         "list[0].amount",
     );
@@ -898,11 +917,13 @@ fn decode_my_trades_id_is_required() {
 
 #[test]
 fn decode_placed_and_batch_placed() {
-    let p = decode::<PlaceOrder>(r#"{"code":0,"order_id":"198361cecdc65f9c8c9bb2fa68faec40"}"#)
-        .unwrap();
+    let p =
+        decode::<PlaceOrderRequest>(r#"{"code":0,"order_id":"198361cecdc65f9c8c9bb2fa68faec40"}"#)
+            .unwrap();
     assert_eq!(p.order_id, "198361cecdc65f9c8c9bb2fa68faec40");
-    let b = decode::<BatchPlaceOrders>(r#"{"order_ids":["a1",12345678901234567890],"code":0}"#)
-        .unwrap();
+    let b =
+        decode::<BatchPlaceOrdersRequest>(r#"{"order_ids":["a1",12345678901234567890],"code":0}"#)
+            .unwrap();
     assert_eq!(
         b.order_ids,
         vec!["a1".to_owned(), "12345678901234567890".to_owned()]
@@ -917,7 +938,7 @@ fn placed_order_ids_are_required() {
         r#"{"code":0,"order_id":null}"#,
         r#"{"code":0,"order_id":"-"}"#,
     ] {
-        let e = decode::<PlaceOrder>(body).unwrap_err();
+        let e = decode::<PlaceOrderRequest>(body).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Decode, "{body}");
     }
     for (body, path) in [
@@ -927,32 +948,34 @@ fn placed_order_ids_are_required() {
         (r#"{"code":0,"order_ids":["a",null]}"#, "order_ids[1]"),
         (r#"{"code":0,"order_ids":["a","-"]}"#, "order_ids[1]"),
     ] {
-        let got = decode_path(decode::<BatchPlaceOrders>(body).unwrap_err());
+        let got = decode_path(decode::<BatchPlaceOrdersRequest>(body).unwrap_err());
         assert_eq!(got, path, "{body}");
     }
 }
 
 #[test]
 fn decode_cancel_result() {
-    let r =
-        decode::<CancelOrders>(r#"{"code":0,"date":1589872188,"success":["a",7],"error":["b"]}"#)
-            .unwrap();
+    let r = decode::<CancelOrdersRequest>(
+        r#"{"code":0,"date":1589872188,"success":["a",7],"error":["b"]}"#,
+    )
+    .unwrap();
     assert_eq!(r.success, vec!["a".to_owned(), "7".to_owned()]);
     assert_eq!(r.error, vec!["b".to_owned()]);
     assert_eq!(r.date, Some(TimestampSecs(1_589_872_188)));
-    let r = decode::<CancelOrders>(r#"{"code":0,"success":["a"]}"#).unwrap();
+    let r = decode::<CancelOrdersRequest>(r#"{"code":0,"success":["a"]}"#).unwrap();
     assert_eq!(r.success, vec!["a".to_owned()]);
     assert!(r.error.is_empty());
     assert_eq!(r.date, None);
-    let r = decode::<CancelOrders>(r#"{"code":0,"success":null,"error":null,"date":""}"#).unwrap();
+    let r = decode::<CancelOrdersRequest>(r#"{"code":0,"success":null,"error":null,"date":""}"#)
+        .unwrap();
     assert!(r.success.is_empty() && r.error.is_empty());
     assert_eq!(r.date, None);
     // An acknowledgement without the lists decodes to empty lists.
-    let r = decode::<CancelOrders>(r#"{"code":0}"#).unwrap();
+    let r = decode::<CancelOrdersRequest>(r#"{"code":0}"#).unwrap();
     assert!(r.success.is_empty() && r.error.is_empty() && r.date.is_none());
     // A listed id that is not an id fails, naming it.
     let got = decode_path(
-        decode::<CancelOrders>(r#"{"code":0,"success":["a",null],"error":[]}"#).unwrap_err(),
+        decode::<CancelOrdersRequest>(r#"{"code":0,"success":["a",null],"error":[]}"#).unwrap_err(),
     );
     assert_eq!(got, "success[1]");
     // An unreadable date is absent and reported.
@@ -982,7 +1005,7 @@ fn api_error_order_not_found() {
             other => panic!("expected an API error, got {other:?}"),
         }
     }
-    let e = decode::<CancelOrders>(r#"{"code":20013,"msg":"order not found"}"#).unwrap_err();
+    let e = decode::<CancelOrdersRequest>(r#"{"code":20013,"msg":"order not found"}"#).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NotFound);
 }
 
@@ -1035,10 +1058,10 @@ fn catalog_margin_market_buy_matches_builder() {
     map.insert_text("type", "buy_market");
     map.insert_text("amount", "10");
     let got = (entry.build)(map, &Config::default(), Some(&creds()), NOW).unwrap();
-    let want = build_req(&PlaceOrder::new(
+    let want = build_req(&PlaceOrderRequest::new(
         Market::Margin,
         "btc_usdt",
-        MarketOrder::buy(d("10")),
+        MarketOrder::buy(amt("10")),
     ))
     .unwrap();
     assert_eq!(render(&got), render(&want));
@@ -1076,7 +1099,7 @@ fn catalog_builds_queries_and_limit_orders() {
     );
     assert_eq!(
         from_catalog("POST", "/v3/margin/order/cancel", &[("order_id", "a,b")]).unwrap(),
-        render(&build_req(&CancelOrders::new(Market::Margin, ["a", "b"])).unwrap())
+        render(&build_req(&CancelOrdersRequest::new(Market::Margin, ["a", "b"])).unwrap())
     );
     assert_eq!(
         from_catalog(
@@ -1094,7 +1117,7 @@ fn catalog_builds_queries_and_limit_orders() {
                 &MyTradesRequest::new(Market::Spot)
                     .symbol("btc_usdt")
                     .limit(5)
-                    .end_time(NOW_SECS)
+                    .end_time(TimestampSecs(NOW_SECS))
             )
             .unwrap()
         )
@@ -1113,10 +1136,10 @@ fn catalog_builds_queries_and_limit_orders() {
         )
         .unwrap(),
         render(
-            &build_req(&PlaceOrder::new(
+            &build_req(&PlaceOrderRequest::new(
                 Market::Spot,
                 "btc_usdt",
-                LimitOrder::sell(d("30000.50"), d("0.01")).post_only()
+                LimitOrder::sell(amt("0.01"), px("30000.50")).post_only()
             ))
             .unwrap()
         )
@@ -1135,10 +1158,10 @@ fn catalog_builds_queries_and_limit_orders() {
         )
         .unwrap(),
         render(
-            &build_req(&PlaceOrder::new(
+            &build_req(&PlaceOrderRequest::new(
                 Market::Spot,
                 "btc_usdt",
-                MarketOrder::sell(d("1"))
+                MarketOrder::sell(amt("1"))
             ))
             .unwrap()
         )
@@ -1219,13 +1242,13 @@ fn catalog_batch_from_list_text() {
         &[("symbol", "btc_usdt"), ("list", list)],
     )
     .unwrap();
-    let want = build_req(&BatchPlaceOrders::new(
+    let want = build_req(&BatchPlaceOrdersRequest::new(
         Market::Spot,
         "btc_usdt",
         [
-            OrderSpec::from(LimitOrder::buy(d("0.01"), d("1")).post_only()),
-            MarketOrder::sell(d("2.50")).into(),
-            LimitOrder::sell(d("30000.10"), d("0.001")).into(),
+            OrderSpec::from(LimitOrder::buy(amt("1"), px("0.01")).post_only()),
+            MarketOrder::sell(amt("2.50")).into(),
+            LimitOrder::sell(amt("0.001"), px("30000.10")).into(),
         ],
     ))
     .unwrap();
@@ -1237,10 +1260,10 @@ fn catalog_batch_from_json_object() {
     // `--json` style: the list as a JSON array, or as a string holding the array's text.
     let (entry, vars) = catalog::find("POST", "/v3/margin/order/batch_new").unwrap();
     let want = render(
-        &build_req(&BatchPlaceOrders::new(
+        &build_req(&BatchPlaceOrdersRequest::new(
             Market::Margin,
             "btc_usdt",
-            [MarketOrder::buy(d("10"))],
+            [MarketOrder::buy(amt("10"))],
         ))
         .unwrap(),
     );

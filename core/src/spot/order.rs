@@ -18,10 +18,14 @@ use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "catalog")]
 use crate::catalog::{entry, CatalogEntry};
-use crate::endpoint::{Endpoint, Family, Meta, Method, Params};
+use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
-use crate::params::{FromParams, ParamMap};
-use crate::spot::{check_positive, check_range, check_symbol, check_window, Market};
+use crate::json::JsonWriter;
+use crate::money::{Amount, Price};
+use crate::params::ParamMap;
+use crate::request;
+use crate::request::{range, Fields, IntoArg, Param};
+use crate::spot::{check_positive, check_symbol, check_window, Market};
 use crate::types::{int_enum, str_enum, Pair, TimestampSecs};
 
 #[cfg(feature = "catalog")]
@@ -31,9 +35,9 @@ pub(crate) const ENTRIES: &[CatalogEntry] = &[
     entry::<CurrentOrdersRequest>(),
     entry::<OrderHistoryRequest>(),
     entry::<MyTradesRequest>(),
-    entry::<PlaceOrder>(),
-    entry::<BatchPlaceOrders>(),
-    entry::<CancelOrders>(),
+    entry::<PlaceOrderRequest>(),
+    entry::<BatchPlaceOrdersRequest>(),
+    entry::<CancelOrdersRequest>(),
 ];
 
 /// Most order ids one query or cancel call takes.
@@ -43,30 +47,19 @@ pub const MAX_BATCH_ORDERS: usize = 10;
 /// How far back order history and own trades may reach, in days.
 pub const MAX_LOOKBACK_DAYS: i64 = 30;
 
+/// A private spot endpoint: signed, idempotent when it is a `GET`.
 const fn private(name: &'static str, method: Method, path: &'static str) -> Meta {
-    Meta {
-        name,
-        family: Family::Spot,
-        method,
-        path,
-        signed: true,
-        idempotent: matches!(method, Method::Get),
-        success_code: 0,
-        weight: None,
-    }
+    Meta::new(Family::Spot, method, name, path).signed()
 }
 
 /// Checks one order id: not empty, no comma (ids travel comma-separated).
-fn check_id(id: &str) -> Result<(), Error> {
+fn check_id(field: &'static str, id: &str) -> Result<(), Error> {
     if id.trim().is_empty() {
-        return Err(Error::validation(
-            "order_id",
-            "an order id must not be empty",
-        ));
+        return Err(Error::validation(field, "an order id must not be empty"));
     }
     if id.contains(',') {
         return Err(Error::validation(
-            "order_id",
+            field,
             format!("{id:?} contains a comma (ids are sent comma-separated)"),
         ));
     }
@@ -74,19 +67,56 @@ fn check_id(id: &str) -> Result<(), Error> {
 }
 
 /// Checks a list of order ids: 1..=20 ids, each valid.
-fn check_ids(ids: &[String]) -> Result<(), Error> {
-    if !(1..=MAX_ORDER_IDS).contains(&ids.len()) {
+fn check_ids(field: &'static str, ids: &OrderIds) -> Result<(), Error> {
+    if !(1..=MAX_ORDER_IDS).contains(&ids.0.len()) {
         return Err(Error::validation(
-            "order_id",
-            format!("{} ids given; 1..={MAX_ORDER_IDS} ids per call", ids.len()),
+            field,
+            format!(
+                "{} ids given; 1..={MAX_ORDER_IDS} ids per call",
+                ids.0.len()
+            ),
         ));
     }
-    ids.iter().try_for_each(|id| check_id(id))
+    ids.0.iter().try_for_each(|id| check_id(field, id))
 }
 
-/// Splits a comma-separated `order_id` parameter (validation happens at build time).
-fn split_ids(text: &str) -> Vec<String> {
-    text.split(',').map(|s| s.trim().to_owned()).collect()
+/// Order ids sent as one comma-separated parameter (`order_id=a1,b2`), so an id may not contain
+/// a comma. Built from any list of texts (`["a1", "b2"]`, a `Vec<String>`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct OrderIds(Vec<String>);
+
+impl OrderIds {
+    /// The ids.
+    pub fn as_slice(&self) -> &[String] {
+        &self.0
+    }
+}
+
+impl<I> IntoArg<OrderIds> for I
+where
+    I: IntoIterator,
+    I::Item: Into<String>,
+{
+    fn into_arg(self) -> OrderIds {
+        OrderIds(self.into_iter().map(Into::into).collect())
+    }
+}
+
+/// One comma-separated text, in a query, a form or a JSON body; read back split at the commas
+/// (checked when built).
+impl Param for OrderIds {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push(key, &self.0.join(","));
+        Ok(())
+    }
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.str(key, &self.0.join(","));
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        Ok(p.take_opt_str(key)?
+            .map(|text| OrderIds(text.split(',').map(|s| s.trim().to_owned()).collect())))
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -443,259 +473,138 @@ pub struct OrderDetail {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/{market}/order`: up to 20 orders by id.
-///
-/// Parameters: `market` (the path's value), then `order_id`: the ids as one comma-separated
-/// parameter, so an id may not contain a comma.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OrdersRequest {
-    market: Market,
-    ids: Vec<String>,
-}
-
-impl OrdersRequest {
+request! {
+    /// `GET /v3/{market}/order`: up to 20 orders by id.
+    ///
+    /// Parameters: `market` (the path's value), then `order_id`: the ids as one comma-separated
+    /// parameter, so an id may not contain a comma.
+    pub struct OrdersRequest => Orders;
+    meta = private("spot.order", Method::Get, "/{market}/order");
     /// The orders with these ids (1..=20) in `market`.
-    pub fn new<I>(market: Market, ids: I) -> Self
-    where
-        I: IntoIterator,
-        I::Item: Into<String>,
-    {
-        OrdersRequest {
-            market,
-            ids: ids.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
-impl Endpoint for OrdersRequest {
-    type Output = Orders;
-    const META: Meta = private("spot.order", Method::Get, "/{market}/order");
-    fn path(&self) -> Cow<'static, str> {
-        crate::spot::market_path!(self.market, "/order")
-    }
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_ids(&self.ids)?;
-        p.push("market", self.market.as_str());
-        p.push("order_id", &self.ids.join(","));
-        Ok(())
-    }
-}
-
-impl FromParams for OrdersRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let market = p.take_market()?;
-        Ok(OrdersRequest {
-            market,
-            ids: split_ids(&p.take_str("order_id")?),
-        })
+    new;
+    fields {
+        /// Spot or margin: the path segment, also sent first as `market`.
+        path market: Market,
+        /// The ids, 1..=20, none empty or with a comma.
+        req order_ids: OrderIds as "order_id" [check_ids],
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/{market}/order/detail`: one order with its executions.
-///
-/// Parameters: `market` (the path's value), then `order_id`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OrderDetailRequest {
-    market: Market,
-    id: String,
-}
-
-impl OrderDetailRequest {
-    /// The order `id` in `market`.
-    pub fn new(market: Market, id: impl Into<String>) -> Self {
-        OrderDetailRequest {
-            market,
-            id: id.into(),
-        }
-    }
-}
-
-impl Endpoint for OrderDetailRequest {
-    type Output = OrderDetail;
-    const META: Meta = private("spot.order_detail", Method::Get, "/{market}/order/detail");
-    fn path(&self) -> Cow<'static, str> {
-        crate::spot::market_path!(self.market, "/order/detail")
-    }
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_id(&self.id)?;
-        p.push("market", self.market.as_str());
-        p.push("order_id", &self.id);
-        Ok(())
-    }
-}
-
-impl FromParams for OrderDetailRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let market = p.take_market()?;
-        Ok(OrderDetailRequest {
-            market,
-            id: p.take_str("order_id")?,
-        })
+request! {
+    /// `GET /v3/{market}/order/detail`: one order with its executions.
+    ///
+    /// Parameters: `market` (the path's value), then `order_id`.
+    pub struct OrderDetailRequest => OrderDetail;
+    meta = private("spot.order_detail", Method::Get, "/{market}/order/detail");
+    /// The order `order_id` in `market`.
+    new;
+    fields {
+        /// Spot or margin: the path segment, also sent first as `market`.
+        path market: Market,
+        /// The order id (not empty, no comma).
+        req order_id: String [check_id],
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `GET /v3/{market}/order/current`: open orders, of one pair or of all.
-///
-/// Parameters: `market` (the path's value), then `symbol` when set.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CurrentOrdersRequest {
-    market: Market,
-    symbol: Option<String>,
-}
-
-impl CurrentOrdersRequest {
+request! {
+    /// `GET /v3/{market}/order/current`: open orders, of one pair or of all.
+    ///
+    /// Parameters: `market` (the path's value), then `symbol` when set.
+    pub struct CurrentOrdersRequest => Orders;
+    meta = private("spot.order_current", Method::Get, "/{market}/order/current");
     /// Open orders of every pair in `market`.
-    pub fn new(market: Market) -> Self {
-        CurrentOrdersRequest {
-            market,
-            symbol: None,
-        }
-    }
-    /// Only orders of `symbol` (`btc_usdt`).
-    pub fn symbol(mut self, symbol: impl Into<String>) -> Self {
-        self.symbol = Some(symbol.into());
-        self
-    }
-}
-
-impl Endpoint for CurrentOrdersRequest {
-    type Output = Orders;
-    const META: Meta = private("spot.order_current", Method::Get, "/{market}/order/current");
-    fn path(&self) -> Cow<'static, str> {
-        crate::spot::market_path!(self.market, "/order/current")
-    }
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        if let Some(s) = &self.symbol {
-            check_symbol("symbol", s)?;
-        }
-        p.push("market", self.market.as_str());
-        p.push_opt("symbol", self.symbol.as_deref());
-        Ok(())
-    }
-}
-
-impl FromParams for CurrentOrdersRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let market = p.take_market()?;
-        Ok(CurrentOrdersRequest {
-            market,
-            symbol: p.take_opt_str("symbol")?,
-        })
+    new;
+    fields {
+        /// Spot or margin: the path segment, also sent first as `market`.
+        path market: Market,
+        /// Only orders of `symbol` (`btc_usdt`).
+        opt symbol: String [check_symbol],
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// Declares a windowed history query: `market` (the path's value), then `symbol`, `limit`,
-/// `start_time`, `end_time` (seconds), each only when set.
-macro_rules! window_request {
-    (
-        $(#[$doc:meta])*
-        $name:ident => $output:ty, $meta_name:literal, $path:literal, max_limit = $max:literal,
-        default_limit = $default:literal
-    ) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct $name {
-            market: Market,
-            symbol: Option<String>,
-            limit: Option<u32>,
-            start_time: Option<i64>,
-            end_time: Option<i64>,
-        }
-
-        impl $name {
-            #[doc = concat!("All pairs in `market`, the server's default window (3 days) and ",
-                "limit (", $default, ").")]
-            pub fn new(market: Market) -> Self {
-                $name {
-                    market,
-                    symbol: None,
-                    limit: None,
-                    start_time: None,
-                    end_time: None,
-                }
-            }
-            /// Only `symbol` (`btc_usdt`).
-            pub fn symbol(mut self, symbol: impl Into<String>) -> Self {
-                self.symbol = Some(symbol.into());
-                self
-            }
-            #[doc = concat!("Number of records, 1..=", $max, ".")]
-            pub fn limit(mut self, limit: u32) -> Self {
-                self.limit = Some(limit);
-                self
-            }
-            /// Window start (seconds); at most 30 days before now.
-            pub fn start_time(mut self, secs: i64) -> Self {
-                self.start_time = Some(secs);
-                self
-            }
-            /// Window end (seconds); not before `start_time`.
-            pub fn end_time(mut self, secs: i64) -> Self {
-                self.end_time = Some(secs);
-                self
-            }
-        }
-
-        impl Endpoint for $name {
-            type Output = $output;
-            const META: Meta = private($meta_name, Method::Get, concat!("/{market}", $path));
-            fn path(&self) -> Cow<'static, str> {
-                crate::spot::market_path!(self.market, $path)
-            }
-            fn encode(&self, p: &mut Params) -> Result<(), Error> {
-                if let Some(s) = &self.symbol {
-                    check_symbol("symbol", s)?;
-                }
-                if let Some(l) = self.limit {
-                    check_range("limit", l, 1, $max)?;
-                }
-                check_window(self.start_time, self.end_time, p.now(), Some(MAX_LOOKBACK_DAYS))?;
-                p.push("market", self.market.as_str());
-                p.push_opt("symbol", self.symbol.as_deref());
-                p.push_opt_display("limit", self.limit);
-                p.push_opt_display("start_time", self.start_time);
-                p.push_opt_display("end_time", self.end_time);
-                Ok(())
-            }
-        }
-
-        impl FromParams for $name {
-            fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-                let market = p.take_market()?;
-                Ok($name {
-                    market,
-                    symbol: p.take_opt_str("symbol")?,
-                    limit: p.take_opt_int("limit")?,
-                    start_time: p.take_opt_int("start_time")?,
-                    end_time: p.take_opt_int("end_time")?,
-                })
-            }
-        }
-    };
-}
-
-window_request! {
+request! {
     /// `GET /v3/{market}/order/history`: finished and open orders in a time window.
+    ///
+    /// Parameters: `market` (the path's value), then `symbol`, `limit`, `start_time`, `end_time`
+    /// (seconds), each only when set.
     ///
     /// The window reaches back at most 30 days (checked against the build time) and `end_time`
     /// may not precede `start_time`; the server's default window is the 3 days before `end_time`.
-    OrderHistoryRequest => Orders, "spot.order_history", "/order/history",
-    max_limit = 100, default_limit = "10"
+    pub struct OrderHistoryRequest => Orders;
+    meta = private("spot.order_history", Method::Get, "/{market}/order/history");
+    /// All pairs in `market`, the server's default window (3 days) and limit (10).
+    new;
+    fields {
+        /// Spot or margin: the path segment, also sent first as `market`.
+        path market: Market,
+        /// Only `symbol` (`btc_usdt`).
+        opt symbol: String [check_symbol],
+        /// Number of records, 1..=100.
+        opt limit: u32 [range(1, 100)],
+        /// Window start; at most 30 days before now.
+        opt start_time: TimestampSecs,
+        /// Window end; not before `start_time`.
+        opt end_time: TimestampSecs,
+    }
+    validate = check_history_window;
 }
 
-window_request! {
+request! {
     /// `GET /v3/{market}/mytrades`: own executions in a time window.
+    ///
+    /// Parameters: `market` (the path's value), then `symbol`, `limit`, `start_time`, `end_time`
+    /// (seconds), each only when set.
     ///
     /// Same time rules as [`OrderHistoryRequest`]: at most 30 days back, `end_time` not before
     /// `start_time`.
-    MyTradesRequest => MyTrades, "spot.mytrades", "/mytrades",
-    max_limit = 500, default_limit = "50"
+    pub struct MyTradesRequest => MyTrades;
+    meta = private("spot.mytrades", Method::Get, "/{market}/mytrades");
+    /// All pairs in `market`, the server's default window (3 days) and limit (50).
+    new;
+    fields {
+        /// Spot or margin: the path segment, also sent first as `market`.
+        path market: Market,
+        /// Only `symbol` (`btc_usdt`).
+        opt symbol: String [check_symbol],
+        /// Number of records, 1..=500.
+        opt limit: u32 [range(1, 500)],
+        /// Window start; at most 30 days before now.
+        opt start_time: TimestampSecs,
+        /// Window end; not before `start_time`.
+        opt end_time: TimestampSecs,
+    }
+    validate = check_trades_window;
+}
+
+/// `end_time` not before `start_time`, neither more than [`MAX_LOOKBACK_DAYS`] before the build
+/// time.
+fn check_lookback(
+    start: Option<TimestampSecs>,
+    end: Option<TimestampSecs>,
+    p: &Params,
+) -> Result<(), Error> {
+    check_window(
+        start.map(|t| t.0),
+        end.map(|t| t.0),
+        p.now(),
+        Some(MAX_LOOKBACK_DAYS),
+    )
+}
+
+/// The time rules of [`OrderHistoryRequest`] ([`check_lookback`]).
+fn check_history_window(r: &OrderHistoryRequest, p: &Params) -> Result<(), Error> {
+    check_lookback(r.start_time, r.end_time, p)
+}
+
+/// The time rules of [`MyTradesRequest`] ([`check_lookback`]).
+fn check_trades_window(r: &MyTradesRequest, p: &Params) -> Result<(), Error> {
+    check_lookback(r.start_time, r.end_time, p)
 }
 
 /// Answer of [`MyTradesRequest`].
@@ -765,26 +674,26 @@ pub enum OrderSide {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LimitOrder {
     side: OrderSide,
-    price: Decimal,
-    amount: Decimal,
+    amount: Amount,
+    price: Price,
     post_only: bool,
 }
 
 impl LimitOrder {
     /// Buy `amount` (base currency) at `price` or better.
-    pub fn buy(price: Decimal, amount: Decimal) -> Self {
-        Self::new(OrderSide::Buy, price, amount)
+    pub fn buy(amount: Amount, price: Price) -> Self {
+        Self::new(OrderSide::Buy, amount, price)
     }
     /// Sell `amount` (base currency) at `price` or better.
-    pub fn sell(price: Decimal, amount: Decimal) -> Self {
-        Self::new(OrderSide::Sell, price, amount)
+    pub fn sell(amount: Amount, price: Price) -> Self {
+        Self::new(OrderSide::Sell, amount, price)
     }
-    /// A limit order on `side`.
-    pub fn new(side: OrderSide, price: Decimal, amount: Decimal) -> Self {
+    /// A limit order of `amount` (base currency) at `price` on `side`.
+    pub fn new(side: OrderSide, amount: Amount, price: Price) -> Self {
         LimitOrder {
             side,
-            price,
             amount,
+            price,
             post_only: false,
         }
     }
@@ -799,11 +708,11 @@ impl LimitOrder {
         self.side
     }
     /// The limit price.
-    pub fn price(&self) -> Decimal {
+    pub fn price(&self) -> Price {
         self.price
     }
     /// The amount (base currency).
-    pub fn amount(&self) -> Decimal {
+    pub fn amount(&self) -> Amount {
         self.amount
     }
     /// Whether the order is post-only.
@@ -814,24 +723,24 @@ impl LimitOrder {
 
 /// A market order.
 ///
-/// A market buy spends an amount of the QUOTE currency (`MarketOrder::buy(10)` on `btc_usdt`
+/// A market buy spends an amount of the QUOTE currency (a market buy of 10 on `btc_usdt`
 /// spends 10 USDT); a market sell sells an amount of the BASE currency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MarketOrder {
     side: OrderSide,
-    amount: Decimal,
+    amount: Amount,
 }
 
 impl MarketOrder {
     /// Buy for `quote_amount` of the quote currency.
-    pub fn buy(quote_amount: Decimal) -> Self {
+    pub fn buy(quote_amount: Amount) -> Self {
         MarketOrder {
             side: OrderSide::Buy,
             amount: quote_amount,
         }
     }
     /// Sell `base_amount` of the base currency.
-    pub fn sell(base_amount: Decimal) -> Self {
+    pub fn sell(base_amount: Amount) -> Self {
         MarketOrder {
             side: OrderSide::Sell,
             amount: base_amount,
@@ -842,7 +751,7 @@ impl MarketOrder {
         self.side
     }
     /// The amount: quote currency for a buy, base currency for a sell.
-    pub fn amount(&self) -> Decimal {
+    pub fn amount(&self) -> Amount {
         self.amount
     }
 }
@@ -865,6 +774,18 @@ impl From<LimitOrder> for OrderSpec {
 impl From<MarketOrder> for OrderSpec {
     fn from(o: MarketOrder) -> Self {
         OrderSpec::Market(o)
+    }
+}
+
+impl IntoArg<OrderSpec> for LimitOrder {
+    fn into_arg(self) -> OrderSpec {
+        OrderSpec::Limit(self)
+    }
+}
+
+impl IntoArg<OrderSpec> for MarketOrder {
+    fn into_arg(self) -> OrderSpec {
+        OrderSpec::Market(self)
     }
 }
 
@@ -894,14 +815,14 @@ impl OrderSpec {
         }
     }
     /// The limit price (`None` for market orders).
-    pub fn price(&self) -> Option<Decimal> {
+    pub fn price(&self) -> Option<Price> {
         match self {
             OrderSpec::Limit(o) => Some(o.price),
             OrderSpec::Market(_) => None,
         }
     }
     /// The amount (quote currency for a market buy, base currency otherwise).
-    pub fn amount(&self) -> Decimal {
+    pub fn amount(&self) -> Amount {
         match self {
             OrderSpec::Limit(o) => o.amount,
             OrderSpec::Market(o) => o.amount,
@@ -915,9 +836,9 @@ impl OrderSpec {
     /// Checks price and amount; `index` names the batch element in the field (`list[3].price`).
     fn check(&self, index: Option<usize>) -> Result<(), Error> {
         if let Some(price) = self.price() {
-            positive(index, "price", &price)?;
+            positive(index, "price", &price.get())?;
         }
-        positive(index, "amount", &self.amount())
+        positive(index, "amount", &self.amount().get())
     }
 
     /// Builds an order from its wire parts, refusing inconsistent combinations.
@@ -948,7 +869,7 @@ impl OrderSpec {
             let price = price.ok_or_else(|| {
                 Error::validation(field(index, "price"), "is required for a limit order")
             })?;
-            let order = LimitOrder::new(side, price, amount);
+            let order = LimitOrder::new(side, Amount::new(amount), Price::new(price));
             Ok(OrderSpec::Limit(if post_only == Some(true) {
                 order.post_only()
             } else {
@@ -967,7 +888,10 @@ impl OrderSpec {
                     "a market order cannot be post-only",
                 ));
             }
-            Ok(OrderSpec::Market(MarketOrder { side, amount }))
+            Ok(OrderSpec::Market(MarketOrder {
+                side,
+                amount: Amount::new(amount),
+            }))
         }
     }
 
@@ -1001,37 +925,74 @@ fn positive(index: Option<usize>, name: &'static str, value: &Decimal) -> Result
     })
 }
 
-/// `POST /v3/{market}/order/new`: places one order.
-///
-/// Form parameters, in this order: `market` (the path's value), `symbol`, `price` (limit orders
-/// only), `amount`, `type` (`buy`, `sell`, `buy_market`, `sell_market`) and `post_only=1` when
-/// set. Decimals are written in plain notation, exactly as given.
-///
-/// DESIGN: `post_only` is sent as `1` only when set; when not set it is omitted (the documented
-/// default is 0).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlaceOrder {
-    market: Market,
-    symbol: String,
-    order: OrderSpec,
+/// An order as form parameters, in wire order: `price` (limit orders only), `amount`, `type`
+/// and `post_only=1` when set; read back refusing inconsistent combinations (a market order
+/// with a price or post-only, a limit order without a price).
+impl Fields for OrderSpec {
+    fn check(&self) -> Result<(), Error> {
+        OrderSpec::check(self, None)
+    }
+    fn put_all(&self, p: &mut Params) -> Result<(), Error> {
+        p.push_opt_display("price", self.price());
+        p.push_display("amount", self.amount());
+        p.push("type", self.wire_type());
+        if self.is_post_only() {
+            p.push_display("post_only", 1);
+        }
+        Ok(())
+    }
+    fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error> {
+        if let Some(price) = self.price() {
+            w.decimal_string("price", &price.get());
+        }
+        w.decimal_string("amount", &self.amount().get());
+        w.str("type", self.wire_type());
+        if self.is_post_only() {
+            w.int("post_only", 1);
+        }
+        Ok(())
+    }
+    fn take_all(p: &mut ParamMap) -> Result<Self, Error> {
+        let order_type = p.take_opt_str("type")?;
+        let price = p.take_opt_decimal("price")?;
+        let amount = p.take_opt_decimal("amount")?;
+        let post_only = p.take_opt_flag("post_only")?;
+        OrderSpec::from_wire(None, order_type.as_deref(), price, amount, post_only)
+    }
 }
 
-impl PlaceOrder {
-    /// Places `order` on `symbol` (`btc_usdt`) in `market`.
-    pub fn new(market: Market, symbol: impl Into<String>, order: impl Into<OrderSpec>) -> Self {
-        PlaceOrder {
-            market,
-            symbol: symbol.into(),
-            order: order.into(),
-        }
+request! {
+    /// `POST /v3/{market}/order/new`: places one order.
+    ///
+    /// Form parameters, in this order: `market` (the path's value), `symbol`, `price` (limit orders
+    /// only), `amount`, `type` (`buy`, `sell`, `buy_market`, `sell_market`) and `post_only=1` when
+    /// set. Decimals are written in plain notation, exactly as given.
+    ///
+    /// DESIGN: `post_only` is sent as `1` only when set; when not set it is omitted (the documented
+    /// default is 0).
+    pub struct PlaceOrderRequest => PlacedOrder;
+    meta = private("spot.order_new", Method::Post, "/{market}/order/new");
+    /// Places `order` (a [`LimitOrder`], a [`MarketOrder`] or an [`OrderSpec`]) on `symbol`
+    /// (`btc_usdt`) in `market`.
+    new;
+    fields {
+        /// Spot or margin: the path segment, also sent first as `market`.
+        path market: Market,
+        /// The pair (`btc_usdt`).
+        req symbol: String [check_symbol],
+        /// The order: `price`, `amount`, `type`, `post_only`.
+        flat order: OrderSpec,
     }
+}
+
+impl PlaceOrderRequest {
     /// The order.
     pub fn order(&self) -> &OrderSpec {
         &self.order
     }
 }
 
-/// Answer of [`PlaceOrder`].
+/// Answer of [`PlaceOrderRequest`].
 ///
 /// The id of the new order is the whole answer: an answer without `order_id` (`{"code":0}`) is a
 /// decode error naming it.
@@ -1042,131 +1003,66 @@ pub struct PlacedOrder {
     pub order_id: String,
 }
 
-impl Endpoint for PlaceOrder {
-    type Output = PlacedOrder;
-    const META: Meta = private("spot.order_new", Method::Post, "/{market}/order/new");
-    fn path(&self) -> Cow<'static, str> {
-        crate::spot::market_path!(self.market, "/order/new")
-    }
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_symbol("symbol", &self.symbol)?;
-        self.order.check(None)?;
-        p.push("market", self.market.as_str());
-        p.push("symbol", &self.symbol);
-        p.push_opt_display("price", self.order.price());
-        p.push_display("amount", self.order.amount());
-        p.push("type", self.order.wire_type());
-        if self.order.is_post_only() {
-            p.push_display("post_only", 1);
-        }
-        Ok(())
-    }
-}
-
-impl FromParams for PlaceOrder {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let market = p.take_market()?;
-        let symbol = p.take_str("symbol")?;
-        let order_type = p.take_opt_str("type")?;
-        let price = p.take_opt_decimal("price")?;
-        let amount = p.take_opt_decimal("amount")?;
-        let post_only = p.take_opt_flag("post_only")?;
-        let order = OrderSpec::from_wire(None, order_type.as_deref(), price, amount, post_only)?;
-        Ok(PlaceOrder {
-            market,
-            symbol,
-            order,
-        })
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /v3/{market}/order/batch_new`: places 1..=10 orders on one pair, all or nothing.
+/// The orders of a batch (1..=10), sent as the JSON text of an array (the `list` parameter):
+/// `[{"type":"buy","price":"0.01","amount":"1","post_only":1}]`, `price` only for limit orders,
+/// `post_only` only when set. Built from any list of [`LimitOrder`], [`MarketOrder`] or
+/// [`OrderSpec`].
 ///
-/// Form parameters: `market` (the path's value), `symbol`, then `list`, the JSON text of the
-/// order array, e.g.
-/// `[{"type":"buy","price":"0.01","amount":"1","post_only":1}]`: `price` only for limit orders,
-/// `post_only` only when set.
-///
-/// DESIGN: decimals inside `list` are JSON strings in plain notation: exact (no float
+/// DESIGN: decimals inside the text are JSON strings in plain notation: exact (no float
 /// formatting), and what ccxt sends to the live API. Validation errors name the element
 /// (`list[3].price`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BatchPlaceOrders {
-    market: Market,
-    symbol: String,
-    orders: Vec<OrderSpec>,
-}
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct OrderList(Vec<OrderSpec>);
 
-impl BatchPlaceOrders {
-    /// Places `orders` (1..=10) on `symbol` in `market`.
-    pub fn new<I>(market: Market, symbol: impl Into<String>, orders: I) -> Self
-    where
-        I: IntoIterator,
-        I::Item: Into<OrderSpec>,
-    {
-        BatchPlaceOrders {
-            market,
-            symbol: symbol.into(),
-            orders: orders.into_iter().map(Into::into).collect(),
-        }
-    }
+impl OrderList {
     /// The orders.
-    pub fn orders(&self) -> &[OrderSpec] {
-        &self.orders
+    pub fn as_slice(&self) -> &[OrderSpec] {
+        &self.0
     }
-}
 
-/// Answer of [`BatchPlaceOrders`].
-///
-/// The ids of the new orders are the whole answer: an answer without `order_ids` (`{"code":0}`),
-/// or with `null` or anything but a list there, is a decode error naming it, and so is an
-/// element that is not an id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlacedOrders {
-    /// Ids of the new orders, in request order.
-    #[serde(with = "required_ids")]
-    pub order_ids: Vec<String>,
-}
-
-impl Endpoint for BatchPlaceOrders {
-    type Output = PlacedOrders;
-    const META: Meta = private(
-        "spot.order_batch_new",
-        Method::Post,
-        "/{market}/order/batch_new",
-    );
-    fn path(&self) -> Cow<'static, str> {
-        crate::spot::market_path!(self.market, "/order/batch_new")
-    }
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_symbol("symbol", &self.symbol)?;
-        if !(1..=MAX_BATCH_ORDERS).contains(&self.orders.len()) {
-            return Err(Error::validation(
-                "list",
-                format!(
-                    "{} orders given; 1..={MAX_BATCH_ORDERS} orders per batch",
-                    self.orders.len()
-                ),
-            ));
-        }
-        let mut list =
-            String::with_capacity(self.orders.len().saturating_mul(72).saturating_add(2));
+    /// The JSON text of the array.
+    fn to_json_text(&self) -> String {
+        let mut list = String::with_capacity(self.0.len().saturating_mul(72).saturating_add(2));
         list.push('[');
-        for (i, order) in self.orders.iter().enumerate() {
-            order.check(Some(i))?;
+        for (i, order) in self.0.iter().enumerate() {
             if i > 0 {
                 list.push(',');
             }
             order.write_json(&mut list);
         }
         list.push(']');
-        p.push("market", self.market.as_str());
-        p.push("symbol", &self.symbol);
-        p.push("list", &list);
-        Ok(())
+        list
     }
+}
+
+impl<I> IntoArg<OrderList> for I
+where
+    I: IntoIterator,
+    I::Item: Into<OrderSpec>,
+{
+    fn into_arg(self) -> OrderList {
+        OrderList(self.into_iter().map(Into::into).collect())
+    }
+}
+
+/// Checks a batch: 1..=10 orders, each with a positive price and amount (the error names the
+/// element: `list[3].price`).
+fn check_batch(field: &'static str, list: &OrderList) -> Result<(), Error> {
+    if !(1..=MAX_BATCH_ORDERS).contains(&list.0.len()) {
+        return Err(Error::validation(
+            field,
+            format!(
+                "{} orders given; 1..={MAX_BATCH_ORDERS} orders per batch",
+                list.0.len()
+            ),
+        ));
+    }
+    list.0
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, order)| order.check(Some(i)))
 }
 
 /// One element of the batch `list` as given on the wire; numbers may be strings or numbers.
@@ -1183,24 +1079,31 @@ struct WireOrder {
     post_only: Option<bool>,
 }
 
-impl FromParams for BatchPlaceOrders {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let market = p.take_market()?;
-        let symbol = p.take_str("symbol")?;
-        let raw = p
-            .take_opt_raw("list")
-            .ok_or_else(|| Error::validation("list", "is required"))?;
+/// The array's JSON text, in a form or a JSON body (a JSON string). Read from that text, from a
+/// JSON array given directly (`--json`), or from a JSON string holding the array's text.
+impl Param for OrderList {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push(key, &self.to_json_text());
+        Ok(())
+    }
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.str(key, &self.to_json_text());
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        let Some(raw) = p.take_opt_raw(key) else {
+            return Ok(None);
+        };
         // A JSON string holding the array's text (`"list":"[...]"`) is unwrapped first.
         let text = if raw.trim_start().starts_with('"') {
             serde_json::from_str::<String>(&raw)
-                .map_err(|e| Error::validation("list", format!("not a JSON string: {e}")))?
+                .map_err(|e| Error::validation(key, format!("not a JSON string: {e}")))?
         } else {
             raw
         };
         let wire: Vec<WireOrder> = serde_json::from_str(&text)
-            .map_err(|e| Error::validation("list", format!("not a JSON array of orders: {e}")))?;
-        let orders = wire
-            .into_iter()
+            .map_err(|e| Error::validation(key, format!("not a JSON array of orders: {e}")))?;
+        wire.into_iter()
             .enumerate()
             .map(|(i, w)| {
                 OrderSpec::from_wire(
@@ -1211,43 +1114,77 @@ impl FromParams for BatchPlaceOrders {
                     w.post_only,
                 )
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(BatchPlaceOrders {
-            market,
-            symbol,
-            orders,
-        })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|orders| Some(OrderList(orders)))
     }
+}
+
+request! {
+    /// `POST /v3/{market}/order/batch_new`: places 1..=10 orders on one pair, all or nothing.
+    ///
+    /// Form parameters: `market` (the path's value), `symbol`, then `list`, the JSON text of the
+    /// order array ([`OrderList`]), e.g.
+    /// `[{"type":"buy","price":"0.01","amount":"1","post_only":1}]`: `price` only for limit
+    /// orders, `post_only` only when set.
+    ///
+    /// DESIGN: decimals inside `list` are JSON strings in plain notation: exact (no float
+    /// formatting), and what ccxt sends to the live API. Validation errors name the element
+    /// (`list[3].price`).
+    pub struct BatchPlaceOrdersRequest => PlacedOrders;
+    meta = private("spot.order_batch_new", Method::Post, "/{market}/order/batch_new");
+    /// Places `orders` (1..=10 of [`LimitOrder`], [`MarketOrder`] or [`OrderSpec`]) on `symbol`
+    /// in `market`.
+    new;
+    fields {
+        /// Spot or margin: the path segment, also sent first as `market`.
+        path market: Market,
+        /// The pair (`btc_usdt`).
+        req symbol: String [check_symbol],
+        /// The orders, 1..=10.
+        req orders: OrderList as "list" [check_batch],
+    }
+}
+
+impl BatchPlaceOrdersRequest {
+    /// The orders.
+    pub fn orders(&self) -> &[OrderSpec] {
+        self.orders.as_slice()
+    }
+}
+
+/// Answer of [`BatchPlaceOrdersRequest`].
+///
+/// The ids of the new orders are the whole answer: an answer without `order_ids` (`{"code":0}`),
+/// or with `null` or anything but a list there, is a decode error naming it, and so is an
+/// element that is not an id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacedOrders {
+    /// Ids of the new orders, in request order.
+    #[serde(with = "required_ids")]
+    pub order_ids: Vec<String>,
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /v3/{market}/order/cancel`: cancels up to 20 orders by id.
-///
-/// Form parameters: `market` (the path's value), then the ids as one comma-separated `order_id`.
-/// The answer lists which ids were cancelled and which failed; a failure of some ids is not an
-/// error of the call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CancelOrders {
-    market: Market,
-    ids: Vec<String>,
-}
-
-impl CancelOrders {
+request! {
+    /// `POST /v3/{market}/order/cancel`: cancels up to 20 orders by id.
+    ///
+    /// Form parameters: `market` (the path's value), then the ids as one comma-separated
+    /// `order_id`. The answer lists which ids were cancelled and which failed; a failure of some
+    /// ids is not an error of the call.
+    pub struct CancelOrdersRequest => CancelResult;
+    meta = private("spot.order_cancel", Method::Post, "/{market}/order/cancel");
     /// Cancels the orders with these ids (1..=20) in `market`.
-    pub fn new<I>(market: Market, ids: I) -> Self
-    where
-        I: IntoIterator,
-        I::Item: Into<String>,
-    {
-        CancelOrders {
-            market,
-            ids: ids.into_iter().map(Into::into).collect(),
-        }
+    new;
+    fields {
+        /// Spot or margin: the path segment, also sent first as `market`.
+        path market: Market,
+        /// The ids, 1..=20, none empty or with a comma.
+        req order_ids: OrderIds as "order_id" [check_ids],
     }
 }
 
-/// Answer of [`CancelOrders`]. Ids may arrive as ints or strings.
+/// Answer of [`CancelOrdersRequest`]. Ids may arrive as ints or strings.
 ///
 /// DESIGN: each listed id is the identity of an order acted on, so an element that is not an id
 /// (`null`, a placeholder) fails the answer naming it. An answer without `success` or `error`
@@ -1263,28 +1200,4 @@ pub struct CancelResult {
     /// Server time (seconds), carried by some responses.
     #[serde(default, with = "crate::de::opt")]
     pub date: Option<TimestampSecs>,
-}
-
-impl Endpoint for CancelOrders {
-    type Output = CancelResult;
-    const META: Meta = private("spot.order_cancel", Method::Post, "/{market}/order/cancel");
-    fn path(&self) -> Cow<'static, str> {
-        crate::spot::market_path!(self.market, "/order/cancel")
-    }
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_ids(&self.ids)?;
-        p.push("market", self.market.as_str());
-        p.push("order_id", &self.ids.join(","));
-        Ok(())
-    }
-}
-
-impl FromParams for CancelOrders {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        let market = p.take_market()?;
-        Ok(CancelOrders {
-            market,
-            ids: split_ids(&p.take_str("order_id")?),
-        })
-    }
 }
