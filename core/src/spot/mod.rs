@@ -123,17 +123,6 @@ impl crate::params::ParamMap {
     }
 }
 
-/// Picks the path for a `{market}` endpoint without allocating.
-macro_rules! market_path {
-    ($market:expr, $rest:literal) => {
-        std::borrow::Cow::Borrowed(match $market {
-            $crate::spot::Market::Spot => concat!("/spot", $rest),
-            $crate::spot::Market::Margin => concat!("/margin", $rest),
-        })
-    };
-}
-pub(crate) use market_path;
-
 /// Checks the `<base>_<quote>` pair form: two non-empty alphanumeric parts joined by one `_`.
 pub(crate) fn check_symbol(field: &'static str, symbol: &str) -> Result<(), Error> {
     let ok = match symbol.split_once('_') {
