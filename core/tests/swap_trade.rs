@@ -9,17 +9,28 @@ mod support;
 use support::*;
 
 use digifinex_core::swap::{
-    BatchCancelOrders, BatchItem, BatchPlaceOrders, CancelOrder, Fill, HistoryOrdersRequest,
-    HistoryTradesRequest, MarginMode, MarketStyle, MatchRole, OpenOrdersRequest, Order, OrderId,
-    OrderIds, OrderInfoRequest, OrderPricing, OrderRef, OrderSide, OrderSpec, OrderState,
-    OrderType, PlaceOrder, TradeType, MAX_BATCH_ORDERS,
+    BatchCancelOrdersRequest, BatchItem, BatchPlaceOrdersRequest, CancelOrderRequest,
+    CancelledOrder, Fill, HistoryOrdersRequest, HistoryTradesRequest, MarginMode, MarketStyle,
+    MatchRole, OpenOrdersRequest, Order, OrderIds, OrderInfoRequest, OrderPricing, OrderRef,
+    OrderSide, OrderSpec, OrderState, OrderType, PlaceOrderRequest, PlacedOrder, TradeType,
+    MAX_BATCH_ORDERS,
 };
-use digifinex_core::{ApiCode, Endpoint, Error, ErrorKind, SwapCode, TimestampMillis};
+use digifinex_core::{ApiCode, Endpoint, Error, ErrorKind, Price, Size, SwapCode, TimestampMillis};
 
 const I: &str = "BTCUSDTPERP";
 
+/// A size in contracts, exactly.
+fn sz(s: &str) -> Size {
+    Size::new(d(s))
+}
+
+/// A price, exactly.
+fn px(s: &str) -> Price {
+    Price::new(d(s))
+}
+
 fn limit(side: OrderSide, size: &str, price: &str) -> OrderSpec {
-    OrderSpec::limit(I, side, d(size), d(price))
+    OrderSpec::limit(I, side, sz(size), px(price))
 }
 
 fn catalog_invalid(method: &str, path: &str, json: &str, field: &str) {
@@ -43,7 +54,7 @@ fn assert_round_trip<E: digifinex_core::Endpoint>(typed: &E, method: &str, path:
 #[test]
 fn order_place_limit_shape() {
     assert_swap_signed_post(
-        &PlaceOrder::new(limit(OrderSide::OpenLong, "1", "30000.50")),
+        &PlaceOrderRequest::new(limit(OrderSide::OpenLong, "1", "30000.50")),
         "/swap/v2/trade/order_place",
         r#"{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"30000.50"}"#,
     );
@@ -52,23 +63,23 @@ fn order_place_limit_shape() {
 #[test]
 fn order_place_post_only_is_a_json_boolean_sent_only_when_set() {
     assert_swap_signed_post(
-        &PlaceOrder::new(OrderSpec::new(
+        &PlaceOrderRequest::new(OrderSpec::new(
             I,
             OrderSide::OpenShort,
-            d("2.5"),
-            OrderPricing::post_only(d("31000")),
+            sz("2.5"),
+            OrderPricing::post_only(px("31000")),
         )),
         "/swap/v2/trade/order_place",
         r#"{"instrument_id":"BTCUSDTPERP","type":2,"order_type":0,"size":2.5,"price":"31000","post_only":true}"#,
     );
     // An explicit `post_only: false` is the default and is not sent.
     assert_swap_signed_post(
-        &PlaceOrder::new(OrderSpec::new(
+        &PlaceOrderRequest::new(OrderSpec::new(
             I,
             OrderSide::OpenShort,
-            d("2.5"),
+            sz("2.5"),
             OrderPricing::Limit {
-                price: d("31000"),
+                price: px("31000"),
                 post_only: false,
             },
         )),
@@ -80,21 +91,21 @@ fn order_place_post_only_is_a_json_boolean_sent_only_when_set() {
 #[test]
 fn order_place_custom_price_and_market_styles() {
     assert_swap_signed_post(
-        &PlaceOrder::new(OrderSpec::new(
+        &PlaceOrderRequest::new(OrderSpec::new(
             I,
             OrderSide::CloseLong,
-            d("3"),
-            OrderPricing::IocCustomPrice(d("29999.9")),
+            sz("3"),
+            OrderPricing::IocCustomPrice(px("29999.9")),
         )),
         "/swap/v2/trade/order_place",
         r#"{"instrument_id":"BTCUSDTPERP","type":3,"order_type":4,"size":3,"price":"29999.9"}"#,
     );
     assert_swap_signed_post(
-        &PlaceOrder::new(OrderSpec::new(
+        &PlaceOrderRequest::new(OrderSpec::new(
             I,
             OrderSide::CloseShort,
-            d("3"),
-            OrderPricing::FokCustomPrice(d("30001")),
+            sz("3"),
+            OrderPricing::FokCustomPrice(px("30001")),
         )),
         "/swap/v2/trade/order_place",
         r#"{"instrument_id":"BTCUSDTPERP","type":4,"order_type":9,"size":3,"price":"30001"}"#,
@@ -116,7 +127,7 @@ fn order_place_custom_price_and_market_styles() {
     ] {
         assert_eq!(style.order_type().code(), Some(code));
         assert_swap_signed_post(
-            &PlaceOrder::new(OrderSpec::market(I, OrderSide::OpenLong, d("10"), style)),
+            &PlaceOrderRequest::new(OrderSpec::market(I, OrderSide::OpenLong, sz("10"), style)),
             "/swap/v2/trade/order_place",
             &format!(r#"{{"instrument_id":"BTCUSDTPERP","type":1,"order_type":{code},"size":10}}"#),
         );
@@ -127,7 +138,7 @@ fn order_place_custom_price_and_market_styles() {
 fn order_place_size_is_an_exact_json_number() {
     // 28 fractional digits: an f64 would print 1e-28 or lose digits.
     assert_swap_signed_post(
-        &PlaceOrder::new(limit(
+        &PlaceOrderRequest::new(limit(
             OrderSide::OpenLong,
             "0.0000000000000000000000000001",
             "0.1000",
@@ -140,36 +151,36 @@ fn order_place_size_is_an_exact_json_number() {
 #[test]
 fn order_place_validation_names_the_field() {
     assert_invalid(
-        &PlaceOrder::new(OrderSpec::limit(
+        &PlaceOrderRequest::new(OrderSpec::limit(
             "BTC USDT",
             OrderSide::OpenLong,
-            d("1"),
-            d("1"),
+            sz("1"),
+            px("1"),
         )),
         "instrument_id",
     );
     assert_invalid(
-        &PlaceOrder::new(limit(OrderSide::Unknown(5), "1", "1")),
+        &PlaceOrderRequest::new(limit(OrderSide::Unknown(5), "1", "1")),
         "type",
     );
     assert_invalid(
-        &PlaceOrder::new(limit(OrderSide::OpenLong, "0", "1")),
+        &PlaceOrderRequest::new(limit(OrderSide::OpenLong, "0", "1")),
         "size",
     );
     assert_invalid(
-        &PlaceOrder::new(limit(OrderSide::OpenLong, "-1", "1")),
+        &PlaceOrderRequest::new(limit(OrderSide::OpenLong, "-1", "1")),
         "size",
     );
     assert_invalid(
-        &PlaceOrder::new(limit(OrderSide::OpenLong, "1", "0")),
+        &PlaceOrderRequest::new(limit(OrderSide::OpenLong, "1", "0")),
         "price",
     );
     assert_invalid(
-        &PlaceOrder::new(OrderSpec::new(
+        &PlaceOrderRequest::new(OrderSpec::new(
             I,
             OrderSide::OpenLong,
-            d("1"),
-            OrderPricing::FokCustomPrice(d("-2")),
+            sz("1"),
+            OrderPricing::FokCustomPrice(px("-2")),
         )),
         "price",
     );
@@ -179,28 +190,28 @@ fn order_place_validation_names_the_field() {
 fn order_place_catalog_round_trips() {
     let p = "/swap/v2/trade/order_place";
     assert_round_trip(
-        &PlaceOrder::new(limit(OrderSide::OpenLong, "1", "30000.50")),
+        &PlaceOrderRequest::new(limit(OrderSide::OpenLong, "1", "30000.50")),
         "POST",
         p,
         r#"{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"30000.50"}"#,
     );
     // Values may be strings or numbers; members in any order; post_only as true or 1.
     assert_round_trip(
-        &PlaceOrder::new(OrderSpec::new(
+        &PlaceOrderRequest::new(OrderSpec::new(
             I,
             OrderSide::OpenShort,
-            d("2.50"),
-            OrderPricing::post_only(d("31000")),
+            sz("2.50"),
+            OrderPricing::post_only(px("31000")),
         )),
         "POST",
         p,
         r#"{"post_only":1,"price":31000,"size":"2.50","order_type":"0","type":"2","instrument_id":"BTCUSDTPERP"}"#,
     );
     assert_round_trip(
-        &PlaceOrder::new(OrderSpec::market(
+        &PlaceOrderRequest::new(OrderSpec::market(
             I,
             OrderSide::CloseLong,
-            d("4"),
+            sz("4"),
             MarketStyle::FokOptimal20,
         )),
         "POST",
@@ -208,11 +219,11 @@ fn order_place_catalog_round_trips() {
         r#"{"instrument_id":"BTCUSDTPERP","type":3,"order_type":15,"size":4,"post_only":false}"#,
     );
     assert_round_trip(
-        &PlaceOrder::new(OrderSpec::new(
+        &PlaceOrderRequest::new(OrderSpec::new(
             I,
             OrderSide::OpenLong,
-            d("1"),
-            OrderPricing::IocCustomPrice(d("5")),
+            sz("1"),
+            OrderPricing::IocCustomPrice(px("5")),
         )),
         "POST",
         p,
@@ -306,7 +317,7 @@ fn order_place_catalog_refuses_inconsistent_orders() {
 fn cancel_order_shape_validation_and_round_trip() {
     let p = "/swap/v2/trade/cancel_order";
     let body = r#"{"instrument_id":"BTCUSDTPERP","order_id":"1590873693003714560"}"#;
-    let typed = CancelOrder::new(I, "1590873693003714560");
+    let typed = CancelOrderRequest::new(I, "1590873693003714560");
     assert_swap_signed_post(&typed, p, body);
     assert_round_trip(&typed, "POST", p, body);
     // A numeric order id keeps its digits.
@@ -316,9 +327,9 @@ fn cancel_order_shape_validation_and_round_trip() {
         p,
         r#"{"instrument_id":"BTCUSDTPERP","order_id":1590873693003714560}"#,
     );
-    assert_invalid(&CancelOrder::new(I, ""), "order_id");
-    assert_invalid(&CancelOrder::new(I, "12 34"), "order_id");
-    assert_invalid(&CancelOrder::new("", "1"), "instrument_id");
+    assert_invalid(&CancelOrderRequest::new(I, ""), "order_id");
+    assert_invalid(&CancelOrderRequest::new(I, "12 34"), "order_id");
+    assert_invalid(&CancelOrderRequest::new("", "1"), "instrument_id");
     catalog_invalid("POST", p, r#"{"instrument_id":"BTCUSDTPERP"}"#, "order_id");
 }
 
@@ -327,15 +338,15 @@ fn cancel_order_shape_validation_and_round_trip() {
 
 #[test]
 fn batch_order_sends_a_signed_json_array() {
-    let batch = BatchPlaceOrders::new([
+    let batch = BatchPlaceOrdersRequest::new([
         limit(OrderSide::OpenLong, "1", "30000"),
         OrderSpec::new(
             "ETHUSDTPERP",
             OrderSide::OpenShort,
-            d("0.5"),
-            OrderPricing::post_only(d("2000.25")),
+            sz("0.5"),
+            OrderPricing::post_only(px("2000.25")),
         ),
-        OrderSpec::market(I, OrderSide::CloseLong, d("2"), MarketStyle::IocOptimal5),
+        OrderSpec::market(I, OrderSide::CloseLong, sz("2"), MarketStyle::IocOptimal5),
     ]);
     let body = concat!(
         r#"[{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"30000"},"#,
@@ -358,12 +369,13 @@ fn batch_order_sends_a_signed_json_array() {
 #[test]
 fn batch_order_of_one_and_twenty() {
     assert_swap_signed_post(
-        &BatchPlaceOrders::new([limit(OrderSide::OpenLong, "1", "1")]),
+        &BatchPlaceOrdersRequest::new([limit(OrderSide::OpenLong, "1", "1")]),
         "/swap/v2/trade/batch_order",
         r#"[{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"1"}]"#,
     );
-    let twenty =
-        BatchPlaceOrders::new((0..MAX_BATCH_ORDERS).map(|_| limit(OrderSide::OpenLong, "1", "1")));
+    let twenty = BatchPlaceOrdersRequest::new(
+        (0..MAX_BATCH_ORDERS).map(|_| limit(OrderSide::OpenLong, "1", "1")),
+    );
     let one = r#"{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"1"}"#;
     let body = format!("[{}]", vec![one; 20].join(","));
     assert_swap_signed_post(&twenty, "/swap/v2/trade/batch_order", &body);
@@ -371,27 +383,27 @@ fn batch_order_of_one_and_twenty() {
 
 #[test]
 fn batch_order_validation_names_the_element() {
-    assert_invalid(&BatchPlaceOrders::new([]), "body");
+    assert_invalid(&BatchPlaceOrdersRequest::new([]), "body");
     assert_invalid(
-        &BatchPlaceOrders::new((0..21).map(|_| limit(OrderSide::OpenLong, "1", "1"))),
+        &BatchPlaceOrdersRequest::new((0..21).map(|_| limit(OrderSide::OpenLong, "1", "1"))),
         "body",
     );
     assert_invalid(
-        &BatchPlaceOrders::new([
+        &BatchPlaceOrdersRequest::new([
             limit(OrderSide::OpenLong, "1", "1"),
             limit(OrderSide::OpenLong, "1", "0"),
         ]),
         "[1].price",
     );
     assert_invalid(
-        &BatchPlaceOrders::new([limit(OrderSide::Unknown(9), "1", "1")]),
+        &BatchPlaceOrdersRequest::new([limit(OrderSide::Unknown(9), "1", "1")]),
         "[0].type",
     );
     assert_invalid(
-        &BatchPlaceOrders::new([
+        &BatchPlaceOrdersRequest::new([
             limit(OrderSide::OpenLong, "1", "1"),
             limit(OrderSide::OpenLong, "1", "1"),
-            OrderSpec::limit("", OrderSide::OpenLong, d("1"), d("1")),
+            OrderSpec::limit("", OrderSide::OpenLong, sz("1"), px("1")),
         ]),
         "[2].instrument_id",
     );
@@ -451,7 +463,7 @@ fn batch_order_catalog_reads_the_array_and_names_elements() {
 
 #[test]
 fn batch_cancel_order_sends_a_signed_json_array() {
-    let batch = BatchCancelOrders::new([
+    let batch = BatchCancelOrdersRequest::new([
         (I, "1590873693003714560"),
         ("ETHUSDTPERP", "1590873693003714561"),
     ]);
@@ -471,23 +483,32 @@ fn batch_cancel_order_sends_a_signed_json_array() {
     assert_round_trip(&batch, "POST", "/swap/v2/trade/batch_cancel_order", body);
     // OrderRef values work as well as pairs.
     assert_eq!(
-        BatchCancelOrders::new([OrderRef::new(I, "1")]),
-        BatchCancelOrders::new([(I, "1")])
+        BatchCancelOrdersRequest::new([OrderRef::new(I, "1")]),
+        BatchCancelOrdersRequest::new([(I, "1")])
     );
 }
 
 #[test]
 fn batch_cancel_order_validation() {
     let p = "/swap/v2/trade/batch_cancel_order";
-    assert_invalid(&BatchCancelOrders::new(Vec::<OrderRef>::new()), "body");
     assert_invalid(
-        &BatchCancelOrders::new((0..21).map(|i| (I, i.to_string()))),
+        &BatchCancelOrdersRequest::new(Vec::<OrderRef>::new()),
         "body",
     );
-    assert!(build_req(&BatchCancelOrders::new((0..20).map(|i| (I, i.to_string())))).is_ok());
-    assert_invalid(&BatchCancelOrders::new([(I, "1"), (I, "")]), "[1].order_id");
     assert_invalid(
-        &BatchCancelOrders::new([("BTC/USDT", "1")]),
+        &BatchCancelOrdersRequest::new((0..21).map(|i| (I, i.to_string()))),
+        "body",
+    );
+    assert!(build_req(&BatchCancelOrdersRequest::new(
+        (0..20).map(|i| (I, i.to_string()))
+    ))
+    .is_ok());
+    assert_invalid(
+        &BatchCancelOrdersRequest::new([(I, "1"), (I, "")]),
+        "[1].order_id",
+    );
+    assert_invalid(
+        &BatchCancelOrdersRequest::new([("BTC/USDT", "1")]),
         "[0].instrument_id",
     );
     let one = r#"{"instrument_id":"BTCUSDTPERP","order_id":"1"}"#;
@@ -718,17 +739,28 @@ fn order_place_and_cancel_return_the_id_string_or_number() {
         format!(r#"{{"code":0,"data":"{BIG_ID}"}}"#),
         format!(r#"{{"code":0,"data":{BIG_ID}}}"#),
     ] {
-        let id = decode_swap::<PlaceOrder>(&body).unwrap();
-        assert_eq!(id, OrderId(BIG_ID.to_owned()));
-        assert_eq!(id.as_str(), BIG_ID);
-        assert_eq!(id.to_string(), BIG_ID);
-        assert_eq!(serde_json::to_string(&id).unwrap(), format!("\"{BIG_ID}\""));
-        assert_eq!(decode_swap::<CancelOrder>(&body).unwrap().0, BIG_ID);
+        let placed = decode_swap::<PlaceOrderRequest>(&body).unwrap();
+        assert_eq!(
+            placed,
+            PlacedOrder {
+                order_id: BIG_ID.to_owned()
+            }
+        );
+        assert_eq!(
+            serde_json::to_string(&placed).unwrap(),
+            format!(r#"{{"order_id":"{BIG_ID}"}}"#)
+        );
+        assert_eq!(
+            decode_swap::<CancelOrderRequest>(&body).unwrap(),
+            CancelledOrder {
+                order_id: BIG_ID.to_owned()
+            }
+        );
     }
     assert_eq!(
-        decode_swap::<PlaceOrder>(&format!(r#"{{"code":0,"data":{HUGE_ID}}}"#))
+        decode_swap::<PlaceOrderRequest>(&format!(r#"{{"code":0,"data":{HUGE_ID}}}"#))
             .unwrap()
-            .0,
+            .order_id,
         HUGE_ID
     );
     // The id is the whole answer: required. A fractional number, a placeholder, null or a
@@ -741,11 +773,17 @@ fn order_place_and_cancel_return_the_id_string_or_number() {
         r#"{"code":0}"#,
     ] {
         assert!(
-            matches!(decode_swap::<PlaceOrder>(body), Err(Error::Decode { .. })),
+            matches!(
+                decode_swap::<PlaceOrderRequest>(body),
+                Err(Error::Decode { .. })
+            ),
             "{body}"
         );
         assert!(
-            matches!(decode_swap::<CancelOrder>(body), Err(Error::Decode { .. })),
+            matches!(
+                decode_swap::<CancelOrderRequest>(body),
+                Err(Error::Decode { .. })
+            ),
             "{body}"
         );
     }
@@ -760,8 +798,11 @@ fn batch_endpoints_return_the_list_of_ids() {
         BatchItem::Id(HUGE_ID.to_owned()),
         BatchItem::Id("1".to_owned()),
     ]);
-    assert_eq!(decode_swap::<BatchPlaceOrders>(&body).unwrap(), want);
-    assert_eq!(decode_swap::<BatchCancelOrders>(&body).unwrap(), want);
+    assert_eq!(decode_swap::<BatchPlaceOrdersRequest>(&body).unwrap(), want);
+    assert_eq!(
+        decode_swap::<BatchCancelOrdersRequest>(&body).unwrap(),
+        want
+    );
     assert_eq!(want.len(), 4);
     assert!(!want.has_failures());
     assert_eq!(
@@ -773,9 +814,11 @@ fn batch_endpoints_return_the_list_of_ids() {
         format!(r#"["{BIG_ID}","{BIG_ID}","{HUGE_ID}","1"]"#)
     );
     // An explicit empty list is an empty answer (a batch cancel that cancelled nothing).
-    assert!(decode_swap::<BatchCancelOrders>(r#"{"code":0,"data":[]}"#)
-        .unwrap()
-        .is_empty());
+    assert!(
+        decode_swap::<BatchCancelOrdersRequest>(r#"{"code":0,"data":[]}"#)
+            .unwrap()
+            .is_empty()
+    );
     // The list is the whole answer: missing, null, a placeholder or not a list is an error.
     for body in [
         r#"{"code":0}"#,
@@ -785,11 +828,14 @@ fn batch_endpoints_return_the_list_of_ids() {
         r#"{"code":0,"data":"1"}"#,
         r#"{"code":0,"data":{"a":1}}"#,
     ] {
-        match decode_swap::<BatchPlaceOrders>(body) {
+        match decode_swap::<BatchPlaceOrdersRequest>(body) {
             Err(Error::Decode { .. }) => {}
             other => panic!("{body}: {other:?}"),
         }
-        assert!(decode_swap::<BatchCancelOrders>(body).is_err(), "{body}");
+        assert!(
+            decode_swap::<BatchCancelOrdersRequest>(body).is_err(),
+            "{body}"
+        );
     }
 }
 
@@ -802,7 +848,7 @@ fn batch_answers_keep_elements_without_an_id_in_their_place() {
         {"message":"x"},
         1720297963537829891
     ]}"#;
-    let got = decode_swap::<BatchPlaceOrders>(body).unwrap();
+    let got = decode_swap::<BatchPlaceOrdersRequest>(body).unwrap();
     let none = BatchItem::Failed {
         code: None,
         message: None,
@@ -1133,8 +1179,8 @@ fn history_trades_decodes_fills() {
 
 #[test]
 fn trade_api_errors_are_typed() {
-    let e =
-        decode_swap::<BatchPlaceOrders>(r#"{"code":401014,"msg":"batch over 20"}"#).unwrap_err();
+    let e = decode_swap::<BatchPlaceOrdersRequest>(r#"{"code":401014,"msg":"batch over 20"}"#)
+        .unwrap_err();
     match &e {
         Error::Api(a) => {
             assert_eq!(a.code, ApiCode::Swap(SwapCode::OrderCountOverLimit));
@@ -1150,7 +1196,7 @@ fn trade_api_errors_are_typed() {
         (401008, SwapCode::MarketTradingNotSupport),
         (401009, SwapCode::MarketNoOrder),
     ] {
-        match decode_status::<PlaceOrder>(200, &format!(r#"{{"code":{code}}}"#)) {
+        match decode_status::<PlaceOrderRequest>(200, &format!(r#"{{"code":{code}}}"#)) {
             Err(Error::Api(a)) => assert_eq!(a.code, ApiCode::Swap(want)),
             other => panic!("{code}: {other:?}"),
         }
@@ -1173,10 +1219,10 @@ fn trade_endpoints_are_signed_and_declare_their_idempotency() {
         let (entry, _) = digifinex_core::catalog::find(method.as_str(), path).unwrap();
         assert_eq!(entry.meta, E::META);
     }
-    check::<PlaceOrder>(Method::Post, "/swap/v2/trade/order_place", false);
-    check::<CancelOrder>(Method::Post, "/swap/v2/trade/cancel_order", false);
-    check::<BatchPlaceOrders>(Method::Post, "/swap/v2/trade/batch_order", false);
-    check::<BatchCancelOrders>(Method::Post, "/swap/v2/trade/batch_cancel_order", false);
+    check::<PlaceOrderRequest>(Method::Post, "/swap/v2/trade/order_place", false);
+    check::<CancelOrderRequest>(Method::Post, "/swap/v2/trade/cancel_order", false);
+    check::<BatchPlaceOrdersRequest>(Method::Post, "/swap/v2/trade/batch_order", false);
+    check::<BatchCancelOrdersRequest>(Method::Post, "/swap/v2/trade/batch_cancel_order", false);
     check::<OpenOrdersRequest>(Method::Get, "/swap/v2/trade/open_orders", true);
     check::<OrderInfoRequest>(Method::Get, "/swap/v2/trade/order_info", true);
     check::<HistoryOrdersRequest>(Method::Get, "/swap/v2/trade/history_orders", true);

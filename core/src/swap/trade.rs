@@ -2,14 +2,15 @@
 //! orders, and fills (all signed).
 //!
 //! Orders are typed so that an inconsistent one cannot be written. An [`OrderSpec`] carries an
-//! [`OrderPricing`]: a limit order or an IOC/FOK order at a custom price carries its price; a
-//! market-style order ([`MarketStyle`]: opponent or optimal 5/10/20 levels, IOC, GTC or FOK)
-//! carries none. Post-only exists only on limit orders (see [`OrderPricing::Limit`]).
+//! [`OrderPricing`]: a limit order or an IOC/FOK order at a custom price carries its [`Price`];
+//! a market-style order ([`MarketStyle`]: opponent or optimal 5/10/20 levels, IOC, GTC or FOK)
+//! carries none. Post-only exists only on limit orders (see [`OrderPricing::Limit`]). The size is
+//! a [`Size`] (contracts), given before the price.
 //!
 //! Request bodies (JSON, members in the documented order): `instrument_id` (string), `type`
 //! ([`OrderSide`] code), `order_type` ([`OrderType`] code), `size` (a JSON number written from
 //! the exact decimal text), `price` (a JSON string, priced types only) and `post_only` (JSON
-//! `true`, only when set). The batch endpoints send a JSON array of such objects.
+//! `true`, only when set). The batch endpoints send a JSON array of such objects ([`Batch`]).
 //!
 //! DESIGN: idempotency is declared per endpoint (`Meta::idempotent`): placing and cancelling
 //! (the four POSTs) change state, so they are never retried automatically and a failure after
@@ -26,25 +27,27 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{
-    check_instrument, check_limit, check_order_id, check_positive, check_window, known_code,
-    private_read, private_write, MarginMode, MatchRole, OrderSide, OrderState, OrderType,
-    TradeType,
+    check_instrument, check_order_id, check_window, private_read, private_write, MarginMode,
+    MatchRole, OrderSide, OrderState, OrderType, TradeType,
 };
 #[cfg(feature = "catalog")]
 use crate::catalog::{entry, CatalogEntry};
-use crate::endpoint::{Endpoint, Meta, Method, Params};
+use crate::endpoint::{Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
-use crate::params::{element_error, FromParams, ParamMap};
+use crate::money::{Price, Size};
+use crate::params::{element_error, ParamMap};
+use crate::request;
+use crate::request::{known_code, positive, range, Body, Fields, IntoArg, Param};
 use crate::types::TimestampMillis;
 
 /// Every swap trade endpoint, in documentation order.
 #[cfg(feature = "catalog")]
 pub(crate) static ENTRIES: &[CatalogEntry] = &[
-    entry::<PlaceOrder>(),
-    entry::<CancelOrder>(),
-    entry::<BatchPlaceOrders>(),
-    entry::<BatchCancelOrders>(),
+    entry::<PlaceOrderRequest>(),
+    entry::<CancelOrderRequest>(),
+    entry::<BatchPlaceOrdersRequest>(),
+    entry::<BatchCancelOrdersRequest>(),
     entry::<OpenOrdersRequest>(),
     entry::<OrderInfoRequest>(),
     entry::<HistoryOrdersRequest>(),
@@ -139,22 +142,22 @@ pub enum OrderPricing {
     /// `order_type` 0: a limit order at `price`.
     Limit {
         /// The limit price.
-        price: Decimal,
+        price: Price,
         /// Maker-only: the order is cancelled rather than taking liquidity. Sent as
         /// `"post_only":true` only when set.
         post_only: bool,
     },
     /// `order_type` 4: immediate-or-cancel at a custom price.
-    IocCustomPrice(Decimal),
+    IocCustomPrice(Price),
     /// `order_type` 9: fill-or-kill at a custom price.
-    FokCustomPrice(Decimal),
+    FokCustomPrice(Price),
     /// A market-style type: no price.
     Market(MarketStyle),
 }
 
 impl OrderPricing {
     /// A limit order at `price`.
-    pub fn limit(price: Decimal) -> Self {
+    pub fn limit(price: Price) -> Self {
         OrderPricing::Limit {
             price,
             post_only: false,
@@ -162,7 +165,7 @@ impl OrderPricing {
     }
 
     /// A post-only limit order at `price`.
-    pub fn post_only(price: Decimal) -> Self {
+    pub fn post_only(price: Price) -> Self {
         OrderPricing::Limit {
             price,
             post_only: true,
@@ -180,7 +183,7 @@ impl OrderPricing {
     }
 
     /// The price (`None` for market-style types).
-    pub fn price(&self) -> Option<Decimal> {
+    pub fn price(&self) -> Option<Price> {
         match *self {
             OrderPricing::Limit { price, .. }
             | OrderPricing::IocCustomPrice(price)
@@ -204,10 +207,10 @@ impl OrderPricing {
     /// price on a priced type, post-only outside limit orders and unknown codes.
     fn from_wire(
         order_type: OrderType,
-        price: Option<Decimal>,
+        price: Option<Price>,
         post_only: bool,
     ) -> Result<Self, Error> {
-        let need_price = |price: Option<Decimal>| {
+        let need_price = |price: Option<Price>| {
             price.ok_or_else(|| {
                 Error::validation("price", format!("is required for order_type {order_type}"))
             })
@@ -246,13 +249,17 @@ impl OrderPricing {
     }
 }
 
-/// One order to place: instrument, side, size and pricing. Used by [`PlaceOrder`] and, as an
-/// array element, by [`BatchPlaceOrders`].
+/// One order to place: instrument, side, size and pricing. The whole body of
+/// [`PlaceOrderRequest`] and, as an array element, of [`BatchPlaceOrdersRequest`].
+///
+/// As [`request::Fields`] it is checked (`instrument_id`, `type`, `size` and `price`, each error
+/// naming its member) and written as the members `instrument_id`, `type`, `order_type`, `size`,
+/// `price` (priced types only) and `post_only` (only when set).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct OrderSpec {
     instrument_id: String,
     side: OrderSide,
-    size: Decimal,
+    size: Size,
     pricing: OrderPricing,
 }
 
@@ -262,7 +269,7 @@ impl OrderSpec {
     pub fn new(
         instrument_id: impl Into<String>,
         side: OrderSide,
-        size: Decimal,
+        size: Size,
         pricing: OrderPricing,
     ) -> Self {
         OrderSpec {
@@ -273,21 +280,21 @@ impl OrderSpec {
         }
     }
 
-    /// A limit order (`order_type` 0) at `price`.
+    /// A limit order (`order_type` 0) of `size` contracts at `price`.
     pub fn limit(
         instrument_id: impl Into<String>,
         side: OrderSide,
-        size: Decimal,
-        price: Decimal,
+        size: Size,
+        price: Price,
     ) -> Self {
         Self::new(instrument_id, side, size, OrderPricing::limit(price))
     }
 
-    /// A market-style order.
+    /// A market-style order of `size` contracts.
     pub fn market(
         instrument_id: impl Into<String>,
         side: OrderSide,
-        size: Decimal,
+        size: Size,
         style: MarketStyle,
     ) -> Self {
         Self::new(instrument_id, side, size, OrderPricing::Market(style))
@@ -302,46 +309,68 @@ impl OrderSpec {
         &self.side
     }
     /// Size in contracts.
-    pub fn size(&self) -> Decimal {
+    pub fn size(&self) -> Size {
         self.size
+    }
+    /// The price (`None` for market-style types).
+    pub fn price(&self) -> Option<Price> {
+        self.pricing.price()
     }
     /// Order type and price.
     pub fn pricing(&self) -> &OrderPricing {
         &self.pricing
     }
+}
 
-    /// Validates the order and writes it as one JSON object.
-    fn write(&self, w: &mut JsonWriter) -> Result<(), Error> {
+impl Fields for OrderSpec {
+    fn check(&self) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
-        let side = known_code("type", &self.side)?;
-        check_positive("size", &self.size)?;
-        let price = self.pricing.price();
-        if let Some(p) = &price {
-            check_positive("price", p)?;
+        known_code("type", &self.side)?;
+        positive("size", &self.size)?;
+        if let Some(price) = self.pricing.price() {
+            positive("price", &price)?;
         }
-        w.begin_object()
-            .str("instrument_id", &self.instrument_id)
-            .int("type", side)
-            .int(
-                "order_type",
-                known_code("order_type", &self.pricing.order_type())?,
-            )
-            .decimal_number("size", &self.size)
-            .opt_decimal_string("price", price.as_ref());
-        if self.pricing.is_post_only() {
-            w.bool("post_only", true);
-        }
-        w.end_object();
+        known_code("order_type", &self.pricing.order_type())?;
         Ok(())
     }
 
-    /// Reads an order from wire parameters (a JSON object or one batch element).
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
+    fn put_all(&self, p: &mut Params) -> Result<(), Error> {
+        self.instrument_id.put("instrument_id", p)?;
+        self.side.put("type", p)?;
+        self.pricing.order_type().put("order_type", p)?;
+        self.size.put("size", p)?;
+        if let Some(price) = self.pricing.price() {
+            price.put("price", p)?;
+        }
+        if self.pricing.is_post_only() {
+            true.put("post_only", p)?;
+        }
+        Ok(())
+    }
+
+    fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error> {
+        self.instrument_id.put_json("instrument_id", w)?;
+        self.side.put_json("type", w)?;
+        self.pricing.order_type().put_json("order_type", w)?;
+        self.size.put_json("size", w)?;
+        if let Some(price) = self.pricing.price() {
+            price.put_json("price", w)?;
+        }
+        if self.pricing.is_post_only() {
+            true.put_json("post_only", w)?;
+        }
+        Ok(())
+    }
+
+    /// Reads an order from wire parameters (a JSON object or one batch element): `type` and
+    /// `order_type` as integer codes, `size` and `price` as exact decimals, `post_only` as a
+    /// flag; an inconsistent order is refused (see [`OrderPricing`]).
+    fn take_all(p: &mut ParamMap) -> Result<Self, Error> {
         let instrument_id = p.take_str("instrument_id")?;
         let side = OrderSide::from_code(p.take_int("type")?);
         let order_type = OrderType::from_code(p.take_int("order_type")?);
-        let size = p.take_decimal("size")?;
-        let price = p.take_opt_decimal("price")?;
+        let size = Size::new(p.take_decimal("size")?);
+        let price = p.take_opt_decimal("price")?.map(Price::new);
         let post_only = p.take_opt_flag("post_only")?.unwrap_or(false);
         let pricing = OrderPricing::from_wire(order_type, price, post_only)?;
         Ok(OrderSpec {
@@ -353,43 +382,186 @@ impl OrderSpec {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Answers
-
-/// The id of a placed or cancelled order: the whole answer of `order_place` and `cancel_order`
-/// (`data` is the id).
+/// An order to cancel: its instrument and id (a [`BatchCancelOrdersRequest`] element).
 ///
-/// Required (the value that is the whole answer): an answer without `data`, or with `null`, a
-/// placeholder or anything but an id, is an [`Error::Decode`] (after a write, the session
-/// reports it as [`Error::OutcomeUnknown`]: the order may or may not be placed).
-///
-/// DESIGN: swap ids exceed 2^53; a JSON number is kept as its digits (never read through `f64`
-/// or a fixed-width integer), a string is kept as is.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct OrderId(pub String);
+/// As [`request::Fields`] it is checked (`instrument_id`, `order_id`) and written as the members
+/// `instrument_id` and `order_id` (a JSON string).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OrderRef {
+    instrument_id: String,
+    order_id: String,
+}
 
-impl OrderId {
-    /// The id.
-    pub fn as_str(&self) -> &str {
+impl OrderRef {
+    /// Order `order_id` on `instrument_id`.
+    pub fn new(instrument_id: impl Into<String>, order_id: impl Into<String>) -> Self {
+        OrderRef {
+            instrument_id: instrument_id.into(),
+            order_id: order_id.into(),
+        }
+    }
+    /// The instrument.
+    pub fn instrument_id(&self) -> &str {
+        &self.instrument_id
+    }
+    /// The order id.
+    pub fn order_id(&self) -> &str {
+        &self.order_id
+    }
+}
+
+impl<A: Into<String>, B: Into<String>> From<(A, B)> for OrderRef {
+    fn from((instrument_id, order_id): (A, B)) -> Self {
+        OrderRef::new(instrument_id, order_id)
+    }
+}
+
+impl Fields for OrderRef {
+    fn check(&self) -> Result<(), Error> {
+        check_instrument("instrument_id", &self.instrument_id)?;
+        check_order_id("order_id", &self.order_id)
+    }
+
+    fn put_all(&self, p: &mut Params) -> Result<(), Error> {
+        self.instrument_id.put("instrument_id", p)?;
+        self.order_id.put("order_id", p)
+    }
+
+    fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error> {
+        self.instrument_id.put_json("instrument_id", w)?;
+        self.order_id.put_json("order_id", w)
+    }
+
+    fn take_all(p: &mut ParamMap) -> Result<Self, Error> {
+        Ok(OrderRef {
+            instrument_id: p.take_str("instrument_id")?,
+            order_id: p.take_str("order_id")?,
+        })
+    }
+}
+
+/// The elements of a batch body (`batch_order`: [`OrderSpec`]s, `batch_cancel_order`:
+/// [`OrderRef`]s), sent as a JSON array of objects in the given order.
+///
+/// As [`request::Body`] it refuses a batch of 0 or more than [`MAX_BATCH_ORDERS`] elements on
+/// `body` (the server's error 401014) and names a failing element's member with its index
+/// (`[3].price`). A request's constructor takes any list of elements (for cancels, also
+/// `(instrument_id, order_id)` pairs); a `Batch` is also collected from an iterator.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Batch<T>(Vec<T>);
+
+impl<T> Batch<T> {
+    /// The elements, in order.
+    pub fn items(&self) -> &[T] {
         &self.0
     }
 }
 
-impl std::fmt::Display for OrderId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+impl<T> FromIterator<T> for Batch<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Batch(iter.into_iter().collect())
     }
 }
 
-impl<'de> Deserialize<'de> for OrderId {
+/// Any list of orders: an array, a `Vec`, an iterator.
+impl<I: IntoIterator<Item = OrderSpec>> IntoArg<Batch<OrderSpec>> for I {
+    fn into_arg(self) -> Batch<OrderSpec> {
+        self.into_iter().collect()
+    }
+}
+
+/// Any list of [`OrderRef`]s or `(instrument_id, order_id)` pairs.
+impl<I> IntoArg<Batch<OrderRef>> for I
+where
+    I: IntoIterator,
+    I::Item: Into<OrderRef>,
+{
+    fn into_arg(self) -> Batch<OrderRef> {
+        self.into_iter().map(Into::into).collect()
+    }
+}
+
+impl<T: Fields> Body for Batch<T> {
+    fn write_body(&self, p: &mut Params) -> Result<(), Error> {
+        let len = self.0.len();
+        if !(1..=MAX_BATCH_ORDERS).contains(&len) {
+            // The body has no member name, so the error names `body`.
+            return Err(Error::validation(
+                "body",
+                format!("{len} elements given; 1..={MAX_BATCH_ORDERS} per batch"),
+            ));
+        }
+        let mut w = JsonWriter::new();
+        w.begin_array();
+        for (i, item) in self.0.iter().enumerate() {
+            w.element();
+            write_element(item, &mut w).map_err(|e| element_error(i, e))?;
+        }
+        w.end_array();
+        p.set_json_body(w);
+        Ok(())
+    }
+
+    /// Reads each element of the array body, naming a failing element (`[3].price`).
+    fn take_body(p: &mut ParamMap) -> Result<Self, Error> {
+        p.take_array_body()?
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut m)| {
+                let item = T::take_all(&mut m).map_err(|e| element_error(i, e))?;
+                m.finish().map_err(|e| element_error(i, e))?;
+                Ok(item)
+            })
+            .collect()
+    }
+}
+
+/// Checks one batch element and writes it as a JSON object.
+fn write_element<T: Fields>(item: &T, w: &mut JsonWriter) -> Result<(), Error> {
+    item.check()?;
+    w.begin_object();
+    item.put_json_all(w)?;
+    w.end_object();
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers
+
+/// Answer of [`PlaceOrderRequest`]: the id of the new order, which `data` is (`"data":"1590.."`).
+///
+/// Required (the value that is the whole answer): an answer without `data`, or with `null`, a
+/// placeholder or anything but an id, is an [`Error::Decode`] (after a write, the session
+/// reports it as [`Error::OutcomeUnknown`]: the order may or may not be placed). Serialized as
+/// `{"order_id":".."}`.
+///
+/// DESIGN: swap ids exceed 2^53; a JSON number is kept as its digits (never read through `f64`
+/// or a fixed-width integer), a string is kept as is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct PlacedOrder {
+    /// Id of the new order.
+    pub order_id: String,
+}
+
+impl<'de> Deserialize<'de> for PlacedOrder {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::de::id::deserialize(d).map(OrderId)
+        crate::de::id::deserialize(d).map(|order_id| PlacedOrder { order_id })
     }
 }
 
-impl Serialize for OrderId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
+/// Answer of [`CancelOrderRequest`]: the id of the cancelled order, which `data` is.
+///
+/// Required, decoded and serialized as [`PlacedOrder`]: an answer without a usable id is an
+/// [`Error::Decode`] (after a write, [`Error::OutcomeUnknown`]); a JSON number keeps its digits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct CancelledOrder {
+    /// Id of the cancelled order.
+    pub order_id: String,
+}
+
+impl<'de> Deserialize<'de> for CancelledOrder {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::de::id::deserialize(d).map(|order_id| CancelledOrder { order_id })
     }
 }
 
@@ -677,580 +849,240 @@ pub struct Fill {
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/trade/order_place`: places one order; the answer is the new order's id.
-///
-/// Body: `{"instrument_id":..,"type":1,"order_type":0,"size":1,"price":"30000.5"}`, plus
-/// `"post_only":true` for a post-only limit order (see [`OrderSpec`] and [`OrderPricing`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlaceOrder {
-    order: OrderSpec,
-}
-
-impl PlaceOrder {
+request! {
+    /// `POST /swap/v2/trade/order_place`: places one order; the answer is the new order's id.
+    ///
+    /// Body: `{"instrument_id":..,"type":1,"order_type":0,"size":1,"price":"30000.5"}`, plus
+    /// `"post_only":true` for a post-only limit order (see [`OrderSpec`] and [`OrderPricing`]).
+    pub struct PlaceOrderRequest => PlacedOrder;
+    meta = private_write("swap.order_place", Method::Post, "/swap/v2/trade/order_place");
     /// Places `order`.
-    pub fn new(order: OrderSpec) -> Self {
-        PlaceOrder { order }
-    }
-    /// The order.
-    pub fn order(&self) -> &OrderSpec {
-        &self.order
-    }
-}
-
-impl Endpoint for PlaceOrder {
-    type Output = OrderId;
-    const META: Meta = private_write(
-        "swap.order_place",
-        Method::Post,
-        "/swap/v2/trade/order_place",
-    );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let mut w = JsonWriter::new();
-        self.order.write(&mut w)?;
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for PlaceOrder {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        OrderSpec::from_params(p).map(PlaceOrder::new)
+    new;
+    fields {
+        /// The order: its members are the whole body.
+        flat order: OrderSpec,
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// `POST /swap/v2/trade/cancel_order`: cancels one order; the answer is its id.
-///
-/// Body: `{"instrument_id":..,"order_id":".."}`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CancelOrder {
-    target: OrderRef,
-}
-
-impl CancelOrder {
+request! {
+    /// `POST /swap/v2/trade/cancel_order`: cancels one order; the answer is its id.
+    ///
+    /// Body: `{"instrument_id":..,"order_id":".."}`.
+    #[derive(Hash)]
+    pub struct CancelOrderRequest => CancelledOrder;
+    meta = private_write("swap.cancel_order", Method::Post, "/swap/v2/trade/cancel_order");
     /// Cancels order `order_id` on `instrument_id`.
-    pub fn new(instrument_id: impl Into<String>, order_id: impl Into<String>) -> Self {
-        CancelOrder {
-            target: OrderRef::new(instrument_id, order_id),
-        }
-    }
-}
-
-impl Endpoint for CancelOrder {
-    type Output = OrderId;
-    const META: Meta = private_write(
-        "swap.cancel_order",
-        Method::Post,
-        "/swap/v2/trade/cancel_order",
-    );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        let mut w = JsonWriter::new();
-        self.target.write(&mut w)?;
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for CancelOrder {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(CancelOrder {
-            target: OrderRef::from_params(p)?,
-        })
-    }
-}
-
-/// An order to cancel: its instrument and id (a [`BatchCancelOrders`] element).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct OrderRef {
-    instrument_id: String,
-    order_id: String,
-}
-
-impl OrderRef {
-    /// Order `order_id` on `instrument_id`.
-    pub fn new(instrument_id: impl Into<String>, order_id: impl Into<String>) -> Self {
-        OrderRef {
-            instrument_id: instrument_id.into(),
-            order_id: order_id.into(),
-        }
-    }
-    /// The instrument.
-    pub fn instrument_id(&self) -> &str {
-        &self.instrument_id
-    }
-    /// The order id.
-    pub fn order_id(&self) -> &str {
-        &self.order_id
-    }
-
-    fn write(&self, w: &mut JsonWriter) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        check_order_id("order_id", &self.order_id)?;
-        w.begin_object()
-            .str("instrument_id", &self.instrument_id)
-            .str("order_id", &self.order_id)
-            .end_object();
-        Ok(())
-    }
-
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(OrderRef {
-            instrument_id: p.take_str("instrument_id")?,
-            order_id: p.take_str("order_id")?,
-        })
-    }
-}
-
-impl<A: Into<String>, B: Into<String>> From<(A, B)> for OrderRef {
-    fn from((instrument_id, order_id): (A, B)) -> Self {
-        OrderRef::new(instrument_id, order_id)
+    new;
+    fields {
+        /// The instrument (`BTCUSDTPERP`).
+        req instrument_id: String [check_instrument],
+        /// The order id (a JSON string).
+        req order_id: String [check_order_id],
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// Checks a batch size: 1..=[`MAX_BATCH_ORDERS`] elements. The body has no member name, so the
-/// error names `body`.
-fn check_batch_len(len: usize) -> Result<(), Error> {
-    if (1..=MAX_BATCH_ORDERS).contains(&len) {
-        Ok(())
-    } else {
-        Err(Error::validation(
-            "body",
-            format!("{len} elements given; 1..={MAX_BATCH_ORDERS} per batch"),
-        ))
-    }
-}
+pub use batch::{BatchCancelOrdersRequest, BatchPlaceOrdersRequest};
 
-/// Reads each element of an array body with `read`, naming a failing element (`[3].price`).
-fn read_array<T>(
-    p: &mut ParamMap,
-    read: fn(&mut ParamMap) -> Result<T, Error>,
-) -> Result<Vec<T>, Error> {
-    p.take_array_body()?
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut m)| {
-            let item = read(&mut m).map_err(|e| element_error(i, e))?;
-            m.finish().map_err(|e| element_error(i, e))?;
-            Ok(item)
-        })
-        .collect()
-}
+/// The batch requests. `request!` initialises its JSON-object flag and, for a `body` field,
+/// overwrites it unread (`unused_assignments`); the lint is allowed here, not crate-wide.
+mod batch {
+    #![allow(unused_assignments)]
 
-/// `POST /swap/v2/trade/batch_order`: places 1..=20 orders; the answer lists their ids in
-/// request order.
-///
-/// Body: a JSON array of the [`PlaceOrder`] objects, e.g.
-/// `[{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"30000"},..]`.
-/// Validation errors name the element (`[3].price`); a batch of 0 or more than 20 is refused
-/// on `body` (the server's error 401014).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BatchPlaceOrders {
-    orders: Vec<OrderSpec>,
-}
+    use super::*;
 
-impl BatchPlaceOrders {
-    /// Places `orders` (1..=20).
-    pub fn new(orders: impl IntoIterator<Item = OrderSpec>) -> Self {
-        BatchPlaceOrders {
-            orders: orders.into_iter().collect(),
+    request! {
+        /// `POST /swap/v2/trade/batch_order`: places 1..=20 orders; the answer lists their ids
+        /// in request order.
+        ///
+        /// Body: a JSON array of the [`PlaceOrderRequest`] objects, e.g.
+        /// `[{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"1"},..]`.
+        /// Validation errors name the element (`[3].price`); a batch of 0 or more than 20 is
+        /// refused on `body` (the server's error 401014).
+        pub struct BatchPlaceOrdersRequest => OrderIds;
+        meta = private_write("swap.batch_order", Method::Post, "/swap/v2/trade/batch_order");
+        /// Places `orders` (1..=20): an array, a `Vec` or an iterator of [`OrderSpec`]s.
+        new;
+        fields {
+            /// The orders, 1..=20: the whole body.
+            body orders: Batch<OrderSpec>,
         }
     }
-    /// The orders.
-    pub fn orders(&self) -> &[OrderSpec] {
-        &self.orders
-    }
-}
 
-impl Endpoint for BatchPlaceOrders {
-    type Output = OrderIds;
-    const META: Meta = private_write(
-        "swap.batch_order",
-        Method::Post,
-        "/swap/v2/trade/batch_order",
-    );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_batch_len(self.orders.len())?;
-        let mut w = JsonWriter::new();
-        w.begin_array();
-        for (i, order) in self.orders.iter().enumerate() {
-            w.element();
-            order.write(&mut w).map_err(|e| element_error(i, e))?;
+    // -----------------------------------------------------------------------------------------
+
+    request! {
+        /// `POST /swap/v2/trade/batch_cancel_order`: cancels 1..=20 orders; the answer lists the
+        /// ids.
+        ///
+        /// Body: `[{"instrument_id":"BTCUSDTPERP","order_id":".."},..]`. Validation errors name
+        /// the element (`[3].order_id`); a batch of 0 or more than 20 is refused on `body`.
+        pub struct BatchCancelOrdersRequest => OrderIds;
+        meta = private_write(
+            "swap.batch_cancel_order",
+            Method::Post,
+            "/swap/v2/trade/batch_cancel_order"
+        );
+        /// Cancels `orders` (1..=20): [`OrderRef`]s or `(instrument_id, order_id)` pairs.
+        new;
+        fields {
+            /// The orders, 1..=20: the whole body.
+            body orders: Batch<OrderRef>,
         }
-        w.end_array();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for BatchPlaceOrders {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(BatchPlaceOrders {
-            orders: read_array(p, OrderSpec::from_params)?,
-        })
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-
-/// `POST /swap/v2/trade/batch_cancel_order`: cancels 1..=20 orders; the answer lists the ids.
-///
-/// Body: `[{"instrument_id":"BTCUSDTPERP","order_id":".."},..]`. Validation errors name the
-/// element (`[3].order_id`); a batch of 0 or more than 20 is refused on `body`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BatchCancelOrders {
-    orders: Vec<OrderRef>,
-}
-
-impl BatchCancelOrders {
-    /// Cancels `orders` (1..=20): [`OrderRef`]s or `(instrument_id, order_id)` pairs.
-    pub fn new<I>(orders: I) -> Self
-    where
-        I: IntoIterator,
-        I::Item: Into<OrderRef>,
-    {
-        BatchCancelOrders {
-            orders: orders.into_iter().map(Into::into).collect(),
-        }
-    }
-    /// The orders.
-    pub fn orders(&self) -> &[OrderRef] {
-        &self.orders
-    }
-}
-
-impl Endpoint for BatchCancelOrders {
-    type Output = OrderIds;
-    const META: Meta = private_write(
-        "swap.batch_cancel_order",
-        Method::Post,
-        "/swap/v2/trade/batch_cancel_order",
-    );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_batch_len(self.orders.len())?;
-        let mut w = JsonWriter::new();
-        w.begin_array();
-        for (i, order) in self.orders.iter().enumerate() {
-            w.element();
-            order.write(&mut w).map_err(|e| element_error(i, e))?;
-        }
-        w.end_array();
-        p.set_json_body(w);
-        Ok(())
-    }
-}
-
-impl FromParams for BatchCancelOrders {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(BatchCancelOrders {
-            orders: read_array(p, OrderRef::from_params)?,
-        })
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Queries
 
-/// Validates and writes the optional `instrument_id`, `type` and `order_type` filters.
-fn push_common_filters(
-    p: &mut Params,
-    instrument_id: Option<&str>,
-    side: Option<&OrderSide>,
-    order_type: Option<&OrderType>,
-) -> Result<(), Error> {
-    if let Some(i) = instrument_id {
-        check_instrument("instrument_id", i)?;
+/// The `order_status` check of [`OpenOrdersRequest`]: 0 (open) or 1 (part filled).
+fn check_open_status(field: &'static str, state: &OrderState) -> Result<(), Error> {
+    match state {
+        OrderState::Open | OrderState::PartFilled => Ok(()),
+        other => Err(Error::validation(
+            field,
+            format!("{other} is not allowed here (0 (open) or 1 (part filled))"),
+        )),
     }
-    let side = side.map(|s| known_code("type", s)).transpose()?;
-    let order_type = order_type
-        .map(|t| known_code("order_type", t))
-        .transpose()?;
-    p.push_opt("instrument_id", instrument_id);
-    p.push_opt_display("type", side);
-    p.push_opt_display("order_type", order_type);
-    Ok(())
 }
 
-/// Declares `open_orders` / `history_orders`: the same filters, different allowed states.
-macro_rules! order_query {
-    (
-        $(#[$doc:meta])*
-        $name:ident, $meta_name:literal, $path:literal,
-        allowed = [$($state:ident),+], allowed_text = $allowed_text:literal
-    ) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Default)]
-        pub struct $name {
-            instrument_id: Option<String>,
-            side: Option<OrderSide>,
-            order_type: Option<OrderType>,
-            order_status: Option<OrderState>,
-            start_timestamp: Option<TimestampMillis>,
-            end_timestamp: Option<TimestampMillis>,
-            limit: Option<u32>,
-        }
-
-        impl $name {
-            /// No filter: every instrument, the server's default limit (20).
-            pub fn new() -> Self {
-                Self::default()
-            }
-            /// Only orders of `instrument_id`.
-            pub fn instrument_id(mut self, instrument_id: impl Into<String>) -> Self {
-                self.instrument_id = Some(instrument_id.into());
-                self
-            }
-            /// Only orders of this side/kind (wire `type`).
-            pub fn side(mut self, side: OrderSide) -> Self {
-                self.side = Some(side);
-                self
-            }
-            /// Only orders of this order type.
-            pub fn order_type(mut self, order_type: OrderType) -> Self {
-                self.order_type = Some(order_type);
-                self
-            }
-            #[doc = concat!("Only orders in this state: ", $allowed_text, ".")]
-            pub fn order_status(mut self, state: OrderState) -> Self {
-                self.order_status = Some(state);
-                self
-            }
-            /// Window start (ms).
-            pub fn start_timestamp(mut self, t: TimestampMillis) -> Self {
-                self.start_timestamp = Some(t);
-                self
-            }
-            /// Window end (ms), after `start_timestamp`.
-            pub fn end_timestamp(mut self, t: TimestampMillis) -> Self {
-                self.end_timestamp = Some(t);
-                self
-            }
-            /// Number of orders, 1..=100.
-            pub fn limit(mut self, limit: u32) -> Self {
-                self.limit = Some(limit);
-                self
-            }
-        }
-
-        impl Endpoint for $name {
-            type Output = Vec<Order>;
-            const META: Meta = private_read($meta_name, Method::Get, $path);
-            fn encode(&self, p: &mut Params) -> Result<(), Error> {
-                let status = match &self.order_status {
-                    None => None,
-                    Some(s @ ($(OrderState::$state)|+)) => s.code(),
-                    Some(other) => {
-                        return Err(Error::validation(
-                            "order_status",
-                            format!(
-                                concat!("{} is not allowed here (", $allowed_text, ")"),
-                                other
-                            ),
-                        ))
-                    }
-                };
-                check_window(self.start_timestamp, self.end_timestamp)?;
-                check_limit(self.limit)?;
-                push_common_filters(
-                    p,
-                    self.instrument_id.as_deref(),
-                    self.side.as_ref(),
-                    self.order_type.as_ref(),
-                )?;
-                p.push_opt_display("order_status", status);
-                p.push_opt_display("start_timestamp", self.start_timestamp.map(|t| t.0));
-                p.push_opt_display("end_timestamp", self.end_timestamp.map(|t| t.0));
-                p.push_opt_display("limit", self.limit);
-                Ok(())
-            }
-        }
-
-        impl FromParams for $name {
-            fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-                Ok($name {
-                    instrument_id: p.take_opt_str("instrument_id")?,
-                    side: p.take_opt_int("type")?.map(OrderSide::from_code),
-                    order_type: p.take_opt_int("order_type")?.map(OrderType::from_code),
-                    order_status: p.take_opt_int("order_status")?.map(OrderState::from_code),
-                    start_timestamp: p.take_opt_int("start_timestamp")?.map(TimestampMillis),
-                    end_timestamp: p.take_opt_int("end_timestamp")?.map(TimestampMillis),
-                    limit: p.take_opt_int("limit")?,
-                })
-            }
-        }
-    };
+/// The `order_status` check of [`HistoryOrdersRequest`]: -1 (canceled) or 2 (filled).
+fn check_finished_status(field: &'static str, state: &OrderState) -> Result<(), Error> {
+    match state {
+        OrderState::Canceled | OrderState::Filled => Ok(()),
+        other => Err(Error::validation(
+            field,
+            format!("{other} is not allowed here (-1 (canceled) or 2 (filled))"),
+        )),
+    }
 }
 
-order_query! {
+/// The window rule of [`OpenOrdersRequest`]: `end_timestamp` after `start_timestamp`.
+fn open_orders_window(r: &OpenOrdersRequest, _: &Params) -> Result<(), Error> {
+    check_window(r.start_timestamp, r.end_timestamp)
+}
+
+/// The window rule of [`HistoryOrdersRequest`]: `end_timestamp` after `start_timestamp`.
+fn history_orders_window(r: &HistoryOrdersRequest, _: &Params) -> Result<(), Error> {
+    check_window(r.start_timestamp, r.end_timestamp)
+}
+
+/// The window rule of [`HistoryTradesRequest`]: `end_timestamp` after `start_timestamp`.
+fn history_trades_window(r: &HistoryTradesRequest, _: &Params) -> Result<(), Error> {
+    check_window(r.start_timestamp, r.end_timestamp)
+}
+
+request! {
     /// `GET /swap/v2/trade/open_orders`: unfinished orders (open or partly filled).
     ///
     /// Query parameters, all optional, in this order: `instrument_id`, `type`, `order_type`,
     /// `order_status` (0 open or 1 part filled only), `start_timestamp`, `end_timestamp` (ms,
     /// end after start), `limit` (1..=100, default 20).
-    OpenOrdersRequest, "swap.open_orders", "/swap/v2/trade/open_orders",
-    allowed = [Open, PartFilled], allowed_text = "0 (open) or 1 (part filled)"
+    #[derive(Default)]
+    pub struct OpenOrdersRequest => Vec<Order>;
+    meta = private_read("swap.open_orders", Method::Get, "/swap/v2/trade/open_orders");
+    /// No filter: every instrument, the server's default limit (20).
+    new;
+    fields {
+        /// Only orders of `instrument_id`.
+        opt instrument_id: String [check_instrument],
+        /// Only orders of this side/kind (wire `type`).
+        opt side: OrderSide as "type" [known_code],
+        /// Only orders of this order type.
+        opt order_type: OrderType [known_code],
+        /// Only orders in this state: 0 (open) or 1 (part filled).
+        opt order_status: OrderState [check_open_status],
+        /// Window start (ms).
+        opt start_timestamp: TimestampMillis,
+        /// Window end (ms), after `start_timestamp`.
+        opt end_timestamp: TimestampMillis,
+        /// Number of orders, 1..=100.
+        opt limit: u32 [range(1, 100)],
+    }
+    validate = open_orders_window;
 }
 
-order_query! {
+request! {
     /// `GET /swap/v2/trade/history_orders`: finished orders (filled or canceled).
     ///
     /// Query parameters, all optional, in this order: `instrument_id`, `type`, `order_type`,
     /// `order_status` (-1 canceled or 2 filled only), `start_timestamp`, `end_timestamp` (ms,
     /// end after start), `limit` (1..=100, default 20).
-    HistoryOrdersRequest, "swap.history_orders", "/swap/v2/trade/history_orders",
-    allowed = [Canceled, Filled], allowed_text = "-1 (canceled) or 2 (filled)"
-}
-
-// ---------------------------------------------------------------------------------------------
-
-/// `GET /swap/v2/trade/order_info`: one order by id, in any state.
-///
-/// Query: `order_id` (required), then `instrument_id` (optional).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OrderInfoRequest {
-    order_id: String,
-    instrument_id: Option<String>,
-}
-
-impl OrderInfoRequest {
-    /// The order `order_id`.
-    pub fn new(order_id: impl Into<String>) -> Self {
-        OrderInfoRequest {
-            order_id: order_id.into(),
-            instrument_id: None,
-        }
-    }
-    /// Also name the instrument.
-    pub fn instrument_id(mut self, instrument_id: impl Into<String>) -> Self {
-        self.instrument_id = Some(instrument_id.into());
-        self
-    }
-}
-
-impl Endpoint for OrderInfoRequest {
-    type Output = Order;
-    const META: Meta = private_read("swap.order_info", Method::Get, "/swap/v2/trade/order_info");
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        check_order_id("order_id", &self.order_id)?;
-        if let Some(i) = &self.instrument_id {
-            check_instrument("instrument_id", i)?;
-        }
-        p.push("order_id", &self.order_id);
-        p.push_opt("instrument_id", self.instrument_id.as_deref());
-        Ok(())
-    }
-}
-
-impl FromParams for OrderInfoRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(OrderInfoRequest {
-            order_id: p.take_str("order_id")?,
-            instrument_id: p.take_opt_str("instrument_id")?,
-        })
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-
-/// `GET /swap/v2/trade/history_trades`: own fills.
-///
-/// Query parameters, all optional, in this order: `instrument_id`, `type`, `order_type`,
-/// `order_id`, `start_timestamp`, `end_timestamp` (ms, end after start), `limit` (1..=100,
-/// default 20).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct HistoryTradesRequest {
-    instrument_id: Option<String>,
-    side: Option<OrderSide>,
-    order_type: Option<OrderType>,
-    order_id: Option<String>,
-    start_timestamp: Option<TimestampMillis>,
-    end_timestamp: Option<TimestampMillis>,
-    limit: Option<u32>,
-}
-
-impl HistoryTradesRequest {
+    #[derive(Default)]
+    pub struct HistoryOrdersRequest => Vec<Order>;
+    meta = private_read("swap.history_orders", Method::Get, "/swap/v2/trade/history_orders");
     /// No filter: every instrument, the server's default limit (20).
-    pub fn new() -> Self {
-        Self::default()
+    new;
+    fields {
+        /// Only orders of `instrument_id`.
+        opt instrument_id: String [check_instrument],
+        /// Only orders of this side/kind (wire `type`).
+        opt side: OrderSide as "type" [known_code],
+        /// Only orders of this order type.
+        opt order_type: OrderType [known_code],
+        /// Only orders in this state: -1 (canceled) or 2 (filled).
+        opt order_status: OrderState [check_finished_status],
+        /// Window start (ms).
+        opt start_timestamp: TimestampMillis,
+        /// Window end (ms), after `start_timestamp`.
+        opt end_timestamp: TimestampMillis,
+        /// Number of orders, 1..=100.
+        opt limit: u32 [range(1, 100)],
     }
-    /// Only fills of `instrument_id`.
-    pub fn instrument_id(mut self, instrument_id: impl Into<String>) -> Self {
-        self.instrument_id = Some(instrument_id.into());
-        self
-    }
-    /// Only fills of orders of this side/kind (wire `type`).
-    pub fn side(mut self, side: OrderSide) -> Self {
-        self.side = Some(side);
-        self
-    }
-    /// Only fills of orders of this order type.
-    pub fn order_type(mut self, order_type: OrderType) -> Self {
-        self.order_type = Some(order_type);
-        self
-    }
-    /// Only fills of this order.
-    pub fn order_id(mut self, order_id: impl Into<String>) -> Self {
-        self.order_id = Some(order_id.into());
-        self
-    }
-    /// Window start (ms).
-    pub fn start_timestamp(mut self, t: TimestampMillis) -> Self {
-        self.start_timestamp = Some(t);
-        self
-    }
-    /// Window end (ms), after `start_timestamp`.
-    pub fn end_timestamp(mut self, t: TimestampMillis) -> Self {
-        self.end_timestamp = Some(t);
-        self
-    }
-    /// Number of fills, 1..=100.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit);
-        self
+    validate = history_orders_window;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+request! {
+    /// `GET /swap/v2/trade/order_info`: one order by id, in any state.
+    ///
+    /// Query: `order_id` (required), then `instrument_id` (optional).
+    pub struct OrderInfoRequest => Order;
+    meta = private_read("swap.order_info", Method::Get, "/swap/v2/trade/order_info");
+    /// The order `order_id`.
+    new;
+    fields {
+        /// The order id.
+        req order_id: String [check_order_id],
+        /// Also name the instrument.
+        opt instrument_id: String [check_instrument],
     }
 }
 
-impl Endpoint for HistoryTradesRequest {
-    type Output = Vec<Fill>;
-    const META: Meta = private_read(
-        "swap.history_trades",
-        Method::Get,
-        "/swap/v2/trade/history_trades",
-    );
-    fn encode(&self, p: &mut Params) -> Result<(), Error> {
-        if let Some(id) = &self.order_id {
-            check_order_id("order_id", id)?;
-        }
-        check_window(self.start_timestamp, self.end_timestamp)?;
-        check_limit(self.limit)?;
-        push_common_filters(
-            p,
-            self.instrument_id.as_deref(),
-            self.side.as_ref(),
-            self.order_type.as_ref(),
-        )?;
-        p.push_opt("order_id", self.order_id.as_deref());
-        p.push_opt_display("start_timestamp", self.start_timestamp.map(|t| t.0));
-        p.push_opt_display("end_timestamp", self.end_timestamp.map(|t| t.0));
-        p.push_opt_display("limit", self.limit);
-        Ok(())
-    }
-}
+// ---------------------------------------------------------------------------------------------
 
-impl FromParams for HistoryTradesRequest {
-    fn from_params(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(HistoryTradesRequest {
-            instrument_id: p.take_opt_str("instrument_id")?,
-            side: p.take_opt_int("type")?.map(OrderSide::from_code),
-            order_type: p.take_opt_int("order_type")?.map(OrderType::from_code),
-            order_id: p.take_opt_str("order_id")?,
-            start_timestamp: p.take_opt_int("start_timestamp")?.map(TimestampMillis),
-            end_timestamp: p.take_opt_int("end_timestamp")?.map(TimestampMillis),
-            limit: p.take_opt_int("limit")?,
-        })
+request! {
+    /// `GET /swap/v2/trade/history_trades`: own fills.
+    ///
+    /// Query parameters, all optional, in this order: `instrument_id`, `type`, `order_type`,
+    /// `order_id`, `start_timestamp`, `end_timestamp` (ms, end after start), `limit` (1..=100,
+    /// default 20).
+    #[derive(Default)]
+    pub struct HistoryTradesRequest => Vec<Fill>;
+    meta = private_read("swap.history_trades", Method::Get, "/swap/v2/trade/history_trades");
+    /// No filter: every instrument, the server's default limit (20).
+    new;
+    fields {
+        /// Only fills of `instrument_id`.
+        opt instrument_id: String [check_instrument],
+        /// Only fills of orders of this side/kind (wire `type`).
+        opt side: OrderSide as "type" [known_code],
+        /// Only fills of orders of this order type.
+        opt order_type: OrderType [known_code],
+        /// Only fills of this order.
+        opt order_id: String [check_order_id],
+        /// Window start (ms).
+        opt start_timestamp: TimestampMillis,
+        /// Window end (ms), after `start_timestamp`.
+        opt end_timestamp: TimestampMillis,
+        /// Number of fills, 1..=100.
+        opt limit: u32 [range(1, 100)],
     }
+    validate = history_trades_window;
 }
 
 #[cfg(test)]
@@ -1267,7 +1099,7 @@ mod tests {
 
     #[test]
     fn pricing_from_wire_refuses_inconsistent_orders() {
-        let p = Some(Decimal::ONE);
+        let p = Some(Price::ONE);
         assert!(OrderPricing::from_wire(OrderType::Limit, p, true).is_ok());
         assert_eq!(
             field_of(&OrderPricing::from_wire(OrderType::Limit, None, false).unwrap_err()),
