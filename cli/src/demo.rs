@@ -10,7 +10,7 @@ use std::time::Instant;
 use digifinex_core::spot::{self, Market, TransferAccount};
 use digifinex_core::swap::{self, CopyCurrentView, CopyMarginMode, CopyMarketStyle, CopyPricing};
 use digifinex_core::swap::{MarketStyle, OrderSide, SponsorSide, TriggerPriceType};
-use digifinex_core::{Credentials, Decimal, Error, Family};
+use digifinex_core::{Amount, Credentials, Decimal, Error, Family, Price, Size};
 use digifinex_sim::SimConfig;
 use digifinex_ureq::Client;
 
@@ -154,7 +154,7 @@ pub(crate) fn run() -> Result<(), Failure> {
         "spot markets",
         format_args!("{}: {}", names.len(), names.join(" ")),
     )?;
-    let tickers = t.send(&spot::TickerRequest::symbol(SYMBOL))?;
+    let tickers = t.send(&spot::TickerRequest::new().symbol(SYMBOL))?;
     let ticker = tickers
         .ticker
         .first()
@@ -213,10 +213,10 @@ pub(crate) fn run() -> Result<(), Failure> {
         .ok_or_else(|| t.wrong(format!("best bid {best_bid} out of range")))?
         .round_dp(2);
     let amount = dec("0.01");
-    let placed = t.send(&spot::PlaceOrder::new(
+    let placed = t.send(&spot::PlaceOrderRequest::new(
         Market::Spot,
         SYMBOL,
-        spot::LimitOrder::buy(price, amount),
+        spot::LimitOrder::buy(Amount::new(amount), Price::new(price)),
     ))?;
     t.line(
         "placed",
@@ -238,7 +238,7 @@ pub(crate) fn run() -> Result<(), Failure> {
             opt(detail.data.amount)
         ),
     )?;
-    let cancelled = t.send(&spot::CancelOrders::new(
+    let cancelled = t.send(&spot::CancelOrdersRequest::new(
         Market::Spot,
         [placed.order_id.clone()],
     ))?;
@@ -250,10 +250,10 @@ pub(crate) fn run() -> Result<(), Failure> {
     // 6. A market order.
     t.step("market order filled")?;
     let spend = dec("1000");
-    let placed = t.send(&spot::PlaceOrder::new(
+    let placed = t.send(&spot::PlaceOrderRequest::new(
         Market::Spot,
         SYMBOL,
-        spot::MarketOrder::buy(spend),
+        spot::MarketOrder::buy(Amount::new(spend)),
     ))?;
     let filled = t
         .send(&spot::OrderDetailRequest::new(
@@ -280,9 +280,9 @@ pub(crate) fn run() -> Result<(), Failure> {
     // 7. Margin.
     t.step("transfer to margin")?;
     let moved = dec("500");
-    t.send(&spot::Transfer::new(
+    t.send(&spot::TransferRequest::new(
         "usdt",
-        moved,
+        Amount::new(moved),
         TransferAccount::Spot,
         TransferAccount::Margin,
     ))?;
@@ -314,8 +314,8 @@ pub(crate) fn run() -> Result<(), Failure> {
 
     // 9. A swap position opened and closed.
     t.step("swap position opened and closed")?;
-    let size = dec("10");
-    let open = t.send(&swap::PlaceOrder::new(swap::OrderSpec::market(
+    let size = Size::new(dec("10"));
+    let open = t.send(&swap::PlaceOrderRequest::new(swap::OrderSpec::market(
         INSTRUMENT,
         OrderSide::OpenLong,
         size,
@@ -323,7 +323,7 @@ pub(crate) fn run() -> Result<(), Failure> {
     )))?;
     t.line(
         "opened",
-        format_args!("long {size} contracts at market  id {}", open.as_str()),
+        format_args!("long {size} contracts at market  id {}", open.order_id),
     )?;
     let positions = t.send(&swap::PositionsRequest::new().instrument_id(INSTRUMENT))?;
     let position = positions
@@ -342,7 +342,7 @@ pub(crate) fn run() -> Result<(), Failure> {
             opt(position.unrealized_pnl)
         ),
     )?;
-    let close = t.send(&swap::PlaceOrder::new(swap::OrderSpec::market(
+    let close = t.send(&swap::PlaceOrderRequest::new(swap::OrderSpec::market(
         INSTRUMENT,
         OrderSide::CloseLong,
         size,
@@ -357,7 +357,7 @@ pub(crate) fn run() -> Result<(), Failure> {
         "closed",
         format_args!(
             "at market  id {}  open positions left {left}",
-            close.as_str()
+            close.order_id
         ),
     )?;
 
@@ -381,12 +381,12 @@ pub(crate) fn run() -> Result<(), Failure> {
             SponsorSide::OpenLong,
             dec("20"),
             CopyPricing::Market(CopyMarketStyle::OpponentIoc),
-            dec("5"),
+            Size::new(dec("5")),
         )
         .take_profit_trigger(TriggerPriceType::Mark)
-        .take_profit_price(take_profit)
+        .take_profit_price(Price::new(take_profit))
         .stop_loss_trigger(TriggerPriceType::Mark)
-        .stop_loss_price(stop_loss),
+        .stop_loss_price(Price::new(stop_loss)),
     )?;
     if !ack.is_success() {
         return Err(t.wrong("sponsor_order answered res 2 (fail)".to_owned()));

@@ -7,7 +7,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use digifinex_core::spot::{
-    KlineRequest, LimitOrder, Market, OrderBookRequest, PlaceOrder, SpotSymbolsRequest,
+    KlineRequest, LimitOrder, Market, OrderBookRequest, PlaceOrderRequest, SpotSymbolsRequest,
 };
 use digifinex_core::{build, parse, Config, Credentials, Decimal, TimestampMillis};
 use hmac::{Hmac, KeyInit, Mac};
@@ -120,10 +120,13 @@ fn bench_sign(c: &mut Criterion) {
     let creds = Credentials::new("0123456789abcd", "01234567890123456789abcd");
     let cfg = Config::default();
     let now = TimestampMillis(1_589_872_188_000);
-    let order = PlaceOrder::new(
+    let order = PlaceOrderRequest::new(
         Market::Spot,
         "trx_usdt",
-        LimitOrder::buy(Decimal::new(1, 2), Decimal::new(1, 0)),
+        LimitOrder::buy(
+            digifinex_core::Amount::new(Decimal::new(1, 0)),
+            digifinex_core::Price::new(Decimal::new(1, 2)),
+        ),
     );
     let text = "symbol=trx_usdt&price=0.01&amount=1&type=buy";
     let mut g = c.benchmark_group("spot_sign");

@@ -7,7 +7,7 @@
 //! Run: `cargo bench -p digifinex-core --bench swap`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use digifinex_core::swap::{CandlesRequest, DepthRequest, OrderSide, OrderSpec, PlaceOrder};
+use digifinex_core::swap::{CandlesRequest, DepthRequest, OrderSide, OrderSpec, PlaceOrderRequest};
 use digifinex_core::{build, parse, Config, Credentials, Decimal, TimestampMillis};
 use hmac::{Hmac, KeyInit, Mac};
 use serde::Deserialize;
@@ -115,11 +115,11 @@ fn bench_sign(c: &mut Criterion) {
     let creds = Credentials::new("0123456789abcd", "01234567890123456789abcd");
     let cfg = Config::default();
     let now = TimestampMillis(1_657_522_488_402);
-    let order = PlaceOrder::new(OrderSpec::limit(
+    let order = PlaceOrderRequest::new(OrderSpec::limit(
         "BTCUSDTPERP",
         OrderSide::OpenLong,
-        Decimal::new(1, 0),
-        Decimal::new(200_005, 1),
+        digifinex_core::Size::new(Decimal::new(1, 0)),
+        digifinex_core::Price::new(Decimal::new(200_005, 1)),
     ));
     let req = build(&order, &cfg, Some(&creds), now).unwrap();
     let text = [

@@ -404,6 +404,7 @@ macro_rules! request {
                 out.push_str(template);
             }
 
+            #[allow(unused_assignments)]
             fn encode(&self, p: &mut $crate::Params) -> ::std::result::Result<(), $crate::Error> {
                 $( $crate::request!(@check $kind self.$field, $crate::request!(@wire $field $($wire)?), $fty, [$($($check),+)?]); )*
                 $( $validate(self, p)?; )?

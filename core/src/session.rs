@@ -141,9 +141,12 @@ pub trait ServerClock: Endpoint + Default {
 /// instead of naming endpoints itself.
 #[derive(Clone, Copy)]
 pub struct TimeProbe {
-    build: fn(&Config, TimestampMillis) -> Result<http::Request<Vec<u8>>, Error>,
+    build: BuildTimeRequest,
     read: fn(u16, &http::HeaderMap, &[u8]) -> Result<TimestampMillis, Error>,
 }
+
+/// Builds the unsigned time request of a [`TimeProbe`].
+type BuildTimeRequest = fn(&Config, TimestampMillis) -> Result<http::Request<Vec<u8>>, Error>;
 
 impl std::fmt::Debug for TimeProbe {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -35,7 +35,7 @@ fn integers_and_decimals_trim_the_same_whitespace() {
 /// is now no retry-after at all.
 #[test]
 fn huge_retry_after_is_ignored_not_a_panic() {
-    use digifinex_core::spot::Ping;
+    use digifinex_core::spot::PingRequest;
     use digifinex_core::{parse, Error};
     for v in [
         "99999999999999999999999999",
@@ -48,7 +48,7 @@ fn huge_retry_after_is_ignored_not_a_panic() {
             .header("retry-after", v)
             .body(&b""[..])
             .unwrap();
-        match parse::<Ping>(&resp) {
+        match parse::<PingRequest>(&resp) {
             Err(Error::RateLimited { retry_after, .. }) => assert_eq!(retry_after, None, "{v}"),
             other => panic!("{v}: {other:?}"),
         }
@@ -59,7 +59,7 @@ fn huge_retry_after_is_ignored_not_a_panic() {
         .body(&b""[..])
         .unwrap();
     assert_eq!(
-        parse::<Ping>(&resp).unwrap_err().retry_after(),
+        parse::<PingRequest>(&resp).unwrap_err().retry_after(),
         Some(std::time::Duration::from_millis(1500))
     );
 }

@@ -5,7 +5,7 @@ mod support;
 
 use digifinex_core::catalog;
 use digifinex_core::sign::sign_spot;
-use digifinex_core::spot::{CancelOrders, Market, OrderBookRequest, OrdersRequest};
+use digifinex_core::spot::{CancelOrdersRequest, Market, OrderBookRequest, OrdersRequest};
 use digifinex_core::{Decimal, Params, TimestampMillis};
 use proptest::prelude::*;
 use support::*;
@@ -57,7 +57,7 @@ proptest! {
     ) {
         let (market, name) = if margin { (Market::Margin, "margin") } else { (Market::Spot, "spot") };
         let req = if cancel {
-            build_req(&CancelOrders::new(market, ids.clone())).unwrap()
+            build_req(&CancelOrdersRequest::new(market, ids.clone())).unwrap()
         } else {
             build_req(&OrdersRequest::new(market, ids.clone())).unwrap()
         };

@@ -10,7 +10,7 @@
 mod support;
 
 use digifinex_core::swap::{
-    BalanceRequest, BatchItem, BatchPlaceOrders, CopyCurrentRequest, HistoryTradesRequest,
+    BalanceRequest, BatchItem, BatchPlaceOrdersRequest, CopyCurrentRequest, HistoryTradesRequest,
     OpenOrdersRequest, OrderSide, OrderSpec, SponsorOrderRequest, TransferRequest, TransferType,
 };
 use digifinex_core::{build, Config, Decimal, Endpoint, Error};
@@ -46,7 +46,7 @@ proptest! {
     #[test]
     fn json_body_is_signed_verbatim_and_decodes_back(currency in text(), amount in decimal(), to_spot in any::<bool>()) {
         let kind = if to_spot { TransferType::SwapToSpot } else { TransferType::SpotToSwap };
-        let req = build(&TransferRequest::new(kind, currency.clone(), amount), &Config::default(), Some(&creds()), NOW).unwrap();
+        let req = build(&TransferRequest::new(kind, currency.clone(), digifinex_core::Amount::new(amount)), &Config::default(), Some(&creds()), NOW).unwrap();
         let body = std::str::from_utf8(req.body()).unwrap();
         prop_assert_eq!(signature_of(&req), expected_swap_sign("POST", "/swap/v2/account/transfer", body));
         let v: serde_json::Value = serde_json::from_str(body).unwrap();
@@ -71,9 +71,9 @@ proptest! {
     fn array_body_is_signed_verbatim(orders in proptest::collection::vec((decimal(), decimal(), 1i64..=4), 1..=20)) {
         let specs: Vec<OrderSpec> = orders
             .iter()
-            .map(|(size, price, side)| OrderSpec::limit("BTCUSDTPERP", OrderSide::from_code(*side), *size, *price))
+            .map(|(size, price, side)| OrderSpec::limit("BTCUSDTPERP", OrderSide::from_code(*side), digifinex_core::Size::new(*size), digifinex_core::Price::new(*price)))
             .collect();
-        let req = build(&BatchPlaceOrders::new(specs), &Config::default(), Some(&creds()), NOW).unwrap();
+        let req = build(&BatchPlaceOrdersRequest::new(specs), &Config::default(), Some(&creds()), NOW).unwrap();
         let body = std::str::from_utf8(req.body()).unwrap();
         prop_assert_eq!(signature_of(&req), expected_swap_sign("POST", "/swap/v2/trade/batch_order", body));
         let v: Vec<serde_json::Value> = serde_json::from_str(body).unwrap();
@@ -248,7 +248,7 @@ proptest! {
             r#"{{"code":0,"data":[{}]}}"#,
             elements.iter().map(|(j, _)| j.as_str()).collect::<Vec<_>>().join(",")
         );
-        let got = decodes::<BatchPlaceOrders>(&body);
+        let got = decodes::<BatchPlaceOrdersRequest>(&body);
         prop_assert!(got.is_ok(), "{}: {:?}", body, got.err());
         let got = got.unwrap();
         prop_assert_eq!(got.len(), elements.len());

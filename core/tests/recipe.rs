@@ -158,7 +158,11 @@ fn the_declaration_also_reads_wire_parameters() {
     p.finish().unwrap();
     assert_eq!(
         req,
-        BidRequest::new("BTCUSDTPERP", Size::new(2.into()), "1.5".parse().unwrap())
+        BidRequest::new(
+            "BTCUSDTPERP",
+            Size::new(2.into()),
+            "1.5".parse::<Price>().unwrap()
+        )
     );
     // A missing required parameter names itself.
     let mut p = ParamMap::new();

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use digifinex_core::session::{Action, Drive, Response, Session};
-use digifinex_core::spot::{LimitOrder, Market, OrderBookRequest, PlaceOrder, ServerTimeRequest};
+use digifinex_core::spot::{
+    LimitOrder, Market, OrderBookRequest, PlaceOrderRequest, ServerTimeRequest,
+};
 use digifinex_core::{
     Config, Credentials, Decimal, Error, ErrorKind, Family, ManualClock, TimestampMillis,
     TransportErrorKind,
@@ -88,11 +90,14 @@ fn session(clock: Arc<ManualClock>) -> Session {
         .build()
 }
 
-fn order() -> PlaceOrder {
-    PlaceOrder::new(
+fn order() -> PlaceOrderRequest {
+    PlaceOrderRequest::new(
         Market::Spot,
         "btc_usdt",
-        LimitOrder::buy(Decimal::new(30000, 0), Decimal::new(1, 2)),
+        LimitOrder::buy(
+            digifinex_core::Amount::new(Decimal::new(1, 2)),
+            digifinex_core::Price::new(Decimal::new(30000, 0)),
+        ),
     )
 }
 
@@ -391,12 +396,12 @@ fn catalog_calls_run_the_same_cycle_and_render_json() {
 
 #[test]
 fn a_swap_signature_rejection_resyncs_and_resends_only_if_the_clock_moved() {
-    use digifinex_core::swap::{OrderSide, OrderSpec, PlaceOrder as SwapOrder};
+    use digifinex_core::swap::{OrderSide, OrderSpec, PlaceOrderRequest as SwapOrder};
     let order = SwapOrder::new(OrderSpec::limit(
         "BTCUSDTPERP",
         OrderSide::OpenLong,
-        Decimal::ONE,
-        Decimal::new(20000, 0),
+        digifinex_core::Size::new(Decimal::ONE),
+        digifinex_core::Price::new(Decimal::new(20000, 0)),
     ));
     // The server is 40 s ahead: the resync moves the offset, so the order is re-signed and sent.
     let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
@@ -411,7 +416,7 @@ fn a_swap_signature_rejection_resyncs_and_resends_only_if_the_clock_moved() {
         ],
         10,
     );
-    assert_eq!(r.unwrap().value.as_str(), "1234567890123456789");
+    assert_eq!(r.unwrap().value.order_id, "1234567890123456789");
     assert_eq!(sent.len(), 3);
     assert_eq!(
         sent[1].uri(),

@@ -2,7 +2,7 @@
 //! stage: the signed text, then the signature, then the whole request.
 
 use digifinex_core::sign::{hmac_sha256_hex, sign_spot, spot_signed_text};
-use digifinex_core::spot::{LimitOrder, Market, PlaceOrder};
+use digifinex_core::spot::{LimitOrder, Market, PlaceOrderRequest};
 use digifinex_core::{build, Config, Credentials, Decimal, Params, TimestampMillis};
 use serde::Deserialize;
 
@@ -58,10 +58,13 @@ const TYPED_ORDER_SIGN: &str = "bef855b73156e1147880447ece8b0a045ad71bb554a70b2b
 #[test]
 fn official_example_reproduced_by_the_typed_order() {
     let v = official();
-    let order = PlaceOrder::new(
+    let order = PlaceOrderRequest::new(
         Market::Spot,
         "trx_usdt",
-        LimitOrder::buy(Decimal::new(1, 2), Decimal::new(1, 0)),
+        LimitOrder::buy(
+            digifinex_core::Amount::new(Decimal::new(1, 0)),
+            digifinex_core::Price::new(Decimal::new(1, 2)),
+        ),
     );
     let secs: i64 = v.access_timestamp.parse().unwrap();
     let req = build(
@@ -92,10 +95,13 @@ fn official_example_reproduced_by_the_typed_order() {
 #[test]
 fn recv_window_header_is_sent_when_configured() {
     let v = official();
-    let order = PlaceOrder::new(
+    let order = PlaceOrderRequest::new(
         Market::Spot,
         "trx_usdt",
-        LimitOrder::buy(Decimal::new(1, 2), Decimal::new(1, 0)),
+        LimitOrder::buy(
+            digifinex_core::Amount::new(Decimal::new(1, 0)),
+            digifinex_core::Price::new(Decimal::new(1, 2)),
+        ),
     );
     let req = build(
         &order,
@@ -113,17 +119,23 @@ fn recv_window_header_is_sent_when_configured() {
 fn secret_never_appears_in_debug_output() {
     let secret = "SUPER-SECRET-0123456789";
     let creds = Credentials::new("key", secret);
-    let order = PlaceOrder::new(
+    let order = PlaceOrderRequest::new(
         Market::Spot,
         "btc_usdt",
-        LimitOrder::buy(Decimal::new(1, 0), Decimal::new(1, 0)),
+        LimitOrder::buy(
+            digifinex_core::Amount::new(Decimal::new(1, 0)),
+            digifinex_core::Price::new(Decimal::new(1, 0)),
+        ),
     );
     let req = build(&order, &Config::default(), Some(&creds), TimestampMillis(0)).unwrap();
     let err = build(
-        &PlaceOrder::new(
+        &PlaceOrderRequest::new(
             Market::Spot,
             "bad",
-            LimitOrder::buy(Decimal::ONE, Decimal::ONE),
+            LimitOrder::buy(
+                digifinex_core::Amount::new(Decimal::ONE),
+                digifinex_core::Price::new(Decimal::ONE),
+            ),
         ),
         &Config::default(),
         Some(&creds),

@@ -54,7 +54,11 @@ fn public_get_shape() {
 #[test]
 fn signed_post_shape_json_body() {
     assert_swap_signed_post(
-        &TransferRequest::new(TransferType::SpotToSwap, "USDT", d("10.50")),
+        &TransferRequest::new(
+            TransferType::SpotToSwap,
+            "USDT",
+            digifinex_core::Amount::new(d("10.50")),
+        ),
         "/swap/v2/account/transfer",
         r#"{"type":1,"currency":"USDT","transfer_amount":"10.50"}"#,
     );
@@ -64,7 +68,11 @@ fn signed_post_shape_json_body() {
 fn swap_base_url_is_configurable_and_the_signed_path_starts_at_swap_v2() {
     let config = Config::default().with_swap_base_url("http://127.0.0.1:8080/proxy/");
     let req = build(
-        &TransferRequest::new(TransferType::SwapToSpot, "USDT", d("1")),
+        &TransferRequest::new(
+            TransferType::SwapToSpot,
+            "USDT",
+            digifinex_core::Amount::new(d("1")),
+        ),
         &config,
         Some(&creds()),
         NOW,
@@ -82,7 +90,11 @@ fn swap_base_url_is_configurable_and_the_signed_path_starts_at_swap_v2() {
     );
     // No recv-window header on swap requests, even when configured for spot.
     let req = build(
-        &TransferRequest::new(TransferType::SwapToSpot, "USDT", d("1")),
+        &TransferRequest::new(
+            TransferType::SwapToSpot,
+            "USDT",
+            digifinex_core::Amount::new(d("1")),
+        ),
         &Config::default().with_recv_window(5000),
         Some(&creds()),
         NOW,
@@ -93,17 +105,29 @@ fn swap_base_url_is_configurable_and_the_signed_path_starts_at_swap_v2() {
 
 #[test]
 fn private_without_key_and_invalid_values_are_refused() {
-    let t = TransferRequest::new(TransferType::SpotToSwap, "USDT", d("1"));
+    let t = TransferRequest::new(
+        TransferType::SpotToSwap,
+        "USDT",
+        digifinex_core::Amount::new(d("1")),
+    );
     assert!(matches!(
         build(&t, &Config::default(), None, NOW),
         Err(Error::Validation { ref field, .. }) if field == "credentials"
     ));
     assert_invalid(
-        &TransferRequest::new(TransferType::Unknown(3), "USDT", d("1")),
+        &TransferRequest::new(
+            TransferType::Unknown(3),
+            "USDT",
+            digifinex_core::Amount::new(d("1")),
+        ),
         "type",
     );
     assert_invalid(
-        &TransferRequest::new(TransferType::SpotToSwap, "USDT", d("0")),
+        &TransferRequest::new(
+            TransferType::SpotToSwap,
+            "USDT",
+            digifinex_core::Amount::new(d("0")),
+        ),
         "transfer_amount",
     );
     assert_invalid(&DepthRequest::new("BTCUSDTPERP").limit(0), "limit");

@@ -4,7 +4,7 @@ use std::error::Error as _;
 use std::sync::Arc;
 
 use digifinex_core::session::{Action, Drive, Session};
-use digifinex_core::spot::{LimitOrder, Market, OrderBookRequest, PlaceOrder};
+use digifinex_core::spot::{LimitOrder, Market, OrderBookRequest, PlaceOrderRequest};
 use digifinex_core::{
     parse, Credentials, Decimal, Error, ErrorKind, ManualClock, TimestampMillis, TransportErrorKind,
 };
@@ -21,11 +21,14 @@ fn redirect(
     b.body(body.as_bytes()).unwrap()
 }
 
-fn order() -> PlaceOrder {
-    PlaceOrder::new(
+fn order() -> PlaceOrderRequest {
+    PlaceOrderRequest::new(
         Market::Spot,
         "btc_usdt",
-        LimitOrder::buy(Decimal::new(30000, 0), Decimal::new(1, 2)),
+        LimitOrder::buy(
+            digifinex_core::Amount::new(Decimal::new(1, 2)),
+            digifinex_core::Price::new(Decimal::new(30000, 0)),
+        ),
     )
 }
 
@@ -33,8 +36,9 @@ fn order() -> PlaceOrder {
 fn a_redirect_is_an_error_with_its_location_even_with_a_success_body() {
     for status in [301, 302, 303, 307, 308] {
         for body in ["", r#"{"code":0,"order_id":"made-up"}"#] {
-            let e = parse::<PlaceOrder>(&redirect(status, Some("https://evil.example/x"), body))
-                .unwrap_err();
+            let e =
+                parse::<PlaceOrderRequest>(&redirect(status, Some("https://evil.example/x"), body))
+                    .unwrap_err();
             match &e {
                 Error::Redirect {
                     status: s,
@@ -110,7 +114,7 @@ fn errors_keep_their_causes() {
     let s = Session::builder()
         .credentials(Credentials::new("k", "s"))
         .clock(clock)
-        .retry(digifinex_core::policy::RetryPolicy::never())
+        .retry_policy(digifinex_core::policy::RetryPolicy::never())
         .build();
     let io = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset by peer");
     let book = OrderBookRequest::new("btc_usdt");

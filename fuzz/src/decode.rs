@@ -146,9 +146,9 @@ pub const SPOT_HOT: &[(&str, HotFn)] = &[
     h!(spot::CurrentOrdersRequest),
     h!(spot::OrderHistoryRequest),
     h!(spot::MyTradesRequest),
-    h!(spot::PlaceOrder),
-    h!(spot::BatchPlaceOrders),
-    h!(spot::CancelOrders),
+    h!(spot::PlaceOrderRequest),
+    h!(spot::BatchPlaceOrdersRequest),
+    h!(spot::CancelOrdersRequest),
     h!(spot::SpotAssetsRequest),
     h!(spot::MarginAssetsRequest),
 ];
@@ -162,8 +162,8 @@ pub const SWAP_HOT: &[(&str, HotFn)] = &[
     h!(swap::OrderInfoRequest),
     h!(swap::HistoryOrdersRequest),
     h!(swap::HistoryTradesRequest),
-    h!(swap::PlaceOrder),
-    h!(swap::BatchPlaceOrders),
+    h!(swap::PlaceOrderRequest),
+    h!(swap::BatchPlaceOrdersRequest),
     h!(swap::BalanceRequest),
     h!(swap::PositionsRequest),
 ];

@@ -45,12 +45,18 @@ pub const READER_TYPES: &[(&str, ReaderFn)] = &[
         spot::MyTradesRequest::META.name,
         check::<spot::MyTradesRequest>,
     ),
-    (spot::PlaceOrder::META.name, check::<spot::PlaceOrder>),
     (
-        spot::BatchPlaceOrders::META.name,
-        check::<spot::BatchPlaceOrders>,
+        spot::PlaceOrderRequest::META.name,
+        check::<spot::PlaceOrderRequest>,
     ),
-    (spot::CancelOrders::META.name, check::<spot::CancelOrders>),
+    (
+        spot::BatchPlaceOrdersRequest::META.name,
+        check::<spot::BatchPlaceOrdersRequest>,
+    ),
+    (
+        spot::CancelOrdersRequest::META.name,
+        check::<spot::CancelOrdersRequest>,
+    ),
     (
         spot::SpotAssetsRequest::META.name,
         check::<spot::SpotAssetsRequest>,
@@ -84,10 +90,13 @@ pub const READER_TYPES: &[(&str, ReaderFn)] = &[
         swap::HistoryTradesRequest::META.name,
         check::<swap::HistoryTradesRequest>,
     ),
-    (swap::PlaceOrder::META.name, check::<swap::PlaceOrder>),
     (
-        swap::BatchPlaceOrders::META.name,
-        check::<swap::BatchPlaceOrders>,
+        swap::PlaceOrderRequest::META.name,
+        check::<swap::PlaceOrderRequest>,
+    ),
+    (
+        swap::BatchPlaceOrdersRequest::META.name,
+        check::<swap::BatchPlaceOrdersRequest>,
     ),
     (
         swap::BalanceRequest::META.name,

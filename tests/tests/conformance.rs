@@ -10,15 +10,15 @@ use std::time::Duration;
 use digifinex_core::policy::RetryPolicy;
 use digifinex_core::session::{Response, Session};
 use digifinex_core::spot::{
-    BatchPlaceOrders, CancelOrders, CancelWithdraw, ClosePosition, CurrentOrdersRequest,
-    DepositHistoryRequest, DepositState, FinanceLogRequest, FinanceType, LimitOrder,
-    MarginPositionsRequest, Market, MyTradesRequest, OrderBookRequest, OrderDetailRequest,
-    OrderHistoryRequest, OrderStatus, OrdersRequest, PlaceOrder, Transfer, TransferAccount,
-    Withdraw, WithdrawHistoryRequest, WithdrawState,
+    BatchPlaceOrdersRequest, CancelOrdersRequest, CancelWithdrawRequest, ClosePositionRequest,
+    CurrentOrdersRequest, DepositHistoryRequest, DepositState, FinanceLogRequest, FinanceType,
+    LimitOrder, MarginPositionsRequest, Market, MyTradesRequest, OrderBookRequest,
+    OrderDetailRequest, OrderHistoryRequest, OrderStatus, OrdersRequest, PlaceOrderRequest,
+    TransferAccount, TransferRequest, WithdrawHistoryRequest, WithdrawRequest, WithdrawState,
 };
 use digifinex_core::{
-    swap, Clock, Credentials, Decimal, Endpoint, Error, ErrorKind, Family, OffsetClock, Pair,
-    SystemClock,
+    swap, Amount, Clock, Credentials, Decimal, Endpoint, Error, ErrorKind, Family, OffsetClock,
+    Pair, Price, Size, SystemClock,
 };
 use digifinex_sim::{AccountType, FaultKind, FaultRule, Sim, SimConfig, SimHandle, WhitelistEntry};
 
@@ -154,12 +154,15 @@ fn world(s: &Setup) -> World {
     }
 }
 
-fn resting_buy() -> PlaceOrder {
+fn resting_buy() -> PlaceOrderRequest {
     // Far below the simulator's 30000 mid: rests on the book.
-    PlaceOrder::new(
+    PlaceOrderRequest::new(
         Market::Spot,
         "btc_usdt",
-        LimitOrder::buy(Decimal::new(10000, 0), Decimal::new(1, 2)),
+        LimitOrder::buy(
+            digifinex_core::Amount::new(Decimal::new(1, 2)),
+            digifinex_core::Price::new(Decimal::new(10000, 0)),
+        ),
     )
 }
 
@@ -185,7 +188,10 @@ fn spot_order_lifecycle<D: Driver>(w: &World, d: &D) {
     assert_eq!(detail.data.order_id, placed.order_id);
     assert_eq!(detail.data.is_open(), Some(true));
     let cancelled = d
-        .send(&CancelOrders::new(Market::Spot, [placed.order_id.clone()]))
+        .send(&CancelOrdersRequest::new(
+            Market::Spot,
+            [placed.order_id.clone()],
+        ))
         .unwrap()
         .value;
     assert!(format!("{cancelled:?}").contains(&placed.order_id));
@@ -351,12 +357,12 @@ fn swap_top<D: Driver>(d: &D) -> (Decimal, Decimal, Decimal) {
     (ask.price, ask.amount, bid)
 }
 
-fn resting_swap_buy(price: Decimal) -> swap::PlaceOrder {
-    swap::PlaceOrder::new(swap::OrderSpec::limit(
+fn resting_swap_buy(price: Decimal) -> swap::PlaceOrderRequest {
+    swap::PlaceOrderRequest::new(swap::OrderSpec::limit(
         BTC_PERP,
         swap::OrderSide::OpenLong,
-        Decimal::ONE,
-        price,
+        digifinex_core::Size::new(Decimal::ONE),
+        digifinex_core::Price::new(price),
     ))
 }
 
@@ -366,10 +372,15 @@ fn resting_swap_buy(price: Decimal) -> swap::PlaceOrder {
 fn spot_batch_orders_all_or_nothing<D: Driver>(w: &World, d: &D) {
     let amount = dec("0.01");
     let prices = [dec("10000"), dec("10001.5"), dec("10002.25")];
-    let batch = BatchPlaceOrders::new(
+    let batch = BatchPlaceOrdersRequest::new(
         Market::Spot,
         "btc_usdt",
-        prices.map(|p| LimitOrder::buy(p, amount)),
+        prices.map(|p| {
+            LimitOrder::buy(
+                digifinex_core::Amount::new(amount),
+                digifinex_core::Price::new(p),
+            )
+        }),
     );
     let ids = d.send(&batch).unwrap().value.order_ids;
     assert_eq!(ids.len(), 3);
@@ -398,13 +409,22 @@ fn spot_batch_orders_all_or_nothing<D: Driver>(w: &World, d: &D) {
     assert_eq!(balance(w, AccountType::Spot, "USDT").frozen, frozen);
 
     // One order below the pair's minimum amount (0.0001 BTC): the whole batch is refused.
-    let bad = BatchPlaceOrders::new(
+    let bad = BatchPlaceOrdersRequest::new(
         Market::Spot,
         "btc_usdt",
         [
-            LimitOrder::buy(dec("10000"), amount),
-            LimitOrder::buy(dec("10000"), dec("0.00001")),
-            LimitOrder::buy(dec("10000"), amount),
+            LimitOrder::buy(
+                digifinex_core::Amount::new(amount),
+                digifinex_core::Price::new(dec("10000")),
+            ),
+            LimitOrder::buy(
+                digifinex_core::Amount::new(dec("0.00001")),
+                digifinex_core::Price::new(dec("10000")),
+            ),
+            LimitOrder::buy(
+                digifinex_core::Amount::new(amount),
+                digifinex_core::Price::new(dec("10000")),
+            ),
         ],
     );
     let e = d.send(&bad).unwrap_err();
@@ -419,10 +439,13 @@ fn spot_partial_fill_own_trades_and_finance_log<D: Driver>(w: &World, d: &D) {
     let rest = dec("0.01");
     let amount = ask_size + rest;
     let placed = d
-        .send(&PlaceOrder::new(
+        .send(&PlaceOrderRequest::new(
             Market::Spot,
             "btc_usdt",
-            LimitOrder::buy(ask, amount),
+            LimitOrder::buy(
+                digifinex_core::Amount::new(amount),
+                digifinex_core::Price::new(ask),
+            ),
         ))
         .unwrap()
         .value;
@@ -495,7 +518,10 @@ fn spot_partial_fill_own_trades_and_finance_log<D: Driver>(w: &World, d: &D) {
 
     // Cancel the rest: cancelled after a partial execution, in the history.
     let cancelled = d
-        .send(&CancelOrders::new(Market::Spot, [placed.order_id.clone()]))
+        .send(&CancelOrdersRequest::new(
+            Market::Spot,
+            [placed.order_id.clone()],
+        ))
         .unwrap()
         .value;
     assert_eq!(cancelled.success, vec![placed.order_id.clone()]);
@@ -519,9 +545,9 @@ fn spot_partial_fill_own_trades_and_finance_log<D: Driver>(w: &World, d: &D) {
 // Margin
 
 fn margin_transfer_order_position_and_close<D: Driver>(w: &World, d: &D) {
-    let t = Transfer::new(
+    let t = TransferRequest::new(
         "usdt",
-        dec("1000"),
+        Amount::new(dec("1000")),
         TransferAccount::Spot,
         TransferAccount::Margin,
     );
@@ -536,9 +562,9 @@ fn margin_transfer_order_position_and_close<D: Driver>(w: &World, d: &D) {
     );
     // Margin <-> OTC is refused before sending.
     let e = d
-        .send(&Transfer::new(
+        .send(&TransferRequest::new(
             "usdt",
-            Decimal::ONE,
+            Amount::ONE,
             TransferAccount::Margin,
             TransferAccount::Otc,
         ))
@@ -548,10 +574,13 @@ fn margin_transfer_order_position_and_close<D: Driver>(w: &World, d: &D) {
     let (ask, ask_size) = best_spot_ask(d, "btc_usdt");
     let qty = dec("0.01").min(ask_size);
     let placed = d
-        .send(&PlaceOrder::new(
+        .send(&PlaceOrderRequest::new(
             Market::Margin,
             "btc_usdt",
-            LimitOrder::buy(ask, qty),
+            LimitOrder::buy(
+                digifinex_core::Amount::new(qty),
+                digifinex_core::Price::new(ask),
+            ),
         ))
         .unwrap()
         .value;
@@ -591,7 +620,7 @@ fn margin_transfer_order_position_and_close<D: Driver>(w: &World, d: &D) {
         Some((qty * ask / Decimal::from(3)).round_dp(8))
     );
 
-    d.send(&ClosePosition::new("btc_usdt")).unwrap();
+    d.send(&ClosePositionRequest::new("btc_usdt")).unwrap();
     let positions = d.send(&MarginPositionsRequest::new()).unwrap().value;
     assert!(positions.positions.is_empty(), "{positions:?}");
     let orders = w.sim.control().orders(w.account);
@@ -603,7 +632,7 @@ fn margin_transfer_order_position_and_close<D: Driver>(w: &World, d: &D) {
         Decimal::ZERO
     );
     // Closing again: no position.
-    let e = d.send(&ClosePosition::new("btc_usdt")).unwrap_err();
+    let e = d.send(&ClosePositionRequest::new("btc_usdt")).unwrap_err();
     assert_eq!(code(&e), 20030, "{e}");
 }
 
@@ -643,7 +672,7 @@ fn deposit_and_withdrawal_lifecycle<D: Driver>(w: &World, d: &D) {
     // An address off the whitelist is refused; whitelisted, it works.
     let address = "0x00000000000000000000000000000000000c0ffee";
     let e = d
-        .send(&Withdraw::new("eth", address, dec("2")))
+        .send(&WithdrawRequest::new("eth", address, Amount::new(dec("2"))))
         .unwrap_err();
     assert_eq!(code(&e), 20038, "{e}");
     ctl.whitelist_address(
@@ -658,12 +687,16 @@ fn deposit_and_withdrawal_lifecycle<D: Driver>(w: &World, d: &D) {
     .unwrap();
     // Fee rule max(amount * 0.001, 0.005): the minimum for 2 ETH, the rate for 20 ETH.
     let small = d
-        .send(&Withdraw::new("eth", address, dec("2")))
+        .send(&WithdrawRequest::new("eth", address, Amount::new(dec("2"))))
         .unwrap()
         .value
         .withdraw_id;
     let large = d
-        .send(&Withdraw::new("eth", address, dec("20")))
+        .send(&WithdrawRequest::new(
+            "eth",
+            address,
+            Amount::new(dec("20")),
+        ))
         .unwrap()
         .value
         .withdraw_id;
@@ -689,7 +722,10 @@ fn deposit_and_withdrawal_lifecycle<D: Driver>(w: &World, d: &D) {
     assert_eq!(history[1].fee, Some(dec("0.02")));
 
     // Cancel while applying: the frozen amount returns.
-    let c = d.send(&CancelWithdraw::new(small.clone())).unwrap().value;
+    let c = d
+        .send(&CancelWithdrawRequest::new(small.clone()))
+        .unwrap()
+        .value;
     assert_eq!(c.withdraw_id.as_deref(), Some(small.as_str()));
     assert_eq!(ctl.withdrawals(w.account)[0].state, 4);
     let eth = balance(w, AccountType::Spot, "ETH");
@@ -697,7 +733,9 @@ fn deposit_and_withdrawal_lifecycle<D: Driver>(w: &World, d: &D) {
     // Once confirmed it cannot be cancelled; completed, it leaves the account.
     let large_id: u64 = large.parse().unwrap();
     ctl.set_withdrawal_state(large_id, 2).unwrap();
-    let e = d.send(&CancelWithdraw::new(large.clone())).unwrap_err();
+    let e = d
+        .send(&CancelWithdrawRequest::new(large.clone()))
+        .unwrap_err();
     assert_eq!(code(&e), 20039, "{e}");
     ctl.set_withdrawal_state(large_id, 3).unwrap();
     let history = d
@@ -750,12 +788,15 @@ fn swap_leverage_and_margin_mode<D: Driver>(w: &World, d: &D) {
         .value;
     let switch = swap::PositionModeRequest::new(BTC_PERP, swap::MarginMode::Isolated);
     assert_eq!(code(&d.send(&switch).unwrap_err()), 401001);
-    d.send(&swap::CancelOrder::new(BTC_PERP, id.0.clone()))
-        .unwrap();
-    d.send(&swap::PlaceOrder::new(swap::OrderSpec::market(
+    d.send(&swap::CancelOrderRequest::new(
+        BTC_PERP,
+        id.order_id.clone(),
+    ))
+    .unwrap();
+    d.send(&swap::PlaceOrderRequest::new(swap::OrderSpec::market(
         BTC_PERP,
         swap::OrderSide::OpenShort,
-        Decimal::from(2),
+        digifinex_core::Size::new(Decimal::from(2)),
         swap::MarketStyle::IocOpponent,
     )))
     .unwrap();
@@ -777,7 +818,7 @@ fn swap_leverage_and_margin_mode<D: Driver>(w: &World, d: &D) {
 fn swap_order_lifecycle<D: Driver>(w: &World, d: &D) {
     let (_, _, bid) = swap_top(d);
     let price = bid - Decimal::from(300);
-    let id = d.send(&resting_swap_buy(price)).unwrap().value.0;
+    let id = d.send(&resting_swap_buy(price)).unwrap().value.order_id;
     let open = d
         .send(&swap::OpenOrdersRequest::new().instrument_id(BTC_PERP))
         .unwrap()
@@ -799,10 +840,10 @@ fn swap_order_lifecycle<D: Driver>(w: &World, d: &D) {
     assert_eq!(w.sim.control().swap_open_order_count(w.account), 1);
 
     let cancelled = d
-        .send(&swap::CancelOrder::new(BTC_PERP, id.clone()))
+        .send(&swap::CancelOrderRequest::new(BTC_PERP, id.clone()))
         .unwrap()
         .value;
-    assert_eq!(cancelled.0, id);
+    assert_eq!(cancelled.order_id, id);
     assert!(d
         .send(&swap::OpenOrdersRequest::new())
         .unwrap()
@@ -817,7 +858,7 @@ fn swap_order_lifecycle<D: Driver>(w: &World, d: &D) {
     assert_eq!(history[0].state, Some(swap::OrderState::Canceled));
     // Cancelling again is refused.
     assert!(d
-        .send(&swap::CancelOrder::new(BTC_PERP, id.clone()))
+        .send(&swap::CancelOrderRequest::new(BTC_PERP, id.clone()))
         .is_err());
     assert_eq!(w.sim.control().swap_order_count(w.account), 1);
     assert_eq!(w.sim.control().swap_open_order_count(w.account), 0);
@@ -836,15 +877,15 @@ fn swap_filled_position_and_bills<D: Driver>(w: &World, d: &D) {
     let (ask, ask_size, _) = swap_top(d);
     assert!(ask_size >= Decimal::ONE);
     let id = d
-        .send(&swap::PlaceOrder::new(swap::OrderSpec::limit(
+        .send(&swap::PlaceOrderRequest::new(swap::OrderSpec::limit(
             BTC_PERP,
             swap::OrderSide::OpenLong,
-            Decimal::ONE,
-            ask,
+            digifinex_core::Size::new(Decimal::ONE),
+            digifinex_core::Price::new(ask),
         )))
         .unwrap()
         .value
-        .0;
+        .order_id;
     // 1 contract of 0.001 BTC, taker 0.0005.
     let fee = ask * dec("0.001") * dec("0.0005");
     let info = d
@@ -902,7 +943,7 @@ fn swap_transfer_with_spot<D: Driver>(w: &World, d: &D) {
         .send(&swap::TransferRequest::new(
             swap::TransferType::SpotToSwap,
             "USDT",
-            dec("250"),
+            Amount::new(dec("250")),
         ))
         .unwrap()
         .value;
@@ -911,7 +952,7 @@ fn swap_transfer_with_spot<D: Driver>(w: &World, d: &D) {
     d.send(&swap::TransferRequest::new(
         swap::TransferType::SwapToSpot,
         "USDT",
-        dec("100"),
+        Amount::new(dec("100")),
     ))
     .unwrap();
     assert_eq!(
@@ -927,7 +968,7 @@ fn swap_transfer_with_spot<D: Driver>(w: &World, d: &D) {
         .send(&swap::TransferRequest::new(
             swap::TransferType::SwapToSpot,
             "USDT",
-            Decimal::from(1_000_000),
+            Amount::new(Decimal::from(1_000_000)),
         ))
         .unwrap_err();
     assert_eq!(code(&e), 401003, "{e}");
@@ -977,16 +1018,16 @@ fn copy_trading_sponsor_tp_sl_and_close<D: Driver>(w: &World, d: &D) {
             swap::SponsorSide::OpenLong,
             Decimal::from(10),
             swap::CopyPricing::Market(swap::CopyMarketStyle::OpponentIoc),
-            Decimal::from(3),
+            Size::new(Decimal::from(3)),
         )
     };
     // A long's take-profit must be above the reference (the mark price for market types).
     let e = d
-        .send(&sponsor().take_profit_price(dec("29000")))
+        .send(&sponsor().take_profit_price(Price::new(dec("29000"))))
         .unwrap_err();
     assert_eq!(code(&e), 404008, "{e}");
     let e = d
-        .send(&sponsor().stop_loss_price(dec("31000")))
+        .send(&sponsor().stop_loss_price(Price::new(dec("31000"))))
         .unwrap_err();
     assert_eq!(code(&e), 404010, "{e}");
     assert_eq!(ctl.swap_order_count(w.account), 0);
@@ -995,9 +1036,9 @@ fn copy_trading_sponsor_tp_sl_and_close<D: Driver>(w: &World, d: &D) {
         .send(
             &sponsor()
                 .take_profit_trigger(swap::TriggerPriceType::Mark)
-                .take_profit_price(dec("33000"))
+                .take_profit_price(Price::new(dec("33000")))
                 .stop_loss_trigger(swap::TriggerPriceType::Mark)
-                .stop_loss_price(dec("27000")),
+                .stop_loss_price(Price::new(dec("27000"))),
         )
         .unwrap()
         .value;

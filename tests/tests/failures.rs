@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use digifinex_core::policy::RetryPolicy;
 use digifinex_core::session::{Action, Drive, Session};
-use digifinex_core::spot::{LimitOrder, Market, OrderBookRequest, PlaceOrder};
+use digifinex_core::spot::{LimitOrder, Market, OrderBookRequest, PlaceOrderRequest};
 use digifinex_core::{
     BoxError, Credentials, Decimal, Endpoint, Error, ErrorKind, TransportErrorKind,
 };
@@ -736,11 +736,14 @@ fn check_redirect(e: &Error, status: u16, to: &Server) -> Result<(), String> {
 // The test
 // ---------------------------------------------------------------------------------------------
 
-fn order() -> PlaceOrder {
-    PlaceOrder::new(
+fn order() -> PlaceOrderRequest {
+    PlaceOrderRequest::new(
         Market::Spot,
         "btc_usdt",
-        LimitOrder::buy(Decimal::new(30000, 0), Decimal::new(1, 2)),
+        LimitOrder::buy(
+            digifinex_core::Amount::new(Decimal::new(1, 2)),
+            digifinex_core::Price::new(Decimal::new(30000, 0)),
+        ),
     )
 }
 

@@ -41,7 +41,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .read_timeout(Duration::from_secs(5))
         .timeout(Duration::from_secs(8))
         .build()?;
-    let ticker = client.send(&TickerRequest::symbol("btc_usdt")).await?;
+    let ticker = client
+        .send(&TickerRequest::new().symbol("btc_usdt"))
+        .await?;
     println!("{ticker:?}");
     Ok(())
 }

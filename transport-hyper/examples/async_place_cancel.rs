@@ -2,7 +2,7 @@
 //!
 //! Credentials come from `DIGIFINEX_API_KEY` and `DIGIFINEX_API_SECRET`; point it at the
 //! simulator with `DIGIFINEX_SPOT_URL=http://127.0.0.1:PORT/v3`.
-use digifinex_hyper::core::spot::{CancelOrders, LimitOrder, Market, PlaceOrder};
+use digifinex_hyper::core::spot::{CancelOrdersRequest, LimitOrder, Market, PlaceOrderRequest};
 use digifinex_hyper::core::{Credentials, Decimal, Error, Family};
 use digifinex_hyper::Client;
 
@@ -19,10 +19,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let offset = client.sync_time(Family::Spot).await?;
     println!("server clock offset {offset} ms");
 
-    let order = PlaceOrder::new(
+    let order = PlaceOrderRequest::new(
         Market::Spot,
         "btc_usdt",
-        LimitOrder::buy(Decimal::new(1000, 0), Decimal::new(1, 3)),
+        LimitOrder::buy(
+            digifinex_hyper::core::Amount::new(Decimal::new(1, 3)),
+            digifinex_hyper::core::Price::new(Decimal::new(1000, 0)),
+        ),
     );
     let placed = match client.send(&order).await {
         Ok(p) => p,
@@ -35,7 +38,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!("placed {}", placed.order_id);
 
-    let cancel = CancelOrders::new(Market::Spot, [placed.order_id]);
+    let cancel = CancelOrdersRequest::new(Market::Spot, [placed.order_id]);
     let cancelled = client.send(&cancel).await?;
     println!("cancelled {cancelled:?}");
     Ok(())

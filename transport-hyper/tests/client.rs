@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use digifinex_core::paging::{DepositPager, WindowPager};
 use digifinex_core::policy::RetryPolicy;
 use digifinex_core::spot::{
-    HistoryDirection, LimitOrder, Market, MyTradesRequest, OrderBookRequest, PlaceOrder,
+    HistoryDirection, LimitOrder, Market, MyTradesRequest, OrderBookRequest, PlaceOrderRequest,
 };
 use digifinex_core::{
     swap, Credentials, Decimal, Error, ErrorKind, Family, OffsetClock, SystemClock,
@@ -35,11 +35,14 @@ fn client(server: &TestServer) -> digifinex_hyper::ClientBuilder {
         })
 }
 
-fn order() -> PlaceOrder {
-    PlaceOrder::new(
+fn order() -> PlaceOrderRequest {
+    PlaceOrderRequest::new(
         Market::Spot,
         "btc_usdt",
-        LimitOrder::buy(Decimal::new(30000, 0), Decimal::new(1, 2)),
+        LimitOrder::buy(
+            digifinex_core::Amount::new(Decimal::new(1, 2)),
+            digifinex_core::Price::new(Decimal::new(30000, 0)),
+        ),
     )
 }
 

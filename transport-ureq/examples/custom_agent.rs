@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .into();
     // The agent's timeouts are kept; 4xx/5xx still reach the core as answers.
     let client = Client::builder().agent(agent).build()?;
-    let ticker = client.send(&TickerRequest::symbol("btc_usdt"))?;
+    let ticker = client.send(&TickerRequest::new().symbol("btc_usdt"))?;
     println!("{ticker:?}");
     Ok(())
 }

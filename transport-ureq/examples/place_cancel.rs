@@ -2,7 +2,7 @@
 //!
 //! Credentials come from `DIGIFINEX_API_KEY` and `DIGIFINEX_API_SECRET`; point it at the
 //! simulator with `DIGIFINEX_SPOT_URL=http://127.0.0.1:PORT/v3`.
-use digifinex_ureq::core::spot::{CancelOrders, LimitOrder, Market, PlaceOrder};
+use digifinex_ureq::core::spot::{CancelOrdersRequest, LimitOrder, Market, PlaceOrderRequest};
 use digifinex_ureq::core::{Credentials, Decimal, Error, Family};
 use digifinex_ureq::Client;
 
@@ -18,10 +18,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let offset = client.sync_time(Family::Spot)?;
     println!("server clock offset {offset} ms");
 
-    let order = PlaceOrder::new(
+    let order = PlaceOrderRequest::new(
         Market::Spot,
         "btc_usdt",
-        LimitOrder::buy(Decimal::new(1000, 0), Decimal::new(1, 3)),
+        LimitOrder::buy(
+            digifinex_ureq::core::Amount::new(Decimal::new(1, 3)),
+            digifinex_ureq::core::Price::new(Decimal::new(1000, 0)),
+        ),
     );
     let placed = match client.send(&order) {
         Ok(p) => p,
@@ -34,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!("placed {}", placed.order_id);
 
-    let cancelled = client.send(&CancelOrders::new(Market::Spot, [placed.order_id]))?;
+    let cancelled = client.send(&CancelOrdersRequest::new(Market::Spot, [placed.order_id]))?;
     println!("cancelled {cancelled:?}");
     Ok(())
 }

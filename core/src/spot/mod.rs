@@ -144,23 +144,6 @@ pub(crate) fn check_symbol(field: &'static str, symbol: &str) -> Result<(), Erro
     }
 }
 
-/// Checks that `value` lies in `min..=max`.
-pub(crate) fn check_range(
-    field: &'static str,
-    value: u32,
-    min: u32,
-    max: u32,
-) -> Result<(), Error> {
-    if (min..=max).contains(&value) {
-        Ok(())
-    } else {
-        Err(Error::validation(
-            field,
-            format!("{value} is outside {min}..={max}"),
-        ))
-    }
-}
-
 /// Checks that a price or amount is strictly positive.
 pub(crate) fn check_positive(field: &'static str, value: &Decimal) -> Result<(), Error> {
     if value.is_sign_positive() && !value.is_zero() {
@@ -170,15 +153,6 @@ pub(crate) fn check_positive(field: &'static str, value: &Decimal) -> Result<(),
             field,
             format!("{value} must be positive"),
         ))
-    }
-}
-
-/// Checks that a required text is not empty.
-pub(crate) fn check_non_empty(field: &'static str, value: &str) -> Result<(), Error> {
-    if value.trim().is_empty() {
-        Err(Error::validation(field, "must not be empty"))
-    } else {
-        Ok(())
     }
 }
 
@@ -252,8 +226,8 @@ mod tests {
         assert!(check_positive("price", &Decimal::new(1, 8)).is_ok());
         assert!(check_positive("price", &Decimal::ZERO).is_err());
         assert!(check_positive("price", &Decimal::new(-1, 0)).is_err());
-        assert!(check_range("limit", 150, 1, 150).is_ok());
-        assert!(check_range("limit", 0, 1, 150).is_err());
-        assert!(check_range("limit", 151, 1, 150).is_err());
+        assert!(crate::request::range(1, 150)("limit", &150).is_ok());
+        assert!(crate::request::range(1, 150)("limit", &0).is_err());
+        assert!(crate::request::range(1, 150)("limit", &151).is_err());
     }
 }

@@ -116,17 +116,6 @@ pub(crate) fn check_order_id(field: &'static str, id: &str) -> Result<(), Error>
     }
 }
 
-/// Checks a list `limit`: 1..=100 (all swap list endpoints).
-pub(crate) fn check_limit(limit: Option<u32>) -> Result<(), Error> {
-    match limit {
-        Some(l) if !(1..=100).contains(&l) => Err(Error::validation(
-            "limit",
-            format!("{l} is outside 1..=100"),
-        )),
-        _ => Ok(()),
-    }
-}
-
 /// Checks a `start_timestamp`/`end_timestamp` pair: the end must be after the start.
 pub(crate) fn check_window(
     start: Option<TimestampMillis>,
@@ -138,30 +127,6 @@ pub(crate) fn check_window(
             format!("{} must be after start_timestamp {}", e.0, s.0),
         )),
         _ => Ok(()),
-    }
-}
-
-/// Checks that a decimal is strictly positive.
-pub(crate) fn check_positive(field: &'static str, v: &rust_decimal::Decimal) -> Result<(), Error> {
-    if v.is_sign_positive() && !v.is_zero() {
-        Ok(())
-    } else {
-        Err(Error::validation(field, format!("{v} must be positive")))
-    }
-}
-
-/// Refuses an unknown code or word of an integer enum in a request; returns the wire code.
-pub(crate) fn known_code<T: crate::types::Coded>(
-    field: &'static str,
-    value: &T,
-) -> Result<i64, Error> {
-    match value.code() {
-        Some(code) if value.is_known() => Ok(code),
-        Some(code) => Err(Error::validation(
-            field,
-            format!("{code} is not a documented value"),
-        )),
-        None => Err(Error::validation(field, "is not a documented value")),
     }
 }
 
@@ -621,7 +586,7 @@ mod tests {
             OrderType::Other("trailing".into())
         );
         // A word is never a code in a request.
-        assert!(known_code("order_type", &OrderType::Other("x".into())).is_err());
+        assert!(crate::request::known_code("order_type", &OrderType::Other("x".into())).is_err());
     }
 
     #[test]
@@ -629,12 +594,9 @@ mod tests {
         assert!(check_instrument("instrument_id", "BTCUSDTPERP").is_ok());
         assert!(check_instrument("instrument_id", "BTC USDT").is_err());
         assert!(check_instrument("instrument_id", "").is_err());
-        assert!(check_limit(Some(100)).is_ok());
-        assert!(check_limit(Some(0)).is_err());
-        assert!(check_limit(Some(101)).is_err());
         assert!(check_window(Some(TimestampMillis(2)), Some(TimestampMillis(2))).is_err());
         assert!(check_window(Some(TimestampMillis(1)), Some(TimestampMillis(2))).is_ok());
-        match known_code("order_type", &OrderType::Unknown(5)) {
+        match crate::request::known_code("order_type", &OrderType::Unknown(5)) {
             Err(Error::Validation { field, .. }) => assert_eq!(field, "order_type"),
             other => panic!("{other:?}"),
         }

@@ -4,8 +4,8 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    check_instrument, check_window, known_code, public_meta, ContractType, Granularity,
-    InstrumentKind, InstrumentStatus, InstrumentType, OrderSide,
+    check_instrument, check_window, public_meta, ContractType, Granularity, InstrumentKind,
+    InstrumentStatus, InstrumentType, OrderSide,
 };
 #[cfg(feature = "catalog")]
 use crate::catalog::{entry, CatalogEntry};
@@ -592,24 +592,3 @@ pub struct FundingRateEntry {
 
 // ---------------------------------------------------------------------------------------------
 // Private helpers shared with [`super::account`]
-
-/// Refuses the `Other` arm of a string enum in a request, naming the field; returns the wire text.
-pub(super) fn known_text<'a>(
-    field: &'static str,
-    text: &'a str,
-    is_other: bool,
-) -> Result<&'a str, Error> {
-    if is_other {
-        Err(Error::validation(
-            field,
-            format!("{text:?} is not a documented value"),
-        ))
-    } else {
-        Ok(text)
-    }
-}
-
-/// Refuses the `Unknown` arm of an optional instrument `type` filter (field `type`).
-pub(super) fn known_instrument_type(t: Option<&InstrumentType>) -> Result<Option<i64>, Error> {
-    t.map(|t| known_code("type", t)).transpose()
-}

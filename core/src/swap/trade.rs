@@ -885,53 +885,43 @@ request! {
 
 // ---------------------------------------------------------------------------------------------
 
-pub use batch::{BatchCancelOrdersRequest, BatchPlaceOrdersRequest};
-
-/// The batch requests. `request!` initialises its JSON-object flag and, for a `body` field,
-/// overwrites it unread (`unused_assignments`); the lint is allowed here, not crate-wide.
-mod batch {
-    #![allow(unused_assignments)]
-
-    use super::*;
-
-    request! {
-        /// `POST /swap/v2/trade/batch_order`: places 1..=20 orders; the answer lists their ids
-        /// in request order.
-        ///
-        /// Body: a JSON array of the [`PlaceOrderRequest`] objects, e.g.
-        /// `[{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"1"},..]`.
-        /// Validation errors name the element (`[3].price`); a batch of 0 or more than 20 is
-        /// refused on `body` (the server's error 401014).
-        pub struct BatchPlaceOrdersRequest => OrderIds;
-        meta = private_write("swap.batch_order", Method::Post, "/swap/v2/trade/batch_order");
-        /// Places `orders` (1..=20): an array, a `Vec` or an iterator of [`OrderSpec`]s.
-        new;
-        fields {
-            /// The orders, 1..=20: the whole body.
-            body orders: Batch<OrderSpec>,
-        }
+request! {
+    /// `POST /swap/v2/trade/batch_order`: places 1..=20 orders; the answer lists their ids
+    /// in request order.
+    ///
+    /// Body: a JSON array of the [`PlaceOrderRequest`] objects, e.g.
+    /// `[{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"1"},..]`.
+    /// Validation errors name the element (`[3].price`); a batch of 0 or more than 20 is
+    /// refused on `body` (the server's error 401014).
+    pub struct BatchPlaceOrdersRequest => OrderIds;
+    meta = private_write("swap.batch_order", Method::Post, "/swap/v2/trade/batch_order");
+    /// Places `orders` (1..=20): an array, a `Vec` or an iterator of [`OrderSpec`]s.
+    new;
+    fields {
+        /// The orders, 1..=20: the whole body.
+        body orders: Batch<OrderSpec>,
     }
+}
 
-    // -----------------------------------------------------------------------------------------
+// -----------------------------------------------------------------------------------------
 
-    request! {
-        /// `POST /swap/v2/trade/batch_cancel_order`: cancels 1..=20 orders; the answer lists the
-        /// ids.
-        ///
-        /// Body: `[{"instrument_id":"BTCUSDTPERP","order_id":".."},..]`. Validation errors name
-        /// the element (`[3].order_id`); a batch of 0 or more than 20 is refused on `body`.
-        pub struct BatchCancelOrdersRequest => OrderIds;
-        meta = private_write(
-            "swap.batch_cancel_order",
-            Method::Post,
-            "/swap/v2/trade/batch_cancel_order"
-        );
-        /// Cancels `orders` (1..=20): [`OrderRef`]s or `(instrument_id, order_id)` pairs.
-        new;
-        fields {
-            /// The orders, 1..=20: the whole body.
-            body orders: Batch<OrderRef>,
-        }
+request! {
+    /// `POST /swap/v2/trade/batch_cancel_order`: cancels 1..=20 orders; the answer lists the
+    /// ids.
+    ///
+    /// Body: `[{"instrument_id":"BTCUSDTPERP","order_id":".."},..]`. Validation errors name
+    /// the element (`[3].order_id`); a batch of 0 or more than 20 is refused on `body`.
+    pub struct BatchCancelOrdersRequest => OrderIds;
+    meta = private_write(
+        "swap.batch_cancel_order",
+        Method::Post,
+        "/swap/v2/trade/batch_cancel_order"
+    );
+    /// Cancels `orders` (1..=20): [`OrderRef`]s or `(instrument_id, order_id)` pairs.
+    new;
+    fields {
+        /// The orders, 1..=20: the whole body.
+        body orders: Batch<OrderRef>,
     }
 }
 
