@@ -133,7 +133,10 @@ fn call_swap_json_body_places_an_order() {
         "--json",
         r#"{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"price":"29000","size":5}"#,
     ]));
-    assert!(v.as_str().is_some_and(|id| !id.is_empty()), "{v}");
+    assert!(
+        v["order_id"].as_str().is_some_and(|id| !id.is_empty()),
+        "{v}"
+    );
 }
 
 #[test]

@@ -37,7 +37,7 @@
 //! ```
 //! use digifinex_core::{spot, swap, Amount, Price, Size};
 //! let buy = spot::LimitOrder::buy("0.01".parse::<Amount>()?, "30000".parse::<Price>()?);
-//! assert_eq!(buy.price(), "30000".parse()?);
+//! assert_eq!(buy.price(), "30000".parse::<Price>()?);
 //! let long = swap::OrderSpec::limit("BTCUSDTPERP", swap::OrderSide::OpenLong, Size::ONE, "30000".parse()?);
 //! assert_eq!(long.size(), Size::ONE);
 //! # Ok::<(), Box<dyn std::error::Error>>(())

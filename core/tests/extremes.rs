@@ -286,6 +286,7 @@ fn param_names() -> &'static BTreeMap<String, bool> {
     static NAMES: OnceLock<BTreeMap<String, bool>> = OnceLock::new();
     NAMES.get_or_init(|| {
         let mut out = BTreeMap::new();
+        let mut sources = Vec::new();
         let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
         while let Some(dir) = stack.pop() {
             for e in std::fs::read_dir(&dir).expect("core/src") {
@@ -295,6 +296,7 @@ fn param_names() -> &'static BTreeMap<String, bool> {
                     continue;
                 }
                 let src = std::fs::read_to_string(&p).expect("source");
+                sources.push(src.clone());
                 for (i, _) in src.match_indices("take_") {
                     let rest = &src[i..];
                     let Some(open) = rest.find("(\"") else {
@@ -314,6 +316,59 @@ fn param_names() -> &'static BTreeMap<String, bool> {
                     let numeric = call.contains("int") || call.contains("decimal");
                     *out.entry(name).or_insert(false) |= numeric;
                 }
+            }
+        }
+        // The fields of `request!` declarations: `<kind> name: Type [as "wire"]`. Numeric:
+        // integers, decimals, money, times and integer-coded enums (`int_enum!`).
+        let coded: Vec<String> = sources
+            .iter()
+            .flat_map(|src| src.split("int_enum! {").skip(1))
+            .filter_map(|rest| {
+                let at = rest.find("pub enum ")?;
+                let name: String = rest[at + 9..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .collect();
+                Some(name)
+            })
+            .collect();
+        let numeric_type = |t: &str| {
+            [
+                "u8",
+                "u16",
+                "u32",
+                "u64",
+                "i64",
+                "Decimal",
+                "Price",
+                "Amount",
+                "Size",
+                "TimestampSecs",
+                "TimestampMillis",
+            ]
+            .contains(&t)
+                || coded.iter().any(|c| c == t)
+        };
+        for src in &sources {
+            for line in src.lines() {
+                let mut words = line.split_whitespace();
+                let (Some(kind), Some(field)) = (words.next(), words.next()) else {
+                    continue;
+                };
+                if !["req", "opt", "def", "path"].contains(&kind) || !field.ends_with(':') {
+                    continue;
+                }
+                let ty: String = words
+                    .next()
+                    .unwrap_or_default()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                let wire = match (words.next(), words.next()) {
+                    (Some("as"), Some(w)) => w.trim_matches(|c| c == '"' || c == ',').to_owned(),
+                    _ => field.trim_end_matches(':').to_owned(),
+                };
+                *out.entry(wire).or_insert(false) |= numeric_type(&ty);
             }
         }
         out
