@@ -56,6 +56,7 @@ pub mod budget;
 #[cfg(feature = "catalog")]
 pub mod catalog;
 pub mod clock;
+mod codes;
 pub mod config;
 pub mod credentials;
 pub mod de;

@@ -314,64 +314,105 @@ impl WindowListing for MyTradesRequest {
     }
 }
 
-/// Implements [`WindowListing`] for a swap list endpoint (ms windows, 100 items, `end > start`).
-macro_rules! swap_window {
-    ($req:ty, $item:ty, |$t:ident| $time:expr, |$k:ident| $key:expr) => {
-        impl WindowListing for $req {
-            type Item = $item;
-            const MAX_LIMIT: u32 = 100;
-            const UNIT_MS: i64 = 1;
-            const LOOKBACK_MS: Option<i64> = None;
-            const DEFAULT_SPAN: Option<i64> = None;
-            const STRICT_WINDOW: bool = true;
-            fn with_window(self, start: i64, end: i64, limit: u32) -> Self {
-                self.start_timestamp(TimestampMillis(start))
-                    .end_timestamp(TimestampMillis(end))
-                    .limit(limit)
-            }
-            fn into_items(output: Self::Output) -> Vec<$item> {
-                output
-            }
-            fn item_time($t: &$item) -> Option<i64> {
-                $time
-            }
-            fn item_key($k: &$item) -> String {
-                $key
-            }
-        }
-    };
+/// A swap list endpoint walked in time windows: milliseconds, at most 100 rows per page, the
+/// server requiring `end > start`; its answer is the rows. Each one says how to set its window
+/// and how to read a row's time and key; [`WindowListing`] follows.
+pub trait SwapWindow: Endpoint<Output = Vec<Self::Row>> + Clone {
+    /// One row of the answer.
+    type Row;
+    /// This request restricted to `[start, end]` (ms) and `limit` rows.
+    fn window(self, start: TimestampMillis, end: TimestampMillis, limit: u32) -> Self;
+    /// A row's time (ms), when known.
+    fn row_time(row: &Self::Row) -> Option<i64>;
+    /// A key telling rows apart.
+    fn row_key(row: &Self::Row) -> String;
 }
 
-swap_window!(
-    swap::FinanceRecordRequest,
-    swap::Bill,
-    |b| b.timestamp.map(|t| t.0),
-    |b| content_key(b)
-);
-swap_window!(
-    swap::FundingFeeRequest,
-    swap::FundingFee,
-    |f| f.timestamp.map(|t| t.0),
-    |f| content_key(f)
-);
-swap_window!(
-    swap::TransferRecordRequest,
-    swap::TransferRecord,
-    |t| t.timestamp.map(|t| t.0),
-    |t| t.transfer_id.clone()
-);
-swap_window!(
-    swap::HistoryOrdersRequest,
-    swap::Order,
-    |o| o.insert_time.or(o.time_stamp).map(|t| t.0),
-    |o| o.order_id.clone()
-);
-swap_window!(
-    swap::HistoryTradesRequest,
-    swap::Fill,
-    |f| f.trade_time.map(|t| t.0),
-    |f| f.trade_id.clone()
-);
+impl<T: SwapWindow> WindowListing for T {
+    type Item = T::Row;
+    const MAX_LIMIT: u32 = 100;
+    const UNIT_MS: i64 = 1;
+    const LOOKBACK_MS: Option<i64> = None;
+    const DEFAULT_SPAN: Option<i64> = None;
+    const STRICT_WINDOW: bool = true;
+    fn with_window(self, start: i64, end: i64, limit: u32) -> Self {
+        self.window(TimestampMillis(start), TimestampMillis(end), limit)
+    }
+    fn into_items(output: Vec<T::Row>) -> Vec<T::Row> {
+        output
+    }
+    fn item_time(item: &T::Row) -> Option<i64> {
+        T::row_time(item)
+    }
+    fn item_key(item: &T::Row) -> String {
+        T::row_key(item)
+    }
+}
+
+impl SwapWindow for swap::FinanceRecordRequest {
+    type Row = swap::Bill;
+    fn window(self, start: TimestampMillis, end: TimestampMillis, limit: u32) -> Self {
+        self.start_timestamp(start).end_timestamp(end).limit(limit)
+    }
+    fn row_time(b: &swap::Bill) -> Option<i64> {
+        b.timestamp.map(|t| t.0)
+    }
+    fn row_key(b: &swap::Bill) -> String {
+        content_key(b)
+    }
+}
+
+impl SwapWindow for swap::FundingFeeRequest {
+    type Row = swap::FundingFee;
+    fn window(self, start: TimestampMillis, end: TimestampMillis, limit: u32) -> Self {
+        self.start_timestamp(start).end_timestamp(end).limit(limit)
+    }
+    fn row_time(f: &swap::FundingFee) -> Option<i64> {
+        f.timestamp.map(|t| t.0)
+    }
+    fn row_key(f: &swap::FundingFee) -> String {
+        content_key(f)
+    }
+}
+
+impl SwapWindow for swap::TransferRecordRequest {
+    type Row = swap::TransferRecord;
+    fn window(self, start: TimestampMillis, end: TimestampMillis, limit: u32) -> Self {
+        self.start_timestamp(start).end_timestamp(end).limit(limit)
+    }
+    fn row_time(t: &swap::TransferRecord) -> Option<i64> {
+        t.timestamp.map(|t| t.0)
+    }
+    fn row_key(t: &swap::TransferRecord) -> String {
+        t.transfer_id.clone()
+    }
+}
+
+impl SwapWindow for swap::HistoryOrdersRequest {
+    type Row = swap::Order;
+    fn window(self, start: TimestampMillis, end: TimestampMillis, limit: u32) -> Self {
+        self.start_timestamp(start).end_timestamp(end).limit(limit)
+    }
+    fn row_time(o: &swap::Order) -> Option<i64> {
+        o.insert_time.or(o.time_stamp).map(|t| t.0)
+    }
+    fn row_key(o: &swap::Order) -> String {
+        o.order_id.clone()
+    }
+}
+
+impl SwapWindow for swap::HistoryTradesRequest {
+    type Row = swap::Fill;
+    fn window(self, start: TimestampMillis, end: TimestampMillis, limit: u32) -> Self {
+        self.start_timestamp(start).end_timestamp(end).limit(limit)
+    }
+    fn row_time(f: &swap::Fill) -> Option<i64> {
+        f.trade_time.map(|t| t.0)
+    }
+    fn row_key(f: &swap::Fill) -> String {
+        f.trade_id.clone()
+    }
+}
 
 /// The JSON text of an item without an id (identical items count separately, see
 /// [`WindowPager`]).

@@ -8,9 +8,22 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::swap::RouteWeight;
+/// One route and its weight (element of the answer of `GET /swap/v2/public/api_weight`, [`crate::swap::ApiWeightRequest`], keyed by `path`).
+///
+/// DESIGN: both fields are required: `path` is the row's key, and `weight` is the row's only
+/// value (a route listed without its weight tells a budget nothing, like a candle without its
+/// prices).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteWeight {
+    /// Request path (`/swap/v2/trade/order_place`).
+    #[serde(with = "crate::de::text")]
+    pub path: String,
+    /// Weight counted per request.
+    #[serde(with = "crate::de::req")]
+    pub weight: u32,
+}
 
 /// Weight used and remaining in the current minute, for one limit (IP, account or API key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

@@ -7,8 +7,7 @@ use rust_decimal::Decimal;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-#[cfg(feature = "catalog")]
-use crate::catalog::{entry, CatalogEntry};
+use crate::codes::str_enum;
 use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
@@ -17,17 +16,7 @@ use crate::params::ParamMap;
 use crate::request;
 use crate::request::{non_empty, positive, range, Param};
 use crate::spot::{check_symbol, check_window, Market};
-use crate::types::{str_enum, Pair, TimestampSecs};
-
-#[cfg(feature = "catalog")]
-pub(crate) const ENTRIES: &[CatalogEntry] = &[
-    entry::<SpotAssetsRequest>(),
-    entry::<MarginAssetsRequest>(),
-    entry::<FinanceLogRequest>(),
-    entry::<MarginPositionsRequest>(),
-    entry::<TransferRequest>(),
-    entry::<ClosePositionRequest>(),
-];
+use crate::types::{Pair, TimestampSecs};
 
 /// Meta of a signed endpoint; reads (GET) are idempotent, POSTs are not.
 const fn private(name: &'static str, method: Method, path: &'static str) -> Meta {

@@ -3,8 +3,7 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-#[cfg(feature = "catalog")]
-use crate::catalog::{entry, CatalogEntry};
+use crate::codes::str_enum;
 use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
@@ -12,24 +11,7 @@ use crate::params::ParamMap;
 use crate::request;
 use crate::request::{non_empty, range, Param};
 use crate::spot::check_symbol;
-use crate::types::str_enum;
 use crate::types::{Pair, TimestampSecs};
-
-#[cfg(feature = "catalog")]
-pub(crate) const ENTRIES: &[CatalogEntry] = &[
-    entry::<PingRequest>(),
-    entry::<ServerTimeRequest>(),
-    entry::<MarketsRequest>(),
-    entry::<TickerRequest>(),
-    entry::<OrderBookRequest>(),
-    entry::<TradesRequest>(),
-    entry::<KlineRequest>(),
-    entry::<SpotSymbolsRequest>(),
-    entry::<MarginCurrenciesRequest>(),
-    entry::<MarginSymbolsRequest>(),
-    entry::<TradesSymbolsRequest>(),
-    entry::<CurrenciesRequest>(),
-];
 
 const fn public(name: &'static str, path: &'static str) -> Meta {
     Meta::new(Family::Spot, Method::Get, name, path)

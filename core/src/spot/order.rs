@@ -16,8 +16,8 @@ use rust_decimal::Decimal;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-#[cfg(feature = "catalog")]
-use crate::catalog::{entry, CatalogEntry};
+use crate::codes::int_enum;
+use crate::codes::str_enum;
 use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
@@ -26,19 +26,7 @@ use crate::params::ParamMap;
 use crate::request;
 use crate::request::{range, Fields, IntoArg, Param};
 use crate::spot::{check_positive, check_symbol, check_window, Market};
-use crate::types::{int_enum, str_enum, Pair, TimestampSecs};
-
-#[cfg(feature = "catalog")]
-pub(crate) const ENTRIES: &[CatalogEntry] = &[
-    entry::<OrdersRequest>(),
-    entry::<OrderDetailRequest>(),
-    entry::<CurrentOrdersRequest>(),
-    entry::<OrderHistoryRequest>(),
-    entry::<MyTradesRequest>(),
-    entry::<PlaceOrderRequest>(),
-    entry::<BatchPlaceOrdersRequest>(),
-    entry::<CancelOrdersRequest>(),
-];
+use crate::types::{Pair, TimestampSecs};
 
 /// Most order ids one query or cancel call takes.
 pub const MAX_ORDER_IDS: usize = 20;

@@ -30,8 +30,7 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-#[cfg(feature = "catalog")]
-use crate::catalog::{entry, CatalogEntry};
+use crate::codes::int_enum;
 use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
@@ -39,16 +38,6 @@ use crate::money::Amount;
 use crate::params::ParamMap;
 use crate::request;
 use crate::request::{non_empty, positive, range, IntoArg, Param};
-use crate::types::int_enum;
-
-#[cfg(feature = "catalog")]
-pub(crate) const ENTRIES: &[CatalogEntry] = &[
-    entry::<DepositAddressRequest>(),
-    entry::<DepositHistoryRequest>(),
-    entry::<WithdrawHistoryRequest>(),
-    entry::<WithdrawRequest>(),
-    entry::<CancelWithdrawRequest>(),
-];
 
 /// Meta of a wallet endpoint: signed, success code 200; GETs are idempotent, POSTs are not.
 const fn private(name: &'static str, method: Method, path: &'static str) -> Meta {

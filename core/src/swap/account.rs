@@ -8,8 +8,7 @@ use super::{
     check_instrument, check_window, private_read, private_write, FinanceType, InstrumentType,
     MarginAdjustment, MarginMode, PositionSide, TransferRecordType, TransferType,
 };
-#[cfg(feature = "catalog")]
-use crate::catalog::{entry, CatalogEntry};
+use crate::codes::str_enum;
 use crate::endpoint::{Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
@@ -17,22 +16,7 @@ use crate::money::Amount;
 use crate::params::ParamMap;
 use crate::request;
 use crate::request::{positive, range, IntoArg, Param};
-use crate::types::{str_enum, TimestampMillis};
-
-/// Every swap account endpoint, in documentation order.
-#[cfg(feature = "catalog")]
-pub(crate) static ENTRIES: &[CatalogEntry] = &[
-    entry::<BalanceRequest>(),
-    entry::<TransferRequest>(),
-    entry::<PositionsRequest>(),
-    entry::<PositionModeRequest>(),
-    entry::<PositionMarginRequest>(),
-    entry::<LeverageRequest>(),
-    entry::<TradingFeeRateRequest>(),
-    entry::<FinanceRecordRequest>(),
-    entry::<FundingFeeRequest>(),
-    entry::<TransferRecordRequest>(),
-];
+use crate::types::TimestampMillis;
 
 // ---------------------------------------------------------------------------------------------
 

@@ -39,8 +39,6 @@ use super::{
     CopyOrderPriceType, CopyResult, ExpertOrderStatus, OrderSide, PlanComType, PlanStatus,
     TriggerCondition, TriggerPriceType,
 };
-#[cfg(feature = "catalog")]
-use crate::catalog::{entry, CatalogEntry};
 use crate::endpoint::{Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
@@ -49,21 +47,6 @@ use crate::params::ParamMap;
 use crate::request;
 use crate::request::{known_code, positive, Fields, IntoArg, Param};
 use crate::types::TimestampMillis;
-/// Every swap copy endpoint, in documentation order.
-#[cfg(feature = "catalog")]
-pub(crate) static ENTRIES: &[CatalogEntry] = &[
-    entry::<SponsorOrderRequest>(),
-    entry::<CloseCopyOrderRequest>(),
-    entry::<CancelCopyOrderRequest>(),
-    entry::<CopyCurrentRequest>(),
-    entry::<CopyHistoryRequest>(),
-    entry::<ExpertOpenOrdersRequest>(),
-    entry::<AddAlgoRequest>(),
-    entry::<CancelAlgoRequest>(),
-    entry::<CopyAvailableRequest>(),
-    entry::<PlanTaskRequest>(),
-    entry::<CopyInstrumentsRequest>(),
-];
 
 /// Highest `page` of `plan_task` (spec §4, §8.5).
 pub const MAX_PLAN_TASK_PAGE: u32 = 50;

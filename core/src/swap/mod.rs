@@ -35,9 +35,11 @@ pub use copy::*;
 pub use public::*;
 pub use trade::*;
 
+use crate::codes::int_enum;
+use crate::codes::str_enum;
 use crate::endpoint::{Family, Meta, Method};
 use crate::error::Error;
-use crate::types::{int_enum, str_enum, TimestampMillis};
+use crate::types::TimestampMillis;
 
 /// The description of a public (unsigned) swap GET endpoint.
 pub(crate) const fn public_meta(name: &'static str, path: &'static str) -> Meta {

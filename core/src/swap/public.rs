@@ -7,30 +7,11 @@ use super::{
     check_instrument, check_window, public_meta, ContractType, Granularity, InstrumentKind,
     InstrumentStatus, InstrumentType, OrderSide,
 };
-#[cfg(feature = "catalog")]
-use crate::catalog::{entry, CatalogEntry};
 use crate::endpoint::Params;
 use crate::error::Error;
 use crate::request;
 use crate::request::range;
 use crate::types::TimestampMillis;
-
-/// Every public swap endpoint, in documentation order.
-#[cfg(feature = "catalog")]
-pub(crate) static ENTRIES: &[CatalogEntry] = &[
-    entry::<ServerTimeRequest>(),
-    entry::<ApiWeightRequest>(),
-    entry::<InstrumentsRequest>(),
-    entry::<InstrumentRequest>(),
-    entry::<DepthRequest>(),
-    entry::<TradesRequest>(),
-    entry::<TickerRequest>(),
-    entry::<TickersRequest>(),
-    entry::<CandlesRequest>(),
-    entry::<FundingRateRequest>(),
-    entry::<CandlesHistoryRequest>(),
-    entry::<FundingRateHistoryRequest>(),
-];
 
 // ---------------------------------------------------------------------------------------------
 
@@ -59,20 +40,7 @@ request! {
     fields {}
 }
 
-/// One route and its weight (element of [`ApiWeightRequest`]'s answer, keyed by `path`).
-///
-/// DESIGN: both fields are required: `path` is the row's key, and `weight` is the row's only
-/// value (a route listed without its weight tells a budget nothing, like a candle without its
-/// prices).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RouteWeight {
-    /// Request path (`/swap/v2/trade/order_place`).
-    #[serde(with = "crate::de::text")]
-    pub path: String,
-    /// Weight counted per request.
-    #[serde(with = "crate::de::req")]
-    pub weight: u32,
-}
+pub use crate::ratelimit::RouteWeight;
 
 // ---------------------------------------------------------------------------------------------
 

@@ -30,8 +30,6 @@ use super::{
     check_instrument, check_order_id, check_window, private_read, private_write, MarginMode,
     MatchRole, OrderSide, OrderState, OrderType, TradeType,
 };
-#[cfg(feature = "catalog")]
-use crate::catalog::{entry, CatalogEntry};
 use crate::endpoint::{Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
@@ -40,19 +38,6 @@ use crate::params::{element_error, ParamMap};
 use crate::request;
 use crate::request::{known_code, positive, range, Body, Fields, IntoArg, Param};
 use crate::types::TimestampMillis;
-
-/// Every swap trade endpoint, in documentation order.
-#[cfg(feature = "catalog")]
-pub(crate) static ENTRIES: &[CatalogEntry] = &[
-    entry::<PlaceOrderRequest>(),
-    entry::<CancelOrderRequest>(),
-    entry::<BatchPlaceOrdersRequest>(),
-    entry::<BatchCancelOrdersRequest>(),
-    entry::<OpenOrdersRequest>(),
-    entry::<OrderInfoRequest>(),
-    entry::<HistoryOrdersRequest>(),
-    entry::<HistoryTradesRequest>(),
-];
 
 /// Most orders one `batch_order` or `batch_cancel_order` call takes (more is error 401014).
 pub const MAX_BATCH_ORDERS: usize = 20;
