@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::credentials::Credentials;
+use crate::de::reader;
 use crate::de::Unreadable;
 use crate::error::{snippet, ApiCode, ApiError, Error};
 use crate::sign;
-use crate::tap;
 pub use crate::types::Family;
 use crate::types::TimestampMillis;
 
@@ -490,7 +490,7 @@ fn parse_family<T: DeserializeOwned>(
 ) -> Result<(T, u32), Error> {
     match meta.family {
         Family::Spot => parse_wire::<T, T>(meta, status, headers, body, |v| v),
-        Family::Swap => parse_wire::<tap::Data<T>, T>(meta, status, headers, body, |v| v.0),
+        Family::Swap => parse_wire::<reader::Data<T>, T>(meta, status, headers, body, |v| v.0),
     }
 }
 
@@ -499,7 +499,7 @@ fn parse_family<T: DeserializeOwned>(
 fn unreadable_values<T: DeserializeOwned>(meta: &Meta, body: &[u8], count: u32) -> Vec<Unreadable> {
     match meta.family {
         Family::Spot => unreadable_paths::<T>(body, count),
-        Family::Swap => unreadable_paths::<tap::Data<T>>(body, count),
+        Family::Swap => unreadable_paths::<reader::Data<T>>(body, count),
     }
 }
 
@@ -541,7 +541,7 @@ fn parse_wire<W: DeserializeOwned, T>(
                 .map(str::to_owned),
         });
     }
-    let (decoded, code, unreadable) = tap::decode_with_code::<W>(body);
+    let (decoded, code, unreadable) = reader::decode_with_code::<W>(body);
     let retry_after = retry_after(headers);
     let api_error = |code: i64, message: Option<String>| {
         Error::Api(ApiError {
@@ -641,7 +641,7 @@ fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
     if let Ok(secs) = v.parse::<u64>() {
         return Some(Duration::from_secs(secs));
     }
-    let d = crate::num::parse_decimal(v).ok()?;
+    let d = crate::de::num::parse_decimal(v).ok()?;
     // Checked: a huge value (`99999999999999999999999999`) must not overflow the decimal.
     let ms = d.checked_mul(rust_decimal::Decimal::ONE_THOUSAND)?.trunc();
     u64::try_from(ms).ok().map(Duration::from_millis)

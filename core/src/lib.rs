@@ -65,7 +65,6 @@ pub mod error;
 pub mod exchange;
 pub mod json;
 pub mod money;
-pub mod num;
 pub mod paging;
 pub mod params;
 pub mod policy;
@@ -75,11 +74,10 @@ pub mod session;
 pub mod sign;
 pub mod spot;
 pub mod swap;
-mod tap;
 
 /// The single-pass reader checked against serde_json (fuzzing and tests only, not a stable API).
 #[doc(hidden)]
-pub use tap::check_reader as __check_reader;
+pub use de::reader::check_reader as __check_reader;
 pub mod types;
 
 pub use clock::{Clock, FixedClock, ManualClock, OffsetClock, SystemClock};

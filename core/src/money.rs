@@ -48,7 +48,7 @@ use std::str::FromStr;
 
 use rust_decimal::Decimal;
 
-use crate::num::parse_decimal;
+use crate::de::num::parse_decimal;
 
 macro_rules! money {
     ($(#[$doc:meta])* $name:ident, $what:literal) => {
@@ -88,7 +88,7 @@ macro_rules! money {
         /// Exact parsing of plain or scientific notation (`"0.01"`, `"1e-2"`), never through
         /// `f64`.
         impl FromStr for $name {
-            type Err = crate::num::DecimalError;
+            type Err = crate::de::num::DecimalError;
             fn from_str(text: &str) -> Result<Self, Self::Err> {
                 parse_decimal(text).map($name)
             }

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 use serde_json::value::RawValue;
 
+use crate::de::num::parse_decimal;
 use crate::error::Error;
-use crate::num::parse_decimal;
 
 /// Builds a typed request from wire parameters.
 pub trait FromParams: Sized {

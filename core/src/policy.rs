@@ -6,8 +6,8 @@
 //! * Only idempotent requests (reads) are retried automatically ([`crate::Meta::idempotent`]).
 //! * Retried: network failures, HTTP 5xx, server error codes, rate limits (after `retry-after`
 //!   when the server sent one, else after the backoff). Never retried: validation, auth, balance,
-//!   not-found, bans, decode failures, and clock errors (those are handled by a time sync, see
-//!   the transports).
+//!   not-found, bans, decode failures, and clock errors (those are handled by one time sync and
+//!   resend in the session, [`crate::session`]).
 //! * A state-changing request (order, cancel, transfer, withdrawal) that fails after its bytes may
 //!   have reached the server becomes [`Error::OutcomeUnknown`] ([`settle`]), which no policy
 //!   retries.

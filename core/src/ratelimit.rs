@@ -3,14 +3,16 @@
 //!
 //! Public swap responses carry `ip-weight-minute-use` and `ip-weight-minute-remain`; private ones
 //! carry `account-weight-minute-use`, `account-weight-minute-remain`, `apikey-weight-minute-use`
-//! and `apikey-weight-minute-remain`. Transports parse them with [`RateLimitUsage::from_headers`]
-//! and return them with every response.
+//! and `apikey-weight-minute-remain`. The session reads them with
+//! [`RateLimitUsage::from_headers`] from every answer, keeps its swap budgets in step with them,
+//! and returns them with the response.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-/// One route and its weight (element of the answer of `GET /swap/v2/public/api_weight`, [`crate::swap::ApiWeightRequest`], keyed by `path`).
+/// One route and its weight: an element of the answer of `GET /swap/v2/public/api_weight`
+/// ([`crate::swap::ApiWeightRequest`]), keyed by `path`.
 ///
 /// DESIGN: both fields are required: `path` is the row's key, and `weight` is the row's only
 /// value (a route listed without its weight tells a budget nothing, like a candle without its

@@ -271,7 +271,9 @@ impl SessionBuilder {
         self.retry = retry;
         self
     }
-    /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
+    /// Whether a clock rejection triggers one automatic time sync (default on): a spot 10008 is
+    /// then re-signed and resent; a swap 400004 is resent only if the offset moved by more than
+    /// [`SWAP_RESYNC_MIN_SHIFT_MS`].
     pub fn auto_time_sync(mut self, on: bool) -> Self {
         self.auto_sync = on;
         self

@@ -1,7 +1,7 @@
 //! Regressions found by the fuzz targets (`fuzz/`, issue 7); the minimised inputs also live in
 //! `fuzz/regressions/TARGET/` and are replayed by `fuzz/tests/replay.rs`.
 
-use digifinex_core::num::parse_decimal;
+use digifinex_core::de::num::parse_decimal;
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -1,6 +1,6 @@
 //! The exact number path: `parse_decimal` and the tolerant serde helpers built on it.
 
-use digifinex_core::num::parse_decimal;
+use digifinex_core::de::num::parse_decimal;
 use digifinex_core::Decimal;
 use serde::Deserialize;
 
@@ -257,7 +257,7 @@ fn placeholder(text: &str) -> bool {
 fn check_opt(
     what: &str,
     text: &str,
-    parsed: &Result<Decimal, digifinex_core::num::DecimalError>,
+    parsed: &Result<Decimal, digifinex_core::de::num::DecimalError>,
     placeholder: bool,
     opt: &Result<Option<Decimal>, String>,
 ) {
@@ -275,7 +275,7 @@ fn check_opt(
 fn check_report(
     text: &str,
     token: &str,
-    parsed: &Result<Decimal, digifinex_core::num::DecimalError>,
+    parsed: &Result<Decimal, digifinex_core::de::num::DecimalError>,
     placeholder: bool,
 ) {
     use digifinex_core::spot::TickerRequest;
@@ -309,7 +309,11 @@ fn check_report(
 }
 
 /// `int` accepts exactly the integral values in range, equal to `parse_decimal`'s.
-fn check_int(text: &str, json: &str, parsed: &Result<Decimal, digifinex_core::num::DecimalError>) {
+fn check_int(
+    text: &str,
+    json: &str,
+    parsed: &Result<Decimal, digifinex_core::de::num::DecimalError>,
+) {
     let got = serde_json::from_str::<Int>(json).map(|i| i.v);
     let want = parsed
         .as_ref()
@@ -329,7 +333,7 @@ fn check_int(text: &str, json: &str, parsed: &Result<Decimal, digifinex_core::nu
 fn check_level(
     text: &str,
     token: &str,
-    parsed: &Result<Decimal, digifinex_core::num::DecimalError>,
+    parsed: &Result<Decimal, digifinex_core::de::num::DecimalError>,
 ) {
     use digifinex_core::spot::OrderBookRequest;
     use digifinex_core::Endpoint;

@@ -1,4 +1,4 @@
-//! The `reader` target: the single-pass reader of the core (`core/src/tap.rs`) against plain
+//! The `reader` target: the single-pass reader of the core (`core/src/de/reader.rs`) against plain
 //! serde_json, on the hot types.
 
 use digifinex_core::{spot, swap, Endpoint, Family};

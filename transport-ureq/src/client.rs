@@ -354,7 +354,8 @@ impl ClientBuilder {
         self.session = self.session.max_budget_wait(max);
         self
     }
-    /// Whether a spot 10008 triggers one automatic time sync and resend (default on).
+    /// Whether a clock rejection triggers one automatic time sync (default on): a spot 10008 is
+    /// then re-signed and resent, a swap 400004 resent only if the clock offset moved.
     pub fn auto_time_sync(mut self, on: bool) -> Self {
         self.session = self.session.auto_time_sync(on);
         self

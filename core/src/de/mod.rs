@@ -1,4 +1,10 @@
-//! Tolerant decoding: the one place that knows how the exchange really writes its values.
+//! Decoding, in one module: the one place that knows how the exchange really writes its values.
+//!
+//! * [`num`]: the one JSON-number scanner and the one exact decimal parser ([`parse_decimal`]);
+//! * `reader` (private): the single-pass reader for the common success shapes, entered through
+//!   `reader::decode_with_code` by [`crate::parse_body`]; anything it does not handle falls back
+//!   to serde_json, so results and errors are serde_json's;
+//! * this module: the tolerant field helpers every model uses, and the required/optional rule.
 //!
 //! Every model field goes through one of the helpers here (`#[serde(with = "crate::de::NAME")]`);
 //! `rust_decimal` is built without its `serde` feature, so a `Decimal` field without one does not
@@ -60,7 +66,10 @@ use serde::ser::Serializer;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::num::parse_decimal;
+pub mod num;
+pub(crate) mod reader;
+
+pub use num::{parse_decimal, DecimalError};
 
 /// The text of one JSON token: a number's digits, or a string's unescaped content.
 pub(crate) enum Token<'a> {
@@ -909,46 +918,14 @@ fn plain_json(bytes: &[u8], read: usize) -> bool {
 }
 
 /// Whether `t` is exactly one JSON number.
-// Bound: `i` moves one past a byte `t.get` found, so it never exceeds `t.len() <= isize::MAX`.
-#[allow(clippy::arithmetic_side_effects)]
 fn is_json_number(t: &[u8]) -> bool {
-    let digits = |mut i: usize| {
-        while t.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        i
-    };
-    let mut i = usize::from(t.first() == Some(&b'-'));
-    match t.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i = digits(i + 1),
-        _ => return false,
-    }
-    if t.get(i) == Some(&b'.') {
-        let end = digits(i + 1);
-        if end == i + 1 {
-            return false;
-        }
-        i = end;
-    }
-    if let Some(b'e' | b'E') = t.get(i) {
-        i += 1;
-        if let Some(b'+' | b'-') = t.get(i) {
-            i += 1;
-        }
-        let end = digits(i);
-        if end == i {
-            return false;
-        }
-        i = end;
-    }
-    i == t.len()
+    num::scan_json_number(t, 0).is_some_and(|(end, _)| end == t.len())
 }
 
 /// The elements of a positional array's raw text, read left to right (see [`positional`]).
 pub(crate) struct Columns<'a, E> {
     /// The whole array text, starting with `[`: syntactically valid JSON, or (from the
-    /// single-pass reader, see [`crate::tap`]) a flat array whose syntax has not been checked.
+    /// single-pass reader, see `reader`) a flat array whose syntax has not been checked.
     ///
     /// DESIGN: a flat array (no string, array or object inside) is checked here, in the same
     /// pass that reads it: every token read must be a JSON number or literal, separators are
@@ -1128,14 +1105,14 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
         }
         let (d, end) = if bytes.get(pos) == Some(&b'"') {
             let start = pos + 1;
-            let (d, read) = crate::num::parse_plain_prefix(bytes.get(start..)?)?;
+            let (d, read) = num::parse_plain_prefix(bytes.get(start..)?)?;
             if bytes.get(start + read) != Some(&b'"') {
                 return None;
             }
             (d, start + read + 1)
         } else {
             let rest = bytes.get(pos..)?;
-            let (d, read) = crate::num::parse_plain_prefix(rest)?;
+            let (d, read) = num::parse_plain_prefix(rest)?;
             if !plain_json(rest, read) {
                 return None;
             }

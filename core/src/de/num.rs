@@ -61,6 +61,50 @@ pub fn parse_decimal(text: &str) -> Result<Decimal, DecimalError> {
     }
 }
 
+/// Scans the JSON number (RFC 8259 grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`)
+/// starting at `start`: its end and whether it is an integer (no fraction, no exponent); `None`
+/// when there is no number there. The one number scanner of the decoders: the single-pass reader
+/// and the tolerant helpers both use it.
+// Bound: `i` moves one past a byte `bytes.get` found, so it never exceeds `bytes.len()`.
+#[allow(clippy::arithmetic_side_effects)]
+#[inline]
+pub(crate) fn scan_json_number(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
+    let digits = |mut i: usize| {
+        while let Some(b'0'..=b'9') = bytes.get(i) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = start + usize::from(bytes.get(start) == Some(&b'-'));
+    match bytes.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i + 1),
+        _ => return None,
+    }
+    let mut integer = true;
+    if bytes.get(i) == Some(&b'.') {
+        integer = false;
+        let end = digits(i + 1);
+        if end == i + 1 {
+            return None;
+        }
+        i = end;
+    }
+    if let Some(b'e' | b'E') = bytes.get(i) {
+        integer = false;
+        i += 1;
+        if let Some(b'+' | b'-') = bytes.get(i) {
+            i += 1;
+        }
+        let end = digits(i);
+        if end == i {
+            return None;
+        }
+        i = end;
+    }
+    Some((i, integer))
+}
+
 /// Parses the plain JSON number (`-?[0-9]*(\.[0-9]*)?`, at most 19 digits) at the start of
 /// `bytes`, returning it and the number of bytes read; `None` when the text needs the general
 /// parser (no digits, more digits, an exponent) or is not a number.

@@ -606,46 +606,12 @@ mod fast {
         }
 
         /// The number at `pos` (JSON grammar), and whether it is an integer.
-        // Bound: see `Reader::pos`.
-        #[allow(clippy::arithmetic_side_effects)]
         fn number(&mut self) -> Result<(&'de str, bool), Bail> {
-            let bytes = self.text.as_bytes();
             let start = self.pos;
-            let mut i = start + usize::from(bytes.get(start) == Some(&b'-'));
-            let digits = |mut i: usize| {
-                while let Some(b'0'..=b'9') = bytes.get(i) {
-                    i += 1;
-                }
-                i
-            };
-            match bytes.get(i) {
-                Some(b'0') => i += 1,
-                Some(b'1'..=b'9') => i = digits(i + 1),
-                _ => return Err(Bail),
-            }
-            let mut integer = true;
-            if bytes.get(i) == Some(&b'.') {
-                integer = false;
-                let end = digits(i + 1);
-                if end == i + 1 {
-                    return Err(Bail);
-                }
-                i = end;
-            }
-            if let Some(b'e' | b'E') = bytes.get(i) {
-                integer = false;
-                i += 1;
-                if let Some(b'+' | b'-') = bytes.get(i) {
-                    i += 1;
-                }
-                let end = digits(i);
-                if end == i {
-                    return Err(Bail);
-                }
-                i = end;
-            }
-            let text = self.text.get(start..i).ok_or(Bail)?;
-            self.pos = i;
+            let (end, integer) =
+                crate::de::num::scan_json_number(self.text.as_bytes(), start).ok_or(Bail)?;
+            let text = self.text.get(start..end).ok_or(Bail)?;
+            self.pos = end;
             Ok((text, integer))
         }
 
@@ -1201,9 +1167,6 @@ mod fast {
         }
     }
 }
-
-// Keep IgnoredAny in scope for the doc link above.
-const _: Option<IgnoredAny> = None;
 
 #[cfg(test)]
 mod tests {
