@@ -315,6 +315,7 @@ time_param!(TimestampSecs, TimestampMillis);
 ///         /// doc
 ///         <kind> rust_name: Type [as "wire_name"] [[check, check...]] [= default],
 ///     }
+///     [window = function(start_field, end_field);] (a time window: fn(Option<T>, Option<T>, &Params))
 ///     [validate = function;]                    (fn(&Self, &Params) -> Result<(), Error>)
 /// }
 /// ```
@@ -379,6 +380,7 @@ macro_rules! request {
                 $(= $default:expr)?
             ),* $(,)?
         }
+        $(window = $window:ident ($start:ident, $end:ident);)?
         $(validate = $validate:path;)?
     ) => {
         $(#[$attr])*
@@ -407,6 +409,7 @@ macro_rules! request {
             #[allow(unused_assignments)]
             fn encode(&self, p: &mut $crate::Params) -> ::std::result::Result<(), $crate::Error> {
                 $( $crate::request!(@check $kind self.$field, $crate::request!(@wire $field $($wire)?), $fty, [$($($check),+)?]); )*
+                $( $window(self.$start, self.$end, p)?; )?
                 $( $validate(self, p)?; )?
                 let meta = <Self as $crate::Endpoint>::META;
                 if meta.family == $crate::Family::Swap && meta.method == $crate::Method::Post {

@@ -131,17 +131,16 @@ request! {
         /// Records per call, 1..=1000 (default 100).
         opt limit: u32 [range(1, 1000)],
     }
-    validate = check_finance_window;
+    window = check_finance_window(start_time, end_time);
 }
 
 /// `end_time` not before `start_time`; no lookback limit.
-fn check_finance_window(r: &FinanceLogRequest, p: &Params) -> Result<(), Error> {
-    check_window(
-        r.start_time.map(|t| t.0),
-        r.end_time.map(|t| t.0),
-        p.now(),
-        None,
-    )
+fn check_finance_window(
+    start: Option<TimestampSecs>,
+    end: Option<TimestampSecs>,
+    p: &Params,
+) -> Result<(), Error> {
+    check_window(start.map(|t| t.0), end.map(|t| t.0), p.now(), None)
 }
 
 /// The `type` code of a finance log record.

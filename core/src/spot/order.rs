@@ -540,7 +540,7 @@ request! {
         /// Window end; not before `start_time`.
         opt end_time: TimestampSecs,
     }
-    validate = check_history_window;
+    window = check_lookback(start_time, end_time);
 }
 
 request! {
@@ -567,7 +567,7 @@ request! {
         /// Window end; not before `start_time`.
         opt end_time: TimestampSecs,
     }
-    validate = check_trades_window;
+    window = check_lookback(start_time, end_time);
 }
 
 /// `end_time` not before `start_time`, neither more than [`MAX_LOOKBACK_DAYS`] before the build
@@ -583,16 +583,6 @@ fn check_lookback(
         p.now(),
         Some(MAX_LOOKBACK_DAYS),
     )
-}
-
-/// The time rules of [`OrderHistoryRequest`] ([`check_lookback`]).
-fn check_history_window(r: &OrderHistoryRequest, p: &Params) -> Result<(), Error> {
-    check_lookback(r.start_time, r.end_time, p)
-}
-
-/// The time rules of [`MyTradesRequest`] ([`check_lookback`]).
-fn check_trades_window(r: &MyTradesRequest, p: &Params) -> Result<(), Error> {
-    check_lookback(r.start_time, r.end_time, p)
 }
 
 /// Answer of [`MyTradesRequest`].

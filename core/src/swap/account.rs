@@ -5,7 +5,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    check_instrument, check_window, private_read, private_write, FinanceType, InstrumentType,
+    check_instrument, private_read, private_write, window, FinanceType, InstrumentType,
     MarginAdjustment, MarginMode, PositionSide, TransferRecordType, TransferType,
 };
 use crate::codes::str_enum;
@@ -481,12 +481,7 @@ request! {
         /// Number of bills, 1..=100 (default 20).
         opt limit: u32 [range(1, 100)],
     }
-    validate = finance_record_window;
-}
-
-/// `end_timestamp` after `start_timestamp`.
-fn finance_record_window(r: &FinanceRecordRequest, _: &Params) -> Result<(), Error> {
-    check_window(r.start_timestamp, r.end_timestamp)
+    window = window(start_timestamp, end_timestamp);
 }
 
 /// One bill (element of [`FinanceRecordRequest`]'s answer).
@@ -533,12 +528,7 @@ request! {
         /// Number of records, 1..=100 (default 20).
         opt limit: u32 [range(1, 100)],
     }
-    validate = funding_fee_window;
-}
-
-/// `end_timestamp` after `start_timestamp`.
-fn funding_fee_window(r: &FundingFeeRequest, _: &Params) -> Result<(), Error> {
-    check_window(r.start_timestamp, r.end_timestamp)
+    window = window(start_timestamp, end_timestamp);
 }
 
 /// One funding fee record (element of [`FundingFeeRequest`]'s answer).
@@ -584,12 +574,7 @@ request! {
         /// Number of records, 1..=100 (default 20).
         opt limit: u32 [range(1, 100)],
     }
-    validate = transfer_record_window;
-}
-
-/// `end_timestamp` after `start_timestamp`.
-fn transfer_record_window(r: &TransferRecordRequest, _: &Params) -> Result<(), Error> {
-    check_window(r.start_timestamp, r.end_timestamp)
+    window = window(start_timestamp, end_timestamp);
 }
 
 /// One transfer record (element of [`TransferRecordRequest`]'s answer).

@@ -118,6 +118,15 @@ pub(crate) fn check_order_id(field: &'static str, id: &str) -> Result<(), Error>
     }
 }
 
+/// The window rule of the swap listings, for `request!`'s `window =`: [`check_window`].
+pub(crate) fn window(
+    start: Option<TimestampMillis>,
+    end: Option<TimestampMillis>,
+    _: &crate::endpoint::Params,
+) -> Result<(), Error> {
+    check_window(start, end)
+}
+
 /// Checks a `start_timestamp`/`end_timestamp` pair: the end must be after the start.
 pub(crate) fn check_window(
     start: Option<TimestampMillis>,

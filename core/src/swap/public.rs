@@ -4,11 +4,9 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    check_instrument, check_window, public_meta, ContractType, Granularity, InstrumentKind,
+    check_instrument, public_meta, window, ContractType, Granularity, InstrumentKind,
     InstrumentStatus, InstrumentType, OrderSide,
 };
-use crate::endpoint::Params;
-use crate::error::Error;
 use crate::request;
 use crate::request::range;
 use crate::types::TimestampMillis;
@@ -385,12 +383,7 @@ request! {
         /// Number of candles, 1..=100 (the server's default is 20); sent only when set.
         opt limit: u32 [range(1, 100)],
     }
-    validate = check_candles_window;
-}
-
-/// The window of a [`CandlesHistoryRequest`]: the end after the start (field `end_timestamp`).
-fn check_candles_window(r: &CandlesHistoryRequest, _: &Params) -> Result<(), Error> {
-    check_window(r.start_timestamp, r.end_timestamp)
+    window = window(start_timestamp, end_timestamp);
 }
 
 /// Answer of [`CandlesRequest`] and [`CandlesHistoryRequest`].
@@ -525,13 +518,7 @@ request! {
         /// Number of entries, 1..=100 (the server's default is 20); sent only when set.
         opt limit: u32 [range(1, 100)],
     }
-    validate = check_funding_window;
-}
-
-/// The window of a [`FundingRateHistoryRequest`]: the end after the start (field
-/// `end_timestamp`).
-fn check_funding_window(r: &FundingRateHistoryRequest, _: &Params) -> Result<(), Error> {
-    check_window(r.start_timestamp, r.end_timestamp)
+    window = window(start_timestamp, end_timestamp);
 }
 
 /// Answer of [`FundingRateHistoryRequest`]. An answer without `data` decodes to no entries.

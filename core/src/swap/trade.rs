@@ -27,8 +27,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{
-    check_instrument, check_order_id, check_window, private_read, private_write, MarginMode,
-    MatchRole, OrderSide, OrderState, OrderType, TradeType,
+    check_instrument, check_order_id, private_read, private_write, window, MarginMode, MatchRole,
+    OrderSide, OrderState, OrderType, TradeType,
 };
 use crate::endpoint::{Method, Params};
 use crate::error::Error;
@@ -935,21 +935,6 @@ fn check_finished_status(field: &'static str, state: &OrderState) -> Result<(), 
     }
 }
 
-/// The window rule of [`OpenOrdersRequest`]: `end_timestamp` after `start_timestamp`.
-fn open_orders_window(r: &OpenOrdersRequest, _: &Params) -> Result<(), Error> {
-    check_window(r.start_timestamp, r.end_timestamp)
-}
-
-/// The window rule of [`HistoryOrdersRequest`]: `end_timestamp` after `start_timestamp`.
-fn history_orders_window(r: &HistoryOrdersRequest, _: &Params) -> Result<(), Error> {
-    check_window(r.start_timestamp, r.end_timestamp)
-}
-
-/// The window rule of [`HistoryTradesRequest`]: `end_timestamp` after `start_timestamp`.
-fn history_trades_window(r: &HistoryTradesRequest, _: &Params) -> Result<(), Error> {
-    check_window(r.start_timestamp, r.end_timestamp)
-}
-
 request! {
     /// `GET /swap/v2/trade/open_orders`: unfinished orders (open or partly filled).
     ///
@@ -977,7 +962,7 @@ request! {
         /// Number of orders, 1..=100.
         opt limit: u32 [range(1, 100)],
     }
-    validate = open_orders_window;
+    window = window(start_timestamp, end_timestamp);
 }
 
 request! {
@@ -1007,7 +992,7 @@ request! {
         /// Number of orders, 1..=100.
         opt limit: u32 [range(1, 100)],
     }
-    validate = history_orders_window;
+    window = window(start_timestamp, end_timestamp);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1057,7 +1042,7 @@ request! {
         /// Number of fills, 1..=100.
         opt limit: u32 [range(1, 100)],
     }
-    validate = history_trades_window;
+    window = window(start_timestamp, end_timestamp);
 }
 
 #[cfg(test)]
