@@ -55,16 +55,16 @@ mod api;
 pub mod budget;
 #[cfg(feature = "catalog")]
 pub mod catalog;
-pub mod clock;
+mod clock;
 mod codes;
-pub mod config;
-pub mod credentials;
+mod config;
+mod credentials;
 pub mod de;
 pub mod endpoint;
 pub mod error;
 pub mod exchange;
-pub mod json;
-pub mod money;
+mod json;
+mod money;
 pub mod paging;
 pub mod params;
 pub mod policy;
@@ -78,10 +78,10 @@ pub mod swap;
 /// The single-pass reader checked against serde_json (fuzzing and tests only, not a stable API).
 #[doc(hidden)]
 pub use de::reader::check_reader as __check_reader;
-pub mod types;
+mod types;
 
-pub use clock::{Clock, FixedClock, ManualClock, OffsetClock, SystemClock};
-pub use config::Config;
+pub use clock::{estimate_offset, Clock, FixedClock, ManualClock, OffsetClock, SystemClock};
+pub use config::{Config, DEFAULT_SPOT_BASE_URL, DEFAULT_SWAP_BASE_URL};
 pub use credentials::Credentials;
 pub use de::Unreadable;
 pub use endpoint::{

@@ -48,7 +48,7 @@ use rust_decimal::Decimal;
 
 use crate::endpoint::Params;
 use crate::error::Error;
-use crate::json::JsonWriter;
+pub use crate::json::JsonWriter;
 use crate::money::{Amount, Price, Size};
 use crate::params::ParamMap;
 use crate::types::{Coded, TimestampMillis, TimestampSecs};
@@ -414,7 +414,7 @@ macro_rules! request {
                 let meta = <Self as $crate::Endpoint>::META;
                 if meta.family == $crate::Family::Swap && meta.method == $crate::Method::Post {
                     #[allow(unused_mut)]
-                    let mut w = $crate::json::JsonWriter::new();
+                    let mut w = $crate::request::JsonWriter::new();
                     #[allow(unused_mut, unused_variables)]
                     let mut object = true;
                     $( $crate::request!(@body_only $kind object); )*
