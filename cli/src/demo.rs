@@ -380,8 +380,8 @@ pub(crate) fn run() -> Result<(), Failure> {
             CopyMarginMode::Crossed,
             SponsorSide::OpenLong,
             dec("20"),
-            CopyPricing::Market(CopyMarketStyle::OpponentIoc),
             Size::new(dec("5")),
+            CopyPricing::Market(CopyMarketStyle::OpponentIoc),
         )
         .take_profit_trigger(TriggerPriceType::Mark)
         .take_profit_price(Price::new(take_profit))

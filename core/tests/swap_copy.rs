@@ -58,8 +58,8 @@ fn sponsor(pricing: CopyPricing) -> SponsorOrderRequest {
         CopyMarginMode::Crossed,
         SponsorSide::OpenLong,
         d("20"),
-        pricing,
         sz("5"),
+        pricing,
     )
 }
 
@@ -73,16 +73,16 @@ fn sponsor_order_limit_with_take_profit_and_stop_loss() {
         CopyMarginMode::Isolated,
         SponsorSide::OpenShort,
         d("12.5"),
-        CopyPricing::Limit(px("30000.10")),
         sz("0.25"),
+        CopyPricing::Limit(px("30000.10")),
     )
     .take_profit_trigger(TriggerPriceType::Mark)
     .stop_loss_trigger(TriggerPriceType::Index)
     .take_profit_price(px("28000"))
     .stop_loss_price(px("31000.5"));
     let body = concat!(
-        r#"{"instrument_id":"BTCUSDTPERP","margin_mode":2,"type":2,"leverage":12.5,"order_type":0,"#,
-        r#""limit_price":"30000.10","order_num":0.25,"order_earn_trigger_price_type":2,"#,
+        r#"{"instrument_id":"BTCUSDTPERP","margin_mode":2,"type":2,"leverage":12.5,"order_num":0.25,"#,
+        r#""order_type":0,"limit_price":"30000.10","order_earn_trigger_price_type":2,"#,
         r#""order_loss_trigger_price_type":1,"stop_earn_trigger_price":"28000","#,
         r#""stop_loss_trigger_price":"31000.5"}"#
     );
@@ -107,7 +107,7 @@ fn sponsor_order_uses_the_copy_trading_numbering() {
     ] {
         assert_eq!(pricing.price_type().code(), Some(code));
         let body = format!(
-            r#"{{"instrument_id":"BTCUSDTPERP","margin_mode":1,"type":1,"leverage":20,"order_type":{code},"limit_price":"100","order_num":5}}"#
+            r#"{{"instrument_id":"BTCUSDTPERP","margin_mode":1,"type":1,"leverage":20,"order_num":5,"order_type":{code},"limit_price":"100"}}"#
         );
         assert_swap_signed_post(&sponsor(pricing), SPONSOR, &body);
         assert_round_trip(&sponsor(pricing), SPONSOR, &body);
@@ -126,7 +126,7 @@ fn sponsor_order_uses_the_copy_trading_numbering() {
     ] {
         assert_eq!(style.price_type(), CopyOrderPriceType::from_code(code));
         let body = format!(
-            r#"{{"instrument_id":"BTCUSDTPERP","margin_mode":1,"type":1,"leverage":20,"order_type":{code},"order_num":5}}"#
+            r#"{{"instrument_id":"BTCUSDTPERP","margin_mode":1,"type":1,"leverage":20,"order_num":5,"order_type":{code}}}"#
         );
         assert_swap_signed_post(&sponsor(CopyPricing::Market(style)), SPONSOR, &body);
         assert_round_trip(&sponsor(CopyPricing::Market(style)), SPONSOR, &body);
@@ -153,8 +153,8 @@ fn sponsor_order_validation_names_the_field() {
             CopyMarginMode::Crossed,
             SponsorSide::OpenLong,
             d("1"),
-            limit,
             sz("1"),
+            limit,
         ),
         "instrument_id",
     );
@@ -164,8 +164,8 @@ fn sponsor_order_validation_names_the_field() {
             CopyMarginMode::Unknown(3),
             SponsorSide::OpenLong,
             d("1"),
-            limit,
             sz("1"),
+            limit,
         ),
         "margin_mode",
     );
@@ -176,8 +176,8 @@ fn sponsor_order_validation_names_the_field() {
                 CopyMarginMode::Crossed,
                 SponsorSide::OpenLong,
                 d(lev),
-                limit,
                 sz("1"),
+                limit,
             ),
             "leverage",
         );
@@ -189,8 +189,8 @@ fn sponsor_order_validation_names_the_field() {
             CopyMarginMode::Crossed,
             SponsorSide::OpenLong,
             d("1"),
-            limit,
             sz("0"),
+            limit,
         ),
         "order_num",
     );

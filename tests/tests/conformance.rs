@@ -1017,8 +1017,8 @@ fn copy_trading_sponsor_tp_sl_and_close<D: Driver>(w: &World, d: &D) {
             swap::CopyMarginMode::Crossed,
             swap::SponsorSide::OpenLong,
             Decimal::from(10),
-            swap::CopyPricing::Market(swap::CopyMarketStyle::OpponentIoc),
             Size::new(Decimal::from(3)),
+            swap::CopyPricing::Market(swap::CopyMarketStyle::OpponentIoc),
         )
     };
     // A long's take-profit must be above the reference (the mark price for market types).

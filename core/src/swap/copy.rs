@@ -879,8 +879,8 @@ request! {
     /// `POST /swap/v2/follow/sponsor_order`: the expert opens a position that followers copy.
     ///
     /// Body members, in this order: `instrument_id`, `margin_mode` (1 crossed, 2 isolated),
-    /// `type` (1 open long, 2 open short), `leverage` (positive JSON number), `order_type`,
-    /// `limit_price` (string, priced types only), `order_num` (positive JSON number), then the
+    /// `type` (1 open long, 2 open short), `leverage` (positive JSON number), `order_num`
+    /// (positive JSON number), `order_type`, `limit_price` (string, priced types only), then the
     /// optional `order_earn_trigger_price_type`, `order_loss_trigger_price_type` (1 index, 2 mark,
     /// 3 market price), `stop_earn_trigger_price`, `stop_loss_trigger_price` (strings).
     ///
@@ -892,8 +892,10 @@ request! {
     /// 13-15 do not exist in copy trading. The request takes a [`CopyPricing`], so a trade-table
     /// [`super::OrderType`] cannot be passed.
     ///
-    /// DESIGN: `new` takes the required members in wire order, so the pricing (`order_type`,
-    /// `limit_price`) comes before the number of contracts (`order_num`), as on the wire.
+    /// DESIGN: the quantity comes before the price, as in every request: `order_num` is written
+    /// before `order_type`/`limit_price` (the spec's table lists it after them; JSON members
+    /// have no order, and the exact bytes sent are the ones signed), so `new` takes the number
+    /// of contracts before the pricing.
     pub struct SponsorOrderRequest => SponsorOrderAck;
     meta = private_write(
         "swap.follow.sponsor_order",
@@ -901,7 +903,7 @@ request! {
         "/swap/v2/follow/sponsor_order",
     );
     /// Opens `order_num` contracts on `instrument_id` at `leverage`, in `margin_mode`, priced
-    /// per `pricing`.
+    /// per `pricing` (quantity before price).
     new;
     fields {
         /// The instrument (`BTCUSDTPERP`).
@@ -912,10 +914,10 @@ request! {
         req side: SponsorSide as "type",
         /// Leverage, positive (a JSON number).
         req leverage: Decimal [positive],
-        /// `order_type` (copy-trading numbering) and, for the priced types, `limit_price`.
-        flat pricing: CopyPricing,
         /// Number of contracts, positive (a JSON number).
         req order_num: Size [positive],
+        /// `order_type` (copy-trading numbering) and, for the priced types, `limit_price`.
+        flat pricing: CopyPricing,
         /// Which price triggers the take-profit (`order_earn_trigger_price_type`).
         opt take_profit_trigger: TriggerPriceType as "order_earn_trigger_price_type" [known_code],
         /// Which price triggers the stop-loss (`order_loss_trigger_price_type`).
