@@ -1,4 +1,6 @@
-//! Request-weight limiter with the escalating ban schedule, reusable by both families.
+//! Request-weight limiter with the escalating ban schedule of the spot family, and the weight
+//! subjects shared with the swap family's limiter ([`crate::swap::limits`], which has its own
+//! per-minute total, 6,000 by default, and its own 429-then-ban schedule).
 //!
 //! DESIGN: the spec states "1200 per minute" without saying whether the minute is fixed or
 //! sliding; the limiter counts weight in fixed minutes of the simulator clock
@@ -20,6 +22,18 @@ pub enum Subject {
     Key(String),
     /// Account.
     User(u64),
+}
+
+impl Subject {
+    /// Prefix of the swap usage headers of this subject (`ip`, `account`, `apikey`):
+    /// `{prefix}-weight-minute-use` and `{prefix}-weight-minute-remain`.
+    pub fn header_prefix(&self) -> &'static str {
+        match self {
+            Subject::Ip(_) => "ip",
+            Subject::User(_) => "account",
+            Subject::Key(_) => "apikey",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]

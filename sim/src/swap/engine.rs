@@ -32,7 +32,8 @@
 //!   Copy positions on it end with status 3 (forced close) and their TP/SL plans are cancelled.
 //!   No auto-deleveraging runs (no counterparty positions exist to reduce), so `trade_type` 3
 //!   and finance types 9/10 never occur.
-//! - Funding: every 8 hours (00:00, 08:00, 16:00 UTC of the simulator clock) each position pays
+//! - Funding: every 8 hours (00:00, 08:00, 16:00 UTC of the simulator clock; every 4 hours for
+//!   instruments with [`SwapInstrumentSpec::funding_interval_hours`] 4) each position pays
 //!   (long, positive rate) or receives `size * contract_value * mark * rate` to or from the free
 //!   balance, recorded as a funding-fee record and a bill of finance_type 15. Settlement runs
 //!   lazily before every swap request and control call, for every funding time passed.
@@ -45,7 +46,7 @@ use crate::state::State;
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-/// Funding period (8 hours).
+/// Default funding period (8 hours); see [`SwapInstrumentSpec::funding_period_ms`].
 pub const FUNDING_PERIOD_MS: i64 = 8 * 3_600_000;
 
 /// Swap finance_type codes of bills.
@@ -591,8 +592,9 @@ impl SwapState {
         let mut trades = Vec::new();
         let mut funding = Vec::new();
         let mut next_trade_id = 1;
-        let next_time = (now_ms.div_euclid(FUNDING_PERIOD_MS) + 1) * FUNDING_PERIOD_MS;
         for (i, m) in instruments.iter().enumerate() {
+            let period = m.funding_period_ms();
+            let next_time = (now_ms.div_euclid(period) + 1) * period;
             let mut book = Book::default();
             let g = gap(m);
             for l in 1..=config.book_levels {
@@ -630,15 +632,10 @@ impl SwapState {
                 next_trade_id += 1;
             }
             trades.push(list);
-            let n = next_time.div_euclid(FUNDING_PERIOD_MS);
+            let n = next_time.div_euclid(period);
             let history = (1..=90)
                 .rev()
-                .map(|k| {
-                    (
-                        next_time - k * FUNDING_PERIOD_MS,
-                        synthetic_rate(seed, m, i, n - k),
-                    )
-                })
+                .map(|k| (next_time - k * period, synthetic_rate(seed, m, i, n - k)))
                 .collect();
             funding.push(Funding {
                 rate: synthetic_rate(seed, m, i, n),
@@ -1262,6 +1259,11 @@ fn settle(
 /// Runs every funding settlement due at `now` and the copy-trading TP/SL triggers.
 pub fn tick(st: &mut State, now: i64) {
     for i in 0..st.swap.funding.len() {
+        let period = st
+            .swap
+            .instruments
+            .get(i)
+            .map_or(FUNDING_PERIOD_MS, SwapInstrumentSpec::funding_period_ms);
         let mut guard = 0;
         while st.swap.funding.get(i).is_some_and(|f| f.next_time <= now) {
             guard += 1;
@@ -1269,9 +1271,9 @@ pub fn tick(st: &mut State, now: i64) {
                 // The clock jumped years ahead: skip to the latest period without settling.
                 if let Some(f) = st.swap.funding.get_mut(i) {
                     f.next_time = now
-                        .div_euclid(FUNDING_PERIOD_MS)
+                        .div_euclid(period)
                         .saturating_add(1)
-                        .saturating_mul(FUNDING_PERIOD_MS);
+                        .saturating_mul(period);
                 }
                 break;
             }
@@ -1410,14 +1412,15 @@ fn settle_funding(st: &mut State, i: usize) {
     let Some(f) = swap.funding.get_mut(i) else {
         return;
     };
+    let period = spec.funding_period_ms();
     let (time, rate) = (f.next_time, f.rate);
     f.history.push((time, rate));
     f.rate = f.next_rate;
-    f.next_time = time.saturating_add(FUNDING_PERIOD_MS);
+    f.next_time = time.saturating_add(period);
     if f.next_time == time {
         return;
     }
-    let n = f.next_time.div_euclid(FUNDING_PERIOD_MS);
+    let n = f.next_time.div_euclid(period);
     f.next_rate = synthetic_rate(swap.seed, spec, i, n + 1);
     let cv = spec.contract_value;
     let quote = spec.quote.clone();

@@ -3,8 +3,11 @@
 //! DESIGN (the spec leaves the totals and the schedule open):
 //! - Weight is counted in fixed minutes of the simulator clock (`floor(now_ms / 60000)`), per IP
 //!   for public routes and per account and per API key for private routes, against
-//!   [`crate::LimitsConfig::swap_weight_per_minute`] (1200 by default). Each route's weight is
-//!   the one `/swap/v2/public/api_weight` lists.
+//!   [`crate::LimitsConfig::swap_weight_per_minute`] (6,000 by default: the live venue's headers
+//!   show 6,000 per minute per IP for public routes, `ip-weight-minute-use` 5 and `-remain` 5995
+//!   after one call of weight 5; venue-notes.md). The notes do not show the private totals; the
+//!   same figure applies per account and per API key. Each route's weight is the one
+//!   `/swap/v2/public/api_weight` lists. The unknown-path 404 is not charged.
 //! - A request that would cross the limit is refused with HTTP 429, code 403001 and a
 //!   `retry-after` header (seconds until the minute ends); it adds no weight and counts as a
 //!   violation of every subject it crossed.

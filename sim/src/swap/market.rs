@@ -1,8 +1,8 @@
 //! Public swap market data.
 //!
 //! DESIGN:
-//! - `depth` levels are `[price (string), amount (number, contracts)]`, asks ascending and bids
-//!   descending.
+//! - `depth` levels are `[price, amount (contracts)]`, both JSON numbers as on the live venue
+//!   (the documents show a string price; venue-notes.md), asks ascending and bids descending.
 //! - Candles are aligned to multiples of the granularity since the Unix epoch (weeks start on
 //!   Thursdays) and listed newest first. A period with trades takes its prices from them
 //!   (volume in contracts, token volume = contracts * contract value); a period before the
@@ -15,9 +15,23 @@
 //!   `open_interest` is the long contracts held by all accounts. `max_buy_price` and
 //!   `min_sell_price` are the mark price plus and minus 10% (orders beyond fail with 401010 and
 //!   401011).
-//! - `funding_rate`: `funding_rate` is applied at `funding_time` (the next settlement),
-//!   `next_funding_rate` at `next_funding_time` (8 hours later). History entries are settled
-//!   rates, newest first.
+//! - Ticker `timestamp` (venue-notes.md: one value shared by every row, 0.5-60 s stale, not the
+//!   time of the prices): the tickers are taken to be refreshed every [`TICKER_REFRESH_MS`]
+//!   (5 s) and published [`TICKER_LAG_MS`] (0.5 s) later, so `timestamp` is the latest multiple
+//!   of 5 s at or before `now - 0.5 s` ([`ticker_timestamp`]): 0.5 s to 5.5 s behind the
+//!   simulator clock, the same for `ticker` and every row of `tickers` read in the same
+//!   instant. The figures themselves are computed at the request time.
+//! - `funding_rate` follows the live venue (venue-notes.md): `funding_rate` is the **last
+//!   settled** rate, labelled with the **next** funding time (`funding_time`); DESIGN (the notes
+//!   leave the rest open): `next_funding_rate` is the rate that will be settled at
+//!   `funding_time` (the forecast the control API sets) and `next_funding_time` is
+//!   `funding_time` plus the instrument's funding interval (8 hours, or 4 for 4-hour contracts),
+//!   so `next_funding_time - funding_time` is the interval, as ccxt derives it. History entries
+//!   are settled rates, newest first.
+//! - `type` on `instruments` and `tickers`: 2 (default) lists the real contracts, 1 the
+//!   simulated-trading ones ([`crate::SwapInstrumentSpec::simulated`], `type` `SIMULATE`, such
+//!   as `BTCUSDT2PERP` settled in `USDT2`). `instrument`, `ticker`, `depth` and the other
+//!   single-instrument routes answer for either kind.
 
 use super::engine::{Book, Side};
 use super::{err_msg, in_window, s, Ctx, SwapErr, R};
@@ -35,7 +49,7 @@ fn instrument_json(m: &SwapInstrumentSpec) -> J {
         .collect();
     J::obj()
         .with("instrument_id", m.instrument_id.as_str())
-        .with("type", "REAL")
+        .with("type", if m.simulated { "SIMULATE" } else { "REAL" })
         .with("contract_type", "PERPETUAL")
         .with("base_currency", m.base.as_str())
         .with("quote_currency", m.quote.as_str())
@@ -51,8 +65,8 @@ fn instrument_json(m: &SwapInstrumentSpec) -> J {
         .with("open_max_limits", limits)
 }
 
-/// The optional instrument-type filter: `Ok(true)` to list real instruments, `Ok(false)` for
-/// simulated ones (none).
+/// The optional instrument-type filter: `Ok(true)` to list real instruments (type 2, the
+/// default), `Ok(false)` for simulated ones (type 1).
 pub fn real_type(c: &Ctx<'_>) -> Result<bool, SwapErr> {
     match c.p.int("type")? {
         None | Some(2) => Ok(true),
@@ -63,11 +77,14 @@ pub fn real_type(c: &Ctx<'_>) -> Result<bool, SwapErr> {
 
 /// `GET public/instruments`.
 pub fn instruments(c: &mut Ctx<'_>) -> R {
-    if !real_type(c)? {
-        return Ok(J::Arr(Vec::new()));
-    }
+    let real = real_type(c)?;
     Ok(J::Arr(
-        c.st.swap.instruments.iter().map(instrument_json).collect(),
+        c.st.swap
+            .instruments
+            .iter()
+            .filter(|m| m.simulated != real)
+            .map(instrument_json)
+            .collect(),
     ))
 }
 
@@ -85,7 +102,7 @@ fn level_json(levels: Vec<(Decimal, Decimal)>) -> J {
     J::Arr(
         levels
             .into_iter()
-            .map(|(p, a)| J::Arr(vec![s(p), J::Dec(a)]))
+            .map(|(p, a)| J::Arr(vec![J::Dec(p), J::Dec(a)]))
             .collect(),
     )
 }
@@ -126,6 +143,16 @@ pub fn trades(c: &mut Ctx<'_>) -> R {
             })
             .collect(),
     ))
+}
+
+/// How often the tickers are refreshed (ms).
+pub const TICKER_REFRESH_MS: i64 = 5_000;
+/// Delay between a refresh and its publication (ms).
+pub const TICKER_LAG_MS: i64 = 500;
+
+/// The ticker `timestamp` at `now_ms`: the last refresh published by then (see the module docs).
+pub fn ticker_timestamp(now_ms: i64) -> i64 {
+    (now_ms - TICKER_LAG_MS).div_euclid(TICKER_REFRESH_MS) * TICKER_REFRESH_MS
 }
 
 fn ticker_json(c: &Ctx<'_>, i: usize, with_oi: bool) -> J {
@@ -181,7 +208,7 @@ fn ticker_json(c: &Ctx<'_>, i: usize, with_oi: bool) -> J {
             .sum();
         j = j.with("open_interest", s(oi));
     }
-    j.with("timestamp", c.now_ms)
+    j.with("timestamp", ticker_timestamp(c.now_ms))
 }
 
 /// `GET public/ticker`.
@@ -192,11 +219,10 @@ pub fn ticker(c: &mut Ctx<'_>) -> R {
 
 /// `GET public/tickers`.
 pub fn tickers(c: &mut Ctx<'_>) -> R {
-    if !real_type(c)? {
-        return Ok(J::Arr(Vec::new()));
-    }
+    let real = real_type(c)?;
     Ok(J::Arr(
         (0..c.st.swap.instruments.len())
+            .filter(|&i| c.st.swap.instruments[i].simulated != real)
             .map(|i| ticker_json(c, i, false))
             .collect(),
     ))
@@ -303,15 +329,15 @@ pub fn funding_rate(c: &mut Ctx<'_>) -> R {
     let i = c.instrument()?;
     let sw = &c.st.swap;
     let f = &sw.funding[i];
+    let m = &sw.instruments[i];
+    // The last settled rate (the history starts with 90 synthetic settlements).
+    let last = f.history.last().map_or(f.rate, |(_, r)| *r);
     Ok(J::obj()
-        .with("instrument_id", sw.instruments[i].instrument_id.as_str())
-        .with("funding_rate", s(f.rate))
+        .with("instrument_id", m.instrument_id.as_str())
+        .with("funding_rate", s(last))
         .with("funding_time", f.next_time)
-        .with("next_funding_rate", s(f.next_rate))
-        .with(
-            "next_funding_time",
-            f.next_time + super::engine::FUNDING_PERIOD_MS,
-        ))
+        .with("next_funding_rate", s(f.rate))
+        .with("next_funding_time", f.next_time + m.funding_period_ms()))
 }
 
 /// `GET public/funding_rate_history`.

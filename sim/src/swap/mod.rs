@@ -2,10 +2,21 @@
 //!
 //! Every answer is `{"code":0,"data":...}` on success and `{"code":N,"msg":"..."}` on error.
 //!
-//! DESIGN notes where the spec is silent:
-//! - HTTP status: business errors answer HTTP 200; an unknown path under `/swap/` HTTP 404 with
-//!   400002; a known path with the wrong method HTTP 405 with 400002; the weight limit HTTP 429
-//!   (403001) and bans HTTP 403 (403002), both with `retry-after` (see [`limits`]).
+//! As on the live venue (venue-notes.md, "Perpetual swap and copy trading (v2)"):
+//! - Errors (parameter, authentication, permission and business errors alike) answer **HTTP
+//!   400** with `{"code":N,"msg":"..."}`, e.g. `{"code":400002,"msg":"invalid InstrumentId"}`.
+//! - An unknown path under `/swap/` answers HTTP 404 with the plain-text body
+//!   `404 page not found` (`text/plain`), without usage headers and without charging weight.
+//! - The weight budget is 6,000 per minute per IP for public routes by default
+//!   ([`crate::LimitsConfig::swap_weight_per_minute`]); the route weights are those of the notes
+//!   (see [`ROUTES`], served by `public/api_weight`).
+//!
+//! DESIGN notes where the spec and the notes are silent:
+//! - HTTP status: a known path with the wrong method answers HTTP 405 with 400002 (the live
+//!   answer is unknown); the weight limit HTTP 429 (403001) and bans HTTP 403 (403002), both
+//!   with `retry-after` (see [`limits`]).
+//! - Route weights the notes do not list (`api_weight` and the private routes) keep the
+//!   simulator's earlier choices: `api_weight` 1, private routes 1-10 as in [`ROUTES`].
 //! - Parameters: GET routes read the query string; POST routes read a JSON body (an object, or
 //!   an array for `trade/batch_order` and `trade/batch_cancel_order`; an empty body is `{}`).
 //!   POST content type `application/json` (any parameters) or none; any other content type
@@ -14,14 +25,15 @@
 //!   invalid one 400002.
 //! - `limit` is 1..=100 (default 20) on every list; outside answers 400002 (not clamped).
 //! - Lists are newest first (trades, candles, funding history, orders, fills, bills, records).
-//! - `type` 1 (simulated trading) on `instruments`, `tickers`, `balance` and `positions` answers
-//!   an empty list: the simulator has only real instruments.
+//! - `type` 1 (simulated trading) on `instruments` and `tickers` lists the simulated contracts
+//!   (see [`market`]); on `balance` and `positions` it answers an empty list.
 //! - Permissions: GET routes need read, POST routes trade; the copy-trading listings (POST but
 //!   read-only: `user_center_*`, `expert_current_open_order`, `account_available`, `plan_task`,
 //!   `instrument_list`) need read.
-//! - Usage headers are on every answer of a known or unknown `/swap/` path, including errors
-//!   (not on answers produced by fault injection). A private request whose key is unknown is
-//!   charged to the caller IP and reports the IP headers.
+//! - Usage headers (`ip-weight-minute-use`/`-remain` on public routes, `account-` and `apikey-`
+//!   ones on private routes) are on every answer of a known `/swap/` path, including errors
+//!   (not on answers produced by fault injection, nor on the unknown-path 404). A private
+//!   request whose key is unknown is charged to the caller IP and reports the IP headers.
 //!
 //! Module map: [`auth`] (signature and timestamp window), [`limits`] (weights, 429, bans),
 //! [`engine`] (books, matching, positions, margin, funding), [`market`] (public data),
@@ -232,7 +244,7 @@ impl Params {
     pub fn limit(&self) -> Result<usize, SwapErr> {
         let v = self.int("limit")?.unwrap_or(20);
         if !(1..=100).contains(&v) {
-            return Err(err_msg(400002, "limit must be within 1..=100"));
+            return Err(err_msg(400002, "invalid Limit"));
         }
         Ok(usize::try_from(v).unwrap_or(20))
     }
@@ -281,12 +293,12 @@ impl Ctx<'_> {
         self.lookup(&id)
     }
 
-    /// Instrument index of `id`.
+    /// Instrument index of `id` (400002 `invalid InstrumentId`, the live message, when unknown).
     pub fn lookup(&self, id: &str) -> Result<usize, SwapErr> {
         self.st
             .swap
             .index(id)
-            .ok_or_else(|| err_msg(400002, format!("unknown instrument_id {id}")))
+            .ok_or_else(|| err_msg(400002, "invalid InstrumentId"))
     }
 }
 
@@ -373,7 +385,9 @@ const fn r(path: &'static str, post: bool, access: Access, weight: u32, ep: Ep) 
     }
 }
 
-/// The route table (also served by `public/api_weight`).
+/// The route table (also served by `public/api_weight`). Public weights follow venue-notes.md:
+/// tickers, ticker, funding_rate, instrument, time, trades and candles 1; depth 2; instruments
+/// 5; funding_rate_history and candles_history 10.
 pub const ROUTES: &[Route] = &[
     r("/swap/v2/public/time", false, Access::Public, 1, Ep::Time),
     r(
@@ -387,7 +401,7 @@ pub const ROUTES: &[Route] = &[
         "/swap/v2/public/instruments",
         false,
         Access::Public,
-        2,
+        5,
         Ep::Instruments,
     ),
     r(
@@ -416,14 +430,14 @@ pub const ROUTES: &[Route] = &[
         "/swap/v2/public/tickers",
         false,
         Access::Public,
-        5,
+        1,
         Ep::Tickers,
     ),
     r(
         "/swap/v2/public/candles",
         false,
         Access::Public,
-        2,
+        1,
         Ep::Candles,
     ),
     r(
@@ -437,14 +451,14 @@ pub const ROUTES: &[Route] = &[
         "/swap/v2/public/candles_history",
         false,
         Access::Public,
-        5,
+        10,
         Ep::CandlesHistory,
     ),
     r(
         "/swap/v2/public/funding_rate_history",
         false,
         Access::Public,
-        2,
+        10,
         Ep::FundingRateHistory,
     ),
     r(
@@ -665,11 +679,7 @@ pub fn route_of(path: &str) -> Option<&'static Route> {
 fn usage_headers(st: &State, subjects: &[Subject], now: i64, mut resp: SimResponse) -> SimResponse {
     for s in subjects {
         let u = st.swap.limiter.usage(s, now);
-        let prefix = match s {
-            Subject::Ip(_) => "ip",
-            Subject::User(_) => "account",
-            Subject::Key(_) => "apikey",
-        };
+        let prefix = s.header_prefix();
         resp = resp
             .with_header(&format!("{prefix}-weight-minute-use"), u.used.to_string())
             .with_header(
@@ -690,27 +700,44 @@ fn json_content(req: &SimRequest) -> bool {
     }
 }
 
+/// The answer to an unknown path: HTTP 404, plain text, no usage headers.
+pub fn not_found() -> SimResponse {
+    SimResponse {
+        status: 404,
+        headers: Vec::new(),
+        content_type: "text/plain; charset=utf-8",
+        body: b"404 page not found".to_vec(),
+    }
+}
+
+/// An error answer: HTTP 400 with `{"code":N,"msg":"..."}`.
+pub fn error_response(e: &SwapErr) -> SimResponse {
+    SimResponse::json(400, &error_json(e))
+}
+
 /// Handles a request under `/swap/`.
 pub fn handle(shared: &Arc<Shared>, req: &SimRequest) -> SimResponse {
+    let Some(route) = route_of(&req.path) else {
+        return not_found();
+    };
     let now = shared.clock.now_ms();
     let mut guard = shared.state();
     let st: &mut State = &mut guard;
     let enforce = shared.config.limits.weight_enabled;
-    let route = route_of(&req.path);
 
     // Weight subjects.
-    let known_key = match route {
-        Some(r) if r.access != Access::Public => req
-            .header("ACCESS-KEY")
+    let known_key = if route.access == Access::Public {
+        None
+    } else {
+        req.header("ACCESS-KEY")
             .and_then(|k| st.keys.get(k.trim()))
-            .map(|k| (k.key.clone(), k.account)),
-        _ => None,
+            .map(|k| (k.key.clone(), k.account))
     };
     let subjects = match &known_key {
         Some((key, account)) => vec![Subject::User(*account), Subject::Key(key.clone())],
         None => vec![Subject::Ip(req.peer)],
     };
-    let weight = route.map_or(1, |r| r.weight);
+    let weight = route.weight;
     if let Err(refusal) = st.swap.limiter.check(&subjects, weight, now, enforce) {
         let (status, code, ms) = match refusal {
             limits::Refusal::TooMany { retry_after_ms } => (429, 403001, retry_after_ms),
@@ -730,12 +757,9 @@ fn run(
     shared: &Shared,
     st: &mut State,
     req: &SimRequest,
-    route: Option<&'static Route>,
+    route: &'static Route,
     now: i64,
 ) -> SimResponse {
-    let Some(route) = route else {
-        return SimResponse::json(404, &error_json(&err_msg(400002, "endpoint unknown")));
-    };
     let want = if route.post {
         http::Method::POST
     } else {
@@ -755,25 +779,20 @@ fn run(
             };
             match auth::authenticate(st, req, &body_text, need, now) {
                 Ok(u) => u,
-                Err(e) => return SimResponse::ok(&error_json(&e)),
+                Err(e) => return error_response(&e),
             }
         }
     };
     let (p, body) = if route.post {
         if !json_content(req) {
-            return SimResponse::ok(&error_json(&err_msg(
-                400002,
-                "content type must be application/json",
-            )));
+            return error_response(&err_msg(400002, "content type must be application/json"));
         }
         let body: Value = if body_text.trim().is_empty() {
             Value::Object(Default::default())
         } else {
             match serde_json::from_str(&body_text) {
                 Ok(v) => v,
-                Err(_) => {
-                    return SimResponse::ok(&error_json(&err_msg(400002, "body is not JSON")))
-                }
+                Err(_) => return error_response(&err_msg(400002, "body is not JSON")),
             }
         };
         (Params::from_json(&body), body)
@@ -791,7 +810,7 @@ fn run(
     };
     match dispatch(route.ep, &mut ctx) {
         Ok(data) => SimResponse::ok(&J::obj().with("code", 0).with("data", data)),
-        Err(e) => SimResponse::ok(&error_json(&e)),
+        Err(e) => error_response(&e),
     }
 }
 

@@ -13,5 +13,6 @@ mod swap_copy;
 mod swap_limits;
 mod swap_public;
 mod swap_trading;
+mod swap_venue;
 mod trading;
 mod wallet;

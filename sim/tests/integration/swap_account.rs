@@ -260,7 +260,9 @@ fn swap_transfer_with_spot_and_records() {
 #[test]
 fn swap_funding_fee_after_clock_advance() {
     let config = SimConfig {
-        start_time_ms: Some(1_800_000_000_000 + 3_600_000),
+        // 5 h past an 8-hour boundary: the next funding of every contract (8-hourly BTC,
+        // 4-hourly XRP) is the same instant.
+        start_time_ms: Some(1_800_000_000_000 + 5 * 3_600_000),
         ..SimConfig::default()
     };
     let env = Env::with_config(config);
@@ -273,7 +275,7 @@ fn swap_funding_fee_after_clock_advance() {
     env.ctl.set_mark_price(BTC, Some(dec("30000"))).unwrap();
     env.ctl.set_funding_rate(BTC, dec("0.001")).unwrap();
     let f = Env::ok_data(&env.swget("/public/funding_rate", &[("instrument_id", BTC)]));
-    assert_eq!(f["funding_rate"], "0.001");
+    assert_eq!(f["next_funding_rate"], "0.001");
     let next = f["funding_time"].as_i64().unwrap();
     let free_before = env.free(AccountType::Swap, "USDT");
     // Over HTTP: advance to the funding time.

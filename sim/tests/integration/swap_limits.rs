@@ -29,7 +29,7 @@ fn swap_usage_headers_decrease_then_429_then_403_ban() {
     assert_eq!(remains, [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     // Weighted routes count their weight.
     env.ctl.advance_clock(60_000);
-    let r = env.swget("/public/tickers", &[]);
+    let r = env.swget("/public/instruments", &[]);
     assert_eq!(header_i64(&r, "ip-weight-minute-use"), 5);
     for _ in 0..5 {
         assert_eq!(env.swget("/public/time", &[]).status, 200);
@@ -200,9 +200,11 @@ fn swap_control_http_routes() {
     );
     assert_eq!(r.status, 200);
     let f = Env::ok_data(&env.swget("/public/funding_rate", &[("instrument_id", BTC)]));
-    assert_eq!(f["funding_rate"], "-0.0005");
+    assert_eq!(f["next_funding_rate"], "-0.0005");
     let r = env.control("GET", "/__sim/swap/funding", "");
-    assert_eq!(r.json()["next_funding_time"], f["funding_time"]);
+    // The earliest next funding of all contracts: the 4-hourly XRPUSDTPERP's.
+    let xrp = Env::ok_data(&env.swget("/public/funding_rate", &[("instrument_id", "XRPUSDTPERP")]));
+    assert_eq!(r.json()["next_funding_time"], xrp["funding_time"]);
     let r = env.control(
         "POST",
         "/__sim/swap/trading",
