@@ -98,17 +98,14 @@ pub fn summary(c: &Ctx<'_>, user: u64, currency: &str) -> Summary {
             }
         }
     }
-    if let Some(ids) = sw.user_orders.get(&user) {
-        for o in ids.iter().filter_map(|id| sw.orders.get(id)) {
-            if o.is_active()
-                && sw
-                    .instruments
-                    .get(o.inst)
-                    .is_some_and(|m| m.quote == currency)
-            {
-                out.frozen_margin += o.frozen_margin;
-                out.frozen_money += o.frozen_fee;
-            }
+    for o in sw.active_of(user) {
+        if sw
+            .instruments
+            .get(o.inst)
+            .is_some_and(|m| m.quote == currency)
+        {
+            out.frozen_margin += o.frozen_margin;
+            out.frozen_money += o.frozen_fee;
         }
     }
     out
