@@ -13,7 +13,7 @@
 //! - `/margin/positions`: `margin` is the quote margin locked by positions, `margin_rate` the
 //!   margin account's USDT equity divided by locked margin (0 without positions), both strings.
 //!   Liquidation price is `entry * (1 - 1/leverage)` for longs and `entry * (1 + 1/leverage)`
-//!   for shorts.
+//!   for shorts. Pairs are written in upper case (`BTC_USDT`), as the live venue does.
 //! - `/margin/position/close` closes at market with a market order of kind margin (not counted
 //!   by risk control and allowed during an API trading ban); 20030 without a position.
 
@@ -200,7 +200,7 @@ pub fn margin_positions(c: &mut Ctx<'_>) -> R {
         };
         list.push(
             J::obj()
-                .with("symbol", spec.symbol())
+                .with("symbol", super::pair_upper(&spec.symbol()))
                 .with("leverage_ratio", spec.leverage)
                 .with("side", if long { "long" } else { "short" })
                 .with("amount", p.amount.abs())

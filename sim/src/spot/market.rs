@@ -3,9 +3,21 @@
 //! DESIGN: `/order_book` and `/trades` refuse a `limit` outside the documented range with 10004
 //! rather than clamping. `/kline` aligns candles to multiples of the period since the Unix epoch
 //! (weeks therefore start on Thursdays), returns at most the latest 500 candles of the range, and
-//! fills periods without trades with the previous close and zero volume. `/ticker`'s `change` is
-//! the 24-hour relative change as a fraction, rounded to 4 places. Unknown or malformed pairs
+//! fills periods without trades with the previous close and zero volume. Unknown or malformed pairs
 //! answer 20019.
+//!
+//! As the live venue answers (venue-notes.md, which wins over the documents):
+//! - `/ticker`'s `change` is the 24-hour change in **percent** (`-1.91` is -1.91 %), not the
+//!   fraction the retired v2 documentation describes: `(last - open) / open * 100`, where `open`
+//!   is the first trade of the last 24 hours. DESIGN: rounded to 2 places, as published values
+//!   show (`-1.91`).
+//! - Pair case: `/ticker` and `/markets` write pairs in lower case (`btc_usdt`); the symbol lists
+//!   (`/spot/symbols`, `/margin/symbols`, `/trades/symbols`) in upper case (`BTC_USDT`), like
+//!   order, own-trade and margin-position records ([`super::pair_upper`]). `/order_book`,
+//!   `/trades` and `/kline` carry no pair. Requests accept either case ([`lookup`]).
+//! - `/order_book` lists asks highest price first (the best ask last) and bids highest price
+//!   first (the best bid first), as published answers do; `limit` counts levels from the best
+//!   price on each side, so the asks are the `limit` lowest, listed in descending order.
 
 use super::engine::{Book, Side};
 use super::{err, err_msg, ok0, Ctx, SpotErr, R};
@@ -69,7 +81,7 @@ fn ticker_entry(c: &Ctx<'_>, i: usize) -> J {
     let change = if open.is_zero() {
         Decimal::ZERO
     } else {
-        round_dp((last - open) / open, 4)
+        round_dp((last - open) / open * Decimal::ONE_HUNDRED, 2)
     };
     J::obj()
         .with("vol", vol)
@@ -97,7 +109,8 @@ pub fn ticker(c: &mut Ctx<'_>) -> R {
         .with("code", 0))
 }
 
-/// Aggregated levels of a book side, best first.
+/// Aggregated levels of a book side, best first (the `/order_book` answer lists asks the other
+/// way round).
 pub fn levels(book: &Book, side: Side, limit: usize) -> Vec<(Decimal, Decimal)> {
     let sum = |q: &std::collections::VecDeque<super::engine::Resting>| -> Decimal {
         q.iter().map(|r| r.remaining).sum()
@@ -124,17 +137,20 @@ pub fn order_book(c: &mut Ctx<'_>) -> R {
     let i = symbol_index(c)?;
     let limit = c.p.limit("limit", 10, 150)?;
     let book = c.st.spot.books.get(i).cloned().unwrap_or_default();
-    let side = |s| -> J {
+    let side = |list: Vec<(Decimal, Decimal)>| -> J {
         J::Arr(
-            levels(&book, s, limit)
-                .into_iter()
+            list.into_iter()
                 .map(|(p, a)| J::Arr(vec![J::Dec(p), J::Dec(a)]))
                 .collect(),
         )
     };
+    // Both sides highest price first: bids best first, asks best last.
+    let bids = levels(&book, Side::Buy, limit);
+    let mut asks = levels(&book, Side::Sell, limit);
+    asks.reverse();
     Ok(J::obj()
-        .with("bids", side(Side::Buy))
-        .with("asks", side(Side::Sell))
+        .with("bids", side(bids))
+        .with("asks", side(asks))
         .with("date", c.now_s())
         .with("code", 0))
 }
@@ -284,7 +300,7 @@ pub enum SymbolList {
     Api,
 }
 
-/// `GET /spot/symbols`, `/margin/symbols`, `/trades/symbols`.
+/// `GET /spot/symbols`, `/margin/symbols`, `/trades/symbols` (pairs in upper case).
 pub fn symbols(c: &mut Ctx<'_>, which: SymbolList) -> R {
     let list: Vec<J> =
         c.st.spot
@@ -300,7 +316,7 @@ pub fn symbols(c: &mut Ctx<'_>, which: SymbolList) -> R {
                             MarketStatus::Suspended => "SUSPEND",
                         },
                     )
-                    .with("symbol", m.symbol())
+                    .with("symbol", super::pair_upper(&m.symbol()))
                     .with("quote_asset", m.quote.as_str())
                     .with("base_asset", m.base.as_str())
                     .with("amount_precision", m.amount_precision)

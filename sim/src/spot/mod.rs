@@ -9,6 +9,23 @@
 //! - Permissions: GET endpoints need read; orders, cancels, transfers and position close need
 //!   trade; `/withdraw/new` and `/withdraw/cancel` need withdraw.
 //! - `{market}` = margin on a pair without margin trading answers 20019 (wrong pair).
+//! - The `market` request parameter of the `{market}` endpoints (`/{market}/order/new`,
+//!   `/{market}/order`, `/{market}/mytrades`, ... : see [`Ep::has_market_segment`]): the
+//!   reference lists it as a required parameter (`spot` or `margin`) and ccxt sends it, signed,
+//!   with the path's value; its signing example omits it. It is accepted when it equals the
+//!   path's `{market}` ignoring ASCII case, and when absent (or empty, which counts as absent
+//!   like every parameter). A value that disagrees with the path answers 10004 with a message
+//!   naming both values. DESIGN: the live answer to a disagreement is unknown; 10004 (invalid
+//!   parameter) refuses the request instead of guessing which of the two the caller meant. The
+//!   check runs after authentication, before the endpoint's own checks.
+//! - Numbers in requests follow the grammar of [`crate::num::parse_dec`] (`-?digits[.digits]`
+//!   with an optional exponent); anything else (`+5`, `.5`, `5.`, `1_000`, padded values) is an
+//!   invalid parameter, 10004 (the `/transfer` amount keeps its documented 20024 "invalid
+//!   amount"). In a form value a literal `+` is a space: `amount=+5` reads ` 5` and `%2B5` reads
+//!   `+5`; both are refused.
+//! - Pair case in answers follows the live venue (venue-notes.md): upper case (`BTC_USDT`) in
+//!   the symbol lists and in order, order-detail, own-trade and margin-position records
+//!   ([`pair_upper`]); lower case in `/ticker` and `/markets`. Requests accept either case.
 
 pub mod account;
 pub mod auth;
@@ -173,7 +190,7 @@ impl Params {
         Ok(usize::try_from(v).unwrap_or(1))
     }
 
-    /// A required decimal (10004 when absent or not a number).
+    /// A required decimal (10004 when absent or not in the [`crate::num::parse_dec`] grammar).
     pub fn dec(&self, k: &str) -> Result<Decimal, SpotErr> {
         crate::num::parse_dec(self.req(k)?)
             .ok_or_else(|| err_msg(10004, format!("{k} must be a number")))
@@ -261,6 +278,48 @@ impl Ep {
             WithdrawNew | WithdrawCancel => (Method::POST, Some(Permission::Withdraw), 200),
         }
     }
+
+    /// Whether the path carries a `{market}` segment (`/spot/...` or `/margin/...` chosen by
+    /// the caller), so that a `market` request parameter must agree with it.
+    pub fn has_market_segment(self) -> bool {
+        use Ep::*;
+        matches!(
+            self,
+            FinanceLog
+                | Order
+                | OrderDetail
+                | OrderCurrent
+                | OrderHistory
+                | MyTrades
+                | OrderNew
+                | BatchNew
+                | Cancel
+        )
+    }
+}
+
+/// Checks the `market` request parameter of a `{market}` endpoint against the path's `{market}`:
+/// absent or equal ignoring ASCII case is fine; anything else is 10004 naming the conflict.
+pub fn check_market_param(p: &Params, kind: Kind) -> Result<(), SpotErr> {
+    match p.get("market") {
+        None => Ok(()),
+        Some(v) if v.eq_ignore_ascii_case(kind.name()) => Ok(()),
+        Some(v) => {
+            let shown: String = v.chars().take(32).collect();
+            Err(err_msg(
+                10004,
+                format!(
+                    "market parameter {shown:?} conflicts with the path's market {:?}",
+                    kind.name()
+                ),
+            ))
+        }
+    }
+}
+
+/// A pair as the venue writes it in symbol lists and records: upper case (`BTC_USDT`).
+pub fn pair_upper(symbol: &str) -> String {
+    symbol.to_ascii_uppercase()
 }
 
 /// Resolves a path after `/v3` to an endpoint, its `{market}` and an optional path argument.
@@ -373,6 +432,11 @@ pub fn handle(shared: &Shared, req: &SimRequest) -> SimResponse {
         kind,
         path_arg,
     };
+    if ep.has_market_segment() {
+        if let Err(e) = check_market_param(&ctx.p, kind) {
+            return SimResponse::ok(&error_body(e.code, &e.msg));
+        }
+    }
     let result = dispatch(ep, &mut ctx);
     match result {
         Ok(j) => SimResponse::ok(&j),

@@ -23,6 +23,8 @@
 //!   an object cannot carry several fills, so it is an array of `{tid, date, executed_amount,
 //!   executed_price}` (empty without fills) unless [`crate::SimConfig::detail_as_object`] asks
 //!   for the spec's single-object form (the latest fill, `{}` without fills).
+//! - Pairs are written in upper case (`BTC_USDT`) in order, order-detail and own-trade records,
+//!   as the live venue does; requests accept either case.
 //! - `/order/cancel` puts ids that are unknown, of another account or `{market}`, or already
 //!   finished in `error`.
 
@@ -77,7 +79,8 @@ fn parse_new(
     };
     let amount = match amount.filter(|a| !a.is_empty()) {
         None => return Err(err_msg(10004, "missing parameter amount")),
-        Some(a) => parse_dec(a).ok_or_else(|| err_msg(10004, "amount must be a number"))?,
+        Some(a) => parse_dec(a)
+            .ok_or_else(|| err_msg(10004, "amount must be a decimal number (0.5, 1e-7)"))?,
     };
     if amount <= Decimal::ZERO || amount > max_number() {
         return Err(err_msg(10004, "amount must be positive and at most 1e12"));
@@ -85,7 +88,8 @@ fn parse_new(
     let price = match (otype, price.filter(|p| !p.is_empty())) {
         (OrdType::Limit, None) => return Err(err_msg(10004, "missing parameter price")),
         (OrdType::Limit, Some(p)) => {
-            let p = parse_dec(p).ok_or_else(|| err_msg(10004, "price must be a number"))?;
+            let p = parse_dec(p)
+                .ok_or_else(|| err_msg(10004, "price must be a decimal number (0.5, 1e-7)"))?;
             if p <= Decimal::ZERO || p > max_number() {
                 return Err(err_msg(10004, "price must be positive and at most 1e12"));
             }
@@ -413,10 +417,10 @@ fn secs(ms: i64) -> i64 {
     ms.div_euclid(1000)
 }
 
-/// JSON of an order.
+/// JSON of an order (pair in upper case).
 pub fn order_json(o: &Order) -> J {
     J::obj()
-        .with("symbol", o.symbol.as_str())
+        .with("symbol", super::pair_upper(&o.symbol))
         .with("order_id", o.id.as_str())
         .with("created_date", secs(o.created_ms))
         .with("finished_date", secs(o.finished_ms))
@@ -582,7 +586,7 @@ pub fn my_trades(c: &mut Ctx<'_>) -> R {
             .take(limit)
             .map(|t| {
                 J::obj()
-                    .with("symbol", t.symbol.as_str())
+                    .with("symbol", super::pair_upper(&t.symbol))
                     .with("order_id", t.order_id.as_str())
                     .with("id", t.id)
                     .with("price", t.price)

@@ -272,13 +272,22 @@ impl Env {
         .unwrap()
     }
 
-    /// Best ask and bid (price, size) from /order_book.
+    /// Best ask and bid (price, size) from /order_book, found by price (the venue lists asks
+    /// highest first, so the best ask is the last).
     pub fn top(&self, symbol: &str) -> ((Decimal, Decimal), (Decimal, Decimal)) {
         let b = self
             .get("/order_book", &[("symbol", symbol), ("limit", "5")])
             .json();
-        let lvl = |v: &Value| (num(&v[0]), num(&v[1]));
-        (lvl(&b["asks"][0]), lvl(&b["bids"][0]))
+        let lvls = |v: &Value| -> Vec<(Decimal, Decimal)> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|l| (num(&l[0]), num(&l[1])))
+                .collect()
+        };
+        let ask = lvls(&b["asks"]).into_iter().min_by_key(|l| l.0).unwrap();
+        let bid = lvls(&b["bids"]).into_iter().max_by_key(|l| l.0).unwrap();
+        (ask, bid)
     }
 }
 

@@ -7,6 +7,7 @@ mod control;
 mod faults;
 mod limits;
 mod market;
+mod spot_venue;
 mod swap_account;
 mod swap_auth;
 mod swap_copy;

@@ -44,7 +44,10 @@ fn public_shapes() {
     let ob = env.get("/order_book", &[("symbol", "btc_usdt")]).json();
     assert_eq!(ob["asks"].as_array().unwrap().len(), 10);
     assert_eq!(ob["bids"].as_array().unwrap().len(), 10);
-    assert!(num(&ob["asks"][0][0]) < num(&ob["asks"][1][0]));
+    assert!(
+        num(&ob["asks"][0][0]) > num(&ob["asks"][1][0]),
+        "asks highest first"
+    );
     assert!(num(&ob["bids"][0][0]) > num(&ob["bids"][1][0]));
     assert_eq!(
         env.get("/order_book", &[("symbol", "btc_usdt"), ("limit", "151")])
@@ -108,7 +111,7 @@ fn public_shapes() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|x| x["symbol"] == "dft_usdt")
+        .find(|x| x["symbol"] == "DFT_USDT")
         .unwrap();
     assert_eq!(dft["is_allow"], 0);
     let mc = env.get("/margin/currencies", &[]).json();

@@ -588,7 +588,7 @@ fn market_switches_from_control() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|x| x["symbol"] == "btc_usdt")
+        .find(|x| x["symbol"] == "BTC_USDT")
         .unwrap()
         .clone();
     assert_eq!(btc["is_allow"], 0);
