@@ -130,7 +130,8 @@ fn main() {
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         let start = Instant::now();
-        let place = r#"{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"10000"}"#;
+        let place =
+            r#"{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"size":1,"price":"10000"}"#;
         let path = "/swap/v2/trade/order_place";
         let answer = conn.send(path, &swap_headers(path, place), place);
         let id = field(&answer, "data").to_owned();

@@ -254,7 +254,7 @@ pub fn position_json(c: &Ctx<'_>, i: usize, side: PosSide, p: &SwapPosition) -> 
     let mark = sw.mark(i);
     let upnl = sw.upnl(i, side, p);
     let value = p.size * m.contract_value;
-    let liq = super::engine::liquidation_price(m, side, p);
+    let liq = super::engine::liquidation_price(c.st, c.user, i, side, p);
     let rate = if p.margin.is_zero() {
         Decimal::ZERO
     } else {

@@ -708,7 +708,17 @@ fn current_json(c: &Ctx<'_>, r: &Current) -> J {
     };
     let value = r.volume * m.contract_value;
     let mmr = m.maint_margin_ratio;
-    let liq = if value.is_zero() {
+    let side = if r.cp.direction == 1 {
+        PosSide::Long
+    } else {
+        PosSide::Short
+    };
+    // The exchange liquidates the whole position, so a copy position's liquidation price is the
+    // position's (for a crossed one, backed by the account's equity).
+    let position = sw.positions.get(&(r.cp.account, r.cp.inst, side));
+    let liq = if let Some(p) = position {
+        engine::liquidation_price(c.st, r.cp.account, r.cp.inst, side, p)
+    } else if value.is_zero() {
         Decimal::ZERO
     } else if r.cp.direction == 1 {
         (r.open_price * value - r.use_margin)

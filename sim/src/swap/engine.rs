@@ -894,17 +894,77 @@ impl SwapState {
 }
 
 /// Reported liquidation price of a position (0 when it cannot be computed); see the module docs.
-pub fn liquidation_price(spec: &SwapInstrumentSpec, side: PosSide, p: &SwapPosition) -> Decimal {
+///
+/// An isolated position is backed by its own margin only. A crossed position is backed by the
+/// account's equity: its margin, the account's free balance in the settlement currency and the
+/// unrealised profit or loss of the account's other crossed positions in that currency
+/// ([`cross_backing`]); so a crossed position lives as long as the account can carry it, not
+/// as if it were isolated.
+pub fn liquidation_price(
+    st: &State,
+    account: AccountId,
+    i: usize,
+    side: PosSide,
+    p: &SwapPosition,
+) -> Decimal {
+    let Some(spec) = st.swap.instruments.get(i) else {
+        return Decimal::ZERO;
+    };
+    let backing = match p.margin_mode {
+        MarginMode::Isolated => p.margin,
+        MarginMode::Crossed => (p.margin + cross_backing(st, account, i, side)).max(Decimal::ZERO),
+    };
+    liquidation_at(spec, side, p, backing)
+}
+
+/// The equity a crossed position draws on beyond its own margin: the account's free balance in
+/// the instrument's settlement currency plus the unrealised pnl of its other crossed positions
+/// in that currency.
+pub fn cross_backing(st: &State, account: AccountId, i: usize, side: PosSide) -> Decimal {
+    let Some(quote) = st.swap.instruments.get(i).map(|m| m.quote.as_str()) else {
+        return Decimal::ZERO;
+    };
+    let free = st
+        .accounts
+        .get(&account)
+        .map_or(Decimal::ZERO, |a| a.balance(AccountType::Swap, quote).free);
+    let others: Decimal = st
+        .swap
+        .positions
+        .range((account, 0, PosSide::Long)..)
+        .take_while(|((a, _, _), _)| *a == account)
+        .filter(|((_, j, s), q)| {
+            (*j, *s) != (i, side)
+                && q.margin_mode == MarginMode::Crossed
+                && st
+                    .swap
+                    .instruments
+                    .get(*j)
+                    .is_some_and(|m| m.quote == quote)
+        })
+        .map(|((_, j, s), q)| st.swap.upnl(*j, *s, q))
+        .sum();
+    free + others
+}
+
+/// The price at which `backing` (the margin a position may lose) is used up down to the
+/// maintenance margin.
+fn liquidation_at(
+    spec: &SwapInstrumentSpec,
+    side: PosSide,
+    p: &SwapPosition,
+    backing: Decimal,
+) -> Decimal {
     let value = p.size * spec.contract_value;
     if value.is_zero() {
         return Decimal::ZERO;
     }
     let mmr = spec.maint_margin_ratio;
     let liq = match side {
-        PosSide::Long => (p.avg_cost * value - p.margin)
+        PosSide::Long => (p.avg_cost * value - backing)
             .checked_div(value * (Decimal::ONE - mmr))
             .unwrap_or_default(),
-        PosSide::Short => (p.avg_cost * value + p.margin)
+        PosSide::Short => (p.avg_cost * value + backing)
             .checked_div(value * (Decimal::ONE + mmr))
             .unwrap_or_default(),
     };
@@ -1304,8 +1364,7 @@ pub fn liquidate_due(st: &mut State, now: i64) {
         .positions
         .iter()
         .filter_map(|(&(account, i, side), p)| {
-            let spec = st.swap.instruments.get(i)?;
-            let price = liquidation_price(spec, side, p);
+            let price = liquidation_price(st, account, i, side, p);
             let mark = st.swap.mark(i);
             let reached = match side {
                 PosSide::Long => mark <= price,
@@ -1360,7 +1419,19 @@ fn force_close(
         PosSide::Long => (3, bill::CLOSE_LONG),
         PosSide::Short => (4, bill::CLOSE_SHORT),
     };
-    let loss = p.margin;
+    // Isolated: the position's margin is lost. Crossed: the loss at the liquidation price, which
+    // the account's equity carried beyond the margin.
+    let loss = match p.margin_mode {
+        MarginMode::Isolated => p.margin,
+        MarginMode::Crossed => {
+            let value = p.size * spec.contract_value;
+            let at_price = match side {
+                PosSide::Long => (p.avg_cost - price) * value,
+                PosSide::Short => (price - p.avg_cost) * value,
+            };
+            at_price.max(p.margin)
+        }
+    };
     let acct = account_mut(accounts, account);
     acct.unfreeze(AccountType::Swap, &quote, p.margin);
     acct.credit(AccountType::Swap, &quote, -loss, code, now);

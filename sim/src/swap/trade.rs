@@ -167,7 +167,7 @@ pub fn validate(c: &Ctx<'_>, n: &NewOrder, reserved: &mut Reserved) -> Result<Pr
         }
         if ok.levels.is_none() {
             if let Some(p) = sw.positions.get(&(c.user, n.inst, pos_side)) {
-                let liq = engine::liquidation_price(m, pos_side, p);
+                let liq = engine::liquidation_price(c.st, c.user, n.inst, pos_side, p);
                 let beyond = match pos_side {
                     PosSide::Long => price < liq,
                     PosSide::Short => price > liq,

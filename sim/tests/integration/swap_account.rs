@@ -310,6 +310,7 @@ fn swap_funding_fee_after_clock_advance() {
 #[test]
 fn swap_close_beyond_liquidation_price_refused() {
     let env = swap_env();
+    isolated(&env);
     assert_eq!(
         env.swpost(
             "/account/leverage",
@@ -340,6 +341,7 @@ fn swap_close_beyond_liquidation_price_refused() {
 #[test]
 fn a_long_reached_by_the_mark_is_force_closed_and_loses_its_margin() {
     let env = swap_env();
+    isolated(&env);
     env.ctl.set_mark_price(BTC, Some(dec("30000"))).unwrap();
     assert_eq!(
         env.swpost(
@@ -423,4 +425,80 @@ fn a_short_is_force_closed_when_the_mark_rises_to_its_liquidation_price() {
         .expect("a force-close fill");
     assert_eq!(forced["type"], 4);
     assert_eq!(num(&forced["price"]), liq);
+}
+
+/// Switches BTC to isolated margin (a position then risks only its own margin).
+fn isolated(env: &Env) {
+    let r = env.swpost(
+        "/account/position_mode",
+        &json!({"instrument_id": BTC, "margin_mode": "isolated"}),
+    );
+    assert_eq!(r.code(), 0, "{}", r.text());
+}
+
+#[test]
+fn a_crossed_position_is_backed_by_the_account_equity() {
+    let env = swap_env();
+    env.ctl.set_mark_price(BTC, Some(dec("30000"))).unwrap();
+    assert_eq!(
+        env.swpost(
+            "/account/leverage",
+            &json!({"instrument_id": BTC, "leverage": 50})
+        )
+        .code(),
+        0
+    );
+    place_ok(
+        &env,
+        json!({"instrument_id": BTC, "type": 1, "order_type": 13, "size": 10}),
+    );
+    let position = |env: &Env| {
+        let pos = Env::ok_data(&env.swsget("/account/positions", &[("instrument_id", BTC)]));
+        pos[0].clone()
+    };
+    let p = position(&env);
+    assert_eq!(p["margin_mode"], "crossed", "{p}");
+    let (avg, margin, liq) = (
+        num(&p["avg_cost"]),
+        num(&p["margin"]),
+        num(&p["liquidation_price"]),
+    );
+    // As if isolated, 50x would be liquidated about 2% under the entry; crossed, the account's
+    // free balance carries it much further.
+    assert!(liq < avg * dec("0.9"), "liq {liq} avg {avg}");
+    // Less free balance, a nearer liquidation price.
+    let free = {
+        let b = Env::ok_data(&env.swsget("/account/balance", &[]));
+        num(&b[0]["avail_balance"])
+    };
+    let out = (free - dec("50")).round_dp(2);
+    let r = env.swpost(
+        "/account/transfer",
+        &json!({"type": 2, "currency": "USDT", "transfer_amount": out.to_string()}),
+    );
+    assert_eq!(r.code(), 0, "{}", r.text());
+    let nearer = num(&position(&env)["liquidation_price"]);
+    assert!(
+        nearer > liq && nearer < avg,
+        "{nearer} after moving {out} out, was {liq}"
+    );
+    // At that price it is force-closed and the wallet loses what the price took.
+    let wallet = |env: &Env| {
+        let b = Env::ok_data(&env.swsget("/account/balance", &[]));
+        num(&b[0]["equity"]) - num(&b[0]["unrealized_pnl"])
+    };
+    let before = wallet(&env);
+    env.ctl
+        .set_mark_price(BTC, Some(nearer + dec("0.1")))
+        .unwrap();
+    assert_eq!(env.ctl.swap_positions(env.account).len(), 1);
+    env.ctl.set_mark_price(BTC, Some(nearer)).unwrap();
+    assert!(env.ctl.swap_positions(env.account).is_empty());
+    // The margin and most of the 50 USDT left free (all but the maintenance margin).
+    let lost = before - wallet(&env);
+    assert!(
+        lost > margin + dec("40") && lost < margin + dec("50"),
+        "lost {lost}, margin {margin}"
+    );
+    assert_eq!(env.ctl.panics(), 0);
 }

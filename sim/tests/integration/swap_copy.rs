@@ -342,7 +342,12 @@ fn copy_stop_loss_triggers_on_mark_price() {
 fn a_liquidated_copy_position_ends_as_a_forced_close() {
     let env = swap_env();
     env.ctl.set_mark_price(BTC, Some(dec("30000"))).unwrap();
-    let r = Env::ok_data(&sponsor(&env, json!({"stop_earn_trigger_price": "40000"})));
+    // Isolated (margin_mode 2): the position risks its own margin only, so the liquidation is
+    // near (a crossed one is carried by the whole account; see swap_account).
+    let r = Env::ok_data(&sponsor(
+        &env,
+        json!({"margin_mode": 2, "stop_earn_trigger_price": "40000"}),
+    ));
     let id = r["order_id"].as_str().unwrap().to_owned();
     let cur = Env::ok_data(&env.swpost("/follow/user_center_current", &json!({"type": 1})));
     let liq = num(&cur["list"][0]["liquidate_price"]);
