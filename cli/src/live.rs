@@ -67,9 +67,14 @@ pub(crate) struct CallArgs {
 
 #[derive(Args)]
 pub(crate) struct SimArgs {
-    /// Listen address (port 0: any free port).
+    /// Listen address (port 0: any free port). Only loopback addresses unless --public is
+    /// given.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
     addr: SocketAddr,
+    /// Allow a non-loopback --addr such as 0.0.0.0:8080. The control API (/__sim) is
+    /// unauthenticated and hands out API secrets to anyone who can reach the port.
+    #[arg(long)]
+    public: bool,
     /// Seed of every generated value (books, ids, keys).
     #[arg(long, value_name = "N", default_value_t = 1)]
     seed: u64,
@@ -221,8 +226,10 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
 }
 
 pub(crate) fn sim(args: SimArgs) -> Result<(), Failure> {
+    digifinex_sim::server::check_bind_addr(args.addr, args.public).map_err(Failure::Usage)?;
     let config = SimConfig {
         addr: args.addr,
+        allow_public_bind: args.public,
         ..SimConfig::with_seed(args.seed)
     };
     let sim = start_sim(config)?;
@@ -257,6 +264,21 @@ pub(crate) fn sim(args: SimArgs) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::{is_loopback_http, plain_http};
+
+    #[test]
+    fn sim_refuses_a_public_address_without_public() {
+        let args = super::SimArgs {
+            addr: "0.0.0.0:0".parse().unwrap(),
+            public: false,
+            seed: 1,
+        };
+        match super::sim(args) {
+            Err(crate::Failure::Usage(m)) => {
+                assert!(m.contains("--public") && m.contains("0.0.0.0:0"), "{m}")
+            }
+            _ => panic!("a public address without --public must be a usage error"),
+        }
+    }
 
     #[test]
     fn plain_http_is_decided_per_url() {

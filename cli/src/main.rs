@@ -32,9 +32,10 @@
 //!   `DIGIFINEX_API_SECRET`, and are never printed; a signed endpoint without them exits 2
 //!   naming the variables. `--sim` starts an embedded simulator with a funded demo account and
 //!   sends there (with the demo key pair, unless the variables are set).
-//! * `digifinex sim [--addr ADDR] [--seed N]` runs the local simulator, prints its spot, swap and
-//!   control URLs and a funded demo key pair (a local simulator key, printed on purpose), then
-//!   serves until interrupted.
+//! * `digifinex sim [--addr ADDR] [--public] [--seed N]` runs the local simulator, prints its
+//!   spot, swap and control URLs and a funded demo key pair (a local simulator key, printed on
+//!   purpose), then serves until interrupted. A non-loopback `--addr` is refused (exit 2) unless
+//!   `--public` is given: the control API is unauthenticated and hands out API secrets.
 //! * `digifinex demo` starts an embedded simulator and walks through market data, spot, margin,
 //!   swap and copy trading against it, one short line per step; it exits 1 naming the step
 //!   that failed.

@@ -1,9 +1,35 @@
 //! The simulator's own clock. Every time-based rule (timestamp windows, weight windows, bans,
 //! order-history windows, withdrawal frequency, anti-manipulation cycles) reads it, so tests can
 //! move time with [`crate::Control::advance_clock`] instead of sleeping.
+//!
+//! DESIGN (range): the simulator time is kept within [`MIN_MS`]..=[`MAX_MS`] (1970-01-01 to
+//! 9999-12-31 UTC). Every rule computes with the time (seconds times 1000, funding periods,
+//! windows), and an instant near `i64::MIN` or `i64::MAX` overflowed there or saturated the
+//! funding schedule for good. The `try_*` methods refuse a change that would leave the range
+//! and change nothing then; the infallible ones clamp into it.
 
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Earliest simulator time (ms): the Unix epoch.
+pub const MIN_MS: i64 = 0;
+/// Latest simulator time (ms): 9999-12-31 23:59:59.999 UTC.
+pub const MAX_MS: i64 = 253_402_300_799_999;
+
+/// A clock change that would move the simulator time out of [`MIN_MS`]..=[`MAX_MS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the simulator time must stay within {MIN_MS}..={MAX_MS} ms (1970-01-01 to 9999-12-31 UTC)"
+)]
+pub struct OutOfRange;
+
+fn in_range(ms: i64) -> Result<i64, OutOfRange> {
+    if (MIN_MS..=MAX_MS).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(OutOfRange)
+    }
+}
 
 /// Wall clock plus an adjustable offset, or a frozen instant.
 #[derive(Debug)]
@@ -25,12 +51,13 @@ fn wall_ms() -> i64 {
 }
 
 impl SimClock {
-    /// A clock that follows the wall clock; frozen at `start_ms` when given.
+    /// A clock that follows the wall clock; frozen at `start_ms` (clamped into
+    /// [`MIN_MS`]..=[`MAX_MS`]) when given.
     pub fn new(start_ms: Option<i64>) -> SimClock {
         SimClock {
             inner: Mutex::new(Inner {
                 offset_ms: 0,
-                frozen_at: start_ms,
+                frozen_at: start_ms.map(|t| t.clamp(MIN_MS, MAX_MS)),
             }),
         }
     }
@@ -42,18 +69,21 @@ impl SimClock {
         }
     }
 
-    fn update(&self, f: impl FnOnce(&mut Inner)) {
+    fn update<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
         match self.inner.lock() {
             Ok(mut g) => f(&mut g),
             Err(p) => f(&mut p.into_inner()),
         }
     }
 
-    /// Simulator time in milliseconds since the Unix epoch.
-    pub fn now_ms(&self) -> i64 {
-        let i = self.get();
+    fn now_of(i: &Inner) -> i64 {
         i.frozen_at
             .unwrap_or_else(|| wall_ms().saturating_add(i.offset_ms))
+    }
+
+    /// Simulator time in milliseconds since the Unix epoch.
+    pub fn now_ms(&self) -> i64 {
+        Self::now_of(&self.get())
     }
 
     /// Simulator time in whole seconds.
@@ -61,18 +91,48 @@ impl SimClock {
         self.now_ms().div_euclid(1000)
     }
 
-    /// Moves the clock forward (or back, when negative) by `ms`.
+    /// Moves the clock forward (or back, when negative) by `ms`; refused without change when the
+    /// time would leave the range. Returns the new time.
+    pub fn try_advance_ms(&self, ms: i64) -> Result<i64, OutOfRange> {
+        self.update(|i| {
+            let target = in_range(Self::now_of(i).checked_add(ms).ok_or(OutOfRange)?)?;
+            match &mut i.frozen_at {
+                Some(t) => *t = target,
+                None => i.offset_ms = i.offset_ms.checked_add(ms).ok_or(OutOfRange)?,
+            }
+            Ok(target)
+        })
+    }
+
+    /// Moves the clock by `ms`, stopping at the ends of the range.
     pub fn advance_ms(&self, ms: i64) {
-        self.update(|i| match &mut i.frozen_at {
-            Some(t) => *t = t.saturating_add(ms),
-            None => i.offset_ms = i.offset_ms.saturating_add(ms),
+        self.update(|i| {
+            let target = Self::now_of(i).saturating_add(ms).clamp(MIN_MS, MAX_MS);
+            match &mut i.frozen_at {
+                Some(t) => *t = target,
+                None => i.offset_ms = target.saturating_sub(wall_ms()),
+            }
         });
     }
 
-    /// Sets the offset from the wall clock (unfreezes the clock).
-    pub fn set_offset_ms(&self, ms: i64) {
+    /// Sets the offset from the wall clock and unfreezes the clock; refused without change when
+    /// the time would leave the range.
+    pub fn try_set_offset_ms(&self, ms: i64) -> Result<i64, OutOfRange> {
+        let target = in_range(wall_ms().checked_add(ms).ok_or(OutOfRange)?)?;
         self.update(|i| {
             i.offset_ms = ms;
+            i.frozen_at = None;
+        });
+        Ok(target)
+    }
+
+    /// Sets the offset from the wall clock (unfreezes the clock), clamped so that the time stays
+    /// in range.
+    pub fn set_offset_ms(&self, ms: i64) {
+        let wall = wall_ms();
+        let target = wall.saturating_add(ms).clamp(MIN_MS, MAX_MS);
+        self.update(|i| {
+            i.offset_ms = target.saturating_sub(wall);
             i.frozen_at = None;
         });
     }
@@ -86,9 +146,26 @@ impl SimClock {
         }
     }
 
-    /// Freezes the clock at `ms` (it stays there until advanced or unfrozen).
-    pub fn freeze_at(&self, ms: i64) {
+    /// Freezes the clock at `ms`; refused without change outside the range.
+    pub fn try_freeze_at(&self, ms: i64) -> Result<i64, OutOfRange> {
+        let ms = in_range(ms)?;
         self.update(|i| i.frozen_at = Some(ms));
+        Ok(ms)
+    }
+
+    /// Freezes the clock at `ms` (clamped into the range; it stays there until advanced or
+    /// unfrozen).
+    pub fn freeze_at(&self, ms: i64) {
+        self.update(|i| i.frozen_at = Some(ms.clamp(MIN_MS, MAX_MS)));
+    }
+
+    /// Freezes the clock at the current simulator time.
+    pub fn freeze_now(&self) -> i64 {
+        self.update(|i| {
+            let now = Self::now_of(i).clamp(MIN_MS, MAX_MS);
+            i.frozen_at = Some(now);
+            now
+        })
     }
 
     /// Lets a frozen clock run again from the instant it was frozen at.
@@ -149,5 +226,31 @@ mod tests {
         c.advance_ms(500);
         assert_eq!(c.now_ms(), 1_000_500);
         assert_eq!(c.now_s(), 1000);
+    }
+
+    #[test]
+    fn out_of_range_changes_nothing() {
+        let c = SimClock::new(Some(1_000_000));
+        assert_eq!(c.try_advance_ms(i64::MAX), Err(OutOfRange));
+        assert_eq!(c.try_advance_ms(i64::MIN), Err(OutOfRange));
+        assert_eq!(c.try_advance_ms(-1_000_001), Err(OutOfRange));
+        assert_eq!(c.try_freeze_at(i64::MIN), Err(OutOfRange));
+        assert_eq!(c.try_freeze_at(MAX_MS + 1), Err(OutOfRange));
+        assert_eq!(c.try_set_offset_ms(i64::MAX), Err(OutOfRange));
+        assert_eq!(c.try_set_offset_ms(i64::MIN), Err(OutOfRange));
+        assert_eq!(c.now_ms(), 1_000_000);
+        assert!(c.is_frozen());
+        assert_eq!(c.try_advance_ms(-1_000_000), Ok(0));
+        assert_eq!(c.try_freeze_at(MAX_MS), Ok(MAX_MS));
+        // The infallible forms clamp.
+        c.advance_ms(i64::MAX);
+        assert_eq!(c.now_ms(), MAX_MS);
+        c.freeze_at(i64::MIN);
+        assert_eq!(c.now_ms(), MIN_MS);
+        c.set_offset_ms(i64::MAX);
+        assert!(!c.is_frozen());
+        assert!(c.now_ms() <= MAX_MS && c.now_ms() > MAX_MS - 60_000);
+        c.advance_ms(i64::MIN);
+        assert!(c.now_ms() < 60_000);
     }
 }

@@ -203,6 +203,22 @@ pub struct SimConfig {
     pub swap_maker_fee_rate: Decimal,
     /// Swap taker fee rate.
     pub swap_taker_fee_rate: Decimal,
+    /// Time a connection may take to send a complete request head (10 s by default). Hyper
+    /// starts this timer whenever it waits for a request, so it also closes a keep-alive
+    /// connection that stays idle between requests for that long, and a connection that sends
+    /// nothing at all. `None` disables it.
+    pub header_read_timeout: Option<std::time::Duration>,
+    /// Time a connection may go without sending or receiving a byte while no request is being
+    /// handled (60 s by default): a stalled request body or a client that stops reading its
+    /// answer. `None` disables it.
+    pub idle_timeout: Option<std::time::Duration>,
+    /// Connections served at once (1,024 by default); further connections wait in the listen
+    /// backlog until one closes.
+    pub max_connections: usize,
+    /// Allow a bind address that is not loopback (`false` by default). The control API under
+    /// `/__sim` is unauthenticated and hands out API secrets, so anyone who can reach the port
+    /// owns the simulator; [`crate::Sim::bind`] refuses a non-loopback address unless this is set.
+    pub allow_public_bind: bool,
 }
 
 impl Default for SimConfig {
@@ -221,6 +237,10 @@ impl Default for SimConfig {
             swap_instruments: default_swap_instruments(),
             swap_maker_fee_rate: d("0.0002"),
             swap_taker_fee_rate: d("0.0005"),
+            header_read_timeout: Some(std::time::Duration::from_secs(10)),
+            idle_timeout: Some(std::time::Duration::from_secs(60)),
+            max_connections: 1024,
+            allow_public_bind: false,
         }
     }
 }

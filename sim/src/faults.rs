@@ -11,6 +11,13 @@
 //! | [`FaultKind::HtmlError`] | no | the given status with an HTML page (`text/html`) |
 //! | [`FaultKind::DropBeforeApply`] | no | the connection closes without any response |
 //! | [`FaultKind::DropAfterApply`] | yes | the connection closes without any response (the unknown-outcome case) |
+//! | [`FaultKind::LateAnswer`] | yes, at once | the normal answer, `delay_ms` after the request was applied |
+//!
+//! [`FaultKind::Latency`] waits *before* applying the request, so a client that gives up during
+//! the wait leaves nothing behind. [`FaultKind::LateAnswer`] is the case a client fears most: the
+//! request takes effect at once and only the answer is late, so a client whose timeout is
+//! shorter than `delay_ms` sees a timeout for an order that exists (it must look at its open
+//! orders before sending again).
 //!
 //! Latency rules add up and combine with at most one other fault (the first matching rule of
 //! another kind, in the order the rules were added). Control routes (`/__sim/...`) never fault.
@@ -49,6 +56,12 @@ pub enum FaultKind {
     DropBeforeApply,
     /// Apply the request, then close the connection without answering.
     DropAfterApply,
+    /// Apply the request at once, then hold the (normal) answer back for `delay_ms`: the
+    /// request has taken effect even when the client times out first.
+    LateAnswer {
+        /// Milliseconds between applying the request and answering.
+        delay_ms: u64,
+    },
 }
 
 /// A fault rule.

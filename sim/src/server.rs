@@ -4,6 +4,25 @@
 //! dispatcher then ends the connection without writing a response. A truncated body is a response
 //! whose `content-length` promises the whole body while the body stream yields half of it and then
 //! fails, which makes hyper abort the connection.
+//!
+//! Connection hardening (all in [`SimConfig`]): hyper's header-read timeout
+//! ([`SimConfig::header_read_timeout`], which needs the tokio timer set on the connection builder)
+//! closes a connection that sends nothing, or only part of a request head, or idles between
+//! keep-alive requests; an idle timeout ([`SimConfig::idle_timeout`]) closes a connection that
+//! moves no byte while no request is being handled (a stalled body, a client that stops reading);
+//! at most [`SimConfig::max_connections`] connections are served at once.
+//!
+//! DESIGN (connection cap): at the cap the accept loop stops accepting until a connection ends,
+//! so a further client waits in the kernel's listen backlog instead of being refused; the
+//! timeouts bound that wait, so half-open connections cannot starve it for long.
+//!
+//! DESIGN (bind address): [`Sim::bind`] refuses an address that is not loopback unless
+//! [`SimConfig::allow_public_bind`] is set ([`check_bind_addr`]): the control API is
+//! unauthenticated and hands out API secrets.
+//!
+//! Request bodies: a body over [`MAX_BODY`] is answered 413 (spot code 10004, swap 400002); a
+//! body that cannot be read (malformed chunked encoding, a client closing mid-body) is answered
+//! 400 with the same codes.
 
 use crate::clock::SimClock;
 use crate::config::SimConfig;
@@ -20,12 +39,34 @@ use hyper_util::rt::TokioIo;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
 
-/// Largest request body accepted (larger bodies are answered with 10004).
-const MAX_BODY: usize = 1 << 20;
+/// Largest request body accepted (larger bodies are answered 413 with 10004 / 400002).
+pub const MAX_BODY: usize = 1 << 20;
+
+/// Whether the simulator may listen on `addr`: loopback addresses (`127.0.0.0/8`, `::1`, and
+/// `::ffff:127.x.x.x`) always; any other address only when `public` is set, because the
+/// unauthenticated control API under `/__sim` hands out API secrets to whoever reaches it.
+pub fn check_bind_addr(addr: SocketAddr, public: bool) -> Result<(), String> {
+    let ip = match addr.ip() {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+        v4 => v4,
+    };
+    if public || ip.is_loopback() {
+        Ok(())
+    } else {
+        Err(format!(
+            "refusing to listen on {addr}: it is not a loopback address, and the simulator's \
+             control API (/__sim) is unauthenticated and hands out API secrets to anyone who \
+             can reach it; pass --public (SimConfig::allow_public_bind) to listen there anyway"
+        ))
+    }
+}
 
 /// State shared by the server tasks and the control handles.
 #[derive(Debug)]
@@ -91,7 +132,11 @@ pub enum StartError {
 
 impl Sim {
     /// Binds `config.addr` and builds the initial state (needs a tokio runtime with I/O).
+    /// A non-loopback address is refused (`InvalidInput`) unless
+    /// [`SimConfig::allow_public_bind`] is set; see [`check_bind_addr`].
     pub async fn bind(config: SimConfig) -> std::io::Result<Sim> {
+        check_bind_addr(config.addr, config.allow_public_bind)
+            .map_err(|m| std::io::Error::new(std::io::ErrorKind::InvalidInput, m))?;
         let listener = TcpListener::bind(config.addr).await?;
         let addr = listener.local_addr()?;
         let clock = SimClock::new(config.start_time_ms);
@@ -121,8 +166,19 @@ impl Sim {
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
         let Sim { shared, listener } = self;
         let mut tasks = tokio::task::JoinSet::new();
+        let slots = Arc::new(tokio::sync::Semaphore::new(
+            shared.config.max_connections.max(1),
+        ));
         tokio::pin!(shutdown);
         loop {
+            // At the cap, wait for a connection to end before accepting another.
+            let permit = tokio::select! {
+                _ = &mut shutdown => break,
+                p = slots.clone().acquire_owned() => match p {
+                    Ok(p) => p,
+                    Err(_) => break,
+                },
+            };
             tokio::select! {
                 _ = &mut shutdown => break,
                 accepted = listener.accept() => {
@@ -130,13 +186,16 @@ impl Sim {
                         Ok(x) => x,
                         Err(_) => {
                             // Accept errors (e.g. too many open files) are transient.
-                            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                            tokio::time::sleep(Duration::from_millis(5)).await;
                             continue;
                         }
                     };
                     let _ = stream.set_nodelay(true);
                     let shared = shared.clone();
-                    tasks.spawn(serve_connection(shared, stream, peer.ip()));
+                    tasks.spawn(async move {
+                        serve_connection(shared, stream, peer.ip()).await;
+                        drop(permit);
+                    });
                     while tasks.try_join_next().is_some() {}
                 }
             }
@@ -263,32 +322,173 @@ impl std::fmt::Display for DropConnection {
 
 impl std::error::Error for DropConnection {}
 
+/// Activity of one connection, for the idle timeout.
+#[derive(Debug)]
+struct Activity {
+    start: Instant,
+    /// Milliseconds after `start` of the last byte read or written.
+    last_ms: AtomicU64,
+    /// Requests being handled once their body is read (their time, fault delays included, is
+    /// not idle time).
+    busy: AtomicUsize,
+}
+
+impl Activity {
+    fn touch(&self) {
+        let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// Waits until the connection has been idle for `idle` (no byte moved, no request handled).
+    async fn idle_for(&self, idle: Duration) {
+        loop {
+            let last = self.start + Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
+            let deadline = last + idle;
+            if Instant::now() >= deadline {
+                if self.busy.load(Ordering::Relaxed) == 0 {
+                    return;
+                }
+                self.touch();
+                continue;
+            }
+            tokio::time::sleep_until(deadline.into()).await;
+        }
+    }
+}
+
+/// Marks a request as being handled while alive.
+struct Busy(Arc<Activity>);
+
+impl Busy {
+    fn new(a: &Arc<Activity>) -> Busy {
+        a.busy.fetch_add(1, Ordering::Relaxed);
+        Busy(a.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.busy.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The TCP stream, recording when bytes move.
+struct TrackedIo<T> {
+    inner: T,
+    activity: Arc<Activity>,
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for TrackedIo<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(r, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.activity.touch();
+        }
+        r
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for TrackedIo<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let r = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
+            self.activity.touch();
+        }
+        r
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
 async fn serve_connection(shared: Arc<Shared>, stream: tokio::net::TcpStream, peer: IpAddr) {
-    let io = TokioIo::new(stream);
+    let activity = Arc::new(Activity {
+        start: Instant::now(),
+        last_ms: AtomicU64::new(0),
+        busy: AtomicUsize::new(0),
+    });
+    let header_timeout = shared.config.header_read_timeout;
+    let idle = shared.config.idle_timeout;
+    let io = TokioIo::new(TrackedIo {
+        inner: stream,
+        activity: activity.clone(),
+    });
+    let act = activity.clone();
     let svc = service_fn(move |req| {
         let shared = shared.clone();
-        async move { handle(shared, peer, req).await }
+        let act = act.clone();
+        async move { handle(shared, peer, req, act).await }
     });
-    let _ = hyper::server::conn::http1::Builder::new()
-        .keep_alive(true)
-        .serve_connection(io, svc)
-        .await;
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .keep_alive(true);
+    let conn = builder.serve_connection(io, svc);
+    match idle {
+        Some(idle) => {
+            tokio::select! {
+                _ = conn => {}
+                // Dropping the connection closes the socket.
+                _ = activity.idle_for(idle) => {}
+            }
+        }
+        None => {
+            let _ = conn.await;
+        }
+    }
 }
 
 async fn handle(
     shared: Arc<Shared>,
     peer: IpAddr,
     req: hyper::Request<Incoming>,
+    activity: Arc<Activity>,
 ) -> Result<hyper::Response<SimBody>, DropConnection> {
     let (parts, body) = req.into_parts();
-    let limited = http_body_util::Limited::new(body, MAX_BODY);
-    let body = match limited.collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(_) => {
-            let r = SimResponse::json(413, &error_body(10004, "request body too large"));
+    // A declared length over the limit is refused before any of the body is read.
+    let declared_too_large = body.size_hint().lower() > MAX_BODY as u64;
+    // `Err(true)`: too large; `Err(false)`: unreadable.
+    let collected = if declared_too_large {
+        Err(true)
+    } else {
+        match http_body_util::Limited::new(body, MAX_BODY).collect().await {
+            Ok(b) => Ok(b.to_bytes()),
+            Err(e) => Err(e.is::<http_body_util::LengthLimitError>()),
+        }
+    };
+    let body = match collected {
+        Ok(b) => b,
+        Err(too_large) => {
+            let swap = parts.uri.path().starts_with("/swap/");
+            let code = if swap { 400002 } else { 10004 };
+            let r = if too_large {
+                SimResponse::json(413, &error_body(code, "request body too large"))
+            } else {
+                // Malformed chunked encoding, or the client closed before the whole body.
+                SimResponse::json(400, &error_body(code, "request body unreadable"))
+            };
             return Ok(to_hyper(r, false));
         }
     };
+    // From here on the simulator, not the client, holds the connection up (fault delays
+    // included): not idle time. Reading the body above is (a stalled body times out).
+    let _busy = Busy::new(&activity);
     let sreq = SimRequest {
         method: parts.method,
         path: parts.uri.path().to_owned(),
@@ -305,7 +505,7 @@ async fn handle(
         shared.faults().plan(sreq.method.as_str(), &sreq.path)
     };
     if plan.delay_ms > 0 {
-        tokio::time::sleep(std::time::Duration::from_millis(plan.delay_ms)).await;
+        tokio::time::sleep(Duration::from_millis(plan.delay_ms)).await;
     }
     // Faults that answer without applying the request.
     match &plan.fault {
@@ -367,6 +567,12 @@ async fn handle(
             Ok(to_hyper(r, false))
         }
         Some(FaultKind::TruncatedBody) => Ok(to_hyper(resp, true)),
+        Some(FaultKind::LateAnswer { delay_ms }) => {
+            // The request is applied above, synchronously: a client that gives up now does not
+            // undo it.
+            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            Ok(to_hyper(resp, false))
+        }
         _ => Ok(to_hyper(resp, false)),
     }
 }
@@ -417,9 +623,8 @@ impl Body for SimBody {
                 if let Some(b) = b.take() {
                     return Poll::Ready(Some(Ok(Frame::data(b))));
                 }
-                let sleep = pause.get_or_insert_with(|| {
-                    Box::pin(tokio::time::sleep(std::time::Duration::from_millis(50)))
-                });
+                let sleep = pause
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(Duration::from_millis(50))));
                 match sleep.as_mut().poll(cx) {
                     Poll::Pending => Poll::Pending,
                     Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(DropConnection)))),
@@ -447,4 +652,32 @@ pub fn not_found() -> SimResponse {
         404,
         &J::obj().with("code", 10009).with("msg", "endpoint unknown"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_bind_addr;
+
+    #[test]
+    fn only_loopback_without_public() {
+        for ok in [
+            "127.0.0.1:0",
+            "127.1.2.3:80",
+            "[::1]:8080",
+            "[::ffff:127.0.0.1]:1",
+        ] {
+            assert!(check_bind_addr(ok.parse().unwrap(), false).is_ok(), "{ok}");
+        }
+        for no in [
+            "0.0.0.0:0",
+            "[::]:0",
+            "192.168.1.5:80",
+            "[::ffff:10.0.0.1]:1",
+            "8.8.8.8:1",
+        ] {
+            let e = check_bind_addr(no.parse().unwrap(), false).unwrap_err();
+            assert!(e.contains("--public") && e.contains("/__sim"), "{e}");
+            assert!(check_bind_addr(no.parse().unwrap(), true).is_ok(), "{no}");
+        }
+    }
 }

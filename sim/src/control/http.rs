@@ -2,6 +2,13 @@
 //! accepted as strings or numbers and answered as strings. Errors answer HTTP 400 (bad input),
 //! 404 (unknown route or record) or 409 (refused transition or ban) with `{"error":"..."}`.
 //!
+//! Every value is checked before anything changes: a refused request changes nothing. Out of
+//! range, answered 400 with a message naming the field: a clock change that would move the
+//! simulator time out of 1970-01-01..=9999-12-31 ([`crate::clock::MIN_MS`]..=
+//! [`crate::clock::MAX_MS`]); a `credit` `amount` or `balances` `free` that would leave the
+//! free balance below zero or the balance above [`super::MAX_CONTROL_AMOUNT`] (10^15); a
+//! deposit `amount` above it; a `mark_price` / `index_price` above 10^12 (neither is set then).
+//!
 //! | Method and path | Body / query | Answer |
 //! |---|---|---|
 //! | GET `/__sim/health` | | `ok`, `spot_base_url`, `swap_base_url`, `now_ms` |
@@ -61,6 +68,14 @@ fn control_err(e: ControlError) -> SimResponse {
         _ => 400,
     };
     SimResponse::json(status, &J::obj().with("error", e.to_string()))
+}
+
+/// A refused value: 400 naming the field (`ControlError::Invalid`), else as [`control_err`].
+fn field_err(field: &str, e: ControlError) -> SimResponse {
+    match e {
+        ControlError::Invalid(msg) => bad(format!("{field} out of range: {msg}")),
+        other => control_err(other),
+    }
 }
 
 fn ok() -> SimResponse {
@@ -211,7 +226,7 @@ fn run(shared: &Arc<Shared>, req: &SimRequest) -> Result<SimResponse, SimRespons
                 &body.str("currency")?,
                 body.dec("free")?,
             )
-            .map_err(control_err)?;
+            .map_err(|e| field_err("free", e))?;
             ok()
         }
         (Method::POST, "/__sim/credit") => {
@@ -222,7 +237,7 @@ fn run(shared: &Arc<Shared>, req: &SimRequest) -> Result<SimResponse, SimRespons
                 &body.str("currency")?,
                 body.dec("amount")?,
             )
-            .map_err(control_err)?;
+            .map_err(|e| field_err("amount", e))?;
             ok()
         }
         (Method::GET, "/__sim/balances") => {
@@ -265,7 +280,7 @@ fn run(shared: &Arc<Shared>, req: &SimRequest) -> Result<SimResponse, SimRespons
                     body.dec("amount")?,
                     state,
                 )
-                .map_err(control_err)?;
+                .map_err(|e| field_err("amount", e))?;
             SimResponse::ok(&J::obj().with("id", id))
         }
         (Method::POST, "/__sim/deposits/state") | (Method::POST, "/__sim/withdrawals/state") => {
@@ -298,14 +313,20 @@ fn run(shared: &Arc<Shared>, req: &SimRequest) -> Result<SimResponse, SimRespons
         }
         (Method::GET, "/__sim/clock") => clock_json(&c),
         (Method::POST, "/__sim/clock") => {
+            // Every change is checked in full before it is made (the `try_` forms refuse and
+            // change nothing when the time would leave the clock's range).
             if let Some(ms) = body.i64_opt("advance_ms")? {
-                c.advance_clock(ms);
+                c.try_advance_clock(ms)
+                    .map_err(|e| field_err("advance_ms", e))?;
             } else if let Some(ms) = body.i64_opt("offset_ms")? {
-                c.set_clock_offset(ms);
+                c.try_set_clock_offset(ms)
+                    .map_err(|e| field_err("offset_ms", e))?;
             } else if let Some(ms) = body.i64_opt("freeze_at_ms")? {
-                c.freeze_clock(Some(ms));
+                c.try_freeze_clock(Some(ms))
+                    .map_err(|e| field_err("freeze_at_ms", e))?;
             } else if body.bool_or("freeze", false)? {
-                c.freeze_clock(None);
+                c.try_freeze_clock(None)
+                    .map_err(|e| field_err("freeze", e))?;
             } else if body.bool_or("unfreeze", false)? {
                 c.unfreeze_clock();
             } else {
@@ -381,24 +402,36 @@ fn run(shared: &Arc<Shared>, req: &SimRequest) -> Result<SimResponse, SimRespons
             )
         }
         (Method::POST, "/__sim/swap/prices") => {
+            // All or nothing: both values are read and checked before either is set.
             let id = body.str("instrument_id")?;
-            let mut any = false;
+            let mut changes = Vec::new();
             for (k, index) in [("mark_price", false), ("index_price", true)] {
                 let price = match body.0.get(k) {
                     None => continue,
                     Some(Value::Null) => None,
                     Some(_) => Some(body.dec(k)?),
                 };
-                any = true;
+                if price.is_some_and(|p| p <= Decimal::ZERO || p > super::MAX_SWAP_PRICE) {
+                    return Err(bad(format!(
+                        "{k} out of range: must be positive and at most {}",
+                        super::MAX_SWAP_PRICE
+                    )));
+                }
+                changes.push((index, price));
+            }
+            if changes.is_empty() {
+                return Err(bad("give mark_price and/or index_price"));
+            }
+            if !c.has_swap_instrument(&id) {
+                return Err(bad(format!("unknown instrument {id}")));
+            }
+            for (index, price) in changes {
                 if index {
                     c.set_index_price(&id, price)
                 } else {
                     c.set_mark_price(&id, price)
                 }
                 .map_err(control_err)?;
-            }
-            if !any {
-                return Err(bad("give mark_price and/or index_price"));
             }
             ok()
         }

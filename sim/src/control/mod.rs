@@ -205,6 +205,36 @@ pub enum ControlError {
     Invalid(String),
 }
 
+/// Largest amount the control API puts into a balance or a deposit (10^15): far above any
+/// real balance, and small enough that the engines' products (amount times price, price up to
+/// 10^12) stay within `Decimal`'s range.
+///
+/// DESIGN: the notes leave control input open; a value past this is refused with a message
+/// naming the field instead of overflowing later in a handler.
+pub const MAX_CONTROL_AMOUNT: Decimal = Decimal::from_parts(2_764_472_320, 232_830, 0, false, 0);
+
+/// Largest mark or index price the control API sets (10^12).
+pub const MAX_SWAP_PRICE: Decimal = Decimal::from_parts(3_567_587_328, 232, 0, false, 0);
+
+fn clock_err(e: crate::clock::OutOfRange) -> ControlError {
+    ControlError::Invalid(e.to_string())
+}
+
+/// A free balance the control API may set: `0..=MAX_CONTROL_AMOUNT`, free plus frozen within it.
+fn check_balance(free: Decimal, frozen: Decimal) -> Result<(), ControlError> {
+    if free < Decimal::ZERO {
+        return Err(ControlError::Invalid(
+            "the free balance would become negative".to_owned(),
+        ));
+    }
+    match free.checked_add(frozen) {
+        Some(total) if total <= MAX_CONTROL_AMOUNT => Ok(()),
+        _ => Err(ControlError::Invalid(format!(
+            "the balance (free plus frozen) would exceed {MAX_CONTROL_AMOUNT}"
+        ))),
+    }
+}
+
 /// Handle on a running simulator's state (cheap to clone).
 #[derive(Debug, Clone)]
 pub struct Control {
@@ -228,14 +258,28 @@ impl Control {
         self.shared.clock.now_ms()
     }
 
-    /// Moves the simulator clock by `ms` (negative moves back).
+    /// Moves the simulator clock by `ms` (negative moves back), stopping at the ends of the
+    /// clock's range ([`crate::clock::MIN_MS`]..=[`crate::clock::MAX_MS`]).
     pub fn advance_clock(&self, ms: i64) {
         self.shared.clock.advance_ms(ms);
     }
 
-    /// Sets the clock's offset from the wall clock (and lets it run).
+    /// Moves the simulator clock by `ms`; a move out of the clock's range is refused and changes
+    /// nothing. Returns the new simulator time.
+    pub fn try_advance_clock(&self, ms: i64) -> Result<i64, ControlError> {
+        self.shared.clock.try_advance_ms(ms).map_err(clock_err)
+    }
+
+    /// Sets the clock's offset from the wall clock (and lets it run), clamped so that the time
+    /// stays in the clock's range.
     pub fn set_clock_offset(&self, ms: i64) {
         self.shared.clock.set_offset_ms(ms);
+    }
+
+    /// Sets the clock's offset from the wall clock (and lets it run); an offset that puts the
+    /// time out of the clock's range is refused and changes nothing. Returns the new time.
+    pub fn try_set_clock_offset(&self, ms: i64) -> Result<i64, ControlError> {
+        self.shared.clock.try_set_offset_ms(ms).map_err(clock_err)
     }
 
     /// Current offset from the wall clock (ms).
@@ -243,10 +287,24 @@ impl Control {
         self.shared.clock.offset_ms()
     }
 
-    /// Freezes the clock at `at_ms`, or at the current simulator time when `None`.
+    /// Freezes the clock at `at_ms` (clamped into the clock's range), or at the current simulator
+    /// time when `None`.
     pub fn freeze_clock(&self, at_ms: Option<i64>) {
-        let at = at_ms.unwrap_or_else(|| self.shared.clock.now_ms());
-        self.shared.clock.freeze_at(at);
+        match at_ms {
+            Some(at) => self.shared.clock.freeze_at(at),
+            None => {
+                self.shared.clock.freeze_now();
+            }
+        }
+    }
+
+    /// Freezes the clock at `at_ms`, or at the current simulator time when `None`; an instant out
+    /// of the clock's range is refused and changes nothing. Returns the frozen time.
+    pub fn try_freeze_clock(&self, at_ms: Option<i64>) -> Result<i64, ControlError> {
+        match at_ms {
+            Some(at) => self.shared.clock.try_freeze_at(at).map_err(clock_err),
+            None => Ok(self.shared.clock.freeze_now()),
+        }
     }
 
     /// Lets a frozen clock run again.
@@ -317,7 +375,8 @@ impl Control {
         self.shared.state().keys.remove(key).is_some()
     }
 
-    /// Sets the free balance of a currency (frozen amounts stay).
+    /// Sets the free balance of a currency (frozen amounts stay). Refused, changing nothing,
+    /// unless `0 <= free <= `[`MAX_CONTROL_AMOUNT`] and the total stays within it too.
     pub fn set_balance(
         &self,
         account: AccountId,
@@ -325,18 +384,22 @@ impl Control {
         currency: &str,
         free: Decimal,
     ) -> Result<(), ControlError> {
-        self.require(account)?;
         let now = self.now_ms();
-        self.shared.state().account(account).set_free(
-            at,
-            &currency.to_ascii_uppercase(),
-            free,
-            now,
-        );
+        let currency = currency.to_ascii_uppercase();
+        let mut st = self.shared.state();
+        let a = st
+            .accounts
+            .get(&account)
+            .ok_or(ControlError::UnknownAccount(account))?;
+        let frozen = a.balance(at, &currency).frozen;
+        check_balance(free, frozen)?;
+        st.account(account).set_free(at, &currency, free, now);
         Ok(())
     }
 
-    /// Adds `delta` (negative to remove) to the free balance of a currency.
+    /// Adds `delta` (negative to remove) to the free balance of a currency. Refused, changing
+    /// nothing, when `|delta|` exceeds [`MAX_CONTROL_AMOUNT`] or the free balance would end
+    /// below zero or above [`MAX_CONTROL_AMOUNT`] (free plus frozen too).
     pub fn credit(
         &self,
         account: AccountId,
@@ -344,11 +407,27 @@ impl Control {
         currency: &str,
         delta: Decimal,
     ) -> Result<(), ControlError> {
-        self.require(account)?;
+        if delta.abs() > MAX_CONTROL_AMOUNT {
+            return Err(ControlError::Invalid(format!(
+                "amount must be within -{MAX_CONTROL_AMOUNT}..={MAX_CONTROL_AMOUNT}"
+            )));
+        }
         let now = self.now_ms();
-        self.shared.state().account(account).credit(
+        let currency = currency.to_ascii_uppercase();
+        let mut st = self.shared.state();
+        let a = st
+            .accounts
+            .get(&account)
+            .ok_or(ControlError::UnknownAccount(account))?;
+        let b = a.balance(at, &currency);
+        let free = b
+            .free
+            .checked_add(delta)
+            .ok_or_else(|| ControlError::Invalid("amount overflows the free balance".to_owned()))?;
+        check_balance(free, b.frozen)?;
+        st.account(account).credit(
             at,
-            &currency.to_ascii_uppercase(),
+            &currency,
             delta,
             crate::accounts::finance_type::CONTROL,
             now,
@@ -420,8 +499,10 @@ impl Control {
         if !(1..=4).contains(&state) {
             return Err(ControlError::Invalid("state must be 1-4".to_owned()));
         }
-        if amount <= Decimal::ZERO {
-            return Err(ControlError::Invalid("amount must be positive".to_owned()));
+        if amount <= Decimal::ZERO || amount > MAX_CONTROL_AMOUNT {
+            return Err(ControlError::Invalid(format!(
+                "amount must be positive and at most {MAX_CONTROL_AMOUNT}"
+            )));
         }
         let now = self.now_ms();
         let seed = self.shared.config.seed;
@@ -521,6 +602,11 @@ impl Control {
             .ok_or_else(|| ControlError::Invalid(format!("unknown instrument {instrument}")))
     }
 
+    /// Whether a swap instrument exists.
+    pub fn has_swap_instrument(&self, instrument: &str) -> bool {
+        self.shared.state().swap.index(instrument).is_some()
+    }
+
     /// Runs funding settlements and TP/SL triggers due at the current simulator time.
     fn swap_tick(&self) {
         let now = self.now_ms();
@@ -535,7 +621,7 @@ impl Control {
         price: Option<Decimal>,
     ) -> Result<(), ControlError> {
         let i = self.swap_index(instrument)?;
-        if price.is_some_and(|p| p <= Decimal::ZERO || p > Decimal::from(1_000_000_000_000i64)) {
+        if price.is_some_and(|p| p <= Decimal::ZERO || p > MAX_SWAP_PRICE) {
             return Err(ControlError::Invalid(
                 "price must be positive and at most 1e12".to_owned(),
             ));
@@ -554,7 +640,7 @@ impl Control {
         price: Option<Decimal>,
     ) -> Result<(), ControlError> {
         let i = self.swap_index(instrument)?;
-        if price.is_some_and(|p| p <= Decimal::ZERO || p > Decimal::from(1_000_000_000_000i64)) {
+        if price.is_some_and(|p| p <= Decimal::ZERO || p > MAX_SWAP_PRICE) {
             return Err(ControlError::Invalid(
                 "price must be positive and at most 1e12".to_owned(),
             ));
@@ -807,5 +893,24 @@ impl Control {
                 secret: String::new(),
             });
         DemoAccount { account, keys }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_powers_of_ten() {
+        assert_eq!(MAX_CONTROL_AMOUNT, Decimal::from(1_000_000_000_000_000i64));
+        assert_eq!(MAX_SWAP_PRICE, Decimal::from(1_000_000_000_000i64));
+    }
+
+    #[test]
+    fn balance_checks() {
+        assert!(check_balance(MAX_CONTROL_AMOUNT, Decimal::ZERO).is_ok());
+        assert!(check_balance(MAX_CONTROL_AMOUNT, Decimal::ONE).is_err());
+        assert!(check_balance(-Decimal::ONE, Decimal::ZERO).is_err());
+        assert!(check_balance(Decimal::MAX, Decimal::MAX).is_err());
     }
 }

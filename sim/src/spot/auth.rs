@@ -14,6 +14,12 @@
 //! is 5000 ms, or the `ACCESS-RECV-WINDOW` value (read as milliseconds, matching the CLI's
 //! `--recv-window MS`) when that is larger. A recv window that is not a non-negative integer is
 //! ignored.
+//!
+//! DESIGN (comparison): a signature is checked with [`verify_hex`], which decodes the hex text
+//! (either case) and compares the bytes with `hmac`'s `verify_slice`, a constant-time comparison
+//! (the `subtle` crate underneath): the time taken does not tell an attacker how many leading
+//! bytes of a forged signature were right. Only the length and the hex validity of the caller's
+//! own text decide early.
 
 use super::{err, SpotErr};
 use crate::accounts::{AccountId, Permission};
@@ -48,6 +54,24 @@ pub fn hmac_hex(secret: &str, text: &str) -> String {
     }
 }
 
+/// Whether `sign` (hex, either case, surrounding spaces ignored) is the HMAC-SHA256 of `text`
+/// keyed with `secret`, compared in constant time.
+pub fn verify_hex(secret: &str, text: &str, sign: &str) -> bool {
+    let Ok(given) = hex::decode(sign.trim()) else {
+        return false;
+    };
+    if given.len() != 32 {
+        return false;
+    }
+    match Hmac::<Sha256>::new_from_slice(secret.as_bytes()) {
+        Ok(mut mac) => {
+            mac.update(text.as_bytes());
+            mac.verify_slice(&given).is_ok()
+        }
+        Err(_) => false,
+    }
+}
+
 /// Authenticates a private spot request; returns the account.
 pub fn authenticate(
     st: &State,
@@ -70,8 +94,7 @@ pub fn authenticate(
         return Err(err(10007));
     }
     let sign = req.header("ACCESS-SIGN").map(str::trim).unwrap_or("");
-    let expected = hmac_hex(&k.secret, &signed_text(&req.query, body));
-    if sign.is_empty() || !sign.eq_ignore_ascii_case(&expected) {
+    if sign.is_empty() || !verify_hex(&k.secret, &signed_text(&req.query, body), sign) {
         return Err(err(10003));
     }
     let ts = req
@@ -91,4 +114,33 @@ pub fn authenticate(
         return Err(err(10006));
     }
     Ok(k.account)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{hmac_hex, verify_hex};
+
+    #[test]
+    fn verify_hex_accepts_only_the_signature() {
+        let good = hmac_hex("secret", "a=1&b=2");
+        assert_eq!(good.len(), 64);
+        assert!(verify_hex("secret", "a=1&b=2", &good));
+        assert!(verify_hex("secret", "a=1&b=2", &good.to_ascii_uppercase()));
+        assert!(verify_hex("secret", "a=1&b=2", &format!(" {good} ")));
+        assert!(!verify_hex("secret", "a=1&b=3", &good));
+        assert!(!verify_hex("other", "a=1&b=2", &good));
+        // One changed byte, first or last.
+        let mut first = good.clone();
+        first.replace_range(0..2, if &good[0..2] == "00" { "01" } else { "00" });
+        assert!(!verify_hex("secret", "a=1&b=2", &first));
+        let mut last = good.clone();
+        last.replace_range(62..64, if &good[62..64] == "00" { "01" } else { "00" });
+        assert!(!verify_hex("secret", "a=1&b=2", &last));
+        // Wrong lengths and non-hex text.
+        assert!(!verify_hex("secret", "a=1&b=2", &good[..62]));
+        assert!(!verify_hex("secret", "a=1&b=2", &format!("{good}00")));
+        assert!(!verify_hex("secret", "a=1&b=2", &good[..63]));
+        assert!(!verify_hex("secret", "a=1&b=2", ""));
+        assert!(!verify_hex("secret", "a=1&b=2", &"zz".repeat(32)));
+    }
 }

@@ -12,10 +12,12 @@
 //! from the simulator clock by at most 30 seconds either way ([`WINDOW_MS`]); outside it the
 //! request is refused with 400004 (the spec has no timestamp code, and the timestamp is part of
 //! the signed text) and the message names the timestamp.
+//!
+//! The signature is compared in constant time ([`crate::spot::auth::verify_hex`]).
 
 use super::{err, err_msg, SwapErr};
 use crate::accounts::{AccountId, Permission};
-use crate::spot::auth::hmac_hex;
+use crate::spot::auth::verify_hex;
 use crate::state::State;
 use crate::wire::SimRequest;
 
@@ -54,11 +56,8 @@ pub fn authenticate(
     }
     let ts = req.header("ACCESS-TIMESTAMP").map(str::trim).unwrap_or("");
     let sign = req.header("ACCESS-SIGN").map(str::trim).unwrap_or("");
-    let expected = hmac_hex(
-        &k.secret,
-        &signed_text(ts, req.method.as_str(), &req.path, &req.query, body),
-    );
-    if sign.is_empty() || !sign.eq_ignore_ascii_case(&expected) {
+    let text = signed_text(ts, req.method.as_str(), &req.path, &req.query, body);
+    if sign.is_empty() || !verify_hex(&k.secret, &text, sign) {
         return Err(err(400004));
     }
     let Ok(ts_ms) = ts.parse::<i64>() else {
@@ -74,4 +73,28 @@ pub fn authenticate(
         return Err(err(400005));
     }
     Ok(k.account)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signed_text;
+    use crate::spot::auth::{hmac_hex, verify_hex};
+
+    #[test]
+    fn swap_signature_checked_in_constant_time_form() {
+        let text = signed_text(
+            "1700000000000",
+            "POST",
+            "/swap/v2/trade/order_place",
+            "",
+            "{}",
+        );
+        let good = hmac_hex("s3cret", &text);
+        assert!(verify_hex("s3cret", &text, &good));
+        assert!(verify_hex("s3cret", &text, &good.to_ascii_uppercase()));
+        let mut bad = good.clone();
+        bad.replace_range(10..12, if &good[10..12] == "ff" { "fe" } else { "ff" });
+        assert!(!verify_hex("s3cret", &text, &bad));
+        assert!(!verify_hex("s3cret", &text, &good[..32]));
+    }
 }

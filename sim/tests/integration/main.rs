@@ -5,6 +5,7 @@ mod auth;
 mod common;
 mod control;
 mod faults;
+mod hardening;
 mod limits;
 mod market;
 mod spot_venue;
