@@ -1,9 +1,11 @@
-//! Local DigiFinex exchange simulator (issue 4).
+//! Local DigiFinex exchange simulator.
 //!
 //! Written independently of `digifinex-core` from the specification, so that it checks the client
-//! instead of agreeing with it. It serves the spot/margin v3 interface under `/v3`, the perpetual
-//! swap and copy-trading v2 interface under `/swap/v2`, and the control API under `/__sim`, on
-//! loopback.
+//! instead of agreeing with it, and following the live venue where it differs from the documents
+//! (`shared/spec/venue-notes.md`; each such place has a DESIGN note). It serves the spot/margin
+//! v3 interface under `/v3`, the perpetual swap and copy-trading v2 interface under `/swap/v2`,
+//! and the control API under `/__sim`, on loopback (a public address only with
+//! `allow_public_bind`, `--public` on the command line: the control API hands out keys).
 //!
 //! ```no_run
 //! use digifinex_sim::{Sim, SimConfig};
@@ -28,7 +30,9 @@
 //!   `balance`, `balances` per [`AccountType`]), `whitelist_address`, deposits
 //!   (`credit_deposit`, `set_deposit_state`), withdrawals (`set_withdrawal_state`,
 //!   `withdrawals`), clock (`now_ms`, `advance_clock`, `set_clock_offset`, `freeze_clock`,
-//!   `unfreeze_clock`), faults (`add_fault` with [`FaultRule`]/[`FaultKind`], `remove_fault`,
+//!   `unfreeze_clock`; `try_advance_clock`, `try_set_clock_offset`, `try_freeze_clock` refuse a
+//!   time outside 1970..=9999 instead of clamping), faults (`add_fault` with
+//!   [`FaultRule`]/[`FaultKind`], among them `LateAnswer`: applied, then answered late), `remove_fault`,
 //!   `clear_faults`, `faults`), inspection (`orders`, `order_count`, `open_order_count`,
 //!   `panics`) and `reset_limits`; swap: `set_mark_price`, `set_index_price`,
 //!   `set_funding_rate`, `next_funding_time`, `advance_to_funding`, `set_swap_trading`,
