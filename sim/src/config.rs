@@ -219,6 +219,36 @@ pub struct SimConfig {
     /// `/__sim` is unauthenticated and hands out API secrets, so anyone who can reach the port
     /// owns the simulator; [`crate::Sim::bind`] refuses a non-loopback address unless this is set.
     pub allow_public_bind: bool,
+    /// How much history the simulator keeps (memory bound; see [`Retention`]).
+    pub retention: Retention,
+}
+
+/// How much history the simulator keeps, so that memory stays bounded however long it runs.
+///
+/// What falls out: the oldest **finished** orders of an account beyond
+/// `finished_orders_per_account` (open orders are never dropped), the oldest own trades (fills)
+/// of an account beyond `own_trades_per_account`, the oldest public trades of a market or
+/// instrument beyond `public_trades_per_market`. Queries answer from what is kept: an order or
+/// fill that fell out is "not found", exactly as if the venue had archived it. Request-weight
+/// limiter entries are dropped once they leave their window, whatever this says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// Finished (filled or cancelled) orders kept per account and family (default 100,000).
+    pub finished_orders_per_account: usize,
+    /// Own trades (fills) kept per account and family (default 100,000).
+    pub own_trades_per_account: usize,
+    /// Public trades kept per spot market and per swap instrument (default 10,000).
+    pub public_trades_per_market: usize,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention {
+            finished_orders_per_account: 100_000,
+            own_trades_per_account: 100_000,
+            public_trades_per_market: 10_000,
+        }
+    }
 }
 
 impl Default for SimConfig {
@@ -241,6 +271,7 @@ impl Default for SimConfig {
             idle_timeout: Some(std::time::Duration::from_secs(60)),
             max_connections: 1024,
             allow_public_bind: false,
+            retention: Retention::default(),
         }
     }
 }

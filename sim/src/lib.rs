@@ -75,7 +75,8 @@ pub mod wire;
 
 pub use accounts::{AccountId, AccountType, Balance, Permissions, WhitelistEntry};
 pub use config::{
-    CurrencySpec, LimitsConfig, MarketSpec, MarketStatus, SimConfig, SwapInstrumentSpec, SwapStatus,
+    CurrencySpec, LimitsConfig, MarketSpec, MarketStatus, Retention, SimConfig, SwapInstrumentSpec,
+    SwapStatus,
 };
 pub use control::{
     ApiKeyPair, BalanceView, Control, ControlError, DemoAccount, KeyOptions, OrderView,
