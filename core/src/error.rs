@@ -145,6 +145,16 @@ pub enum Error {
         /// The failure that left the outcome unknown (also this error's `source()`).
         cause: Box<Error>,
     },
+    /// The order breaks a rule of its market (precision, minimum, permission, open-value cap),
+    /// found before sending with [`crate::rules`]; nothing was sent. The rule error names the
+    /// field, the venue's code for the same refusal and the nearest valid values.
+    Rule(Box<crate::rules::RuleError>),
+}
+
+impl From<crate::rules::RuleError> for Error {
+    fn from(e: crate::rules::RuleError) -> Self {
+        Error::Rule(Box::new(e))
+    }
 }
 
 /// One line per error; a cause is shown after a colon and is also the error's `source()`.
@@ -198,6 +208,7 @@ impl std::fmt::Display for Error {
             Error::OutcomeUnknown {
                 method, url, cause, ..
             } => write!(f, "outcome unknown for {method} {url}: {cause}"),
+            Error::Rule(e) => write!(f, "refused before sending: {e}"),
         }
     }
 }
@@ -867,6 +878,12 @@ impl Error {
             Error::BudgetExhausted { .. } => ErrorKind::RateLimit,
             Error::BanActive { .. } => ErrorKind::Ban,
             Error::Redirect { .. } => ErrorKind::Redirect,
+            Error::Rule(e) => match e.rule {
+                crate::rules::Rule::NotApiTradable | crate::rules::Rule::NotTrading => {
+                    ErrorKind::Suspended
+                }
+                _ => ErrorKind::InvalidRequest,
+            },
         }
     }
 
@@ -894,7 +911,8 @@ impl Error {
             Error::Validation { .. }
             | Error::Transport { .. }
             | Error::BudgetExhausted { .. }
-            | Error::BanActive { .. } => None,
+            | Error::BanActive { .. }
+            | Error::Rule(_) => None,
             Error::OutcomeUnknown { cause, .. } => cause.status(),
             Error::Api(e) => Some(e.status),
             Error::HttpStatus { status, .. }

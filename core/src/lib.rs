@@ -70,6 +70,7 @@ pub mod params;
 pub mod policy;
 pub mod ratelimit;
 pub mod request;
+pub mod rules;
 pub mod session;
 pub mod sign;
 pub mod spot;

@@ -1,0 +1,244 @@
+//! Market rules: what the venue accepts on each spot pair and swap instrument, checked and
+//! rounded before anything is sent.
+//!
+//! Orders refused for price or amount precision are the most common refusal bot authors meet.
+//! [`SpotRules`] (from the symbol lists) and [`SwapRules`] (from the instruments) carry each
+//! market's rules; `check` refuses an order the venue would refuse, with a [`RuleError`] naming
+//! the field, the rule, the venue's error code and the nearest valid values; `round_*` put a
+//! price on the tick with an explicit [`Rounding`] and truncate amounts to the step.
+//! [`RulesCache`] keeps both sets with their load time so a client reloads them on demand.
+//!
+//! DESIGN (the order of the checks, the same as the simulator's): spot: API trading allowed
+//! (20042), pair trading (20002), order type offered (20012), price precision (20007), amount
+//! precision (20008), base minimum (20009), order value minimum (20010). Swap: instrument
+//! trading (401004), whole contracts (400002), minimum size (401006), price on the tick and
+//! within the precision (401007), open-value cap at the leverage (401002). A rule the venue did
+//! not send (a missing field) is not checked: the venue still decides.
+//!
+//! # Examples
+//!
+//! ```
+//! use digifinex_core::rules::{Rounding, SpotRules};
+//! use digifinex_core::spot::{LimitOrder, SymbolInfo};
+//! use digifinex_core::{Amount, Price};
+//! let info: SymbolInfo = serde_json::from_str(
+//!     r#"{"symbol":"BTC_USDT","price_precision":2,"amount_precision":4,
+//!         "minimum_amount":0.0001,"minimum_value":2,"status":"TRADING","is_allow":1}"#,
+//! )?;
+//! let rules = SpotRules::from_symbol(&info);
+//! // 30000.125 has three places: a buy rounds down to the tick.
+//! let order = LimitOrder::buy("0.01".parse::<Amount>()?, "30000.125".parse::<Price>()?);
+//! let err = rules.check(&order.into(), None).expect_err("too precise");
+//! assert_eq!(err.code(), Some(20007));
+//! let rounded = rules.round_limit(LimitOrder::buy("0.012345".parse()?, "30000.125".parse()?), Rounding::Passive)?;
+//! assert_eq!(rounded.price().to_string(), "30000.12");
+//! assert_eq!(rounded.amount().to_string(), "0.0123");
+//! rules.check(&rounded.into(), None)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+// DESIGN: `RuleError` is returned by value (160 bytes) so that callers can match its public
+// fields; checks run once per order before I/O, not in a hot loop, and `Error::Rule` boxes it.
+#![allow(clippy::result_large_err)]
+
+mod cache;
+mod grid;
+mod spot;
+mod swap;
+
+pub use cache::RulesCache;
+pub use grid::{Grid, Rounding};
+pub use spot::SpotRules;
+pub use swap::{Exposure, SwapRules};
+
+use rust_decimal::Decimal;
+use std::fmt;
+
+/// The rule an order broke.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// API trading is not allowed on the pair (spot 20042).
+    NotApiTradable,
+    /// The pair or instrument does not trade now (spot 20002, swap 401004).
+    NotTrading,
+    /// The pair does not offer this order type (spot 20012).
+    OrderType {
+        /// The types it offers.
+        offered: Vec<String>,
+    },
+    /// The price is not on the grid (spot 20007, swap 401007).
+    Price {
+        /// The price step (a tick or `10^-precision`).
+        step: Decimal,
+    },
+    /// The amount is not on the grid (spot 20008), or a swap size is not whole contracts
+    /// (400002).
+    Amount {
+        /// The amount step.
+        step: Decimal,
+    },
+    /// The amount or size is below the minimum (spot 20009, swap 401006).
+    MinAmount {
+        /// The minimum.
+        min: Decimal,
+    },
+    /// The order value (price times amount, or a market buy's quote amount) is below the
+    /// minimum (spot 20010).
+    MinValue {
+        /// The minimum value in the quote currency.
+        min: Decimal,
+        /// The order's value.
+        value: Decimal,
+    },
+    /// The position's open value would exceed the cap of `open_max_limits` at the leverage
+    /// (swap 401002).
+    OpenValue {
+        /// The leverage the cap applies at.
+        leverage: Decimal,
+        /// The cap.
+        max: Decimal,
+        /// The open value with this order.
+        value: Decimal,
+    },
+}
+
+/// An order the venue would refuse, found before sending.
+///
+/// `field` is the request field (`price`, `amount`, `size`, `symbol`, `instrument_id`);
+/// `nearest` holds the two valid values around the offending one, where there are such
+/// (precision and minimum rules).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RuleError {
+    /// The request field.
+    pub field: &'static str,
+    /// The market (`btc_usdt`, `BTCUSDTPERP`).
+    pub market: String,
+    /// The rule.
+    pub rule: Rule,
+    /// The offending value, when the rule is about a value.
+    pub value: Option<Decimal>,
+    /// The valid values below and above the offending value (`(below, above)`; `below` is
+    /// `None` when no valid value lies below, as under a minimum).
+    pub nearest: Option<(Option<Decimal>, Decimal)>,
+    code: i64,
+}
+
+impl RuleError {
+    fn new(field: &'static str, market: &str, rule: Rule, code: i64) -> RuleError {
+        RuleError {
+            field,
+            market: market.to_owned(),
+            rule,
+            value: None,
+            nearest: None,
+            code,
+        }
+    }
+
+    fn value(mut self, value: Decimal) -> RuleError {
+        self.value = Some(value);
+        self
+    }
+
+    fn nearest(mut self, below: Option<Decimal>, above: Decimal) -> RuleError {
+        self.nearest = Some((below, above));
+        self
+    }
+
+    /// The error code the venue answers for the same order.
+    pub fn code(&self) -> Option<i64> {
+        Some(self.code)
+    }
+}
+
+impl fmt::Display for RuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = &self.market;
+        let field = self.field;
+        match &self.rule {
+            Rule::NotApiTradable => write!(f, "{m} does not allow API trading")?,
+            Rule::NotTrading => write!(f, "{m} is not trading now")?,
+            Rule::OrderType { offered } => {
+                write!(f, "{m} offers only these order types: {}", offered.join(", "))?
+            }
+            Rule::Price { step } => write!(f, "`{field}` must be a multiple of {step} on {m}")?,
+            Rule::Amount { step } => write!(f, "`{field}` must be a multiple of {step} on {m}")?,
+            Rule::MinAmount { min } => write!(f, "`{field}` is below {m}'s minimum {min}")?,
+            Rule::MinValue { min, value } => write!(
+                f,
+                "order value {value} is below {m}'s minimum {min} (raise `{field}`)"
+            )?,
+            Rule::OpenValue {
+                leverage,
+                max,
+                value,
+            } => write!(
+                f,
+                "open value {value} would exceed {m}'s cap {max} at leverage {leverage} (lower `{field}` or the leverage)"
+            )?,
+        }
+        if let Some(v) = self.value {
+            if !matches!(self.rule, Rule::MinValue { .. } | Rule::OpenValue { .. }) {
+                write!(f, " (got {v})")?;
+            }
+        }
+        match self.nearest {
+            Some((Some(below), above)) if below != above => {
+                write!(f, "; nearest valid: {below} or {above}")?
+            }
+            Some((_, above)) => write!(f, "; smallest valid: {above}")?,
+            None => {}
+        }
+        write!(f, " [venue code {}]", self.code)
+    }
+}
+
+impl std::error::Error for RuleError {}
+
+/// The side an order trades on, as rounding sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// Buying (spot buy; swap open long or close short).
+    Buy,
+    /// Selling (spot sell; swap open short or close long).
+    Sell,
+}
+
+/// Rounds `price` on `grid` for an order on `side`.
+fn round_price(
+    grid: &Grid,
+    price: Decimal,
+    side: Side,
+    mode: Rounding,
+    field: &'static str,
+    market: &str,
+    code: i64,
+) -> Result<Decimal, RuleError> {
+    let off = |g: &Grid| {
+        let mut e =
+            RuleError::new(field, market, Rule::Price { step: g.step() }, code).value(price);
+        if let Some((below, above)) = g.around(price) {
+            e = e.nearest((below > Decimal::ZERO).then_some(below), above);
+        }
+        e
+    };
+    let rounded = match mode {
+        Rounding::Passive => match side {
+            Side::Buy => grid.down(price),
+            Side::Sell => grid.up(price),
+        },
+        Rounding::Nearest => grid.nearest(price, side == Side::Sell),
+        Rounding::Exact => {
+            if grid.contains(price) {
+                Some(price)
+            } else {
+                return Err(off(grid));
+            }
+        }
+    };
+    match rounded {
+        Some(p) if p > Decimal::ZERO => Ok(p),
+        _ => Err(off(grid)),
+    }
+}
