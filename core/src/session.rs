@@ -40,6 +40,9 @@ use crate::endpoint::{build, parse_body, Endpoint, Family, Meta};
 use crate::error::{ApiCode, BoxError, Error, SpotCode, SwapCode, TransportErrorKind};
 use crate::policy::{settle, RetryDecision, RetryPolicy};
 use crate::ratelimit::{RateLimitUsage, WeightTable};
+use crate::rules::{RulesCache, RulesLookup, SpotRules, SwapRules};
+use crate::spot::{SymbolList, TradesSymbolsRequest};
+use crate::swap::{Instrument, InstrumentsRequest};
 use crate::types::TimestampMillis;
 
 /// A typed result with the facts of the exchange that produced it.
@@ -105,6 +108,8 @@ pub struct Session {
     /// Spot rate-limit violations and the ban they incur.
     spot_ban: Mutex<SpotBan>,
     time_probes: TimeProbes,
+    /// The market rules, loaded on demand (see [`Session::spot_rules`]).
+    rules: Mutex<RulesCache>,
 }
 
 /// What the session knows of a spot ban.
@@ -199,6 +204,7 @@ pub struct SessionBuilder {
     budget: Option<(u64, u64)>,
     max_budget_wait: Duration,
     time_probes: TimeProbes,
+    rules_refresh: Duration,
 }
 
 impl std::fmt::Debug for SessionBuilder {
@@ -227,6 +233,7 @@ impl SessionBuilder {
             budget: Some((SPOT_WEIGHT_PER_MINUTE, SWAP_WEIGHT_PER_MINUTE)),
             max_budget_wait: DEFAULT_MAX_BUDGET_WAIT,
             time_probes: TimeProbes::default(),
+            rules_refresh: RulesCache::DEFAULT_REFRESH,
         }
     }
 }
@@ -309,9 +316,16 @@ impl SessionBuilder {
         }
         self
     }
+    /// How long loaded market rules stay fresh (default 10 minutes; see [`RulesCache`]).
+    pub fn rules_refresh(mut self, refresh: Duration) -> Self {
+        self.rules_refresh = refresh;
+        self
+    }
+
     /// The session.
     pub fn build(self) -> Session {
         Session {
+            rules: Mutex::new(RulesCache::new(self.rules_refresh)),
             config: self.config,
             credentials: self.credentials,
             clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)),
@@ -379,6 +393,49 @@ impl Session {
     /// Sets the server offset (e.g. from an earlier sync).
     pub fn set_offset_ms(&self, offset: i64) {
         self.offset_ms.store(offset, Ordering::Relaxed);
+    }
+
+    /// The rules of spot `pair`, when fresh ones are cached; else the request that loads them
+    /// (send it and hand the answer to [`Session::load_spot_rules`]); or
+    /// [`RulesLookup::Unlisted`] when fresh rules do not list the pair.
+    pub fn spot_rules(&self, pair: &str) -> RulesLookup<SpotRules, TradesSymbolsRequest> {
+        let cache = lock(&self.rules);
+        if cache.spot_is_stale(self.now().0) {
+            return RulesLookup::Load(RulesCache::spot_request());
+        }
+        match cache.spot(pair) {
+            Some(r) => RulesLookup::Ready(r.clone()),
+            None => RulesLookup::Unlisted,
+        }
+    }
+
+    /// Caches the spot rules of `list` (the answer of `GET /v3/trades/symbols`).
+    pub fn load_spot_rules(&self, list: &SymbolList) {
+        let now = self.now().0;
+        lock(&self.rules).load_spot(list, now);
+    }
+
+    /// The rules of swap `instrument_id`, like [`Session::spot_rules`].
+    pub fn swap_rules(&self, instrument_id: &str) -> RulesLookup<SwapRules, InstrumentsRequest> {
+        let cache = lock(&self.rules);
+        if cache.swap_is_stale(self.now().0) {
+            return RulesLookup::Load(RulesCache::swap_request());
+        }
+        match cache.swap(instrument_id) {
+            Some(r) => RulesLookup::Ready(r.clone()),
+            None => RulesLookup::Unlisted,
+        }
+    }
+
+    /// Caches the swap rules of `list` (the answer of `GET /swap/v2/public/instruments`).
+    pub fn load_swap_rules(&self, list: &[Instrument]) {
+        let now = self.now().0;
+        lock(&self.rules).load_swap(list, now);
+    }
+
+    /// Forgets the cached market rules: the next lookup loads them again.
+    pub fn invalidate_rules(&self) {
+        lock(&self.rules).invalidate();
     }
 
     /// Loads the swap route weights (from `GET /swap/v2/public/api_weight`) into the budget.

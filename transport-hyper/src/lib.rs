@@ -74,6 +74,7 @@
 
 mod client;
 mod pages;
+mod rules;
 
 pub use client::{Client, ClientBuilder, DefaultConnector, HyperClient, DEFAULT_MAX_BODY};
 pub use digifinex_core as core;

@@ -70,6 +70,7 @@
 mod client;
 mod pages;
 mod phase;
+mod rules;
 
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_BODY};
 pub use digifinex_core as core;

@@ -54,6 +54,99 @@ pub use swap::{Exposure, SwapRules};
 use rust_decimal::Decimal;
 use std::fmt;
 
+/// What a checked placement does besides checking: round (and how), and what it knows of the
+/// market and the account.
+///
+/// # Examples
+///
+/// ```
+/// use digifinex_core::rules::{Checks, Rounding};
+/// let strict = Checks::strict();
+/// assert_eq!(strict.round, None);
+/// let lenient = Checks::rounding(Rounding::Passive);
+/// assert_eq!(lenient.round, Some(Rounding::Passive));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Checks {
+    /// Round prices (per the mode) and truncate amounts before checking; `None` refuses any
+    /// value off the grid.
+    pub round: Option<Rounding>,
+    /// The price a market order is valued at (a spot market sell's best bid; a swap
+    /// market-style order's mark or best price), for the value minimum and the open cap.
+    pub reference: Option<crate::money::Price>,
+    /// The swap position the order opens into (leverage and open value), for the open cap.
+    pub exposure: Option<Exposure>,
+}
+
+impl Checks {
+    /// Check only: a value off the grid is refused.
+    pub fn strict() -> Checks {
+        Checks::default()
+    }
+
+    /// Round per `mode` (amounts truncated), then check.
+    pub fn rounding(mode: Rounding) -> Checks {
+        Checks {
+            round: Some(mode),
+            ..Checks::default()
+        }
+    }
+
+    /// With the reference price for market orders.
+    pub fn reference(mut self, price: crate::money::Price) -> Checks {
+        self.reference = Some(price);
+        self
+    }
+
+    /// With the swap position the order opens into.
+    pub fn exposure(mut self, exposure: Exposure) -> Checks {
+        self.exposure = Some(exposure);
+        self
+    }
+}
+
+/// What a rules lookup found: the rules, the request that loads them, or that the fresh
+/// rules do not list the market (a misspelt or delisted pair or instrument).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RulesLookup<T, R> {
+    /// Fresh rules.
+    Ready(T),
+    /// The cache is empty or stale: send this request and load its answer.
+    Load(R),
+    /// Fresh rules do not list the market.
+    Unlisted,
+}
+
+/// A placement made through the checked path: the request as sent (rounded when asked) and
+/// the venue's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent<R, O> {
+    /// The request as sent.
+    pub request: R,
+    /// The answer.
+    pub output: O,
+}
+
+/// The error for a spot pair the fresh symbol list does not list.
+pub fn unlisted_pair(pair: &str) -> crate::error::Error {
+    crate::error::Error::validation(
+        "symbol",
+        format!(
+            "{pair:?} is not listed by GET /v3/trades/symbols: check the spelling (pairs look like btc_usdt)"
+        ),
+    )
+}
+
+/// The error for a swap instrument the fresh instrument list does not list.
+pub fn unlisted_instrument(instrument_id: &str) -> crate::error::Error {
+    crate::error::Error::validation(
+        "instrument_id",
+        format!(
+            "{instrument_id:?} is not listed by GET /swap/v2/public/instruments: check the spelling (instruments look like BTCUSDTPERP)"
+        ),
+    )
+}
+
 /// The rule an order broke.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
