@@ -22,8 +22,10 @@
 //! - Numbers in requests follow the grammar of [`crate::num::parse_dec`] (`-?digits[.digits]`
 //!   with an optional exponent); anything else (`+5`, `.5`, `5.`, `1_000`, padded values) is an
 //!   invalid parameter, 10004 (the `/transfer` amount keeps its documented 20024 "invalid
-//!   amount"). In a form value a literal `+` is a space: `amount=+5` reads ` 5` and `%2B5` reads
-//!   `+5`; both are refused.
+//!   amount"). Integers (`limit`, `size`, times, `from`/`to`) follow [`crate::num::parse_int`]
+//!   (`-?digits`), else 10004 (the history windows' times keep 20014 "invalid date format",
+//!   the withdrawal id 20033). In a form value a literal `+` is a space: `amount=+5` reads ` 5`
+//!   and `%2B5` reads `+5`; both are refused.
 //! - Pair case in answers follows the live venue (venue-notes.md): upper case (`BTC_USDT`) in
 //!   the symbol lists and in order, order-detail, own-trade and margin-position records
 //!   ([`pair_upper`]); lower case in `/ticker` and `/markets`. Requests accept either case.
@@ -171,15 +173,13 @@ impl Params {
             .ok_or_else(|| err_msg(10004, format!("missing parameter {k}")))
     }
 
-    /// An optional integer (10004 when not an integer).
+    /// An optional integer (10004 when not in the [`crate::num::parse_int`] grammar).
     pub fn int(&self, k: &str) -> Result<Option<i64>, SpotErr> {
         match self.get(k) {
             None => Ok(None),
-            Some(v) => v
-                .trim()
-                .parse::<i64>()
+            Some(v) => crate::num::parse_int(v)
                 .map(Some)
-                .map_err(|_| err_msg(10004, format!("{k} must be an integer"))),
+                .ok_or_else(|| err_msg(10004, format!("{k} must be an integer"))),
         }
     }
 

@@ -21,8 +21,10 @@
 //!   an array for `trade/batch_order` and `trade/batch_cancel_order`; an empty body is `{}`).
 //!   POST content type `application/json` (any parameters) or none; any other content type
 //!   answers 400002. Numbers may be sent as JSON numbers or as strings, decimals as strings or
-//!   numbers; `""` and `null` count as absent. A missing required parameter answers 400001, an
-//!   invalid one 400002.
+//!   numbers; `""` and `null` count as absent. A string integer follows the
+//!   [`crate::num::parse_int`] grammar (`-?digits`: no `+`, spaces or `_`), a JSON integer is
+//!   taken as it is (`5.0` and `1e2` are not integers). A missing required parameter answers
+//!   400001, an invalid one 400002.
 //! - `limit` is 1..=100 (default 20) on every list; outside answers 400002 (not clamped).
 //! - Lists are newest first (trades, candles, funding history, orders, fills, bills, records).
 //! - `type` 1 (simulated trading) on `instruments` and `tickers` lists the simulated contracts
@@ -197,13 +199,14 @@ impl Params {
             .ok_or_else(|| err_msg(400001, format!("missing parameter {k}")))
     }
 
-    /// An optional integer.
+    /// An optional integer: a JSON integer, or a string in the [`crate::num::parse_int`]
+    /// grammar (400002 otherwise).
     pub fn int(&self, k: &str) -> Result<Option<i64>, SwapErr> {
         let bad = || err_msg(400002, format!("{k} must be an integer"));
         match self.raw(k) {
             None => Ok(None),
             Some(Value::Number(n)) => n.as_i64().map(Some).ok_or_else(bad),
-            Some(Value::String(s)) => s.trim().parse().map(Some).map_err(|_| bad()),
+            Some(Value::String(s)) => crate::num::parse_int(s).map(Some).ok_or_else(bad),
             Some(_) => Err(bad()),
         }
     }
