@@ -211,19 +211,16 @@ impl Limiter {
     ) -> Result<(), Refusal> {
         self.prune(now_ms);
         let minute = now_ms.div_euclid(MINUTE);
-        if enforce {
-            let banned = subjects
-                .iter()
-                .filter_map(|s| self.entries.get(s))
-                .map(|e| e.banned_until.saturating_sub(now_ms))
-                .max()
-                .unwrap_or(0);
-            if banned > 0 {
-                return Err(Refusal::Banned {
-                    retry_after_ms: banned,
-                    new_ban: false,
-                });
-            }
+        let banned = if enforce {
+            self.banned_for(subjects, now_ms)
+        } else {
+            0
+        };
+        if banned > 0 {
+            return Err(Refusal::Banned {
+                retry_after_ms: banned,
+                new_ban: false,
+            });
         }
         let mut crossed = Vec::new();
         for s in subjects {
@@ -245,6 +242,17 @@ impl Limiter {
             }
         }
         Ok(())
+    }
+
+    /// Milliseconds until the longest running ban of `subjects` ends (0: none is banned).
+    fn banned_for(&self, subjects: &[Subject], now_ms: i64) -> i64 {
+        subjects
+            .iter()
+            .filter_map(|s| self.entries.get(s))
+            .map(|e| e.banned_until.saturating_sub(now_ms))
+            .max()
+            .unwrap_or(0)
+            .max(0)
     }
 
     /// Records a strike of each crossed subject, banning those with enough strikes.

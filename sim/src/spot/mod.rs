@@ -331,12 +331,7 @@ pub fn handle(shared: &Shared, req: &SimRequest) -> SimResponse {
             Err(e) => return SimResponse::ok(&error_body(e.code, &e.msg)),
         },
     };
-    let kind = match caps.get("market") {
-        Some("margin") => Kind::Margin,
-        Some(_) => Kind::Spot,
-        None if sub.starts_with("/margin/") => Kind::Margin,
-        None => Kind::Spot,
-    };
+    let kind = kind_of(caps.get("market"), sub);
     let mut ctx = Ctx {
         shared,
         st,
@@ -354,6 +349,17 @@ pub fn handle(shared: &Shared, req: &SimRequest) -> SimResponse {
     match result {
         Ok(j) => SimResponse::ok(&j),
         Err(e) => SimResponse::ok(&error_body(e.code, &e.msg)),
+    }
+}
+
+/// The `{market}` a request runs with: the path's segment, else margin for paths under
+/// `/margin/`, else spot.
+fn kind_of(market: Option<&str>, path: &str) -> Kind {
+    match market {
+        Some("margin") => Kind::Margin,
+        Some(_) => Kind::Spot,
+        None if path.starts_with("/margin/") => Kind::Margin,
+        None => Kind::Spot,
     }
 }
 
