@@ -46,7 +46,8 @@
 //!   instruments ([`SwapInstrumentSpec`], defaults in [`config::default_swap_instruments`]) and
 //!   swap fee rates.
 //!
-//! Module map: [`server`] (hyper server, faults, routing), [`control`] (Rust and HTTP control
+//! Module map: [`server`] (hyper server, faults, dispatch to the families), [`route`] (the
+//! route tables' type: one row per endpoint), [`control`] (Rust and HTTP control
 //! API), [`spot`] (the spot/margin family: [`spot::auth`], [`spot::market`], [`spot::orders`],
 //! [`spot::engine`], [`spot::account`], [`spot::wallet`], [`spot::risk`]), [`swap`] (the swap
 //! and copy-trading family: [`swap::auth`], [`swap::limits`], [`swap::market`],
@@ -67,6 +68,7 @@ pub mod json;
 pub mod limiter;
 pub mod num;
 pub mod rng;
+pub mod route;
 pub mod server;
 pub mod spot;
 pub mod state;

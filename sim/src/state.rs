@@ -3,7 +3,7 @@
 
 use crate::accounts::{Account, AccountId, ApiKey};
 use crate::config::SimConfig;
-use crate::limiter::WeightLimiter;
+use crate::limiter::{Limiter, Policy};
 use crate::rng::Rng;
 use crate::spot::SpotState;
 use crate::swap::SwapState;
@@ -23,7 +23,7 @@ pub struct State {
     /// Spot/margin books, orders, trades, positions, deposits, withdrawals, risk state.
     pub spot: SpotState,
     /// Spot request weights.
-    pub spot_limiter: WeightLimiter,
+    pub spot_limiter: Limiter,
     /// Swap books, orders, positions, funding, copy trading and request weights.
     pub swap: SwapState,
 }
@@ -40,7 +40,7 @@ impl State {
             keys: HashMap::new(),
             next_account: 1001,
             spot,
-            spot_limiter: WeightLimiter::new(config.limits.spot_weight_per_minute),
+            spot_limiter: Limiter::new(Policy::spot(config.limits.spot_weight_per_minute)),
             swap,
         }
     }

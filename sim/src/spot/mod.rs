@@ -1,4 +1,5 @@
-//! The spot/margin v3 family: routing, parameters, authentication and the endpoint handlers.
+//! The spot/margin v3 family: routing ([`ROUTES`]), parameters, authentication and the
+//! endpoint handlers.
 //!
 //! DESIGN notes where the spec is silent:
 //! - HTTP status: business errors are answered with HTTP 200 and `{"code":N,"msg":"..."}`; an
@@ -10,7 +11,7 @@
 //!   trade; `/withdraw/new` and `/withdraw/cancel` need withdraw.
 //! - `{market}` = margin on a pair without margin trading answers 20019 (wrong pair).
 //! - The `market` request parameter of the `{market}` endpoints (`/{market}/order/new`,
-//!   `/{market}/order`, `/{market}/mytrades`, ... : see [`Ep::has_market_segment`]): the
+//!   `/{market}/order`, `/{market}/mytrades`, ... : the `{market}` rows of [`ROUTES`]): the
 //!   reference lists it as a required parameter (`spot` or `margin`) and ccxt sends it, signed,
 //!   with the path's value; its signing example omits it. It is accepted when it equals the
 //!   path's `{market}` ignoring ASCII case, and when absent (or empty, which counts as absent
@@ -21,8 +22,10 @@
 //! - Numbers in requests follow the grammar of [`crate::num::parse_dec`] (`-?digits[.digits]`
 //!   with an optional exponent); anything else (`+5`, `.5`, `5.`, `1_000`, padded values) is an
 //!   invalid parameter, 10004 (the `/transfer` amount keeps its documented 20024 "invalid
-//!   amount"). In a form value a literal `+` is a space: `amount=+5` reads ` 5` and `%2B5` reads
-//!   `+5`; both are refused.
+//!   amount"). Integers (`limit`, `size`, times, `from`/`to`) follow [`crate::num::parse_int`]
+//!   (`-?digits`), else 10004 (the history windows' times keep 20014 "invalid date format",
+//!   the withdrawal id 20033). In a form value a literal `+` is a space: `amount=+5` reads ` 5`
+//!   and `%2B5` reads `+5`; both are refused.
 //! - Pair case in answers follows the live venue (venue-notes.md): upper case (`BTC_USDT`) in
 //!   the symbol lists and in order, order-detail, own-trade and margin-position records
 //!   ([`pair_upper`]); lower case in `/ticker` and `/markets`. Requests accept either case.
@@ -37,9 +40,10 @@ pub mod wallet;
 
 pub use engine::SpotState;
 
-use crate::accounts::{AccountId, Permission};
+use crate::accounts::AccountId;
 use crate::json::J;
 use crate::limiter::Subject;
+use crate::route::{find, Auth, Match, Route};
 use crate::server::Shared;
 use crate::state::State;
 use crate::wire::{error_body, parse_form, SimRequest, SimResponse};
@@ -169,15 +173,13 @@ impl Params {
             .ok_or_else(|| err_msg(10004, format!("missing parameter {k}")))
     }
 
-    /// An optional integer (10004 when not an integer).
+    /// An optional integer (10004 when not in the [`crate::num::parse_int`] grammar).
     pub fn int(&self, k: &str) -> Result<Option<i64>, SpotErr> {
         match self.get(k) {
             None => Ok(None),
-            Some(v) => v
-                .trim()
-                .parse::<i64>()
+            Some(v) => crate::num::parse_int(v)
                 .map(Some)
-                .map_err(|_| err_msg(10004, format!("{k} must be an integer"))),
+                .ok_or_else(|| err_msg(10004, format!("{k} must be an integer"))),
         }
     }
 
@@ -222,82 +224,6 @@ impl Ctx<'_> {
     }
 }
 
-/// Every spot/margin endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Ep {
-    Ping,
-    Time,
-    Markets,
-    Ticker,
-    OrderBook,
-    Trades,
-    Kline,
-    SpotSymbols,
-    MarginCurrencies,
-    MarginSymbols,
-    TradesSymbols,
-    Currencies,
-    SpotAssets,
-    MarginAssets,
-    FinanceLog,
-    Order,
-    OrderDetail,
-    OrderCurrent,
-    OrderHistory,
-    MyTrades,
-    MarginPositions,
-    DepositAddress,
-    DepositHistory,
-    WithdrawHistory,
-    OrderNew,
-    BatchNew,
-    Cancel,
-    Transfer,
-    PositionClose,
-    WithdrawNew,
-    WithdrawCancel,
-}
-
-impl Ep {
-    /// Method, required permission (`None`: public) and success code.
-    pub fn meta(self) -> (Method, Option<Permission>, i64) {
-        use Ep::*;
-        match self {
-            Ping | Time | Markets | Ticker | OrderBook | Trades | Kline | SpotSymbols
-            | MarginCurrencies | MarginSymbols | TradesSymbols => (Method::GET, None, 0),
-            Currencies => (Method::GET, None, 200),
-            SpotAssets | MarginAssets | FinanceLog | Order | OrderDetail | OrderCurrent
-            | OrderHistory | MyTrades | MarginPositions => (Method::GET, Some(Permission::Read), 0),
-            DepositAddress | DepositHistory | WithdrawHistory => {
-                (Method::GET, Some(Permission::Read), 200)
-            }
-            OrderNew | BatchNew | Cancel | Transfer | PositionClose => {
-                (Method::POST, Some(Permission::Trade), 0)
-            }
-            WithdrawNew | WithdrawCancel => (Method::POST, Some(Permission::Withdraw), 200),
-        }
-    }
-
-    /// Whether the path carries a `{market}` segment (`/spot/...` or `/margin/...` chosen by
-    /// the caller), so that a `market` request parameter must agree with it.
-    pub fn has_market_segment(self) -> bool {
-        use Ep::*;
-        matches!(
-            self,
-            FinanceLog
-                | Order
-                | OrderDetail
-                | OrderCurrent
-                | OrderHistory
-                | MyTrades
-                | OrderNew
-                | BatchNew
-                | Cancel
-        )
-    }
-}
-
 /// Checks the `market` request parameter of a `{market}` endpoint against the path's `{market}`:
 /// absent or equal ignoring ASCII case is fine; anything else is 10004 naming the conflict.
 pub fn check_market_param(p: &Params, kind: Kind) -> Result<(), SpotErr> {
@@ -322,107 +248,90 @@ pub fn pair_upper(symbol: &str) -> String {
     symbol.to_ascii_uppercase()
 }
 
-/// Resolves a path after `/v3` to an endpoint, its `{market}` and an optional path argument.
-pub fn resolve(path: &str) -> Option<(Ep, Kind, Option<String>)> {
-    use Ep::*;
-    let simple = match path {
-        "/ping" => Some(Ping),
-        "/time" => Some(Time),
-        "/markets" => Some(Markets),
-        "/ticker" => Some(Ticker),
-        "/order_book" => Some(OrderBook),
-        "/trades" => Some(Trades),
-        "/kline" => Some(Kline),
-        "/spot/symbols" => Some(SpotSymbols),
-        "/margin/currencies" => Some(MarginCurrencies),
-        "/margin/symbols" => Some(MarginSymbols),
-        "/trades/symbols" => Some(TradesSymbols),
-        "/currencies" => Some(Currencies),
-        "/spot/assets" => Some(SpotAssets),
-        "/margin/assets" => Some(MarginAssets),
-        "/margin/positions" => Some(MarginPositions),
-        "/margin/position/close" => Some(PositionClose),
-        "/deposit/address" => Some(DepositAddress),
-        "/deposit/history" => Some(DepositHistory),
-        "/withdraw/history" => Some(WithdrawHistory),
-        "/withdraw/new" => Some(WithdrawNew),
-        "/withdraw/cancel" => Some(WithdrawCancel),
-        "/transfer" => Some(Transfer),
-        _ => None,
-    };
-    if let Some(ep) = simple {
-        let kind = if path.starts_with("/margin/") {
-            Kind::Margin
-        } else {
-            Kind::Spot
-        };
-        return Some((ep, kind, None));
+/// A spot handler: the whole answer object, or an error.
+pub type Handler = fn(&mut Ctx<'_>) -> R;
+
+const fn r(
+    method: Method,
+    path: &'static str,
+    weight: u32,
+    auth: Auth,
+    handler: Handler,
+) -> Route<Handler> {
+    Route {
+        method,
+        path,
+        weight,
+        auth,
+        handler,
     }
-    if let Some(id) = path.strip_prefix("/withdraw/cancel/") {
-        if !id.is_empty() && !id.contains('/') {
-            return Some((WithdrawCancel, Kind::Spot, Some(id.to_owned())));
-        }
-    }
-    let (kind, rest) = if let Some(r) = path.strip_prefix("/spot/") {
-        (Kind::Spot, r)
-    } else if let Some(r) = path.strip_prefix("/margin/") {
-        (Kind::Margin, r)
-    } else {
-        return None;
-    };
-    let ep = match rest {
-        "financelog" => FinanceLog,
-        "order" => Order,
-        "order/detail" => OrderDetail,
-        "order/current" => OrderCurrent,
-        "order/history" => OrderHistory,
-        "mytrades" => MyTrades,
-        "order/new" => OrderNew,
-        "order/batch_new" => BatchNew,
-        "order/cancel" => Cancel,
-        _ => return None,
-    };
-    Some((ep, kind, None))
 }
 
-/// Handles a request under `/v3`.
+/// The spot/margin route table (paths after `/v3`; see [`crate::route`] for the templates).
+/// Every endpoint weighs 1 (the spec does not list weights).
+/// A `{market}` route checks the `market` request parameter against its path
+/// ([`check_market_param`]); paths under `/margin/` run with [`Kind::Margin`].
+#[rustfmt::skip]
+pub const ROUTES: &[Route<Handler>] = &[
+    r(Method::GET,  "/ping",                     1, Auth::Public,   |_| Ok(J::obj().with("msg", "pong").with("code", 0))),
+    r(Method::GET,  "/time",                     1, Auth::Public,   |c| Ok(J::obj().with("server_time", c.now_s()).with("code", 0))),
+    r(Method::GET,  "/markets",                  1, Auth::Public,   market::markets),
+    r(Method::GET,  "/ticker",                   1, Auth::Public,   market::ticker),
+    r(Method::GET,  "/order_book",               1, Auth::Public,   market::order_book),
+    r(Method::GET,  "/trades",                   1, Auth::Public,   market::trades),
+    r(Method::GET,  "/kline",                    1, Auth::Public,   market::kline),
+    r(Method::GET,  "/spot/symbols",             1, Auth::Public,   |c| market::symbols(c, market::SymbolList::Spot)),
+    r(Method::GET,  "/margin/currencies",        1, Auth::Public,   market::margin_currencies),
+    r(Method::GET,  "/margin/symbols",           1, Auth::Public,   |c| market::symbols(c, market::SymbolList::Margin)),
+    r(Method::GET,  "/trades/symbols",           1, Auth::Public,   |c| market::symbols(c, market::SymbolList::Api)),
+    r(Method::GET,  "/currencies",               1, Auth::Public,   wallet::currencies),
+    r(Method::GET,  "/spot/assets",              1, Auth::Read,     account::spot_assets),
+    r(Method::GET,  "/margin/assets",            1, Auth::Read,     account::margin_assets),
+    r(Method::GET,  "/{market}/financelog",      1, Auth::Read,     account::finance_log),
+    r(Method::GET,  "/{market}/order",           1, Auth::Read,     orders::query),
+    r(Method::GET,  "/{market}/order/detail",    1, Auth::Read,     orders::detail),
+    r(Method::GET,  "/{market}/order/current",   1, Auth::Read,     orders::current),
+    r(Method::GET,  "/{market}/order/history",   1, Auth::Read,     orders::history),
+    r(Method::GET,  "/{market}/mytrades",        1, Auth::Read,     orders::my_trades),
+    r(Method::GET,  "/margin/positions",         1, Auth::Read,     account::margin_positions),
+    r(Method::GET,  "/deposit/address",          1, Auth::Read,     wallet::deposit_address),
+    r(Method::GET,  "/deposit/history",          1, Auth::Read,     wallet::deposit_history),
+    r(Method::GET,  "/withdraw/history",         1, Auth::Read,     wallet::withdraw_history),
+    r(Method::POST, "/{market}/order/new",       1, Auth::Trade,    orders::new_order),
+    r(Method::POST, "/{market}/order/batch_new", 1, Auth::Trade,    orders::batch_new),
+    r(Method::POST, "/{market}/order/cancel",    1, Auth::Trade,    orders::cancel),
+    r(Method::POST, "/transfer",                 1, Auth::Trade,    account::transfer),
+    r(Method::POST, "/margin/position/close",    1, Auth::Trade,    account::position_close),
+    r(Method::POST, "/withdraw/new",             1, Auth::Withdraw, wallet::withdraw_new),
+    r(Method::POST, "/withdraw/cancel",          1, Auth::Withdraw, wallet::withdraw_cancel),
+    r(Method::POST, "/withdraw/cancel/{id}",     1, Auth::Withdraw, wallet::withdraw_cancel),
+];
+
+/// Handles a request under `/v3`: finds the route (404 10009 when unknown, 405 10001 for
+/// another method), charges its weight (429 10005 when refused), authenticates, and runs the
+/// handler.
 pub fn handle(shared: &Shared, req: &SimRequest) -> SimResponse {
     let sub = req.path.strip_prefix("/v3").unwrap_or("");
-    let Some((ep, kind, path_arg)) = resolve(sub) else {
-        return SimResponse::json(404, &error_body(10009, message(10009)));
+    let (route, caps) = match find(ROUTES, &req.method, sub) {
+        Match::Found(route, caps) => (route, caps),
+        Match::WrongMethod(_) => return SimResponse::json(405, &error_body(10001, message(10001))),
+        Match::Unknown => return SimResponse::json(404, &error_body(10009, message(10009))),
     };
-    let (method, perm, _) = ep.meta();
-    if req.method != method {
-        return SimResponse::json(405, &error_body(10001, message(10001)));
-    }
     let now_ms = shared.clock.now_ms();
     let mut guard = shared.state();
     let st: &mut State = &mut guard;
-
-    // Request weight: per IP always; per key and user when the key is known.
-    if shared.config.limits.weight_enabled {
-        let mut subjects = vec![Subject::Ip(req.peer)];
-        if perm.is_some() {
-            if let Some(k) = req.header("ACCESS-KEY").and_then(|k| st.keys.get(k)) {
-                subjects.push(Subject::Key(k.key.clone()));
-                subjects.push(Subject::User(k.account));
-            }
-        }
-        if let Err(l) = st.spot_limiter.check(&subjects, weight(ep), now_ms) {
-            let secs = (l.retry_after_ms + 999) / 1000;
-            return SimResponse::json(429, &error_body(10005, message(10005)))
-                .with_header("retry-after", secs.max(1).to_string());
-        }
+    if let Err(resp) = charge(shared, st, req, route, now_ms) {
+        return resp;
     }
-
     let body_text = req.body_text();
-    let user = match perm {
+    let user = match route.auth.permission() {
         None => 0,
         Some(p) => match auth::authenticate(st, req, &body_text, p, now_ms) {
             Ok(u) => u,
             Err(e) => return SimResponse::ok(&error_body(e.code, &e.msg)),
         },
     };
+    let kind = kind_of(caps.get("market"), sub);
     let mut ctx = Ctx {
         shared,
         st,
@@ -430,60 +339,56 @@ pub fn handle(shared: &Shared, req: &SimRequest) -> SimResponse {
         p: Params::parse(&req.query, &body_text),
         user,
         kind,
-        path_arg,
+        path_arg: caps.get("id").map(str::to_owned),
     };
-    if ep.has_market_segment() {
-        if let Err(e) = check_market_param(&ctx.p, kind) {
-            return SimResponse::ok(&error_body(e.code, &e.msg));
-        }
-    }
-    let result = dispatch(ep, &mut ctx);
+    let result = if caps.get("market").is_some() {
+        check_market_param(&ctx.p, kind).and_then(|()| (route.handler)(&mut ctx))
+    } else {
+        (route.handler)(&mut ctx)
+    };
     match result {
         Ok(j) => SimResponse::ok(&j),
         Err(e) => SimResponse::ok(&error_body(e.code, &e.msg)),
     }
 }
 
-/// Weight of an endpoint (1 for all; the spec does not list weights).
-pub fn weight(_ep: Ep) -> u32 {
-    1
+/// The `{market}` a request runs with: the path's segment, else margin for paths under
+/// `/margin/`, else spot.
+fn kind_of(market: Option<&str>, path: &str) -> Kind {
+    match market {
+        Some("margin") => Kind::Margin,
+        Some(_) => Kind::Spot,
+        None if path.starts_with("/margin/") => Kind::Margin,
+        None => Kind::Spot,
+    }
 }
 
-fn dispatch(ep: Ep, c: &mut Ctx<'_>) -> R {
-    use Ep::*;
-    match ep {
-        Ping => Ok(J::obj().with("msg", "pong").with("code", 0)),
-        Time => Ok(J::obj().with("server_time", c.now_s()).with("code", 0)),
-        Markets => market::markets(c),
-        Ticker => market::ticker(c),
-        OrderBook => market::order_book(c),
-        Trades => market::trades(c),
-        Kline => market::kline(c),
-        SpotSymbols => market::symbols(c, market::SymbolList::Spot),
-        MarginSymbols => market::symbols(c, market::SymbolList::Margin),
-        TradesSymbols => market::symbols(c, market::SymbolList::Api),
-        MarginCurrencies => market::margin_currencies(c),
-        Currencies => wallet::currencies(c),
-        SpotAssets => account::spot_assets(c),
-        MarginAssets => account::margin_assets(c),
-        FinanceLog => account::finance_log(c),
-        MarginPositions => account::margin_positions(c),
-        Transfer => account::transfer(c),
-        PositionClose => account::position_close(c),
-        Order => orders::query(c),
-        OrderDetail => orders::detail(c),
-        OrderCurrent => orders::current(c),
-        OrderHistory => orders::history(c),
-        MyTrades => orders::my_trades(c),
-        OrderNew => orders::new_order(c),
-        BatchNew => orders::batch_new(c),
-        Cancel => orders::cancel(c),
-        DepositAddress => wallet::deposit_address(c),
-        DepositHistory => wallet::deposit_history(c),
-        WithdrawHistory => wallet::withdraw_history(c),
-        WithdrawNew => wallet::withdraw_new(c),
-        WithdrawCancel => wallet::withdraw_cancel(c),
+/// Request weight: charged per IP always, and per key and user when the route is signed and
+/// the key is known. A refusal is HTTP 429 with 10005 and `retry-after` (seconds).
+fn charge(
+    shared: &Shared,
+    st: &mut State,
+    req: &SimRequest,
+    route: &Route<Handler>,
+    now_ms: i64,
+) -> Result<(), SimResponse> {
+    if !shared.config.limits.weight_enabled {
+        return Ok(());
     }
+    let mut subjects = vec![Subject::Ip(req.peer)];
+    if route.auth != Auth::Public {
+        if let Some(k) = req.header("ACCESS-KEY").and_then(|k| st.keys.get(k)) {
+            subjects.push(Subject::Key(k.key.clone()));
+            subjects.push(Subject::User(k.account));
+        }
+    }
+    st.spot_limiter
+        .check(&subjects, route.weight, now_ms, true)
+        .map_err(|refusal| {
+            let secs = (refusal.retry_after_ms().saturating_add(999) / 1000).max(1);
+            SimResponse::json(429, &error_body(10005, message(10005)))
+                .with_header("retry-after", secs.to_string())
+        })
 }
 
 /// `{"code":0}` plus fields.

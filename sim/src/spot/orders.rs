@@ -512,10 +512,10 @@ pub fn window(c: &Ctx<'_>) -> Result<(i64, i64), SpotErr> {
     let int = |k: &str| -> Result<Option<i64>, SpotErr> {
         match c.p.get(k) {
             None => Ok(None),
-            Some(v) => match v.trim().parse::<i64>() {
-                Ok(t) if (0..=super::market::MAX_SECONDS).contains(&t) => Ok(Some(t)),
-                Ok(_) => Err(err(20015)),
-                Err(_) => Err(err(20014)),
+            Some(v) => match crate::num::parse_int(v) {
+                Some(t) if (0..=super::market::MAX_SECONDS).contains(&t) => Ok(Some(t)),
+                Some(_) => Err(err(20015)),
+                None => Err(err(20014)),
             },
         }
     };

@@ -326,7 +326,9 @@ pub fn withdraw_cancel(c: &mut Ctx<'_>) -> R {
         Some(a) => a.clone(),
         None => c.p.req("withdraw_id")?.to_owned(),
     };
-    let id: u64 = text.trim().parse().map_err(|_| err(20033))?;
+    let id = crate::num::parse_int(&text)
+        .and_then(|id| u64::try_from(id).ok())
+        .ok_or_else(|| err(20033))?;
     let w =
         c.st.spot
             .withdrawals

@@ -21,8 +21,10 @@
 //!   an array for `trade/batch_order` and `trade/batch_cancel_order`; an empty body is `{}`).
 //!   POST content type `application/json` (any parameters) or none; any other content type
 //!   answers 400002. Numbers may be sent as JSON numbers or as strings, decimals as strings or
-//!   numbers; `""` and `null` count as absent. A missing required parameter answers 400001, an
-//!   invalid one 400002.
+//!   numbers; `""` and `null` count as absent. A string integer follows the
+//!   [`crate::num::parse_int`] grammar (`-?digits`: no `+`, spaces or `_`), a JSON integer is
+//!   taken as it is (`5.0` and `1e2` are not integers). A missing required parameter answers
+//!   400001, an invalid one 400002.
 //! - `limit` is 1..=100 (default 20) on every list; outside answers 400002 (not clamped).
 //! - Lists are newest first (trades, candles, funding history, orders, fills, bills, records).
 //! - `type` 1 (simulated trading) on `instruments` and `tickers` lists the simulated contracts
@@ -49,13 +51,16 @@ pub mod trade;
 
 pub use engine::SwapState;
 
-use crate::accounts::{AccountId, Permission};
+use crate::accounts::AccountId;
 use crate::json::J;
 use crate::limiter::Subject;
 use crate::num::parse_dec;
+use crate::route::{find, Auth, Match, Route};
 use crate::server::Shared;
 use crate::state::State;
 use crate::wire::{parse_form, SimRequest, SimResponse};
+use http::Method;
+use limits::Refusal;
 use rust_decimal::Decimal;
 use serde_json::Value;
 use std::sync::Arc;
@@ -194,13 +199,14 @@ impl Params {
             .ok_or_else(|| err_msg(400001, format!("missing parameter {k}")))
     }
 
-    /// An optional integer.
+    /// An optional integer: a JSON integer, or a string in the [`crate::num::parse_int`]
+    /// grammar (400002 otherwise).
     pub fn int(&self, k: &str) -> Result<Option<i64>, SwapErr> {
         let bad = || err_msg(400002, format!("{k} must be an integer"));
         match self.raw(k) {
             None => Ok(None),
             Some(Value::Number(n)) => n.as_i64().map(Some).ok_or_else(bad),
-            Some(Value::String(s)) => s.trim().parse().map(Some).map_err(|_| bad()),
+            Some(Value::String(s)) => crate::num::parse_int(s).map(Some).ok_or_else(bad),
             Some(_) => Err(bad()),
         }
     }
@@ -302,378 +308,92 @@ impl Ctx<'_> {
     }
 }
 
-/// Who may call a route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// No authentication.
-    Public,
-    /// Signed, needs read.
-    Read,
-    /// Signed, needs trade.
-    Trade,
-}
+/// A swap handler: the `data` value, or an error.
+pub type Handler = fn(&mut Ctx<'_>) -> R;
 
-/// Every swap endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Ep {
-    Time,
-    ApiWeight,
-    Instruments,
-    Instrument,
-    Depth,
-    Trades,
-    Ticker,
-    Tickers,
-    Candles,
-    FundingRate,
-    CandlesHistory,
-    FundingRateHistory,
-    Balance,
-    Transfer,
-    Positions,
-    PositionMode,
-    PositionMargin,
-    Leverage,
-    TradingFeeRate,
-    FinanceRecord,
-    FundingFee,
-    TransferRecord,
-    OrderPlace,
-    CancelOrder,
-    BatchOrder,
-    BatchCancelOrder,
-    OpenOrders,
-    OrderInfo,
-    HistoryOrders,
-    HistoryTrades,
-    SponsorOrder,
-    CloseOrder,
-    CopyCancelOrder,
-    UserCenterCurrent,
-    UserCenterHistory,
-    ExpertOpenOrders,
-    AddAlgo,
-    CancelAlgo,
-    AccountAvailable,
-    PlanTask,
-    InstrumentList,
-}
-
-/// A route: path, method (`true` for POST), access, weight, endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Route {
-    /// Full path.
-    pub path: &'static str,
-    /// POST (else GET).
-    pub post: bool,
-    /// Access.
-    pub access: Access,
-    /// Request weight.
-    pub weight: u32,
-    /// Endpoint.
-    pub ep: Ep,
-}
-
-const fn r(path: &'static str, post: bool, access: Access, weight: u32, ep: Ep) -> Route {
+const fn r(
+    method: Method,
+    path: &'static str,
+    weight: u32,
+    auth: Auth,
+    handler: Handler,
+) -> Route<Handler> {
     Route {
+        method,
         path,
-        post,
-        access,
         weight,
-        ep,
+        auth,
+        handler,
     }
 }
 
 /// The route table (also served by `public/api_weight`). Public weights follow venue-notes.md:
 /// tickers, ticker, funding_rate, instrument, time, trades and candles 1; depth 2; instruments
-/// 5; funding_rate_history and candles_history 10.
-pub const ROUTES: &[Route] = &[
-    r("/swap/v2/public/time", false, Access::Public, 1, Ep::Time),
-    r(
-        "/swap/v2/public/api_weight",
-        false,
-        Access::Public,
-        1,
-        Ep::ApiWeight,
-    ),
-    r(
-        "/swap/v2/public/instruments",
-        false,
-        Access::Public,
-        5,
-        Ep::Instruments,
-    ),
-    r(
-        "/swap/v2/public/instrument",
-        false,
-        Access::Public,
-        1,
-        Ep::Instrument,
-    ),
-    r("/swap/v2/public/depth", false, Access::Public, 2, Ep::Depth),
-    r(
-        "/swap/v2/public/trades",
-        false,
-        Access::Public,
-        1,
-        Ep::Trades,
-    ),
-    r(
-        "/swap/v2/public/ticker",
-        false,
-        Access::Public,
-        1,
-        Ep::Ticker,
-    ),
-    r(
-        "/swap/v2/public/tickers",
-        false,
-        Access::Public,
-        1,
-        Ep::Tickers,
-    ),
-    r(
-        "/swap/v2/public/candles",
-        false,
-        Access::Public,
-        1,
-        Ep::Candles,
-    ),
-    r(
-        "/swap/v2/public/funding_rate",
-        false,
-        Access::Public,
-        1,
-        Ep::FundingRate,
-    ),
-    r(
-        "/swap/v2/public/candles_history",
-        false,
-        Access::Public,
-        10,
-        Ep::CandlesHistory,
-    ),
-    r(
-        "/swap/v2/public/funding_rate_history",
-        false,
-        Access::Public,
-        10,
-        Ep::FundingRateHistory,
-    ),
-    r(
-        "/swap/v2/account/balance",
-        false,
-        Access::Read,
-        2,
-        Ep::Balance,
-    ),
-    r(
-        "/swap/v2/account/transfer",
-        true,
-        Access::Trade,
-        5,
-        Ep::Transfer,
-    ),
-    r(
-        "/swap/v2/account/positions",
-        false,
-        Access::Read,
-        2,
-        Ep::Positions,
-    ),
-    r(
-        "/swap/v2/account/position_mode",
-        true,
-        Access::Trade,
-        5,
-        Ep::PositionMode,
-    ),
-    r(
-        "/swap/v2/account/position_margin",
-        true,
-        Access::Trade,
-        5,
-        Ep::PositionMargin,
-    ),
-    r(
-        "/swap/v2/account/leverage",
-        true,
-        Access::Trade,
-        5,
-        Ep::Leverage,
-    ),
-    r(
-        "/swap/v2/account/trading_fee_rate",
-        false,
-        Access::Read,
-        1,
-        Ep::TradingFeeRate,
-    ),
-    r(
-        "/swap/v2/account/finance_record",
-        false,
-        Access::Read,
-        5,
-        Ep::FinanceRecord,
-    ),
-    r(
-        "/swap/v2/account/funding_fee",
-        false,
-        Access::Read,
-        5,
-        Ep::FundingFee,
-    ),
-    r(
-        "/swap/v2/account/transfer_record",
-        false,
-        Access::Read,
-        5,
-        Ep::TransferRecord,
-    ),
-    r(
-        "/swap/v2/trade/order_place",
-        true,
-        Access::Trade,
-        2,
-        Ep::OrderPlace,
-    ),
-    r(
-        "/swap/v2/trade/cancel_order",
-        true,
-        Access::Trade,
-        1,
-        Ep::CancelOrder,
-    ),
-    r(
-        "/swap/v2/trade/batch_order",
-        true,
-        Access::Trade,
-        10,
-        Ep::BatchOrder,
-    ),
-    r(
-        "/swap/v2/trade/batch_cancel_order",
-        true,
-        Access::Trade,
-        5,
-        Ep::BatchCancelOrder,
-    ),
-    r(
-        "/swap/v2/trade/open_orders",
-        false,
-        Access::Read,
-        2,
-        Ep::OpenOrders,
-    ),
-    r(
-        "/swap/v2/trade/order_info",
-        false,
-        Access::Read,
-        1,
-        Ep::OrderInfo,
-    ),
-    r(
-        "/swap/v2/trade/history_orders",
-        false,
-        Access::Read,
-        5,
-        Ep::HistoryOrders,
-    ),
-    r(
-        "/swap/v2/trade/history_trades",
-        false,
-        Access::Read,
-        5,
-        Ep::HistoryTrades,
-    ),
-    r(
-        "/swap/v2/follow/sponsor_order",
-        true,
-        Access::Trade,
-        5,
-        Ep::SponsorOrder,
-    ),
-    r(
-        "/swap/v2/follow/close_order",
-        true,
-        Access::Trade,
-        5,
-        Ep::CloseOrder,
-    ),
-    r(
-        "/swap/v2/follow/cancel_order",
-        true,
-        Access::Trade,
-        2,
-        Ep::CopyCancelOrder,
-    ),
-    r(
-        "/swap/v2/follow/user_center_current",
-        true,
-        Access::Read,
-        5,
-        Ep::UserCenterCurrent,
-    ),
-    r(
-        "/swap/v2/follow/user_center_history",
-        true,
-        Access::Read,
-        5,
-        Ep::UserCenterHistory,
-    ),
-    r(
-        "/swap/v2/follow/expert_current_open_order",
-        true,
-        Access::Read,
-        5,
-        Ep::ExpertOpenOrders,
-    ),
-    r(
-        "/swap/v2/follow/add_algo",
-        true,
-        Access::Trade,
-        2,
-        Ep::AddAlgo,
-    ),
-    r(
-        "/swap/v2/follow/cancel_algo",
-        true,
-        Access::Trade,
-        2,
-        Ep::CancelAlgo,
-    ),
-    r(
-        "/swap/v2/follow/account_available",
-        true,
-        Access::Read,
-        1,
-        Ep::AccountAvailable,
-    ),
-    r(
-        "/swap/v2/follow/plan_task",
-        true,
-        Access::Read,
-        5,
-        Ep::PlanTask,
-    ),
-    r(
-        "/swap/v2/follow/instrument_list",
-        true,
-        Access::Read,
-        2,
-        Ep::InstrumentList,
-    ),
+/// 5; funding_rate_history and candles_history 10. GET routes read the query, POST routes a
+/// JSON body; signed GET routes need read, signed POST routes trade, except the read-only
+/// copy-trading listings.
+#[rustfmt::skip]
+pub const ROUTES: &[Route<Handler>] = &[
+    r(Method::GET,  "/swap/v2/public/time",                      1,  Auth::Public, |c| Ok(J::Int(c.now_ms))),
+    r(Method::GET,  "/swap/v2/public/api_weight",                1,  Auth::Public, api_weight),
+    r(Method::GET,  "/swap/v2/public/instruments",               5,  Auth::Public, market::instruments),
+    r(Method::GET,  "/swap/v2/public/instrument",                1,  Auth::Public, market::instrument),
+    r(Method::GET,  "/swap/v2/public/depth",                     2,  Auth::Public, market::depth),
+    r(Method::GET,  "/swap/v2/public/trades",                    1,  Auth::Public, market::trades),
+    r(Method::GET,  "/swap/v2/public/ticker",                    1,  Auth::Public, market::ticker),
+    r(Method::GET,  "/swap/v2/public/tickers",                   1,  Auth::Public, market::tickers),
+    r(Method::GET,  "/swap/v2/public/candles",                   1,  Auth::Public, |c| market::candles(c, false)),
+    r(Method::GET,  "/swap/v2/public/funding_rate",              1,  Auth::Public, market::funding_rate),
+    r(Method::GET,  "/swap/v2/public/candles_history",           10, Auth::Public, |c| market::candles(c, true)),
+    r(Method::GET,  "/swap/v2/public/funding_rate_history",      10, Auth::Public, market::funding_rate_history),
+    r(Method::GET,  "/swap/v2/account/balance",                  2,  Auth::Read,   account::balance),
+    r(Method::POST, "/swap/v2/account/transfer",                 5,  Auth::Trade,  account::transfer),
+    r(Method::GET,  "/swap/v2/account/positions",                2,  Auth::Read,   account::positions),
+    r(Method::POST, "/swap/v2/account/position_mode",            5,  Auth::Trade,  account::position_mode),
+    r(Method::POST, "/swap/v2/account/position_margin",          5,  Auth::Trade,  account::position_margin),
+    r(Method::POST, "/swap/v2/account/leverage",                 5,  Auth::Trade,  account::leverage),
+    r(Method::GET,  "/swap/v2/account/trading_fee_rate",         1,  Auth::Read,   account::trading_fee_rate),
+    r(Method::GET,  "/swap/v2/account/finance_record",           5,  Auth::Read,   account::finance_record),
+    r(Method::GET,  "/swap/v2/account/funding_fee",              5,  Auth::Read,   account::funding_fee),
+    r(Method::GET,  "/swap/v2/account/transfer_record",          5,  Auth::Read,   account::transfer_record),
+    r(Method::POST, "/swap/v2/trade/order_place",                2,  Auth::Trade,  trade::order_place),
+    r(Method::POST, "/swap/v2/trade/cancel_order",               1,  Auth::Trade,  trade::cancel_order),
+    r(Method::POST, "/swap/v2/trade/batch_order",                10, Auth::Trade,  trade::batch_order),
+    r(Method::POST, "/swap/v2/trade/batch_cancel_order",         5,  Auth::Trade,  trade::batch_cancel_order),
+    r(Method::GET,  "/swap/v2/trade/open_orders",                2,  Auth::Read,   trade::open_orders),
+    r(Method::GET,  "/swap/v2/trade/order_info",                 1,  Auth::Read,   trade::order_info),
+    r(Method::GET,  "/swap/v2/trade/history_orders",             5,  Auth::Read,   trade::history_orders),
+    r(Method::GET,  "/swap/v2/trade/history_trades",             5,  Auth::Read,   trade::history_trades),
+    r(Method::POST, "/swap/v2/follow/sponsor_order",             5,  Auth::Trade,  copy::sponsor_order),
+    r(Method::POST, "/swap/v2/follow/close_order",               5,  Auth::Trade,  copy::close_order),
+    r(Method::POST, "/swap/v2/follow/cancel_order",              2,  Auth::Trade,  copy::cancel_order),
+    r(Method::POST, "/swap/v2/follow/user_center_current",       5,  Auth::Read,   copy::user_center_current),
+    r(Method::POST, "/swap/v2/follow/user_center_history",       5,  Auth::Read,   copy::user_center_history),
+    r(Method::POST, "/swap/v2/follow/expert_current_open_order", 5,  Auth::Read,   copy::expert_open_orders),
+    r(Method::POST, "/swap/v2/follow/add_algo",                  2,  Auth::Trade,  copy::add_algo),
+    r(Method::POST, "/swap/v2/follow/cancel_algo",               2,  Auth::Trade,  copy::cancel_algo),
+    r(Method::POST, "/swap/v2/follow/account_available",         1,  Auth::Read,   copy::account_available),
+    r(Method::POST, "/swap/v2/follow/plan_task",                 5,  Auth::Read,   copy::plan_task),
+    r(Method::POST, "/swap/v2/follow/instrument_list",           2,  Auth::Read,   copy::instrument_list),
 ];
 
-/// The route of a path.
-pub fn route_of(path: &str) -> Option<&'static Route> {
-    let path = if path.len() > 1 {
+/// `public/api_weight`: every route's path and weight, in table order.
+fn api_weight(_: &mut Ctx<'_>) -> R {
+    Ok(J::Arr(
+        ROUTES
+            .iter()
+            .map(|r| J::obj().with("path", r.path).with("weight", r.weight))
+            .collect(),
+    ))
+}
+
+/// The path without a trailing `/` (`/` itself stays).
+fn trim_path(path: &str) -> &str {
+    if path.len() > 1 {
         path.trim_end_matches('/')
     } else {
         path
-    };
-    ROUTES.iter().find(|r| r.path == path)
+    }
 }
 
 fn usage_headers(st: &State, subjects: &[Subject], now: i64, mut resp: SimResponse) -> SimResponse {
@@ -715,86 +435,80 @@ pub fn error_response(e: &SwapErr) -> SimResponse {
     SimResponse::json(400, &error_json(e))
 }
 
-/// Handles a request under `/swap/`.
+/// Handles a request under `/swap/`: finds the route (plain-text 404 when unknown), charges its
+/// weight (429 or 403 when refused), checks the method (405), authenticates, reads the
+/// parameters and runs the handler. Every answer of a known path carries the usage headers.
 pub fn handle(shared: &Arc<Shared>, req: &SimRequest) -> SimResponse {
-    let Some(route) = route_of(&req.path) else {
-        return not_found();
+    let (route, right_method) = match find(ROUTES, &req.method, trim_path(&req.path)) {
+        Match::Found(route, _) => (route, true),
+        Match::WrongMethod(route) => (route, false),
+        Match::Unknown => return not_found(),
     };
     let now = shared.clock.now_ms();
     let mut guard = shared.state();
     let st: &mut State = &mut guard;
-    let enforce = shared.config.limits.weight_enabled;
-
-    // Weight subjects.
-    let known_key = if route.access == Access::Public {
-        None
-    } else {
-        req.header("ACCESS-KEY")
-            .and_then(|k| st.keys.get(k.trim()))
-            .map(|k| (k.key.clone(), k.account))
+    let subjects = subjects(st, req, route);
+    let resp = match charge(shared, st, &subjects, route, now) {
+        Err(refused) => refused,
+        Ok(()) if !right_method => {
+            SimResponse::json(405, &error_json(&err_msg(400002, "wrong request method")))
+        }
+        Ok(()) => run(shared, st, req, route, now).unwrap_or_else(|e| error_response(&e)),
     };
-    let subjects = match &known_key {
-        Some((key, account)) => vec![Subject::User(*account), Subject::Key(key.clone())],
-        None => vec![Subject::Ip(req.peer)],
-    };
-    let weight = route.weight;
-    if let Err(refusal) = st.swap.limiter.check(&subjects, weight, now, enforce) {
-        let (status, code, ms) = match refusal {
-            limits::Refusal::TooMany { retry_after_ms } => (429, 403001, retry_after_ms),
-            limits::Refusal::Banned { retry_after_ms } => (403, 403002, retry_after_ms),
-        };
-        let secs = ((ms + 999) / 1000).max(1);
-        let resp = SimResponse::json(status, &error_json(&err(code)))
-            .with_header("retry-after", secs.to_string());
-        return usage_headers(st, &subjects, now, resp);
-    }
-
-    let resp = run(shared, st, req, route, now);
     usage_headers(st, &subjects, now, resp)
 }
 
+/// Weight subjects: the account and the key for a signed route with a known key, else the IP.
+fn subjects(st: &State, req: &SimRequest, route: &Route<Handler>) -> Vec<Subject> {
+    let known = match route.auth {
+        Auth::Public => None,
+        _ => req.header("ACCESS-KEY").and_then(|k| st.keys.get(k.trim())),
+    };
+    match known {
+        Some(k) => vec![Subject::User(k.account), Subject::Key(k.key.clone())],
+        None => vec![Subject::Ip(req.peer)],
+    }
+}
+
+/// Charges the route's weight (only counted when limits are off); a refusal is HTTP 429
+/// (403001) or, banned, HTTP 403 (403002), with `retry-after` in seconds.
+fn charge(
+    shared: &Shared,
+    st: &mut State,
+    subjects: &[Subject],
+    route: &Route<Handler>,
+    now: i64,
+) -> Result<(), SimResponse> {
+    let enforce = shared.config.limits.weight_enabled;
+    st.swap
+        .limiter
+        .check(subjects, route.weight, now, enforce)
+        .map_err(|refusal| {
+            let (status, code) = match refusal {
+                Refusal::TooMany { .. } => (429, 403001),
+                Refusal::Banned { .. } => (403, 403002),
+            };
+            let secs = (refusal.retry_after_ms().saturating_add(999) / 1000).max(1);
+            SimResponse::json(status, &error_json(&err(code)))
+                .with_header("retry-after", secs.to_string())
+        })
+}
+
+/// Authenticates, reads the parameters and runs the handler of a route called with its method.
 fn run(
     shared: &Shared,
     st: &mut State,
     req: &SimRequest,
-    route: &'static Route,
+    route: &Route<Handler>,
     now: i64,
-) -> SimResponse {
-    let want = if route.post {
-        http::Method::POST
-    } else {
-        http::Method::GET
-    };
-    if req.method != want {
-        return SimResponse::json(405, &error_json(&err_msg(400002, "wrong request method")));
-    }
+) -> Result<SimResponse, SwapErr> {
     let body_text = req.body_text();
-    let user = match route.access {
-        Access::Public => 0,
-        access => {
-            let need = if access == Access::Read {
-                Permission::Read
-            } else {
-                Permission::Trade
-            };
-            match auth::authenticate(st, req, &body_text, need, now) {
-                Ok(u) => u,
-                Err(e) => return error_response(&e),
-            }
-        }
+    let user = match route.auth.permission() {
+        None => 0,
+        Some(need) => auth::authenticate(st, req, &body_text, need, now)?,
     };
-    let (p, body) = if route.post {
-        if !json_content(req) {
-            return error_response(&err_msg(400002, "content type must be application/json"));
-        }
-        let body: Value = if body_text.trim().is_empty() {
-            Value::Object(Default::default())
-        } else {
-            match serde_json::from_str(&body_text) {
-                Ok(v) => v,
-                Err(_) => return error_response(&err_msg(400002, "body is not JSON")),
-            }
-        };
+    let (p, body) = if route.method == Method::POST {
+        let body = json_body(req, &body_text)?;
         (Params::from_json(&body), body)
     } else {
         (Params::from_query(&req.query), Value::Null)
@@ -808,62 +522,21 @@ fn run(
         body,
         user,
     };
-    match dispatch(route.ep, &mut ctx) {
-        Ok(data) => SimResponse::ok(&J::obj().with("code", 0).with("data", data)),
-        Err(e) => error_response(&e),
-    }
+    let data = (route.handler)(&mut ctx)?;
+    Ok(SimResponse::ok(
+        &J::obj().with("code", 0).with("data", data),
+    ))
 }
 
-fn dispatch(ep: Ep, c: &mut Ctx<'_>) -> R {
-    use Ep::*;
-    match ep {
-        Time => Ok(J::Int(c.now_ms)),
-        ApiWeight => Ok(J::Arr(
-            ROUTES
-                .iter()
-                .map(|r| J::obj().with("path", r.path).with("weight", r.weight))
-                .collect(),
-        )),
-        Instruments => market::instruments(c),
-        Instrument => market::instrument(c),
-        Depth => market::depth(c),
-        Trades => market::trades(c),
-        Ticker => market::ticker(c),
-        Tickers => market::tickers(c),
-        Candles => market::candles(c, false),
-        CandlesHistory => market::candles(c, true),
-        FundingRate => market::funding_rate(c),
-        FundingRateHistory => market::funding_rate_history(c),
-        Balance => account::balance(c),
-        Transfer => account::transfer(c),
-        Positions => account::positions(c),
-        PositionMode => account::position_mode(c),
-        PositionMargin => account::position_margin(c),
-        Leverage => account::leverage(c),
-        TradingFeeRate => account::trading_fee_rate(c),
-        FinanceRecord => account::finance_record(c),
-        FundingFee => account::funding_fee(c),
-        TransferRecord => account::transfer_record(c),
-        OrderPlace => trade::order_place(c),
-        CancelOrder => trade::cancel_order(c),
-        BatchOrder => trade::batch_order(c),
-        BatchCancelOrder => trade::batch_cancel_order(c),
-        OpenOrders => trade::open_orders(c),
-        OrderInfo => trade::order_info(c),
-        HistoryOrders => trade::history_orders(c),
-        HistoryTrades => trade::history_trades(c),
-        SponsorOrder => copy::sponsor_order(c),
-        CloseOrder => copy::close_order(c),
-        CopyCancelOrder => copy::cancel_order(c),
-        UserCenterCurrent => copy::user_center_current(c),
-        UserCenterHistory => copy::user_center_history(c),
-        ExpertOpenOrders => copy::expert_open_orders(c),
-        AddAlgo => copy::add_algo(c),
-        CancelAlgo => copy::cancel_algo(c),
-        AccountAvailable => copy::account_available(c),
-        PlanTask => copy::plan_task(c),
-        InstrumentList => copy::instrument_list(c),
+/// The JSON body of a POST (`{}` when empty); 400002 for another content type or non-JSON.
+fn json_body(req: &SimRequest, body_text: &str) -> Result<Value, SwapErr> {
+    if !json_content(req) {
+        return Err(err_msg(400002, "content type must be application/json"));
     }
+    if body_text.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_json::from_str(body_text).map_err(|_| err_msg(400002, "body is not JSON"))
 }
 
 /// A decimal as a JSON string (the swap style).

@@ -374,3 +374,59 @@ fn encode_value(s: &str) -> String {
         })
         .collect()
 }
+
+#[test]
+fn integer_parameters_follow_the_integer_grammar() {
+    let env = funded();
+    let book = |limit: &str| {
+        let target = format!("/v3/order_book?symbol=btc_usdt&limit={limit}");
+        send(env.addr(), "GET", &target, &[], "").unwrap()
+    };
+    // Checked on the decoded value: a form `+` is a space, `%2B` a plus.
+    for bad in [
+        "+5",        // " 5"
+        "%2B5",      // "+5"
+        "%205",      // " 5"
+        "5%20",      // "5 "
+        "1_000",     // separators
+        "5.0",       // a fraction
+        "1e1",       // an exponent
+        "0x5",       // hexadecimal
+        "-",         // a sign alone
+        "%EF%BC%95", // a full-width digit
+    ] {
+        let r = book(bad);
+        assert_eq!(
+            (r.status, r.json()),
+            (
+                200,
+                serde_json::json!({"code":10004,"msg":"limit must be an integer"})
+            ),
+            "limit={bad}"
+        );
+    }
+    for good in ["5", "%35", "005"] {
+        let j = ok(&book(good));
+        assert_eq!(j["asks"].as_array().unwrap().len(), 5, "limit={good}: {j}");
+        assert_eq!(j["bids"].as_array().unwrap().len(), 5, "limit={good}: {j}");
+    }
+    // A negative integer is in the grammar; the range check refuses it.
+    let r = book("-5");
+    assert_eq!(r.json()["msg"], "limit must be within 1..=150");
+    // The history window's times keep their documented code (20014, invalid date format).
+    let now = env.now_s();
+    for bad in [format!("%2B{now}"), format!("%20{now}"), format!("{now}.0")] {
+        let r = get_raw(&env, "/spot/order/history", &format!("start_time={bad}"));
+        assert_eq!(r.code(), 20014, "start_time={bad}: {}", r.text());
+    }
+    ok(&get_raw(
+        &env,
+        "/spot/order/history",
+        &format!("start_time={now}"),
+    ));
+    // The withdrawal id of `/withdraw/cancel` (20033 for anything that is not an id).
+    for bad in ["%2B1", "1_0", "%201"] {
+        let r = post_raw(&env, "/withdraw/cancel", &format!("withdraw_id={bad}"));
+        assert_eq!(r.code(), 20033, "withdraw_id={bad}: {}", r.text());
+    }
+}

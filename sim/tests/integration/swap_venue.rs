@@ -442,3 +442,55 @@ fn swap_instruments_type_1_lists_simulated_contracts() {
     let r = env.swget("/public/instruments", &[("type", "3")]);
     assert_eq!((r.status, r.code()), (400, 400002));
 }
+
+#[test]
+fn swap_integer_parameters_follow_the_integer_grammar() {
+    let env = Env::new();
+    let depth = |limit: &str| {
+        let target = format!("/swap/v2/public/depth?instrument_id={BTC}&limit={limit}");
+        send(env.addr(), "GET", &target, &[], "").unwrap()
+    };
+    for bad in [
+        "+5",
+        "%2B5",
+        "%205",
+        "5%20",
+        "1_000",
+        "5.0",
+        "1e1",
+        "0x5",
+        "-",
+        "%EF%BC%95",
+    ] {
+        let r = depth(bad);
+        assert_eq!(
+            (r.status, r.json()),
+            (400, json!({"code":400002,"msg":"limit must be an integer"})),
+            "limit={bad}"
+        );
+    }
+    for good in ["5", "%35", "005"] {
+        let d = Env::ok_data(&depth(good));
+        assert_eq!(d["asks"].as_array().unwrap().len(), 5, "limit={good}: {d}");
+        assert_eq!(d["bids"].as_array().unwrap().len(), 5, "limit={good}: {d}");
+    }
+    // In a JSON body: strings follow the grammar, integers are taken as they are.
+    for bad in [
+        json!("+1"),
+        json!(" 1"),
+        json!("1_0"),
+        json!(1.5),
+        json!("1.0"),
+    ] {
+        let r = env.swpost(
+            "/trade/order_place",
+            &json!({"instrument_id": BTC, "type": bad, "order_type": 0, "size": 1, "price": "20000"}),
+        );
+        assert_eq!(
+            (r.status, r.json()),
+            (400, json!({"code":400002,"msg":"type must be an integer"})),
+            "type {bad}"
+        );
+    }
+    assert_eq!(env.ctl.swap_order_count(env.account), 0);
+}
