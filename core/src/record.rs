@@ -341,7 +341,7 @@ impl<W: Write + Send> Recorder<W> {
 
 /// What a client calls after each exchange: implemented by [`Recorder`], so a client can hold
 /// one without knowing its writer type.
-pub trait Tap: Send + Sync {
+pub trait Tap: Send + Sync + std::fmt::Debug {
     /// One exchange: the request, its answer or the transport failure, when it was sent (Unix
     /// ms) and how long it took.
     fn exchanged(
@@ -401,6 +401,75 @@ pub fn clone_request(request: &http::Request<Vec<u8>>) -> http::Request<Vec<u8>>
     let mut copy = http::Request::new(request.body().clone());
     *copy.method_mut() = request.method().clone();
     *copy.uri_mut() = request.uri().clone();
+    copy
+}
+
+/// A transport failure: its kind and the error.
+pub type Failure = (crate::TransportErrorKind, BoxError);
+
+/// The recording and replaying hooks a client holds (`ClientBuilder::recorder`,
+/// `ClientBuilder::replayer` in both clients): one implementation of the bookkeeping for both.
+#[derive(Debug, Clone, Default)]
+pub struct Hooks {
+    /// Called after every exchange.
+    pub tap: Option<std::sync::Arc<dyn Tap>>,
+    /// Answers instead of the network.
+    pub responder: Option<std::sync::Arc<dyn Responder>>,
+}
+
+impl Hooks {
+    /// Whether neither hook is set (the client then skips all bookkeeping).
+    pub fn is_empty(&self) -> bool {
+        self.tap.is_none() && self.responder.is_none()
+    }
+
+    /// A copy of `request` for the tap, taken before the request is sent (`None` without a
+    /// tap).
+    pub fn before(&self, request: &http::Request<Vec<u8>>) -> Option<http::Request<Vec<u8>>> {
+        self.tap.as_ref().map(|_| clone_request(request))
+    }
+
+    /// The responder's answer, when replaying: a mismatch with the recording is
+    /// [`TransportErrorKind::InvalidRequest`](crate::TransportErrorKind) (nothing was sent, so
+    /// neither retried nor an unknown outcome); a recorded transport failure is
+    /// [`TransportErrorKind::Other`](crate::TransportErrorKind), as it was live.
+    pub fn replay(
+        &self,
+        request: &http::Request<Vec<u8>>,
+    ) -> Option<Result<http::Response<Vec<u8>>, Failure>> {
+        let responder = self.responder.as_ref()?;
+        Some(responder.respond(request).map_err(|e| {
+            let kind = if e.downcast_ref::<ReplayMismatch>().is_some() {
+                crate::TransportErrorKind::InvalidRequest
+            } else {
+                crate::TransportErrorKind::Other
+            };
+            (kind, e)
+        }))
+    }
+
+    /// Hands one finished exchange to the tap (`copy` from [`Hooks::before`]).
+    pub fn after<B: AsRef<[u8]>, K>(
+        &self,
+        copy: Option<http::Request<Vec<u8>>>,
+        result: &Result<http::Response<B>, (K, BoxError)>,
+        at_ms: i64,
+        elapsed: Duration,
+    ) {
+        if let (Some(tap), Some(copy)) = (&self.tap, copy) {
+            match result {
+                Ok(r) => tap.exchanged(&copy, Ok(&copy_response(r)), at_ms, elapsed),
+                Err((_, e)) => tap.exchanged(&copy, Err(&e.to_string()), at_ms, elapsed),
+            }
+        }
+    }
+}
+
+/// A copy of `response` (status, headers, body).
+fn copy_response<B: AsRef<[u8]>>(response: &http::Response<B>) -> http::Response<Vec<u8>> {
+    let mut copy = http::Response::new(response.body().as_ref().to_vec());
+    *copy.status_mut() = response.status();
+    *copy.headers_mut() = response.headers().clone();
     copy
 }
 
@@ -701,7 +770,7 @@ fn respond(record: &Record) -> Result<http::Response<Vec<u8>>, BoxError> {
 }
 
 /// What a client asks instead of the network when replaying: implemented by [`Replayer`].
-pub trait Responder: Send + Sync {
+pub trait Responder: Send + Sync + std::fmt::Debug {
     /// The answer to `request`, or a transport failure.
     fn respond(
         &self,

@@ -12,6 +12,7 @@ use bytes::Bytes;
 use digifinex_core::exchange::{record, request_span, sync_span};
 use digifinex_core::paging::Pager;
 use digifinex_core::policy::RetryPolicy;
+use digifinex_core::record::{Hooks, Responder, Tap};
 use digifinex_core::session::{Action, Drive, Response, Session, SessionBuilder};
 use digifinex_core::{
     BoxError, Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind,
@@ -86,6 +87,8 @@ pub struct Client<C = DefaultConnector> {
     /// request notes when it gets a connection, to tell the phase.
     capture: bool,
     max_body: usize,
+    /// Recording and replaying (see [`ClientBuilder::recorder`]).
+    hooks: Hooks,
 }
 
 impl<C: Clone> Clone for Client<C> {
@@ -98,6 +101,7 @@ impl<C: Clone> Clone for Client<C> {
             timed: self.timed,
             capture: self.capture,
             max_body: self.max_body,
+            hooks: self.hooks.clone(),
         }
     }
 }
@@ -233,10 +237,29 @@ where
         }
     }
 
+    /// Sends one request (or asks the replayer) and hands the exchange to the recorder.
+    async fn exchange(
+        &self,
+        request: http::Request<Vec<u8>>,
+    ) -> Result<http::Response<Bytes>, Failed> {
+        if self.hooks.is_empty() {
+            return self.exchange_net(request).await;
+        }
+        let copy = self.hooks.before(&request);
+        let at = self.session.local_now().0;
+        let started = std::time::Instant::now();
+        let result = match self.hooks.replay(&request) {
+            Some(answer) => answer.map(|r| r.map(Bytes::from)),
+            None => self.exchange_net(request).await,
+        };
+        self.hooks.after(copy, &result, at, started.elapsed());
+        result
+    }
+
     /// Sends one request and reads the whole answer within the timeouts. A failure carries its
     /// kind, decided by the phase it happened in (see [`head_failure`]), and the transport's
     /// error.
-    async fn exchange(
+    async fn exchange_net(
         &self,
         request: http::Request<Vec<u8>>,
     ) -> Result<http::Response<Bytes>, Failed> {
@@ -432,6 +455,7 @@ struct Options {
     max_body: usize,
     roots: Option<Vec<Vec<u8>>>,
     timed: bool,
+    hooks: Hooks,
 }
 
 impl Default for Options {
@@ -445,6 +469,7 @@ impl Default for Options {
             max_body: DEFAULT_MAX_BODY,
             roots: None,
             timed: true,
+            hooks: Hooks::default(),
         }
     }
 }
@@ -478,6 +503,23 @@ impl<C> ClientBuilder<C>
 where
     C: Connect + Clone + Send + Sync + 'static,
 {
+    /// Records every exchange (request, answer, timing; secret-free) with `recorder`, e.g.
+    /// `Arc::new(Recorder::append_to("session.jsonl")?.redacting(&credentials))` (see
+    /// [`digifinex_core::record`]).
+    pub fn recorder(mut self, recorder: Arc<dyn Tap>) -> Self {
+        self.opts.hooks.tap = Some(recorder);
+        self
+    }
+
+    /// Answers every request from `replayer` instead of the network (tests): e.g.
+    /// `Arc::new(Replayer::open("session.jsonl", ReplayMode::Strict)?)`. A request that does
+    /// not match the recording fails as a transport error naming the first difference, and is
+    /// never retried.
+    pub fn replayer(mut self, replayer: Arc<dyn Responder>) -> Self {
+        self.opts.hooks.responder = Some(replayer);
+        self
+    }
+
     /// Every session setting at once (URLs, credentials, clock, retries, budgets, time sync):
     /// the same [`SessionBuilder`] the blocking client takes. The setters below change it in
     /// place.
@@ -649,6 +691,7 @@ where
             timed: o.timed,
             capture,
             max_body: o.max_body,
+            hooks: o.hooks,
         })
     }
 }

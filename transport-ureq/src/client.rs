@@ -7,6 +7,7 @@ use std::time::Duration;
 use digifinex_core::exchange::{record, request_span, sync_span};
 use digifinex_core::paging::Pager;
 use digifinex_core::policy::RetryPolicy;
+use digifinex_core::record::{Hooks, Responder, Tap};
 use digifinex_core::session::{Action, Drive, Response, Session, SessionBuilder};
 use digifinex_core::{
     BoxError, Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind,
@@ -32,6 +33,8 @@ pub struct Client {
     /// Settings applied to each request (only for an agent the caller built).
     per_request: Option<PerRequest>,
     max_body: u64,
+    /// Recording and replaying (see [`ClientBuilder::recorder`]).
+    hooks: Hooks,
 }
 
 /// Request-level settings for a caller's agent: its status handling must return 4xx/5xx as
@@ -174,9 +177,28 @@ impl Client {
         self.agent.run(request)
     }
 
+    /// Sends one request (or asks the replayer) and hands the exchange to the recorder.
+    fn exchange(
+        &self,
+        request: http::Request<Vec<u8>>,
+    ) -> Result<http::Response<Vec<u8>>, (TransportErrorKind, BoxError)> {
+        if self.hooks.is_empty() {
+            return self.exchange_net(request);
+        }
+        let copy = self.hooks.before(&request);
+        let at = self.session.local_now().0;
+        let started = std::time::Instant::now();
+        let result = match self.hooks.replay(&request) {
+            Some(answer) => answer,
+            None => self.exchange_net(request),
+        };
+        self.hooks.after(copy, &result, at, started.elapsed());
+        result
+    }
+
     /// Sends one request and reads the whole answer. A failure carries its kind, decided by the
     /// phase it happened in (see [`classify`]), and ureq's error.
-    fn exchange(
+    fn exchange_net(
         &self,
         request: http::Request<Vec<u8>>,
     ) -> Result<http::Response<Vec<u8>>, (TransportErrorKind, BoxError)> {
@@ -257,6 +279,7 @@ pub struct ClientBuilder {
     allow_http: bool,
     max_body: usize,
     roots: Option<Vec<Vec<u8>>>,
+    hooks: Hooks,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -287,11 +310,29 @@ impl Default for ClientBuilder {
             allow_http: false,
             max_body: DEFAULT_MAX_BODY,
             roots: None,
+            hooks: Hooks::default(),
         }
     }
 }
 
 impl ClientBuilder {
+    /// Records every exchange (request, answer, timing; secret-free) with `recorder`, e.g.
+    /// `Arc::new(Recorder::append_to("session.jsonl")?.redacting(&credentials))` (see
+    /// [`digifinex_core::record`]).
+    pub fn recorder(mut self, recorder: Arc<dyn Tap>) -> Self {
+        self.hooks.tap = Some(recorder);
+        self
+    }
+
+    /// Answers every request from `replayer` instead of the network (tests): e.g.
+    /// `Arc::new(Replayer::open("session.jsonl", ReplayMode::Strict)?)`. A request that does
+    /// not match the recording fails as a transport error naming the first difference, and is
+    /// never retried.
+    pub fn replayer(mut self, replayer: Arc<dyn Responder>) -> Self {
+        self.hooks.responder = Some(replayer);
+        self
+    }
+
     /// Every session setting at once (URLs, credentials, clock, retries, budgets, time sync):
     /// the same [`SessionBuilder`] the async client takes. The setters below change it in place.
     pub fn session(mut self, session: SessionBuilder) -> Self {
@@ -493,6 +534,7 @@ impl ClientBuilder {
             agent,
             per_request,
             max_body: self.max_body as u64,
+            hooks: self.hooks,
         })
     }
 }
