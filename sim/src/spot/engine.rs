@@ -22,7 +22,8 @@
 
 use super::Kind;
 use crate::accounts::{finance_type, Account, AccountId, AccountType};
-use crate::config::{MarketSpec, SimConfig};
+use crate::config::{MarketSpec, Retention, SimConfig};
+use crate::history::{push_capped, OrderLog};
 use crate::num::{floor_dp, round_dp, step};
 use crate::rng::Rng;
 use crate::state::State;
@@ -66,6 +67,9 @@ pub mod status {
 pub struct Order {
     /// Id (32 hex digits).
     pub id: String,
+    /// Creation number in the family ([`SpotState::order_seq`] when created); orders are kept
+    /// and listed per account in this order.
+    pub seq: u64,
     /// Owner.
     pub account: AccountId,
     /// Spot or margin.
@@ -309,14 +313,17 @@ pub struct SpotState {
     pub by_symbol: HashMap<String, usize>,
     /// Books by market index.
     pub books: Vec<Book>,
-    /// Public trades by market index, oldest first.
-    pub trades: Vec<Vec<PublicTrade>>,
-    /// Orders by id.
+    /// Public trades by market index, oldest first (the newest
+    /// [`Retention::public_trades_per_market`] kept).
+    pub trades: Vec<VecDeque<PublicTrade>>,
+    /// Kept orders by id: open ones and the finished ones [`SpotState::user_orders`] keeps.
     pub orders: HashMap<String, Order>,
-    /// Order ids per account, oldest first.
-    pub user_orders: HashMap<AccountId, Vec<String>>,
-    /// Own trades per account, oldest first.
-    pub my_trades: HashMap<AccountId, Vec<OwnTrade>>,
+    /// Ids of each account's kept orders by creation ([`Order::seq`]), the finished ones capped
+    /// at [`Retention::finished_orders_per_account`]; the keys of [`SpotState::orders`].
+    pub user_orders: HashMap<AccountId, OrderLog<String>>,
+    /// Own trades per account, oldest first (the newest [`Retention::own_trades_per_account`]
+    /// kept).
+    pub my_trades: HashMap<AccountId, VecDeque<OwnTrade>>,
     /// Margin positions by (account, market index).
     pub positions: BTreeMap<(AccountId, usize), Position>,
     /// Deposits, oldest first.
@@ -339,6 +346,8 @@ pub struct SpotState {
     pub levels: usize,
     /// Generator for the synthetic maker.
     pub mm_rng: Rng,
+    /// How much history is kept.
+    pub retention: Retention,
 }
 
 fn gap(m: &MarketSpec) -> Decimal {
@@ -383,7 +392,7 @@ impl SpotState {
             }
             books.push(book);
             // 48 synthetic trades over the last day, one every 30 minutes.
-            let mut list = Vec::new();
+            let mut list = VecDeque::new();
             for i in 0..48i64 {
                 let r = Decimal::from(mm_rng.below(2001)) - Decimal::from(1000);
                 let price = round_dp(
@@ -400,13 +409,17 @@ impl SpotState {
                 } else {
                     Side::Sell
                 };
-                list.push(PublicTrade {
-                    id: next_trade_id,
-                    time_ms: now_ms - 86_400_000 + (i + 1) * 1_800_000 - 60_000,
-                    price,
-                    amount,
-                    side,
-                });
+                push_capped(
+                    &mut list,
+                    PublicTrade {
+                        id: next_trade_id,
+                        time_ms: now_ms - 86_400_000 + (i + 1) * 1_800_000 - 60_000,
+                        price,
+                        amount,
+                        side,
+                    },
+                    config.retention.public_trades_per_market,
+                );
                 next_trade_id += 1;
             }
             trades.push(list);
@@ -435,7 +448,64 @@ impl SpotState {
             taker_fee: config.taker_fee_rate,
             levels: config.book_levels,
             mm_rng,
+            retention: config.retention,
         }
+    }
+
+    /// Stores a new order and lists it under its account.
+    pub fn add_order(&mut self, order: Order) {
+        self.user_orders
+            .entry(order.account)
+            .or_default()
+            .insert(order.seq, order.id.clone());
+        self.orders.insert(order.id.clone(), order);
+    }
+
+    /// Ids of the account's kept orders, oldest first.
+    pub fn order_ids(&self, account: AccountId) -> impl DoubleEndedIterator<Item = &String> + '_ {
+        self.user_orders
+            .get(&account)
+            .into_iter()
+            .flat_map(OrderLog::iter)
+    }
+
+    /// Files order `id`, once finished, among its account's finished orders and forgets the
+    /// orders that finished earliest beyond [`Retention::finished_orders_per_account`] (at
+    /// least one is kept). Nothing for an open or unknown order; filing twice is harmless.
+    pub fn archive(&mut self, id: &str) {
+        let Some(o) = self.orders.get(id) else {
+            return;
+        };
+        if o.is_active() {
+            return;
+        }
+        let (account, seq) = (o.account, o.seq);
+        let keep = self.retention.finished_orders_per_account.max(1);
+        let orders = &mut self.orders;
+        if let Some(log) = self.user_orders.get_mut(&account) {
+            log.finish(seq, keep, |old| {
+                orders.remove(&old);
+            });
+        }
+    }
+
+    /// The account's own trades of order `o` (its kept fills), oldest first.
+    pub fn fills_of(&self, o: &Order) -> Vec<&OwnTrade> {
+        let Some(list) = self.my_trades.get(&o.account) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        // Trade ids grow with time, so each list is sorted by id (an account trading with
+        // itself holds both sides of one trade id).
+        for tid in &o.fills {
+            let from = list.partition_point(|t| t.id < *tid);
+            out.extend(
+                list.range(from..)
+                    .take_while(|t| t.id == *tid)
+                    .filter(|t| t.order_id == o.id),
+            );
+        }
+        out
     }
 
     /// Mid price: between best bid and ask, else the last trade, else the configured mid.
@@ -453,7 +523,7 @@ impl SpotState {
     pub fn last_price(&self, m: usize) -> Decimal {
         self.trades
             .get(m)
-            .and_then(|t| t.last())
+            .and_then(|t| t.back())
             .map(|t| t.price)
             .or_else(|| self.markets.get(m).map(|x| x.mid_price))
             .unwrap_or_default()
@@ -634,14 +704,19 @@ pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
         if let Some(maker) = &f.maker {
             settle(st, maker, f.price, f.qty, true, tid, now_ms);
         }
+        let keep = st.spot.retention.public_trades_per_market;
         if let Some(list) = st.spot.trades.get_mut(m) {
-            list.push(PublicTrade {
-                id: tid,
-                time_ms: now_ms,
-                price: f.price,
-                amount: f.qty,
-                side,
-            });
+            push_capped(
+                list,
+                PublicTrade {
+                    id: tid,
+                    time_ms: now_ms,
+                    price: f.price,
+                    amount: f.qty,
+                    side,
+                },
+                keep,
+            );
         }
     }
 
@@ -683,6 +758,8 @@ pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
     if had_fills {
         st.spot.replenish(m);
     }
+    // Filed last, so the order a request finishes outlives the makers it finished.
+    st.spot.archive(order_id);
 }
 
 /// Finishes an order: sets the status and finish time, removes it from the book and releases
@@ -711,6 +788,7 @@ pub fn finish(st: &mut State, order_id: &str, now_ms: i64, code: u8) {
             st.account(account).unfreeze(at, &cur, frozen);
         }
     }
+    st.spot.archive(order_id);
 }
 
 /// Account type and currency an order freezes.
@@ -829,7 +907,15 @@ fn settle(
             acct.unfreeze(at, cur, left);
         }
     }
-    spot.my_trades.entry(account).or_default().push(trade);
+    push_capped(
+        spot.my_trades.entry(account).or_default(),
+        trade,
+        spot.retention.own_trades_per_account,
+    );
+    if done && is_maker {
+        // A taker is filed at the end of its execution.
+        spot.archive(order_id);
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -70,9 +70,14 @@ fn ticker_entry(c: &Ctx<'_>, i: usize) -> J {
     };
     let book = spot.books.get(i);
     let since = c.now_ms - 86_400_000;
-    let trades = spot.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
     let last = spot.last_price(i);
-    let recent: Vec<_> = trades.iter().filter(|t| t.time_ms >= since).collect();
+    let recent: Vec<_> = spot
+        .trades
+        .get(i)
+        .into_iter()
+        .flatten()
+        .filter(|t| t.time_ms >= since)
+        .collect();
     let open = recent.first().map_or(last, |t| t.price);
     let high = recent.iter().map(|t| t.price).max().unwrap_or(last);
     let low = recent.iter().map(|t| t.price).min().unwrap_or(last);
@@ -163,10 +168,8 @@ pub fn trades(c: &mut Ctx<'_>) -> R {
         c.st.spot
             .trades
             .get(i)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
-            .rev()
+            .into_iter()
+            .flat_map(|list| list.iter().rev())
             .take(limit)
             .map(|t| {
                 J::obj()
@@ -239,12 +242,13 @@ pub fn kline(c: &mut Ctx<'_>) -> R {
     } else {
         first
     };
-    let trades = c.st.spot.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
+    let empty = std::collections::VecDeque::new();
+    let trades = c.st.spot.trades.get(i).unwrap_or(&empty);
     let mut prev_close = trades
         .iter()
         .rev()
         .find(|t| t.time_ms < first * 1000)
-        .or_else(|| trades.first())
+        .or_else(|| trades.front())
         .map_or(c.st.spot.last_price(i), |t| t.price);
     let mut idx = trades.partition_point(|t| t.time_ms < first * 1000);
     let mut out = Vec::new();
