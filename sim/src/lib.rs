@@ -52,7 +52,9 @@
 //! API), [`spot`] (the spot/margin family: [`spot::auth`], [`spot::market`], [`spot::orders`],
 //! [`spot::engine`], [`spot::account`], [`spot::wallet`], [`spot::risk`]), [`swap`] (the swap
 //! and copy-trading family: [`swap::auth`], [`swap::limits`], [`swap::market`],
-//! [`swap::engine`], [`swap::account`], [`swap::trade`], [`swap::copy`]), and shared pieces: [`accounts`], [`clock`], [`faults`], [`history`], [`limiter`],
+//! [`swap::engine`], [`swap::account`], [`swap::trade`], [`swap::copy`]), and shared pieces:
+//! [`accounts`], [`book`] (the order book and matching both families use), [`clock`],
+//! [`faults`], [`history`], [`limiter`],
 //! [`json`], [`num`], [`rng`], [`wire`], [`config`].
 //!
 //! Design notes where the spec is silent or contradicts itself are in the module docs of the
@@ -61,6 +63,7 @@
 #![warn(missing_docs)]
 
 pub mod accounts;
+pub mod book;
 pub mod clock;
 pub mod config;
 pub mod control;

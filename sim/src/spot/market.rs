@@ -114,34 +114,17 @@ pub fn ticker(c: &mut Ctx<'_>) -> R {
         .with("code", 0))
 }
 
-/// Aggregated levels of a book side, best first (the `/order_book` answer lists asks the other
-/// way round).
-pub fn levels(book: &Book, side: Side, limit: usize) -> Vec<(Decimal, Decimal)> {
-    let sum = |q: &std::collections::VecDeque<super::engine::Resting>| -> Decimal {
-        q.iter().map(|r| r.remaining).sum()
-    };
-    match side {
-        Side::Buy => book
-            .bids
-            .iter()
-            .rev()
-            .take(limit)
-            .map(|(p, q)| (*p, sum(q)))
-            .collect(),
-        Side::Sell => book
-            .asks
-            .iter()
-            .take(limit)
-            .map(|(p, q)| (*p, sum(q)))
-            .collect(),
-    }
-}
-
 /// `GET /order_book`.
 pub fn order_book(c: &mut Ctx<'_>) -> R {
     let i = symbol_index(c)?;
     let limit = c.p.limit("limit", 10, 150)?;
-    let book = c.st.spot.books.get(i).cloned().unwrap_or_default();
+    let levels = |side: Side| {
+        c.st.spot
+            .books
+            .get(i)
+            .map(|book| book.levels(side, limit))
+            .unwrap_or_default()
+    };
     let side = |list: Vec<(Decimal, Decimal)>| -> J {
         J::Arr(
             list.into_iter()
@@ -149,9 +132,10 @@ pub fn order_book(c: &mut Ctx<'_>) -> R {
                 .collect(),
         )
     };
-    // Both sides highest price first: bids best first, asks best last.
-    let bids = levels(&book, Side::Buy, limit);
-    let mut asks = levels(&book, Side::Sell, limit);
+    // Both sides highest price first: bids best first, asks best last ([`Book::levels`]
+    // answers best first).
+    let bids = levels(Side::Buy);
+    let mut asks = levels(Side::Sell);
     asks.reverse();
     Ok(J::obj()
         .with("bids", side(bids))

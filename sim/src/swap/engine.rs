@@ -1,9 +1,10 @@
 //! Swap books, the synthetic market maker, matching, positions, margin and funding.
 //!
-//! Books work as in [`crate::spot::engine`]: price levels of FIFO queues, price-time priority,
-//! trades at the resting price, and synthetic maker orders from the seed (`book_levels` per side,
-//! 5 basis points apart, at least one tick; refilled beyond the worst synthetic price when a side
-//! drops below half). Sizes are whole contracts.
+//! Books are the shared [`crate::book`], as for spot: price levels of FIFO queues, price-time
+//! priority, trades at the resting price, and synthetic maker orders from the seed
+//! (`book_levels` per side, 5 basis points apart rounded down to the tick, at least one tick;
+//! refilled beyond the worst synthetic price when a side drops below half). Quantities are
+//! whole contracts.
 //!
 //! DESIGN (margin model, linear contracts settled in the quote currency, USDT):
 //! - The swap wallet is the account's [`AccountType::Swap`] balance: `free + frozen` is the
@@ -39,6 +40,8 @@
 //!   lazily before every swap request and control call, for every funding time passed.
 
 use crate::accounts::{Account, AccountId, AccountType};
+use crate::book::Demand;
+pub use crate::book::{Book, Resting, Side};
 use crate::config::{Retention, SimConfig, SwapInstrumentSpec};
 use crate::history::{push_capped, OrderLog};
 use crate::num::{floor_dp, round_dp};
@@ -66,15 +69,6 @@ pub mod bill {
     pub const CLOSE_SHORT: u32 = 6;
     /// Funding fee.
     pub const FUNDING: u32 = 15;
-}
-
-/// Buy or sell side of the book.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// Buy (open long, close short).
-    Buy,
-    /// Sell (open short, close long).
-    Sell,
 }
 
 /// Position side.
@@ -331,85 +325,6 @@ pub struct PubTrade {
     pub direction: i64,
 }
 
-/// A resting order in a level.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Resting {
-    /// Owner's order id; `None` for the synthetic maker.
-    pub order: Option<String>,
-    /// Remaining contracts.
-    pub remaining: Decimal,
-}
-
-/// One instrument's book.
-#[derive(Debug, Clone, Default)]
-pub struct Book {
-    /// Bids by price (best last).
-    pub bids: BTreeMap<Decimal, VecDeque<Resting>>,
-    /// Asks by price (best first).
-    pub asks: BTreeMap<Decimal, VecDeque<Resting>>,
-}
-
-impl Book {
-    /// Best bid.
-    pub fn best_bid(&self) -> Option<Decimal> {
-        self.bids.keys().next_back().copied()
-    }
-
-    /// Best ask.
-    pub fn best_ask(&self) -> Option<Decimal> {
-        self.asks.keys().next().copied()
-    }
-
-    /// Aggregated levels of a side, best first.
-    pub fn levels(&self, side: Side, limit: usize) -> Vec<(Decimal, Decimal)> {
-        let sum = |q: &VecDeque<Resting>| q.iter().map(|r| r.remaining).sum::<Decimal>();
-        match side {
-            Side::Buy => self
-                .bids
-                .iter()
-                .rev()
-                .take(limit)
-                .map(|(p, q)| (*p, sum(q)))
-                .collect(),
-            Side::Sell => self
-                .asks
-                .iter()
-                .take(limit)
-                .map(|(p, q)| (*p, sum(q)))
-                .collect(),
-        }
-    }
-
-    fn side_mut(&mut self, side: Side) -> &mut BTreeMap<Decimal, VecDeque<Resting>> {
-        match side {
-            Side::Buy => &mut self.bids,
-            Side::Sell => &mut self.asks,
-        }
-    }
-
-    fn remove_order(&mut self, side: Side, price: Decimal, id: &str) {
-        let levels = self.side_mut(side);
-        if let Some(q) = levels.get_mut(&price) {
-            q.retain(|r| r.order.as_deref() != Some(id));
-            if q.is_empty() {
-                levels.remove(&price);
-            }
-        }
-    }
-
-    fn synthetic_count(&self, side: Side) -> usize {
-        let levels = match side {
-            Side::Buy => &self.bids,
-            Side::Sell => &self.asks,
-        };
-        levels
-            .values()
-            .flat_map(|q| q.iter())
-            .filter(|r| r.order.is_none())
-            .count()
-    }
-}
-
 /// A position.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwapPosition {
@@ -608,26 +523,12 @@ impl SwapState {
         for (i, m) in instruments.iter().enumerate() {
             let period = m.funding_period_ms();
             let next_time = (now_ms.div_euclid(period) + 1) * period;
-            let mut book = Book::default();
-            let g = gap(m);
-            for l in 1..=config.book_levels {
-                let off = g * Decimal::from(l);
-                book.asks
-                    .entry(m.mid_price + off)
-                    .or_default()
-                    .push_back(Resting {
-                        order: None,
-                        remaining: maker_size(m, &mut mm),
-                    });
-                let bid = m.mid_price - off;
-                if bid > Decimal::ZERO {
-                    book.bids.entry(bid).or_default().push_back(Resting {
-                        order: None,
-                        remaining: maker_size(m, &mut mm),
-                    });
-                }
-            }
-            books.push(book);
+            books.push(Book::seeded(
+                config.book_levels,
+                m.mid_price,
+                gap(m),
+                || maker_size(m, &mut mm),
+            ));
             let mut list = VecDeque::new();
             for k in 0..48i64 {
                 let r = Decimal::from(mm.below(2001)) - Decimal::from(1000);
@@ -918,65 +819,30 @@ impl SwapState {
     /// level (the worst level when fewer exist); `None` when the opposite side is empty.
     pub fn reach_price(&self, i: usize, side: Side, levels: usize) -> Option<Decimal> {
         let book = self.books.get(i)?;
-        let opposite = match side {
-            Side::Buy => Side::Sell,
-            Side::Sell => Side::Buy,
-        };
-        book.levels(opposite, levels.max(1)).last().map(|(p, _)| *p)
+        book.levels(side.opposite(), levels.max(1))
+            .last()
+            .map(|(p, _)| *p)
     }
 
     /// Contracts available to `side` up to `limit` (for FOK).
     pub fn available_to(&self, i: usize, side: Side, limit: Decimal) -> Decimal {
-        let Some(book) = self.books.get(i) else {
-            return Decimal::ZERO;
-        };
-        let sum = |q: &VecDeque<Resting>| q.iter().map(|r| r.remaining).sum::<Decimal>();
-        match side {
-            Side::Buy => book.asks.range(..=limit).map(|(_, q)| sum(q)).sum(),
-            Side::Sell => book.bids.range(limit..).map(|(_, q)| sum(q)).sum(),
-        }
+        self.books
+            .get(i)
+            .map_or(Decimal::ZERO, |book| book.available(side, limit))
     }
 
     fn replenish(&mut self, i: usize) {
-        let Some(spec) = self.instruments.get(i) else {
+        let SwapState {
+            instruments,
+            books,
+            levels,
+            rng,
+            ..
+        } = self;
+        let (Some(spec), Some(book)) = (instruments.get(i), books.get_mut(i)) else {
             return;
         };
-        let g = gap(spec);
-        let want = self.levels;
-        let Some(book) = self.books.get_mut(i) else {
-            return;
-        };
-        for side in [Side::Buy, Side::Sell] {
-            let mut have = book.synthetic_count(side);
-            if have * 2 >= want {
-                continue;
-            }
-            while have < want {
-                let next = match side {
-                    Side::Sell => {
-                        book.asks
-                            .keys()
-                            .next_back()
-                            .copied()
-                            .unwrap_or(spec.mid_price)
-                            + g
-                    }
-                    Side::Buy => book.bids.keys().next().copied().unwrap_or(spec.mid_price) - g,
-                };
-                if next <= Decimal::ZERO {
-                    break;
-                }
-                let size = maker_size(spec, &mut self.rng);
-                book.side_mut(side)
-                    .entry(next)
-                    .or_default()
-                    .push_back(Resting {
-                        order: None,
-                        remaining: size,
-                    });
-                have += 1;
-            }
-        }
+        book.replenish(*levels, spec.mid_price, gap(spec), || maker_size(spec, rng));
     }
 }
 
@@ -1138,12 +1004,6 @@ pub fn place(st: &mut State, account: AccountId, p: &Prepared, copy: bool, now: 
     id
 }
 
-struct Fill {
-    maker: Option<String>,
-    price: Decimal,
-    qty: Decimal,
-}
-
 /// Matches a stored order against the book, settles fills, and rests or finishes the rest.
 pub fn execute(st: &mut State, order_id: &str, now: i64) {
     let Some(o) = st.swap.orders.get(order_id) else {
@@ -1158,10 +1018,11 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
         o.size,
         o.kind,
     );
-    let would_take = st.swap.books.get(i).is_some_and(|b| match side {
-        Side::Buy => b.best_ask().is_some_and(|a| a <= limit),
-        Side::Sell => b.best_bid().is_some_and(|x| x >= limit),
-    });
+    let would_take = st
+        .swap
+        .books
+        .get(i)
+        .is_some_and(|b| b.would_take(side, limit));
     if post_only && would_take {
         finish(st, order_id, now);
         return;
@@ -1170,51 +1031,12 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
         finish(st, order_id, now);
         return;
     }
-    let mut fills = Vec::new();
-    if let Some(book) = st.swap.books.get_mut(i) {
-        let opposite = match side {
-            Side::Buy => &mut book.asks,
-            Side::Sell => &mut book.bids,
-        };
-        let mut left = size;
-        loop {
-            let level = match side {
-                Side::Buy => opposite.keys().next().copied(),
-                Side::Sell => opposite.keys().next_back().copied(),
-            };
-            let Some(price) = level else { break };
-            if (side == Side::Buy && price > limit) || (side == Side::Sell && price < limit) {
-                break;
-            }
-            let Some(queue) = opposite.get_mut(&price) else {
-                break;
-            };
-            let Some(front) = queue.front_mut() else {
-                opposite.remove(&price);
-                continue;
-            };
-            let qty = left.min(front.remaining);
-            if qty <= Decimal::ZERO {
-                break;
-            }
-            fills.push(Fill {
-                maker: front.order.clone(),
-                price,
-                qty,
-            });
-            front.remaining -= qty;
-            if front.remaining <= Decimal::ZERO {
-                queue.pop_front();
-                if queue.is_empty() {
-                    opposite.remove(&price);
-                }
-            }
-            left -= qty;
-            if left <= Decimal::ZERO {
-                break;
-            }
-        }
-    }
+    let fills = st
+        .swap
+        .books
+        .get_mut(i)
+        .map(|book| book.take(side, Some(limit), Demand::Quantity(size)).fills)
+        .unwrap_or_default();
     let had = !fills.is_empty();
     for f in fills {
         let tid = st.swap.next_trade_id;
@@ -1243,13 +1065,7 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
             if tif == Tif::Gtc {
                 let remaining = o.size - o.filled;
                 if let Some(book) = st.swap.books.get_mut(i) {
-                    book.side_mut(side)
-                        .entry(limit)
-                        .or_default()
-                        .push_back(Resting {
-                            order: Some(order_id.to_owned()),
-                            remaining,
-                        });
+                    book.push(side, limit, Some(order_id.to_owned()), remaining);
                 }
             } else {
                 finish(st, order_id, now);

@@ -112,15 +112,21 @@ fn level_json(levels: Vec<(Decimal, Decimal)>) -> J {
 pub fn depth(c: &mut Ctx<'_>) -> R {
     let i = c.instrument()?;
     let limit = c.p.limit()?;
-    let book = c.st.swap.books.get(i).cloned().unwrap_or_default();
+    let levels = |side: Side| {
+        c.st.swap
+            .books
+            .get(i)
+            .map(|book| book.levels(side, limit))
+            .unwrap_or_default()
+    };
     Ok(J::obj()
         .with(
             "instrument_id",
             c.st.swap.instruments[i].instrument_id.as_str(),
         )
         .with("timestamp", c.now_ms)
-        .with("asks", level_json(book.levels(Side::Sell, limit)))
-        .with("bids", level_json(book.levels(Side::Buy, limit))))
+        .with("asks", level_json(levels(Side::Sell)))
+        .with("bids", level_json(levels(Side::Buy))))
 }
 
 /// `GET public/trades`.
@@ -364,8 +370,5 @@ pub fn funding_rate_history(c: &mut Ctx<'_>) -> R {
 
 /// Best opposite price for a side (for market-style checks).
 pub fn opposite_best(book: &Book, side: Side) -> Option<Decimal> {
-    match side {
-        Side::Buy => book.best_ask(),
-        Side::Sell => book.best_bid(),
-    }
+    book.best(side.opposite())
 }
