@@ -4,9 +4,12 @@
 //!
 //! `cargo bench -p digifinex-sim --bench history` (`HISTORY_N` sets N, default 20,000 per
 //! family). Prints `first 1000: .. us/pair, last 1000: .. us/pair, ratio ..` per family; the aim
-//! is a ratio within 1.2.
+//! is a ratio within 1.2. It also prints the process's resident memory (the simulator runs in
+//! it; Linux `/proc/self/status`) at start and after each family, which stays bounded by
+//! [`digifinex_sim::Retention`]: `HISTORY_KEEP` sets the finished orders and own trades kept per
+//! account (default: the default retention, 100,000).
 
-use digifinex_sim::{AccountType, KeyOptions, Sim, SimConfig};
+use digifinex_sim::{AccountType, KeyOptions, Retention, Sim, SimConfig};
 use hmac::{Hmac, KeyInit, Mac};
 use rust_decimal::Decimal;
 use sha2::Sha256;
@@ -91,20 +94,51 @@ fn report(family: &str, times: &[Duration]) {
     );
 }
 
+/// `VmRSS` and `VmHWM` (peak) of this process in MiB, from `/proc/self/status`.
+fn memory() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = |key: &str| -> Option<f64> {
+        let line = status.lines().find(|l| l.starts_with(key))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    match (kib("VmRSS:"), kib("VmHWM:")) {
+        (Some(rss), Some(peak)) => format!(
+            "RSS {:.1} MiB (peak {:.1} MiB)",
+            rss / 1024.0,
+            peak / 1024.0
+        ),
+        _ => "RSS unknown (no /proc/self/status)".to_owned(),
+    }
+}
+
 fn main() {
     let n: usize = std::env::var("HISTORY_N")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20_000)
         .max(2000);
+    let mut retention = Retention::default();
+    if let Some(keep) = std::env::var("HISTORY_KEEP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        retention.finished_orders_per_account = keep;
+        retention.own_trades_per_account = keep;
+    }
+    println!(
+        "retention: {} finished orders and {} own trades per account",
+        retention.finished_orders_per_account, retention.own_trades_per_account
+    );
     let sim = Sim::start(
         SimConfig {
             start_time_ms: Some(1_800_000_000_000),
+            retention,
             ..SimConfig::default()
         }
         .without_limits(),
     )
     .expect("sim");
+    println!("start: {}", memory());
     let ctl = sim.control();
     let a = ctl.create_account();
     ctl.set_balance(a, AccountType::Spot, "USDT", Decimal::from(1_000_000_000))
@@ -142,6 +176,7 @@ fn main() {
         times.push(start.elapsed());
     }
     report("swap", &times);
+    println!("after swap: {}", memory());
 
     // Spot: the same with a resting limit buy and `order/cancel`.
     let ts = (ctl.now_ms() / 1000).to_string();
@@ -168,4 +203,5 @@ fn main() {
         times.push(start.elapsed());
     }
     report("spot", &times);
+    println!("after spot: {}", memory());
 }

@@ -225,19 +225,43 @@ pub struct SimConfig {
 
 /// How much history the simulator keeps, so that memory stays bounded however long it runs.
 ///
-/// What falls out: the oldest **finished** orders of an account beyond
-/// `finished_orders_per_account` (open orders are never dropped), the oldest own trades (fills)
-/// of an account beyond `own_trades_per_account`, the oldest public trades of a market or
-/// instrument beyond `public_trades_per_market`. Queries answer from what is kept: an order or
-/// fill that fell out is "not found", exactly as if the venue had archived it. Request-weight
-/// limiter entries are dropped once they leave their window, whatever this says.
+/// DESIGN (what falls out; applied by [`crate::history`] in both engines):
+/// - **Orders.** Each account keeps, per family (spot and margin together; swap), every open
+///   order, however old (open orders are never dropped), and its last
+///   `finished_orders_per_account` finished (filled or cancelled) orders. When one more
+///   finishes, the one that finished **earliest** is forgotten: counting finishes rather than
+///   creations keeps an order a client has just cancelled or filled readable right after. A
+///   forgotten order is answered as the venue answers an unknown id: spot `/order` and
+///   `/order/detail` 20013, swap `trade/order_info` 400002 "order not found", a cancel lists it
+///   under `error` (spot) or answers "order not found" (swap). Order listings (spot
+///   `/order/history` and `/order/current`, swap `history_orders` and `open_orders`) list the
+///   kept orders only, in creation order with their time windows and limits as before.
+/// - **Own trades** (spot `/mytrades` and the fills of `/order/detail`, swap `history_trades`):
+///   the newest `own_trades_per_account` per account and family.
+/// - **Public trades** (spot `/trades`, swap `public/trades`, and what the tickers' 24-hour
+///   figures and the candles are computed from): the newest `public_trades_per_market` per spot
+///   market and per swap instrument, the synthetic day of trades made at start included.
+/// - **Copy trading.** A sponsored order is kept while its copy position is open and counts as
+///   finished from the moment the position closes; when it falls out, its closed copy position
+///   goes with it. Validated and cancelled TP/SL plans count like finished orders.
+/// - Spot risk control (FR/FW/CR) counts the kept orders of the cycles it evaluates.
+///
+/// Zero: `finished_orders_per_account` 0 acts as 1 (the order a request finished last is kept,
+/// so a request can always report on the order it placed or cancelled); own and public trades
+/// 0 keep none (the last price then falls back to the configured mid price).
+///
+/// Not bounded by this: the finance log, deposits, withdrawals, transfers and funding-fee
+/// records (they grow with balance changes and time, not with orders). Request-weight limiter
+/// entries are dropped once they leave their window, whatever this says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retention {
-    /// Finished (filled or cancelled) orders kept per account and family (default 100,000).
+    /// Finished (filled or cancelled) orders kept per account and family (default 100,000; 0
+    /// acts as 1).
     pub finished_orders_per_account: usize,
-    /// Own trades (fills) kept per account and family (default 100,000).
+    /// Own trades (fills) kept per account and family (default 100,000; 0 keeps none).
     pub own_trades_per_account: usize,
-    /// Public trades kept per spot market and per swap instrument (default 10,000).
+    /// Public trades kept per spot market and per swap instrument (default 10,000; 0 keeps
+    /// none).
     pub public_trades_per_market: usize,
 }
 

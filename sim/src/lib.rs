@@ -43,15 +43,19 @@
 //! - [`SimConfig`]: `addr` (default `127.0.0.1:0`), `seed`, markets ([`MarketSpec`]),
 //!   currencies ([`CurrencySpec`]), fee rates, book depth, `start_time_ms` (frozen clock),
 //!   [`LimitsConfig`] (and [`SimConfig::without_limits`] for benchmarks and demos), swap
-//!   instruments ([`SwapInstrumentSpec`], defaults in [`config::default_swap_instruments`]) and
-//!   swap fee rates.
+//!   instruments ([`SwapInstrumentSpec`], defaults in [`config::default_swap_instruments`]),
+//!   swap fee rates, and [`Retention`]: how much history is kept (finished orders, own trades
+//!   and public trades; open orders are never dropped, a forgotten order answers as an unknown
+//!   id).
 //!
 //! Module map: [`server`] (hyper server, faults, dispatch to the families), [`route`] (the
 //! route tables' type: one row per endpoint), [`control`] (Rust and HTTP control
 //! API), [`spot`] (the spot/margin family: [`spot::auth`], [`spot::market`], [`spot::orders`],
 //! [`spot::engine`], [`spot::account`], [`spot::wallet`], [`spot::risk`]), [`swap`] (the swap
 //! and copy-trading family: [`swap::auth`], [`swap::limits`], [`swap::market`],
-//! [`swap::engine`], [`swap::account`], [`swap::trade`], [`swap::copy`]), and shared pieces: [`accounts`], [`clock`], [`faults`], [`limiter`],
+//! [`swap::engine`], [`swap::account`], [`swap::trade`], [`swap::copy`]), and shared pieces:
+//! [`accounts`], [`book`] (the order book and matching both families use), [`clock`],
+//! [`faults`], [`history`], [`limiter`],
 //! [`json`], [`num`], [`rng`], [`wire`], [`config`].
 //!
 //! Design notes where the spec is silent or contradicts itself are in the module docs of the
@@ -60,10 +64,12 @@
 #![warn(missing_docs)]
 
 pub mod accounts;
+pub mod book;
 pub mod clock;
 pub mod config;
 pub mod control;
 pub mod faults;
+pub mod history;
 pub mod json;
 pub mod limiter;
 pub mod num;

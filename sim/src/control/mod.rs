@@ -705,16 +705,12 @@ impl Control {
         }
     }
 
-    /// Swap orders of an account (copy-trading orders included), oldest first.
+    /// Kept swap orders of an account (copy-trading orders included), oldest first.
     pub fn swap_orders(&self, account: AccountId) -> Vec<SwapOrderView> {
         self.swap_tick();
         let st = self.shared.state();
         let sw = &st.swap;
-        sw.user_orders
-            .get(&account)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
+        sw.order_ids(account)
             .filter_map(|id| sw.orders.get(id))
             .map(|o| SwapOrderView {
                 order_id: o.id.clone(),
@@ -736,14 +732,15 @@ impl Control {
             .collect()
     }
 
-    /// Number of swap orders an account has placed.
+    /// Number of swap orders kept for an account: its open orders and the finished ones within
+    /// [`crate::Retention`] (every order it placed while that bound is not reached).
     pub fn swap_order_count(&self, account: AccountId) -> usize {
         self.shared
             .state()
             .swap
             .user_orders
             .get(&account)
-            .map_or(0, Vec::len)
+            .map_or(0, |log| log.len())
     }
 
     /// Number of unfinished (state 0 or 1) swap orders of an account.
@@ -810,28 +807,25 @@ impl Control {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Spot and margin orders of an account, oldest first.
+    /// Kept spot and margin orders of an account, oldest first.
     pub fn orders(&self, account: AccountId) -> Vec<OrderView> {
         let st = self.shared.state();
         st.spot
-            .user_orders
-            .get(&account)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
+            .order_ids(account)
             .filter_map(|id| st.spot.orders.get(id))
             .map(OrderView::of)
             .collect()
     }
 
-    /// Number of spot and margin orders an account has placed.
+    /// Number of spot and margin orders kept for an account: its open orders and the finished
+    /// ones within [`crate::Retention`] (every order it placed while that bound is not reached).
     pub fn order_count(&self, account: AccountId) -> usize {
         self.shared
             .state()
             .spot
             .user_orders
             .get(&account)
-            .map_or(0, Vec::len)
+            .map_or(0, |log| log.len())
     }
 
     /// Number of open (status 0 or 1) orders of an account.

@@ -1,14 +1,12 @@
-//! Order books, the synthetic market maker, price-time matching and settlement.
+//! Spot and margin orders on the books, matching and settlement.
 //!
-//! Each pair has one book shared by spot and margin orders. A level holds a FIFO queue of resting
-//! orders; an incoming order takes the best opposite level first and, within a level, the oldest
-//! resting order first (price-time priority). Trades execute at the resting order's price.
-//!
-//! Synthetic liquidity: at start each book gets `book_levels` maker orders per side around the
-//! pair's mid price, spaced by 5 basis points (at least one tick), with sizes drawn from the seed.
-//! When a side falls below half that many synthetic orders after a trade, new synthetic orders
-//! are added beyond the worst synthetic price of that side. Synthetic orders have no owner or
-//! balance. The same seed and the same request sequence give the same books.
+//! Each pair has one [`Book`] (the shared [`crate::book`]: price levels of FIFO queues,
+//! price-time priority, trades at the resting order's price, the synthetic maker) shared by spot
+//! and margin orders; quantities are base amounts. Synthetic liquidity: at start each book gets
+//! `book_levels` maker orders per side around the pair's mid price, spaced by 5 basis points (at
+//! least one tick), sized from 0.2x to 2x of [`MarketSpec::maker_size`] by the seed, and is
+//! topped up after trades. Synthetic orders have no owner or balance. The same seed and the same
+//! request sequence give the same books.
 //!
 //! Fees: a taker pays the taker rate, a maker and every post-only order the maker rate, in the
 //! currency received (spot buy: base; spot sell: quote; margin: quote).
@@ -22,21 +20,15 @@
 
 use super::Kind;
 use crate::accounts::{finance_type, Account, AccountId, AccountType};
-use crate::config::{MarketSpec, SimConfig};
+use crate::book::Demand;
+pub use crate::book::{Book, Resting, Side};
+use crate::config::{MarketSpec, Retention, SimConfig};
+use crate::history::{push_capped, OrderLog};
 use crate::num::{floor_dp, round_dp, step};
 use crate::rng::Rng;
 use crate::state::State;
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, HashMap, VecDeque};
-
-/// Buy or sell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// Buy.
-    Buy,
-    /// Sell.
-    Sell,
-}
 
 /// Limit or market.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +58,9 @@ pub mod status {
 pub struct Order {
     /// Id (32 hex digits).
     pub id: String,
+    /// Creation number in the family ([`SpotState::order_seq`] when created); orders are kept
+    /// and listed per account in this order.
+    pub seq: u64,
     /// Owner.
     pub account: AccountId,
     /// Spot or margin.
@@ -176,65 +171,6 @@ pub struct PublicTrade {
     pub side: Side,
 }
 
-/// A resting order in a book level.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Resting {
-    /// Owner's order id; `None` for the synthetic market maker.
-    pub order: Option<String>,
-    /// Remaining base amount.
-    pub remaining: Decimal,
-}
-
-/// One pair's book.
-#[derive(Debug, Clone, Default)]
-pub struct Book {
-    /// Bids by price (best = last).
-    pub bids: BTreeMap<Decimal, VecDeque<Resting>>,
-    /// Asks by price (best = first).
-    pub asks: BTreeMap<Decimal, VecDeque<Resting>>,
-}
-
-impl Book {
-    /// Best bid price.
-    pub fn best_bid(&self) -> Option<Decimal> {
-        self.bids.keys().next_back().copied()
-    }
-
-    /// Best ask price.
-    pub fn best_ask(&self) -> Option<Decimal> {
-        self.asks.keys().next().copied()
-    }
-
-    fn side_mut(&mut self, side: Side) -> &mut BTreeMap<Decimal, VecDeque<Resting>> {
-        match side {
-            Side::Buy => &mut self.bids,
-            Side::Sell => &mut self.asks,
-        }
-    }
-
-    fn synthetic_count(&self, side: Side) -> usize {
-        let levels = match side {
-            Side::Buy => &self.bids,
-            Side::Sell => &self.asks,
-        };
-        levels
-            .values()
-            .flat_map(|q| q.iter())
-            .filter(|r| r.order.is_none())
-            .count()
-    }
-
-    fn remove_order(&mut self, side: Side, price: Decimal, id: &str) {
-        let levels = self.side_mut(side);
-        if let Some(q) = levels.get_mut(&price) {
-            q.retain(|r| r.order.as_deref() != Some(id));
-            if q.is_empty() {
-                levels.remove(&price);
-            }
-        }
-    }
-}
-
 /// A margin position.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Position {
@@ -309,14 +245,17 @@ pub struct SpotState {
     pub by_symbol: HashMap<String, usize>,
     /// Books by market index.
     pub books: Vec<Book>,
-    /// Public trades by market index, oldest first.
-    pub trades: Vec<Vec<PublicTrade>>,
-    /// Orders by id.
+    /// Public trades by market index, oldest first (the newest
+    /// [`Retention::public_trades_per_market`] kept).
+    pub trades: Vec<VecDeque<PublicTrade>>,
+    /// Kept orders by id: open ones and the finished ones [`SpotState::user_orders`] keeps.
     pub orders: HashMap<String, Order>,
-    /// Order ids per account, oldest first.
-    pub user_orders: HashMap<AccountId, Vec<String>>,
-    /// Own trades per account, oldest first.
-    pub my_trades: HashMap<AccountId, Vec<OwnTrade>>,
+    /// Ids of each account's kept orders by creation ([`Order::seq`]), the finished ones capped
+    /// at [`Retention::finished_orders_per_account`]; the keys of [`SpotState::orders`].
+    pub user_orders: HashMap<AccountId, OrderLog<String>>,
+    /// Own trades per account, oldest first (the newest [`Retention::own_trades_per_account`]
+    /// kept).
+    pub my_trades: HashMap<AccountId, VecDeque<OwnTrade>>,
     /// Margin positions by (account, market index).
     pub positions: BTreeMap<(AccountId, usize), Position>,
     /// Deposits, oldest first.
@@ -339,6 +278,8 @@ pub struct SpotState {
     pub levels: usize,
     /// Generator for the synthetic maker.
     pub mm_rng: Rng,
+    /// How much history is kept.
+    pub retention: Retention,
 }
 
 fn gap(m: &MarketSpec) -> Decimal {
@@ -364,26 +305,14 @@ impl SpotState {
         let mut trades = Vec::new();
         let mut next_trade_id = 1;
         for m in &markets {
-            let mut book = Book::default();
-            let g = gap(m);
-            for i in 1..=config.book_levels {
-                let off = g * Decimal::from(i);
-                let ask = m.mid_price + off;
-                book.asks.entry(ask).or_default().push_back(Resting {
-                    order: None,
-                    remaining: maker_size(m, &mut mm_rng),
-                });
-                let bid = m.mid_price - off;
-                if bid > Decimal::ZERO {
-                    book.bids.entry(bid).or_default().push_back(Resting {
-                        order: None,
-                        remaining: maker_size(m, &mut mm_rng),
-                    });
-                }
-            }
-            books.push(book);
+            books.push(Book::seeded(
+                config.book_levels,
+                m.mid_price,
+                gap(m),
+                || maker_size(m, &mut mm_rng),
+            ));
             // 48 synthetic trades over the last day, one every 30 minutes.
-            let mut list = Vec::new();
+            let mut list = VecDeque::new();
             for i in 0..48i64 {
                 let r = Decimal::from(mm_rng.below(2001)) - Decimal::from(1000);
                 let price = round_dp(
@@ -400,13 +329,17 @@ impl SpotState {
                 } else {
                     Side::Sell
                 };
-                list.push(PublicTrade {
-                    id: next_trade_id,
-                    time_ms: now_ms - 86_400_000 + (i + 1) * 1_800_000 - 60_000,
-                    price,
-                    amount,
-                    side,
-                });
+                push_capped(
+                    &mut list,
+                    PublicTrade {
+                        id: next_trade_id,
+                        time_ms: now_ms - 86_400_000 + (i + 1) * 1_800_000 - 60_000,
+                        price,
+                        amount,
+                        side,
+                    },
+                    config.retention.public_trades_per_market,
+                );
                 next_trade_id += 1;
             }
             trades.push(list);
@@ -435,7 +368,64 @@ impl SpotState {
             taker_fee: config.taker_fee_rate,
             levels: config.book_levels,
             mm_rng,
+            retention: config.retention,
         }
+    }
+
+    /// Stores a new order and lists it under its account.
+    pub fn add_order(&mut self, order: Order) {
+        self.user_orders
+            .entry(order.account)
+            .or_default()
+            .insert(order.seq, order.id.clone());
+        self.orders.insert(order.id.clone(), order);
+    }
+
+    /// Ids of the account's kept orders, oldest first.
+    pub fn order_ids(&self, account: AccountId) -> impl DoubleEndedIterator<Item = &String> + '_ {
+        self.user_orders
+            .get(&account)
+            .into_iter()
+            .flat_map(OrderLog::iter)
+    }
+
+    /// Files order `id`, once finished, among its account's finished orders and forgets the
+    /// orders that finished earliest beyond [`Retention::finished_orders_per_account`] (at
+    /// least one is kept). Nothing for an open or unknown order; filing twice is harmless.
+    pub fn archive(&mut self, id: &str) {
+        let Some(o) = self.orders.get(id) else {
+            return;
+        };
+        if o.is_active() {
+            return;
+        }
+        let (account, seq) = (o.account, o.seq);
+        let keep = self.retention.finished_orders_per_account.max(1);
+        let orders = &mut self.orders;
+        if let Some(log) = self.user_orders.get_mut(&account) {
+            log.finish(seq, keep, |old| {
+                orders.remove(&old);
+            });
+        }
+    }
+
+    /// The account's own trades of order `o` (its kept fills), oldest first.
+    pub fn fills_of(&self, o: &Order) -> Vec<&OwnTrade> {
+        let Some(list) = self.my_trades.get(&o.account) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        // Trade ids grow with time, so each list is sorted by id (an account trading with
+        // itself holds both sides of one trade id).
+        for tid in &o.fills {
+            let from = list.partition_point(|t| t.id < *tid);
+            out.extend(
+                list.range(from..)
+                    .take_while(|t| t.id == *tid)
+                    .filter(|t| t.order_id == o.id),
+            );
+        }
+        out
     }
 
     /// Mid price: between best bid and ask, else the last trade, else the configured mid.
@@ -453,7 +443,7 @@ impl SpotState {
     pub fn last_price(&self, m: usize) -> Decimal {
         self.trades
             .get(m)
-            .and_then(|t| t.last())
+            .and_then(|t| t.back())
             .map(|t| t.price)
             .or_else(|| self.markets.get(m).map(|x| x.mid_price))
             .unwrap_or_default()
@@ -471,56 +461,26 @@ impl SpotState {
     }
 
     fn replenish(&mut self, m: usize) {
-        let Some(spec) = self.markets.get(m) else {
+        let SpotState {
+            markets,
+            books,
+            levels,
+            mm_rng,
+            ..
+        } = self;
+        let (Some(spec), Some(book)) = (markets.get(m), books.get_mut(m)) else {
             return;
         };
-        let g = gap(spec);
-        let want = self.levels;
-        let Some(book) = self.books.get_mut(m) else {
-            return;
-        };
-        for side in [Side::Buy, Side::Sell] {
-            let mut have = book.synthetic_count(side);
-            if have * 2 >= want {
-                continue;
-            }
-            while have < want {
-                let next = match side {
-                    Side::Sell => {
-                        book.asks
-                            .keys()
-                            .next_back()
-                            .copied()
-                            .unwrap_or(spec.mid_price)
-                            + g
-                    }
-                    Side::Buy => book.bids.keys().next().copied().unwrap_or(spec.mid_price) - g,
-                };
-                if next <= Decimal::ZERO {
-                    break;
-                }
-                let size = maker_size(spec, &mut self.mm_rng);
-                book.side_mut(side)
-                    .entry(next)
-                    .or_default()
-                    .push_back(Resting {
-                        order: None,
-                        remaining: size,
-                    });
-                have += 1;
-            }
-        }
+        book.replenish(*levels, spec.mid_price, gap(spec), || {
+            maker_size(spec, mm_rng)
+        });
     }
 
     /// Whether a limit order at `price` would take liquidity.
     pub fn would_take(&self, m: usize, side: Side, price: Decimal) -> bool {
-        let Some(book) = self.books.get(m) else {
-            return false;
-        };
-        match side {
-            Side::Buy => book.best_ask().is_some_and(|a| a <= price),
-            Side::Sell => book.best_bid().is_some_and(|b| b >= price),
-        }
+        self.books
+            .get(m)
+            .is_some_and(|book| book.would_take(side, price))
     }
 
     /// A new order id.
@@ -540,12 +500,6 @@ pub fn margin_rate(spec: &MarketSpec, taker: Decimal) -> Decimal {
     Decimal::ONE / lev + taker
 }
 
-struct Fill {
-    maker: Option<String>,
-    price: Decimal,
-    qty: Decimal,
-}
-
 /// Matches an order that has just been stored (and frozen) against the book, settles every
 /// fill, and rests or finishes the remainder.
 pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
@@ -555,10 +509,16 @@ pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
     let (m, side, otype, limit, post_only) = (o.market, o.side, o.otype, o.price, o.post_only);
     let cash_mode =
         o.otype == OrdType::Market && o.side == Side::Buy && o.cash_amount > Decimal::ZERO;
-    let mut base_left = o.amount;
-    let mut cash_left = o.cash_amount;
-    let Some(spec) = st.spot.markets.get(m).cloned() else {
+    let Some(dp) = st.spot.markets.get(m).map(|spec| spec.amount_precision) else {
         return;
+    };
+    let demand = if cash_mode {
+        Demand::Value {
+            value: o.cash_amount,
+            dp,
+        }
+    } else {
+        Demand::Quantity(o.amount)
     };
 
     if post_only && (otype == OrdType::Market || st.spot.would_take(m, side, limit)) {
@@ -566,65 +526,14 @@ pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
         return;
     }
 
-    let mut fills = Vec::new();
-    let mut exhausted = false;
-    if let Some(book) = st.spot.books.get_mut(m) {
-        let opposite = match side {
-            Side::Buy => &mut book.asks,
-            Side::Sell => &mut book.bids,
-        };
-        loop {
-            let level = match side {
-                Side::Buy => opposite.keys().next().copied(),
-                Side::Sell => opposite.keys().next_back().copied(),
-            };
-            let Some(price) = level else {
-                exhausted = true;
-                break;
-            };
-            if otype == OrdType::Limit
-                && ((side == Side::Buy && price > limit) || (side == Side::Sell && price < limit))
-            {
-                break;
-            }
-            let Some(queue) = opposite.get_mut(&price) else {
-                break;
-            };
-            let Some(front) = queue.front_mut() else {
-                opposite.remove(&price);
-                continue;
-            };
-            let want = if cash_mode {
-                floor_dp(cash_left / price, spec.amount_precision)
-            } else {
-                base_left
-            };
-            let qty = want.min(front.remaining);
-            if qty <= Decimal::ZERO {
-                break;
-            }
-            fills.push(Fill {
-                maker: front.order.clone(),
-                price,
-                qty,
-            });
-            front.remaining -= qty;
-            if front.remaining <= Decimal::ZERO {
-                queue.pop_front();
-                if queue.is_empty() {
-                    opposite.remove(&price);
-                }
-            }
-            if cash_mode {
-                cash_left -= qty * price;
-            } else {
-                base_left -= qty;
-                if base_left <= Decimal::ZERO {
-                    break;
-                }
-            }
+    let limit_price = (otype == OrdType::Limit).then_some(limit);
+    let (fills, exhausted) = match st.spot.books.get_mut(m) {
+        Some(book) => {
+            let walk = book.take(side, limit_price, demand);
+            (walk.fills, walk.exhausted)
         }
-    }
+        None => (Vec::new(), true),
+    };
 
     let had_fills = !fills.is_empty();
     for f in fills {
@@ -634,14 +543,19 @@ pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
         if let Some(maker) = &f.maker {
             settle(st, maker, f.price, f.qty, true, tid, now_ms);
         }
+        let keep = st.spot.retention.public_trades_per_market;
         if let Some(list) = st.spot.trades.get_mut(m) {
-            list.push(PublicTrade {
-                id: tid,
-                time_ms: now_ms,
-                price: f.price,
-                amount: f.qty,
-                side,
-            });
+            push_capped(
+                list,
+                PublicTrade {
+                    id: tid,
+                    time_ms: now_ms,
+                    price: f.price,
+                    amount: f.qty,
+                    side,
+                },
+                keep,
+            );
         }
     }
 
@@ -654,13 +568,7 @@ pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
             OrdType::Limit => {
                 let remaining = o.amount - o.executed;
                 if let Some(book) = st.spot.books.get_mut(m) {
-                    book.side_mut(side)
-                        .entry(limit)
-                        .or_default()
-                        .push_back(Resting {
-                            order: Some(order_id.to_owned()),
-                            remaining,
-                        });
+                    book.push(side, limit, Some(order_id.to_owned()), remaining);
                 }
             }
             OrdType::Market => {
@@ -683,6 +591,8 @@ pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
     if had_fills {
         st.spot.replenish(m);
     }
+    // Filed last, so the order a request finishes outlives the makers it finished.
+    st.spot.archive(order_id);
 }
 
 /// Finishes an order: sets the status and finish time, removes it from the book and releases
@@ -711,6 +621,7 @@ pub fn finish(st: &mut State, order_id: &str, now_ms: i64, code: u8) {
             st.account(account).unfreeze(at, &cur, frozen);
         }
     }
+    st.spot.archive(order_id);
 }
 
 /// Account type and currency an order freezes.
@@ -829,7 +740,15 @@ fn settle(
             acct.unfreeze(at, cur, left);
         }
     }
-    spot.my_trades.entry(account).or_default().push(trade);
+    push_capped(
+        spot.my_trades.entry(account).or_default(),
+        trade,
+        spot.retention.own_trades_per_account,
+    );
+    if done && is_maker {
+        // A taker is filed at the end of its execution.
+        spot.archive(order_id);
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

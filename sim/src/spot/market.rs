@@ -70,9 +70,14 @@ fn ticker_entry(c: &Ctx<'_>, i: usize) -> J {
     };
     let book = spot.books.get(i);
     let since = c.now_ms - 86_400_000;
-    let trades = spot.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
     let last = spot.last_price(i);
-    let recent: Vec<_> = trades.iter().filter(|t| t.time_ms >= since).collect();
+    let recent: Vec<_> = spot
+        .trades
+        .get(i)
+        .into_iter()
+        .flatten()
+        .filter(|t| t.time_ms >= since)
+        .collect();
     let open = recent.first().map_or(last, |t| t.price);
     let high = recent.iter().map(|t| t.price).max().unwrap_or(last);
     let low = recent.iter().map(|t| t.price).min().unwrap_or(last);
@@ -109,34 +114,17 @@ pub fn ticker(c: &mut Ctx<'_>) -> R {
         .with("code", 0))
 }
 
-/// Aggregated levels of a book side, best first (the `/order_book` answer lists asks the other
-/// way round).
-pub fn levels(book: &Book, side: Side, limit: usize) -> Vec<(Decimal, Decimal)> {
-    let sum = |q: &std::collections::VecDeque<super::engine::Resting>| -> Decimal {
-        q.iter().map(|r| r.remaining).sum()
-    };
-    match side {
-        Side::Buy => book
-            .bids
-            .iter()
-            .rev()
-            .take(limit)
-            .map(|(p, q)| (*p, sum(q)))
-            .collect(),
-        Side::Sell => book
-            .asks
-            .iter()
-            .take(limit)
-            .map(|(p, q)| (*p, sum(q)))
-            .collect(),
-    }
-}
-
 /// `GET /order_book`.
 pub fn order_book(c: &mut Ctx<'_>) -> R {
     let i = symbol_index(c)?;
     let limit = c.p.limit("limit", 10, 150)?;
-    let book = c.st.spot.books.get(i).cloned().unwrap_or_default();
+    let levels = |side: Side| {
+        c.st.spot
+            .books
+            .get(i)
+            .map(|book| book.levels(side, limit))
+            .unwrap_or_default()
+    };
     let side = |list: Vec<(Decimal, Decimal)>| -> J {
         J::Arr(
             list.into_iter()
@@ -144,9 +132,10 @@ pub fn order_book(c: &mut Ctx<'_>) -> R {
                 .collect(),
         )
     };
-    // Both sides highest price first: bids best first, asks best last.
-    let bids = levels(&book, Side::Buy, limit);
-    let mut asks = levels(&book, Side::Sell, limit);
+    // Both sides highest price first: bids best first, asks best last ([`Book::levels`]
+    // answers best first).
+    let bids = levels(Side::Buy);
+    let mut asks = levels(Side::Sell);
     asks.reverse();
     Ok(J::obj()
         .with("bids", side(bids))
@@ -163,10 +152,8 @@ pub fn trades(c: &mut Ctx<'_>) -> R {
         c.st.spot
             .trades
             .get(i)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
-            .rev()
+            .into_iter()
+            .flat_map(|list| list.iter().rev())
             .take(limit)
             .map(|t| {
                 J::obj()
@@ -239,12 +226,13 @@ pub fn kline(c: &mut Ctx<'_>) -> R {
     } else {
         first
     };
-    let trades = c.st.spot.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
+    let empty = std::collections::VecDeque::new();
+    let trades = c.st.spot.trades.get(i).unwrap_or(&empty);
     let mut prev_close = trades
         .iter()
         .rev()
         .find(|t| t.time_ms < first * 1000)
-        .or_else(|| trades.first())
+        .or_else(|| trades.front())
         .map_or(c.st.spot.last_price(i), |t| t.price);
     let mut idx = trades.partition_point(|t| t.time_ms < first * 1000);
     let mut out = Vec::new();

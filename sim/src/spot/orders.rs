@@ -206,6 +206,7 @@ fn place(
 ) -> String {
     let State { spot, rng, .. } = &mut *st;
     let id = spot.new_order_id(rng);
+    let seq = spot.order_seq;
     let frozen = if st.account(user).freeze(f.at, &f.currency, f.amount).is_ok() {
         f.amount
     } else {
@@ -214,6 +215,7 @@ fn place(
     let cash_buy = n.otype == OrdType::Market && n.side == Side::Buy && !close;
     let order = Order {
         id: id.clone(),
+        seq,
         account: user,
         kind,
         market: m,
@@ -235,12 +237,7 @@ fn place(
         user_cancelled: false,
         close,
     };
-    st.spot.orders.insert(id.clone(), order);
-    st.spot
-        .user_orders
-        .entry(user)
-        .or_default()
-        .push(id.clone());
+    st.spot.add_order(order);
     engine::execute(st, &id, now_ms);
     id
 }
@@ -458,14 +455,6 @@ pub fn query(c: &mut Ctx<'_>) -> R {
     Ok(ok0().with("data", data))
 }
 
-fn fills_of<'a>(c: &'a Ctx<'_>, o: &Order) -> Vec<&'a OwnTrade> {
-    c.st.spot
-        .my_trades
-        .get(&c.user)
-        .map(|list| list.iter().filter(|t| t.order_id == o.id).collect())
-        .unwrap_or_default()
-}
-
 /// `GET /{market}/order/detail`.
 pub fn detail(c: &mut Ctx<'_>) -> R {
     let id = c.p.req("order_id")?.trim().to_owned();
@@ -477,7 +466,7 @@ pub fn detail(c: &mut Ctx<'_>) -> R {
             .with("executed_amount", t.amount)
             .with("executed_price", t.price)
     };
-    let fills = fills_of(c, o);
+    let fills = c.st.spot.fills_of(o);
     let detail = if c.shared.config.detail_as_object {
         fills.last().map_or_else(J::obj, |t| fill(t))
     } else {
@@ -494,11 +483,7 @@ pub fn current(c: &mut Ctx<'_>) -> R {
     };
     let data: Vec<J> =
         c.st.spot
-            .user_orders
-            .get(&c.user)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
+            .order_ids(c.user)
             .rev()
             .filter_map(|id| c.st.spot.orders.get(id))
             .filter(|o| o.kind == c.kind && o.is_active() && sym.is_none_or(|m| o.market == m))
@@ -540,11 +525,7 @@ pub fn history(c: &mut Ctx<'_>) -> R {
     let (start, end) = window(c)?;
     let data: Vec<J> =
         c.st.spot
-            .user_orders
-            .get(&c.user)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
+            .order_ids(c.user)
             .rev()
             .filter_map(|id| c.st.spot.orders.get(id))
             .filter(|o| {
@@ -572,10 +553,8 @@ pub fn my_trades(c: &mut Ctx<'_>) -> R {
         c.st.spot
             .my_trades
             .get(&c.user)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
-            .rev()
+            .into_iter()
+            .flat_map(|list| list.iter().rev())
             .filter(|t| {
                 let s = secs(t.time_ms);
                 t.kind == c.kind

@@ -81,9 +81,8 @@ pub fn evaluate(spot: &mut SpotState, user: AccountId, now_ms: i64) {
         None => {
             // First contact: earlier cycles cannot hold orders of this account's risk record
             // except those placed before it existed; evaluate from the oldest order.
-            spot.user_orders
-                .get(&user)
-                .and_then(|ids| ids.first())
+            spot.order_ids(user)
+                .next()
                 .and_then(|id| spot.orders.get(id))
                 .map_or(current, |o| o.created_ms.div_euclid(CYCLE_MS))
         }
@@ -95,38 +94,36 @@ pub fn evaluate(spot: &mut SpotState, user: AccountId, now_ms: i64) {
     let start_ms = from * CYCLE_MS;
     let end_ms = current * CYCLE_MS;
     let mut stats: BTreeMap<(i64, usize), Stats> = BTreeMap::new();
-    if let Some(ids) = spot.user_orders.get(&user) {
-        for id in ids.iter().rev() {
-            let Some(o) = spot.orders.get(id) else {
-                continue;
-            };
-            if o.created_ms < start_ms {
-                break;
-            }
-            if o.created_ms >= end_ms || o.close {
-                continue;
-            }
-            let s = stats
-                .entry((o.created_ms.div_euclid(CYCLE_MS), o.market))
-                .or_default();
-            s.orders += 1;
-            if o.executed > Decimal::ZERO {
-                s.filled_orders += 1;
-            }
-            let ordered = if o.otype == OrdType::Market && o.side == Side::Buy {
-                if o.executed > Decimal::ZERO || o.ref_price.is_zero() {
-                    o.executed
-                } else {
-                    o.cash_amount / o.ref_price
-                }
+    for id in spot.order_ids(user).rev() {
+        let Some(o) = spot.orders.get(id) else {
+            continue;
+        };
+        if o.created_ms < start_ms {
+            break;
+        }
+        if o.created_ms >= end_ms || o.close {
+            continue;
+        }
+        let s = stats
+            .entry((o.created_ms.div_euclid(CYCLE_MS), o.market))
+            .or_default();
+        s.orders += 1;
+        if o.executed > Decimal::ZERO {
+            s.filled_orders += 1;
+        }
+        let ordered = if o.otype == OrdType::Market && o.side == Side::Buy {
+            if o.executed > Decimal::ZERO || o.ref_price.is_zero() {
+                o.executed
             } else {
-                o.amount
-            };
-            s.ordered += ordered;
-            s.filled += o.executed;
-            if o.user_cancelled && o.executed.is_zero() && o.finished_ms - o.created_ms <= 5_000 {
-                s.invalid_cancels += 1;
+                o.cash_amount / o.ref_price
             }
+        } else {
+            o.amount
+        };
+        s.ordered += ordered;
+        s.filled += o.executed;
+        if o.user_cancelled && o.executed.is_zero() && o.finished_ms - o.created_ms <= 5_000 {
+            s.invalid_cancels += 1;
         }
     }
     let mut triggered: Vec<i64> = stats

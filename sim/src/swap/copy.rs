@@ -36,15 +36,26 @@
 //!   positions of the same instrument, direction, margin mode and leverage (volume-weighted
 //!   open price, summed amounts, the newest order id). `expert_name` is `sim-expert-{account}`;
 //!   `total_order` (orders copied by followers) is 0: the simulator has no followers.
+//! - A sponsored order that ends with nothing filled (cancelled through either API, or an IOC
+//!   or FOK order that found nothing) ends its copy position with it: status 2, no volume, its
+//!   plans cancelled; `close_order`, `cancel_order` and `add_algo` then answer 404012.
 //! - Times are milliseconds.
+//!
+//! Retention ([`crate::config::Retention`]): a sponsored order is kept while its copy position
+//! is open (an open position is never forgotten) and counts among its account's finished orders
+//! from the moment the position closes; when it falls out, its closed copy position goes with
+//! it. Validated and cancelled plans count like finished orders
+//! (`finished_orders_per_account` per account); pending plans are kept.
 
-use super::engine::{self, state, MarginMode, PosSide, Prepared, Tif};
+use super::engine::{self, state, MarginMode, PosSide, Prepared, SwapOrder, Tif};
 use super::{err, err_msg, s, Ctx, SwapErr, R};
 use crate::accounts::AccountId;
+use crate::history::OrderLog;
 use crate::json::J;
 use crate::num::round_dp;
 use crate::state::State;
 use rust_decimal::Decimal;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A TP or SL plan.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +66,8 @@ pub struct Plan {
     pub account: AccountId,
     /// Sponsored order id.
     pub order_id: String,
+    /// The sponsored order's [`SwapOrder::seq`] (its copy position's key).
+    pub order_seq: u64,
     /// 2 stop profit, 3 stop loss.
     pub com_type: i64,
     /// 1 index, 2 mark, 3 last.
@@ -101,23 +114,124 @@ pub struct CopyPos {
     pub leverage: Decimal,
     /// Copy `order_type` numbering.
     pub price_type: i64,
-    /// Pending take-profit plan id.
-    pub tp: Option<String>,
-    /// Pending stop-loss plan id.
-    pub sl: Option<String>,
+    /// Pending take-profit plan (its number in the account's [`CopyState::plans`]).
+    pub tp: Option<u64>,
+    /// Pending stop-loss plan (its number in the account's [`CopyState::plans`]).
+    pub sl: Option<u64>,
     /// Set when closed.
     pub closed: Option<Closed>,
+}
+
+/// A copy position's key: its account and its sponsored order's [`SwapOrder::seq`].
+pub type CopyKey = (AccountId, u64);
+
+/// Whether `o` is a sponsored order (placed by `sponsor_order`: a copy-trading order that opens;
+/// the copy-trading orders that close are not).
+pub fn is_sponsor(o: &SwapOrder) -> bool {
+    o.copy && o.is_open_kind()
 }
 
 /// Copy-trading state.
 #[derive(Debug, Default, Clone)]
 pub struct CopyState {
-    /// Copy positions, oldest first.
-    pub positions: Vec<CopyPos>,
-    /// Plans, oldest first.
-    pub plans: Vec<Plan>,
-    /// Next plan id.
+    /// Copy positions per account by their sponsored order's [`SwapOrder::seq`] (oldest first);
+    /// a closed one is forgotten with its sponsored order (see the module docs).
+    pub positions: HashMap<AccountId, BTreeMap<u64, CopyPos>>,
+    /// The open copy positions (the TP/SL triggers walk these, not the history).
+    pub open: BTreeSet<CopyKey>,
+    /// Plans per account by creation number, oldest first; validated and cancelled ones are
+    /// capped like finished orders.
+    pub plans: HashMap<AccountId, OrderLog<Plan>>,
+    /// Plans created so far (the last plan's number).
     pub next_plan: u64,
+}
+
+impl CopyState {
+    /// The copy position `key`.
+    pub fn get(&self, (account, seq): CopyKey) -> Option<&CopyPos> {
+        self.positions.get(&account)?.get(&seq)
+    }
+
+    fn get_mut(&mut self, (account, seq): CopyKey) -> Option<&mut CopyPos> {
+        self.positions.get_mut(&account)?.get_mut(&seq)
+    }
+
+    /// Whether copy position `(account, seq)` exists and has closed.
+    pub fn is_closed(&self, account: AccountId, seq: u64) -> bool {
+        self.get((account, seq)).is_some_and(|p| p.closed.is_some())
+    }
+
+    /// The account's copy positions, oldest first.
+    pub fn of(&self, account: AccountId) -> impl DoubleEndedIterator<Item = &CopyPos> + '_ {
+        self.positions
+            .get(&account)
+            .into_iter()
+            .flat_map(BTreeMap::values)
+    }
+
+    /// Plan number `seq` of `account`.
+    pub fn plan(&self, account: AccountId, seq: u64) -> Option<&Plan> {
+        self.plans.get(&account)?.get(seq)
+    }
+
+    /// Sets a plan's status; a plan that is no longer pending (2 validated, 3 cancelled) joins
+    /// the account's finished plans, of which the earliest beyond `keep` are forgotten.
+    fn set_plan_status(&mut self, account: AccountId, seq: u64, status: i64, keep: usize) {
+        let Some(log) = self.plans.get_mut(&account) else {
+            return;
+        };
+        if let Some(p) = log.get_mut(seq) {
+            p.status = status;
+        }
+        if status != 1 {
+            log.finish(seq, keep.max(1), |_| {});
+        }
+    }
+
+    /// Ends copy position `key` as `closed`: its pending plans end (`fired` validated, the
+    /// others cancelled) and it leaves the open positions. Returns its sponsored order id.
+    pub fn end(
+        &mut self,
+        key: CopyKey,
+        closed: Closed,
+        fired: Option<u64>,
+        keep: usize,
+    ) -> Option<String> {
+        let p = self.get_mut(key)?;
+        p.closed = Some(closed);
+        let plans = [p.tp.take(), p.sl.take()];
+        let order_id = p.order_id.clone();
+        for plan in plans.into_iter().flatten() {
+            let status = if Some(plan) == fired { 2 } else { 3 };
+            self.set_plan_status(key.0, plan, status, keep);
+        }
+        self.open.remove(&key);
+        Some(order_id)
+    }
+
+    /// Forgets copy position `(account, seq)` (its sponsored order fell out of the history).
+    pub fn forget(&mut self, account: AccountId, seq: u64) {
+        if let Some(map) = self.positions.get_mut(&account) {
+            map.remove(&seq);
+            if map.is_empty() {
+                self.positions.remove(&account);
+            }
+        }
+        self.open.remove(&(account, seq));
+    }
+}
+
+fn keep_of(st: &State) -> usize {
+    st.swap.retention.finished_orders_per_account
+}
+
+/// Ends copy position `key` (see [`CopyState::end`]) and files its sponsored order among the
+/// account's finished orders.
+fn end_position(st: &mut State, key: CopyKey, closed: Closed, fired: Option<u64>) {
+    let keep = keep_of(st);
+    if let Some(order_id) = st.swap.copy.end(key, closed, fired, keep) {
+        st.swap.archive(&order_id);
+    }
 }
 
 fn copy_to_trade(code: i64) -> Option<i64> {
@@ -166,37 +280,43 @@ fn check_tp_sl(
     Ok(())
 }
 
+/// Creates a pending plan on copy position `(account, order_seq)`; returns its number and id.
+#[allow(clippy::too_many_arguments)]
 fn new_plan(
     st: &mut State,
-    account: AccountId,
+    (account, order_seq): CopyKey,
     order_id: &str,
     com_type: i64,
     trigger_type: i64,
     price: Decimal,
     now: i64,
-) -> String {
+) -> (u64, String) {
     st.swap.copy.next_plan += 1;
-    let id = (2_000_000_000_000u64 + st.swap.copy.next_plan)
+    let seq = st.swap.copy.next_plan;
+    let id = (2_000_000_000_000u64 + seq)
         .saturating_mul(1_000_000)
         .saturating_add(st.swap.rng.below(1_000_000))
         .to_string();
-    st.swap.copy.plans.push(Plan {
-        id: id.clone(),
-        account,
-        order_id: order_id.to_owned(),
-        com_type,
-        trigger_type,
-        price,
-        status: 1,
-        created_ms: now,
-    });
-    id
+    st.swap.copy.plans.entry(account).or_default().insert(
+        seq,
+        Plan {
+            id: id.clone(),
+            account,
+            order_id: order_id.to_owned(),
+            order_seq,
+            com_type,
+            trigger_type,
+            price,
+            status: 1,
+            created_ms: now,
+        },
+    );
+    (seq, id)
 }
 
-fn set_plan_status(st: &mut State, id: &str, status: i64) {
-    if let Some(p) = st.swap.copy.plans.iter_mut().find(|p| p.id == id) {
-        p.status = status;
-    }
+fn set_plan_status(st: &mut State, account: AccountId, seq: u64, status: i64) {
+    let keep = keep_of(st);
+    st.swap.copy.set_plan_status(account, seq, status, keep);
 }
 
 /// `POST follow/sponsor_order`.
@@ -299,39 +419,56 @@ pub fn sponsor_order(c: &mut Ctx<'_>) -> R {
     let now = c.now_ms;
     let user = c.user;
     let order_id = engine::place(c.st, user, &prepared, true, now);
-    let tp_id = tp.map(|p| new_plan(c.st, user, &order_id, 2, tp_type, p, now));
-    let sl_id = sl.map(|p| new_plan(c.st, user, &order_id, 3, sl_type, p, now));
+    let seq = c.st.swap.order_seq;
+    let key = (user, seq);
+    let tp_id = tp.map(|p| new_plan(c.st, key, &order_id, 2, tp_type, p, now).0);
+    let sl_id = sl.map(|p| new_plan(c.st, key, &order_id, 3, sl_type, p, now).0);
     if let Some(o) = c.st.swap.orders.get_mut(&order_id) {
         o.has_stop = tp_id.is_some() || sl_id.is_some();
     }
-    c.st.swap.copy.positions.push(CopyPos {
-        order_id: order_id.clone(),
-        account: user,
-        inst,
-        direction,
-        margin_mode: mode,
-        leverage: lev,
-        price_type,
-        tp: tp_id,
-        sl: sl_id,
-        closed: None,
-    });
+    c.st.swap.copy.positions.entry(user).or_default().insert(
+        seq,
+        CopyPos {
+            order_id: order_id.clone(),
+            account: user,
+            inst,
+            direction,
+            margin_mode: mode,
+            leverage: lev,
+            price_type,
+            tp: tp_id,
+            sl: sl_id,
+            closed: None,
+        },
+    );
+    c.st.swap.copy.open.insert(key);
+    // An order that already ended unfilled ends its copy position now.
+    c.st.swap.archive(&order_id);
     run_triggers(c.st, now);
     Ok(J::obj().with("res", 1).with("order_id", order_id))
 }
 
-fn find(c: &Ctx<'_>, id: &str) -> Result<usize, SwapErr> {
-    c.st.swap
-        .copy
-        .positions
-        .iter()
-        .position(|p| p.order_id == id && p.account == c.user)
+/// The caller's copy position of sponsored order `id` (404013 when unknown or forgotten).
+fn find(c: &Ctx<'_>, id: &str) -> Result<CopyKey, SwapErr> {
+    let sw = &c.st.swap;
+    sw.orders
+        .get(id)
+        .filter(|o| o.account == c.user && is_sponsor(o))
+        .map(|o| (o.account, o.seq))
+        .filter(|key| sw.copy.get(*key).is_some())
         .ok_or_else(|| err(404013))
 }
 
-/// Closes copy position `idx`: cancels the unfilled rest, closes the filled part at market.
-pub fn close_position(st: &mut State, idx: usize, reason: i64, now: i64) -> Result<(), SwapErr> {
-    let Some(cp) = st.swap.copy.positions.get(idx).cloned() else {
+/// Closes copy position `key`: cancels the unfilled rest, closes the filled part at market;
+/// `fired` is the plan that triggered the close, if any.
+pub fn close_position(
+    st: &mut State,
+    key: CopyKey,
+    reason: i64,
+    fired: Option<u64>,
+    now: i64,
+) -> Result<(), SwapErr> {
+    let Some(cp) = st.swap.copy.get(key).cloned() else {
         return Err(err(404013));
     };
     if cp.closed.is_some() {
@@ -403,14 +540,7 @@ pub fn close_position(st: &mut State, idx: usize, reason: i64, now: i64) -> Resu
     } else if filled > Decimal::ZERO {
         return Err(err(404012));
     }
-    for plan in [cp.tp.clone(), cp.sl.clone()].into_iter().flatten() {
-        set_plan_status(st, &plan, 3);
-    }
-    if let Some(p) = st.swap.copy.positions.get_mut(idx) {
-        p.closed = Some(closed);
-        p.tp = None;
-        p.sl = None;
-    }
+    end_position(st, key, closed, fired);
     Ok(())
 }
 
@@ -428,61 +558,46 @@ pub fn force_closed(
     now: i64,
 ) {
     let direction = if side == PosSide::Long { 1 } else { 2 };
-    let open: Vec<(usize, Decimal)> = st
-        .swap
-        .copy
-        .positions
-        .iter()
-        .enumerate()
-        .filter(|(_, cp)| {
-            cp.closed.is_none()
-                && cp.account == account
-                && cp.inst == inst
-                && cp.direction == direction
-        })
-        .map(|(idx, cp)| {
+    let copy = &st.swap.copy;
+    let open: Vec<(CopyKey, String, Decimal)> = copy
+        .open
+        .range((account, 0)..=(account, u64::MAX))
+        .filter_map(|key| copy.get(*key).map(|cp| (*key, cp)))
+        .filter(|(_, cp)| cp.inst == inst && cp.direction == direction)
+        .map(|(key, cp)| {
             let filled = st
                 .swap
                 .orders
                 .get(&cp.order_id)
                 .map_or(Decimal::ZERO, |o| o.filled);
-            (idx, filled)
+            (key, cp.order_id.clone(), filled)
         })
-        .filter(|(_, filled)| *filled > Decimal::ZERO)
+        .filter(|(_, _, filled)| *filled > Decimal::ZERO)
         .collect();
-    for (idx, volume) in open {
-        let Some(cp) = st.swap.copy.positions.get(idx).cloned() else {
-            continue;
-        };
-        engine::finish(st, &cp.order_id, now);
-        for plan in [cp.tp.clone(), cp.sl.clone()].into_iter().flatten() {
-            set_plan_status(st, &plan, 3);
-        }
+    for (key, order_id, volume) in open {
+        engine::finish(st, &order_id, now);
         let share = if size > Decimal::ZERO {
             round_dp(pnl * volume / size, 8)
         } else {
             Decimal::ZERO
         };
-        if let Some(p) = st.swap.copy.positions.get_mut(idx) {
-            p.closed = Some(Closed {
-                time_ms: now,
-                price,
-                pnl: share,
-                fee: Decimal::ZERO,
-                reason: 3,
-                volume,
-            });
-            p.tp = None;
-            p.sl = None;
-        }
+        let closed = Closed {
+            time_ms: now,
+            price,
+            pnl: share,
+            fee: Decimal::ZERO,
+            reason: 3,
+            volume,
+        };
+        end_position(st, key, closed, None);
     }
 }
 
 /// `POST follow/close_order`.
 pub fn close_order(c: &mut Ctx<'_>) -> R {
     let id = c.p.req("open_order_id")?;
-    let idx = find(c, &id)?;
-    close_position(c.st, idx, 2, c.now_ms)?;
+    let key = find(c, &id)?;
+    close_position(c.st, key, 2, None, c.now_ms)?;
     Ok(J::obj().with("res", 1))
 }
 
@@ -492,55 +607,30 @@ pub fn cancel_order(c: &mut Ctx<'_>) -> R {
         Some(x) => x,
         None => c.p.req("order_i")?,
     };
-    let idx = find(c, &id)?;
+    let key = find(c, &id)?;
     let active =
         c.st.swap
             .orders
             .get(&id)
             .is_some_and(engine::SwapOrder::is_active);
-    let closed =
-        c.st.swap
-            .copy
-            .positions
-            .get(idx)
-            .is_some_and(|p| p.closed.is_some());
+    let closed = c.st.swap.copy.get(key).is_some_and(|p| p.closed.is_some());
     if !active || closed {
         return Err(err(404012));
     }
+    // Nothing filled: the copy position ends with the order, and its plans with it (see
+    // `SwapState::archive`); otherwise the filled part stays open.
     engine::finish(c.st, &id, c.now_ms);
-    // Nothing filled: the copy position ends here (and its plans with it).
-    let filled =
-        c.st.swap
-            .orders
-            .get(&id)
-            .map_or(Decimal::ZERO, |o| o.filled);
-    if filled.is_zero() {
-        let now = c.now_ms;
-        if let Some(cp) = c.st.swap.copy.positions.get(idx).cloned() {
-            for plan in [cp.tp, cp.sl].into_iter().flatten() {
-                set_plan_status(c.st, &plan, 3);
-            }
-        }
-        if let Some(p) = c.st.swap.copy.positions.get_mut(idx) {
-            p.tp = None;
-            p.sl = None;
-            p.closed = Some(Closed {
-                time_ms: now,
-                price: Decimal::ZERO,
-                pnl: Decimal::ZERO,
-                fee: Decimal::ZERO,
-                reason: 2,
-                volume: Decimal::ZERO,
-            });
-        }
-    }
     Ok(J::obj().with("res", 1))
 }
 
 /// Checks every pending TP/SL plan against its trigger price and closes what fired.
 pub fn run_triggers(st: &mut State, now: i64) {
     let mut fire = Vec::new();
-    for (idx, cp) in st.swap.copy.positions.iter().enumerate() {
+    let copy = &st.swap.copy;
+    for key in &copy.open {
+        let Some(cp) = copy.get(*key) else {
+            continue;
+        };
         if cp.closed.is_some() || (cp.tp.is_none() && cp.sl.is_none()) {
             continue;
         }
@@ -553,8 +643,9 @@ pub fn run_triggers(st: &mut State, now: i64) {
             continue;
         }
         let long = cp.direction == 1;
-        for (plan_id, is_tp) in [(cp.tp.as_ref(), true), (cp.sl.as_ref(), false)] {
-            let Some(plan) = plan_id.and_then(|id| st.swap.copy.plans.iter().find(|p| &p.id == id))
+        for (plan_seq, is_tp) in [(cp.tp, true), (cp.sl, false)] {
+            let Some((seq, plan)) =
+                plan_seq.and_then(|seq| Some((seq, copy.plan(cp.account, seq)?)))
             else {
                 continue;
             };
@@ -568,16 +659,14 @@ pub fn run_triggers(st: &mut State, now: i64) {
                 (true, false) | (false, true) => price <= plan.price,
             };
             if hit {
-                fire.push((idx, plan.id.clone(), is_tp));
+                fire.push((*key, seq, is_tp));
                 break;
             }
         }
     }
-    for (idx, plan, is_tp) in fire {
+    for (key, plan, is_tp) in fire {
         let reason = if is_tp { 1 } else { 5 };
-        if close_position(st, idx, reason, now).is_ok() {
-            set_plan_status(st, &plan, 2);
-        }
+        let _ = close_position(st, key, reason, Some(plan), now);
     }
 }
 
@@ -632,11 +721,8 @@ fn instrument_filter(c: &Ctx<'_>) -> Result<Option<usize>, SwapErr> {
 }
 
 fn plan_fields(c: &Ctx<'_>, cp: &CopyPos, j: J) -> J {
-    let plan = |id: &Option<String>| {
-        id.as_ref()
-            .and_then(|id| c.st.swap.copy.plans.iter().find(|p| &p.id == id))
-    };
-    let (tp, sl) = (plan(&cp.tp), plan(&cp.sl));
+    let plan = |seq: Option<u64>| seq.and_then(|seq| c.st.swap.copy.plan(cp.account, seq));
+    let (tp, sl) = (plan(cp.tp), plan(cp.sl));
     j.with(
         "stop_earn_trigger_price_type",
         tp.map(|p| J::Int(p.trigger_type)),
@@ -668,12 +754,9 @@ struct Current {
 fn current_rows(c: &Ctx<'_>, only: Option<usize>) -> Vec<Current> {
     let sw = &c.st.swap;
     sw.copy
-        .positions
-        .iter()
+        .of(c.user)
         .rev()
-        .filter(|cp| {
-            cp.account == c.user && cp.closed.is_none() && only.is_none_or(|i| i == cp.inst)
-        })
+        .filter(|cp| cp.closed.is_none() && only.is_none_or(|i| i == cp.inst))
         .filter_map(|cp| {
             let o = sw.orders.get(&cp.order_id)?;
             let m = sw.instruments.get(cp.inst)?;
@@ -816,10 +899,9 @@ pub fn user_center_history(c: &mut Ctx<'_>) -> R {
     let sw = &c.st.swap;
     let list: Vec<J> = sw
         .copy
-        .positions
-        .iter()
+        .of(c.user)
         .rev()
-        .filter(|cp| cp.account == c.user && only.is_none_or(|i| i == cp.inst))
+        .filter(|cp| only.is_none_or(|i| i == cp.inst))
         .filter_map(|cp| {
             let closed = cp.closed.as_ref().filter(|x| x.volume > Decimal::ZERO)?;
             let o = sw.orders.get(&cp.order_id)?;
@@ -868,10 +950,9 @@ pub fn expert_open_orders(c: &mut Ctx<'_>) -> R {
     let sw = &c.st.swap;
     let list: Vec<J> = sw
         .copy
-        .positions
-        .iter()
+        .of(c.user)
         .rev()
-        .filter(|cp| cp.account == c.user && only.is_none_or(|i| i == cp.inst))
+        .filter(|cp| only.is_none_or(|i| i == cp.inst))
         .filter_map(|cp| {
             let o = sw.orders.get(&cp.order_id).filter(|o| o.is_active())?;
             let m = sw.instruments.get(cp.inst)?;
@@ -897,7 +978,7 @@ pub fn expert_open_orders(c: &mut Ctx<'_>) -> R {
 /// `POST follow/add_algo`.
 pub fn add_algo(c: &mut Ctx<'_>) -> R {
     let id = c.p.req("order_id")?;
-    let idx = find(c, &id)?;
+    let key = find(c, &id)?;
     let tp = c.p.dec("profit_trigger_price")?;
     let sl = c.p.dec("stop_trigger_price")?;
     let tp_type = trigger_type(c, "profit_trigger_type")?;
@@ -908,7 +989,7 @@ pub fn add_algo(c: &mut Ctx<'_>) -> R {
             "give profit_trigger_price or stop_trigger_price",
         ));
     }
-    let Some(cp) = c.st.swap.copy.positions.get(idx).cloned() else {
+    let Some(cp) = c.st.swap.copy.get(key).cloned() else {
         return Err(err(404013));
     };
     if cp.closed.is_some() {
@@ -933,20 +1014,20 @@ pub fn add_algo(c: &mut Ctx<'_>) -> R {
         None => c.st.swap.mark(cp.inst),
     };
     check_tp_sl(cp.direction == 1, reference, tp, sl)?;
-    let (now, user) = (c.now_ms, c.user);
+    let now = c.now_ms;
     let mut algos = Vec::new();
     if let Some(p) = tp {
-        let pid = new_plan(c.st, user, &id, 2, tp_type, p, now);
-        algos.push(J::Str(pid.clone()));
-        if let Some(x) = c.st.swap.copy.positions.get_mut(idx) {
-            x.tp = Some(pid);
+        let (seq, pid) = new_plan(c.st, key, &id, 2, tp_type, p, now);
+        algos.push(J::Str(pid));
+        if let Some(x) = c.st.swap.copy.get_mut(key) {
+            x.tp = Some(seq);
         }
     }
     if let Some(p) = sl {
-        let pid = new_plan(c.st, user, &id, 3, sl_type, p, now);
-        algos.push(J::Str(pid.clone()));
-        if let Some(x) = c.st.swap.copy.positions.get_mut(idx) {
-            x.sl = Some(pid);
+        let (seq, pid) = new_plan(c.st, key, &id, 3, sl_type, p, now);
+        algos.push(J::Str(pid));
+        if let Some(x) = c.st.swap.copy.get_mut(key) {
+            x.sl = Some(seq);
         }
     }
     if let Some(o) = c.st.swap.orders.get_mut(&id) {
@@ -959,7 +1040,7 @@ pub fn add_algo(c: &mut Ctx<'_>) -> R {
 /// `POST follow/cancel_algo`.
 pub fn cancel_algo(c: &mut Ctx<'_>) -> R {
     let id = c.p.req("order_id")?;
-    let idx = find(c, &id)?;
+    let key = find(c, &id)?;
     let flag = |k: &str| -> Result<bool, SwapErr> {
         match c.p.int(k)? {
             None | Some(0) => Ok(false),
@@ -968,23 +1049,23 @@ pub fn cancel_algo(c: &mut Ctx<'_>) -> R {
         }
     };
     let (cancel_tp, cancel_sl) = (flag("stop_profit")?, flag("stop_loss")?);
-    let Some(cp) = c.st.swap.copy.positions.get(idx).cloned() else {
+    let Some(cp) = c.st.swap.copy.get(key).cloned() else {
         return Err(err(404013));
     };
     let mut cancelled = false;
     if cancel_tp {
-        if let Some(p) = &cp.tp {
-            set_plan_status(c.st, p, 3);
+        if let Some(p) = cp.tp {
+            set_plan_status(c.st, key.0, p, 3);
             cancelled = true;
         }
     }
     if cancel_sl {
-        if let Some(p) = &cp.sl {
-            set_plan_status(c.st, p, 3);
+        if let Some(p) = cp.sl {
+            set_plan_status(c.st, key.0, p, 3);
             cancelled = true;
         }
     }
-    if let Some(x) = c.st.swap.copy.positions.get_mut(idx) {
+    if let Some(x) = c.st.swap.copy.get_mut(key) {
         if cancel_tp {
             x.tp = None;
         }
@@ -1012,15 +1093,11 @@ pub fn plan_task(c: &mut Ctx<'_>) -> R {
     let list: Vec<J> = sw
         .copy
         .plans
-        .iter()
-        .rev()
-        .filter(|p| p.account == c.user)
+        .get(&c.user)
+        .into_iter()
+        .flat_map(|log| log.iter().rev())
         .filter_map(|p| {
-            let cp = sw
-                .copy
-                .positions
-                .iter()
-                .find(|x| x.order_id == p.order_id)?;
+            let cp = sw.copy.get((p.account, p.order_seq))?;
             let m = sw.instruments.get(cp.inst)?;
             let volume = sw.orders.get(&cp.order_id).map_or(Decimal::ZERO, |o| {
                 if o.filled.is_zero() {

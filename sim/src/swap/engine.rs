@@ -1,9 +1,10 @@
 //! Swap books, the synthetic market maker, matching, positions, margin and funding.
 //!
-//! Books work as in [`crate::spot::engine`]: price levels of FIFO queues, price-time priority,
-//! trades at the resting price, and synthetic maker orders from the seed (`book_levels` per side,
-//! 5 basis points apart, at least one tick; refilled beyond the worst synthetic price when a side
-//! drops below half). Sizes are whole contracts.
+//! Books are the shared [`crate::book`], as for spot: price levels of FIFO queues, price-time
+//! priority, trades at the resting price, and synthetic maker orders from the seed
+//! (`book_levels` per side, 5 basis points apart rounded down to the tick, at least one tick;
+//! refilled beyond the worst synthetic price when a side drops below half). Quantities are
+//! whole contracts.
 //!
 //! DESIGN (margin model, linear contracts settled in the quote currency, USDT):
 //! - The swap wallet is the account's [`AccountType::Swap`] balance: `free + frozen` is the
@@ -39,7 +40,10 @@
 //!   lazily before every swap request and control call, for every funding time passed.
 
 use crate::accounts::{Account, AccountId, AccountType};
-use crate::config::{SimConfig, SwapInstrumentSpec};
+use crate::book::Demand;
+pub use crate::book::{Book, Resting, Side};
+use crate::config::{Retention, SimConfig, SwapInstrumentSpec};
+use crate::history::{push_capped, OrderLog};
 use crate::num::{floor_dp, round_dp};
 use crate::rng::{mix, Rng};
 use crate::state::State;
@@ -65,15 +69,6 @@ pub mod bill {
     pub const CLOSE_SHORT: u32 = 6;
     /// Funding fee.
     pub const FUNDING: u32 = 15;
-}
-
-/// Buy or sell side of the book.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// Buy (open long, close short).
-    Buy,
-    /// Sell (open short, close long).
-    Sell,
 }
 
 /// Position side.
@@ -190,6 +185,9 @@ pub mod state {
 pub struct SwapOrder {
     /// Id (decimal digits).
     pub id: String,
+    /// Creation number in the family ([`SwapState::order_seq`] when created); orders are kept
+    /// and listed per account in this order.
+    pub seq: u64,
     /// Owner.
     pub account: AccountId,
     /// Instrument index.
@@ -327,85 +325,6 @@ pub struct PubTrade {
     pub direction: i64,
 }
 
-/// A resting order in a level.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Resting {
-    /// Owner's order id; `None` for the synthetic maker.
-    pub order: Option<String>,
-    /// Remaining contracts.
-    pub remaining: Decimal,
-}
-
-/// One instrument's book.
-#[derive(Debug, Clone, Default)]
-pub struct Book {
-    /// Bids by price (best last).
-    pub bids: BTreeMap<Decimal, VecDeque<Resting>>,
-    /// Asks by price (best first).
-    pub asks: BTreeMap<Decimal, VecDeque<Resting>>,
-}
-
-impl Book {
-    /// Best bid.
-    pub fn best_bid(&self) -> Option<Decimal> {
-        self.bids.keys().next_back().copied()
-    }
-
-    /// Best ask.
-    pub fn best_ask(&self) -> Option<Decimal> {
-        self.asks.keys().next().copied()
-    }
-
-    /// Aggregated levels of a side, best first.
-    pub fn levels(&self, side: Side, limit: usize) -> Vec<(Decimal, Decimal)> {
-        let sum = |q: &VecDeque<Resting>| q.iter().map(|r| r.remaining).sum::<Decimal>();
-        match side {
-            Side::Buy => self
-                .bids
-                .iter()
-                .rev()
-                .take(limit)
-                .map(|(p, q)| (*p, sum(q)))
-                .collect(),
-            Side::Sell => self
-                .asks
-                .iter()
-                .take(limit)
-                .map(|(p, q)| (*p, sum(q)))
-                .collect(),
-        }
-    }
-
-    fn side_mut(&mut self, side: Side) -> &mut BTreeMap<Decimal, VecDeque<Resting>> {
-        match side {
-            Side::Buy => &mut self.bids,
-            Side::Sell => &mut self.asks,
-        }
-    }
-
-    fn remove_order(&mut self, side: Side, price: Decimal, id: &str) {
-        let levels = self.side_mut(side);
-        if let Some(q) = levels.get_mut(&price) {
-            q.retain(|r| r.order.as_deref() != Some(id));
-            if q.is_empty() {
-                levels.remove(&price);
-            }
-        }
-    }
-
-    fn synthetic_count(&self, side: Side) -> usize {
-        let levels = match side {
-            Side::Buy => &self.bids,
-            Side::Sell => &self.asks,
-        };
-        levels
-            .values()
-            .flat_map(|q| q.iter())
-            .filter(|r| r.order.is_none())
-            .count()
-    }
-}
-
 /// A position.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwapPosition {
@@ -508,24 +427,27 @@ pub struct SwapState {
     pub by_id: HashMap<String, usize>,
     /// Books by index.
     pub books: Vec<Book>,
-    /// Public trades by index, oldest first.
-    pub trades: Vec<Vec<PubTrade>>,
+    /// Public trades by index, oldest first (the newest
+    /// [`Retention::public_trades_per_market`] kept).
+    pub trades: Vec<VecDeque<PubTrade>>,
     /// Mark price overrides.
     pub marks: Vec<Option<Decimal>>,
     /// Index price overrides.
     pub indexes: Vec<Option<Decimal>>,
     /// Funding by index.
     pub funding: Vec<Funding>,
-    /// Orders by id.
+    /// Kept orders by id: open ones and the finished ones [`SwapState::user_orders`] keeps.
     pub orders: HashMap<String, SwapOrder>,
-    /// Order ids per account, oldest first.
-    pub user_orders: HashMap<AccountId, Vec<String>>,
-    /// Ids of each account's orders that may still be active (pruned when the account places an
-    /// order), so the margin and cap checks of a new order walk the open orders, not the whole
-    /// history: a placement costs the same after 100,000 orders as after 10.
-    pub active_orders: HashMap<AccountId, Vec<String>>,
-    /// Fills per account, oldest first.
-    pub fills: HashMap<AccountId, Vec<SwapFill>>,
+    /// Ids of each account's kept orders by creation ([`SwapOrder::seq`]), the finished ones
+    /// capped at [`Retention::finished_orders_per_account`]; the keys of [`SwapState::orders`].
+    pub user_orders: HashMap<AccountId, OrderLog<String>>,
+    /// Ids of each account's active (open or partially filled) orders by creation: an order
+    /// enters when placed and leaves when it finishes, so the margin and cap checks of a new
+    /// order walk the open orders, not the history: a placement costs the same after 100,000
+    /// orders as after 10.
+    pub active_orders: HashMap<AccountId, BTreeMap<u64, String>>,
+    /// Fills per account, oldest first (the newest [`Retention::own_trades_per_account`] kept).
+    pub fills: HashMap<AccountId, VecDeque<SwapFill>>,
     /// Positions by (account, instrument, side).
     pub positions: BTreeMap<(AccountId, usize, PosSide), SwapPosition>,
     /// Settings by (account, instrument).
@@ -558,6 +480,8 @@ pub struct SwapState {
     pub order_seq: u64,
     /// Next transfer id.
     pub next_transfer_id: u64,
+    /// How much history is kept.
+    pub retention: Retention,
 }
 
 fn gap(m: &SwapInstrumentSpec) -> Decimal {
@@ -599,40 +523,30 @@ impl SwapState {
         for (i, m) in instruments.iter().enumerate() {
             let period = m.funding_period_ms();
             let next_time = (now_ms.div_euclid(period) + 1) * period;
-            let mut book = Book::default();
-            let g = gap(m);
-            for l in 1..=config.book_levels {
-                let off = g * Decimal::from(l);
-                book.asks
-                    .entry(m.mid_price + off)
-                    .or_default()
-                    .push_back(Resting {
-                        order: None,
-                        remaining: maker_size(m, &mut mm),
-                    });
-                let bid = m.mid_price - off;
-                if bid > Decimal::ZERO {
-                    book.bids.entry(bid).or_default().push_back(Resting {
-                        order: None,
-                        remaining: maker_size(m, &mut mm),
-                    });
-                }
-            }
-            books.push(book);
-            let mut list = Vec::new();
+            books.push(Book::seeded(
+                config.book_levels,
+                m.mid_price,
+                gap(m),
+                || maker_size(m, &mut mm),
+            ));
+            let mut list = VecDeque::new();
             for k in 0..48i64 {
                 let r = Decimal::from(mm.below(2001)) - Decimal::from(1000);
                 let price = m.mid_price * (Decimal::ONE + r / Decimal::from(100_000));
                 let price = (price / m.tick_size).round() * m.tick_size;
                 let size =
                     floor_dp(maker_size(m, &mut mm) / Decimal::from(10), 0).max(Decimal::ONE);
-                list.push(PubTrade {
-                    id: next_trade_id,
-                    time_ms: now_ms - 86_400_000 + (k + 1) * 1_800_000 - 60_000,
-                    price,
-                    size,
-                    direction: i64::try_from(mm.below(4)).unwrap_or(0) + 1,
-                });
+                push_capped(
+                    &mut list,
+                    PubTrade {
+                        id: next_trade_id,
+                        time_ms: now_ms - 86_400_000 + (k + 1) * 1_800_000 - 60_000,
+                        price,
+                        size,
+                        direction: i64::try_from(mm.below(4)).unwrap_or(0) + 1,
+                    },
+                    config.retention.public_trades_per_market,
+                );
                 next_trade_id += 1;
             }
             trades.push(list);
@@ -685,7 +599,92 @@ impl SwapState {
             next_trade_id,
             order_seq: 0,
             next_transfer_id: 1,
+            retention: config.retention,
         }
+    }
+
+    /// Stores a new (open) order, lists it under its account and among its active orders.
+    pub fn add_order(&mut self, order: SwapOrder) {
+        self.user_orders
+            .entry(order.account)
+            .or_default()
+            .insert(order.seq, order.id.clone());
+        if order.is_active() {
+            self.active_orders
+                .entry(order.account)
+                .or_default()
+                .insert(order.seq, order.id.clone());
+        }
+        self.orders.insert(order.id.clone(), order);
+    }
+
+    /// Ids of the account's kept orders, oldest first.
+    pub fn order_ids(&self, account: AccountId) -> impl DoubleEndedIterator<Item = &String> + '_ {
+        self.user_orders
+            .get(&account)
+            .into_iter()
+            .flat_map(OrderLog::iter)
+    }
+
+    /// Bookkeeping of order `id` once finished: it leaves the active orders, and is filed among
+    /// its account's finished orders, forgetting the orders that finished earliest beyond
+    /// [`Retention::finished_orders_per_account`] (at least one is kept). A copy-trading
+    /// sponsored order is filed only once its copy position has closed (the position reads
+    /// it), and a sponsored order forgotten takes its closed copy position with it. Nothing for
+    /// an open or unknown order; filing twice is harmless.
+    pub fn archive(&mut self, id: &str) {
+        let Some(o) = self.orders.get(id) else {
+            return;
+        };
+        if o.is_active() {
+            return;
+        }
+        let (account, seq) = (o.account, o.seq);
+        let keep = self.retention.finished_orders_per_account.max(1);
+        if let Some(active) = self.active_orders.get_mut(&account) {
+            active.remove(&seq);
+            if active.is_empty() {
+                self.active_orders.remove(&account);
+            }
+        }
+        if super::copy::is_sponsor(o) {
+            let key = (account, seq);
+            if o.filled.is_zero() && self.copy.get(key).is_some_and(|p| p.closed.is_none()) {
+                // Nothing filled: the copy position ends with its order.
+                let closed = super::copy::Closed {
+                    time_ms: o.update_ms,
+                    price: Decimal::ZERO,
+                    pnl: Decimal::ZERO,
+                    fee: Decimal::ZERO,
+                    reason: 2,
+                    volume: Decimal::ZERO,
+                };
+                self.copy.end(key, closed, None, keep);
+            }
+            if !self.copy.is_closed(account, seq) {
+                return;
+            }
+        }
+        let Some(log) = self.user_orders.get_mut(&account) else {
+            return;
+        };
+        let (orders, copy) = (&mut self.orders, &mut self.copy);
+        log.finish(seq, keep, |old| {
+            if let Some(o) = orders.remove(&old) {
+                if super::copy::is_sponsor(&o) {
+                    copy.forget(account, o.seq);
+                }
+            }
+        });
+    }
+
+    /// Appends a fill to its account's fills (the oldest beyond the retention dropped).
+    fn record_fill(&mut self, account: AccountId, fill: SwapFill) {
+        push_capped(
+            self.fills.entry(account).or_default(),
+            fill,
+            self.retention.own_trades_per_account,
+        );
     }
 
     /// Instrument index of `id` (exact, or any case).
@@ -701,7 +700,7 @@ impl SwapState {
     pub fn last_price(&self, i: usize) -> Decimal {
         self.trades
             .get(i)
-            .and_then(|t| t.last())
+            .and_then(|t| t.back())
             .map(|t| t.price)
             .or_else(|| self.instruments.get(i).map(|m| m.mid_price))
             .unwrap_or_default()
@@ -776,24 +775,13 @@ impl SwapState {
         (self.mark(i) - p.avg_cost) * p.size * cv * side.sign()
     }
 
-    /// The account's active orders (see [`SwapState::active_orders`]).
+    /// The account's active orders, oldest first (see [`SwapState::active_orders`]).
     pub fn active_of(&self, account: AccountId) -> impl Iterator<Item = &SwapOrder> + '_ {
         self.active_orders
             .get(&account)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
+            .into_iter()
+            .flat_map(BTreeMap::values)
             .filter_map(|id| self.orders.get(id))
-            .filter(|o| o.is_active())
-    }
-
-    /// Records a new order of `account` among its possibly active ones, dropping the ids of
-    /// orders that have finished since.
-    fn track_active(&mut self, account: AccountId, id: String) {
-        let orders = &self.orders;
-        let ids = self.active_orders.entry(account).or_default();
-        ids.retain(|id| orders.get(id).is_some_and(SwapOrder::is_active));
-        ids.push(id);
     }
 
     /// Open orders of an account on an instrument.
@@ -831,65 +819,30 @@ impl SwapState {
     /// level (the worst level when fewer exist); `None` when the opposite side is empty.
     pub fn reach_price(&self, i: usize, side: Side, levels: usize) -> Option<Decimal> {
         let book = self.books.get(i)?;
-        let opposite = match side {
-            Side::Buy => Side::Sell,
-            Side::Sell => Side::Buy,
-        };
-        book.levels(opposite, levels.max(1)).last().map(|(p, _)| *p)
+        book.levels(side.opposite(), levels.max(1))
+            .last()
+            .map(|(p, _)| *p)
     }
 
     /// Contracts available to `side` up to `limit` (for FOK).
     pub fn available_to(&self, i: usize, side: Side, limit: Decimal) -> Decimal {
-        let Some(book) = self.books.get(i) else {
-            return Decimal::ZERO;
-        };
-        let sum = |q: &VecDeque<Resting>| q.iter().map(|r| r.remaining).sum::<Decimal>();
-        match side {
-            Side::Buy => book.asks.range(..=limit).map(|(_, q)| sum(q)).sum(),
-            Side::Sell => book.bids.range(limit..).map(|(_, q)| sum(q)).sum(),
-        }
+        self.books
+            .get(i)
+            .map_or(Decimal::ZERO, |book| book.available(side, limit))
     }
 
     fn replenish(&mut self, i: usize) {
-        let Some(spec) = self.instruments.get(i) else {
+        let SwapState {
+            instruments,
+            books,
+            levels,
+            rng,
+            ..
+        } = self;
+        let (Some(spec), Some(book)) = (instruments.get(i), books.get_mut(i)) else {
             return;
         };
-        let g = gap(spec);
-        let want = self.levels;
-        let Some(book) = self.books.get_mut(i) else {
-            return;
-        };
-        for side in [Side::Buy, Side::Sell] {
-            let mut have = book.synthetic_count(side);
-            if have * 2 >= want {
-                continue;
-            }
-            while have < want {
-                let next = match side {
-                    Side::Sell => {
-                        book.asks
-                            .keys()
-                            .next_back()
-                            .copied()
-                            .unwrap_or(spec.mid_price)
-                            + g
-                    }
-                    Side::Buy => book.bids.keys().next().copied().unwrap_or(spec.mid_price) - g,
-                };
-                if next <= Decimal::ZERO {
-                    break;
-                }
-                let size = maker_size(spec, &mut self.rng);
-                book.side_mut(side)
-                    .entry(next)
-                    .or_default()
-                    .push_back(Resting {
-                        order: None,
-                        remaining: size,
-                    });
-                have += 1;
-            }
-        }
+        book.replenish(*levels, spec.mid_price, gap(spec), || maker_size(spec, rng));
     }
 }
 
@@ -1005,6 +958,7 @@ pub struct Prepared {
 /// Stores, freezes and matches a validated order; returns its id.
 pub fn place(st: &mut State, account: AccountId, p: &Prepared, copy: bool, now: i64) -> String {
     let id = st.swap.new_order_id();
+    let seq = st.swap.order_seq;
     let quote = st
         .swap
         .instruments
@@ -1022,6 +976,7 @@ pub fn place(st: &mut State, account: AccountId, p: &Prepared, copy: bool, now: 
     };
     let order = SwapOrder {
         id: id.clone(),
+        seq,
         account,
         inst: p.inst,
         margin_mode: p.margin_mode,
@@ -1044,21 +999,9 @@ pub fn place(st: &mut State, account: AccountId, p: &Prepared, copy: bool, now: 
         frozen_fee: ff,
         copy,
     };
-    st.swap.orders.insert(id.clone(), order);
-    st.swap
-        .user_orders
-        .entry(account)
-        .or_default()
-        .push(id.clone());
-    st.swap.track_active(account, id.clone());
+    st.swap.add_order(order);
     execute(st, &id, now);
     id
-}
-
-struct Fill {
-    maker: Option<String>,
-    price: Decimal,
-    qty: Decimal,
 }
 
 /// Matches a stored order against the book, settles fills, and rests or finishes the rest.
@@ -1075,10 +1018,11 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
         o.size,
         o.kind,
     );
-    let would_take = st.swap.books.get(i).is_some_and(|b| match side {
-        Side::Buy => b.best_ask().is_some_and(|a| a <= limit),
-        Side::Sell => b.best_bid().is_some_and(|x| x >= limit),
-    });
+    let would_take = st
+        .swap
+        .books
+        .get(i)
+        .is_some_and(|b| b.would_take(side, limit));
     if post_only && would_take {
         finish(st, order_id, now);
         return;
@@ -1087,51 +1031,12 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
         finish(st, order_id, now);
         return;
     }
-    let mut fills = Vec::new();
-    if let Some(book) = st.swap.books.get_mut(i) {
-        let opposite = match side {
-            Side::Buy => &mut book.asks,
-            Side::Sell => &mut book.bids,
-        };
-        let mut left = size;
-        loop {
-            let level = match side {
-                Side::Buy => opposite.keys().next().copied(),
-                Side::Sell => opposite.keys().next_back().copied(),
-            };
-            let Some(price) = level else { break };
-            if (side == Side::Buy && price > limit) || (side == Side::Sell && price < limit) {
-                break;
-            }
-            let Some(queue) = opposite.get_mut(&price) else {
-                break;
-            };
-            let Some(front) = queue.front_mut() else {
-                opposite.remove(&price);
-                continue;
-            };
-            let qty = left.min(front.remaining);
-            if qty <= Decimal::ZERO {
-                break;
-            }
-            fills.push(Fill {
-                maker: front.order.clone(),
-                price,
-                qty,
-            });
-            front.remaining -= qty;
-            if front.remaining <= Decimal::ZERO {
-                queue.pop_front();
-                if queue.is_empty() {
-                    opposite.remove(&price);
-                }
-            }
-            left -= qty;
-            if left <= Decimal::ZERO {
-                break;
-            }
-        }
-    }
+    let fills = st
+        .swap
+        .books
+        .get_mut(i)
+        .map(|book| book.take(side, Some(limit), Demand::Quantity(size)).fills)
+        .unwrap_or_default();
     let had = !fills.is_empty();
     for f in fills {
         let tid = st.swap.next_trade_id;
@@ -1140,14 +1045,19 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
         if let Some(m) = &f.maker {
             settle(st, m, f.price, f.qty, true, tid, now);
         }
+        let keep = st.swap.retention.public_trades_per_market;
         if let Some(list) = st.swap.trades.get_mut(i) {
-            list.push(PubTrade {
-                id: tid,
-                time_ms: now,
-                price: f.price,
-                size: f.qty,
-                direction: kind,
-            });
+            push_capped(
+                list,
+                PubTrade {
+                    id: tid,
+                    time_ms: now,
+                    price: f.price,
+                    size: f.qty,
+                    direction: kind,
+                },
+                keep,
+            );
         }
     }
     if let Some(o) = st.swap.orders.get(order_id) {
@@ -1155,13 +1065,7 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
             if tif == Tif::Gtc {
                 let remaining = o.size - o.filled;
                 if let Some(book) = st.swap.books.get_mut(i) {
-                    book.side_mut(side)
-                        .entry(limit)
-                        .or_default()
-                        .push_back(Resting {
-                            order: Some(order_id.to_owned()),
-                            remaining,
-                        });
+                    book.push(side, limit, Some(order_id.to_owned()), remaining);
                 }
             } else {
                 finish(st, order_id, now);
@@ -1171,6 +1075,8 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
     if had {
         st.swap.replenish(i);
     }
+    // Filed last, so the order a request finishes outlives the makers it finished.
+    st.swap.archive(order_id);
 }
 
 /// Cancels (finishes) an active order: state -1, out of the book, frozen amounts released.
@@ -1196,6 +1102,7 @@ pub fn finish(st: &mut State, order_id: &str, now: i64) {
             account_mut(&mut st.accounts, account).unfreeze(AccountType::Swap, &q, release);
         }
     }
+    st.swap.archive(order_id);
 }
 
 fn settle(
@@ -1324,8 +1231,12 @@ fn settle(
         trade_type: trade_type::NORMAL,
         time_ms: now,
     };
-    let account = o.account;
-    swap.fills.entry(account).or_default().push(fill);
+    let (account, done) = (o.account, !o.is_active());
+    swap.record_fill(account, fill);
+    if done && maker {
+        // A taker is filed at the end of its execution.
+        swap.archive(order_id);
+    }
 }
 
 /// Runs every funding settlement due at `now` and the copy-trading TP/SL triggers.
@@ -1391,7 +1302,7 @@ fn force_close(
         .active_orders
         .get(&account)
         .map(|ids| {
-            ids.iter()
+            ids.values()
                 .filter(|id| {
                     st.swap.orders.get(*id).is_some_and(|o| {
                         o.is_active() && o.inst == i && !o.is_open_kind() && o.pos_side() == side
@@ -1405,6 +1316,7 @@ fn force_close(
         finish(st, id, now);
     }
     let id = st.swap.new_order_id();
+    let seq = st.swap.order_seq;
     let tid = st.swap.next_trade_id;
     st.swap.next_trade_id += 1;
     let State { swap, accounts, .. } = st;
@@ -1436,53 +1348,51 @@ fn force_close(
     acct.unfreeze(AccountType::Swap, &quote, p.margin);
     acct.credit(AccountType::Swap, &quote, -loss, code, now);
     *swap.realized.entry(account).or_default() -= loss;
-    swap.orders.insert(
-        id.clone(),
-        SwapOrder {
-            id: id.clone(),
-            account,
-            inst: i,
-            margin_mode: p.margin_mode,
-            kind,
-            order_type: 0,
-            price,
-            size: p.size,
-            filled: p.size,
-            turnover: p.size * spec.contract_value * price,
-            fee: Decimal::ZERO,
-            state: state::FILLED,
-            leverage: p.leverage,
-            close_profit: -loss,
-            has_stop: false,
-            insert_ms: now,
-            update_ms: now,
-            post_only: false,
-            tif: Tif::Ioc,
-            frozen_margin: Decimal::ZERO,
-            frozen_fee: Decimal::ZERO,
-            copy: false,
-        },
-    );
-    swap.user_orders
-        .entry(account)
-        .or_default()
-        .push(id.clone());
-    swap.fills.entry(account).or_default().push(SwapFill {
-        trade_id: tid,
+    swap.add_order(SwapOrder {
+        id: id.clone(),
+        seq,
+        account,
         inst: i,
-        order_id: id,
         margin_mode: p.margin_mode,
-        price,
-        size: p.size,
-        fee: Decimal::ZERO,
-        close_profit: -loss,
-        leverage: p.leverage,
         kind,
         order_type: 0,
-        match_role: 1,
-        trade_type: trade_type::FORCE_CLOSE,
-        time_ms: now,
+        price,
+        size: p.size,
+        filled: p.size,
+        turnover: p.size * spec.contract_value * price,
+        fee: Decimal::ZERO,
+        state: state::FILLED,
+        leverage: p.leverage,
+        close_profit: -loss,
+        has_stop: false,
+        insert_ms: now,
+        update_ms: now,
+        post_only: false,
+        tif: Tif::Ioc,
+        frozen_margin: Decimal::ZERO,
+        frozen_fee: Decimal::ZERO,
+        copy: false,
     });
+    swap.archive(&id);
+    swap.record_fill(
+        account,
+        SwapFill {
+            trade_id: tid,
+            inst: i,
+            order_id: id,
+            margin_mode: p.margin_mode,
+            price,
+            size: p.size,
+            fee: Decimal::ZERO,
+            close_profit: -loss,
+            leverage: p.leverage,
+            kind,
+            order_type: 0,
+            match_role: 1,
+            trade_type: trade_type::FORCE_CLOSE,
+            time_ms: now,
+        },
+    );
     super::copy::force_closed(st, account, i, side, price, -loss, p.size, now);
 }
 

@@ -40,6 +40,7 @@ use crate::json::J;
 use crate::num::round_dp;
 use crate::rng::mix;
 use rust_decimal::Decimal;
+use std::collections::VecDeque;
 
 fn instrument_json(m: &SwapInstrumentSpec) -> J {
     let limits: Vec<J> = m
@@ -111,15 +112,21 @@ fn level_json(levels: Vec<(Decimal, Decimal)>) -> J {
 pub fn depth(c: &mut Ctx<'_>) -> R {
     let i = c.instrument()?;
     let limit = c.p.limit()?;
-    let book = c.st.swap.books.get(i).cloned().unwrap_or_default();
+    let levels = |side: Side| {
+        c.st.swap
+            .books
+            .get(i)
+            .map(|book| book.levels(side, limit))
+            .unwrap_or_default()
+    };
     Ok(J::obj()
         .with(
             "instrument_id",
             c.st.swap.instruments[i].instrument_id.as_str(),
         )
         .with("timestamp", c.now_ms)
-        .with("asks", level_json(book.levels(Side::Sell, limit)))
-        .with("bids", level_json(book.levels(Side::Buy, limit))))
+        .with("asks", level_json(levels(Side::Sell)))
+        .with("bids", level_json(levels(Side::Buy))))
 }
 
 /// `GET public/trades`.
@@ -127,10 +134,10 @@ pub fn trades(c: &mut Ctx<'_>) -> R {
     let i = c.instrument()?;
     let limit = c.p.limit()?;
     let id = c.st.swap.instruments[i].instrument_id.clone();
-    let list = c.st.swap.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
+    let list = c.st.swap.trades.get(i);
     Ok(J::Arr(
-        list.iter()
-            .rev()
+        list.into_iter()
+            .flat_map(|l| l.iter().rev())
             .take(limit)
             .map(|t| {
                 J::obj()
@@ -162,8 +169,9 @@ fn ticker_json(c: &Ctx<'_>, i: usize, with_oi: bool) -> J {
     };
     let book = sw.books.get(i);
     let since = c.now_ms - 86_400_000;
-    let trades = sw.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
-    let last_trade = trades.last();
+    let empty = VecDeque::new();
+    let trades = sw.trades.get(i).unwrap_or(&empty);
+    let last_trade = trades.back();
     let last = sw.last_price(i);
     let recent: Vec<_> = trades.iter().filter(|t| t.time_ms >= since).collect();
     let open = recent.first().map_or(last, |t| t.price);
@@ -250,7 +258,8 @@ fn candle(c: &Ctx<'_>, i: usize, start: i64, len: i64) -> J {
     let Some(m) = sw.instruments.get(i) else {
         return J::Null;
     };
-    let trades = sw.trades.get(i).map(Vec::as_slice).unwrap_or(&[]);
+    let empty = VecDeque::new();
+    let trades = sw.trades.get(i).unwrap_or(&empty);
     let end = start + len;
     let inside: Vec<_> = trades
         .iter()
@@ -361,8 +370,5 @@ pub fn funding_rate_history(c: &mut Ctx<'_>) -> R {
 
 /// Best opposite price for a side (for market-style checks).
 pub fn opposite_best(book: &Book, side: Side) -> Option<Decimal> {
-    match side {
-        Side::Buy => book.best_ask(),
-        Side::Sell => book.best_bid(),
-    }
+    book.best(side.opposite())
 }

@@ -215,6 +215,7 @@ pub fn validate(c: &Ctx<'_>, n: &NewOrder, reserved: &mut Reserved) -> Result<Pr
 fn blank() -> SwapOrder {
     SwapOrder {
         id: String::new(),
+        seq: 0,
         account: 0,
         inst: 0,
         margin_mode: engine::MarginMode::Crossed,
@@ -382,11 +383,7 @@ fn list_orders(c: &Ctx<'_>, open: bool) -> R {
     let limit = c.p.limit()?;
     let sw = &c.st.swap;
     let list: Vec<J> = sw
-        .user_orders
-        .get(&c.user)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-        .iter()
+        .order_ids(c.user)
         .rev()
         .filter_map(|id| sw.orders.get(id))
         .filter(|o| {
@@ -441,10 +438,8 @@ pub fn history_trades(c: &mut Ctx<'_>) -> R {
     let list: Vec<J> = sw
         .fills
         .get(&c.user)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-        .iter()
-        .rev()
+        .into_iter()
+        .flat_map(|list| list.iter().rev())
         .filter(|f| {
             only.is_none_or(|i| i == f.inst)
                 && kind.is_none_or(|k| k == f.kind)

@@ -8,6 +8,7 @@ mod faults;
 mod hardening;
 mod limits;
 mod market;
+mod retention;
 mod routing;
 mod spot_venue;
 mod swap_account;

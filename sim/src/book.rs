@@ -1,0 +1,410 @@
+//! The order book both families trade on: price levels of resting orders, best prices, depth
+//! snapshots, the price-time matching walk and the synthetic market maker's quotes.
+//!
+//! A level holds a FIFO queue of resting orders; an incoming order takes the best opposite level
+//! first and, within a level, the oldest resting order first (price-time priority). Trades
+//! execute at the resting order's price. Quantities are whatever the family trades in (spot base
+//! amounts, swap contracts); the book does not convert them.
+//!
+//! Synthetic liquidity: [`Book::seeded`] quotes `levels` maker orders per side around a mid
+//! price, `gap` apart, and [`Book::replenish`], run after trades, tops a side up to `levels`
+//! synthetic orders beyond its worst price once it has fallen below half of that. Synthetic
+//! orders have no owner. The family supplies the mid price, the gap and the sizes (drawn from its
+//! seeded generator, in a fixed order: so the same seed and the same requests give the same
+//! books).
+//!
+//! What differs between the families stays at their edges: the spacing and sizes of synthetic
+//! quotes, and the order levels are written in (the spot `/order_book` lists asks highest price
+//! first); [`Book::levels`] always answers best first.
+
+use crate::num::floor_dp;
+use rust_decimal::Decimal;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Buy or sell side of the book (the side an order takes from is the other one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Buy (bids).
+    Buy,
+    /// Sell (asks).
+    Sell,
+}
+
+impl Side {
+    /// The other side.
+    pub fn opposite(self) -> Side {
+        match self {
+            Side::Buy => Side::Sell,
+            Side::Sell => Side::Buy,
+        }
+    }
+}
+
+/// A resting order in a book level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resting {
+    /// Owner's order id; `None` for the synthetic market maker.
+    pub order: Option<String>,
+    /// Remaining quantity.
+    pub remaining: Decimal,
+}
+
+/// Price levels of one side, each a FIFO queue.
+pub type Levels = BTreeMap<Decimal, VecDeque<Resting>>;
+
+/// One market's book.
+#[derive(Debug, Clone, Default)]
+pub struct Book {
+    /// Bids by price (best = last).
+    pub bids: Levels,
+    /// Asks by price (best = first).
+    pub asks: Levels,
+}
+
+/// What an incoming order still wants while it walks the book.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Demand {
+    /// A quantity.
+    Quantity(Decimal),
+    /// A value to spend (a spot market buy's quote amount): at each price it wants the value
+    /// left divided by the price, rounded down to `dp` places.
+    Value {
+        /// Value to spend.
+        value: Decimal,
+        /// Decimal places of quantities.
+        dp: u32,
+    },
+}
+
+/// One fill of a walk: the resting order taken from, the price and the quantity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fill {
+    /// The resting order's id; `None` for the synthetic maker.
+    pub maker: Option<String>,
+    /// Price (the resting order's).
+    pub price: Decimal,
+    /// Quantity.
+    pub qty: Decimal,
+}
+
+/// The outcome of [`Book::take`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Walk {
+    /// Fills, in the order they happened.
+    pub fills: Vec<Fill>,
+    /// Whether the walk stopped because the opposite side ran out.
+    pub exhausted: bool,
+}
+
+impl Book {
+    /// A book quoted by the synthetic maker: for each of `levels` steps of `gap` from `mid`, an
+    /// ask and (while positive) a bid, sized by `size` (called in that order).
+    pub fn seeded(
+        levels: usize,
+        mid: Decimal,
+        gap: Decimal,
+        mut size: impl FnMut() -> Decimal,
+    ) -> Book {
+        let mut book = Book::default();
+        for l in 1..=levels {
+            let off = gap * Decimal::from(l);
+            book.push(Side::Sell, mid + off, None, size());
+            let bid = mid - off;
+            if bid > Decimal::ZERO {
+                book.push(Side::Buy, bid, None, size());
+            }
+        }
+        book
+    }
+
+    /// Best bid price.
+    pub fn best_bid(&self) -> Option<Decimal> {
+        self.bids.keys().next_back().copied()
+    }
+
+    /// Best ask price.
+    pub fn best_ask(&self) -> Option<Decimal> {
+        self.asks.keys().next().copied()
+    }
+
+    /// Best price of `side`.
+    pub fn best(&self, side: Side) -> Option<Decimal> {
+        match side {
+            Side::Buy => self.best_bid(),
+            Side::Sell => self.best_ask(),
+        }
+    }
+
+    /// The levels of `side`.
+    pub fn side(&self, side: Side) -> &Levels {
+        match side {
+            Side::Buy => &self.bids,
+            Side::Sell => &self.asks,
+        }
+    }
+
+    fn side_mut(&mut self, side: Side) -> &mut Levels {
+        match side {
+            Side::Buy => &mut self.bids,
+            Side::Sell => &mut self.asks,
+        }
+    }
+
+    /// Aggregated levels `(price, quantity)` of `side`, best first, at most `limit`.
+    pub fn levels(&self, side: Side, limit: usize) -> Vec<(Decimal, Decimal)> {
+        let sum = |q: &VecDeque<Resting>| q.iter().map(|r| r.remaining).sum::<Decimal>();
+        match side {
+            Side::Buy => self
+                .bids
+                .iter()
+                .rev()
+                .take(limit)
+                .map(|(p, q)| (*p, sum(q)))
+                .collect(),
+            Side::Sell => self
+                .asks
+                .iter()
+                .take(limit)
+                .map(|(p, q)| (*p, sum(q)))
+                .collect(),
+        }
+    }
+
+    /// Whether an order of `side` limited at `price` would take liquidity.
+    pub fn would_take(&self, side: Side, price: Decimal) -> bool {
+        match side {
+            Side::Buy => self.best_ask().is_some_and(|a| a <= price),
+            Side::Sell => self.best_bid().is_some_and(|b| b >= price),
+        }
+    }
+
+    /// Quantity an order of `side` could take at prices up to `limit` (down to, for a sell).
+    pub fn available(&self, side: Side, limit: Decimal) -> Decimal {
+        let sum = |q: &VecDeque<Resting>| q.iter().map(|r| r.remaining).sum::<Decimal>();
+        match side {
+            Side::Buy => self.asks.range(..=limit).map(|(_, q)| sum(q)).sum(),
+            Side::Sell => self.bids.range(limit..).map(|(_, q)| sum(q)).sum(),
+        }
+    }
+
+    /// Queues a resting order at the back of its level (`order` `None`: synthetic).
+    pub fn push(&mut self, side: Side, price: Decimal, order: Option<String>, remaining: Decimal) {
+        self.side_mut(side)
+            .entry(price)
+            .or_default()
+            .push_back(Resting { order, remaining });
+    }
+
+    /// Removes order `id` resting on `side` at `price` (nothing when it is not there).
+    pub fn remove_order(&mut self, side: Side, price: Decimal, id: &str) {
+        let levels = self.side_mut(side);
+        if let Some(q) = levels.get_mut(&price) {
+            q.retain(|r| r.order.as_deref() != Some(id));
+            if q.is_empty() {
+                levels.remove(&price);
+            }
+        }
+    }
+
+    /// Synthetic orders resting on `side`.
+    pub fn synthetic_count(&self, side: Side) -> usize {
+        self.side(side)
+            .values()
+            .flat_map(|q| q.iter())
+            .filter(|r| r.order.is_none())
+            .count()
+    }
+
+    /// The matching walk of an incoming order of `side`: takes from the opposite side, best
+    /// price first and oldest resting order first within a price, at prices no worse than
+    /// `limit` (`None`: any price), until `demand` is met (a value demand: until nothing more
+    /// can be bought with what is left) or the opposite side runs out. Taken quantities leave
+    /// the book; emptied orders and levels are removed.
+    pub fn take(&mut self, side: Side, limit: Option<Decimal>, demand: Demand) -> Walk {
+        let mut walk = Walk::default();
+        let mut left = demand;
+        let opposite = self.side_mut(side.opposite());
+        loop {
+            let level = match side {
+                Side::Buy => opposite.keys().next().copied(),
+                Side::Sell => opposite.keys().next_back().copied(),
+            };
+            let Some(price) = level else {
+                walk.exhausted = true;
+                break;
+            };
+            let beyond = limit.is_some_and(|l| match side {
+                Side::Buy => price > l,
+                Side::Sell => price < l,
+            });
+            if beyond {
+                break;
+            }
+            let Some(queue) = opposite.get_mut(&price) else {
+                break;
+            };
+            let Some(front) = queue.front_mut() else {
+                opposite.remove(&price);
+                continue;
+            };
+            let want = match left {
+                Demand::Quantity(q) => q,
+                Demand::Value { value, dp } => floor_dp(value / price, dp),
+            };
+            let qty = want.min(front.remaining);
+            if qty <= Decimal::ZERO {
+                break;
+            }
+            walk.fills.push(Fill {
+                maker: front.order.clone(),
+                price,
+                qty,
+            });
+            front.remaining -= qty;
+            if front.remaining <= Decimal::ZERO {
+                queue.pop_front();
+                if queue.is_empty() {
+                    opposite.remove(&price);
+                }
+            }
+            match &mut left {
+                Demand::Quantity(q) => {
+                    *q -= qty;
+                    if *q <= Decimal::ZERO {
+                        break;
+                    }
+                }
+                Demand::Value { value, .. } => *value -= qty * price,
+            }
+        }
+        walk
+    }
+
+    /// Tops up the synthetic maker after trades: a side holding fewer than half of `want`
+    /// synthetic orders gets new ones, `gap` beyond its worst price (from `mid` when empty),
+    /// until it holds `want` or prices would reach zero; `size` sizes each (bids first, then
+    /// asks).
+    pub fn replenish(
+        &mut self,
+        want: usize,
+        mid: Decimal,
+        gap: Decimal,
+        mut size: impl FnMut() -> Decimal,
+    ) {
+        for side in [Side::Buy, Side::Sell] {
+            let mut have = self.synthetic_count(side);
+            if have * 2 >= want {
+                continue;
+            }
+            while have < want {
+                let next = match side {
+                    Side::Sell => self.asks.keys().next_back().copied().unwrap_or(mid) + gap,
+                    Side::Buy => self.bids.keys().next().copied().unwrap_or(mid) - gap,
+                };
+                if next <= Decimal::ZERO {
+                    break;
+                }
+                self.push(side, next, None, size());
+                have += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::num::d;
+
+    fn book() -> Book {
+        let mut b = Book::default();
+        b.push(Side::Sell, d("101"), Some("a1".into()), d("1"));
+        b.push(Side::Sell, d("101"), Some("a2".into()), d("2"));
+        b.push(Side::Sell, d("102"), None, d("5"));
+        b.push(Side::Buy, d("99"), Some("b1".into()), d("3"));
+        b
+    }
+
+    #[test]
+    fn walk_takes_best_price_then_oldest_and_stops_at_the_limit() {
+        let mut b = book();
+        let w = b.take(Side::Buy, Some(d("101")), Demand::Quantity(d("2.5")));
+        assert_eq!(
+            w.fills,
+            vec![
+                Fill {
+                    maker: Some("a1".into()),
+                    price: d("101"),
+                    qty: d("1")
+                },
+                Fill {
+                    maker: Some("a2".into()),
+                    price: d("101"),
+                    qty: d("1.5")
+                },
+            ]
+        );
+        assert!(!w.exhausted);
+        assert_eq!(
+            b.levels(Side::Sell, 10),
+            vec![(d("101"), d("0.5")), (d("102"), d("5"))]
+        );
+        // Beyond the limit nothing is taken.
+        let w = b.take(Side::Buy, Some(d("100")), Demand::Quantity(d("1")));
+        assert!(w.fills.is_empty());
+        // Without a limit the side can run out.
+        let w = b.take(Side::Sell, None, Demand::Quantity(d("10")));
+        assert_eq!(w.fills.len(), 1);
+        assert!(w.exhausted);
+        assert_eq!(b.best_bid(), None);
+    }
+
+    #[test]
+    fn value_demand_buys_what_the_value_pays_for() {
+        let mut b = book();
+        // 150 buys 1 at 101 (49 left), then floor(49 / 101, 2) = 0.48.
+        let w = b.take(
+            Side::Buy,
+            None,
+            Demand::Value {
+                value: d("150"),
+                dp: 2,
+            },
+        );
+        let got: Vec<_> = w.fills.iter().map(|f| (f.price, f.qty)).collect();
+        assert_eq!(got, vec![(d("101"), d("1")), (d("101"), d("0.48"))]);
+        assert!(!w.exhausted);
+    }
+
+    #[test]
+    fn seeding_and_replenishing_follow_the_gap() {
+        let mut n = 0;
+        let mut b = Book::seeded(3, d("10"), d("4"), || {
+            n += 1;
+            Decimal::from(n)
+        });
+        // Asks 14, 18, 22 (sizes 1, 3, 5); bids 6, 2 (sizes 2, 4); -2 is not quoted.
+        assert_eq!(
+            b.levels(Side::Sell, 5),
+            vec![(d("14"), d("1")), (d("18"), d("3")), (d("22"), d("5"))]
+        );
+        assert_eq!(
+            b.levels(Side::Buy, 5),
+            vec![(d("6"), d("2")), (d("2"), d("4"))]
+        );
+        b.take(Side::Buy, None, Demand::Quantity(d("4")));
+        assert_eq!(b.synthetic_count(Side::Sell), 1);
+        b.replenish(3, d("10"), d("4"), || d("7"));
+        assert_eq!(
+            b.levels(Side::Sell, 5),
+            vec![(d("22"), d("5")), (d("26"), d("7")), (d("30"), d("7"))]
+        );
+        // Bids hold 2 of 3 synthetic orders (at least half): untouched.
+        assert_eq!(b.synthetic_count(Side::Buy), 2);
+        assert!(b.would_take(Side::Buy, d("22")));
+        assert!(!b.would_take(Side::Buy, d("21.9")));
+        assert_eq!(b.available(Side::Buy, d("26")), d("12"));
+        b.remove_order(Side::Sell, d("22"), "none");
+        assert_eq!(b.best_ask(), Some(d("22")));
+    }
+}
