@@ -461,7 +461,7 @@ pub struct SwapState {
     /// Copy-trading state.
     pub copy: super::copy::CopyState,
     /// Request weights.
-    pub limiter: super::limits::SwapLimiter,
+    pub limiter: crate::limiter::Limiter,
     /// Maker fee rate.
     pub maker_fee: Decimal,
     /// Taker fee rate.
@@ -586,10 +586,10 @@ impl SwapState {
             transfers: HashMap::new(),
             realized: HashMap::new(),
             copy: super::copy::CopyState::default(),
-            limiter: super::limits::SwapLimiter::new(
+            limiter: crate::limiter::Limiter::new(crate::limiter::Policy::swap(
                 config.limits.swap_weight_per_minute,
                 config.limits.swap_violations_before_ban,
-            ),
+            )),
             maker_fee: config.swap_maker_fee_rate,
             taker_fee: config.swap_taker_fee_rate,
             levels: config.book_levels,

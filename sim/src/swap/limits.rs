@@ -1,5 +1,6 @@
 //! Swap request weights: per-minute counters, HTTP 429 and escalating bans (HTTP 403), counted
-//! by the shared [`Limiter`] under [`Policy::swap`].
+//! by the shared [`Limiter`](crate::limiter::Limiter) under
+//! [`Policy::swap`](crate::limiter::Policy::swap).
 //!
 //! DESIGN (the spec leaves the totals and the schedule open):
 //! - Weight is counted in fixed minutes of the simulator clock (`floor(now_ms / 60000)`), per IP
@@ -18,31 +19,3 @@
 //!   30 minutes, 2 hours, then 1 day. Every request of a banned subject is refused (no weight).
 
 pub use crate::limiter::Refusal;
-use crate::limiter::{Limiter, Policy};
-use std::ops::{Deref, DerefMut};
-
-/// The swap family's [`Limiter`] (under [`Policy::swap`]); it adds nothing to it but the
-/// constructor the swap state is built with.
-#[derive(Debug, Clone)]
-pub struct SwapLimiter(Limiter);
-
-impl SwapLimiter {
-    /// `limit` weight per subject per minute; `strikes` refusals within 10 minutes ban.
-    pub fn new(limit: u32, strikes: u32) -> SwapLimiter {
-        SwapLimiter(Limiter::new(Policy::swap(limit, strikes)))
-    }
-}
-
-impl Deref for SwapLimiter {
-    type Target = Limiter;
-
-    fn deref(&self) -> &Limiter {
-        &self.0
-    }
-}
-
-impl DerefMut for SwapLimiter {
-    fn deref_mut(&mut self) -> &mut Limiter {
-        &mut self.0
-    }
-}
