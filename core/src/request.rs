@@ -386,7 +386,7 @@ macro_rules! request {
         $(#[$attr])*
         #[derive(Debug, Clone, PartialEq, Eq)]
         $vis struct $name {
-            $( $field: $crate::request!(@ty $kind $fty), )*
+            $( pub(crate) $field: $crate::request!(@ty $kind $fty), )*
         }
 
         $crate::request!(@new [$name] [$(#[$new_doc])*] [] [] $( [$kind $field : $fty $(= $default)?] )*);
