@@ -597,6 +597,31 @@ impl Read {
         }
     }
 
+    /// Decodes a success answer's body (HTTP 200) into the matching [`Evidence`], for a
+    /// transport of one's own that sends the read's request (and for tests).
+    pub fn decode(&self, body: &[u8]) -> Result<Evidence, Error> {
+        fn de<E: Endpoint>(_: &E, body: &[u8]) -> Result<E::Output, Error> {
+            crate::parse_body::<E::Output>(&E::META, 200, &http::HeaderMap::new(), body)
+        }
+        Ok(match self {
+            Read::SpotCurrentOrders(r) => Evidence::SpotCurrentOrders(de(r, body)?),
+            Read::SpotOrderHistory(r) => Evidence::SpotOrderHistory(de(r, body)?),
+            Read::SpotOrders(r) => Evidence::SpotOrders(de(r, body)?),
+            Read::SpotFinanceLog(r) => Evidence::SpotFinanceLog(de(r, body)?),
+            Read::MarginPositions(r) => Evidence::MarginPositions(de(r, body)?),
+            Read::WithdrawHistory(r) => Evidence::WithdrawHistory(de(r, body)?),
+            Read::SwapOpenOrders(r) => Evidence::SwapOpenOrders(de(r, body)?),
+            Read::SwapHistoryOrders(r) => Evidence::SwapHistoryOrders(de(r, body)?),
+            Read::SwapOrderInfo(r) => Evidence::SwapOrderInfo(Box::new(de(r, body)?)),
+            Read::SwapPositions(r) => Evidence::SwapPositions(de(r, body)?),
+            Read::SwapTransferRecords(r) => Evidence::SwapTransferRecords(de(r, body)?),
+            Read::CopyCurrent(r) => Evidence::CopyCurrent(de(r, body)?),
+            Read::CopyHistory(r) => Evidence::CopyHistory(de(r, body)?),
+            Read::ExpertOpenOrders(r) => Evidence::ExpertOpenOrders(de(r, body)?),
+            Read::PlanTasks(r) => Evidence::PlanTasks(de(r, body)?),
+        })
+    }
+
     /// The read as a call of `session` (its budget, retries and clock), whose output is the
     /// matching [`Evidence`]: what a transport drives to perform it.
     pub fn call<'a>(

@@ -202,7 +202,12 @@ fn batch(c: &Ctx<'_>, r: &sp::BatchPlaceOrdersRequest) -> Vec<Verdict> {
         "no order of this pair, type, price and amount was created in the window",
     );
     // All or nothing: an element missing beside found ones contradicts the batch rule.
-    if verdicts.iter().any(Verdict::is_applied) {
+    let found = verdicts.iter().any(|v| match v {
+        Verdict::Applied { .. } => true,
+        Verdict::Ambiguous { candidates, .. } => !candidates.is_empty(),
+        Verdict::NotApplied { .. } => false,
+    });
+    if found {
         for v in &mut verdicts {
             if let Verdict::NotApplied { why } = v {
                 *v = Verdict::ambiguous(
