@@ -65,6 +65,16 @@
 //! | `swap.follow.add_algo` | current copy positions, expert open orders, plans (`plan_task`) | the position or open order of `order_id` shows the requested trigger price(s) (and types, when given): applied, with the plan ids when one plan per kind fits (kind, price, time in the window, id not known); it shows none or others: not applied; no position or order left: applied when a fitting plan exists, else not applied. |
 //! | `swap.follow.cancel_algo` | current copy positions and expert open orders | none of the plans to cancel shows on the position or order: applied (sending it again is harmless); one still shows: not applied; no position or order left: not applied (nothing to cancel). |
 //!
+//! DESIGN: a setting (leverage, margin mode) that no position or open order shows cannot be
+//! read back, and the venue records no change of it. Its verdict is then
+//! [`Verdict::NotApplied`], whose promise ("sending it again is safe") holds for a setting
+//! whether or not it was applied; [`Outcome::resend_is_harmless`] says so, and the `why` names
+//! the missing evidence. Ambiguous would stop a caller for no risk.
+//!
+//! DESIGN: the reads go through the caller's session ([`Read::call`] is a call of the session
+//! like any `send`): the same weight budget, retries of reads and clock offset. The state
+//! machine only plans and judges; it never sleeps or sends.
+//!
 //! DESIGN: the reads are the fewest that decide the verdict (weight budget): an order needs its
 //! open orders and its history in the window (a fill at once leaves the order only in the
 //! history; fills are not read, since a fill cannot exist without its order); a cancel needs the
