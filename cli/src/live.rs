@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use digifinex_core::Credentials;
+use digifinex_core::{Credentials, Error};
 use digifinex_sim::{Sim, SimConfig, SimHandle};
 use digifinex_ureq::Client;
 
@@ -27,6 +27,7 @@ pub(crate) enum Format {
 
 // No `Debug`: it never holds a secret, but keep it symmetric with `RequestArgs`.
 #[derive(Args)]
+#[command(after_help = crate::reconcile::EXIT_CODES_HELP)]
 pub(crate) struct CallArgs {
     /// HTTP method (GET or POST).
     method: String,
@@ -210,7 +211,13 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
     let client = builder.build()?;
 
     let started = (entry.call)(client.session(), params)?;
-    let value = client.drive(started)?.value;
+    let value = match client.drive(started) {
+        Ok(answer) => answer.value,
+        Err(e @ Error::OutcomeUnknown { .. }) => {
+            return Err(crate::reconcile::after_unknown(&client, e))
+        }
+        Err(e) => return Err(e.into()),
+    };
     drop(sim);
 
     match layout {

@@ -46,6 +46,9 @@
 //! `--json` for a JSON body (an object whose members are parameters, or the array of a swap
 //! batch).
 //!
+//! An unknown outcome of `call` is reconciled at once (`reconcile`): exit 3 applied, 4 not
+//! applied, 5 ambiguous, with the verdict as JSON on stdout.
+//!
 //! Exit codes: 0 success; 1 API, transport or decode error; 2 usage or validation error. Errors
 //! are one line on stderr: the exchange code and its meaning, the error kind, and for an order
 //! whose outcome is unknown a hint to look at the open orders before acting. The secret is
@@ -56,6 +59,7 @@ use std::process::ExitCode;
 
 mod demo;
 mod live;
+mod reconcile;
 mod table;
 
 use clap::{Args, Parser, Subcommand};
@@ -151,6 +155,8 @@ enum Failure {
     },
     /// Anything else that is not the caller's fault (the simulator did not start): exit 1.
     Other(String),
+    /// An unknown outcome, reconciled: the verdict's exit code (see `reconcile`).
+    Reconciled { code: u8, message: String },
 }
 
 impl From<Error> for Failure {
@@ -188,6 +194,7 @@ fn main() -> ExitCode {
                     (1, format!("demo step `{step}` failed: {message}"))
                 }
                 Failure::Other(m) => (1, m),
+                Failure::Reconciled { code, message } => (code, message),
             };
             eprintln!("error: {}", one_line(&message));
             ExitCode::from(code)

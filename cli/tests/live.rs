@@ -502,7 +502,7 @@ fn sim_prints_urls_and_a_demo_key_then_serves() {
 }
 
 #[test]
-fn unknown_outcome_says_to_check_open_orders() {
+fn unknown_outcome_is_reconciled_at_once() {
     let sim = SimProcess::start(&["sim"]);
     let answer = sim.control_post(
         "faults",
@@ -517,12 +517,14 @@ fn unknown_outcome_says_to_check_open_orders() {
         "price=20000",
         "amount=0.01",
     ]);
-    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    // Reconciled at once: applied (exit 3), the verdict on stdout, what to do on stderr.
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("outcome unknown"), "{err}");
-    assert!(err.contains("OutcomeUnknown"), "{err}");
-    assert!(err.contains("check the open orders"), "{err}");
+    assert!(err.contains("do not send it again"), "{err}");
+    let verdict: Value = serde_json::from_str(&stdout(&o)).expect("verdict JSON");
+    assert_eq!(verdict["resolution"], "applied", "{verdict}");
     // The order was applied: it is open, and the CLI did not send it twice.
     let v = json_out(&sim.call(&["GET", "/v3/spot/order/current", "symbol=btc_usdt"]));
     assert_eq!(v["data"].as_array().map(Vec::len), Some(1), "{v}");

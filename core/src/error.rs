@@ -142,6 +142,13 @@ pub enum Error {
         url: String,
         /// The request body as sent (form or JSON text; it carries no secret).
         body: String,
+        /// The endpoint's stable name ([`crate::Meta::name`], e.g. `spot.order_new`): what
+        /// [`crate::reconcile::Unknown::from_error`] rebuilds the typed write from.
+        endpoint: &'static str,
+        /// When the request was built, from its `ACCESS-TIMESTAMP` header (spot seconds as
+        /// milliseconds, swap milliseconds; server time as the session estimated it); `None`
+        /// for an unsigned request. The start of the reconciliation window.
+        built_at: Option<crate::types::TimestampMillis>,
         /// The failure that left the outcome unknown (also this error's `source()`).
         cause: Box<Error>,
     },

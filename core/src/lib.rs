@@ -69,6 +69,7 @@ pub mod paging;
 pub mod params;
 pub mod policy;
 pub mod ratelimit;
+pub mod reconcile;
 pub mod record;
 pub mod request;
 pub mod rules;

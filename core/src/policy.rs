@@ -154,7 +154,21 @@ pub fn settle(meta: &Meta, request: &http::Request<Vec<u8>>, error: Error) -> Er
         method: request.method().to_string(),
         url: request.uri().to_string(),
         body: String::from_utf8_lossy(request.body()).into_owned(),
+        endpoint: meta.name,
+        built_at: built_at(meta, request),
         cause: Box::new(error),
+    }
+}
+
+/// The build time of a signed request, read back from its `ACCESS-TIMESTAMP` header: seconds
+/// for spot (as milliseconds), milliseconds for swap; `None` without the header (unsigned) or
+/// with an unreadable one.
+fn built_at(meta: &Meta, request: &http::Request<Vec<u8>>) -> Option<TimestampMillis> {
+    let text = request.headers().get("access-timestamp")?.to_str().ok()?;
+    let n: i64 = text.trim().parse().ok()?;
+    match meta.family {
+        crate::types::Family::Spot => n.checked_mul(1000).map(TimestampMillis),
+        crate::types::Family::Swap => Some(TimestampMillis(n)),
     }
 }
 
@@ -280,11 +294,46 @@ mod tests {
             .unwrap();
         match settle(&WRITE, &req, net()) {
             Error::OutcomeUnknown {
-                method, url, body, ..
+                method,
+                url,
+                body,
+                endpoint,
+                built_at,
+                ..
             } => {
                 assert_eq!(method, "POST");
                 assert_eq!(url, "https://h/v3/spot/order/new");
                 assert_eq!(body, "symbol=btc_usdt");
+                assert_eq!(endpoint, "t.write");
+                // Unsigned: no build time.
+                assert_eq!(built_at, None);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Signed: the header's seconds (spot) or milliseconds (swap).
+        let mut signed = http::Request::builder()
+            .method("POST")
+            .uri("https://h/v3/spot/order/new")
+            .header("access-timestamp", "1700000000")
+            .body(b"symbol=btc_usdt".to_vec())
+            .unwrap();
+        match settle(&WRITE, &signed, net()) {
+            Error::OutcomeUnknown { built_at, .. } => {
+                assert_eq!(built_at, Some(TimestampMillis(1_700_000_000_000)));
+            }
+            other => panic!("{other:?}"),
+        }
+        let swap_write = Meta {
+            family: Family::Swap,
+            ..WRITE
+        };
+        signed.headers_mut().insert(
+            "access-timestamp",
+            http::HeaderValue::from_static("1700000000123"),
+        );
+        match settle(&swap_write, &signed, net()) {
+            Error::OutcomeUnknown { built_at, .. } => {
+                assert_eq!(built_at, Some(TimestampMillis(1_700_000_000_123)));
             }
             other => panic!("{other:?}"),
         }

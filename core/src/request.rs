@@ -383,10 +383,13 @@ macro_rules! request {
         $(window = $window:ident ($start:ident, $end:ident);)?
         $(validate = $validate:path;)?
     ) => {
+        // DESIGN: the fields are crate-visible (not public: the setters are the API) so that
+        // code of the crate that judges a request, `reconcile`, reads the typed values
+        // without a getter per field.
         $(#[$attr])*
         #[derive(Debug, Clone, PartialEq, Eq)]
         $vis struct $name {
-            $( $field: $crate::request!(@ty $kind $fty), )*
+            $( pub(crate) $field: $crate::request!(@ty $kind $fty), )*
         }
 
         $crate::request!(@new [$name] [$(#[$new_doc])*] [] [] $( [$kind $field : $fty $(= $default)?] )*);

@@ -985,10 +985,16 @@ fn elapsed(from: TimestampMillis, to: TimestampMillis) -> Duration {
 
 /// What an unknown-outcome report needs of a request: method, URI and body (no headers: they
 /// carry the key and signature, and the report does not use them).
+/// What an unknown outcome keeps of a write's request: method, URL, body and the
+/// `ACCESS-TIMESTAMP` header (the build time, the start of a reconciliation window); not the key
+/// or the signature.
 fn clone_request(req: &http::Request<Vec<u8>>) -> http::Request<Vec<u8>> {
     let mut out = http::Request::new(req.body().clone());
     *out.method_mut() = req.method().clone();
     *out.uri_mut() = req.uri().clone();
+    if let Some(ts) = req.headers().get("access-timestamp") {
+        out.headers_mut().insert("access-timestamp", ts.clone());
+    }
     out
 }
 

@@ -253,9 +253,17 @@ fn an_order_that_may_have_reached_the_server_is_never_resent() {
         let (r, sent, waits) = drive(&clock, &mut s.call(&o), vec![failure], 5);
         match r.unwrap_err() {
             Error::OutcomeUnknown {
-                method, url, body, ..
+                method,
+                url,
+                body,
+                endpoint,
+                built_at,
+                ..
             } => {
                 assert_eq!(method, "POST");
+                assert_eq!(endpoint, "spot.order_new");
+                // The build time survives (whole seconds for spot), for reconciliation.
+                assert_eq!(built_at, Some(TimestampMillis(T0 / 1000 * 1000)));
                 assert_eq!(url, "https://openapi.digifinex.com/v3/spot/order/new");
                 assert_eq!(
                     body,

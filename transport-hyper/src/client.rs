@@ -12,6 +12,7 @@ use bytes::Bytes;
 use digifinex_core::exchange::{record, request_span, sync_span};
 use digifinex_core::paging::Pager;
 use digifinex_core::policy::RetryPolicy;
+use digifinex_core::reconcile::{Options as ReconcileOptions, Outcome, Reconciler, Unknown};
 use digifinex_core::record::{Hooks, Responder, Tap};
 use digifinex_core::session::{Action, Drive, Response, Session, SessionBuilder};
 use digifinex_core::{
@@ -179,6 +180,38 @@ where
             .await;
         record(&span, &result);
         result.map(|r| r.value)
+    }
+
+    /// Reconciles an unknown outcome: takes the [`Error::OutcomeUnknown`] of a write, performs
+    /// the idempotent reads that can tell whether it was applied (through [`Client::send`]'s
+    /// path: weight budget, retries, clock) and returns the verdict per element (see
+    /// [`digifinex_core::reconcile`]). Call it at once after the error, so the window stays
+    /// short; list the ids you knew before the write with [`Client::reconcile_with`].
+    ///
+    /// Errors: any other error is refused ([`Error::Validation`] on `error`), and a read that
+    /// fails (other than a by-id read answering "no such record") ends the reconciliation
+    /// with its error.
+    pub async fn reconcile(&self, error: &Error) -> Result<Outcome, Error> {
+        self.reconcile_with(error, ReconcileOptions::default())
+            .await
+    }
+
+    /// [`Client::reconcile`] with options: known ids, clock uncertainty, the position margin
+    /// before a `position_margin` write.
+    pub async fn reconcile_with(
+        &self,
+        error: &Error,
+        options: ReconcileOptions,
+    ) -> Result<Outcome, Error> {
+        let mut r = Reconciler::new(Unknown::from_error(error)?, options);
+        while let Some(read) = r.next_read() {
+            let result = Box::pin(self.drive(read.call(&self.session))).await;
+            match result {
+                Ok(answer) => r.feed(answer.value),
+                Err(e) => r.feed_error(e)?,
+            }
+        }
+        Ok(r.verdict(self.session.now()))
     }
 
     /// Loads the swap route weights (`GET /swap/v2/public/api_weight`) into the weight budget;

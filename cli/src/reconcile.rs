@@ -1,0 +1,97 @@
+//! What `call` does after an unknown outcome: it reconciles at once (the reads of
+//! `digifinex_core::reconcile`, through the same client), prints the verdict as JSON on stdout
+//! and what to do on stderr, and exits with a code that says which verdict it is.
+
+use digifinex_core::reconcile::{Outcome, Resolution, Verdict};
+use digifinex_core::Error;
+use digifinex_ureq::Client;
+use serde_json::{json, Value};
+
+use crate::{one_line, print_json, Failure};
+
+/// Exit code: the write was applied (do not send it again).
+pub(crate) const EXIT_APPLIED: u8 = 3;
+/// Exit code: the write was not applied (sending it again is safe).
+pub(crate) const EXIT_NOT_APPLIED: u8 = 4;
+/// Exit code: the account cannot tell, or a batch's elements differ (read the verdicts).
+pub(crate) const EXIT_AMBIGUOUS: u8 = 5;
+
+/// The exit codes of `call`, for its `--help`.
+pub(crate) const EXIT_CODES_HELP: &str = "\
+Exit codes: 0 success; 1 API, transport or decode error (also when the reconciliation below \
+fails); 2 usage or validation error.
+
+When a write (order, cancel, transfer, withdrawal, setting, copy-trading action) fails after \
+its bytes may have reached the exchange, its outcome is unknown and it is never sent again. \
+`call` then reconciles at once: it reads the account (open orders, history, records; reads \
+only), prints the verdict as JSON on stdout ({\"outcome_unknown\", \"endpoint\", \
+\"resolution\", \"verdicts\", \"what_to_do\"}) and what to do on stderr, and exits with:
+  3  applied: the write took effect (the verdict names the order or record); do not send it \
+again
+  4  not applied: it did not take effect; sending it again is safe
+  5  ambiguous: the account cannot tell (several identical records in the time window), or \
+the elements of a batch differ; read the verdicts before acting";
+
+/// Reconciles `error`, the unknown outcome of a write `client` sent, and returns the failure
+/// that ends `call`: the verdict's exit code and a one-line message.
+pub(crate) fn after_unknown(client: &Client, error: Error) -> Failure {
+    let outcome = match client.reconcile(&error) {
+        Ok(o) => o,
+        Err(e) => {
+            return Failure::Reconciled {
+                code: 1,
+                message: format!(
+                    "{error}; reconciliation failed: {e}; the request may or may not have been \
+                     applied: check the open orders or the account before retrying"
+                ),
+            }
+        }
+    };
+    if let Err(f) = print_json(&outcome_json(&error, &outcome)) {
+        return f;
+    }
+    let code = match outcome.resolution() {
+        Resolution::Applied => EXIT_APPLIED,
+        Resolution::NotApplied => EXIT_NOT_APPLIED,
+        Resolution::Ambiguous | Resolution::Mixed => EXIT_AMBIGUOUS,
+    };
+    let what = outcome.what_to_do();
+    let first = what.lines().next().unwrap_or_default();
+    Failure::Reconciled {
+        code,
+        message: one_line(&format!(
+            "{error}; reconciled: {}; {first}",
+            outcome.summary()
+        )),
+    }
+}
+
+/// The verdict as JSON.
+fn outcome_json(error: &Error, outcome: &Outcome) -> Value {
+    let verdicts: Vec<Value> = outcome
+        .verdicts
+        .iter()
+        .map(|v| match v {
+            Verdict::Applied { id, record } => {
+                json!({"verdict": "applied", "id": id, "record": record})
+            }
+            Verdict::NotApplied { why } => json!({"verdict": "not_applied", "why": why}),
+            Verdict::Ambiguous { candidates, why } => {
+                json!({"verdict": "ambiguous", "candidates": candidates, "why": why})
+            }
+        })
+        .collect();
+    let resolution = match outcome.resolution() {
+        Resolution::Applied => "applied",
+        Resolution::NotApplied => "not_applied",
+        Resolution::Ambiguous => "ambiguous",
+        Resolution::Mixed => "mixed",
+    };
+    json!({
+        "outcome_unknown": error.to_string(),
+        "endpoint": outcome.endpoint,
+        "resolution": resolution,
+        "verdicts": verdicts,
+        "what_to_do": outcome.what_to_do(),
+    })
+}

@@ -1,0 +1,136 @@
+//! `digifinex call` after an unknown outcome: reconciled at once, the verdict as JSON on
+//! stdout, what to do on stderr, and an exit code per verdict (3 applied, 4 not applied,
+//! 5 ambiguous). The simulator runs in-process; the binary talks to it over loopback.
+
+use std::process::{Command, Output, Stdio};
+
+use digifinex_sim::{FaultKind, FaultRule, Sim, SimConfig, SimHandle};
+use serde_json::Value;
+
+struct World {
+    sim: SimHandle,
+    account: digifinex_sim::AccountId,
+    key: String,
+    secret: String,
+}
+
+fn world() -> World {
+    let sim = Sim::start(SimConfig::default()).expect("simulator");
+    let demo = sim.control().demo_account();
+    World {
+        account: demo.account,
+        key: demo.keys.key,
+        secret: demo.keys.secret,
+        sim,
+    }
+}
+
+impl World {
+    fn call(&self, args: &[&str]) -> Output {
+        let spot = self.sim.spot_base_url();
+        let swap = self.sim.swap_base_url();
+        let mut all = vec!["call"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--base-url", &spot, "--swap-base-url", &swap]);
+        Command::new(env!("CARGO_BIN_EXE_digifinex"))
+            .args(&all)
+            .env("DIGIFINEX_API_KEY", &self.key)
+            .env("DIGIFINEX_API_SECRET", &self.secret)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run digifinex")
+    }
+
+    fn fault(&self, path: &str, fault: FaultKind) {
+        self.sim
+            .control()
+            .add_fault(FaultRule::route("POST", path, fault).times(1));
+    }
+}
+
+const ORDER: [&str; 6] = [
+    "POST",
+    "/v3/spot/order/new",
+    "symbol=btc_usdt",
+    "type=buy",
+    "price=10000",
+    "amount=0.01",
+];
+
+fn verdict(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}; stderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn dropped_before_apply_exits_4_not_applied() {
+    let w = world();
+    w.fault("/v3/spot/order/new", FaultKind::DropBeforeApply);
+    let o = w.call(&ORDER);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let v = verdict(&o);
+    assert_eq!(v["endpoint"], "spot.order_new", "{v}");
+    assert_eq!(v["resolution"], "not_applied", "{v}");
+    assert_eq!(v["verdicts"][0]["verdict"], "not_applied", "{v}");
+    assert!(
+        v["what_to_do"]
+            .as_str()
+            .unwrap()
+            .starts_with("It did not take effect: sending it again is safe."),
+        "{v}"
+    );
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("sending it again is safe"), "{err}");
+}
+
+#[test]
+fn dropped_after_apply_exits_3_with_the_order_id() {
+    let w = world();
+    w.fault("/v3/spot/order/new", FaultKind::DropAfterApply);
+    let o = w.call(&ORDER);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v = verdict(&o);
+    let id = w.sim.control().orders(w.account)[0].order_id.clone();
+    assert_eq!(v["resolution"], "applied", "{v}");
+    assert_eq!(v["verdicts"][0]["id"], id.as_str(), "{v}");
+    assert!(stderr(&o).contains(&id), "{}", stderr(&o));
+}
+
+#[test]
+fn two_identical_orders_exit_5_ambiguous() {
+    let w = world();
+    let first = w.call(&ORDER);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    w.fault("/v3/spot/order/new", FaultKind::DropAfterApply);
+    let o = w.call(&ORDER);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let v = verdict(&o);
+    assert_eq!(v["resolution"], "ambiguous", "{v}");
+    assert_eq!(
+        v["verdicts"][0]["candidates"].as_array().map(Vec::len),
+        Some(2),
+        "{v}"
+    );
+}
+
+#[test]
+fn help_documents_the_exit_codes() {
+    let o = Command::new(env!("CARGO_BIN_EXE_digifinex"))
+        .args(["call", "--help"])
+        .output()
+        .expect("run digifinex");
+    let text = String::from_utf8_lossy(&o.stdout);
+    for line in ["3  applied", "4  not applied", "5  ambiguous"] {
+        assert!(text.contains(line), "{line:?} missing from:\n{text}");
+    }
+}

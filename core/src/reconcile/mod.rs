@@ -1,0 +1,1205 @@
+//! Reconciling a write whose outcome is unknown: was it applied, not applied, or can the
+//! account not tell?
+//!
+//! DigiFinex has no client order id, so after [`Error::OutcomeUnknown`] (a timeout, a dropped
+//! connection, a 5xx after the bytes left) the only way to know is to look at the account. This
+//! module is the pure part of that look, a small state machine:
+//!
+//! 1. [`Unknown::from_error`] rebuilds the typed write from the error (its endpoint name, URL,
+//!    form or JSON body and build time).
+//! 2. [`Reconciler::new`] plans the idempotent reads that can answer the question;
+//!    [`Reconciler::next_read`] hands them out one by one as typed requests ([`Read`]), and
+//!    [`Reconciler::feed`] takes each typed answer ([`Evidence`]) or, through
+//!    [`Reconciler::feed_error`], a refusal of a by-id read (no such record).
+//! 3. [`Reconciler::verdict`] matches the evidence against the write and answers one
+//!    [`Verdict`] per element ([`Outcome`]): applied (with the id or record), not applied (safe
+//!    to send again) or ambiguous (with the candidates and why).
+//!
+//! The clients (`digifinex-ureq`, `digifinex-hyper`) run the loop in one call, `reconcile`,
+//! through their normal send path (weight budget, retries of reads, clock).
+//!
+//! # The time window
+//!
+//! A record can only be the write's result if it was created in
+//! `[built_at - clock_uncertainty, read_at + clock_uncertainty]`: `built_at` is the request's
+//! `ACCESS-TIMESTAMP` (server time as the session estimated it; spot headers have whole seconds),
+//! `read_at` the session's time when the reads were done, and `clock_uncertainty`
+//! ([`Options::clock_uncertainty`], default 5 s) covers the error of the clock offset estimate and
+//! the venue's own latency. Spot record times are whole seconds: a record of second `s` is in the
+//! window when any instant of `[s, s + 1)` is. A record without a creation time cannot be placed:
+//! it is a candidate that can make a verdict ambiguous but never applied. Without `built_at` (an
+//! unsigned request) the window has no start.
+//!
+//! # Known ids
+//!
+//! Ids the caller knew before the write ([`Options::known_ids`]: its open orders, earlier
+//! transfers, withdrawals) are never taken for the write's result. Listing them is what turns
+//! "two identical orders in the window, one of them mine from before" into a clear verdict.
+//!
+//! # Matching rules
+//!
+//! Two or more records that fit a write (one element) make it [`Verdict::Ambiguous`] with
+//! their ids; exactly one makes it [`Verdict::Applied`]; none makes it
+//! [`Verdict::NotApplied`]. Decimals compare exactly by value (`1.50` equals `1.5`); pairs,
+//! instruments and currencies compare without case.
+//!
+//! | write | reads | a record fits when |
+//! |---|---|---|
+//! | `spot.order_new` | open orders and order history (from the window start) of the pair | pair, `{market}` (`kind`), `type` (`buy`, `sell`, `buy_market`, `sell_market`), limit price, amount (a market buy's quote amount against `cash_amount`), created in the window, id not known. Any status counts: open, partly filled, filled at once, cancelled (a post-only order that could not rest was placed, then cancelled). |
+//! | `spot.order_batch_new` | the same | each element as above; identical elements need as many distinct records. The batch is all-or-nothing: an element not found while others are is ambiguous. |
+//! | `spot.order_cancel` | the orders by id | status 3 or 4 (cancelled): applied; 0 or 1 (open): not applied; 2 (filled): not applied, "already filled: nothing to cancel"; no such order: not applied. |
+//! | `spot.transfer` | the finance log of the account the funds leave (the one they enter when they leave OTC) | currency, `num` equal to minus (or plus) the amount, time in the window. The log has no ids and its type codes are not documented, so they are not matched. |
+//! | `spot.margin_position_close` | margin positions and margin order history of the pair | applied: one market order of the `margin` account created in the window, id not known (the close is a market order); not applied: no such order while the position is still open, or no position left at all (nothing to close). |
+//! | `spot.withdraw_new` | withdrawal history of the currency, newest first | currency, address, amount, chain and memo when given, `created_date` (`YYYY-MM-DD HH:MM:SS`, UTC) in the window, id not known. |
+//! | `spot.withdraw_cancel` | withdrawal history from the id | state 4: applied (the spec has no cancelled state; a user cancel ends in 4); state 1: not applied; 2 or 3: not applied, too late to cancel; no such withdrawal: not applied. |
+//! | `swap.order_place` | open orders and order history (from the window start) of the instrument | instrument, `type` (open/close, long/short), `order_type`, price for priced types, size, `insert_time` in the window, id not known. Any state counts (a filled or an expired IOC order was placed). |
+//! | `swap.batch_order` | the same | each element as above; identical elements need as many distinct records (elements succeed or fail one by one). |
+//! | `swap.cancel_order`, `swap.batch_cancel_order` | the order by id, one read per element | state -1: applied; 0 or 1: not applied; 2: not applied, "already filled: nothing to cancel"; unknown id: not applied. |
+//! | `swap.transfer` | transfer records (from the window start) of the currency | direction (spot to swap is a transfer in), currency, amount, time in the window, `transfer_id` not known. |
+//! | `swap.leverage` | positions and open orders of the instrument | applied when every position (of the side, and in the mode, when given) and open order shows the requested leverage; not applied when one shows another. With neither, the setting cannot be read: not applied, and setting it again is harmless. |
+//! | `swap.position_mode` | the same | as leverage, on `margin_mode`. |
+//! | `swap.position_margin` | positions of the instrument | the venue records no adjustment: with [`Options::position_margin_before`], applied when the side's `posi_balance` (or `margin`) moved by exactly the amount, not applied when unchanged, ambiguous otherwise; without it, ambiguous. No position: not applied. |
+//! | `swap.follow.sponsor_order` | expert open orders, current and historical copy positions of the instrument | instrument, direction, leverage, margin mode; open orders also order price type, price (priced types) and amount; positions a filled volume up to the order's; time (`order_time`, `open_time`) in the window; id not known. A sponsored order that ended without any fill leaves no copy-trading record and reads as not applied. |
+//! | `swap.follow.close_order` | current and historical copy positions | closed manually (status 2), or closing: applied; still open: not applied; closed otherwise (take-profit, stop-loss, liquidation): not applied, nothing left to close; unknown: not applied. |
+//! | `swap.follow.cancel_order` | expert open orders and the order by id | state -1: applied; filled: not applied, nothing to cancel; open: not applied. |
+//! | `swap.follow.add_algo` | current copy positions, expert open orders, plans (`plan_task`) | the position or open order of `order_id` shows the requested trigger price(s) (and types, when given): applied, with the plan ids when one plan per kind fits (kind, price, time in the window, id not known); it shows none or others: not applied; no position or order left: applied when a fitting plan exists, else not applied. |
+//! | `swap.follow.cancel_algo` | current copy positions and expert open orders | none of the plans to cancel shows on the position or order: applied (sending it again is harmless); one still shows: not applied; no position or order left: not applied (nothing to cancel). |
+//!
+//! DESIGN: a setting (leverage, margin mode) that no position or open order shows cannot be
+//! read back, and the venue records no change of it. Its verdict is then
+//! [`Verdict::NotApplied`], whose promise ("sending it again is safe") holds for a setting
+//! whether or not it was applied; [`Outcome::resend_is_harmless`] says so, and the `why` names
+//! the missing evidence. Ambiguous would stop a caller for no risk.
+//!
+//! DESIGN: the reads go through the caller's session ([`Read::call`] is a call of the session
+//! like any `send`): the same weight budget, retries of reads and clock offset. The state
+//! machine only plans and judges; it never sleeps or sends.
+//!
+//! DESIGN: the reads are the fewest that decide the verdict (weight budget): an order needs its
+//! open orders and its history in the window (a fill at once leaves the order only in the
+//! history; fills are not read, since a fill cannot exist without its order); a cancel needs the
+//! order by id. Lists are read at the largest page the endpoint allows (100), newest first; a
+//! caller with more activity than that in the window gets "not applied" only when the page holds
+//! no fitting record, so keep the window short (reconcile at once).
+
+mod copy;
+mod spot;
+mod swap;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use rust_decimal::Decimal;
+
+use crate::endpoint::{Endpoint, Family};
+use crate::error::Error;
+use crate::params::{FromParams, ParamMap};
+use crate::session::{Action, Drive, Response, Session};
+use crate::types::TimestampMillis;
+use crate::{spot as sp, swap as sw};
+use crate::{BoxError, TransportErrorKind};
+
+/// Default [`Options::clock_uncertainty`]: 5 seconds.
+pub const DEFAULT_CLOCK_UNCERTAINTY: Duration = Duration::from_secs(5);
+
+/// Records read per list (the largest page the list endpoints take).
+const PAGE: u32 = 100;
+
+// ---------------------------------------------------------------------------------------------
+// The write
+
+/// A write that can have an unknown outcome, as its typed request (one arm per write endpoint).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Write {
+    /// `POST /v3/{market}/order/new`.
+    SpotOrder(sp::PlaceOrderRequest),
+    /// `POST /v3/{market}/order/batch_new`.
+    SpotBatch(sp::BatchPlaceOrdersRequest),
+    /// `POST /v3/{market}/order/cancel`.
+    SpotCancel(sp::CancelOrdersRequest),
+    /// `POST /v3/transfer`.
+    SpotTransfer(sp::TransferRequest),
+    /// `POST /v3/margin/position/close`.
+    MarginClose(sp::ClosePositionRequest),
+    /// `POST /v3/withdraw/new`.
+    Withdraw(sp::WithdrawRequest),
+    /// `POST /v3/withdraw/cancel`.
+    WithdrawCancel(sp::CancelWithdrawRequest),
+    /// `POST /swap/v2/trade/order_place`.
+    SwapOrder(sw::PlaceOrderRequest),
+    /// `POST /swap/v2/trade/batch_order`.
+    SwapBatch(sw::BatchPlaceOrdersRequest),
+    /// `POST /swap/v2/trade/cancel_order`.
+    SwapCancel(sw::CancelOrderRequest),
+    /// `POST /swap/v2/trade/batch_cancel_order`.
+    SwapBatchCancel(sw::BatchCancelOrdersRequest),
+    /// `POST /swap/v2/account/transfer`.
+    SwapTransfer(sw::TransferRequest),
+    /// `POST /swap/v2/account/leverage`.
+    Leverage(sw::LeverageRequest),
+    /// `POST /swap/v2/account/position_mode` (margin mode).
+    PositionMode(sw::PositionModeRequest),
+    /// `POST /swap/v2/account/position_margin`.
+    PositionMargin(sw::PositionMarginRequest),
+    /// `POST /swap/v2/follow/sponsor_order`.
+    Sponsor(sw::SponsorOrderRequest),
+    /// `POST /swap/v2/follow/close_order`.
+    CopyClose(sw::CloseCopyOrderRequest),
+    /// `POST /swap/v2/follow/cancel_order`.
+    CopyCancel(sw::CancelCopyOrderRequest),
+    /// `POST /swap/v2/follow/add_algo`.
+    AddAlgo(sw::AddAlgoRequest),
+    /// `POST /swap/v2/follow/cancel_algo`.
+    CancelAlgo(sw::CancelAlgoRequest),
+}
+
+/// Rebuilds a write from wire parameters.
+type Rebuild = fn(&mut ParamMap) -> Result<Write, Error>;
+
+/// The endpoint names of the writes, with how each is rebuilt from wire parameters.
+const WRITES: &[(&str, Rebuild)] = &[
+    (sp::PlaceOrderRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::SpotOrder)
+    }),
+    (sp::BatchPlaceOrdersRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::SpotBatch)
+    }),
+    (sp::CancelOrdersRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::SpotCancel)
+    }),
+    (sp::TransferRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::SpotTransfer)
+    }),
+    (sp::ClosePositionRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::MarginClose)
+    }),
+    (sp::WithdrawRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::Withdraw)
+    }),
+    (sp::CancelWithdrawRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::WithdrawCancel)
+    }),
+    (sw::PlaceOrderRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::SwapOrder)
+    }),
+    (sw::BatchPlaceOrdersRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::SwapBatch)
+    }),
+    (sw::CancelOrderRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::SwapCancel)
+    }),
+    (sw::BatchCancelOrdersRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::SwapBatchCancel)
+    }),
+    (sw::TransferRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::SwapTransfer)
+    }),
+    (sw::LeverageRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::Leverage)
+    }),
+    (sw::PositionModeRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::PositionMode)
+    }),
+    (sw::PositionMarginRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::PositionMargin)
+    }),
+    (sw::SponsorOrderRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::Sponsor)
+    }),
+    (sw::CloseCopyOrderRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::CopyClose)
+    }),
+    (sw::CancelCopyOrderRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::CopyCancel)
+    }),
+    (sw::AddAlgoRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::AddAlgo)
+    }),
+    (sw::CancelAlgoRequest::META.name, |p| {
+        FromParams::from_params(p).map(Write::CancelAlgo)
+    }),
+];
+
+impl Write {
+    /// The endpoint's [`crate::Meta`].
+    pub fn meta(&self) -> crate::Meta {
+        match self {
+            Write::SpotOrder(_) => sp::PlaceOrderRequest::META,
+            Write::SpotBatch(_) => sp::BatchPlaceOrdersRequest::META,
+            Write::SpotCancel(_) => sp::CancelOrdersRequest::META,
+            Write::SpotTransfer(_) => sp::TransferRequest::META,
+            Write::MarginClose(_) => sp::ClosePositionRequest::META,
+            Write::Withdraw(_) => sp::WithdrawRequest::META,
+            Write::WithdrawCancel(_) => sp::CancelWithdrawRequest::META,
+            Write::SwapOrder(_) => sw::PlaceOrderRequest::META,
+            Write::SwapBatch(_) => sw::BatchPlaceOrdersRequest::META,
+            Write::SwapCancel(_) => sw::CancelOrderRequest::META,
+            Write::SwapBatchCancel(_) => sw::BatchCancelOrdersRequest::META,
+            Write::SwapTransfer(_) => sw::TransferRequest::META,
+            Write::Leverage(_) => sw::LeverageRequest::META,
+            Write::PositionMode(_) => sw::PositionModeRequest::META,
+            Write::PositionMargin(_) => sw::PositionMarginRequest::META,
+            Write::Sponsor(_) => sw::SponsorOrderRequest::META,
+            Write::CopyClose(_) => sw::CloseCopyOrderRequest::META,
+            Write::CopyCancel(_) => sw::CancelCopyOrderRequest::META,
+            Write::AddAlgo(_) => sw::AddAlgoRequest::META,
+            Write::CancelAlgo(_) => sw::CancelAlgoRequest::META,
+        }
+    }
+
+    /// The endpoint's stable name (`spot.order_new`).
+    pub fn endpoint(&self) -> &'static str {
+        self.meta().name
+    }
+
+    /// The number of elements: the orders of a batch, the ids of a cancel; 1 otherwise.
+    pub fn elements(&self) -> usize {
+        match self {
+            Write::SpotBatch(r) => r.orders().len(),
+            Write::SpotCancel(r) => r.order_ids.as_slice().len(),
+            Write::SwapBatch(r) => r.orders.items().len(),
+            Write::SwapBatchCancel(r) => r.orders.items().len(),
+            _ => 1,
+        }
+    }
+
+    /// Whether sending it again after it was applied changes nothing (it sets a value, or
+    /// cancels what is already cancelled): leverage, margin mode, cancelling TP/SL plans.
+    pub fn resend_is_harmless(&self) -> bool {
+        matches!(
+            self,
+            Write::Leverage(_) | Write::PositionMode(_) | Write::CancelAlgo(_)
+        )
+    }
+}
+
+/// A write whose outcome is unknown: the typed request and when it was built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unknown {
+    /// The write.
+    pub write: Write,
+    /// When the request was built (server time, ms); the start of the time window.
+    pub built_at: Option<TimestampMillis>,
+}
+
+impl Unknown {
+    /// A write the caller holds as a typed value, built at `built_at`.
+    pub fn new(write: Write, built_at: Option<TimestampMillis>) -> Self {
+        Unknown { write, built_at }
+    }
+
+    /// Rebuilds the write from an [`Error::OutcomeUnknown`]: its endpoint name, URL (path and
+    /// query), body (a spot form, a swap JSON object or array) and build time.
+    ///
+    /// Any other error, or an endpoint that is not a write of this API, is refused with an
+    /// [`Error::Validation`] naming `error`; parameters that do not rebuild the request are
+    /// refused with the request's own validation error.
+    pub fn from_error(error: &Error) -> Result<Unknown, Error> {
+        match error {
+            Error::OutcomeUnknown {
+                url,
+                body,
+                endpoint,
+                built_at,
+                ..
+            } => Unknown::from_parts(endpoint, url, body, *built_at),
+            other => Err(Error::validation(
+                "error",
+                format!("only an unknown outcome can be reconciled, not: {other}"),
+            )),
+        }
+    }
+
+    /// Rebuilds the write of endpoint `endpoint` (`spot.order_new`) from the URL and body it was
+    /// sent with (see [`Unknown::from_error`]).
+    pub fn from_parts(
+        endpoint: &str,
+        url: &str,
+        body: &str,
+        built_at: Option<TimestampMillis>,
+    ) -> Result<Unknown, Error> {
+        let (name, rebuild) = WRITES
+            .iter()
+            .find(|(name, _)| *name == endpoint)
+            .ok_or_else(|| {
+                Error::validation(
+                    "error",
+                    format!("{endpoint:?} is not a write that can be reconciled"),
+                )
+            })?;
+        let meta = meta_of(name).ok_or_else(|| Error::validation("error", "unknown endpoint"))?;
+        let uri: http::Uri = url
+            .parse()
+            .map_err(|e| Error::validation("url", format!("{url:?}: {e}")))?;
+        let mut params = ParamMap::new();
+        if let Some((before, after)) = meta.path.split_once("{market}") {
+            let path = uri.path();
+            let market = path
+                .strip_suffix(after)
+                .and_then(|rest| rest.rsplit('/').next())
+                .filter(|m| !m.is_empty())
+                .ok_or_else(|| {
+                    Error::validation(
+                        "url",
+                        format!("{path:?} does not end with {before}{{market}}{after}"),
+                    )
+                })?;
+            params.insert_path_var("market", market);
+        } else if !uri.path().ends_with(meta.path) {
+            return Err(Error::validation(
+                "url",
+                format!(
+                    "{:?} is not the path of {endpoint} ({})",
+                    uri.path(),
+                    meta.path
+                ),
+            ));
+        }
+        if let Some(query) = uri.query() {
+            for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+                params.insert_text(k.into_owned(), v.into_owned());
+            }
+        }
+        match meta.family {
+            Family::Spot => {
+                for (k, v) in form_urlencoded::parse(body.as_bytes()) {
+                    params.insert_text(k.into_owned(), v.into_owned());
+                }
+            }
+            Family::Swap => {
+                if !body.trim().is_empty() {
+                    params.insert_json(body)?;
+                }
+            }
+        }
+        let write = rebuild(&mut params)?;
+        params.finish()?;
+        Ok(Unknown { write, built_at })
+    }
+}
+
+fn meta_of(name: &str) -> Option<crate::Meta> {
+    [
+        sp::PlaceOrderRequest::META,
+        sp::BatchPlaceOrdersRequest::META,
+        sp::CancelOrdersRequest::META,
+        sp::TransferRequest::META,
+        sp::ClosePositionRequest::META,
+        sp::WithdrawRequest::META,
+        sp::CancelWithdrawRequest::META,
+        sw::PlaceOrderRequest::META,
+        sw::BatchPlaceOrdersRequest::META,
+        sw::CancelOrderRequest::META,
+        sw::BatchCancelOrdersRequest::META,
+        sw::TransferRequest::META,
+        sw::LeverageRequest::META,
+        sw::PositionModeRequest::META,
+        sw::PositionMarginRequest::META,
+        sw::SponsorOrderRequest::META,
+        sw::CloseCopyOrderRequest::META,
+        sw::CancelCopyOrderRequest::META,
+        sw::AddAlgoRequest::META,
+        sw::CancelAlgoRequest::META,
+    ]
+    .into_iter()
+    .find(|m| m.name == name)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+/// What the caller knows besides the write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// How far the window reaches beyond the build and read times (clock offset error, venue
+    /// latency); default [`DEFAULT_CLOCK_UNCERTAINTY`].
+    pub clock_uncertainty: Duration,
+    /// Ids (orders, transfers, withdrawals, plans) that existed before the write: never taken
+    /// for its result.
+    pub known_ids: BTreeSet<String>,
+    /// For `swap.position_margin`: the position's margin (`posi_balance`) before the write. The
+    /// venue records no margin adjustment, so without it that write stays ambiguous.
+    pub position_margin_before: Option<Decimal>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            clock_uncertainty: DEFAULT_CLOCK_UNCERTAINTY,
+            known_ids: BTreeSet::new(),
+            position_margin_before: None,
+        }
+    }
+}
+
+impl Options {
+    /// The defaults: 5 s uncertainty, no known ids.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets [`Options::clock_uncertainty`].
+    pub fn clock_uncertainty(mut self, uncertainty: Duration) -> Self {
+        self.clock_uncertainty = uncertainty;
+        self
+    }
+
+    /// Adds ids to [`Options::known_ids`].
+    pub fn known_ids<I: IntoIterator<Item = S>, S: Into<String>>(mut self, ids: I) -> Self {
+        self.known_ids.extend(ids.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets [`Options::position_margin_before`].
+    pub fn position_margin_before(mut self, margin: Decimal) -> Self {
+        self.position_margin_before = Some(margin);
+        self
+    }
+
+    fn uncertainty_ms(&self) -> i64 {
+        i64::try_from(self.clock_uncertainty.as_millis()).unwrap_or(i64::MAX)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads and evidence
+
+/// An idempotent read the reconciler needs, as the typed request to send.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Read {
+    /// `GET /v3/{market}/order/current`.
+    SpotCurrentOrders(sp::CurrentOrdersRequest),
+    /// `GET /v3/{market}/order/history`.
+    SpotOrderHistory(sp::OrderHistoryRequest),
+    /// `GET /v3/{market}/order`.
+    SpotOrders(sp::OrdersRequest),
+    /// `GET /v3/{market}/financelog`.
+    SpotFinanceLog(sp::FinanceLogRequest),
+    /// `GET /v3/margin/positions`.
+    MarginPositions(sp::MarginPositionsRequest),
+    /// `GET /v3/withdraw/history`.
+    WithdrawHistory(sp::WithdrawHistoryRequest),
+    /// `GET /swap/v2/trade/open_orders`.
+    SwapOpenOrders(sw::OpenOrdersRequest),
+    /// `GET /swap/v2/trade/history_orders`.
+    SwapHistoryOrders(sw::HistoryOrdersRequest),
+    /// `GET /swap/v2/trade/order_info`.
+    SwapOrderInfo(sw::OrderInfoRequest),
+    /// `GET /swap/v2/account/positions`.
+    SwapPositions(sw::PositionsRequest),
+    /// `GET /swap/v2/account/transfer_record`.
+    SwapTransferRecords(sw::TransferRecordRequest),
+    /// `POST /swap/v2/follow/user_center_current` (a read).
+    CopyCurrent(sw::CopyCurrentRequest),
+    /// `POST /swap/v2/follow/user_center_history` (a read).
+    CopyHistory(sw::CopyHistoryRequest),
+    /// `POST /swap/v2/follow/expert_current_open_order` (a read).
+    ExpertOpenOrders(sw::ExpertOpenOrdersRequest),
+    /// `POST /swap/v2/follow/plan_task` (a read).
+    PlanTasks(sw::PlanTaskRequest),
+}
+
+/// The typed answer to a [`Read`] (the arm of the same name).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Evidence {
+    /// Answer of [`Read::SpotCurrentOrders`].
+    SpotCurrentOrders(sp::Orders),
+    /// Answer of [`Read::SpotOrderHistory`].
+    SpotOrderHistory(sp::Orders),
+    /// Answer of [`Read::SpotOrders`].
+    SpotOrders(sp::Orders),
+    /// Answer of [`Read::SpotFinanceLog`].
+    SpotFinanceLog(sp::FinanceLog),
+    /// Answer of [`Read::MarginPositions`].
+    MarginPositions(sp::MarginPositions),
+    /// Answer of [`Read::WithdrawHistory`].
+    WithdrawHistory(sp::WithdrawHistory),
+    /// Answer of [`Read::SwapOpenOrders`].
+    SwapOpenOrders(Vec<sw::Order>),
+    /// Answer of [`Read::SwapHistoryOrders`].
+    SwapHistoryOrders(Vec<sw::Order>),
+    /// Answer of [`Read::SwapOrderInfo`] (boxed: an order is large).
+    SwapOrderInfo(Box<sw::Order>),
+    /// Answer of [`Read::SwapPositions`].
+    SwapPositions(Vec<sw::Position>),
+    /// Answer of [`Read::SwapTransferRecords`].
+    SwapTransferRecords(Vec<sw::TransferRecord>),
+    /// Answer of [`Read::CopyCurrent`].
+    CopyCurrent(sw::CopyPositions),
+    /// Answer of [`Read::CopyHistory`].
+    CopyHistory(sw::CopyHistory),
+    /// Answer of [`Read::ExpertOpenOrders`].
+    ExpertOpenOrders(sw::ExpertOpenOrders),
+    /// Answer of [`Read::PlanTasks`].
+    PlanTasks(sw::PlanTasks),
+}
+
+/// A [`Call`](crate::session::Call) whose output is wrapped into [`Evidence`].
+struct EvidenceCall<'a, E: Endpoint> {
+    call: crate::session::Call<'a, E>,
+    wrap: fn(E::Output) -> Evidence,
+}
+
+impl<E: Endpoint> Drive for EvidenceCall<'_, E> {
+    type Output = Evidence;
+    fn next(&mut self) -> Action<Evidence> {
+        match self.call.next() {
+            Action::Send(r) => Action::Send(r),
+            Action::Wait(d) => Action::Wait(d),
+            Action::Done(result) => Action::Done(result.map(|r| Response {
+                value: (self.wrap)(r.value),
+                status: r.status,
+                headers: r.headers,
+                usage: r.usage,
+                latency: r.latency,
+                attempts: r.attempts,
+            })),
+        }
+    }
+    fn on_response(&mut self, response: &http::Response<&[u8]>) {
+        self.call.on_response(response)
+    }
+    fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
+        self.call.on_owned_response(response)
+    }
+    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
+        self.call.on_transport_error(kind, error)
+    }
+}
+
+fn evidence_call<'a, E: Endpoint + Send + Sync>(
+    session: &'a Session,
+    request: &'a E,
+    wrap: fn(E::Output) -> Evidence,
+) -> Box<dyn Drive<Output = Evidence> + Send + 'a>
+where
+    E::Output: Send,
+{
+    Box::new(EvidenceCall {
+        call: session.call(request),
+        wrap,
+    })
+}
+
+impl Read {
+    /// The endpoint's stable name (`spot.order_current`).
+    pub fn endpoint(&self) -> &'static str {
+        match self {
+            Read::SpotCurrentOrders(_) => sp::CurrentOrdersRequest::META.name,
+            Read::SpotOrderHistory(_) => sp::OrderHistoryRequest::META.name,
+            Read::SpotOrders(_) => sp::OrdersRequest::META.name,
+            Read::SpotFinanceLog(_) => sp::FinanceLogRequest::META.name,
+            Read::MarginPositions(_) => sp::MarginPositionsRequest::META.name,
+            Read::WithdrawHistory(_) => sp::WithdrawHistoryRequest::META.name,
+            Read::SwapOpenOrders(_) => sw::OpenOrdersRequest::META.name,
+            Read::SwapHistoryOrders(_) => sw::HistoryOrdersRequest::META.name,
+            Read::SwapOrderInfo(_) => sw::OrderInfoRequest::META.name,
+            Read::SwapPositions(_) => sw::PositionsRequest::META.name,
+            Read::SwapTransferRecords(_) => sw::TransferRecordRequest::META.name,
+            Read::CopyCurrent(_) => sw::CopyCurrentRequest::META.name,
+            Read::CopyHistory(_) => sw::CopyHistoryRequest::META.name,
+            Read::ExpertOpenOrders(_) => sw::ExpertOpenOrdersRequest::META.name,
+            Read::PlanTasks(_) => sw::PlanTaskRequest::META.name,
+        }
+    }
+
+    /// Decodes a success answer's body (HTTP 200) into the matching [`Evidence`], for a
+    /// transport of one's own that sends the read's request (and for tests).
+    pub fn decode(&self, body: &[u8]) -> Result<Evidence, Error> {
+        fn de<E: Endpoint>(_: &E, body: &[u8]) -> Result<E::Output, Error> {
+            crate::parse_body::<E::Output>(&E::META, 200, &http::HeaderMap::new(), body)
+        }
+        Ok(match self {
+            Read::SpotCurrentOrders(r) => Evidence::SpotCurrentOrders(de(r, body)?),
+            Read::SpotOrderHistory(r) => Evidence::SpotOrderHistory(de(r, body)?),
+            Read::SpotOrders(r) => Evidence::SpotOrders(de(r, body)?),
+            Read::SpotFinanceLog(r) => Evidence::SpotFinanceLog(de(r, body)?),
+            Read::MarginPositions(r) => Evidence::MarginPositions(de(r, body)?),
+            Read::WithdrawHistory(r) => Evidence::WithdrawHistory(de(r, body)?),
+            Read::SwapOpenOrders(r) => Evidence::SwapOpenOrders(de(r, body)?),
+            Read::SwapHistoryOrders(r) => Evidence::SwapHistoryOrders(de(r, body)?),
+            Read::SwapOrderInfo(r) => Evidence::SwapOrderInfo(Box::new(de(r, body)?)),
+            Read::SwapPositions(r) => Evidence::SwapPositions(de(r, body)?),
+            Read::SwapTransferRecords(r) => Evidence::SwapTransferRecords(de(r, body)?),
+            Read::CopyCurrent(r) => Evidence::CopyCurrent(de(r, body)?),
+            Read::CopyHistory(r) => Evidence::CopyHistory(de(r, body)?),
+            Read::ExpertOpenOrders(r) => Evidence::ExpertOpenOrders(de(r, body)?),
+            Read::PlanTasks(r) => Evidence::PlanTasks(de(r, body)?),
+        })
+    }
+
+    /// The read as a call of `session` (its budget, retries and clock), whose output is the
+    /// matching [`Evidence`]: what a transport drives to perform it.
+    pub fn call<'a>(
+        &'a self,
+        session: &'a Session,
+    ) -> Box<dyn Drive<Output = Evidence> + Send + 'a> {
+        match self {
+            Read::SpotCurrentOrders(r) => evidence_call(session, r, Evidence::SpotCurrentOrders),
+            Read::SpotOrderHistory(r) => evidence_call(session, r, Evidence::SpotOrderHistory),
+            Read::SpotOrders(r) => evidence_call(session, r, Evidence::SpotOrders),
+            Read::SpotFinanceLog(r) => evidence_call(session, r, Evidence::SpotFinanceLog),
+            Read::MarginPositions(r) => evidence_call(session, r, Evidence::MarginPositions),
+            Read::WithdrawHistory(r) => evidence_call(session, r, Evidence::WithdrawHistory),
+            Read::SwapOpenOrders(r) => evidence_call(session, r, Evidence::SwapOpenOrders),
+            Read::SwapHistoryOrders(r) => evidence_call(session, r, Evidence::SwapHistoryOrders),
+            Read::SwapOrderInfo(r) => {
+                evidence_call(session, r, |o| Evidence::SwapOrderInfo(Box::new(o)))
+            }
+            Read::SwapPositions(r) => evidence_call(session, r, Evidence::SwapPositions),
+            Read::SwapTransferRecords(r) => {
+                evidence_call(session, r, Evidence::SwapTransferRecords)
+            }
+            Read::CopyCurrent(r) => evidence_call(session, r, Evidence::CopyCurrent),
+            Read::CopyHistory(r) => evidence_call(session, r, Evidence::CopyHistory),
+            Read::ExpertOpenOrders(r) => evidence_call(session, r, Evidence::ExpertOpenOrders),
+            Read::PlanTasks(r) => evidence_call(session, r, Evidence::PlanTasks),
+        }
+    }
+}
+
+/// Everything the reads answered, merged (orders by id: a later answer replaces an earlier one).
+#[derive(Debug, Clone, Default)]
+struct Facts {
+    spot_orders: Vec<sp::Order>,
+    finance: Vec<sp::FinanceEntry>,
+    margin_positions: Option<sp::MarginPositions>,
+    withdrawals: Vec<sp::WithdrawRecord>,
+    swap_open: Vec<sw::Order>,
+    swap_orders: Vec<sw::Order>,
+    /// Ids a by-id read did not find.
+    missing: BTreeSet<String>,
+    swap_positions: Option<Vec<sw::Position>>,
+    transfers: Vec<sw::TransferRecord>,
+    copy_current: Vec<sw::CopyPosition>,
+    copy_history: Vec<sw::CopyHistoryPosition>,
+    expert_open: Vec<sw::ExpertOpenOrder>,
+    plans: Vec<sw::PlanCommission>,
+}
+
+fn upsert<T>(list: &mut Vec<T>, item: T, id: impl Fn(&T) -> &str) {
+    let key = id(&item).to_owned();
+    match list.iter_mut().find(|x| id(x) == key) {
+        Some(slot) => *slot = item,
+        None => list.push(item),
+    }
+}
+
+impl Facts {
+    fn add(&mut self, e: Evidence) {
+        match e {
+            Evidence::SpotCurrentOrders(o)
+            | Evidence::SpotOrderHistory(o)
+            | Evidence::SpotOrders(o) => {
+                for x in o.data {
+                    upsert(&mut self.spot_orders, x, |o| &o.order_id);
+                }
+            }
+            Evidence::SpotFinanceLog(l) => self.finance.extend(l.entries),
+            Evidence::MarginPositions(p) => self.margin_positions = Some(p),
+            Evidence::WithdrawHistory(h) => {
+                for x in h.data {
+                    upsert(&mut self.withdrawals, x, |w| &w.id);
+                }
+            }
+            Evidence::SwapOpenOrders(list) => {
+                for x in list {
+                    upsert(&mut self.swap_open, x.clone(), |o| &o.order_id);
+                    upsert(&mut self.swap_orders, x, |o| &o.order_id);
+                }
+            }
+            Evidence::SwapHistoryOrders(list) => {
+                for x in list {
+                    upsert(&mut self.swap_orders, x, |o| &o.order_id);
+                }
+            }
+            Evidence::SwapOrderInfo(x) => upsert(&mut self.swap_orders, *x, |o| &o.order_id),
+            Evidence::SwapPositions(p) => self.swap_positions = Some(p),
+            Evidence::SwapTransferRecords(list) => {
+                for x in list {
+                    upsert(&mut self.transfers, x, |t| &t.transfer_id);
+                }
+            }
+            Evidence::CopyCurrent(c) => {
+                for x in c.list {
+                    upsert(&mut self.copy_current, x, |p| &p.order_id);
+                }
+            }
+            Evidence::CopyHistory(h) => {
+                for x in h.list {
+                    upsert(&mut self.copy_history, x, |p| &p.order_id);
+                }
+            }
+            Evidence::ExpertOpenOrders(o) => {
+                for x in o.list {
+                    upsert(&mut self.expert_open, x, |p| &p.order_id);
+                }
+            }
+            Evidence::PlanTasks(p) => {
+                for x in p.list {
+                    upsert(&mut self.plans, x, |p| &p.order_id);
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The state machine
+
+/// The reconciliation of one unknown outcome: hands out reads, takes their answers, judges.
+///
+/// ```
+/// use digifinex_core::reconcile::{Evidence, Options, Read, Reconciler, Unknown, Verdict, Write};
+/// use digifinex_core::{spot, Amount, Price, TimestampMillis};
+/// use rust_decimal::Decimal;
+///
+/// let order = spot::PlaceOrderRequest::new(
+///     spot::Market::Spot,
+///     "btc_usdt",
+///     spot::LimitOrder::buy(Amount::new(Decimal::new(1, 2)), Price::new(Decimal::new(10000, 0))),
+/// );
+/// let unknown = Unknown::new(Write::SpotOrder(order), Some(TimestampMillis(1_700_000_000_000)));
+/// let mut r = Reconciler::new(unknown, Options::new());
+/// // The transport sends each read and feeds its answer back.
+/// while let Some(read) = r.next_read() {
+///     let body = match read {
+///         Read::SpotCurrentOrders(_) => r#"{"code":0,"data":[{"order_id":"a1","symbol":"BTC_USDT",
+///             "created_date":1700000001,"price":10000,"amount":0.01,"status":0,"type":"buy"}]}"#,
+///         _ => r#"{"code":0,"data":[]}"#,
+///     };
+///     let orders: spot::Orders = serde_json::from_str(body)?;
+///     r.feed(match read {
+///         Read::SpotCurrentOrders(_) => Evidence::SpotCurrentOrders(orders),
+///         _ => Evidence::SpotOrderHistory(orders),
+///     });
+/// }
+/// let outcome = r.verdict(TimestampMillis(1_700_000_003_000));
+/// assert!(matches!(&outcome.verdicts[0], Verdict::Applied { id: Some(id), .. } if id == "a1"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Reconciler {
+    unknown: Unknown,
+    options: Options,
+    queue: std::collections::VecDeque<Read>,
+    pending: Option<Read>,
+    facts: Facts,
+}
+
+impl Reconciler {
+    /// Plans the reads for `unknown`.
+    pub fn new(unknown: Unknown, options: Options) -> Self {
+        let window_start = unknown
+            .built_at
+            .map(|t| TimestampMillis(t.0.saturating_sub(options.uncertainty_ms())));
+        let queue = match &unknown.write {
+            Write::SpotOrder(_)
+            | Write::SpotBatch(_)
+            | Write::SpotCancel(_)
+            | Write::SpotTransfer(_)
+            | Write::MarginClose(_)
+            | Write::Withdraw(_)
+            | Write::WithdrawCancel(_) => spot::reads(&unknown.write, window_start),
+            Write::Sponsor(_)
+            | Write::CopyClose(_)
+            | Write::CopyCancel(_)
+            | Write::AddAlgo(_)
+            | Write::CancelAlgo(_) => copy::reads(&unknown.write),
+            _ => swap::reads(&unknown.write, window_start),
+        };
+        Reconciler {
+            unknown,
+            options,
+            queue: queue.into(),
+            pending: None,
+            facts: Facts::default(),
+        }
+    }
+
+    /// The write being reconciled.
+    pub fn unknown(&self) -> &Unknown {
+        &self.unknown
+    }
+
+    /// The next read to perform, `None` when every read is done. Answer it with
+    /// [`Reconciler::feed`] (or [`Reconciler::feed_error`]) before asking for the next one.
+    pub fn next_read(&mut self) -> Option<Read> {
+        let read = self.queue.pop_front()?;
+        self.pending = Some(read.clone());
+        Some(read)
+    }
+
+    /// Takes the answer to the last read handed out.
+    pub fn feed(&mut self, evidence: Evidence) {
+        self.pending = None;
+        self.facts.add(evidence);
+    }
+
+    /// Takes the failure of the last read handed out. A by-id read (spot orders by id, a swap
+    /// order) refused by the venue (an exchange error code: no such order) is evidence that the
+    /// ids do not exist; any other failure is returned, and the reconciliation cannot go on.
+    pub fn feed_error(&mut self, error: Error) -> Result<(), Error> {
+        let pending = self.pending.take();
+        match (pending, &error) {
+            (Some(Read::SpotOrders(r)), Error::Api(_)) => {
+                self.facts
+                    .missing
+                    .extend(r.order_ids.as_slice().iter().cloned());
+                Ok(())
+            }
+            (Some(Read::SwapOrderInfo(r)), Error::Api(_)) => {
+                self.facts.missing.insert(r.order_id.clone());
+                Ok(())
+            }
+            _ => Err(error),
+        }
+    }
+
+    /// The verdict from the evidence fed so far, the reads having been made at `read_at`
+    /// (server time: the session's `now`).
+    pub fn verdict(&self, read_at: TimestampMillis) -> Outcome {
+        let u = self.options.uncertainty_ms();
+        let window = Window {
+            start: self
+                .unknown
+                .built_at
+                .map(|t| TimestampMillis(t.0.saturating_sub(u))),
+            end: TimestampMillis(read_at.0.saturating_add(u)),
+        };
+        let ctx = Ctx {
+            window,
+            known: &self.options.known_ids,
+            facts: &self.facts,
+            options: &self.options,
+        };
+        let verdicts = match &self.unknown.write {
+            Write::SpotOrder(_)
+            | Write::SpotBatch(_)
+            | Write::SpotCancel(_)
+            | Write::SpotTransfer(_)
+            | Write::MarginClose(_)
+            | Write::Withdraw(_)
+            | Write::WithdrawCancel(_) => spot::judge(&self.unknown.write, &ctx),
+            Write::Sponsor(_)
+            | Write::CopyClose(_)
+            | Write::CopyCancel(_)
+            | Write::AddAlgo(_)
+            | Write::CancelAlgo(_) => copy::judge(&self.unknown.write, &ctx),
+            _ => swap::judge(&self.unknown.write, &ctx),
+        };
+        Outcome {
+            endpoint: self.unknown.write.endpoint(),
+            verdicts,
+            window,
+            resend_is_harmless: self.unknown.write.resend_is_harmless(),
+        }
+    }
+}
+
+/// What judging needs.
+struct Ctx<'a> {
+    window: Window,
+    known: &'a BTreeSet<String>,
+    facts: &'a Facts,
+    options: &'a Options,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verdicts
+
+/// The time window a record must have been created in (server time, ms, both ends included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// `built_at - clock_uncertainty`; `None` without a build time.
+    pub start: Option<TimestampMillis>,
+    /// `read_at + clock_uncertainty`.
+    pub end: TimestampMillis,
+}
+
+impl Window {
+    /// Whether an instant (ms) is in the window.
+    pub fn contains_ms(&self, t: TimestampMillis) -> bool {
+        self.start.is_none_or(|s| t.0 >= s.0) && t.0 <= self.end.0
+    }
+
+    /// Whether any instant of the second `t` (`[t, t + 1 s)`) is in the window.
+    pub fn contains_secs(&self, t: crate::TimestampSecs) -> bool {
+        let low = t.0.saturating_mul(1000);
+        let high = low.saturating_add(999);
+        self.start.is_none_or(|s| high >= s.0) && low <= self.end.0
+    }
+}
+
+/// The verdict on one write (or one element of a batch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The write took effect: do not send it again.
+    Applied {
+        /// The id of what it created or changed (order, transfer, withdrawal, plans), when the
+        /// venue gives one.
+        id: Option<String>,
+        /// A short description of the record found.
+        record: String,
+    },
+    /// The write did not take effect: sending it again is safe.
+    NotApplied {
+        /// Why (what the reads show).
+        why: String,
+    },
+    /// The account cannot tell: more than one record fits, or the evidence contradicts itself.
+    Ambiguous {
+        /// The ids (or descriptions, for records without ids) that fit.
+        candidates: Vec<String>,
+        /// Why it cannot be decided.
+        why: String,
+    },
+}
+
+impl Verdict {
+    fn applied(id: impl Into<String>, record: impl Into<String>) -> Self {
+        Verdict::Applied {
+            id: Some(id.into()),
+            record: record.into(),
+        }
+    }
+    fn not_applied(why: impl Into<String>) -> Self {
+        Verdict::NotApplied { why: why.into() }
+    }
+    fn ambiguous(candidates: Vec<String>, why: impl Into<String>) -> Self {
+        Verdict::Ambiguous {
+            candidates,
+            why: why.into(),
+        }
+    }
+
+    /// Whether it is [`Verdict::Applied`].
+    pub fn is_applied(&self) -> bool {
+        matches!(self, Verdict::Applied { .. })
+    }
+    /// Whether it is [`Verdict::NotApplied`].
+    pub fn is_not_applied(&self) -> bool {
+        matches!(self, Verdict::NotApplied { .. })
+    }
+    /// Whether it is [`Verdict::Ambiguous`].
+    pub fn is_ambiguous(&self) -> bool {
+        matches!(self, Verdict::Ambiguous { .. })
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::Applied {
+                id: Some(id),
+                record,
+            } => write!(f, "applied: {id} ({record})"),
+            Verdict::Applied { id: None, record } => write!(f, "applied: {record}"),
+            Verdict::NotApplied { why } => write!(f, "not applied: {why}"),
+            Verdict::Ambiguous { candidates, why } if candidates.is_empty() => {
+                write!(f, "ambiguous: {why}")
+            }
+            Verdict::Ambiguous { candidates, why } => {
+                write!(
+                    f,
+                    "ambiguous: {why} (candidates: {})",
+                    candidates.join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// The overall state of an [`Outcome`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Resolution {
+    /// Every element was applied.
+    Applied,
+    /// No element was applied: sending the write again is safe.
+    NotApplied,
+    /// Some element is ambiguous.
+    Ambiguous,
+    /// The elements of a batch differ: some applied, some not (resend only those).
+    Mixed,
+}
+
+/// The verdicts on a write: one per element (1 for single writes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The write's endpoint name (`spot.order_new`).
+    pub endpoint: &'static str,
+    /// One verdict per element, in request order.
+    pub verdicts: Vec<Verdict>,
+    /// The window records were looked for in.
+    pub window: Window,
+    /// Whether sending the write again is harmless even when it was applied (it sets a value:
+    /// leverage, margin mode; or cancels plans).
+    pub resend_is_harmless: bool,
+}
+
+impl Outcome {
+    /// The overall state.
+    pub fn resolution(&self) -> Resolution {
+        if self.verdicts.iter().any(Verdict::is_ambiguous) {
+            Resolution::Ambiguous
+        } else if self.verdicts.iter().all(Verdict::is_applied) {
+            Resolution::Applied
+        } else if self.verdicts.iter().all(Verdict::is_not_applied) {
+            Resolution::NotApplied
+        } else {
+            Resolution::Mixed
+        }
+    }
+
+    /// One line: the endpoint and what happened (`spot.order_new: applied: 1a2b (buy ...)`).
+    pub fn summary(&self) -> String {
+        match self.verdicts.as_slice() {
+            [one] => format!("{}: {one}", self.endpoint),
+            many => {
+                let count = |f: fn(&Verdict) -> bool| many.iter().filter(|v| f(v)).count();
+                format!(
+                    "{}: {} elements: {} applied, {} not applied, {} ambiguous",
+                    self.endpoint,
+                    many.len(),
+                    count(Verdict::is_applied),
+                    count(Verdict::is_not_applied),
+                    count(Verdict::is_ambiguous)
+                )
+            }
+        }
+    }
+
+    /// What the caller should do now, in a few sentences (one line per element for a batch).
+    pub fn what_to_do(&self) -> String {
+        let harmless = if self.resend_is_harmless {
+            " Sending it again is harmless either way: it only sets a value."
+        } else {
+            ""
+        };
+        let mut text = match self.resolution() {
+            Resolution::Applied => format!(
+                "It took effect: do not send it again; track what it created or changed.{harmless}"
+            ),
+            Resolution::NotApplied => {
+                format!("It did not take effect: sending it again is safe.{harmless}")
+            }
+            Resolution::Ambiguous => format!(
+                "Do not send it again yet: the account cannot tell whether it took effect. Look \
+                 at the candidates (or reconcile again with the ids you knew before the write as \
+                 known ids) before deciding.{harmless}"
+            ),
+            Resolution::Mixed => "Some elements took effect and some did not: send again only \
+                                  the elements marked not applied."
+                .to_owned(),
+        };
+        if self.verdicts.len() > 1 {
+            for (i, v) in self.verdicts.iter().enumerate() {
+                text.push_str(&format!("\n  [{i}] {v}"));
+            }
+        } else if let Some(v) = self.verdicts.first() {
+            text.push_str(&format!("\n  {v}"));
+        }
+        text
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching helpers shared by the families
+
+/// One record that fits a write.
+#[derive(Debug, Clone)]
+struct Candidate {
+    /// Its id (or a description, for records without one).
+    id: String,
+    /// Whether it has an id of its own (false: `id` is a description).
+    has_id: bool,
+    /// Its description.
+    record: String,
+    /// Whether its creation time is known (and in the window).
+    timed: bool,
+    /// Sort key: creation time (ms), for assigning identical batch elements in order.
+    at: i64,
+}
+
+/// The verdict for `k` identical elements given the records that fit them: exactly `k` timed
+/// records apply (in creation order), none is not applied, anything else is ambiguous.
+fn assign(k: usize, mut cands: Vec<Candidate>, none_why: &str) -> Vec<Verdict> {
+    let untimed = cands.iter().any(|c| !c.timed);
+    if cands.is_empty() {
+        return vec![Verdict::not_applied(none_why); k];
+    }
+    if cands.len() == k && !untimed {
+        cands.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.id.cmp(&b.id)));
+        return cands
+            .into_iter()
+            .map(|c| Verdict::Applied {
+                id: c.has_id.then_some(c.id),
+                record: c.record,
+            })
+            .collect();
+    }
+    let ids: Vec<String> = cands.iter().map(|c| c.id.clone()).collect();
+    let why = if untimed {
+        format!(
+            "{} record(s) fit, some without a creation time to place them in the window",
+            cands.len()
+        )
+    } else if k == 1 {
+        format!("{} records fit equally", cands.len())
+    } else {
+        format!(
+            "{} records fit {k} identical elements: cannot tell which are this write's",
+            cands.len()
+        )
+    };
+    vec![Verdict::ambiguous(ids, why); k]
+}
+
+/// Groups elements by a matching key and assigns each group's candidates; `cands(i)` lists the
+/// records that fit element `i`.
+fn assign_elements<K: PartialEq>(
+    keys: &[K],
+    mut cands: impl FnMut(usize) -> Vec<Candidate>,
+    none_why: &str,
+) -> Vec<Verdict> {
+    let mut out: Vec<Option<Verdict>> = vec![None; keys.len()];
+    for (i, key) in keys.iter().enumerate() {
+        if out.get(i).is_some_and(Option::is_some) {
+            continue;
+        }
+        let members: Vec<usize> = keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| *k == key)
+            .map(|(j, _)| j)
+            .collect();
+        let verdicts = assign(members.len(), cands(i), none_why);
+        for (j, v) in members.into_iter().zip(verdicts) {
+            if let Some(slot) = out.get_mut(j) {
+                *slot = Some(v);
+            }
+        }
+    }
+    out.into_iter()
+        .map(|v| v.unwrap_or_else(|| Verdict::ambiguous(Vec::new(), "not judged")))
+        .collect()
+}
+
+/// A value that must match when the record has it: `None` on the record cannot contradict.
+fn fits<T: PartialEq>(record: Option<&T>, wanted: &T) -> bool {
+    record.is_none_or(|r| r == wanted)
+}
+
+/// Case-insensitive text match, when the record has the text.
+fn fits_text(record: Option<&str>, wanted: &str) -> bool {
+    record.is_none_or(|r| r.trim().eq_ignore_ascii_case(wanted.trim()))
+}
+
+/// A decimal that must be present and equal (exact, by value).
+fn same(record: Option<Decimal>, wanted: Decimal) -> bool {
+    record.is_some_and(|r| r.normalize() == wanted.normalize())
+}
