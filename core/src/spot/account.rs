@@ -14,7 +14,7 @@ use crate::json::JsonWriter;
 use crate::money::Amount;
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{non_empty, positive, range, Param};
+use crate::request::{non_empty, positive, range, server_default, Param};
 use crate::spot::{check_symbol, check_window, Market};
 use crate::types::{Pair, TimestampSecs};
 
@@ -129,7 +129,7 @@ request! {
         /// Records up to this time; must not be before `start_time`.
         opt end_time: TimestampSecs,
         /// Records per call, 1..=1000 (default 100).
-        opt limit: u32 [range(1, 1000)],
+        opt limit: u32 [range(1, 1000), server_default(100)],
     }
     window = check_finance_window(start_time, end_time);
 }
@@ -539,6 +539,13 @@ impl Param for TransferAccount {
         p.take_opt_str(key)?
             .map(|t| TransferAccount::parse(key, &t))
             .transpose()
+    }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        use crate::request::Choice;
+        info.type_name("code");
+        info.value(Choice::named("1", "spot"));
+        info.value(Choice::named("2", "margin"));
+        info.value(Choice::named("3", "OTC"));
     }
 }
 
