@@ -155,6 +155,11 @@ pub struct ParamInfo {
     pub type_name: Cow<'static, str>,
     /// Whether every request carries it.
     pub required: bool,
+    /// When it is required only in some requests, when, in words (`type buy or sell`).
+    pub required_when: Option<Cow<'static, str>>,
+    /// Whether the path gives it (the spot `{market}` segment): `/v3/margin/order/new` sends
+    /// `market=margin`.
+    pub in_path: bool,
     /// The values a request may send, when they are a closed set (codes and words).
     pub values: Vec<Choice>,
     /// Rules the value must follow, in words (`1..=150`, `> 0`).
@@ -164,6 +169,8 @@ pub struct ParamInfo {
     pub default: Option<Cow<'static, str>>,
     /// A value that passes the declared checks (`btc_usdt`), for sample command lines.
     pub example: Option<Cow<'static, str>>,
+    /// A value of the type (`1` for a decimal), the sample when nothing better is known.
+    pub placeholder: Option<Cow<'static, str>>,
     /// What the parameter means: the field's documentation, as one line.
     pub doc: Cow<'static, str>,
 }
@@ -201,10 +208,13 @@ impl ParamInfo {
             name: name.into(),
             type_name: Cow::Borrowed("value"),
             required,
+            required_when: None,
+            in_path: false,
             values: Vec::new(),
             rules: Vec::new(),
             default: None,
             example: None,
+            placeholder: None,
             doc: Cow::Owned(one_line(doc)),
         }
     }
@@ -235,13 +245,28 @@ impl ParamInfo {
         self
     }
 
-    /// The example for a sample command line: the declared example, else the first allowed
-    /// value, else the default.
+    /// Sets the type's placeholder value (see [`ParamInfo::placeholder`]).
+    pub fn placeholder(&mut self, value: impl Into<Cow<'static, str>>) -> &mut Self {
+        self.placeholder = Some(value.into());
+        self
+    }
+
+    /// Says when the parameter is required (`type buy or sell`), for one that is not always.
+    pub fn required_when(&mut self, condition: impl Into<Cow<'static, str>>) -> &mut Self {
+        self.required_when = Some(condition.into());
+        self
+    }
+
+    /// The value for a sample command line: the declared example, else the first allowed
+    /// value, else the default, else the type's placeholder; `None` for free text (an id).
+    /// The samples of one endpoint's parameters make a request that passes its checks, the
+    /// parameters required only in some requests included.
     pub fn sample(&self) -> Option<&str> {
         self.example
             .as_deref()
             .or_else(|| self.values.first().map(|c| c.wire.as_ref()))
             .or(self.default.as_deref())
+            .or(self.placeholder.as_deref())
     }
 
     /// Prefixes the name (`[].` for the members of a JSON array body's elements).
@@ -475,7 +500,6 @@ impl<T: Copy + Into<Decimal>> Check<T, PositiveCheck> for Positive {
     }
     fn describe(&self, info: &mut ParamInfo) {
         info.rule("> 0");
-        info.example("1");
     }
 }
 
@@ -489,6 +513,32 @@ pub struct ServerDefault<T>(T);
 /// describe` shows it.
 pub fn server_default<T>(value: T) -> ServerDefault<T> {
     ServerDefault(value)
+}
+
+/// What [`example`] declares: a value for sample command lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Example<T>(T);
+
+/// Declares, among a field's checks, the value `digifinex describe` uses in its sample command
+/// line, when the type's first value would not do (`req to: TransferAccount [example(..)]`, as
+/// `from` takes the first). It checks nothing.
+pub fn example<T>(value: T) -> Example<T> {
+    Example(value)
+}
+
+/// [`Check`] marker of [`Example`].
+#[derive(Debug)]
+pub struct ExampleCheck;
+
+impl<T: Param> Check<T, ExampleCheck> for Example<T> {
+    fn check(&self, _: &'static str, _: &T) -> Result<(), Error> {
+        Ok(())
+    }
+    fn describe(&self, info: &mut ParamInfo) {
+        if let Some(text) = wire_text(&self.0) {
+            info.example(text);
+        }
+    }
 }
 
 /// [`Check`] marker of [`ServerDefault`].
@@ -583,6 +633,7 @@ macro_rules! int_param {
             }
             fn describe(info: &mut ParamInfo) {
                 info.type_name("integer");
+                info.placeholder("1");
             }
         }
     )*};
@@ -604,7 +655,7 @@ impl Param for bool {
     }
     fn describe(info: &mut ParamInfo) {
         info.type_name("flag (1 or 0, true or false)");
-        info.example("1");
+        info.placeholder("1");
     }
 }
 
@@ -624,7 +675,7 @@ impl Param for Decimal {
     }
     fn describe(info: &mut ParamInfo) {
         info.type_name("decimal");
-        info.example("1");
+        info.placeholder("1");
     }
 }
 
@@ -645,7 +696,7 @@ macro_rules! money_param {
             }
             fn describe(info: &mut ParamInfo) {
                 info.type_name($name);
-                info.example("1");
+                info.placeholder("1");
             }
         }
     )*};
@@ -858,7 +909,7 @@ macro_rules! request {
     (@required req) => { true };
     (@required path) => { true };
     (@required $kind:ident) => { false };
-    (@path_rule path $info:ident) => { $info.rule("given by the path"); };
+    (@path_rule path $info:ident) => { $info.in_path = true; };
     (@path_rule $kind:ident $info:ident) => {};
 
     // --- field type in the struct

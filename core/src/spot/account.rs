@@ -14,7 +14,7 @@ use crate::json::JsonWriter;
 use crate::money::Amount;
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{non_empty, positive, range, server_default, Param};
+use crate::request::{example, non_empty, positive, range, server_default, Param};
 use crate::spot::{check_symbol, check_window, Market};
 use crate::types::{Pair, TimestampSecs};
 
@@ -569,7 +569,7 @@ request! {
         /// The account the funds leave.
         req from: TransferAccount,
         /// The account the funds enter; not `from`, and not margin <-> OTC.
-        req to: TransferAccount,
+        req to: TransferAccount [example(TransferAccount::Margin)],
     }
     validate = check_transfer_accounts;
 }

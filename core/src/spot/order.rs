@@ -955,7 +955,8 @@ impl Fields for OrderSpec {
         );
         Price::describe(&mut price);
         price.rule("> 0");
-        price.rule("required for buy and sell, refused for buy_market and sell_market");
+        price.rule("refused for buy_market and sell_market");
+        price.required_when("type buy or sell");
         let mut amount = ParamInfo::new(
             "amount",
             true,
@@ -975,6 +976,7 @@ impl Fields for OrderSpec {
         );
         bool::describe(&mut post_only);
         post_only.default = Some("0".into());
+        post_only.rule("refused for buy_market and sell_market");
         out.extend([price, amount, order_type, post_only]);
     }
 }

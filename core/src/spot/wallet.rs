@@ -558,7 +558,7 @@ impl IntoArg<WithdrawId> for String {
 /// A check: the id is digits once surrounding whitespace is removed.
 #[allow(non_upper_case_globals)]
 const check_withdraw_id: crate::request::Rule<WithdrawId> =
-    crate::request::Rule::new(withdraw_id_form, "digits");
+    crate::request::Rule::new(withdraw_id_form, "digits").with_example("1");
 
 fn withdraw_id_form(field: &'static str, id: &WithdrawId) -> Result<(), Error> {
     let digits = id.0.trim();

@@ -15,7 +15,7 @@ use crate::json::JsonWriter;
 use crate::money::Amount;
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{positive, range, server_default, IntoArg, Param};
+use crate::request::{example, positive, range, server_default, IntoArg, Param};
 use crate::types::TimestampMillis;
 
 // ---------------------------------------------------------------------------------------------
@@ -382,7 +382,7 @@ request! {
         /// The leverage, positive (a JSON number).
         req leverage: Decimal [positive],
         /// The margin mode the leverage applies to.
-        opt margin_mode: MarginMode,
+        opt margin_mode: MarginMode [example(MarginMode::Isolated)],
         /// The position side (long or short) the leverage applies to; isolated mode only.
         opt side: PositionSide,
     }

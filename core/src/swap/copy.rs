@@ -919,10 +919,8 @@ impl Fields for CopyPricing {
         );
         Price::describe(&mut price);
         Check::<Price, _>::describe(&positive, &mut price);
-        price.rule(format!(
-            "required for order_type {}, refused for the others",
-            priced.join(", ")
-        ));
+        price.rule("refused for the other order types");
+        price.required_when(format!("order_type {}", priced.join(", ")));
         out.extend([order_type, price]);
     }
 }

@@ -397,14 +397,13 @@ impl Fields for OrderSpec {
         let mut price = ParamInfo::new("price", false, &["The price (priced order types only)."]);
         Price::describe(&mut price);
         Check::<Price, _>::describe(&positive, &mut price);
-        price.rule(format!(
-            "required for order_type {}, refused for the others",
-            priced.join(", ")
-        ));
+        price.rule("refused for the other order types");
+        price.required_when(format!("order_type {}", priced.join(", ")));
         let mut post_only =
             ParamInfo::new("post_only", false, &["Maker only (order_type 0 only)."]);
         bool::describe(&mut post_only);
         post_only.default = Some("false".into());
+        post_only.rule("order_type 0 only");
         out.extend([id, side, order_type, size, price, post_only]);
     }
 }
