@@ -66,6 +66,7 @@ pub mod faults;
 pub mod json;
 pub mod limiter;
 pub mod num;
+pub mod options;
 pub mod rng;
 pub mod server;
 pub mod spot;
