@@ -287,6 +287,17 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row.last().copied().unwrap_or(0)
 }
 
+/// Names the array element in a validation error: `price` becomes `[3].price`.
+pub fn element_error(index: usize, e: Error) -> Error {
+    match e {
+        Error::Validation { field, reason } => Error::Validation {
+            field: format!("[{index}].{field}").into(),
+            reason,
+        },
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,16 +325,5 @@ mod tests {
             unknown_parameter("x".into(), &[]).to_string(),
             "unknown parameter `x`: this endpoint takes no parameters"
         );
-    }
-}
-
-/// Names the array element in a validation error: `price` becomes `[3].price`.
-pub fn element_error(index: usize, e: Error) -> Error {
-    match e {
-        Error::Validation { field, reason } => Error::Validation {
-            field: format!("[{index}].{field}").into(),
-            reason,
-        },
-        other => other,
     }
 }

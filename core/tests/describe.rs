@@ -175,8 +175,8 @@ fn unknown_parameters_name_the_endpoints_parameters() {
             "/swap/v2/public/ticker",
             &[("instrument_id", "BTCUSDT")]
         ),
-        "invalid `instrument_id`: \"BTCUSDT\" is not a swap instrument id (upper-case letters \
-         and digits ending in PERP); did you mean BTCUSDTPERP?"
+        "invalid `instrument_id`: \"BTCUSDT\" is not a swap instrument id: did you mean \
+         BTCUSDTPERP? (ids are upper-case letters and digits ending in PERP)"
     );
 }
 

@@ -7,15 +7,16 @@ use std::net::SocketAddr;
 use crate::config::SimConfig;
 use crate::server::check_bind_addr;
 
-/// The options and what they do, one per line pair, for `--help` of both commands.
-pub const OPTIONS_HELP: &str = "\
-  --addr ADDR   listen address (default 127.0.0.1:0, any free port); only loopback
-                addresses unless --public is given
-  --public      allow a non-loopback --addr: the control API (/__sim) is unauthenticated
-                and hands out API secrets to anyone who can reach the port
-  --seed N      seed of every generated value: books, ids, keys (default 1)
-  --no-limits   turn off request-weight limits, bans and withdrawal frequency limits
-  -h, --help    print this help";
+/// The options and what they do, for `--help` of both commands.
+pub const OPTIONS_HELP: &str = concat!(
+    "  --addr ADDR   listen address (default 127.0.0.1:0, any free port); only loopback\n",
+    "                addresses unless --public is given\n",
+    "  --public      allow a non-loopback --addr: the control API (/__sim) is unauthenticated\n",
+    "                and hands out API secrets to anyone who can reach the port\n",
+    "  --seed N      seed of every generated value: books, ids, keys (default 1)\n",
+    "  --no-limits   turn off request-weight limits, bans and withdrawal frequency limits\n",
+    "  -h, --help    print this help"
+);
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -118,8 +118,8 @@ fn instrument_form(field: &'static str, id: &str) -> Result<(), Error> {
         field,
         match instrument_hint(id) {
             Some(hint) => format!(
-                "{shown:?} is not a swap instrument id (upper-case letters and digits ending in \
-                 PERP); did you mean {hint}?"
+                "{shown:?} is not a swap instrument id: did you mean {hint}? (ids are upper-case \
+                 letters and digits ending in PERP)"
             ),
             None => format!(
                 "{shown:?} is not a swap instrument id (upper-case letters and digits ending in \
@@ -689,8 +689,8 @@ mod tests {
             assert_eq!(
                 message(typo),
                 format!(
-                    "invalid `instrument_id`: {typo:?} is not a swap instrument id (upper-case \
-                     letters and digits ending in PERP); did you mean {hint}?"
+                    "invalid `instrument_id`: {typo:?} is not a swap instrument id: did you mean \
+                     {hint}? (ids are upper-case letters and digits ending in PERP)"
                 )
             );
         }
@@ -713,8 +713,8 @@ mod tests {
         let e = crate::build(&DepthRequest::new("btc_usdt"), &config, None, now).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "invalid `instrument_id`: \"btc_usdt\" is not a swap instrument id (upper-case \
-             letters and digits ending in PERP); did you mean BTCUSDTPERP?"
+            "invalid `instrument_id`: \"btc_usdt\" is not a swap instrument id: did you mean \
+             BTCUSDTPERP? (ids are upper-case letters and digits ending in PERP)"
         );
         let spec = OrderSpec::limit(
             "BTCUSDT",
@@ -726,7 +726,7 @@ mod tests {
         match crate::build(&PlaceOrderRequest::new(spec), &config, Some(&creds), now) {
             Err(Error::Validation { field, reason }) => {
                 assert_eq!(field, "instrument_id");
-                assert!(reason.ends_with("did you mean BTCUSDTPERP?"), "{reason}");
+                assert!(reason.contains("did you mean BTCUSDTPERP?"), "{reason}");
             }
             other => panic!("{other:?}"),
         }
