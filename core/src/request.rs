@@ -3,16 +3,21 @@
 //! Every endpoint of both families is written once, as one `request!` declaration. From it come
 //! the request struct, its constructor (`new`, taking the required fields in declaration order),
 //! one setter per optional field, the [`Endpoint`](crate::Endpoint) implementation (its
-//! [`Meta`](crate::Meta), the validation and the wire encoding: query, form or JSON body) and the
+//! [`Meta`](crate::Meta), the validation and the wire encoding: query, form or JSON body), the
 //! [`FromParams`](crate::params::FromParams) implementation used by the catalog, the CLI and the
-//! fuzzers. The recipe for a new endpoint is in `CONTRIBUTING.md`.
+//! fuzzers, and the [`Describe`] implementation: every parameter's name, type, whether it is
+//! required, allowed values, rules, default and meaning ([`ParamInfo`], what `digifinex
+//! describe` prints). The recipe for a new endpoint is in `CONTRIBUTING.md`.
 //!
-//! A field's type says how it is written and read: [`Param`] for one parameter, [`Fields`] for a
-//! value that is several parameters (an order: side, price, amount), [`Body`] for a value that is
-//! the whole JSON body (a batch array), [`PathParam`] for the `{market}` path segment. A field's
-//! declared checks ([`range`], [`positive`], [`non_empty`] or any function
-//! `fn(&'static str, &T) -> Result<(), Error>`) run before anything is written; checks that involve
-//! several fields are one hand-written function named by `validate`.
+//! A field's type says how it is written, read and described: [`Param`] for one parameter,
+//! [`Fields`] for a value that is several parameters (an order: side, price, amount), [`Body`]
+//! for a value that is the whole JSON body (a batch array), [`PathParam`] for the `{market}` path
+//! segment. A field's declared checks ([`Check`]: [`range`], [`positive`], [`non_empty`], a
+//! [`Rule`], or any function `fn(&'static str, &T) -> Result<(), Error>`) run before anything is
+//! written and say what they require; [`server_default`] and [`example`] sit among them to
+//! declare the venue's default and a sample value, checking nothing. Checks that involve several
+//! fields are one hand-written function named by `validate`. The description and the validation
+//! come from the same declaration, so they cannot disagree.
 //!
 //! ```
 //! use digifinex_core::{build, request, Config, Error, Family, Meta, Method, TimestampMillis};
@@ -734,8 +739,9 @@ time_param!(TimestampSecs => "time (Unix seconds)", TimestampMillis => "time (Un
 // The declaration macro
 
 /// Declares one endpoint: request struct, constructor, setters, [`Endpoint`](crate::Endpoint)
-/// (meta, checks, encoding) and [`FromParams`](crate::params::FromParams). See the
-/// [module documentation](mod@crate::request) and `CONTRIBUTING.md`.
+/// (meta, checks, encoding), [`FromParams`](crate::params::FromParams) and [`Describe`]. See
+/// the [module documentation](mod@crate::request) and `CONTRIBUTING.md`. Field attributes are
+/// doc comments only (they are the parameter's meaning in [`ParamInfo::doc`]).
 ///
 /// ```text
 /// request! {
@@ -747,6 +753,8 @@ time_param!(TimestampSecs => "time (Unix seconds)", TimestampMillis => "time (Un
 ///     fields {                                  (wire order)
 ///         /// doc
 ///         <kind> rust_name: Type [as "wire_name"] [[check, check...]] [= default],
+///                                           (checks: `Check` values; `server_default(v)` and
+///                                           `example(v)` describe without checking)
 ///     }
 ///     [window = function(start_field, end_field);] (a time window: fn(Option<T>, Option<T>, &Params))
 ///     [validate = function;]                    (fn(&Self, &Params) -> Result<(), Error>)

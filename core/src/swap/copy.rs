@@ -892,7 +892,7 @@ impl Fields for CopyPricing {
         CopyPricing::from_wire(price_type, price)
     }
 
-    /// `order_type` and `limit_price`; the priced types are those [`CopyPricing::from_wire`]
+    /// `order_type` and `limit_price`; the priced types are those `CopyPricing::from_wire`
     /// refuses without a price.
     fn describe(out: &mut Vec<crate::request::ParamInfo>) {
         use crate::request::{Check, ParamInfo};
