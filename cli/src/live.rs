@@ -1,15 +1,15 @@
 //! `call` and `sim`: the commands that open connections.
 
 use std::io::{self, Write};
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use digifinex_core::{Credentials, Error};
+use digifinex_sim::options::{Parsed, SimOptions, OPTIONS_HELP};
 use digifinex_sim::{Sim, SimConfig, SimHandle};
 use digifinex_ureq::Client;
 
-use crate::{lookup, print_json, table, wire_params, Failure};
+use crate::{lookup, needs_key, print_json, table, wire_params, Failure};
 
 /// Environment variable holding the API access key.
 pub(crate) const KEY_VAR: &str = "DIGIFINEX_API_KEY";
@@ -25,7 +25,7 @@ pub(crate) enum Format {
     Table,
 }
 
-// No `Debug`: it never holds a secret, but keep it symmetric with `RequestArgs`.
+// No `Debug`: this holds the secret.
 #[derive(Args)]
 #[command(after_help = crate::reconcile::EXIT_CODES_HELP)]
 pub(crate) struct CallArgs {
@@ -40,9 +40,16 @@ pub(crate) struct CallArgs {
     #[arg(long, value_name = "BODY")]
     json: Option<String>,
     /// Start an embedded simulator with a funded demo account and send there (the demo key
-    /// pair is used unless DIGIFINEX_API_KEY / DIGIFINEX_API_SECRET are set).
+    /// pair is used unless a key pair is given).
     #[arg(long, conflicts_with_all = ["base_url", "swap_base_url"])]
     sim: bool,
+    /// API access key (requires --secret; wins over DIGIFINEX_API_KEY). Prefer the variables:
+    /// arguments are visible to other users of this machine.
+    #[arg(long, value_name = "K", requires = "secret")]
+    key: Option<String>,
+    /// API secret key (requires --key; wins over DIGIFINEX_API_SECRET); never printed.
+    #[arg(long, value_name = "S", requires = "key")]
+    secret: Option<String>,
     /// Spot/margin base URL (default `https://openapi.digifinex.com/v3`); plain http only for
     /// loopback hosts.
     #[arg(long, value_name = "URL")]
@@ -66,19 +73,27 @@ pub(crate) struct CallArgs {
     timeout: Option<u64>,
 }
 
+/// The options of `digifinex sim`, for `digifinex help sim`: the simulator's own (shared with
+/// the `digifinex-sim` binary).
+pub(crate) fn sim_help() -> String {
+    format!(
+        "Options (the same as `digifinex-sim`, the simulator's own binary, for those who do not \
+         want this tool):\n{OPTIONS_HELP}"
+    )
+}
+
+/// `digifinex sim`'s arguments, read by the simulator's own option parser
+/// ([`digifinex_sim::options`]), so that every option of `digifinex-sim` works here too.
 #[derive(Args)]
 pub(crate) struct SimArgs {
-    /// Listen address (port 0: any free port). Only loopback addresses unless --public is
-    /// given.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
-    addr: SocketAddr,
-    /// Allow a non-loopback --addr such as 0.0.0.0:8080. The control API (/__sim) is
-    /// unauthenticated and hands out API secrets to anyone who can reach the port.
-    #[arg(long)]
-    public: bool,
-    /// Seed of every generated value (books, ids, keys).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    seed: u64,
+    /// The simulator's options (see below).
+    #[arg(
+        value_name = "OPTIONS",
+        num_args = 0..,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    args: Vec<String>,
 }
 
 /// The key pair from the environment: both variables or neither.
@@ -126,16 +141,23 @@ fn is_loopback_http(url: &str) -> bool {
 }
 
 /// Whether `url` (given with `flag`) is plain http that may be used: loopback, or another host
-/// with `--allow-http`; any other plain-http URL is a usage error naming the URL and the flag.
+/// with `--allow-http`; any other plain-http URL is a usage error naming the URL and the flag,
+/// and so is a URL that is neither `https://` nor `http://`.
 fn plain_http(flag: &str, url: Option<&str>, allowed: bool) -> Result<bool, Failure> {
     let Some(url) = url else {
         return Ok(false);
     };
-    let is_http = url
-        .get(..7)
-        .is_some_and(|head| head.eq_ignore_ascii_case("http://"));
-    if !is_http {
+    let scheme = |s: &str| {
+        url.get(..s.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(s))
+    };
+    if scheme("https://") {
         return Ok(false);
+    }
+    if !scheme("http://") {
+        return Err(Failure::Usage(format!(
+            "{flag} {url} is not an http(s) URL: give one like https://openapi.digifinex.com"
+        )));
     }
     if allowed || is_loopback_http(url) {
         return Ok(true);
@@ -162,12 +184,19 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
         })?),
     };
 
-    let mut credentials = env_credentials()?;
+    let mut credentials = match (args.key, args.secret) {
+        (Some(k), Some(s)) => Some(Credentials::new(k, s)),
+        _ => env_credentials()?,
+    };
     if entry.meta.signed && credentials.is_none() && !args.sim {
-        return Err(Failure::Usage(format!(
-            "`{shown}` is a private endpoint: set {KEY_VAR} and {SECRET_VAR} (or use --sim)"
-        )));
+        return Err(Failure::Usage(needs_key(&shown, true)));
     }
+    let failed = |error: Error| Failure::Call {
+        error,
+        endpoint: shown.clone(),
+        family: entry.meta.family,
+        live: true,
+    };
 
     let mut builder = Client::builder();
     let sim = if args.sim {
@@ -208,37 +237,128 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
     if let Some(secs) = args.timeout {
         builder = builder.timeout(Duration::from_secs(secs));
     }
+    // The URLs were checked above, in this tool's terms (`--allow-http`).
     let client = builder.build()?;
 
-    let started = (entry.call)(client.session(), params)?;
+    let started = (entry.call)(client.session(), params).map_err(failed)?;
     let value = match client.drive(started) {
         Ok(answer) => answer.value,
         Err(e @ Error::OutcomeUnknown { .. }) => {
             return Err(crate::reconcile::after_unknown(&client, e))
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(failed(e)),
     };
     drop(sim);
 
     match layout {
-        None => print_json(&value),
+        None => print_json(&value)?,
         Some(layout) => {
             let text = table::render(layout, &value);
             let mut out = io::stdout().lock();
             out.write_all(text.as_bytes())?;
             out.flush()?;
-            Ok(())
         }
     }
+    not_cancelled(
+        entry.meta.name,
+        &vars_of(&args.path),
+        args.json.as_deref(),
+        &value,
+    )
+}
+
+/// The `{market}` of a spot path as given (`/v3/margin/order/cancel`: `margin`).
+fn vars_of(path: &str) -> String {
+    path.strip_prefix("/v3/")
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or("spot")
+        .to_owned()
+}
+
+/// A cancel that left orders uncancelled is a failure (exit 1) naming them: the spot
+/// `order/cancel` answer lists them in `error`; a swap `batch_cancel_order` answer lists the
+/// ids it cancelled, so the others of the request (`--json`) were not.
+fn not_cancelled(
+    name: &str,
+    market: &str,
+    json: Option<&str>,
+    value: &serde_json::Value,
+) -> Result<(), Failure> {
+    let ids = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|id| match id {
+                        serde_json::Value::String(s) => Some(s.clone()),
+                        serde_json::Value::Number(n) => Some(n.to_string()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (failed, asked, check) = match name {
+        "spot.order_cancel" => {
+            let failed = ids(&value["error"]);
+            let asked = failed.len().saturating_add(ids(&value["success"]).len());
+            let check = format!(
+                "`digifinex call GET /v3/{market}/order order_id={}` shows them",
+                failed.join(",")
+            );
+            (failed, asked, check)
+        }
+        "swap.batch_cancel_order" => {
+            let request: Vec<serde_json::Value> = json
+                .and_then(|j| serde_json::from_str(j).ok())
+                .unwrap_or_default();
+            let requested: Vec<String> = request
+                .iter()
+                .flat_map(|o| ids(&serde_json::Value::Array(vec![o["order_id"].clone()])))
+                .collect();
+            let cancelled = ids(value);
+            let failed: Vec<String> = requested
+                .iter()
+                .filter(|id| !cancelled.contains(id))
+                .cloned()
+                .collect();
+            let check = match failed.first() {
+                Some(id) => format!(
+                    "`digifinex call GET /swap/v2/trade/order_info order_id={id}` shows one"
+                ),
+                None => String::new(),
+            };
+            (failed, requested.len(), check)
+        }
+        _ => return Ok(()),
+    };
+    if failed.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::Other(format!(
+        "not cancelled: {} ({} of {asked} orders); they may be finished already or not exist; \
+         {check}",
+        failed.join(", "),
+        failed.len()
+    )))
 }
 
 pub(crate) fn sim(args: SimArgs) -> Result<(), Failure> {
-    digifinex_sim::server::check_bind_addr(args.addr, args.public).map_err(Failure::Usage)?;
-    let config = SimConfig {
-        addr: args.addr,
-        allow_public_bind: args.public,
-        ..SimConfig::with_seed(args.seed)
+    let options = match SimOptions::parse(args.args).map_err(sim_usage)? {
+        Parsed::Run(options) => options,
+        Parsed::Help => {
+            let mut out = io::stdout().lock();
+            writeln!(
+                out,
+                "Runs the local simulator (the same as `digifinex-sim`) and prints its URLs and \
+                 a demo key pair; serves until interrupted.\n\nusage: digifinex sim \
+                 [OPTIONS]\n\n{OPTIONS_HELP}\n\n`digifinex-sim` (crate digifinex-sim) is the \
+                 same simulator with the same options, for those who do not want this tool."
+            )?;
+            out.flush()?;
+            return Ok(());
+        }
     };
+    let config = options.config().map_err(sim_usage)?;
     let sim = start_sim(config)?;
     let demo = sim.control().demo_account();
     let spot = sim.spot_base_url();
@@ -268,6 +388,11 @@ pub(crate) fn sim(args: SimArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A usage error of `digifinex sim`, pointing at its help.
+fn sim_usage(message: String) -> Failure {
+    Failure::Usage(format!("{message} (see `digifinex sim --help`)"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{is_loopback_http, plain_http};
@@ -275,16 +400,25 @@ mod tests {
     #[test]
     fn sim_refuses_a_public_address_without_public() {
         let args = super::SimArgs {
-            addr: "0.0.0.0:0".parse().unwrap(),
-            public: false,
-            seed: 1,
+            args: vec!["--addr".into(), "0.0.0.0:0".into()],
         };
         match super::sim(args) {
-            Err(crate::Failure::Usage(m)) => {
-                assert!(m.contains("--public") && m.contains("0.0.0.0:0"), "{m}")
-            }
+            Err(crate::Failure::Usage(m)) => assert_eq!(
+                m,
+                "refusing to listen on 0.0.0.0:0: it is not a loopback address, and the \
+                 simulator's control API (/__sim) is unauthenticated and hands out API secrets \
+                 to anyone who can reach it; pass --public to listen there anyway (see \
+                 `digifinex sim --help`)"
+            ),
             _ => panic!("a public address without --public must be a usage error"),
         }
+    }
+
+    /// The help lists the options the shared parser reads, indented.
+    #[test]
+    fn sim_help_is_the_simulators() {
+        assert!(super::sim_help().ends_with(super::OPTIONS_HELP));
+        assert!(super::OPTIONS_HELP.starts_with("  --addr ADDR"));
     }
 
     #[test]

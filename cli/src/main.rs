@@ -6,7 +6,13 @@
 //! Pure commands (no connection is opened):
 //!
 //! * `digifinex endpoints` prints one line per catalog endpoint, `METHOD PATH`, in catalog order
-//!   (`GET /v3/order_book`, `GET /v3/{market}/order`).
+//!   (`GET /v3/order_book`, `GET /v3/{market}/order`). `endpoints --verbose` prints each
+//!   endpoint's description (as `describe` does), separated by blank lines.
+//! * `digifinex describe METHOD PATH` describes one endpoint: whether it is signed and retried,
+//!   its request and response types, every parameter in wire order (its type, whether it is
+//!   required, its allowed values or range and rules, its default, its meaning) and a sample
+//!   `digifinex call` line. It is printed from the catalog, whose parameters come from each
+//!   endpoint's `request!` declaration, the one that validates them: it cannot drift.
 //! * `digifinex decode METHOD PATH [--status N] < BODY` decodes a response body read from stdin
 //!   into the endpoint's typed model and prints it as pretty JSON (decimals as strings in plain
 //!   notation). An optional value that is present but cannot be read (`"last": "abc"`) is
@@ -22,20 +28,26 @@
 //! Live commands:
 //!
 //! * `digifinex call METHOD PATH [k=v ...] [--json BODY] [--sim | --base-url URL
-//!   --swap-base-url URL] [--recv-window MS] [--format json|table] [--timeout SECS]` sends the
+//!   --swap-base-url URL] [--key K --secret S] [--allow-http] [--recv-window MS]
+//!   [--format json|table] [--timeout SECS]` sends the
 //!   request with the blocking client (`digifinex-ureq`) through the catalog entry's full call
 //!   cycle (weight budget, signing, one time resync after a spot 10008, retries of reads only; a
 //!   failed order, cancel or transfer is reported as an unknown outcome, never re-sent) and
 //!   prints the typed result as pretty JSON, exactly as `decode` does. `--format table` prints
 //!   order books, tickers, balances, orders and swap positions as aligned columns instead.
-//!   Credentials come from the environment only, `DIGIFINEX_API_KEY` and
-//!   `DIGIFINEX_API_SECRET`, and are never printed; a signed endpoint without them exits 2
-//!   naming the variables. `--sim` starts an embedded simulator with a funded demo account and
-//!   sends there (with the demo key pair, unless the variables are set).
-//! * `digifinex sim [--addr ADDR] [--public] [--seed N]` runs the local simulator, prints its
-//!   spot, swap and control URLs and a funded demo key pair (a local simulator key, printed on
-//!   purpose), then serves until interrupted. A non-loopback `--addr` is refused (exit 2) unless
-//!   `--public` is given: the control API is unauthenticated and hands out API secrets.
+//!   Credentials come from `--key` and `--secret`, else from the environment,
+//!   `DIGIFINEX_API_KEY` and `DIGIFINEX_API_SECRET` (preferred: arguments are visible to other
+//!   users of the machine), and are never printed; a signed endpoint without them exits 2
+//!   naming both ways. `--sim` starts an embedded simulator with a funded demo account and
+//!   sends there (with the demo key pair, unless a key pair is given). A cancel that left some
+//!   orders uncancelled (spot `order/cancel` answers them in `error`; a swap
+//!   `batch_cancel_order` answer lacks them) prints the answer, then exits 1 naming them.
+//! * `digifinex sim [--addr ADDR] [--public] [--seed N] [--no-limits]` runs the local
+//!   simulator, prints its spot, swap and control URLs and a funded demo key pair (a local
+//!   simulator key, printed on purpose), then serves until interrupted. A non-loopback `--addr`
+//!   is refused (exit 2) unless `--public` is given: the control API is unauthenticated and
+//!   hands out API secrets. Its options are `digifinex_sim::options`, the very ones of the
+//!   `digifinex-sim` binary: the same simulator, for those who do not want this tool.
 //! * `digifinex demo` starts an embedded simulator and walks through market data, spot, margin,
 //!   swap and copy trading against it, one short line per step; it exits 1 naming the step
 //!   that failed.
@@ -50,24 +62,29 @@
 //! applied, 5 ambiguous, with the verdict as JSON on stdout.
 //!
 //! Exit codes: 0 success; 1 API, transport or decode error; 2 usage or validation error. Errors
-//! are one line on stderr: the exchange code and its meaning, the error kind, and for an order
-//! whose outcome is unknown a hint to look at the open orders before acting. The secret is
-//! never printed (except the simulator's own demo key by `digifinex sim`).
+//! are one line on stderr: what went wrong (the exchange code and its meaning, the error kind)
+//! and what to do next, in this tool's terms (its flags and environment variables, `digifinex
+//! describe` for parameters; for an order whose outcome is unknown, the open orders to look at
+//! before acting). The secret is never printed (except the simulator's own demo key by
+//! `digifinex sim`).
 
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 mod demo;
+mod describe;
 mod live;
 mod reconcile;
 mod table;
 
 use clap::{Args, Parser, Subcommand};
 use digifinex_core::catalog::{self, CatalogEntry, ParamMap};
-use digifinex_core::{Clock, Config, Credentials, Error, FixedClock, SystemClock, TimestampMillis};
+use digifinex_core::{
+    Clock, Config, Credentials, Error, ErrorKind, Family, FixedClock, SystemClock, TimestampMillis,
+};
 
-/// The DigiFinex REST API from the command line: list endpoints, build signed requests, decode
-/// responses, send requests, run the local simulator and a guided demo.
+/// The DigiFinex REST API from the command line: list and describe endpoints, build signed
+/// requests, decode responses, send requests, run the local simulator and a guided demo.
 #[derive(Parser)]
 #[command(name = "digifinex", version)]
 struct Cli {
@@ -77,20 +94,40 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Lists every endpoint as `METHOD PATH`, one per line.
-    Endpoints,
+    /// Lists every endpoint as `METHOD PATH`, one per line (with --verbose: each described).
+    Endpoints(EndpointsArgs),
+    /// Describes an endpoint: its parameters (type, required, allowed values or range, default),
+    /// its request and response types and a sample `digifinex call` line.
+    Describe(DescribeArgs),
     /// Decodes a response body read from stdin and prints the typed result as JSON.
     Decode(DecodeArgs),
     /// Builds the (signed) request and prints it as JSON; sends nothing (offline signing).
     Request(RequestArgs),
-    /// Sends a request (credentials from DIGIFINEX_API_KEY / DIGIFINEX_API_SECRET) and prints
-    /// the typed result.
+    /// Sends a request (credentials from --key/--secret or DIGIFINEX_API_KEY /
+    /// DIGIFINEX_API_SECRET) and prints the typed result.
     Call(live::CallArgs),
-    /// Runs the local simulator and prints its URLs and a demo key pair; serves until
-    /// interrupted.
+    /// Runs the local simulator (the same as `digifinex-sim`) and prints its URLs and a demo
+    /// key pair; serves until interrupted. See `digifinex sim --help`.
+    #[command(disable_help_flag = true, after_help = live::sim_help())]
     Sim(live::SimArgs),
     /// Starts an embedded simulator and walks through market data, spot and swap trading.
     Demo,
+}
+
+#[derive(Args)]
+struct EndpointsArgs {
+    /// Describe each endpoint (as `digifinex describe` does) instead of one line each.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+#[derive(Args)]
+struct DescribeArgs {
+    /// HTTP method (GET or POST).
+    method: String,
+    /// Path as sent after the host (/v3/order_book, /v3/spot/order/new), or as listed by
+    /// `digifinex endpoints` (/v3/{market}/order/new).
+    path: String,
 }
 
 #[derive(Args)]
@@ -144,6 +181,19 @@ enum Failure {
     Usage(String),
     /// An error from the core: exit 2 for validation, 1 otherwise.
     Core(Error),
+    /// An error from the core while building or sending a request of `endpoint`: exit 2 for
+    /// validation, 1 otherwise; the message says what to do next in this tool's terms.
+    Call {
+        /// The error.
+        error: Error,
+        /// `METHOD PATH` as given (`GET /v3/order_book`).
+        endpoint: String,
+        /// The endpoint's family (which balance or order list to look at).
+        family: Family,
+        /// Whether it was `call` (credentials from flags or the environment) or `request`
+        /// (flags only).
+        live: bool,
+    },
     /// Reading stdin or writing stdout failed: exit 1.
     Io(io::Error),
     /// A step of `digifinex demo` failed: exit 1.
@@ -174,7 +224,8 @@ impl From<io::Error> for Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Endpoints => endpoints(),
+        Command::Endpoints(args) => endpoints(args.verbose),
+        Command::Describe(args) => describe_endpoint(args),
         Command::Decode(args) => decode(args),
         Command::Request(args) => request(args),
         Command::Call(args) => live::call(args),
@@ -189,6 +240,15 @@ fn main() -> ExitCode {
             let (code, message) = match f {
                 Failure::Usage(m) => (2, m),
                 Failure::Core(e) => (if is_usage(&e) { 2 } else { 1 }, describe(&e)),
+                Failure::Call {
+                    error,
+                    endpoint,
+                    family,
+                    live,
+                } => (
+                    if is_usage(&error) { 2 } else { 1 },
+                    call_message(&error, &endpoint, family, live),
+                ),
                 Failure::Io(e) => (1, format!("i/o: {e}")),
                 Failure::Demo { step, message } => {
                     (1, format!("demo step `{step}` failed: {message}"))
@@ -228,11 +288,114 @@ fn one_line(s: &str) -> String {
     s.replace(['\r', '\n'], " ")
 }
 
-fn endpoints() -> Result<(), Failure> {
-    let mut out = io::BufWriter::new(io::stdout().lock());
-    for e in catalog::all() {
-        writeln!(out, "{} {}", e.meta.method.as_str(), e.meta.display_path())?;
+/// The message of an error while building or sending `endpoint`: what went wrong and what to
+/// do next, with this tool's flags and variables (never a library method).
+pub(crate) fn call_message(e: &Error, endpoint: &str, family: Family, live: bool) -> String {
+    match e {
+        Error::Validation { field, .. } if field == "credentials" => needs_key(endpoint, live),
+        Error::Validation { .. } => {
+            format!("{e}; see `digifinex describe {endpoint}`")
+        }
+        Error::OutcomeUnknown { .. } => describe(e),
+        _ => {
+            let mut s = format!("{e} (kind: {:?})", e.kind());
+            if let Some(next) = next_step(e, endpoint, family) {
+                s.push_str("; ");
+                s.push_str(&next);
+            }
+            one_line(&s)
+        }
     }
+}
+
+/// The message for a private endpoint without a key pair.
+pub(crate) fn needs_key(endpoint: &str, live: bool) -> String {
+    if live {
+        format!(
+            "`{endpoint}` is a private endpoint and needs an API key: pass --key and --secret, \
+             or set {} and {} (or try it with --sim)",
+            live::KEY_VAR,
+            live::SECRET_VAR
+        )
+    } else {
+        format!("`{endpoint}` is a private endpoint and needs an API key: pass --key and --secret")
+    }
+}
+
+/// What to do about an error from the exchange or the network, in this tool's terms.
+fn next_step(e: &Error, endpoint: &str, family: Family) -> Option<String> {
+    let (balances, open_orders) = match family {
+        Family::Spot => ("GET /v3/spot/assets", "GET /v3/spot/order/current"),
+        _ => (
+            "GET /swap/v2/account/balance",
+            "GET /swap/v2/trade/open_orders",
+        ),
+    };
+    Some(match e.kind() {
+        ErrorKind::Auth => format!(
+            "check the key pair (--key and --secret, or {} and {}), its permissions and its IP \
+             whitelist",
+            live::KEY_VAR,
+            live::SECRET_VAR
+        ),
+        ErrorKind::Clock => {
+            "check this machine's clock: the request's time was outside the exchange's window"
+                .to_owned()
+        }
+        ErrorKind::RateLimit => match e.retry_after() {
+            Some(d) => format!("wait {} ms, then try again", d.as_millis()),
+            None => "wait a minute, then try again".to_owned(),
+        },
+        ErrorKind::Ban => "wait until the ban ends before sending again".to_owned(),
+        ErrorKind::InvalidRequest => {
+            format!("see `digifinex describe {endpoint}` for the parameters")
+        }
+        ErrorKind::InsufficientFunds => {
+            format!("check the balance: `digifinex call {balances}`")
+        }
+        ErrorKind::NotFound => {
+            format!("check the id; `digifinex call {open_orders}` lists the open orders")
+        }
+        ErrorKind::Suspended => "it is suspended at the exchange; try again later".to_owned(),
+        ErrorKind::Server => "the exchange failed; try again later".to_owned(),
+        ErrorKind::Redirect => {
+            "check --base-url and --swap-base-url (a redirect is never followed)".to_owned()
+        }
+        ErrorKind::Network => {
+            "check the network and --base-url/--swap-base-url; --timeout SECS waits longer"
+                .to_owned()
+        }
+        _ => return None,
+    })
+}
+
+fn endpoints(verbose: bool) -> Result<(), Failure> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    for (i, e) in catalog::all().enumerate() {
+        if verbose {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            write!(out, "{}", describe::render(e, &[]))?;
+        } else {
+            writeln!(out, "{} {}", e.meta.method.as_str(), e.meta.display_path())?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn describe_endpoint(args: DescribeArgs) -> Result<(), Failure> {
+    // The template as `endpoints` lists it (`/v3/{market}/order/new`) names the endpoint too.
+    let (entry, vars) = match catalog::all().find(|e| {
+        e.meta.method.as_str().eq_ignore_ascii_case(&args.method)
+            && e.meta.display_path() == args.path
+    }) {
+        Some(e) => (e, Vec::new()),
+        None => lookup(&args.method, &args.path)?,
+    };
+    let mut out = io::stdout().lock();
+    write!(out, "{}", describe::render(entry, &vars))?;
     out.flush()?;
     Ok(())
 }
@@ -307,7 +470,15 @@ fn request(args: RequestArgs) -> Result<(), Failure> {
         None => SystemClock.now(),
     };
 
-    let req = (entry.build)(params, &config, credentials.as_ref(), now)?;
+    let shown = format!("{} {}", args.method.to_ascii_uppercase(), args.path);
+    let req = (entry.build)(params, &config, credentials.as_ref(), now).map_err(|error| {
+        Failure::Call {
+            error,
+            endpoint: shown,
+            family: entry.meta.family,
+            live: false,
+        }
+    })?;
     let text = render_request(&req);
     let mut out = io::stdout().lock();
     writeln!(out, "{text}")?;

@@ -318,7 +318,13 @@ fn private_endpoint_without_key_exits_2() {
     args.extend(signed_get());
     let o = run(&args);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("credentials"), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: `{} {}` is a private endpoint and needs an API key: pass --key and --secret\n",
+            args[1], args[2]
+        )
+    );
 }
 
 #[test]
@@ -613,5 +619,212 @@ fn market_parameter_must_match_the_path_variable() {
     assert_eq!(
         req["headers"]["access-sign"].as_str().expect("sign"),
         hmac_hex("s", body)
+    );
+}
+
+/// Issue 15: `describe` prints every parameter from the declarations: type, required or not,
+/// allowed values, range, default, meaning, and a sample call. A spot endpoint with allowed
+/// values (and a path variable).
+#[test]
+fn describe_a_spot_endpoint_with_allowed_values() {
+    let o = run(&["describe", "POST", "/v3/spot/order/new"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "\
+POST /v3/{market}/order/new
+  spot v3; a write: never retried automatically
+  signed: needs an API key, --key and --secret or DIGIFINEX_API_KEY and DIGIFINEX_API_SECRET
+  request type:  digifinex_core::spot::order::PlaceOrderRequest
+  response type: digifinex_core::spot::order::PlacedOrder
+  parameters (form body, in this order):
+    market     word; required, given by the path; one of: spot, margin
+               Spot or margin: the path segment, also sent first as `market`.
+    symbol     string; required; a pair base_quote
+               The pair (`btc_usdt`).
+    price      price (decimal); required when type buy or sell; > 0; refused for buy_market and sell_market
+               The limit price (buy and sell orders only).
+    amount     amount (decimal); required; > 0
+               The amount: quote currency for buy_market, base currency otherwise.
+    type       word; required; one of: buy, sell, buy_market, sell_market
+               The order type.
+    post_only  flag (1 or 0, true or false); optional; refused for buy_market and sell_market; default 0
+               Maker only (buy and sell orders only).
+  example (add --sim to try it against a local simulator):
+    digifinex call POST /v3/spot/order/new symbol=btc_usdt price=1 amount=1 type=buy
+"
+    );
+    // The path variable given is the one of the sample; the template names the endpoint too.
+    let o = run(&["describe", "post", "/v3/margin/order/new"]);
+    assert!(
+        stdout(&o).ends_with(
+            "    digifinex call POST /v3/margin/order/new symbol=btc_usdt price=1 amount=1 type=buy\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["describe", "POST", "/v3/{market}/order/new"]);
+    assert!(stdout(&o).starts_with("POST /v3/{market}/order/new\n"));
+}
+
+/// A swap endpoint with a range and the venue's default.
+#[test]
+fn describe_a_swap_endpoint_with_a_range_and_a_default() {
+    let o = run(&["describe", "GET", "/swap/v2/public/depth"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "\
+GET /swap/v2/public/depth
+  swap v2; a read: retried after a network or server failure; weight 2
+  public: no API key
+  request type:  digifinex_core::swap::public::DepthRequest
+  response type: digifinex_core::swap::public::Depth
+  parameters (query string, in this order):
+    instrument_id  string; required; an instrument id: upper-case letters and digits ending in PERP
+                   The instrument (`BTCUSDTPERP`).
+    limit          integer; optional; 1..=100; default 20
+                   Levels per side, 1..=100.
+  example (add --sim to try it against a local simulator):
+    digifinex call GET /swap/v2/public/depth instrument_id=BTCUSDTPERP
+"
+    );
+}
+
+/// A copy-trading endpoint (a POST that only reads, with page defaults and a coded `type`).
+#[test]
+fn describe_a_copy_trading_endpoint() {
+    let o = run(&["describe", "POST", "/swap/v2/follow/user_center_current"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "\
+POST /swap/v2/follow/user_center_current
+  swap v2; a read: retried after a network or server failure
+  signed: needs an API key, --key and --secret or DIGIFINEX_API_KEY and DIGIFINEX_API_SECRET
+  request type:  digifinex_core::swap::copy::CopyCurrentRequest
+  response type: digifinex_core::swap::copy::CopyPositions
+  parameters (JSON body members, given as KEY=VALUE or with --json):
+    page           integer; optional; >= 1; default 1
+                   Page number, from 1.
+    size           integer; optional; >= 1; default 10
+                   Entries per page, from 1.
+    instrument_id  string; optional; an instrument id: upper-case letters and digits ending in PERP
+                   Only `instrument_id`.
+    type           code; required; one of: 1 detailed, 2 summary
+                   1 detailed or 2 summary (wire `type`).
+  example (add --sim to try it against a local simulator):
+    digifinex call POST /swap/v2/follow/user_center_current type=1
+"
+    );
+}
+
+/// Every endpoint `endpoints` lists is describable, and `endpoints --verbose` is every
+/// description (types included), in the same order.
+#[test]
+fn every_endpoint_is_describable_and_verbose_endpoints_describes_them_all() {
+    let lines = endpoint_lines();
+    assert_eq!(lines.len(), 72);
+    let mut all = Vec::new();
+    for line in &lines {
+        let (method, path) = line.split_once(' ').expect("METHOD PATH");
+        let o = run(&["describe", method, path]);
+        assert_eq!(code(&o), 0, "{line}: {}", stderr(&o));
+        let text = stdout(&o);
+        assert!(text.starts_with(&format!("{line}\n")), "{text}");
+        assert!(
+            text.contains("\n  request type:  digifinex_core::"),
+            "{text}"
+        );
+        assert!(text.contains("\n  response type: "), "{text}");
+        assert!(!text.contains("alloc::"), "{text}");
+        assert!(
+            text.contains(&format!("\n    digifinex call {method} ")),
+            "{text}"
+        );
+        assert!(
+            !text.contains("; value;") && !text.contains("  value;"),
+            "{text}"
+        );
+        all.push(text);
+    }
+    let o = run(&["endpoints", "--verbose"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), all.join("\n"));
+    // The plain list is unchanged: one `METHOD PATH` per line.
+    assert!(lines.iter().all(|l| l.split(' ').count() == 2));
+}
+
+#[test]
+fn describe_an_unknown_endpoint_exits_2() {
+    let o = run(&["describe", "GET", "/v3/nope"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "error: unknown endpoint `GET /v3/nope` (see `digifinex endpoints`)\n"
+    );
+}
+
+/// Issue 15: an unknown parameter is named with the endpoint's parameters (and the closest for
+/// a typo); a missing one reads naturally; both point at `describe`.
+#[test]
+fn parameter_errors_list_the_parameters_and_point_at_describe() {
+    let o = run(&[
+        "request",
+        "GET",
+        "/v3/order_book",
+        "symbol=btc_usdt",
+        "limt=5",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "error: unknown parameter `limt` (did you mean `limit`?); this endpoint takes: symbol, \
+         limit; see `digifinex describe GET /v3/order_book`\n"
+    );
+    let o = run(&["request", "GET", "/v3/order_book"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "error: missing required parameter `symbol`; see `digifinex describe GET \
+         /v3/order_book`\n"
+    );
+    let o = run(&["request", "GET", "/v3/time", "symbol=btc_usdt"]);
+    assert_eq!(
+        stderr(&o),
+        "error: unknown parameter `symbol`: this endpoint takes no parameters; see `digifinex \
+         describe GET /v3/time`\n"
+    );
+}
+
+/// Issue 15: swap instrument typos are refused before sending, with a hint.
+#[test]
+fn swap_instrument_typos_are_refused_with_a_hint() {
+    for typo in ["btc_usdt", "BTCUSDT", "BTC-USDT-PERP", "btcusdtperp"] {
+        let arg = format!("instrument_id={typo}");
+        let o = run(&["request", "GET", "/swap/v2/public/ticker", &arg]);
+        assert_eq!(code(&o), 2, "{typo}");
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "error: invalid `instrument_id`: {typo:?} is not a swap instrument id: did you \
+                 mean BTCUSDTPERP? (ids are upper-case letters and digits ending in PERP); see \
+                 `digifinex describe GET /swap/v2/public/ticker`\n"
+            )
+        );
+    }
+}
+
+/// Issue 15: a venue message that repeats the code's meaning is printed once.
+#[test]
+fn an_api_error_says_its_meaning_once() {
+    let o = run_with_stdin(
+        &["decode", "GET", "/v3/spot/assets"],
+        br#"{"code":10003,"msg":"signature mismatch"}"#,
+    );
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stderr(&o),
+        "error: spot API error 10003: signature mismatch [HTTP 200] (kind: Auth)\n"
     );
 }

@@ -581,3 +581,184 @@ fn plain_http_is_allowed_per_url_only_for_loopback_or_with_the_flag() {
     ]);
     assert_eq!(code(&o), 1, "stderr: {}", stderr(&o));
 }
+
+/// Issue 15: `call` takes the key pair as flags too, after the positional arguments (no
+/// "to pass '--key' as a value" from the argument parser); the flags win over the variables.
+#[test]
+fn call_takes_key_and_secret_flags_anywhere() {
+    let secret = "FLAG-SECRET-0123456789";
+    // An unknown key reaches the simulator: the flags were read and used.
+    let o = command(&[
+        "call",
+        "--sim",
+        "GET",
+        "/v3/spot/assets",
+        "--key",
+        "k",
+        "--secret",
+        secret,
+    ])
+    .env(KEY_VAR, "other")
+    .env(SECRET_VAR, "other-secret")
+    .output()
+    .expect("run");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: spot API error 10002: invalid API key [HTTP 200] (kind: Auth); check the key \
+         pair (--key and --secret, or DIGIFINEX_API_KEY and DIGIFINEX_API_SECRET), its \
+         permissions and its IP whitelist\n"
+    );
+    assert!(!stderr(&o).contains(secret) && !stdout(&o).contains(secret));
+    // Before the positional arguments too; one without the other is a usage error.
+    let o = run(&[
+        "call", "--key", "k", "--secret", "s", "--sim", "GET", "/v3/ping",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run(&["call", "--sim", "GET", "/v3/ping", "--key", "k"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("as a value"), "{}", stderr(&o));
+}
+
+/// Issue 15: the errors name this tool's flags and variables, never a library method.
+#[test]
+fn errors_name_flags_and_variables() {
+    let o = run(&[
+        "call",
+        "GET",
+        "/v3/spot/assets",
+        "--base-url",
+        "http://127.0.0.1:9/v3",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "error: `GET /v3/spot/assets` is a private endpoint and needs an API key: pass --key and \
+         --secret, or set DIGIFINEX_API_KEY and DIGIFINEX_API_SECRET (or try it with --sim)\n"
+    );
+    for (flag, url) in [
+        ("--base-url", "ftp://x/v3"),
+        ("--swap-base-url", "openapi.digifinex.com"),
+    ] {
+        let o = run(&["call", "GET", "/v3/ping", flag, url]);
+        assert_eq!(code(&o), 2);
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "error: {flag} {url} is not an http(s) URL: give one like \
+                 https://openapi.digifinex.com\n"
+            )
+        );
+    }
+    let o = run(&[
+        "call",
+        "GET",
+        "/v3/ping",
+        "--base-url",
+        "http://example.invalid/v3",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--allow-http"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("allow_http("), "{}", stderr(&o));
+}
+
+/// Issue 15: a spot cancel whose ids failed prints the answer, then exits 1 naming them.
+#[test]
+fn a_spot_cancel_that_cancelled_nothing_exits_1_naming_the_ids() {
+    let o = run(&[
+        "call",
+        "--sim",
+        "POST",
+        "/v3/spot/order/cancel",
+        "order_id=abc,def",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("the answer is printed");
+    assert_eq!(v["error"], serde_json::json!(["abc", "def"]));
+    assert_eq!(
+        stderr(&o),
+        "error: not cancelled: abc, def (2 of 2 orders); they may be finished already or not \
+         exist; `digifinex call GET /v3/spot/order order_id=abc,def` shows them\n"
+    );
+}
+
+/// A cancel of one open order and one unknown id: the open one is cancelled, the unknown one
+/// named, exit 1; cancelling an open order alone exits 0.
+#[test]
+fn a_partial_spot_cancel_names_only_the_failed_id() {
+    let sim = SimProcess::start(&["sim"]);
+    let place = |price: &str| {
+        let v = json_out(&sim.call(&[
+            "POST",
+            "/v3/spot/order/new",
+            "symbol=btc_usdt",
+            "type=buy",
+            &format!("price={price}"),
+            "amount=0.01",
+        ]));
+        v["order_id"].as_str().expect("order id").to_owned()
+    };
+    let id = place("20000");
+    let o = sim.call(&[
+        "POST",
+        "/v3/spot/order/cancel",
+        &format!("order_id={id},nope"),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: not cancelled: nope (1 of 2 orders); they may be finished already or not exist; \
+         `digifinex call GET /v3/spot/order order_id=nope` shows them\n"
+    );
+    let id = place("20001");
+    let o = sim.call(&["POST", "/v3/spot/order/cancel", &format!("order_id={id}")]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
+/// A swap batch cancel answers the ids it cancelled: the others are named, exit 1.
+#[test]
+fn a_swap_batch_cancel_names_the_orders_it_did_not_cancel() {
+    let sim = SimProcess::start(&["sim"]);
+    let v = json_out(&sim.call(&[
+        "POST",
+        "/swap/v2/trade/order_place",
+        "--json",
+        r#"{"instrument_id":"BTCUSDTPERP","type":1,"order_type":0,"price":"20000","size":1}"#,
+    ]));
+    let id = v["order_id"].as_str().expect("order id").to_owned();
+    let body = format!(
+        r#"[{{"instrument_id":"BTCUSDTPERP","order_id":"{id}"}},{{"instrument_id":"BTCUSDTPERP","order_id":"123"}}]"#
+    );
+    let o = sim.call(&["POST", "/swap/v2/trade/batch_cancel_order", "--json", &body]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("the answer is printed");
+    assert_eq!(v, serde_json::json!([id]));
+    assert_eq!(
+        stderr(&o),
+        "error: not cancelled: 123 (1 of 2 orders); they may be finished already or not exist; \
+         `digifinex call GET /swap/v2/trade/order_info order_id=123` shows one\n"
+    );
+}
+
+/// Issue 15: `digifinex sim` takes every option of `digifinex-sim` (one definition).
+#[test]
+fn sim_takes_the_simulators_options() {
+    let sim = SimProcess::start(&["sim", "--no-limits", "--seed=3", "--addr", "127.0.0.1:0"]);
+    let v = json_out(&sim.call(&["GET", "/swap/v2/account/balance"]));
+    assert_eq!(v[0]["currency"], "USDT", "{v}");
+
+    let o = run(&["sim", "--help"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let help = stdout(&o);
+    for option in ["--addr ADDR", "--public", "--seed N", "--no-limits"] {
+        assert!(help.contains(option), "{help}");
+    }
+    assert!(help.contains("`digifinex-sim`"), "{help}");
+    let o = run(&["sim", "--limits"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "error: unknown argument \"--limits\" (see `digifinex sim --help`)\n"
+    );
+}

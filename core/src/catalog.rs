@@ -11,6 +11,7 @@ use crate::de::Unreadable;
 use crate::endpoint::{build, parse_body, parse_body_report, Endpoint, Meta};
 use crate::error::Error;
 pub use crate::params::{element_error, FromParams, ParamMap};
+pub use crate::request::{Choice, Describe, ParamInfo};
 use crate::session::{Drive, JsonCall, Session};
 use crate::spot;
 use crate::swap;
@@ -57,6 +58,9 @@ pub struct CatalogEntry {
     pub decode_report: DecodeReportFn,
     /// Start a full call.
     pub call: CallFn,
+    /// The parameters, in wire order, from the endpoint's declaration (what `digifinex
+    /// describe` prints).
+    pub params: fn() -> Vec<ParamInfo>,
 }
 
 impl std::fmt::Debug for CatalogEntry {
@@ -68,14 +72,37 @@ impl std::fmt::Debug for CatalogEntry {
     }
 }
 
-fn build_entry<E: Endpoint + FromParams>(
-    mut params: ParamMap,
+/// Reads the request from wire parameters; an unknown parameter is refused naming the
+/// endpoint's parameters (and the closest, for a typo), also when the typo made reading a known
+/// parameter fail (`symbl` leaves `symbol` missing: the typo is reported).
+fn read_request<E: FromParams + Describe>(mut params: ParamMap) -> Result<E, Error> {
+    let infos = E::params();
+    let known: Vec<&str> = infos
+        .iter()
+        .map(|p| p.name.as_ref())
+        .filter(|n| !n.starts_with('['))
+        .collect();
+    match E::from_params(&mut params) {
+        Ok(request) => {
+            params.finish_known(&known)?;
+            Ok(request)
+        }
+        // A known parameter is missing or wrong while an unknown one was given: the unknown
+        // one is most likely the mistyped name.
+        Err(Error::Validation { field, reason }) if known.contains(&field.as_ref()) => Err(params
+            .unknown_error(&known)
+            .unwrap_or(Error::Validation { field, reason })),
+        Err(e) => Err(e),
+    }
+}
+
+fn build_entry<E: Endpoint + FromParams + Describe>(
+    params: ParamMap,
     config: &Config,
     credentials: Option<&Credentials>,
     now: TimestampMillis,
 ) -> Result<http::Request<Vec<u8>>, Error> {
-    let request = E::from_params(&mut params)?;
-    params.finish()?;
+    let request = read_request::<E>(params)?;
     build(&request, config, credentials, now)
 }
 
@@ -107,20 +134,19 @@ fn render<E: Endpoint>(output: &E::Output, status: u16) -> Result<serde_json::Va
     })
 }
 
-fn call_entry<E>(session: &Session, mut params: ParamMap) -> Result<DynCall<'_>, Error>
+fn call_entry<E>(session: &Session, params: ParamMap) -> Result<DynCall<'_>, Error>
 where
-    E: Endpoint + FromParams + Send + Sync + 'static,
+    E: Endpoint + FromParams + Describe + Send + Sync + 'static,
     E::Output: Send,
 {
-    let request = E::from_params(&mut params)?;
-    params.finish()?;
+    let request = read_request::<E>(params)?;
     Ok(Box::new(JsonCall(session.call_owned(request))))
 }
 
 /// The catalog entry of endpoint `E`.
 pub const fn entry<E>() -> CatalogEntry
 where
-    E: Endpoint + FromParams + Send + Sync + 'static,
+    E: Endpoint + FromParams + Describe + Send + Sync + 'static,
     E::Output: Send,
 {
     CatalogEntry {
@@ -131,6 +157,7 @@ where
         decode: decode_entry::<E>,
         decode_report: decode_report_entry::<E>,
         call: call_entry::<E>,
+        params: E::params,
     }
 }
 

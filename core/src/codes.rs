@@ -81,6 +81,15 @@ macro_rules! int_enum {
             fn take(p: &mut crate::params::ParamMap, key: &'static str) -> Result<Option<Self>, crate::error::Error> {
                 Ok(p.take_opt_str(key)?.map(|t| $name::from_word(t.trim())))
             }
+            /// A code, one of the documented ones, each with its first documented name (or
+            /// the variant's name in snake case).
+            fn describe(info: &mut crate::request::ParamInfo) {
+                info.type_name("code");
+                $( info.value(crate::request::Choice::named(
+                    { let code: i64 = $code; code.to_string() },
+                    crate::codes::word_of(stringify!($variant), &[$($word),*]),
+                )); )+
+            }
         }
 
         impl crate::types::Coded for $name {
@@ -178,6 +187,11 @@ macro_rules! str_enum {
             fn take(p: &mut crate::params::ParamMap, key: &'static str) -> Result<Option<Self>, crate::error::Error> {
                 Ok(p.take_opt_str(key)?.map(|t| $name::from_wire(t.trim())))
             }
+            /// A word, one of the documented ones.
+            fn describe(info: &mut crate::request::ParamInfo) {
+                info.type_name("word");
+                $( info.value(crate::request::Choice::word($text)); )+
+            }
         }
 
         impl $name {
@@ -223,3 +237,33 @@ macro_rules! str_enum {
 }
 
 pub(crate) use {int_enum, str_enum};
+
+/// The name of an `int_enum!` value for `digifinex describe`: its first documented word
+/// (`open_long`), else its variant's name in snake case (`PartFilled` reads `part_filled`).
+pub(crate) fn word_of(variant: &str, words: &[&str]) -> String {
+    if let Some(w) = words.first() {
+        return (*w).to_owned();
+    }
+    let mut out = String::with_capacity(variant.len().saturating_add(4));
+    for (i, c) in variant.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn words_of_variants() {
+        assert_eq!(super::word_of("PartFilled", &[]), "part_filled");
+        assert_eq!(super::word_of("OpenLong", &["open_long"]), "open_long");
+        assert_eq!(super::word_of("M1", &[]), "m1");
+    }
+}

@@ -65,7 +65,10 @@ fn check_url(field: &'static str, url: &str, allow_http: bool) -> Result<(), cra
     } else if scheme("http://") {
         Err(crate::Error::validation(
             field,
-            format!("{url} is plain http: use https, or allow_http(true) for a simulator"),
+            format!(
+                "{url} is plain http: use https, or, for a local simulator, build the client \
+                 with `.allow_http(true)`"
+            ),
         ))
     } else {
         Err(crate::Error::validation(

@@ -273,7 +273,12 @@ pub fn build<E: Endpoint + ?Sized>(
         (true, None) => {
             return Err(Error::validation(
                 "credentials",
-                format!("{} is a private endpoint and needs an API key", meta.name),
+                format!(
+                    "{} is a private endpoint and needs an API key: pass \
+                     `Some(&Credentials::new(key, secret))` to `build`, or give the client one \
+                     with its builder's `.credentials(..)`",
+                    meta.name
+                ),
             ))
         }
         (true, Some(c)) => Some(c),

@@ -164,11 +164,27 @@ impl From<crate::rules::RuleError> for Error {
     }
 }
 
+/// The reason of a required parameter that is absent: shown as "missing required parameter
+/// `symbol`" (a reason that goes on, "is required for a limit order", is shown after the name).
+pub(crate) const REQUIRED: &str = "is required";
+
 /// One line per error; a cause is shown after a colon and is also the error's `source()`.
+///
+/// A validation error reads `invalid `field`: reason`, except an absent required parameter
+/// (`missing required parameter `symbol``) and a parameter the endpoint does not take
+/// (`unknown parameter `limt` (did you mean `limit`?); this endpoint takes: symbol, limit`).
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::Validation { field, reason } => write!(f, "invalid `{field}`: {reason}"),
+            Error::Validation { field, reason } => {
+                if let Some(rest) = reason.strip_prefix(REQUIRED) {
+                    write!(f, "missing required parameter `{field}`{rest}")
+                } else if let Some(rest) = reason.strip_prefix(crate::params::NOT_A_PARAMETER) {
+                    write!(f, "unknown parameter `{field}`{rest}")
+                } else {
+                    write!(f, "invalid `{field}`: {reason}")
+                }
+            }
             Error::Api(e) => write!(f, "{e}"),
             Error::HttpStatus { status, snippet } => {
                 write!(f, "HTTP {status} without an exchange response: {snippet:?}")
@@ -372,11 +388,30 @@ impl std::fmt::Display for ApiError {
             self.code.code(),
             self.code.meaning()
         )?;
-        if let Some(m) = &self.message {
+        if let Some(m) = self
+            .message
+            .as_deref()
+            .filter(|m| !repeats(self.code.meaning(), m))
+        {
             write!(f, " ({m})")?;
         }
         write!(f, " [HTTP {}]", self.status)
     }
+}
+
+/// Whether the venue's `message` only repeats the documented `meaning` (`signature mismatch`
+/// beside `signature mismatch`, `InvalidSign` beside `InvalidSign: signature mismatch`), so that
+/// an error says it once: compared by letters and digits, without case.
+fn repeats(meaning: &str, message: &str) -> bool {
+    let words = |s: &str| {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (meaning, message) = (words(meaning), words(message));
+    message.is_empty() || meaning.contains(&message)
 }
 
 /// The exchange's code, typed per API family.
@@ -1022,6 +1057,57 @@ mod tests {
         assert_eq!(k(20042), ErrorKind::Suspended);
         assert_eq!(k(20007), ErrorKind::InvalidRequest);
         assert_eq!(k(50000), ErrorKind::Server);
+    }
+
+    #[test]
+    fn a_message_that_repeats_the_meaning_is_shown_once() {
+        let e = |family, code, message: Option<&str>| {
+            Error::Api(ApiError {
+                family,
+                code: ApiCode::from_family(family, code),
+                message: message.map(str::to_owned),
+                status: 200,
+                retry_after: None,
+            })
+            .to_string()
+        };
+        assert_eq!(
+            e(Family::Spot, 10003, Some("signature mismatch")),
+            "spot API error 10003: signature mismatch [HTTP 200]"
+        );
+        assert_eq!(
+            e(Family::Spot, 10003, Some("Signature Mismatch.")),
+            "spot API error 10003: signature mismatch [HTTP 200]"
+        );
+        assert_eq!(
+            e(Family::Swap, 400004, Some("InvalidSign")),
+            "swap API error 400004: InvalidSign: signature mismatch [HTTP 200]"
+        );
+        assert_eq!(
+            e(Family::Swap, 400002, Some("invalid InstrumentId")),
+            "swap API error 400002: ParamInvalid: parameter invalid (invalid InstrumentId) \
+             [HTTP 200]"
+        );
+        assert_eq!(
+            e(Family::Spot, 10003, None),
+            "spot API error 10003: signature mismatch [HTTP 200]"
+        );
+    }
+
+    #[test]
+    fn validation_errors_read_naturally() {
+        assert_eq!(
+            Error::validation("symbol", "is required").to_string(),
+            "missing required parameter `symbol`"
+        );
+        assert_eq!(
+            Error::validation("price", "is required for a limit order").to_string(),
+            "missing required parameter `price` for a limit order"
+        );
+        assert_eq!(
+            Error::validation("limit", "151 is outside 1..=150").to_string(),
+            "invalid `limit`: 151 is outside 1..=150"
+        );
     }
 
     #[test]

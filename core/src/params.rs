@@ -204,9 +204,87 @@ impl ParamMap {
             .next()
         {
             None => Ok(()),
-            Some(k) => Err(Error::validation(k, "is not a parameter of this endpoint")),
+            Some(k) => Err(Error::validation(k, NOT_A_PARAMETER)),
         }
     }
+
+    /// [`ParamMap::finish`] for an endpoint whose parameters are `known`: the error for a
+    /// parameter no field consumed lists them, and names the closest one when the parameter
+    /// looks like a typo of it (`limt`: did you mean `limit`?).
+    pub fn finish_known(self, known: &[&str]) -> Result<(), Error> {
+        match self.finish() {
+            Err(Error::Validation { field, reason }) if reason == NOT_A_PARAMETER => {
+                Err(unknown_parameter(field.into_owned(), known))
+            }
+            other => other,
+        }
+    }
+
+    /// The error for the first parameter given that is not in `known` (a typo), if any: what
+    /// to report when reading the parameters failed while a name was mistyped (`symbl` makes
+    /// `symbol` missing; the typo is the news).
+    pub fn unknown_error(&self, known: &[&str]) -> Option<Error> {
+        self.values
+            .keys()
+            .find(|k| !known.contains(&k.as_str()))
+            .map(|k| unknown_parameter(k.clone(), known))
+    }
+}
+
+/// The reason of an unknown parameter (see [`Error`]'s `Display`: "unknown parameter `x`").
+pub(crate) const NOT_A_PARAMETER: &str = "is not a parameter of this endpoint";
+
+/// The error for a parameter `key` the endpoint does not take, listing the ones it takes
+/// (`known`) and naming the closest when `key` looks like a typo of it.
+pub fn unknown_parameter(key: String, known: &[&str]) -> Error {
+    let mut reason = String::from(NOT_A_PARAMETER);
+    if known.is_empty() {
+        reason.push_str(": this endpoint takes no parameters");
+    } else {
+        if let Some(close) = closest(&key, known) {
+            reason.push_str(&format!(" (did you mean `{close}`?)"));
+        }
+        reason.push_str(&format!("; this endpoint takes: {}", known.join(", ")));
+    }
+    Error::validation(key, reason)
+}
+
+/// The name in `known` closest to `key` when it is a likely typo: at most 2 edits away (1 for
+/// names of up to 4 letters), compared without case.
+fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    let key = key.to_ascii_lowercase();
+    let limit = if key.chars().count() <= 4 { 1 } else { 2 };
+    known
+        .iter()
+        .map(|k| (edit_distance(&key, &k.to_ascii_lowercase()), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance between two short texts, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row.first().copied().unwrap_or(0);
+        if let Some(first) = row.first_mut() {
+            *first = i.saturating_add(1);
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let above = row.get(j.saturating_add(1)).copied().unwrap_or(usize::MAX);
+            let left = row.get(j).copied().unwrap_or(usize::MAX);
+            let substitute = diagonal.saturating_add(usize::from(ca != *cb));
+            let best = substitute
+                .min(above.saturating_add(1))
+                .min(left.saturating_add(1));
+            diagonal = above;
+            if let Some(cell) = row.get_mut(j.saturating_add(1)) {
+                *cell = best;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
 }
 
 /// Names the array element in a validation error: `price` becomes `[3].price`.
@@ -217,5 +295,35 @@ pub fn element_error(index: usize, e: Error) -> Error {
             reason,
         },
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances() {
+        assert_eq!(edit_distance("limt", "limit"), 1);
+        assert_eq!(edit_distance("symbl", "symbol"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("abc", "abc"), 0);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn unknown_parameters_list_the_known_ones() {
+        assert_eq!(
+            unknown_parameter("limt".into(), &["symbol", "limit"]).to_string(),
+            "unknown parameter `limt` (did you mean `limit`?); this endpoint takes: symbol, limit"
+        );
+        assert_eq!(
+            unknown_parameter("depth".into(), &["symbol", "limit"]).to_string(),
+            "unknown parameter `depth`; this endpoint takes: symbol, limit"
+        );
+        assert_eq!(
+            unknown_parameter("x".into(), &[]).to_string(),
+            "unknown parameter `x`: this endpoint takes no parameters"
+        );
     }
 }

@@ -3,16 +3,21 @@
 //! Every endpoint of both families is written once, as one `request!` declaration. From it come
 //! the request struct, its constructor (`new`, taking the required fields in declaration order),
 //! one setter per optional field, the [`Endpoint`](crate::Endpoint) implementation (its
-//! [`Meta`](crate::Meta), the validation and the wire encoding: query, form or JSON body) and the
+//! [`Meta`](crate::Meta), the validation and the wire encoding: query, form or JSON body), the
 //! [`FromParams`](crate::params::FromParams) implementation used by the catalog, the CLI and the
-//! fuzzers. The recipe for a new endpoint is in `CONTRIBUTING.md`.
+//! fuzzers, and the [`Describe`] implementation: every parameter's name, type, whether it is
+//! required, allowed values, rules, default and meaning ([`ParamInfo`], what `digifinex
+//! describe` prints). The recipe for a new endpoint is in `CONTRIBUTING.md`.
 //!
-//! A field's type says how it is written and read: [`Param`] for one parameter, [`Fields`] for a
-//! value that is several parameters (an order: side, price, amount), [`Body`] for a value that is
-//! the whole JSON body (a batch array), [`PathParam`] for the `{market}` path segment. A field's
-//! declared checks ([`range`], [`positive`], [`non_empty`] or any function
-//! `fn(&'static str, &T) -> Result<(), Error>`) run before anything is written; checks that involve
-//! several fields are one hand-written function named by `validate`.
+//! A field's type says how it is written, read and described: [`Param`] for one parameter,
+//! [`Fields`] for a value that is several parameters (an order: side, price, amount), [`Body`]
+//! for a value that is the whole JSON body (a batch array), [`PathParam`] for the `{market}` path
+//! segment. A field's declared checks ([`Check`]: [`range`], [`positive`], [`non_empty`], a
+//! [`Rule`], or any function `fn(&'static str, &T) -> Result<(), Error>`) run before anything is
+//! written and say what they require; [`server_default`] and [`example`] sit among them to
+//! declare the venue's default and a sample value, checking nothing. Checks that involve several
+//! fields are one hand-written function named by `validate`. The description and the validation
+//! come from the same declaration, so they cannot disagree.
 //!
 //! ```
 //! use digifinex_core::{build, request, Config, Error, Family, Meta, Method, TimestampMillis};
@@ -44,6 +49,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::borrow::{Borrow, Cow};
+use std::marker::PhantomData;
+
 use rust_decimal::Decimal;
 
 use crate::endpoint::Params;
@@ -61,6 +69,11 @@ pub trait Param: Sized {
     fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error>;
     /// Reads the value of `key` from wire parameters; `None` when absent.
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error>;
+    /// Describes the type in `info` for `digifinex describe`: its name, its allowed values
+    /// when they are a closed set, an example. By default it says nothing (`value`).
+    fn describe(info: &mut ParamInfo) {
+        let _ = info;
+    }
 }
 
 /// A value sent as several parameters (an order: its type, price and amount).
@@ -73,6 +86,10 @@ pub trait Fields: Sized {
     fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error>;
     /// Reads it from wire parameters.
     fn take_all(p: &mut ParamMap) -> Result<Self, Error>;
+    /// Appends its parameters, in wire order, for `digifinex describe`. By default none.
+    fn describe(out: &mut Vec<ParamInfo>) {
+        let _ = out;
+    }
 }
 
 /// A value that is the whole request body (the swap batch arrays).
@@ -81,6 +98,11 @@ pub trait Body: Sized {
     fn write_body(&self, p: &mut Params) -> Result<(), Error>;
     /// Reads it from wire parameters (a JSON array body).
     fn take_body(p: &mut ParamMap) -> Result<Self, Error>;
+    /// Appends its parameters for `digifinex describe`: the members of each element, named
+    /// `[].name`. By default none.
+    fn describe(out: &mut Vec<ParamInfo>) {
+        let _ = out;
+    }
 }
 
 /// A value that fills a path segment (`{market}`) and is also sent as a parameter.
@@ -120,32 +142,422 @@ impl IntoArg<String> for &String {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Describing parameters
+
+/// One parameter of an endpoint, as `digifinex describe` and [`crate::catalog`] show it.
+///
+/// Everything in it comes from the endpoint's `request!` declaration, so it cannot drift from
+/// what the request sends and checks: the field's kind (`req` is required), its wire name, its
+/// type's [`Param::describe`] (type name, allowed values), each declared check's
+/// [`Check::describe`] (ranges, rules, the venue's default) and the field's documentation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ParamInfo {
+    /// The wire name (`symbol`, `type`); `[].price` for a member of each element of a JSON
+    /// array body.
+    pub name: Cow<'static, str>,
+    /// The type in words (`string`, `integer`, `decimal`, `code`).
+    pub type_name: Cow<'static, str>,
+    /// Whether every request carries it.
+    pub required: bool,
+    /// When it is required only in some requests, when, in words (`type buy or sell`).
+    pub required_when: Option<Cow<'static, str>>,
+    /// Whether the path gives it (the spot `{market}` segment): `/v3/margin/order/new` sends
+    /// `market=margin`.
+    pub in_path: bool,
+    /// The values a request may send, when they are a closed set (codes and words).
+    pub values: Vec<Choice>,
+    /// Rules the value must follow, in words (`1..=150`, `> 0`).
+    pub rules: Vec<Cow<'static, str>>,
+    /// The value used when the parameter is not given: a declared default (then always sent)
+    /// or the venue's documented default.
+    pub default: Option<Cow<'static, str>>,
+    /// A value that passes the declared checks (`btc_usdt`), for sample command lines.
+    pub example: Option<Cow<'static, str>>,
+    /// A value of the type (`1` for a decimal), the sample when nothing better is known.
+    pub placeholder: Option<Cow<'static, str>>,
+    /// What the parameter means: the field's documentation, as one line.
+    pub doc: Cow<'static, str>,
+}
+
+/// One allowed value of a parameter: its wire text and, when the declaration names it, the
+/// name (`1` and `open_long`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// What is sent (`1`, `crossed`).
+    pub wire: Cow<'static, str>,
+    /// Its documented name (`open_long`); empty when the wire text is the name.
+    pub name: Cow<'static, str>,
+}
+
+impl Choice {
+    /// A value with a name (`1`, `open_long`).
+    pub fn named(wire: impl Into<Cow<'static, str>>, name: impl Into<Cow<'static, str>>) -> Self {
+        Choice {
+            wire: wire.into(),
+            name: name.into(),
+        }
+    }
+
+    /// A value that is its own name (`crossed`).
+    pub fn word(wire: impl Into<Cow<'static, str>>) -> Self {
+        Choice::named(wire, "")
+    }
+}
+
+impl ParamInfo {
+    /// A parameter named `name`, of an unknown type (`value`) until its type describes itself.
+    /// `doc` is the field's documentation, one entry per line, joined into one line.
+    pub fn new(name: impl Into<Cow<'static, str>>, required: bool, doc: &[&'static str]) -> Self {
+        ParamInfo {
+            name: name.into(),
+            type_name: Cow::Borrowed("value"),
+            required,
+            required_when: None,
+            in_path: false,
+            values: Vec::new(),
+            rules: Vec::new(),
+            default: None,
+            example: None,
+            placeholder: None,
+            doc: Cow::Owned(one_line(doc)),
+        }
+    }
+
+    /// Sets the type's name.
+    pub fn type_name(&mut self, name: impl Into<Cow<'static, str>>) -> &mut Self {
+        self.type_name = name.into();
+        self
+    }
+
+    /// Adds an allowed value.
+    pub fn value(&mut self, choice: Choice) -> &mut Self {
+        self.values.push(choice);
+        self
+    }
+
+    /// Adds a rule in words.
+    pub fn rule(&mut self, rule: impl Into<Cow<'static, str>>) -> &mut Self {
+        self.rules.push(rule.into());
+        self
+    }
+
+    /// Sets an example value, unless one is already set.
+    pub fn example(&mut self, example: impl Into<Cow<'static, str>>) -> &mut Self {
+        if self.example.is_none() {
+            self.example = Some(example.into());
+        }
+        self
+    }
+
+    /// Sets the type's placeholder value (see [`ParamInfo::placeholder`]).
+    pub fn placeholder(&mut self, value: impl Into<Cow<'static, str>>) -> &mut Self {
+        self.placeholder = Some(value.into());
+        self
+    }
+
+    /// Says when the parameter is required (`type buy or sell`), for one that is not always.
+    pub fn required_when(&mut self, condition: impl Into<Cow<'static, str>>) -> &mut Self {
+        self.required_when = Some(condition.into());
+        self
+    }
+
+    /// The value for a sample command line: the declared example, else the first allowed
+    /// value, else the default, else the type's placeholder; `None` for free text (an id).
+    /// The samples of one endpoint's parameters make a request that passes its checks, the
+    /// parameters required only in some requests included.
+    pub fn sample(&self) -> Option<&str> {
+        self.example
+            .as_deref()
+            .or_else(|| self.values.first().map(|c| c.wire.as_ref()))
+            .or(self.default.as_deref())
+            .or(self.placeholder.as_deref())
+    }
+
+    /// Prefixes the name (`[].` for the members of a JSON array body's elements).
+    pub fn prefixed(mut self, prefix: &str) -> Self {
+        self.name = Cow::Owned(format!("{prefix}{}", self.name));
+        self
+    }
+}
+
+/// The documentation lines of a field as one line: trimmed, joined by spaces, rustdoc link
+/// brackets around code spans removed (`` [`Market`] `` reads `` `Market` ``).
+fn one_line(doc: &[&str]) -> String {
+    let mut out = String::new();
+    for line in doc.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(line);
+    }
+    out.replace("[`", "`").replace("`]", "`")
+}
+
+/// The wire text of a value (`10`, `prev`), as a query or form would carry it; `None` when the
+/// value refuses to be written.
+pub fn wire_text<T: Param>(value: &T) -> Option<String> {
+    let mut p = Params::new(TimestampMillis(0));
+    value.put("v", &mut p).ok()?;
+    p.as_str().strip_prefix("v=").map(str::to_owned)
+}
+
+/// The parameters of a request type, in wire order: what `digifinex describe` prints. The
+/// `request!` macro implements it from the declaration.
+pub trait Describe {
+    /// Every parameter, in wire order (the members of a JSON array body's elements prefixed
+    /// `[].`).
+    fn params() -> Vec<ParamInfo>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Declared checks
 
-/// A check: `value` must lie in `min..=max`.
-pub fn range<T: PartialOrd + std::fmt::Display>(
+/// A declared check of a field of type `T` (`[range(1, 150)]`, `[check_symbol]`): it refuses a
+/// value before anything is written, and says what it refuses so that `digifinex describe` can
+/// show it. `M` only tells the implementations apart (checks are inferred, never named).
+///
+/// Any function `fn(&'static str, &U) -> Result<R, Error>` where `T: Borrow<U>` is a check that
+/// says nothing (a `String` field takes a `fn(&'static str, &str)`); a [`Rule`] wraps such a
+/// function with words; [`range`], [`positive`] and [`server_default`] describe themselves.
+pub trait Check<T: ?Sized, M> {
+    /// Refuses a bad `value` of `field` with [`Error::Validation`] naming the field.
+    fn check(&self, field: &'static str, value: &T) -> Result<(), Error>;
+    /// Adds what the check requires to `info` (rules, an example, allowed values, a default).
+    fn describe(&self, info: &mut ParamInfo) {
+        let _ = info;
+    }
+}
+
+/// [`Check`] marker of plain functions.
+#[derive(Debug)]
+pub struct FnCheck<U: ?Sized, R>(PhantomData<fn(&U) -> R>);
+
+impl<T, U, R, F> Check<T, FnCheck<U, R>> for F
+where
+    T: ?Sized + Borrow<U>,
+    U: ?Sized,
+    F: Fn(&'static str, &U) -> Result<R, Error>,
+{
+    fn check(&self, field: &'static str, value: &T) -> Result<(), Error> {
+        self(field, value.borrow()).map(|_| ())
+    }
+}
+
+/// A check function with words for `digifinex describe`: the rule it enforces, an example that
+/// passes, and, when it narrows a type's values, the values it lets through. It dereferences to
+/// its function, so a `Rule` is still called like one (`check_symbol("symbol", s)`).
+pub struct Rule<U: ?Sized + 'static> {
+    check: fn(&'static str, &U) -> Result<(), Error>,
+    rule: &'static str,
+    example: Option<&'static str>,
+    only: &'static [&'static str],
+}
+
+impl<U: ?Sized> Clone for Rule<U> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<U: ?Sized> Copy for Rule<U> {}
+
+impl<U: ?Sized> std::fmt::Debug for Rule<U> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule")
+            .field("rule", &self.rule)
+            .field("example", &self.example)
+            .field("only", &self.only)
+            .finish()
+    }
+}
+
+impl<U: ?Sized> Rule<U> {
+    /// The check `check`, described as `rule`.
+    pub const fn new(check: fn(&'static str, &U) -> Result<(), Error>, rule: &'static str) -> Self {
+        Rule {
+            check,
+            rule,
+            example: None,
+            only: &[],
+        }
+    }
+
+    /// With a value that passes the check.
+    pub const fn with_example(self, example: &'static str) -> Self {
+        Rule {
+            example: Some(example),
+            ..self
+        }
+    }
+
+    /// Letting through only these of the type's values (wire texts).
+    pub const fn only(self, values: &'static [&'static str]) -> Self {
+        Rule {
+            only: values,
+            ..self
+        }
+    }
+}
+
+impl<U: ?Sized> std::ops::Deref for Rule<U> {
+    type Target = fn(&'static str, &U) -> Result<(), Error>;
+    fn deref(&self) -> &Self::Target {
+        &self.check
+    }
+}
+
+/// [`Check`] marker of [`Rule`].
+#[derive(Debug)]
+pub struct RuleCheck;
+
+impl<T, U> Check<T, RuleCheck> for Rule<U>
+where
+    T: ?Sized + Borrow<U>,
+    U: ?Sized,
+{
+    fn check(&self, field: &'static str, value: &T) -> Result<(), Error> {
+        (self.check)(field, value.borrow())
+    }
+    fn describe(&self, info: &mut ParamInfo) {
+        info.rule(self.rule);
+        if let Some(e) = self.example {
+            info.example(e);
+        }
+        if !self.only.is_empty() {
+            info.values.retain(|c| self.only.contains(&c.wire.as_ref()));
+        }
+    }
+}
+
+/// The check of [`range`]: the value must lie in `min..=max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range<T> {
     min: T,
     max: T,
-) -> impl Fn(&'static str, &T) -> Result<(), Error> {
-    move |field, value| {
-        if *value >= min && *value <= max {
+}
+
+/// A check: `value` must lie in `min..=max` (described as `min..=max`).
+pub fn range<T: PartialOrd + std::fmt::Display>(min: T, max: T) -> Range<T> {
+    Range { min, max }
+}
+
+impl<T: PartialOrd + std::fmt::Display> Range<T> {
+    /// Refuses a `value` of `field` outside `min..=max`.
+    pub fn check(&self, field: &'static str, value: &T) -> Result<(), Error> {
+        if *value >= self.min && *value <= self.max {
             Ok(())
         } else {
             Err(Error::validation(
                 field,
-                format!("{value} is outside {min}..={max}"),
+                format!("{value} is outside {}..={}", self.min, self.max),
             ))
         }
     }
 }
 
-/// A check: a price, amount, size or decimal must be strictly positive.
-pub fn positive<T: Copy + Into<Decimal>>(field: &'static str, value: &T) -> Result<(), Error> {
-    let v: Decimal = (*value).into();
-    if v.is_sign_positive() && !v.is_zero() {
+/// [`Check`] marker of [`Range`].
+#[derive(Debug)]
+pub struct RangeCheck;
+
+impl<T: PartialOrd + std::fmt::Display> Check<T, RangeCheck> for Range<T> {
+    fn check(&self, field: &'static str, value: &T) -> Result<(), Error> {
+        Range::check(self, field, value)
+    }
+    fn describe(&self, info: &mut ParamInfo) {
+        info.rule(format!("{}..={}", self.min, self.max));
+        info.example(self.min.to_string());
+    }
+}
+
+/// The check [`positive`]: a price, amount, size or decimal must be strictly positive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Positive;
+
+/// A check: a price, amount, size or decimal must be strictly positive (described as `> 0`).
+/// Called directly as `positive.check(field, &value)`.
+#[allow(non_upper_case_globals)]
+pub const positive: Positive = Positive;
+
+impl Positive {
+    /// Refuses a `value` of `field` that is zero or negative.
+    pub fn check<T: Copy + Into<Decimal>>(
+        &self,
+        field: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        let v: Decimal = (*value).into();
+        if v.is_sign_positive() && !v.is_zero() {
+            Ok(())
+        } else {
+            Err(Error::validation(field, format!("{v} must be positive")))
+        }
+    }
+}
+
+/// [`Check`] marker of [`Positive`].
+#[derive(Debug)]
+pub struct PositiveCheck;
+
+impl<T: Copy + Into<Decimal>> Check<T, PositiveCheck> for Positive {
+    fn check(&self, field: &'static str, value: &T) -> Result<(), Error> {
+        Positive::check(self, field, value)
+    }
+    fn describe(&self, info: &mut ParamInfo) {
+        info.rule("> 0");
+    }
+}
+
+/// What [`server_default`] declares: the value the venue uses when the parameter is not sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerDefault<T>(T);
+
+/// Declares, among a field's checks, the venue's documented default: the value it uses when the
+/// parameter is not sent (`opt limit: u32 [range(1, 150), server_default(10)]`). It checks
+/// nothing and is never sent (only the parameters the caller set are sent); `digifinex
+/// describe` shows it.
+pub fn server_default<T>(value: T) -> ServerDefault<T> {
+    ServerDefault(value)
+}
+
+/// What [`example`] declares: a value for sample command lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Example<T>(T);
+
+/// Declares, among a field's checks, the value `digifinex describe` uses in its sample command
+/// line, when the type's first value would not do (`req to: TransferAccount [example(..)]`, as
+/// `from` takes the first). It checks nothing.
+pub fn example<T>(value: T) -> Example<T> {
+    Example(value)
+}
+
+/// [`Check`] marker of [`Example`].
+#[derive(Debug)]
+pub struct ExampleCheck;
+
+impl<T: Param> Check<T, ExampleCheck> for Example<T> {
+    fn check(&self, _: &'static str, _: &T) -> Result<(), Error> {
         Ok(())
-    } else {
-        Err(Error::validation(field, format!("{v} must be positive")))
+    }
+    fn describe(&self, info: &mut ParamInfo) {
+        if let Some(text) = wire_text(&self.0) {
+            info.example(text);
+        }
+    }
+}
+
+/// [`Check`] marker of [`ServerDefault`].
+#[derive(Debug)]
+pub struct DefaultCheck;
+
+impl<T: Param> Check<T, DefaultCheck> for ServerDefault<T> {
+    fn check(&self, _: &'static str, _: &T) -> Result<(), Error> {
+        Ok(())
+    }
+    fn describe(&self, info: &mut ParamInfo) {
+        if let Some(text) = wire_text(&self.0) {
+            info.default = Some(Cow::Owned(text));
+        }
     }
 }
 
@@ -185,7 +597,7 @@ pub fn known_code<T: Coded>(field: &'static str, value: &T) -> Result<i64, Error
 
 /// The error for a required parameter that is absent.
 pub fn required(field: &'static str) -> Error {
-    Error::validation(field, "is required")
+    Error::validation(field, crate::error::REQUIRED)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,6 +614,9 @@ impl Param for String {
     }
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         p.take_opt_str(key)
+    }
+    fn describe(info: &mut ParamInfo) {
+        info.type_name("string");
     }
 }
 
@@ -221,6 +636,10 @@ macro_rules! int_param {
             fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
                 p.take_opt_int(key)
             }
+            fn describe(info: &mut ParamInfo) {
+                info.type_name("integer");
+                info.placeholder("1");
+            }
         }
     )*};
 }
@@ -239,6 +658,10 @@ impl Param for bool {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         p.take_opt_flag(key)
     }
+    fn describe(info: &mut ParamInfo) {
+        info.type_name("flag (1 or 0, true or false)");
+        info.placeholder("1");
+    }
 }
 
 /// A plain decimal (a rate, a leverage): plain notation in a query or form, a JSON number in a
@@ -255,11 +678,15 @@ impl Param for Decimal {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         p.take_opt_decimal(key)
     }
+    fn describe(info: &mut ParamInfo) {
+        info.type_name("decimal");
+        info.placeholder("1");
+    }
 }
 
 /// Prices and amounts are JSON strings in a body (the documented form: `"price":"30000"`).
 macro_rules! money_param {
-    ($($t:ident => $json:ident),*) => {$(
+    ($($t:ident => $json:ident, $name:literal),*) => {$(
         impl Param for $t {
             fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
                 p.push_display(key, self);
@@ -272,14 +699,22 @@ macro_rules! money_param {
             fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
                 Ok(p.take_opt_decimal(key)?.map($t::new))
             }
+            fn describe(info: &mut ParamInfo) {
+                info.type_name($name);
+                info.placeholder("1");
+            }
         }
     )*};
 }
 // Sizes (contracts) are JSON numbers (`"size":1`), as documented.
-money_param!(Price => decimal_string, Amount => decimal_string, Size => decimal_number);
+money_param!(
+    Price => decimal_string, "price (decimal)",
+    Amount => decimal_string, "amount (decimal)",
+    Size => decimal_number, "contracts (decimal)"
+);
 
 macro_rules! time_param {
-    ($($t:ident),*) => {$(
+    ($($t:ident => $name:literal),*) => {$(
         impl Param for $t {
             fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
                 p.push_display(key, self.0);
@@ -292,17 +727,21 @@ macro_rules! time_param {
             fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
                 Ok(p.take_opt_int(key)?.map($t))
             }
+            fn describe(info: &mut ParamInfo) {
+                info.type_name($name);
+            }
         }
     )*};
 }
-time_param!(TimestampSecs, TimestampMillis);
+time_param!(TimestampSecs => "time (Unix seconds)", TimestampMillis => "time (Unix milliseconds)");
 
 // ---------------------------------------------------------------------------------------------
 // The declaration macro
 
 /// Declares one endpoint: request struct, constructor, setters, [`Endpoint`](crate::Endpoint)
-/// (meta, checks, encoding) and [`FromParams`](crate::params::FromParams). See the
-/// [module documentation](mod@crate::request) and `CONTRIBUTING.md`.
+/// (meta, checks, encoding), [`FromParams`](crate::params::FromParams) and [`Describe`]. See
+/// the [module documentation](mod@crate::request) and `CONTRIBUTING.md`. Field attributes are
+/// doc comments only (they are the parameter's meaning in [`ParamInfo::doc`]).
 ///
 /// ```text
 /// request! {
@@ -314,6 +753,8 @@ time_param!(TimestampSecs, TimestampMillis);
 ///     fields {                                  (wire order)
 ///         /// doc
 ///         <kind> rust_name: Type [as "wire_name"] [[check, check...]] [= default],
+///                                           (checks: `Check` values; `server_default(v)` and
+///                                           `example(v)` describe without checking)
 ///     }
 ///     [window = function(start_field, end_field);] (a time window: fn(Option<T>, Option<T>, &Params))
 ///     [validate = function;]                    (fn(&Self, &Params) -> Result<(), Error>)
@@ -364,6 +805,12 @@ macro_rules! request {
                 Ok($name)
             }
         }
+
+        impl $crate::request::Describe for $name {
+            fn params() -> ::std::vec::Vec<$crate::request::ParamInfo> {
+                ::std::vec::Vec::new()
+            }
+        }
     };
     (
         $(#[$attr:meta])*
@@ -373,7 +820,7 @@ macro_rules! request {
         new;
         fields {
             $(
-                $(#[$fdoc:meta])*
+                $(#[doc = $fdoc:literal])*
                 $kind:ident $field:ident : $fty:ty
                 $(as $wire:literal)?
                 $([$($check:expr),+ $(,)?])?
@@ -395,7 +842,7 @@ macro_rules! request {
         $crate::request!(@new [$name] [$(#[$new_doc])*] [] [] $( [$kind $field : $fty $(= $default)?] )*);
 
         impl $name {
-            $( $crate::request!(@setter $kind $field : $fty [$(#[$fdoc])*]); )*
+            $( $crate::request!(@setter $kind $field : $fty [$(#[doc = $fdoc])*]); )*
         }
 
         impl $crate::Endpoint for $name {
@@ -444,7 +891,37 @@ macro_rules! request {
                 })
             }
         }
+
+        impl $crate::request::Describe for $name {
+            fn params() -> ::std::vec::Vec<$crate::request::ParamInfo> {
+                #[allow(unused_mut)]
+                let mut out = ::std::vec::Vec::new();
+                $( $crate::request!(@describe $kind out, $crate::request!(@wire $field $($wire)?), $fty, [$($fdoc),*], [$($($check),+)?] $(, $default)?); )*
+                out
+            }
+        }
     };
+
+    // --- describing a field
+    (@describe flat $out:ident, $wire:expr, $t:ty, [$($doc:expr),*], [$($check:expr),*]) => {
+        <$t as $crate::request::Fields>::describe(&mut $out);
+    };
+    (@describe body $out:ident, $wire:expr, $t:ty, [$($doc:expr),*], [$($check:expr),*]) => {
+        <$t as $crate::request::Body>::describe(&mut $out);
+    };
+    (@describe $kind:ident $out:ident, $wire:expr, $t:ty, [$($doc:expr),*], [$($check:expr),*] $(, $default:expr)?) => {{
+        let mut info = $crate::request::ParamInfo::new($wire, $crate::request!(@required $kind), &[$($doc),*]);
+        <$t as $crate::request::Param>::describe(&mut info);
+        $( $crate::request::Check::<$t, _>::describe(&($check), &mut info); )*
+        $( info.default = $crate::request::wire_text::<$t>(&$default).map(::std::borrow::Cow::Owned); )?
+        $crate::request!(@path_rule $kind info);
+        $out.push(info);
+    }};
+    (@required req) => { true };
+    (@required path) => { true };
+    (@required $kind:ident) => { false };
+    (@path_rule path $info:ident) => { $info.in_path = true; };
+    (@path_rule $kind:ident $info:ident) => {};
 
     // --- field type in the struct
     (@ty opt $t:ty) => { ::std::option::Option<$t> };
@@ -504,7 +981,7 @@ macro_rules! request {
     // --- checks
     (@check opt $value:expr, $wire:expr, $t:ty, [$($check:expr),*]) => {
         $( if let Some(v) = &$value {
-            ($check)($wire, v)?;
+            $crate::request::Check::<$t, _>::check(&($check), $wire, v)?;
         } )*
     };
     (@check flat $value:expr, $wire:expr, $t:ty, [$($check:expr),*]) => {
@@ -512,7 +989,7 @@ macro_rules! request {
     };
     (@check body $value:expr, $wire:expr, $t:ty, [$($check:expr),*]) => {};
     (@check $kind:ident $value:expr, $wire:expr, $t:ty, [$($check:expr),*]) => {
-        $( ($check)($wire, &$value)?; )*
+        $( $crate::request::Check::<$t, _>::check(&($check), $wire, &$value)?; )*
     };
 
     // --- JSON body

@@ -292,7 +292,13 @@ fn close_order_shape_validation_round_trip() {
     );
     assert_invalid(&CloseCopyOrderRequest::new(""), "open_order_id");
     catalog_invalid(p, "{}", "open_order_id");
-    catalog_invalid(p, r#"{"order_id":"1"}"#, "open_order_id");
+    // The wrong name is the news: it is refused, naming the one this endpoint takes.
+    catalog_invalid(p, r#"{"order_id":"1"}"#, "order_id");
+    let e = build_from_json("POST", p, r#"{"order_id":"1"}"#).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unknown parameter `order_id`; this endpoint takes: open_order_id"
+    );
 }
 
 #[test]

@@ -14,7 +14,7 @@ use crate::json::JsonWriter;
 use crate::money::Amount;
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{non_empty, positive, range, Param};
+use crate::request::{example, non_empty, positive, range, server_default, Param};
 use crate::spot::{check_symbol, check_window, Market};
 use crate::types::{Pair, TimestampSecs};
 
@@ -129,7 +129,7 @@ request! {
         /// Records up to this time; must not be before `start_time`.
         opt end_time: TimestampSecs,
         /// Records per call, 1..=1000 (default 100).
-        opt limit: u32 [range(1, 1000)],
+        opt limit: u32 [range(1, 1000), server_default(100)],
     }
     window = check_finance_window(start_time, end_time);
 }
@@ -540,6 +540,13 @@ impl Param for TransferAccount {
             .map(|t| TransferAccount::parse(key, &t))
             .transpose()
     }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        use crate::request::Choice;
+        info.type_name("code");
+        info.value(Choice::named("1", "spot"));
+        info.value(Choice::named("2", "margin"));
+        info.value(Choice::named("3", "OTC"));
+    }
 }
 
 request! {
@@ -562,7 +569,7 @@ request! {
         /// The account the funds leave.
         req from: TransferAccount,
         /// The account the funds enter; not `from`, and not margin <-> OTC.
-        req to: TransferAccount,
+        req to: TransferAccount [example(TransferAccount::Margin)],
     }
     validate = check_transfer_accounts;
 }

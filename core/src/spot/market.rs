@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::json::JsonWriter;
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{non_empty, range, Param};
+use crate::request::{non_empty, range, server_default, Param};
 use crate::spot::check_symbol;
 use crate::types::{Pair, TimestampSecs};
 
@@ -49,7 +49,7 @@ request! {
         /// The pair (`btc_usdt`).
         req symbol: String [check_symbol],
         /// Levels per side, 1..=150.
-        opt limit: u32 [range(1, 150)],
+        opt limit: u32 [range(1, 150), server_default(10)],
     }
 }
 
@@ -304,7 +304,7 @@ request! {
         /// The pair (`btc_usdt`).
         req symbol: String [check_symbol],
         /// Number of trades, 1..=500.
-        opt limit: u32 [range(1, 500)],
+        opt limit: u32 [range(1, 500), server_default(100)],
     }
 }
 
@@ -516,6 +516,12 @@ impl Param for KlinePeriod {
         p.take_opt_str(key)?
             .map(|t| KlinePeriod::parse(&t))
             .transpose()
+    }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        info.type_name("word (minutes, 1D or 1W)");
+        for period in KlinePeriod::ALL {
+            info.value(crate::request::Choice::word(period.as_str()));
+        }
     }
 }
 

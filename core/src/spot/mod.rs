@@ -85,6 +85,11 @@ impl crate::request::Param for Market {
             .map(|t| Market::parse(key, &t))
             .transpose()
     }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        info.type_name("word");
+        info.value(crate::request::Choice::word("spot"));
+        info.value(crate::request::Choice::word("margin"));
+    }
 }
 
 /// The `{market}` segment: the path and the `market` parameter come from this one value.
@@ -123,8 +128,14 @@ impl crate::params::ParamMap {
     }
 }
 
+/// A check: the `<base>_<quote>` pair form, two non-empty alphanumeric parts joined by one `_`
+/// (see [`pair_form`]).
+#[allow(non_upper_case_globals)]
+pub(crate) const check_symbol: crate::request::Rule<str> =
+    crate::request::Rule::new(pair_form, "a pair base_quote").with_example("btc_usdt");
+
 /// Checks the `<base>_<quote>` pair form: two non-empty alphanumeric parts joined by one `_`.
-pub(crate) fn check_symbol(field: &'static str, symbol: &str) -> Result<(), Error> {
+fn pair_form(field: &'static str, symbol: &str) -> Result<(), Error> {
     let ok = match symbol.split_once('_') {
         Some((base, quote)) => {
             !base.is_empty()
@@ -226,8 +237,8 @@ mod tests {
         assert!(check_positive("price", &Decimal::new(1, 8)).is_ok());
         assert!(check_positive("price", &Decimal::ZERO).is_err());
         assert!(check_positive("price", &Decimal::new(-1, 0)).is_err());
-        assert!(crate::request::range(1, 150)("limit", &150).is_ok());
-        assert!(crate::request::range(1, 150)("limit", &0).is_err());
-        assert!(crate::request::range(1, 150)("limit", &151).is_err());
+        assert!(crate::request::range(1, 150).check("limit", &150).is_ok());
+        assert!(crate::request::range(1, 150).check("limit", &0).is_err());
+        assert!(crate::request::range(1, 150).check("limit", &151).is_err());
     }
 }

@@ -24,7 +24,7 @@ use crate::json::JsonWriter;
 use crate::money::{Amount, Price};
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{range, Fields, IntoArg, Param};
+use crate::request::{range, server_default, Fields, IntoArg, Param};
 use crate::spot::{check_positive, check_symbol, check_window, Market};
 use crate::types::{Pair, TimestampSecs};
 
@@ -54,8 +54,13 @@ fn check_id(field: &'static str, id: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// A check: 1..=20 order ids, none empty or with a comma.
+#[allow(non_upper_case_globals)]
+const check_ids: crate::request::Rule<OrderIds> =
+    crate::request::Rule::new(ids_form, "1..=20 ids, none empty or with a comma");
+
 /// Checks a list of order ids: 1..=20 ids, each valid.
-fn check_ids(field: &'static str, ids: &OrderIds) -> Result<(), Error> {
+fn ids_form(field: &'static str, ids: &OrderIds) -> Result<(), Error> {
     if !(1..=MAX_ORDER_IDS).contains(&ids.0.len()) {
         return Err(Error::validation(
             field,
@@ -104,6 +109,9 @@ impl Param for OrderIds {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         Ok(p.take_opt_str(key)?
             .map(|text| OrderIds(text.split(',').map(|s| s.trim().to_owned()).collect())))
+    }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        info.type_name("order ids, comma-separated");
     }
 }
 
@@ -534,7 +542,7 @@ request! {
         /// Only `symbol` (`btc_usdt`).
         opt symbol: String [check_symbol],
         /// Number of records, 1..=100.
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(10)],
         /// Window start; at most 30 days before now.
         opt start_time: TimestampSecs,
         /// Window end; not before `start_time`.
@@ -561,7 +569,7 @@ request! {
         /// Only `symbol` (`btc_usdt`).
         opt symbol: String [check_symbol],
         /// Number of records, 1..=500.
-        opt limit: u32 [range(1, 500)],
+        opt limit: u32 [range(1, 500), server_default(50)],
         /// Window start; at most 30 days before now.
         opt start_time: TimestampSecs,
         /// Window end; not before `start_time`.
@@ -937,6 +945,40 @@ impl Fields for OrderSpec {
         let post_only = p.take_opt_flag("post_only")?;
         OrderSpec::from_wire(None, order_type.as_deref(), price, amount, post_only)
     }
+    /// The four members [`Fields::take_all`] reads, in wire order.
+    fn describe(out: &mut Vec<crate::request::ParamInfo>) {
+        use crate::request::{Choice, ParamInfo};
+        let mut price = ParamInfo::new(
+            "price",
+            false,
+            &["The limit price (buy and sell orders only)."],
+        );
+        Price::describe(&mut price);
+        price.rule("> 0");
+        price.rule("refused for buy_market and sell_market");
+        price.required_when("type buy or sell");
+        let mut amount = ParamInfo::new(
+            "amount",
+            true,
+            &["The amount: quote currency for buy_market, base currency otherwise."],
+        );
+        Amount::describe(&mut amount);
+        amount.rule("> 0");
+        let mut order_type = ParamInfo::new("type", true, &["The order type."]);
+        order_type.type_name("word");
+        for t in ["buy", "sell", "buy_market", "sell_market"] {
+            order_type.value(Choice::word(t));
+        }
+        let mut post_only = ParamInfo::new(
+            "post_only",
+            false,
+            &["Maker only (buy and sell orders only)."],
+        );
+        bool::describe(&mut post_only);
+        post_only.default = Some("0".into());
+        post_only.rule("refused for buy_market and sell_market");
+        out.extend([price, amount, order_type, post_only]);
+    }
 }
 
 request! {
@@ -1074,9 +1116,17 @@ where
     }
 }
 
+/// A check: 1..=10 orders, each with a positive price and amount.
+#[allow(non_upper_case_globals)]
+const check_batch: crate::request::Rule<OrderList> = crate::request::Rule::new(
+    batch_form,
+    "1..=10 orders, each {\"type\":buy|sell|buy_market|sell_market,\"price\" (limit orders),\"amount\",\"post_only\":1 (optional)}",
+)
+.with_example(r#"[{"type":"buy","price":"1","amount":"1"}]"#);
+
 /// Checks a batch: 1..=10 orders, each with a positive price and amount (the error names the
 /// element: `list[3].price`).
-fn check_batch(field: &'static str, list: &OrderList) -> Result<(), Error> {
+fn batch_form(field: &'static str, list: &OrderList) -> Result<(), Error> {
     if !(1..=MAX_BATCH_ORDERS).contains(&list.0.len()) {
         return Err(Error::validation(
             field,
@@ -1143,6 +1193,9 @@ impl Param for OrderList {
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|orders| Some(OrderList(orders)))
+    }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        info.type_name("JSON array of orders");
     }
 }
 

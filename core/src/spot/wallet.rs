@@ -37,7 +37,7 @@ use crate::json::JsonWriter;
 use crate::money::Amount;
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{non_empty, positive, range, IntoArg, Param};
+use crate::request::{non_empty, positive, range, server_default, IntoArg, Param};
 
 /// Meta of a wallet endpoint: signed, success code 200; GETs are idempotent, POSTs are not.
 const fn private(name: &'static str, method: Method, path: &'static str) -> Meta {
@@ -147,6 +147,11 @@ impl Param for HistoryDirection {
             .map(|text| HistoryDirection::parse(key, text.trim()))
             .transpose()
     }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        info.type_name("word");
+        info.value(crate::request::Choice::word("prev"));
+        info.value(crate::request::Choice::word("next"));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -164,9 +169,9 @@ request! {
         /// Start listing at this record id.
         opt from: u64,
         /// Records per page, 1..=500 (server default 100).
-        opt size: u32 [range(1, MAX_HISTORY_SIZE)],
+        opt size: u32 [range(1, MAX_HISTORY_SIZE), server_default(100)],
         /// Listing direction (server default [`HistoryDirection::Prev`]).
-        opt direct: HistoryDirection,
+        opt direct: HistoryDirection [server_default(HistoryDirection::Prev)],
     }
 }
 
@@ -296,9 +301,9 @@ request! {
         /// Start listing at this record id.
         opt from: u64,
         /// Records per page, 1..=500 (server default 100).
-        opt size: u32 [range(1, MAX_HISTORY_SIZE)],
+        opt size: u32 [range(1, MAX_HISTORY_SIZE), server_default(100)],
         /// Listing direction (server default [`HistoryDirection::Prev`]).
-        opt direct: HistoryDirection,
+        opt direct: HistoryDirection [server_default(HistoryDirection::Prev)],
     }
 }
 
@@ -484,6 +489,9 @@ impl Param for OmitBlank {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         Ok(p.take_opt_str(key)?.map(OmitBlank))
     }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        info.type_name("string (not sent when blank)");
+    }
 }
 
 /// Answer of [`WithdrawRequest`]. `withdraw_id` is the whole answer, so it is required: an answer
@@ -548,7 +556,11 @@ impl IntoArg<WithdrawId> for String {
 }
 
 /// A check: the id is digits once surrounding whitespace is removed.
-fn check_withdraw_id(field: &'static str, id: &WithdrawId) -> Result<(), Error> {
+#[allow(non_upper_case_globals)]
+const check_withdraw_id: crate::request::Rule<WithdrawId> =
+    crate::request::Rule::new(withdraw_id_form, "digits").with_example("1");
+
+fn withdraw_id_form(field: &'static str, id: &WithdrawId) -> Result<(), Error> {
     let digits = id.0.trim();
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(Error::validation(
@@ -571,6 +583,9 @@ impl Param for WithdrawId {
     }
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         Ok(p.take_opt_str(key)?.map(WithdrawId))
+    }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        info.type_name("withdrawal id");
     }
 }
 

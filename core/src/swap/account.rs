@@ -15,7 +15,7 @@ use crate::json::JsonWriter;
 use crate::money::Amount;
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{positive, range, IntoArg, Param};
+use crate::request::{example, positive, range, server_default, IntoArg, Param};
 use crate::types::TimestampMillis;
 
 // ---------------------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ request! {
     new;
     fields {
         /// The simulated or the real account (`type` 1 or 2).
-        opt instrument_type: InstrumentType as "type",
+        opt instrument_type: InstrumentType as "type" [server_default(InstrumentType::Real)],
         /// Only `currency` (`USDT`); the server gives it priority over `type`.
         opt currency: String [check_currency],
     }
@@ -154,7 +154,7 @@ request! {
     new;
     fields {
         /// Positions of the simulated or the real account (`type` 1 or 2).
-        opt instrument_type: InstrumentType as "type",
+        opt instrument_type: InstrumentType as "type" [server_default(InstrumentType::Real)],
         /// Only positions in `instrument_id`; the server gives it priority over `type`.
         opt instrument_id: String [check_instrument],
     }
@@ -319,6 +319,9 @@ impl Param for AdjustmentCode {
         Ok(p.take_opt_int(key)?
             .map(|code| AdjustmentCode(MarginAdjustment::from_code(code))))
     }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        MarginAdjustment::describe(info);
+    }
 }
 
 str_enum! {
@@ -379,7 +382,7 @@ request! {
         /// The leverage, positive (a JSON number).
         req leverage: Decimal [positive],
         /// The margin mode the leverage applies to.
-        opt margin_mode: MarginMode,
+        opt margin_mode: MarginMode [example(MarginMode::Isolated)],
         /// The position side (long or short) the leverage applies to; isolated mode only.
         opt side: PositionSide,
     }
@@ -479,7 +482,7 @@ request! {
         /// Window end (ms); must be after the start.
         opt end_timestamp: TimestampMillis,
         /// Number of bills, 1..=100 (default 20).
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
     window = window(start_timestamp, end_timestamp);
 }
@@ -526,7 +529,7 @@ request! {
         /// Window end (ms); must be after the start.
         opt end_timestamp: TimestampMillis,
         /// Number of records, 1..=100 (default 20).
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
     window = window(start_timestamp, end_timestamp);
 }
@@ -572,7 +575,7 @@ request! {
         /// Window end (ms); must be after the start.
         opt end_timestamp: TimestampMillis,
         /// Number of records, 1..=100 (default 20).
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
     window = window(start_timestamp, end_timestamp);
 }

@@ -45,7 +45,7 @@ use crate::json::JsonWriter;
 use crate::money::{Price, Size};
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{known_code, positive, Fields, IntoArg, Param};
+use crate::request::{known_code, positive, server_default, Fields, IntoArg, Param};
 use crate::types::TimestampMillis;
 
 /// Highest `page` of `plan_task` (spec §4, §8.5).
@@ -85,7 +85,11 @@ mod copy_time {
 }
 
 /// A check: a page number starts at 1.
-fn first_page(field: &'static str, page: &u32) -> Result<(), Error> {
+#[allow(non_upper_case_globals)]
+const first_page: crate::request::Rule<u32> =
+    crate::request::Rule::new(page_from_one, ">= 1").with_example("1");
+
+fn page_from_one(field: &'static str, page: &u32) -> Result<(), Error> {
     if *page == 0 {
         Err(Error::validation(
             field,
@@ -97,8 +101,12 @@ fn first_page(field: &'static str, page: &u32) -> Result<(), Error> {
 }
 
 /// A check: a `plan_task` page is 1..=[`MAX_PLAN_TASK_PAGE`].
-fn plan_page(field: &'static str, page: &u32) -> Result<(), Error> {
-    first_page(field, page)?;
+#[allow(non_upper_case_globals)]
+const plan_page: crate::request::Rule<u32> =
+    crate::request::Rule::new(plan_page_form, "1..=50").with_example("1");
+
+fn plan_page_form(field: &'static str, page: &u32) -> Result<(), Error> {
+    page_from_one(field, page)?;
     if *page > MAX_PLAN_TASK_PAGE {
         return Err(Error::validation(
             field,
@@ -109,7 +117,11 @@ fn plan_page(field: &'static str, page: &u32) -> Result<(), Error> {
 }
 
 /// A check: a page size is at least 1 (no upper bound: see the module docs).
-fn page_size(field: &'static str, size: &u32) -> Result<(), Error> {
+#[allow(non_upper_case_globals)]
+const page_size: crate::request::Rule<u32> =
+    crate::request::Rule::new(size_from_one, ">= 1").with_example("10");
+
+fn size_from_one(field: &'static str, size: &u32) -> Result<(), Error> {
     if *size == 0 {
         Err(Error::validation(field, "must be at least 1"))
     } else {
@@ -830,6 +842,12 @@ impl Param for SponsorSide {
         w.int(key, self.code());
         Ok(())
     }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        use crate::request::Choice;
+        info.type_name("code");
+        info.value(Choice::named("1", "open_long"));
+        info.value(Choice::named("2", "open_short"));
+    }
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         p.take_opt_int::<i64>(key)?
             .map(|code| {
@@ -848,7 +866,7 @@ impl Param for SponsorSide {
 impl Fields for CopyPricing {
     fn check(&self) -> Result<(), Error> {
         if let Some(price) = self.price() {
-            positive("limit_price", &price)?;
+            positive.check("limit_price", &price)?;
         }
         known_code("order_type", &self.price_type())?;
         Ok(())
@@ -872,6 +890,38 @@ impl Fields for CopyPricing {
             .ok_or_else(|| request::required("order_type"))?;
         let price = Price::take(p, "limit_price")?;
         CopyPricing::from_wire(price_type, price)
+    }
+
+    /// `order_type` and `limit_price`; the priced types are those `CopyPricing::from_wire`
+    /// refuses without a price.
+    fn describe(out: &mut Vec<crate::request::ParamInfo>) {
+        use crate::request::{Check, ParamInfo};
+        let mut order_type = ParamInfo::new(
+            "order_type",
+            true,
+            &["How the order is priced and how long it rests (copy-trading numbering)."],
+        );
+        CopyOrderPriceType::describe(&mut order_type);
+        let priced: Vec<&str> = order_type
+            .values
+            .iter()
+            .map(|c| c.wire.as_ref())
+            .filter(|w| {
+                w.parse::<i64>().is_ok_and(|code| {
+                    CopyPricing::from_wire(CopyOrderPriceType::from_code(code), None).is_err()
+                })
+            })
+            .collect();
+        let mut price = ParamInfo::new(
+            "limit_price",
+            false,
+            &["The price (priced order types only)."],
+        );
+        Price::describe(&mut price);
+        Check::<Price, _>::describe(&positive, &mut price);
+        price.rule("refused for the other order types");
+        price.required_when(format!("order_type {}", priced.join(", ")));
+        out.extend([order_type, price]);
     }
 }
 
@@ -1012,6 +1062,9 @@ impl Param for SponsoredOrderId {
             (None, None) => Ok(None),
         }
     }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        info.type_name("order id (also read as `order_i`)");
+    }
 }
 
 /// A check: a sponsored order id is an order id.
@@ -1083,6 +1136,12 @@ impl Param for CopyCurrentView {
         w.int(key, self.code());
         Ok(())
     }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        use crate::request::Choice;
+        info.type_name("code");
+        info.value(Choice::named("1", "detailed"));
+        info.value(Choice::named("2", "summary"));
+    }
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         p.take_opt_int::<i64>(key)?
             .map(|code| {
@@ -1109,9 +1168,9 @@ request! {
     new;
     fields {
         /// Page number, from 1.
-        opt page: u32 [first_page],
+        opt page: u32 [first_page, server_default(1)],
         /// Entries per page, from 1.
-        opt size: u32 [page_size],
+        opt size: u32 [page_size, server_default(10)],
         /// Only `instrument_id`.
         opt instrument_id: String [check_instrument],
         /// 1 detailed or 2 summary (wire `type`).
@@ -1136,9 +1195,9 @@ request! {
     new;
     fields {
         /// Page number, from 1.
-        opt page: u32 [first_page],
+        opt page: u32 [first_page, server_default(1)],
         /// Entries per page, from 1.
-        opt size: u32 [page_size],
+        opt size: u32 [page_size, server_default(10)],
         /// Only `instrument_id`.
         opt instrument_id: String [check_instrument],
     }
@@ -1159,9 +1218,9 @@ request! {
     new;
     fields {
         /// Page number, from 1.
-        opt page: u32 [first_page],
+        opt page: u32 [first_page, server_default(1)],
         /// Entries per page, from 1.
-        opt size: u32 [page_size],
+        opt size: u32 [page_size, server_default(10)],
         /// Only `instrument_id`.
         opt instrument_id: String [check_instrument],
     }
@@ -1223,6 +1282,10 @@ impl Param for CancelAlgoFlag {
     }
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         Ok(p.take_opt_flag(key)?.map(CancelAlgoFlag))
+    }
+    fn describe(info: &mut crate::request::ParamInfo) {
+        info.type_name("flag (1 or 0)");
+        info.example("1");
     }
 }
 

@@ -90,20 +90,73 @@ const fn private(name: &'static str, method: Method, path: &'static str, idempot
 // ---------------------------------------------------------------------------------------------
 // Validation helpers
 
-/// Checks an instrument id (`BTCUSDTPERP`): not empty, ASCII letters, digits, `-` or `_`.
-pub(crate) fn check_instrument(field: &'static str, id: &str) -> Result<(), Error> {
-    if !id.is_empty()
+/// A check: a swap instrument id, upper-case letters and digits ending in `PERP` (see
+/// [`instrument_form`]).
+#[allow(non_upper_case_globals)]
+pub(crate) const check_instrument: crate::request::Rule<str> = crate::request::Rule::new(
+    instrument_form,
+    "an instrument id: upper-case letters and digits ending in PERP",
+)
+.with_example("BTCUSDTPERP");
+
+/// Checks a swap instrument id: upper-case ASCII letters and digits ending in `PERP` after at
+/// least one of them (`BTCUSDTPERP`, the coin-margined `BTCPERP`, the simulated
+/// `BTCUSDT2PERP`). A refused id that looks like a common spelling of one (`btc_usdt`,
+/// `BTCUSDT`, `BTC-USDT-PERP`, `btcusdtperp`, `BTC/USDT:USDT`) gets a hint: `did you mean
+/// BTCUSDTPERP?`.
+///
+/// DESIGN: a lower-case id is refused with the hint, not upper-cased: a request sends (and
+/// signs) exactly what the caller gave, and the venue's answer to a lower-case id is not
+/// known (venue-notes.md lists upper-case ids only). The swap ids are checked before sending,
+/// as the spot pairs are, so a typo costs no request weight and no `400002`.
+fn instrument_form(field: &'static str, id: &str) -> Result<(), Error> {
+    if is_instrument_id(id) {
+        return Ok(());
+    }
+    let shown: String = id.chars().take(40).collect();
+    Err(Error::validation(
+        field,
+        match instrument_hint(id) {
+            Some(hint) => format!(
+                "{shown:?} is not a swap instrument id: did you mean {hint}? (ids are upper-case \
+                 letters and digits ending in PERP)"
+            ),
+            None => format!(
+                "{shown:?} is not a swap instrument id (upper-case letters and digits ending in \
+                 PERP, e.g. BTCUSDTPERP)"
+            ),
+        },
+    ))
+}
+
+/// Whether `id` has the form of a swap instrument id (see [`instrument_form`]).
+fn is_instrument_id(id: &str) -> bool {
+    id.strip_suffix("PERP").is_some_and(|head| !head.is_empty())
         && id
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    {
-        Ok(())
-    } else {
-        Err(Error::validation(
-            field,
-            format!("{id:?} is not an instrument id (e.g. BTCUSDTPERP)"),
-        ))
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+}
+
+/// The instrument id a mistyped `id` most likely means: the part before a `:` (ccxt's
+/// `BTC/USDT:USDT`), its letters and digits upper-cased, a `SWAP` or `PERPETUAL` suffix read
+/// as `PERP`, and `PERP` added when missing; `None` when that is not an id either.
+fn instrument_hint(id: &str) -> Option<String> {
+    let head = id.split(':').next().unwrap_or(id);
+    let mut s: String = head
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    for suffix in ["PERPETUAL", "SWAP"] {
+        if let Some(stem) = s.strip_suffix(suffix) {
+            s = format!("{stem}PERP");
+            break;
+        }
     }
+    if !s.ends_with("PERP") {
+        s.push_str("PERP");
+    }
+    (is_instrument_id(&s) && s != id).then_some(s)
 }
 
 /// Checks an order id: not empty, no whitespace.
@@ -602,13 +655,79 @@ mod tests {
 
     #[test]
     fn validation_helpers_name_the_field() {
-        assert!(check_instrument("instrument_id", "BTCUSDTPERP").is_ok());
+        for ok in ["BTCUSDTPERP", "BTCPERP", "BTCUSDT2PERP", "1000SHIBUSDTPERP"] {
+            assert!(check_instrument("instrument_id", ok).is_ok(), "{ok}");
+        }
         assert!(check_instrument("instrument_id", "BTC USDT").is_err());
         assert!(check_instrument("instrument_id", "").is_err());
         assert!(check_window(Some(TimestampMillis(2)), Some(TimestampMillis(2))).is_err());
         assert!(check_window(Some(TimestampMillis(1)), Some(TimestampMillis(2))).is_ok());
         match crate::request::known_code("order_type", &OrderType::Unknown(5)) {
             Err(Error::Validation { field, .. }) => assert_eq!(field, "order_type"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The exact message, naming the field, for each common typo of a swap instrument id.
+    #[test]
+    fn instrument_typos_are_refused_with_a_hint() {
+        let message = |id: &str| match check_instrument("instrument_id", id) {
+            Err(e @ Error::Validation { .. }) => e.to_string(),
+            other => panic!("{id}: {other:?}"),
+        };
+        for (typo, hint) in [
+            ("btc_usdt", "BTCUSDTPERP"),
+            ("BTCUSDT", "BTCUSDTPERP"),
+            ("BTC-USDT-PERP", "BTCUSDTPERP"),
+            ("btcusdtperp", "BTCUSDTPERP"),
+            ("BTC_USDT", "BTCUSDTPERP"),
+            ("BTC-USDT-SWAP", "BTCUSDTPERP"),
+            ("BTC/USDT:USDT", "BTCUSDTPERP"),
+            ("btcusdt2perp", "BTCUSDT2PERP"),
+            ("eth", "ETHPERP"),
+        ] {
+            assert_eq!(
+                message(typo),
+                format!(
+                    "invalid `instrument_id`: {typo:?} is not a swap instrument id: did you mean \
+                     {hint}? (ids are upper-case letters and digits ending in PERP)"
+                )
+            );
+        }
+        for hopeless in ["", "PERP", "-", "é"] {
+            assert_eq!(
+                message(hopeless),
+                format!(
+                    "invalid `instrument_id`: {hopeless:?} is not a swap instrument id \
+                     (upper-case letters and digits ending in PERP, e.g. BTCUSDTPERP)"
+                )
+            );
+        }
+    }
+
+    /// Every request field holding an instrument id refuses a typo before anything is built.
+    #[test]
+    fn requests_refuse_instrument_typos_on_the_field() {
+        let now = TimestampMillis(1_700_000_000_000);
+        let config = crate::Config::default();
+        let e = crate::build(&DepthRequest::new("btc_usdt"), &config, None, now).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid `instrument_id`: \"btc_usdt\" is not a swap instrument id: did you mean \
+             BTCUSDTPERP? (ids are upper-case letters and digits ending in PERP)"
+        );
+        let spec = OrderSpec::limit(
+            "BTCUSDT",
+            OrderSide::OpenLong,
+            crate::Size::ONE,
+            "1".parse::<crate::Price>().unwrap(),
+        );
+        let creds = crate::Credentials::new("k", "s");
+        match crate::build(&PlaceOrderRequest::new(spec), &config, Some(&creds), now) {
+            Err(Error::Validation { field, reason }) => {
+                assert_eq!(field, "instrument_id");
+                assert!(reason.contains("did you mean BTCUSDTPERP?"), "{reason}");
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -8,7 +8,7 @@ use super::{
     InstrumentStatus, InstrumentType, OrderSide,
 };
 use crate::request;
-use crate::request::range;
+use crate::request::{range, server_default};
 use crate::types::TimestampMillis;
 
 // ---------------------------------------------------------------------------------------------
@@ -55,7 +55,7 @@ request! {
         /// The instrument (`BTCUSDTPERP`).
         req instrument_id: String [check_instrument],
         /// Levels per side, 1..=100.
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
 }
 
@@ -101,7 +101,7 @@ request! {
     new;
     fields {
         /// Only simulated or only real instruments (`type` 1 or 2).
-        opt instrument_type: InstrumentType as "type",
+        opt instrument_type: InstrumentType as "type" [server_default(InstrumentType::Real)],
     }
 }
 
@@ -205,7 +205,7 @@ request! {
         /// The instrument (`BTCUSDTPERP`).
         req instrument_id: String [check_instrument],
         /// Number of trades, 1..=100.
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
 }
 
@@ -262,7 +262,7 @@ request! {
     new;
     fields {
         /// Only simulated or only real instruments (`type` 1 or 2).
-        opt instrument_type: InstrumentType as "type",
+        opt instrument_type: InstrumentType as "type" [server_default(InstrumentType::Real)],
     }
 }
 
@@ -359,7 +359,7 @@ request! {
         /// Candle length (a documented value; `Other` is refused).
         req granularity: Granularity,
         /// Number of candles, 1..=100; sent only when set.
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
 }
 
@@ -381,7 +381,7 @@ request! {
         /// Window end (ms); must be after the start.
         opt end_timestamp: TimestampMillis,
         /// Number of candles, 1..=100 (the server's default is 20); sent only when set.
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
     window = window(start_timestamp, end_timestamp);
 }
@@ -516,7 +516,7 @@ request! {
         /// Window end (ms); must be after the start.
         opt end_timestamp: TimestampMillis,
         /// Number of entries, 1..=100 (the server's default is 20); sent only when set.
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
     window = window(start_timestamp, end_timestamp);
 }

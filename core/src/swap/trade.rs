@@ -36,7 +36,9 @@ use crate::json::JsonWriter;
 use crate::money::{Price, Size};
 use crate::params::{element_error, ParamMap};
 use crate::request;
-use crate::request::{known_code, positive, range, Body, Fields, IntoArg, Param};
+use crate::request::{
+    known_code, positive, range, server_default, Body, Check, Fields, IntoArg, Param, ParamInfo,
+};
 use crate::types::TimestampMillis;
 
 /// Most orders one `batch_order` or `batch_cancel_order` call takes (more is error 401014).
@@ -311,9 +313,9 @@ impl Fields for OrderSpec {
     fn check(&self) -> Result<(), Error> {
         check_instrument("instrument_id", &self.instrument_id)?;
         known_code("type", &self.side)?;
-        positive("size", &self.size)?;
+        positive.check("size", &self.size)?;
         if let Some(price) = self.pricing.price() {
-            positive("price", &price)?;
+            positive.check("price", &price)?;
         }
         known_code("order_type", &self.pricing.order_type())?;
         Ok(())
@@ -364,6 +366,45 @@ impl Fields for OrderSpec {
             size,
             pricing,
         })
+    }
+
+    /// The members [`Fields::take_all`] reads, in wire order; which order types take a price
+    /// comes from [`OrderType::takes_price`].
+    fn describe(out: &mut Vec<ParamInfo>) {
+        let mut id = ParamInfo::new("instrument_id", true, &["The instrument."]);
+        String::describe(&mut id);
+        Check::<String, _>::describe(&check_instrument, &mut id);
+        let mut side = ParamInfo::new("type", true, &["Open or close, long or short."]);
+        OrderSide::describe(&mut side);
+        let mut order_type = ParamInfo::new(
+            "order_type",
+            true,
+            &["How the order is priced and how long it rests."],
+        );
+        OrderType::describe(&mut order_type);
+        let priced: Vec<&str> = order_type
+            .values
+            .iter()
+            .map(|c| c.wire.as_ref())
+            .filter(|w| {
+                w.parse::<i64>()
+                    .is_ok_and(|code| OrderType::from_code(code).takes_price())
+            })
+            .collect();
+        let mut size = ParamInfo::new("size", true, &["The number of contracts."]);
+        Size::describe(&mut size);
+        Check::<Size, _>::describe(&positive, &mut size);
+        let mut price = ParamInfo::new("price", false, &["The price (priced order types only)."]);
+        Price::describe(&mut price);
+        Check::<Price, _>::describe(&positive, &mut price);
+        price.rule("refused for the other order types");
+        price.required_when(format!("order_type {}", priced.join(", ")));
+        let mut post_only =
+            ParamInfo::new("post_only", false, &["Maker only (order_type 0 only)."]);
+        bool::describe(&mut post_only);
+        post_only.default = Some("false".into());
+        post_only.rule("order_type 0 only");
+        out.extend([id, side, order_type, size, price, post_only]);
     }
 }
 
@@ -422,6 +463,15 @@ impl Fields for OrderRef {
             instrument_id: p.take_str("instrument_id")?,
             order_id: p.take_str("order_id")?,
         })
+    }
+
+    fn describe(out: &mut Vec<ParamInfo>) {
+        let mut id = ParamInfo::new("instrument_id", true, &["The instrument."]);
+        String::describe(&mut id);
+        Check::<String, _>::describe(&check_instrument, &mut id);
+        let mut order_id = ParamInfo::new("order_id", true, &["The order id."]);
+        String::describe(&mut order_id);
+        out.extend([id, order_id]);
     }
 }
 
@@ -485,6 +535,21 @@ impl<T: Fields> Body for Batch<T> {
         w.end_array();
         p.set_json_body(w);
         Ok(())
+    }
+
+    /// The array itself (`[]`: 1..=20 elements), then each element's members (`[].price`).
+    fn describe(out: &mut Vec<ParamInfo>) {
+        let mut array = ParamInfo::new(
+            "[]",
+            true,
+            &["The whole body: a JSON array of objects (`--json '[{..},{..}]'`)."],
+        );
+        array.type_name("JSON array of objects");
+        array.rule(format!("1..={MAX_BATCH_ORDERS} elements"));
+        out.push(array);
+        let mut members = Vec::new();
+        T::describe(&mut members);
+        out.extend(members.into_iter().map(|m| m.prefixed("[].")));
     }
 
     /// Reads each element of the array body, naming a failing element (`[3].price`).
@@ -955,7 +1020,11 @@ request! {
 // Queries
 
 /// The `order_status` check of [`OpenOrdersRequest`]: 0 (open) or 1 (part filled).
-fn check_open_status(field: &'static str, state: &OrderState) -> Result<(), Error> {
+#[allow(non_upper_case_globals)]
+const check_open_status: crate::request::Rule<OrderState> =
+    crate::request::Rule::new(open_status, "0 (open) or 1 (part_filled) only").only(&["0", "1"]);
+
+fn open_status(field: &'static str, state: &OrderState) -> Result<(), Error> {
     match state {
         OrderState::Open | OrderState::PartFilled => Ok(()),
         other => Err(Error::validation(
@@ -966,7 +1035,12 @@ fn check_open_status(field: &'static str, state: &OrderState) -> Result<(), Erro
 }
 
 /// The `order_status` check of [`HistoryOrdersRequest`]: -1 (canceled) or 2 (filled).
-fn check_finished_status(field: &'static str, state: &OrderState) -> Result<(), Error> {
+#[allow(non_upper_case_globals)]
+const check_finished_status: crate::request::Rule<OrderState> =
+    crate::request::Rule::new(finished_status, "-1 (canceled) or 2 (filled) only")
+        .only(&["-1", "2"]);
+
+fn finished_status(field: &'static str, state: &OrderState) -> Result<(), Error> {
     match state {
         OrderState::Canceled | OrderState::Filled => Ok(()),
         other => Err(Error::validation(
@@ -1001,7 +1075,7 @@ request! {
         /// Window end (ms), after `start_timestamp`.
         opt end_timestamp: TimestampMillis,
         /// Number of orders, 1..=100.
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
     window = window(start_timestamp, end_timestamp);
 }
@@ -1031,7 +1105,7 @@ request! {
         /// Window end (ms), after `start_timestamp`.
         opt end_timestamp: TimestampMillis,
         /// Number of orders, 1..=100.
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
     window = window(start_timestamp, end_timestamp);
 }
@@ -1081,7 +1155,7 @@ request! {
         /// Window end (ms), after `start_timestamp`.
         opt end_timestamp: TimestampMillis,
         /// Number of fills, 1..=100.
-        opt limit: u32 [range(1, 100)],
+        opt limit: u32 [range(1, 100), server_default(20)],
     }
     window = window(start_timestamp, end_timestamp);
 }
