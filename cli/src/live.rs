@@ -65,6 +65,10 @@ pub(crate) struct CallArgs {
     /// signatures then travel in clear text). Loopback URLs need no flag.
     #[arg(long)]
     allow_http: bool,
+    /// Append the exchange (request, answer, timing; key, secret and signature redacted) to
+    /// FILE as a JSON line (see `digifinex replay` and `digifinex decode --from`).
+    #[arg(long, value_name = "FILE")]
+    record: Option<std::path::PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     format: Format,
@@ -228,6 +232,18 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
         }
         None
     };
+    if let Some(path) = &args.record {
+        let mut recorder = digifinex_core::record::Recorder::append_to(path).map_err(|e| {
+            Failure::Usage(format!(
+                "cannot open the recording {}: {e} (check the --record path)",
+                path.display()
+            ))
+        })?;
+        if let Some(c) = &credentials {
+            recorder = recorder.redacting(c);
+        }
+        builder = builder.recorder(std::sync::Arc::new(recorder));
+    }
     if let Some(c) = credentials {
         builder = builder.credentials(c);
     }

@@ -68,6 +68,10 @@
 //! before acting). The secret is never printed (except the simulator's own demo key by
 //! `digifinex sim`).
 
+// DESIGN: `Failure` carries the whole `Error` (with an unknown outcome's request) so the exit
+// message can say what to do; it is built once, on the way out, so its size does not matter.
+#![allow(clippy::result_large_err)]
+
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
@@ -75,6 +79,7 @@ mod demo;
 mod describe;
 mod live;
 mod reconcile;
+mod replay;
 mod table;
 
 use clap::{Args, Parser, Subcommand};
@@ -99,8 +104,12 @@ enum Command {
     /// Describes an endpoint: its parameters (type, required, allowed values or range, default),
     /// its request and response types and a sample `digifinex call` line.
     Describe(DescribeArgs),
-    /// Decodes a response body read from stdin and prints the typed result as JSON.
+    /// Decodes a response body read from stdin and prints the typed result as JSON; with
+    /// `--from FILE`, re-decodes every answer of a recording and reports which fail.
     Decode(DecodeArgs),
+    /// Serves a recording (`call --record`, or a client's recorder) over HTTP on loopback: each
+    /// request gets its recorded answer (404 with the difference when none matches).
+    Replay(ReplayArgs),
     /// Builds the (signed) request and prints it as JSON; sends nothing (offline signing).
     Request(RequestArgs),
     /// Sends a request (credentials from --key/--secret or DIGIFINEX_API_KEY /
@@ -133,12 +142,31 @@ struct DescribeArgs {
 #[derive(Args)]
 struct DecodeArgs {
     /// HTTP method (GET or POST).
-    method: String,
+    #[arg(required_unless_present = "from")]
+    method: Option<String>,
     /// Path as sent after the host, e.g. /v3/order_book.
-    path: String,
+    #[arg(required_unless_present = "from")]
+    path: Option<String>,
+    /// Re-decode every recorded answer of FILE with this release's models instead; exits 1 if
+    /// any fails to decode.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["method", "path"])]
+    from: Option<String>,
     /// HTTP status of the response.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u16).range(100..=999))]
     status: u16,
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    /// The recording (JSON lines).
+    file: String,
+    /// Address to serve on (loopback only).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    addr: std::net::SocketAddr,
+    /// Answer in any order by method, path and parameters (default: in recorded order, each
+    /// request must equal the next record).
+    #[arg(long)]
+    matching: bool,
 }
 
 // No `Debug`: this holds the secret.
@@ -227,6 +255,7 @@ fn main() -> ExitCode {
         Command::Endpoints(args) => endpoints(args.verbose),
         Command::Describe(args) => describe_endpoint(args),
         Command::Decode(args) => decode(args),
+        Command::Replay(args) => replay_cmd(args),
         Command::Request(args) => request(args),
         Command::Call(args) => live::call(args),
         Command::Sim(args) => live::sim(args),
@@ -412,7 +441,16 @@ fn lookup(method: &str, path: &str) -> Result<Found, Failure> {
 }
 
 fn decode(args: DecodeArgs) -> Result<(), Failure> {
-    let (entry, _) = lookup(&args.method, &args.path)?;
+    let (method, path) = match (args.from, args.method, args.path) {
+        (Some(file), _, _) => return decode_recording(&file),
+        (None, Some(m), Some(p)) => (m, p),
+        _ => {
+            return Err(Failure::Usage(
+                "give METHOD PATH (body on stdin) or --from FILE".to_owned(),
+            ))
+        }
+    };
+    let (entry, _) = lookup(&method, &path)?;
     let mut body = Vec::new();
     io::stdin().lock().read_to_end(&mut body)?;
     let (value, unreadable) = (entry.decode_report)(args.status, &http::HeaderMap::new(), &body)?;
@@ -426,6 +464,56 @@ fn decode(args: DecodeArgs) -> Result<(), Failure> {
         );
     }
     print_json(&value)
+}
+
+/// `decode --from FILE`: one line per record, then a summary; exit 1 when any answer fails.
+fn decode_recording(file: &str) -> Result<(), Failure> {
+    let records = replay::read_records(file).map_err(Failure::Usage)?;
+    let mut out = io::stdout().lock();
+    let report = replay::decode(&records, &mut out)?;
+    writeln!(
+        out,
+        "{} decoded, {} failed, {} skipped",
+        report.ok, report.failed, report.skipped
+    )?;
+    out.flush()?;
+    if report.failed > 0 {
+        return Err(Failure::Other(format!(
+            "{} recorded answer(s) do not decode with this release: send the failing lines \
+             (they hold no secret) with the version you run",
+            report.failed
+        )));
+    }
+    Ok(())
+}
+
+/// `replay FILE`: serves the recording until interrupted.
+fn replay_cmd(args: ReplayArgs) -> Result<(), Failure> {
+    if !args.addr.ip().is_loopback() {
+        return Err(Failure::Usage(format!(
+            "--addr {} is not a loopback address: a replay serves recorded account data, so \
+             it listens on 127.0.0.1 or ::1 only",
+            args.addr
+        )));
+    }
+    let mode = if args.matching {
+        digifinex_core::record::ReplayMode::Matching
+    } else {
+        digifinex_core::record::ReplayMode::Strict
+    };
+    let replayer = digifinex_core::record::Replayer::open(&args.file, mode)
+        .map_err(|e| Failure::Usage(format!("cannot read the recording {}: {e}", args.file)))?;
+    let count = replayer.records().count();
+    replay::serve(replayer, args.addr, |bound| {
+        println!(
+            "replaying {count} exchange(s) of {} on http://{bound}",
+            args.file
+        );
+        println!("spot base URL: http://{bound}/v3");
+        println!("swap base URL: http://{bound}");
+        let _ = io::stdout().flush();
+    })
+    .map_err(Failure::Other)
 }
 
 /// Prints a typed result as pretty JSON, as `decode` and `call` do.

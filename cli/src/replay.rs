@@ -143,7 +143,10 @@ async fn answer(
     let request = http::Request::from_parts(parts, body);
     match replayer.answer(&request) {
         Ok(r) => Ok(r.map(|b| Full::new(Bytes::from(b)))),
-        Err(e) if e.downcast_ref::<digifinex_core::record::ReplayMismatch>().is_some() => {
+        Err(e)
+            if e.downcast_ref::<digifinex_core::record::ReplayMismatch>()
+                .is_some() =>
+        {
             let mut r = http::Response::new(Full::new(Bytes::from(format!("{e}\n"))));
             *r.status_mut() = http::StatusCode::NOT_FOUND;
             r.headers_mut().insert(

@@ -1,0 +1,154 @@
+//! `call --record`, `decode --from` and `replay` end to end: record against the embedded
+//! simulator, re-decode the recording, serve it and get the same answers from it.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
+
+fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_digifinex"));
+    c.args(args)
+        .env_remove("DIGIFINEX_API_KEY")
+        .env_remove("DIGIFINEX_API_SECRET")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    command(args).output().expect("run digifinex")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("utf-8")
+}
+
+/// Kills the replay server when the test ends, however it ends.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn record_decode_and_replay() {
+    let dir = std::env::temp_dir().join(format!("digifinex-record-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("session.jsonl");
+    let file_s = file.to_str().expect("path");
+    let _ = std::fs::remove_file(&file);
+
+    let book = run(&[
+        "call",
+        "--sim",
+        "--record",
+        file_s,
+        "GET",
+        "/v3/order_book",
+        "symbol=btc_usdt",
+        "limit=2",
+    ]);
+    assert_eq!(book.status.code(), Some(0), "{}", text(&book.stderr));
+    let order = run(&[
+        "call",
+        "--sim",
+        "--record",
+        file_s,
+        "POST",
+        "/v3/spot/order/new",
+        "symbol=btc_usdt",
+        "type=buy",
+        "price=20000",
+        "amount=0.001",
+    ]);
+    assert_eq!(order.status.code(), Some(0), "{}", text(&order.stderr));
+    let recorded = std::fs::read_to_string(&file).expect("recording");
+    assert_eq!(recorded.lines().count(), 2);
+    assert!(
+        recorded.contains("\"url\":\"http://127.0.0.1:"),
+        "{recorded}"
+    );
+
+    // Every recorded answer decodes with this release.
+    let decoded = run(&["decode", "--from", file_s]);
+    assert_eq!(decoded.status.code(), Some(0), "{}", text(&decoded.stderr));
+    let out = text(&decoded.stdout);
+    assert!(
+        out.starts_with("#0 GET /v3/order_book: ok\n#1 POST /v3/spot/order/new: ok\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("2 decoded, 0 failed, 0 skipped\n"), "{out}");
+
+    // An answer the models cannot read is reported, and the exit code says so.
+    let broken = dir.join("broken.jsonl");
+    let first = recorded.lines().next().expect("a line");
+    let mut record: serde_json::Value = serde_json::from_str(first).expect("json");
+    record["body"] = serde_json::Value::String(r#"{"code":0,"bids":[["x","1"]],"asks":[]}"#.into());
+    std::fs::write(&broken, format!("{record}\n")).expect("write");
+    let bad = run(&["decode", "--from", broken.to_str().expect("path")]);
+    assert_eq!(bad.status.code(), Some(1));
+    let out = text(&bad.stdout);
+    assert!(
+        out.starts_with("#0 GET /v3/order_book: DECODE FAILED: cannot decode"),
+        "{out}"
+    );
+    assert!(
+        text(&bad.stderr).contains("1 recorded answer(s) do not decode"),
+        "{}",
+        text(&bad.stderr)
+    );
+
+    // Served over HTTP: the same call against the replay gives the same answer.
+    let mut child = command(&["replay", "--matching", file_s])
+        .spawn()
+        .expect("spawn replay");
+    let stdout = child.stdout.take().expect("stdout");
+    let server = Server(child);
+    let mut lines = BufReader::new(stdout).lines();
+    let _banner = lines.next().expect("banner").expect("line");
+    let spot = lines.next().expect("spot line").expect("line");
+    let spot_url = spot
+        .strip_prefix("spot base URL: ")
+        .expect("spot url")
+        .to_owned();
+    let again = run(&[
+        "call",
+        "--base-url",
+        &spot_url,
+        "GET",
+        "/v3/order_book",
+        "symbol=btc_usdt",
+        "limit=2",
+    ]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert_eq!(text(&again.stdout), text(&book.stdout));
+    // Not in the recording: a clear refusal naming the difference.
+    let other = run(&[
+        "call",
+        "--base-url",
+        &spot_url,
+        "GET",
+        "/v3/order_book",
+        "symbol=eth_usdt",
+        "limit=2",
+    ]);
+    assert_ne!(other.status.code(), Some(0));
+    assert!(
+        text(&other.stderr).contains("replay mismatch"),
+        "{}",
+        text(&other.stderr)
+    );
+    drop(server);
+
+    let refused = run(&["replay", "--addr", "0.0.0.0:0", file_s]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("not a loopback address"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
