@@ -58,8 +58,8 @@
 //! `--json` for a JSON body (an object whose members are parameters, or the array of a swap
 //! batch).
 //!
-//! An unknown outcome of `call` is reconciled at once (`reconcile`): exit 3 applied, 4 not
-//! applied, 5 ambiguous, with the verdict as JSON on stdout.
+//! An unknown outcome of `call` is reconciled at once (`reconcile`): the verdict as JSON on
+//! stdout (`resolution`: applied, not_applied, ambiguous, mixed), exit 1.
 //!
 //! Exit codes: 0 success; 1 API, transport or decode error; 2 usage or validation error. Errors
 //! are one line on stderr: what went wrong (the exchange code and its meaning, the error kind)

@@ -1,6 +1,11 @@
 //! What `call` does after an unknown outcome: it reconciles at once (the reads of
 //! `digifinex_core::reconcile`, through the same client), prints the verdict as JSON on stdout
-//! and what to do on stderr, and exits with a code that says which verdict it is.
+//! and what to do on stderr, and exits 1 like any transport error (the CLI contract's exit
+//! codes); the verdict's `resolution` says which it is.
+//!
+//! DESIGN: distinct exit codes per verdict were considered; the CLI contract (DESIGN.md §5)
+//! fixes 0, 1 and 2, and an unknown outcome is a transport error (1), so the verdict travels
+//! in the JSON on stdout instead.
 
 use digifinex_core::reconcile::{Outcome, Resolution, Verdict};
 use digifinex_core::Error;
@@ -9,12 +14,8 @@ use serde_json::{json, Value};
 
 use crate::{one_line, print_json, Failure};
 
-/// Exit code: the write was applied (do not send it again).
-pub(crate) const EXIT_APPLIED: u8 = 3;
-/// Exit code: the write was not applied (sending it again is safe).
-pub(crate) const EXIT_NOT_APPLIED: u8 = 4;
-/// Exit code: the account cannot tell, or a batch's elements differ (read the verdicts).
-pub(crate) const EXIT_AMBIGUOUS: u8 = 5;
+/// Exit code of a reconciled unknown outcome, whatever the verdict (a transport error).
+pub(crate) const EXIT_RECONCILED: u8 = 1;
 
 /// The exit codes of `call`, for its `--help`.
 pub(crate) const EXIT_CODES_HELP: &str = "\
@@ -25,12 +26,13 @@ When a write (order, cancel, transfer, withdrawal, setting, copy-trading action)
 its bytes may have reached the exchange, its outcome is unknown and it is never sent again. \
 `call` then reconciles at once: it reads the account (open orders, history, records; reads \
 only), prints the verdict as JSON on stdout ({\"outcome_unknown\", \"endpoint\", \
-\"resolution\", \"verdicts\", \"what_to_do\"}) and what to do on stderr, and exits with:
-  3  applied: the write took effect (the verdict names the order or record); do not send it \
+\"resolution\", \"verdicts\", \"what_to_do\"}) and what to do on stderr, and exits 1. \
+\"resolution\" is one of:
+  applied      the write took effect (the verdict names the order or record); do not send it \
 again
-  4  not applied: it did not take effect; sending it again is safe
-  5  ambiguous: the account cannot tell (several identical records in the time window), or \
-the elements of a batch differ; read the verdicts before acting";
+  not_applied  it did not take effect; sending it again is safe
+  ambiguous    the account cannot tell (several identical records in the time window)
+  mixed        the elements of a batch differ; read the verdicts before acting";
 
 /// Reconciles `error`, the unknown outcome of a write `client` sent, and returns the failure
 /// that ends `call`: the verdict's exit code and a one-line message.
@@ -50,11 +52,7 @@ pub(crate) fn after_unknown(client: &Client, error: Error) -> Failure {
     if let Err(f) = print_json(&outcome_json(&error, &outcome)) {
         return f;
     }
-    let code = match outcome.resolution() {
-        Resolution::Applied => EXIT_APPLIED,
-        Resolution::NotApplied => EXIT_NOT_APPLIED,
-        Resolution::Ambiguous | Resolution::Mixed => EXIT_AMBIGUOUS,
-    };
+    let code = EXIT_RECONCILED;
     let what = outcome.what_to_do();
     let first = what.lines().next().unwrap_or_default();
     Failure::Reconciled {

@@ -517,8 +517,9 @@ fn unknown_outcome_is_reconciled_at_once() {
         "price=20000",
         "amount=0.01",
     ]);
-    // Reconciled at once: applied (exit 3), the verdict on stdout, what to do on stderr.
-    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    // Reconciled at once: exit 1 (a transport error, as the CLI contract says), the verdict
+    // (applied) on stdout, what to do on stderr.
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("outcome unknown"), "{err}");

@@ -1,6 +1,6 @@
 //! `digifinex call` after an unknown outcome: reconciled at once, the verdict as JSON on
-//! stdout, what to do on stderr, and an exit code per verdict (3 applied, 4 not applied,
-//! 5 ambiguous). The simulator runs in-process; the binary talks to it over loopback.
+//! stdout (its `resolution` says applied, not applied or ambiguous), what to do on stderr, exit
+//! 1 (the CLI contract's code for a transport error). The simulator runs in-process; the binary talks to it over loopback.
 
 use std::process::{Command, Output, Stdio};
 
@@ -72,11 +72,11 @@ fn stderr(o: &Output) -> String {
 }
 
 #[test]
-fn dropped_before_apply_exits_4_not_applied() {
+fn dropped_before_apply_is_not_applied() {
     let w = world();
     w.fault("/v3/spot/order/new", FaultKind::DropBeforeApply);
     let o = w.call(&ORDER);
-    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v = verdict(&o);
     assert_eq!(v["endpoint"], "spot.order_new", "{v}");
     assert_eq!(v["resolution"], "not_applied", "{v}");
@@ -94,11 +94,11 @@ fn dropped_before_apply_exits_4_not_applied() {
 }
 
 #[test]
-fn dropped_after_apply_exits_3_with_the_order_id() {
+fn dropped_after_apply_is_applied_with_the_order_id() {
     let w = world();
     w.fault("/v3/spot/order/new", FaultKind::DropAfterApply);
     let o = w.call(&ORDER);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v = verdict(&o);
     let id = w.sim.control().orders(w.account)[0].order_id.clone();
     assert_eq!(v["resolution"], "applied", "{v}");
@@ -107,13 +107,13 @@ fn dropped_after_apply_exits_3_with_the_order_id() {
 }
 
 #[test]
-fn two_identical_orders_exit_5_ambiguous() {
+fn two_identical_orders_are_ambiguous() {
     let w = world();
     let first = w.call(&ORDER);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     w.fault("/v3/spot/order/new", FaultKind::DropAfterApply);
     let o = w.call(&ORDER);
-    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v = verdict(&o);
     assert_eq!(v["resolution"], "ambiguous", "{v}");
     assert_eq!(
@@ -124,13 +124,19 @@ fn two_identical_orders_exit_5_ambiguous() {
 }
 
 #[test]
-fn help_documents_the_exit_codes() {
+fn help_documents_the_exit_code_and_the_resolutions() {
     let o = Command::new(env!("CARGO_BIN_EXE_digifinex"))
         .args(["call", "--help"])
         .output()
         .expect("run digifinex");
     let text = String::from_utf8_lossy(&o.stdout);
-    for line in ["3  applied", "4  not applied", "5  ambiguous"] {
+    for line in [
+        "and exits 1",
+        "applied      the write took effect",
+        "not_applied  it did not take effect",
+        "ambiguous    the account cannot tell",
+        "mixed        the elements of a batch differ",
+    ] {
         assert!(text.contains(line), "{line:?} missing from:\n{text}");
     }
 }
