@@ -7,11 +7,13 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
+use digifinex_core::reconcile::{Options as ReconcileOptions, Verdict};
+use digifinex_core::rules::{Checks, Rounding};
 use digifinex_core::spot::{self, Market, TransferAccount};
 use digifinex_core::swap::{self, CopyCurrentView, CopyMarginMode, CopyMarketStyle, CopyPricing};
 use digifinex_core::swap::{MarketStyle, OrderSide, SponsorSide, TriggerPriceType};
 use digifinex_core::{Amount, Credentials, Decimal, Error, Family, Price, Size};
-use digifinex_sim::SimConfig;
+use digifinex_sim::{FaultKind, FaultRule, SimConfig};
 use digifinex_ureq::Client;
 
 use crate::live::start_sim;
@@ -246,6 +248,113 @@ pub(crate) fn run() -> Result<(), Failure> {
         return Err(t.wrong(format!("order {} was not cancelled", placed.order_id)));
     }
     t.line("cancelled", format_args!("id {}", placed.order_id))?;
+
+    // 5b. Market rules: an order off the grid, rounded before sending.
+    t.step("market rules: an off-grid order rounded before sending")?;
+    let rules = t.client.spot_rules(SYMBOL).map_err(|e| t.failed(&e))?;
+    t.line(
+        "rules",
+        format_args!(
+            "price step {}  amount step {}  min amount {}  min value {}",
+            rules
+                .price
+                .map_or_else(|| "-".to_owned(), |g| g.step().to_string()),
+            rules
+                .amount
+                .map_or_else(|| "-".to_owned(), |g| g.step().to_string()),
+            opt(rules.min_amount),
+            opt(rules.min_value)
+        ),
+    )?;
+    let off_grid = spot::PlaceOrderRequest::new(
+        Market::Spot,
+        SYMBOL,
+        spot::LimitOrder::buy(
+            Amount::new(dec("0.0123456789")),
+            Price::new(price + dec("0.005")),
+        ),
+    );
+    match t.client.place_spot_checked(&off_grid, &Checks::strict()) {
+        Err(Error::Rule(e)) => t.line(
+            "strict",
+            format_args!(
+                "refused, nothing sent: `{}` off the grid (venue code {}), nearest {}",
+                e.field,
+                e.code().unwrap_or_default(),
+                e.nearest.map_or_else(
+                    || "-".to_owned(),
+                    |(below, above)| format!("{} or {above}", opt(below))
+                )
+            ),
+        )?,
+        other => return Err(t.wrong(format!("an off-grid order was not refused: {other:?}"))),
+    }
+    let sent = t
+        .client
+        .place_spot_checked(&off_grid, &Checks::rounding(Rounding::Passive))
+        .map_err(|e| t.failed(&e))?;
+    t.line(
+        "rounded",
+        format_args!(
+            "buy {} at {} (price down, amount truncated)  id {}",
+            sent.request.order().amount(),
+            opt(sent.request.order().price().map(Price::get)),
+            sent.output.order_id
+        ),
+    )?;
+    t.send(&spot::CancelOrdersRequest::new(
+        Market::Spot,
+        [sent.output.order_id.clone()],
+    ))?;
+
+    // 5c. An order whose answer is lost after it was applied, reconciled.
+    t.step("unknown outcome reconciled (answer lost after the order was applied)")?;
+    let mut fault = FaultRule::route("POST", "/v3/spot/order/new", FaultKind::DropAfterApply);
+    fault.count = Some(1);
+    sim.control().add_fault(fault);
+    let order = spot::PlaceOrderRequest::new(
+        Market::Spot,
+        SYMBOL,
+        spot::LimitOrder::buy(Amount::new(amount), Price::new(price)),
+    );
+    let unknown = match t.client.send(&order) {
+        Err(e @ Error::OutcomeUnknown { .. }) => e,
+        other => {
+            return Err(t.wrong(format!(
+                "the injected fault did not leave the outcome unknown: {other:?}"
+            )))
+        }
+    };
+    t.line("sent", "no answer: the outcome is unknown (never re-sent)")?;
+    // The cancelled order of step 5 is identical and in the time window: the account alone
+    // cannot tell them apart.
+    let outcome = t.client.reconcile(&unknown).map_err(|e| t.failed(&e))?;
+    match outcome.verdicts.first() {
+        Some(Verdict::Ambiguous { candidates, .. }) => t.line(
+            "verdict",
+            format_args!(
+                "ambiguous: {} identical orders in the window",
+                candidates.len()
+            ),
+        )?,
+        other => t.line("verdict", format_args!("{other:?}"))?,
+    }
+    // The ids this bot knew before sending are not candidates: now it is certain.
+    let options = ReconcileOptions::new().known_ids([placed.order_id.clone()]);
+    let outcome = t
+        .client
+        .reconcile_with(&unknown, options)
+        .map_err(|e| t.failed(&e))?;
+    let id = match outcome.verdicts.first() {
+        Some(Verdict::Applied { id: Some(id), .. }) => id.clone(),
+        other => return Err(t.wrong(format!("expected an applied order, got {other:?}"))),
+    };
+    t.line(
+        "known ids out",
+        format_args!("applied: order {id} (earlier ids excluded)"),
+    )?;
+    t.send(&spot::CancelOrdersRequest::new(Market::Spot, [id.clone()]))?;
+    t.line("cancelled", format_args!("id {id} (found, not sent twice)"))?;
 
     // 6. A market order.
     t.step("market order filled")?;

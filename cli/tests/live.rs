@@ -356,6 +356,8 @@ fn demo_walks_through_every_step_quickly() {
         "order book (top 3 levels)",
         "spot balances before trading",
         "limit order: place, query, cancel",
+        "market rules: an off-grid order rounded before sending",
+        "unknown outcome reconciled (answer lost after the order was applied)",
         "market order filled",
         "spot balances after trading",
         "transfer to margin",
@@ -366,6 +368,15 @@ fn demo_walks_through_every_step_quickly() {
         assert!(out.contains(heading), "missing `{heading}`:\n{out}");
     }
     assert!(out.contains("cancelled"), "{out}");
+    assert!(
+        out.contains("refused, nothing sent: `price` off the grid (venue code 20007)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ambiguous: 2 identical orders in the window"),
+        "{out}"
+    );
+    assert!(out.contains("(earlier ids excluded)"), "{out}");
     assert!(out.contains("open positions left 0"), "{out}");
     // The spot ticker's change is a percent and says so.
     let ticker = out
