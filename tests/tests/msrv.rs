@@ -29,11 +29,14 @@ fn version(text: &str) -> Vec<u64> {
     parts
 }
 
+/// A resolved dependency: its package id and its kinds (`None` for normal, `dev`, `build`).
+type Edge = (String, Vec<Option<String>>);
+
 struct Graph {
     /// Package id -> (name, version, rust-version).
     packages: BTreeMap<String, (String, String, Option<String>)>,
-    /// Package id -> its resolved dependencies: (id, kinds), kind `None` for normal.
-    deps: BTreeMap<String, Vec<(String, Vec<Option<String>>)>>,
+    /// Package id -> its resolved dependencies.
+    deps: BTreeMap<String, Vec<Edge>>,
     members: BTreeSet<String>,
 }
 
