@@ -260,6 +260,32 @@ const JSON: HeaderValue = HeaderValue::from_static("application/json");
 /// * swap v2: the signature covers `timestamp + METHOD + path?query + body`, the timestamp is in
 ///   milliseconds; POST bodies are `application/json`, an object (`{}` when there are no
 ///   parameters) or an array for the batch endpoints, serialised once and signed verbatim.
+///
+/// # Examples
+///
+/// A swap limit order, signed at a fixed time (pass your clock's time plus the server offset;
+/// [`crate::session::Session`] does that for you):
+///
+/// ```
+/// use digifinex_core::swap::{OrderSide, OrderSpec, PlaceOrderRequest};
+/// use digifinex_core::{build, Config, Credentials, Price, Size, TimestampMillis};
+///
+/// let order = OrderSpec::limit("BTCUSDTPERP", OrderSide::OpenLong, Size::ONE, "30000".parse::<Price>()?);
+/// let creds = Credentials::new("my-key", "my-secret");
+/// let now = TimestampMillis(1_700_000_000_000);
+/// let request = build(&PlaceOrderRequest::new(order), &Config::default(), Some(&creds), now)?;
+/// assert_eq!(request.method(), "POST");
+/// assert_eq!(request.uri(), "https://openapi.digifinex.com/swap/v2/trade/order_place");
+/// assert_eq!(request.headers()["content-type"], "application/json");
+/// assert_eq!(request.headers()["access-timestamp"], "1700000000000"); // swap: milliseconds
+/// assert_eq!(request.headers()["access-sign"].len(), 64); // hex HMAC-SHA256 of the sent bytes
+///
+/// // Validation runs before anything is built, naming the field:
+/// let bad = digifinex_core::spot::OrderBookRequest::new("btc_usdt").limit(500);
+/// let err = build(&bad, &Config::default(), None, now).unwrap_err();
+/// assert!(matches!(&err, digifinex_core::Error::Validation { field, .. } if field == "limit"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn build<E: Endpoint + ?Sized>(
     endpoint: &E,
     config: &Config,
@@ -404,7 +430,28 @@ pub fn build<E: Endpoint + ?Sized>(
     Ok(req)
 }
 
-/// Parses a response for endpoint `E`.
+/// Parses a response for endpoint `E`: the typed output, or the [`Error`] the answer means
+/// (the rules are those of [`parse_body`]).
+///
+/// # Examples
+///
+/// ```
+/// use digifinex_core::{http, parse, spot, Error, ErrorKind};
+///
+/// let body: &[u8] = br#"{"bids":[[30000,"0.5"]],"asks":[[30010,1]],"code":0}"#;
+/// let answer = http::Response::builder().status(200).body(body)?;
+/// let book = parse::<spot::OrderBookRequest>(&answer)?;
+/// assert_eq!(book.spread().map(|s| s.to_string()).as_deref(), Some("10"));
+///
+/// // An error code in the envelope is an error whatever the HTTP status.
+/// let body: &[u8] = br#"{"code":20009}"#;
+/// let answer = http::Response::builder().status(200).body(body)?;
+/// let err = parse::<spot::PlaceOrderRequest>(&answer).unwrap_err();
+/// assert_eq!(err.api_code(), Some(20009));
+/// assert!(matches!(err, Error::Api(_)));
+/// assert_eq!(err.kind(), ErrorKind::InvalidRequest);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn parse<E: Endpoint + ?Sized>(response: &http::Response<&[u8]>) -> Result<E::Output, Error> {
     parse_body::<E::Output>(
         &E::META,

@@ -44,6 +44,31 @@ macro_rules! code_enum {
 ///
 /// Match on [`Error::kind`] to decide what to do; the variants keep the raw facts (exchange code,
 /// HTTP status, a snippet of the body, the JSON path that failed to decode).
+///
+/// # Examples
+///
+/// Deciding what to do with a failed call (here an answer the venue gives to an order worth
+/// less than the pair's minimum):
+///
+/// ```
+/// use digifinex_core::{http, parse, spot, Error, ErrorKind};
+///
+/// let body: &[u8] = br#"{"code":20010}"#;
+/// let answer = http::Response::builder().status(200).body(body)?;
+/// let err = parse::<spot::PlaceOrderRequest>(&answer).unwrap_err();
+/// let advice = match err.kind() {
+///     ErrorKind::OutcomeUnknown => "look at open orders before placing it again",
+///     ErrorKind::RateLimit | ErrorKind::Ban => "wait `retry_after()`, then retry",
+///     ErrorKind::InvalidRequest => "fix the order: retrying cannot help",
+///     _ if err.is_retryable() => "retry later",
+///     _ => "give up and report",
+/// };
+/// assert_eq!(advice, "fix the order: retrying cannot help");
+/// assert_eq!(err.api_code(), Some(20010));
+/// assert!(!err.is_retryable());
+/// println!("{err}"); // the code, its meaning and the kind, in one line
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {

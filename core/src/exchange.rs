@@ -8,6 +8,7 @@
 //!
 //! ```
 //! use digifinex_core::exchange::send_with;
+//! use digifinex_core::http;
 //! use digifinex_core::session::Session;
 //! use digifinex_core::spot::OrderBookRequest;
 //!

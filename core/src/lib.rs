@@ -6,8 +6,8 @@
 //! moves the bytes.
 //!
 //! ```
-//! use digifinex_core::{build, parse, spot, Amount, Config, Credentials, Price, TimestampMillis};
-//! use rust_decimal::Decimal;
+//! // `http` and `Decimal` are re-exported: `digifinex-core` is the only dependency needed.
+//! use digifinex_core::{build, http, parse, spot, Amount, Config, Credentials, Decimal, Price, TimestampMillis};
 //!
 //! // A signed limit buy of 0.01 at 30000, built at a fixed time.
 //! let order = spot::PlaceOrderRequest::new(
@@ -28,6 +28,10 @@
 //! assert_eq!(placed.order_id, "198361cecdc65f9c8c9bb2fa68faec40");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! For the whole request cycle (time sync, retries of reads, weight budgets, unknown outcomes)
+//! over your own transport, drive a [`session::Session`]'s call: the [`session`] module shows the
+//! loop, and [`exchange::send_with`] runs it with any closure.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 // Arithmetic on values a caller or a server supplies is checked (`checked_*`, `saturating_*`,
@@ -95,4 +99,20 @@ pub use error::{
 };
 pub use money::{Amount, Price, Size};
 pub use rust_decimal::Decimal;
+
+/// The [`http`](https://docs.rs/http/1) crate (version 1) that [`build`] and [`parse`] speak:
+/// [`http::Request`], [`http::Response`], [`http::StatusCode`], header types.
+///
+/// Re-exported so that a program driving the core needs no `http` line of its own in
+/// `Cargo.toml`, and cannot end up with a second, incompatible `http` version:
+///
+/// ```
+/// use digifinex_core::http;
+///
+/// let body: &[u8] = br#"{"code":0}"#;
+/// let response = http::Response::builder().status(http::StatusCode::OK).body(body)?;
+/// digifinex_core::parse::<digifinex_core::spot::PingRequest>(&response)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub use http;
 pub use types::{Coded, Pair, TimestampMillis, TimestampSecs};

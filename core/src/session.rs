@@ -3,20 +3,68 @@
 //!
 //! A [`Session`] holds what lives across requests: config, credentials, the clock and its
 //! server offset, the retry policy and the optional weight budgets. [`Session::call`] starts a
-//! [`Call`] for one endpoint; the transport drives it:
+//! [`Call`] for one endpoint; the transport drives it: it asks [`Call::next`] (through the
+//! [`Drive`] trait) for an [`Action`], sends the request it is given and reports the answer
+//! ([`Drive::on_owned_response`] or [`Drive::on_response`]) or the failure
+//! ([`Drive::on_transport_error`], with the kind decided by the phase the transport was in),
+//! sleeps when told to, and stops at [`Action::Done`]. This is the whole loop of both clients;
+//! here the "transport" is a function playing the venue, so the bytes that go back and forth
+//! are visible. The server's clock is 10 s ahead of ours: the first answer is a spot 10008
+//! (timestamp outside the window), the call syncs the clock through `GET /v3/time` and
+//! re-signs the same request at the server's time:
 //!
-//! ```text
-//! loop {                                    // any `D: Drive`
-//!     match call.next() {
-//!         Action::Send(request) => match transport.send(request) {
-//!             Ok(response) => call.on_owned_response(response), // or on_response(&response)
-//!             Err(e) => call.on_transport_error(kind, e.into()), // kind: by the phase it failed in
-//!         },
-//!         Action::Wait(delay) => sleep(delay),
-//!         Action::Done(result) => return result,
-//!     }
-//! }
 //! ```
+//! use std::sync::Arc;
+//! use digifinex_core::session::{Action, Drive, Session};
+//! use digifinex_core::{http, spot, Credentials, FixedClock, TimestampMillis, TransportErrorKind};
+//!
+//! // What a transport does: send the bytes, return the answer. This one plays the venue.
+//! fn venue(request: &http::Request<Vec<u8>>) -> Result<http::Response<Vec<u8>>, std::io::Error> {
+//!     let server_secs = 1_700_000_010; // 10 s ahead of the clock below
+//!     let body = match (request.uri().path(), request.headers().get("access-timestamp")) {
+//!         ("/v3/time", _) => format!(r#"{{"server_time":{server_secs},"code":0}}"#),
+//!         (_, Some(ts)) if ts.to_str().ok() != Some(&server_secs.to_string()) => {
+//!             r#"{"code":10008}"#.to_owned() // the timestamp is outside the window
+//!         }
+//!         _ => r#"{"code":0,"list":[{"currency":"USDT","free":"90","total":"100"}]}"#.to_owned(),
+//!     };
+//!     let response = http::Response::builder().status(200).body(body.into_bytes());
+//!     response.map_err(std::io::Error::other)
+//! }
+//!
+//! let session = Session::builder()
+//!     .credentials(Credentials::new("my-key", "my-secret"))
+//!     .clock(Arc::new(FixedClock(TimestampMillis(1_700_000_000_000))))
+//!     .without_weight_budget()
+//!     .build();
+//! let mut call = session.call(&spot::SpotAssetsRequest);
+//! let mut sent = Vec::new();
+//! let answer = loop {
+//!     match call.next() {
+//!         Action::Send(request) => {
+//!             sent.push(format!("{} {}", request.method(), request.uri().path()));
+//!             match venue(&request) {
+//!                 Ok(response) => {
+//!                     let (parts, body) = response.into_parts();
+//!                     call.on_owned_response(http::Response::from_parts(parts, body.as_slice()));
+//!                 }
+//!                 // Decide the kind by where the transport was: `Connect` if no byte was written.
+//!                 Err(e) => call.on_transport_error(TransportErrorKind::ConnectionLost, e.into()),
+//!             }
+//!         }
+//!         Action::Wait(delay) => std::thread::sleep(delay),
+//!         Action::Done(result) => break result?,
+//!     }
+//! };
+//! assert_eq!(sent, ["GET /v3/spot/assets", "GET /v3/time", "GET /v3/spot/assets"]);
+//! assert_eq!(answer.attempts, 2);
+//! assert_eq!(answer.value.list[0].currency, "USDT");
+//! assert!(session.offset_ms() > 9_000); // the server's clock, measured by the midpoint rule
+//! # Ok::<(), digifinex_core::Error>(())
+//! ```
+//!
+//! [`crate::exchange::drive_with`] is this loop for any closure, and
+//! [`crate::exchange::send_with`] starts the call too.
 //!
 //! Inside, a call: waits for the weight budget (on by default); builds and signs the request
 //! at the clock's time plus the server offset; parses the answer; on a spot 10008 (timestamp

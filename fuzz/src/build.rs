@@ -24,7 +24,7 @@ pub const EXTREME_RECV_WINDOW: u64 = u64::MAX;
 /// byte (modulo its length): one mutated byte moves a parameter to an integer or decimal limit.
 pub const EXTREME_MARK: u8 = 0x01;
 
-/// Extreme integer and decimal texts (issue 12): 0, -1, the 32- and 64-bit limits and one past
+/// Extreme integer and decimal texts: 0, -1, the 32- and 64-bit limits and one past
 /// them, 10^28, the largest `Decimal` and one past it, 28- and 29-digit fractions, exponents at
 /// and past the range.
 pub const EXTREMES: &[&str] = &[

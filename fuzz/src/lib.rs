@@ -1,4 +1,4 @@
-//! Fuzz targets over `digifinex-core` (issue 7).
+//! Fuzz targets over `digifinex-core`: its parsers, its decimal path and its request builders.
 //!
 //! Every target is a plain `pub fn name(data: &[u8])` that panics when a property breaks, so the
 //! same functions run under libFuzzer (`fuzz_targets/*.rs`, feature `libfuzzer`) and as ordinary

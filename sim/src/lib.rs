@@ -7,14 +7,21 @@
 //! and the control API under `/__sim`, on loopback (a public address only with
 //! `allow_public_bind`, `--public` on the command line: the control API hands out keys).
 //!
-//! ```no_run
+//! ```
 //! use digifinex_sim::{Sim, SimConfig};
 //!
-//! let sim = Sim::start(SimConfig::default()).expect("simulator starts");
+//! let sim = Sim::start(SimConfig::default())?;
 //! let demo = sim.control().demo_account();
 //! println!("{} key={} secret={}", sim.spot_base_url(), demo.keys.key, demo.keys.secret);
 //! // the server stops when `sim` is dropped
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A client points at it with its base URLs and plain HTTP allowed; with the blocking client
+//! (`digifinex-ureq`): `.spot_base_url(sim.spot_base_url())`,
+//! `.swap_base_url(sim.swap_base_url())`, `.allow_http(true)` and
+//! `.credentials(Credentials::new(demo.keys.key, demo.keys.secret))` (the workspace README's
+//! "From the simulator to your bot" has the whole program).
 //!
 //! # Public API in brief
 //!
@@ -92,4 +99,37 @@ pub use control::{
     SwapOrderView, SwapPositionView, WithdrawalView,
 };
 pub use faults::{FaultKind, FaultRule};
-pub use server::{Sim, SimHandle, StartError};
+pub use server::{SimHandle, StartError};
+
+/// # Examples
+///
+/// Started on a background thread ([`Sim::start`]), set up through [`Control`], and spoken to
+/// over plain HTTP like the exchange (here with bare `std::net`; a client crate takes
+/// [`SimHandle::spot_base_url`] and [`SimHandle::swap_base_url`]):
+///
+/// ```
+/// use std::io::{Read, Write};
+/// use std::net::TcpStream;
+/// use digifinex_sim::{AccountType, FaultKind, FaultRule, Sim, SimConfig};
+///
+/// let sim = Sim::start(SimConfig::default())?; // 127.0.0.1, a free port
+/// let control = sim.control();
+/// let demo = control.demo_account(); // funded; its key may read, trade and withdraw
+/// control.set_balance(demo.account, AccountType::Spot, "USDT", "250".parse()?)?;
+/// let usdt = control.balance(demo.account, AccountType::Spot, "USDT")?;
+/// assert_eq!(usdt.free.to_string(), "250");
+///
+/// // The next order placement answers 503: a client must report its outcome as unknown.
+/// let fault = FaultKind::ServerError { status: 503 };
+/// control.add_fault(FaultRule::route("POST", "/v3/spot/order/new", fault).times(1));
+///
+/// let mut tcp = TcpStream::connect(sim.addr())?;
+/// tcp.write_all(b"GET /v3/ping HTTP/1.1\r\nhost: sim\r\nconnection: close\r\n\r\n")?;
+/// let mut answer = String::new();
+/// tcp.read_to_string(&mut answer)?;
+/// assert!(answer.starts_with("HTTP/1.1 200"));
+/// assert!(answer.contains(r#""code":0"#));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[doc(inline)]
+pub use server::Sim;

@@ -18,7 +18,6 @@ use std::future::Future;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-#[path = "../../transport-ureq/benches/support/mod.rs"]
 mod support;
 
 use bytes::Bytes;

@@ -76,6 +76,45 @@ pub type HyperClient<C> = hyper_util::client::legacy::Client<C, Full<Bytes>>;
 
 /// An async DigiFinex client. Cheap to clone (session and connection pool are shared);
 /// `Send + Sync`, and its futures are `Send`.
+///
+/// # Examples
+///
+/// Against the exchange simulator started in this process (the `digifinex-sim` crate); for the
+/// exchange itself, leave out the two URLs and `allow_http` and pass your own keys. Two
+/// requests run at once on clones of one client:
+///
+/// ```
+/// use digifinex_sim::{Sim, SimConfig};
+/// use digifinex_hyper::core::spot::{OrderBookRequest, SpotAssetsRequest};
+/// use digifinex_hyper::core::{swap, Credentials, Family};
+/// use digifinex_hyper::Client;
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let sim = Sim::start(SimConfig::default())?;
+///     let keys = sim.control().demo_account().keys;
+///     let client = Client::builder()
+///         .spot_base_url(sim.spot_base_url())
+///         .swap_base_url(sim.swap_base_url())
+///         .allow_http(true)
+///         .credentials(Credentials::new(keys.key, keys.secret))
+///         .build()?;
+///     client.sync_time(Family::Spot).await?;
+///
+///     let other = client.clone();
+///     let depth = tokio::spawn(async move {
+///         other.send(&swap::DepthRequest::new("BTCUSDTPERP").limit(5)).await
+///     });
+///     let book = client.send(&OrderBookRequest::new("btc_usdt").limit(5)).await?;
+///     assert!(book.best_bid().is_some());
+///     assert!(!depth.await??.bids.is_empty());
+///
+///     // `send_full` also returns the status, headers, latency and attempts.
+///     let assets = client.send_full(&SpotAssetsRequest).await?;
+///     assert_eq!(assets.status, 200);
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Client<C = DefaultConnector> {
     session: Arc<Session>,

@@ -1,7 +1,6 @@
 //! The async client over real loopback HTTP against a scripted server.
 
-// The script server is shared with the blocking client's tests.
-#[path = "../../transport-ureq/tests/support/mod.rs"]
+// The script server; the blocking client's tests have the same copy.
 mod support;
 
 use std::sync::Arc;
@@ -631,8 +630,7 @@ async fn a_shared_client_serves_concurrent_tasks() {
     assert_eq!(server.seen().len(), 16);
 }
 
-/// Over TLS: the test server's certificate is signed by the test CA only
-/// (`transport-ureq/tests/data/`).
+/// Over TLS: the test server's certificate is signed by the test CA only (`tests/data/`).
 fn tls_client(server: &TestServer) -> digifinex_hyper::ClientBuilder {
     Client::builder()
         .spot_base_url(server.spot_url())

@@ -1,17 +1,24 @@
-//! Places a small limit buy far below the market, then cancels it.
+//! Places a small limit buy far below the market (0.001 BTC at 10,000 USDT: a value of 10 USDT,
+//! above the pair's minimum), then cancels it.
 //!
-//! Credentials come from `DIGIFINEX_API_KEY` and `DIGIFINEX_API_SECRET`; point it at the
-//! simulator with `DIGIFINEX_SPOT_URL=http://127.0.0.1:PORT/v3`.
+//! Credentials come from `DIGIFINEX_API_KEY` and `DIGIFINEX_API_SECRET`. Against a running
+//! simulator (`cargo run -p digifinex-sim -- --addr 127.0.0.1:8080` prints a funded demo key
+//! and secret), also set `DIGIFINEX_SIM_URL=http://127.0.0.1:8080`; without it the order goes
+//! to the real exchange.
 use digifinex_ureq::core::spot::{CancelOrdersRequest, LimitOrder, Market, PlaceOrderRequest};
-use digifinex_ureq::core::{Credentials, Decimal, Error, Family};
+use digifinex_ureq::core::{Amount, Credentials, Error, Family, Price};
 use digifinex_ureq::Client;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let key = std::env::var("DIGIFINEX_API_KEY")?;
     let secret = std::env::var("DIGIFINEX_API_SECRET")?;
     let mut builder = Client::builder().credentials(Credentials::new(key, secret));
-    if let Ok(url) = std::env::var("DIGIFINEX_SPOT_URL") {
-        builder = builder.spot_base_url(url).allow_http(true);
+    if let Ok(sim) = std::env::var("DIGIFINEX_SIM_URL") {
+        // The simulator serves spot under `/v3` and swap at its root, over plain HTTP.
+        builder = builder
+            .spot_base_url(format!("{sim}/v3"))
+            .swap_base_url(sim)
+            .allow_http(true);
     }
     let client = builder.build()?;
     // Spot accepts timestamps at most 5 s old and 1 s ahead: measure the offset first.
@@ -21,10 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let order = PlaceOrderRequest::new(
         Market::Spot,
         "btc_usdt",
-        LimitOrder::buy(
-            digifinex_ureq::core::Amount::new(Decimal::new(1, 3)),
-            digifinex_ureq::core::Price::new(Decimal::new(1000, 0)),
-        ),
+        LimitOrder::buy("0.001".parse::<Amount>()?, "10000".parse::<Price>()?),
     );
     let placed = match client.send(&order) {
         Ok(p) => p,

@@ -1,18 +1,20 @@
 //! Public market data: an order book (spot) and the server time (swap).
 //!
-//! `cargo run -p digifinex-ureq --example public_data` (needs the network), or against the
-//! simulator: `DIGIFINEX_SPOT_URL=http://127.0.0.1:PORT/v3 DIGIFINEX_SWAP_URL=http://127.0.0.1:PORT`.
+//! `cargo run -p digifinex-ureq --example public_data` asks the exchange (needs the network).
+//! Against a running simulator (`cargo run -p digifinex-sim -- --addr 127.0.0.1:8080`), set
+//! `DIGIFINEX_SIM_URL=http://127.0.0.1:8080` (its address: `swap_base_url` in what it prints).
 use digifinex_ureq::core::spot::OrderBookRequest;
 use digifinex_ureq::core::swap;
 use digifinex_ureq::Client;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = Client::builder();
-    if let Ok(url) = std::env::var("DIGIFINEX_SPOT_URL") {
-        builder = builder.spot_base_url(url).allow_http(true);
-    }
-    if let Ok(url) = std::env::var("DIGIFINEX_SWAP_URL") {
-        builder = builder.swap_base_url(url).allow_http(true);
+    if let Ok(sim) = std::env::var("DIGIFINEX_SIM_URL") {
+        // The simulator serves spot under `/v3` and swap at its root, over plain HTTP.
+        builder = builder
+            .spot_base_url(format!("{sim}/v3"))
+            .swap_base_url(sim)
+            .allow_http(true);
     }
     let client = builder.build()?;
 

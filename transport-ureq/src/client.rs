@@ -27,6 +27,38 @@ const DEFAULT_TOTAL: Duration = Duration::from_secs(15);
 
 /// A blocking DigiFinex client. Cheap to clone (the session and the agent are shared); usable
 /// from many threads at once.
+///
+/// # Examples
+///
+/// Against the exchange simulator started in this process (the `digifinex-sim` crate); for the
+/// exchange itself, leave out the two URLs and `allow_http` and pass your own keys:
+///
+/// ```
+/// use digifinex_sim::{Sim, SimConfig};
+/// use digifinex_ureq::core::spot::{OrderBookRequest, SpotAssetsRequest};
+/// use digifinex_ureq::core::{Credentials, Family};
+/// use digifinex_ureq::Client;
+///
+/// let sim = Sim::start(SimConfig::default())?;
+/// let keys = sim.control().demo_account().keys;
+/// let client = Client::builder()
+///     .spot_base_url(sim.spot_base_url())
+///     .swap_base_url(sim.swap_base_url())
+///     .allow_http(true)
+///     .credentials(Credentials::new(keys.key, keys.secret))
+///     .build()?;
+/// client.sync_time(Family::Spot)?;
+///
+/// let book = client.send(&OrderBookRequest::new("btc_usdt").limit(5))?;
+/// let (bid, ask) = (book.best_bid().ok_or("no bid")?, book.best_ask().ok_or("no ask")?);
+/// assert!(bid.price < ask.price);
+///
+/// // `send_full` also returns the status, headers, latency and attempts.
+/// let assets = client.send_full(&SpotAssetsRequest)?;
+/// assert_eq!(assets.status, 200);
+/// assert!(assets.value.list.iter().any(|a| a.currency == "USDT"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Client {
     session: Arc<Session>,

@@ -256,7 +256,7 @@ fn finish(mut mantissa: u128, mut scale: i64, negative: bool) -> Result<Decimal,
     }
     while scale > i64::from(MAX_SCALE) || mantissa > MAX_MANTISSA {
         // Only trailing zeros may be dropped; anything else would round.
-        if scale == 0 || mantissa % 10 != 0 {
+        if scale == 0 || !mantissa.is_multiple_of(10) {
             return Err(DecimalError::OutOfRange);
         }
         mantissa /= 10;

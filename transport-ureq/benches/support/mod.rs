@@ -1,4 +1,7 @@
 //! Shared by the transports' `roundtrip` benches: the loopback server and the paired report.
+//!
+//! Both transport crates keep an identical copy of this file, so that each published package
+//! builds its own benches; `tests/tests/copies.rs` in the workspace fails when they differ.
 #![allow(dead_code)]
 
 use std::cell::Cell;

@@ -2,7 +2,11 @@
 //! each request, records it, and answers what a handler says (a response, a truncated body, a
 //! dropped connection, a delay). Keep-alive is honoured so that connection reuse is exercised.
 //! [`TestServer::start_tls`] serves the same over TLS (rustls, ring) with the test certificate
-//! in `transport-ureq/tests/data/` (see `gen.py` there).
+//! in `tests/data/` (see `gen.py` there).
+//!
+//! Both transport crates keep an identical copy of this file and of `tests/data/`, so that each
+//! published package builds its own tests; `tests/tests/copies.rs` in the workspace fails when
+//! the copies differ.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
