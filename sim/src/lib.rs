@@ -73,6 +73,7 @@ pub mod history;
 pub mod json;
 pub mod limiter;
 pub mod num;
+pub mod options;
 pub mod rng;
 pub mod route;
 pub mod server;
