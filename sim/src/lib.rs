@@ -72,6 +72,7 @@ pub mod faults;
 pub mod history;
 pub mod json;
 pub mod limiter;
+pub mod market;
 pub mod num;
 pub mod options;
 pub mod rng;
@@ -92,4 +93,5 @@ pub use control::{
     SwapOrderView, SwapPositionView, WithdrawalView,
 };
 pub use faults::{FaultKind, FaultRule};
+pub use market::{Latency, MarketConfig, MarketSource};
 pub use server::{Sim, SimHandle, StartError};

@@ -88,6 +88,18 @@ fn ticker_entry(c: &Ctx<'_>, i: usize) -> J {
     } else {
         round_dp((last - open) / open * Decimal::ONE_HUNDRED, 2)
     };
+    // A replayed pair answers the recorded 24-hour figures ([`crate::market`]).
+    let rec = c.st.feed.spot_ticker(i);
+    let pick = |f: fn(&crate::market::Ticker) -> Option<Decimal>, own: Decimal| {
+        rec.and_then(f).unwrap_or(own)
+    };
+    let (vol, change, base_vol, high, low) = (
+        pick(|t| t.volume, vol),
+        pick(|t| t.change, change),
+        pick(|t| t.quote_volume, base_vol),
+        pick(|t| t.high, high),
+        pick(|t| t.low, low),
+    );
     J::obj()
         .with("vol", vol)
         .with("change", change)

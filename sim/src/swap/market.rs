@@ -183,6 +183,18 @@ fn ticker_json(c: &Ctx<'_>, i: usize, with_oi: bool) -> J {
     } else {
         round_dp((last - open) / open, 4)
     };
+    // A replayed instrument answers the recorded 24-hour figures ([`crate::market`]).
+    let rec = c.st.feed.swap_ticker(i);
+    let pick = |f: fn(&crate::market::Ticker) -> Option<Decimal>, own: Decimal| {
+        rec.and_then(f).unwrap_or(own)
+    };
+    let (open, high, low, vol, change) = (
+        pick(|t| t.open, open),
+        pick(|t| t.high, high),
+        pick(|t| t.low, low),
+        pick(|t| t.volume, vol),
+        pick(|t| t.change, change),
+    );
     let top = |side: Side| {
         book.map(|b| b.levels(side, 1))
             .and_then(|l| l.first().copied())
