@@ -197,6 +197,7 @@ enum Event {
         rate: Decimal,
         next_time: i64,
         next_rate: Option<Decimal>,
+        last_rate: Option<Decimal>,
     },
     Mark {
         inst: usize,
@@ -205,17 +206,25 @@ enum Event {
     },
 }
 
-/// An event in the replay's queue: ordered by time, then by the order it was read.
+/// An event in the replay's queue: ordered by time, trades before other events of the same
+/// time (a record is received after the trades it reflects), then by the order it was read.
 #[derive(Debug)]
 struct Queued {
     time: i64,
+    class: u8,
     seq: u64,
     event: Event,
 }
 
+impl Queued {
+    fn key(&self) -> (i64, u8, u64) {
+        (self.time, self.class, self.seq)
+    }
+}
+
 impl PartialEq for Queued {
     fn eq(&self, other: &Self) -> bool {
-        (self.time, self.seq) == (other.time, other.seq)
+        self.key() == other.key()
     }
 }
 impl Eq for Queued {}
@@ -226,7 +235,7 @@ impl PartialOrd for Queued {
 }
 impl Ord for Queued {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.time, self.seq).cmp(&(other.time, other.seq))
+        self.key().cmp(&other.key())
     }
 }
 
@@ -326,8 +335,10 @@ impl Replay {
 
     fn push(&mut self, time: i64, event: Event) {
         self.seq += 1;
+        let class = u8::from(!matches!(event, Event::Trade { .. }));
         self.queue.push(Reverse(Queued {
             time,
+            class,
             seq: self.seq,
             event,
         }));
@@ -400,7 +411,7 @@ impl Replay {
                 rate,
                 next_time,
                 next_rate,
-                ..
+                last_rate,
             } => match swap(&instrument) {
                 Some(inst) => self.push(
                     t,
@@ -409,6 +420,7 @@ impl Replay {
                         rate,
                         next_time,
                         next_rate,
+                        last_rate,
                     },
                 ),
                 None => self.stats.unknown += 1,
@@ -425,8 +437,14 @@ impl Replay {
     }
 
     fn queue_trades(&mut self, target: Target, trades: Vec<Trade>) {
-        // Venues list recent trades newest first; apply them oldest first.
+        // Venues list recent trades newest first: a list whose first trade is not older than
+        // its last is taken in that order. Applied oldest first.
         let mut trades = trades;
+        if let (Some(first), Some(last)) = (trades.first(), trades.last()) {
+            if first.time_ms >= last.time_ms {
+                trades.reverse();
+            }
+        }
         trades.sort_by_key(|t| t.time_ms);
         for trade in trades {
             if !self.seen.entry(target).or_default().fresh(&trade.id) {
@@ -859,7 +877,15 @@ fn apply(st: &mut State, time: i64, event: Event) {
             rate,
             next_time,
             next_rate,
+            last_rate,
         } => {
+            let period = st
+                .swap
+                .instruments
+                .get(inst)
+                .map_or(crate::swap::engine::FUNDING_PERIOD_MS, |s| {
+                    s.funding_period_ms()
+                });
             if let Some(f) = st.swap.funding.get_mut(inst) {
                 let settled = f.history.last().map(|h| h.0);
                 if settled.is_none_or(|s| next_time > s) {
@@ -867,6 +893,13 @@ fn apply(st: &mut State, time: i64, event: Event) {
                     f.next_time = next_time;
                     if let Some(n) = next_rate {
                         f.next_rate = n;
+                    }
+                }
+                // The last settlement the venue reported, one interval before the next.
+                let previous = next_time.saturating_sub(period);
+                if let Some(r) = last_rate {
+                    if settled.is_none_or(|s| previous > s) {
+                        f.history.push((previous, r));
                     }
                 }
             }
