@@ -4,8 +4,11 @@
 use crate::common::*;
 use digifinex_sim::book::Side;
 use digifinex_sim::market::format::{Data, Header, Reader, Record, Ticker, Trade, Writer};
+use digifinex_sim::market::format::{SpotPairInfo, SwapInstrumentInfo};
 use digifinex_sim::market::{Latency, MarketConfig};
+use digifinex_sim::rng::Rng;
 use digifinex_sim::{AccountType, SimConfig};
+use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 /// 2027-01-15 08:00:00 UTC, a multiple of 8 hours.
@@ -657,5 +660,338 @@ fn funding_settles_at_four_and_eight_hour_intervals_during_replay() {
     let tk = Env::ok_data(&env.swget("/public/ticker", &[("instrument_id", PERP)]));
     assert_eq!(tk["mark_price"], "32000");
     assert_eq!(tk["index_price"], "32000");
+    assert_eq!(env.ctl.panics(), 0);
+}
+
+// ---- the sample recording (sim/tests/data/, see SOURCES.md there) ----
+
+/// 2024-02-01 05:00:00 UTC: the minute of the captured ICP_USDT candle.
+const SAMPLE_START: i64 = 1_706_763_600_000;
+const SAMPLE_SECONDS: i64 = 180;
+
+pub fn sample_path() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sample-icp.jsonl.gz")
+}
+
+/// One recorded trade of the sample: second, price, amount, taker side.
+type SampleTrade = (i64, Decimal, Decimal, Side);
+
+/// The sample's spot trades. Minute 0 reproduces the captured candle (open 11.357, high 11.367,
+/// low 11.353, close 11.364, volume 3.36 in 12 trades of 0.28); the order of the prices inside
+/// the minute is made up. Minutes 1 and 2 are a seeded random walk (synthetic).
+fn sample_spot_trades() -> Vec<SampleTrade> {
+    let real = [
+        ("11.357", Side::Buy),
+        ("11.355", Side::Sell),
+        ("11.353", Side::Sell),
+        ("11.356", Side::Buy),
+        ("11.359", Side::Buy),
+        ("11.362", Side::Buy),
+        ("11.365", Side::Buy),
+        ("11.367", Side::Buy),
+        ("11.364", Side::Sell),
+        ("11.362", Side::Sell),
+        ("11.363", Side::Buy),
+        ("11.364", Side::Buy),
+    ];
+    let mut out: Vec<SampleTrade> = real
+        .iter()
+        .enumerate()
+        .map(|(k, (p, side))| (2 + 5 * k as i64, dec(p), dec("0.28"), *side))
+        .collect();
+    let mut rng = Rng::new(17);
+    let mut price = dec("11.364");
+    for sec in (62..SAMPLE_SECONDS).step_by(5) {
+        let step = Decimal::new(rng.below(7) as i64 - 3, 3);
+        let side = if step >= Decimal::ZERO {
+            Side::Buy
+        } else {
+            Side::Sell
+        };
+        price += step;
+        let amount = Decimal::new(5 + rng.below(96) as i64, 2);
+        out.push((sec, price, amount, side));
+    }
+    out
+}
+
+/// The book's mid price at second `s` (synthetic): half a spread away from the trade price
+/// (below it after a buy, above after a sell), linear between trades, rounded to the tick.
+fn sample_mid(trades: &[SampleTrade], s: i64) -> Decimal {
+    let anchor = |t: &SampleTrade| match t.3 {
+        Side::Buy => t.1 - dec("0.001"),
+        Side::Sell => t.1 + dec("0.001"),
+    };
+    let next = trades.iter().position(|t| t.0 >= s);
+    let mid = match next {
+        Some(0) => anchor(&trades[0]),
+        None => anchor(&trades[trades.len() - 1]),
+        Some(k) => {
+            let (a, b) = (&trades[k - 1], &trades[k]);
+            let f = Decimal::from(s - a.0) / Decimal::from(b.0 - a.0);
+            anchor(a) + (anchor(b) - anchor(a)) * f
+        }
+    };
+    mid.round_dp(3)
+}
+
+fn sample_levels(
+    rng: &mut Rng,
+    best: Decimal,
+    step: Decimal,
+    scale: u32,
+) -> Vec<(Decimal, Decimal)> {
+    (0..10i64)
+        .map(|k| {
+            let size = Decimal::new(500 + rng.below(20_000) as i64, 2) * Decimal::from(scale);
+            (best + step * Decimal::from(k), size)
+        })
+        .collect()
+}
+
+/// Every record of the sample, in the order a recorder polling once a second writes them.
+pub fn sample_records() -> (Header, Vec<Record>) {
+    let header = Header {
+        created_ms: Some(SAMPLE_START),
+        source: Some(
+            "sample: ICP_USDT 2024-02-01 05:00 UTC candle (shared/fixtures/real/v3_kline_4.json) \
+             and pair rules (v3_spot_symbols_2.json); books, minutes 1-2 and the whole swap \
+             instrument are synthetic (sim/tests/data/SOURCES.md)"
+                .into(),
+        ),
+        spot: vec![SpotPairInfo {
+            symbol: "icp_usdt".into(),
+            price_precision: 3,
+            amount_precision: 2,
+            min_amount: dec("0.01"),
+            min_value: dec("2"),
+        }],
+        swap: vec![SwapInstrumentInfo {
+            instrument_id: "ICPUSDTPERP".into(),
+            base: "ICP".into(),
+            quote: "USDT".into(),
+            contract_value: dec("1"),
+            price_precision: 3,
+            tick_size: dec("0.001"),
+            min_order_amount: dec("1"),
+            funding_interval_hours: 8,
+        }],
+        ..Header::default()
+    };
+    let trades = sample_spot_trades();
+    let mut rng = Rng::new(42);
+    let tick = dec("0.001");
+    let mut recs = Vec::new();
+    let mut swap_trades: Vec<Trade> = Vec::new();
+    let (mut high, mut low, mut volume) = (Decimal::ZERO, Decimal::MAX, Decimal::ZERO);
+    for s in 0..SAMPLE_SECONDS {
+        let base = SAMPLE_START + s * 1000;
+        let mid = sample_mid(&trades, s);
+        let (bid, ask) = (mid - tick, mid + tick);
+        recs.push(Record {
+            t: base + 100,
+            data: Data::SpotBook {
+                symbol: "icp_usdt".into(),
+                depth: Some(10),
+                bids: sample_levels(&mut rng, bid, -tick, 1),
+                asks: sample_levels(&mut rng, ask, tick, 1),
+            },
+        });
+        // The perpetual: 2 ticks of basis over the spot mid (synthetic).
+        let mark = mid + tick * Decimal::TWO;
+        recs.push(Record {
+            t: base + 150,
+            data: Data::SwapBook {
+                instrument: "ICPUSDTPERP".into(),
+                depth: Some(10),
+                bids: sample_levels(&mut rng, mark - tick, -tick, 10),
+                asks: sample_levels(&mut rng, mark + tick, tick, 10),
+            },
+        });
+        recs.push(Record {
+            t: base + 200,
+            data: Data::Mark {
+                instrument: "ICPUSDTPERP".into(),
+                mark,
+                index: Some(mid),
+            },
+        });
+        // Recent trades as a poll returns them: the last 10 seconds, newest first.
+        let recent: Vec<Trade> = trades
+            .iter()
+            .filter(|t| t.0 <= s && t.0 > s - 10)
+            .rev()
+            .map(|t| Trade {
+                id: format!("{}", 90_000 + t.0),
+                time_ms: SAMPLE_START + t.0 * 1000,
+                price: t.1,
+                qty: t.2,
+                side: t.3,
+                direction: None,
+            })
+            .collect();
+        for t in trades.iter().filter(|t| t.0 == s) {
+            high = high.max(t.1);
+            low = low.min(t.1);
+            volume += t.2;
+        }
+        recs.push(Record {
+            t: base + 300,
+            data: Data::SpotTrades {
+                symbol: "icp_usdt".into(),
+                trades: recent,
+            },
+        });
+        if s % 10 == 5 {
+            let side = if rng.below(2) == 0 {
+                Side::Buy
+            } else {
+                Side::Sell
+            };
+            let price = match side {
+                Side::Buy => mark + tick,
+                Side::Sell => mark - tick,
+            };
+            swap_trades.insert(
+                0,
+                Trade {
+                    id: format!("{}", 7_000_000_000_000_000_000u64 + s as u64),
+                    time_ms: base + 123,
+                    price,
+                    qty: Decimal::from(10 + rng.below(190)),
+                    side,
+                    direction: Some(if side == Side::Buy { 1 } else { 2 }),
+                },
+            );
+            swap_trades.truncate(3);
+        }
+        recs.push(Record {
+            t: base + 350,
+            data: Data::SwapTrades {
+                instrument: "ICPUSDTPERP".into(),
+                trades: swap_trades.clone(),
+            },
+        });
+        if s % 5 == 0 {
+            let last = trades.iter().rev().find(|t| t.0 <= s).map(|t| t.1);
+            recs.push(Record {
+                t: base + 400,
+                data: Data::SpotTicker {
+                    symbol: "icp_usdt".into(),
+                    ticker: Ticker {
+                        last,
+                        bid: Some(bid),
+                        ask: Some(ask),
+                        high: (volume > Decimal::ZERO).then_some(high),
+                        low: (volume > Decimal::ZERO).then_some(low),
+                        open: Some(dec("11.357")),
+                        volume: Some(volume),
+                        quote_volume: None,
+                        change: None,
+                    },
+                },
+            });
+        }
+        if s % 30 == 0 {
+            recs.push(Record {
+                t: base + 500,
+                data: Data::Funding {
+                    instrument: "ICPUSDTPERP".into(),
+                    rate: dec("0.0001"),
+                    // 08:00 UTC.
+                    next_time: SAMPLE_START + 3 * 3_600_000,
+                    next_rate: None,
+                    last_rate: Some(dec("0.0001")),
+                },
+            });
+        }
+    }
+    (header, recs)
+}
+
+fn sample_bytes() -> Vec<u8> {
+    let (header, recs) = sample_records();
+    let mut w = Writer::new(Vec::new(), &header).unwrap();
+    for r in &recs {
+        w.write(r).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+#[test]
+fn the_sample_recording_is_what_its_generator_writes() {
+    // `DIGIFINEX_WRITE_SAMPLE=1 cargo test -p digifinex-sim --test integration sample` rewrites it.
+    let bytes = sample_bytes();
+    if std::env::var_os("DIGIFINEX_WRITE_SAMPLE").is_some() {
+        std::fs::write(sample_path(), &bytes).unwrap();
+    }
+    assert_eq!(std::fs::read(sample_path()).unwrap(), bytes);
+}
+
+#[test]
+fn the_sample_replays_the_captured_candle() {
+    let env = Env::with_config(SimConfig {
+        start_time_ms: Some(SAMPLE_START + 100),
+        market: Some(MarketConfig::file(sample_path())),
+        ..SimConfig::default().without_limits()
+    });
+    // The pair and the perpetual come from the header.
+    let markets = env.get("/markets", &[]).json();
+    let icp = markets["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["market"] == "icp_usdt")
+        .unwrap()
+        .clone();
+    assert_eq!(icp["price_precision"], 3);
+    assert_eq!(icp["volume_precision"], 2);
+    // The first recorded book, as recorded.
+    let Data::SpotBook { bids, asks, .. } = sample_records().1[0].data.clone() else {
+        panic!("the sample starts with a spot book");
+    };
+    let b = env
+        .get("/order_book", &[("symbol", "icp_usdt"), ("limit", "10")])
+        .json();
+    assert_eq!(dec_levels(&b["bids"]), bids);
+    assert_eq!(
+        levels(&b["asks"]).into_iter().rev().collect::<Vec<_>>(),
+        asks
+    );
+    assert_eq!(bids[0].0, dec("11.355"));
+    at(&env, SAMPLE_START + 61_000);
+    let k = env
+        .get(
+            "/kline",
+            &[
+                ("symbol", "icp_usdt"),
+                ("period", "1"),
+                ("start_time", "1706763600"),
+                ("end_time", "1706763659"),
+            ],
+        )
+        .json();
+    // Exactly the captured candle (shared/fixtures/real/v3_kline_4.json).
+    assert_eq!(
+        k["data"],
+        json!([[1706763600, 3.36, 11.364, 11.367, 11.353, 11.357]])
+    );
+    at(&env, SAMPLE_START + SAMPLE_SECONDS * 1000);
+    let t = env
+        .get("/trades", &[("symbol", "icp_usdt"), ("limit", "500")])
+        .json();
+    assert_eq!(
+        t["data"].as_array().unwrap().len(),
+        sample_spot_trades().len()
+    );
+    let tk = Env::ok_data(&env.swget("/public/ticker", &[("instrument_id", "ICPUSDTPERP")]));
+    let mid = sample_mid(&sample_spot_trades(), SAMPLE_SECONDS - 1);
+    assert_eq!(num(&tk["index_price"]), mid);
+    assert_eq!(num(&tk["mark_price"]), mid + dec("0.002"));
+    let fr = Env::ok_data(&env.swget("/public/funding_rate", &[("instrument_id", "ICPUSDTPERP")]));
+    assert_eq!(
+        fr["funding_time"].as_i64(),
+        Some(SAMPLE_START + 3 * 3_600_000)
+    );
     assert_eq!(env.ctl.panics(), 0);
 }
