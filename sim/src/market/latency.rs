@@ -52,17 +52,21 @@ impl Latency {
             }
             Latency::LogNormal { median_ms, sigma } => {
                 // Box-Muller from two uniforms in (0, 1]: time, not money, so f64 is fine.
-                let unit = |r: &mut Rng| ((r.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+                let unit = |r: &mut Rng| {
+                    let bits = r.next_u64();
+                    let hi = f64::from(u32::try_from(bits >> 43).unwrap_or(0));
+                    let lo = f64::from(u32::try_from((bits >> 11) & 0xffff_ffff).unwrap_or(0));
+                    (hi * 4_294_967_296.0 + lo + 1.0) / 9_007_199_254_740_992.0
+                };
                 let (u1, u2) = (unit(rng), unit(rng));
                 let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
                 let s = f64::try_from(*sigma).unwrap_or(0.0);
-                let v = (*median_ms as f64) * (s * z).exp();
-                if v.is_finite() && v > 0.0 {
-                    // Saturating float-to-int conversion, capped below.
-                    v.round().min(MAX_LATENCY_MS as f64) as u64
-                } else {
-                    0
-                }
+                let median = f64::from(u32::try_from(*median_ms).unwrap_or(u32::MAX));
+                let v = (median * (s * z).exp()).round();
+                Decimal::try_from(v)
+                    .ok()
+                    .and_then(|d| u64::try_from(d).ok())
+                    .unwrap_or(MAX_LATENCY_MS)
             }
         };
         ms.min(MAX_LATENCY_MS)

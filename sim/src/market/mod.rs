@@ -1,4 +1,4 @@
-//! A recorded market: the file format ([`format`]), replaying a recording into the simulator,
+//! A recorded market: the file format ([`mod@format`]), replaying a recording into the simulator,
 //! and the order latency model ([`latency`]).
 //!
 //! With [`crate::SimConfig::market`] set, the books, public trades, tickers, mark and index
@@ -37,8 +37,14 @@
 //!   replayed book and trades.
 //! - **Mark**: the mark price (and the index price; without one the index follows the mark).
 //! - **Funding**: the rate that settles at the recorded next funding time, and that time (never
-//!   one already settled); settlement itself runs as always (at each instrument's interval,
-//!   with the mark price of that moment), as do liquidations (checked at every swap event).
+//!   one already settled); a recorded last rate enters the funding history one interval
+//!   before. Settlement itself runs as always (at each instrument's interval, with the mark
+//!   price of that moment), as do liquidations (checked at every swap event).
+//!
+//! Pairs and instruments the header describes and the configuration lacks are added (their
+//! reference price from their first recorded book). A pair or instrument changes over to the
+//! recording at its first event: the synthetic maker's quotes and trades (and swap funding
+//! history) go, own orders stay, and the synthetic maker no longer tops it up.
 //!
 //! DESIGN (own orders): an order that takes liquidity walks the replayed book (the recorded
 //! depth, with its slippage); what it takes is gone until the next snapshot says otherwise (the

@@ -531,6 +531,7 @@ fn a_delayed_order_meets_the_book_as_it_is_when_it_arrives() {
             .iter()
             .all(|(p, _)| *p != dec("30030"))
     );
+    assert_eq!(slow.ctl.pending_orders(), 1);
     at(&slow, T0 + 599);
     assert_eq!(executed(&slow, &id), (dec("0"), 0));
     at(&slow, T0 + 600);
@@ -977,6 +978,10 @@ fn the_sample_replays_the_captured_candle() {
         json!([[1706763600, 3.36, 11.364, 11.367, 11.353, 11.357]])
     );
     at(&env, SAMPLE_START + SAMPLE_SECONDS * 1000);
+    let stats = env.ctl.replay_stats().unwrap();
+    assert!(stats.ended);
+    assert_eq!((stats.bad_lines, stats.unknown), (0, 0));
+    assert_eq!(stats.records, sample_records().1.len() as u64);
     let t = env
         .get("/trades", &[("symbol", "icp_usdt"), ("limit", "500")])
         .json();
