@@ -311,6 +311,252 @@ impl Book {
     }
 }
 
+/// Recorded liquidity (a replayed market, [`crate::market`]): the ownerless entries of a level
+/// stand for the size the recording showed there, own orders queue among them.
+///
+/// DESIGN (queue position): an own order joins its level behind the recorded size that was
+/// there ([`Book::push`]). A snapshot sets each level's recorded size ([`Book::set_recorded`]):
+/// growth joins the back of the queue; a reduction leaves from the back first (cancellations
+/// are taken to come from behind an own order), so an own order moves up only when the level
+/// shrinks below what was ahead of it (the "risk-averse" queue model). Recorded trades take
+/// from the front ([`Book::recorded_trade`]), own orders in their turn.
+impl Book {
+    /// Recorded (ownerless) quantity of the level of `side` at `price`.
+    pub fn recorded_at(&self, side: Side, price: Decimal) -> Decimal {
+        self.side(side).get(&price).map_or(Decimal::ZERO, |q| {
+            q.iter()
+                .filter(|r| r.order.is_none())
+                .map(|r| r.remaining)
+                .sum()
+        })
+    }
+
+    /// Whether own orders rest on `side` at `price`.
+    pub fn has_own(&self, side: Side, price: Decimal) -> bool {
+        self.side(side)
+            .get(&price)
+            .is_some_and(|q| q.iter().any(|r| r.order.is_some()))
+    }
+
+    /// Sets the recorded quantity of a level to `qty`: more joins the back of the queue, less
+    /// leaves from the back (behind own orders first); own orders stay.
+    pub fn set_recorded(&mut self, side: Side, price: Decimal, qty: Decimal) {
+        let qty = qty.max(Decimal::ZERO);
+        let levels = self.side_mut(side);
+        let queue = levels.entry(price).or_default();
+        let current: Decimal = queue
+            .iter()
+            .filter(|r| r.order.is_none())
+            .map(|r| r.remaining)
+            .sum();
+        if qty > current {
+            let add = qty - current;
+            match queue.back_mut() {
+                Some(last) if last.order.is_none() => last.remaining += add,
+                _ => queue.push_back(Resting {
+                    order: None,
+                    remaining: add,
+                }),
+            }
+        } else if qty < current {
+            let mut cut = current - qty;
+            for r in queue.iter_mut().rev() {
+                if cut <= Decimal::ZERO {
+                    break;
+                }
+                if r.order.is_none() {
+                    let c = cut.min(r.remaining);
+                    r.remaining -= c;
+                    cut -= c;
+                }
+            }
+            queue.retain(|r| r.order.is_some() || r.remaining > Decimal::ZERO);
+        }
+        if queue.is_empty() {
+            levels.remove(&price);
+        }
+    }
+
+    /// A recorded snapshot of `side` (`levels` best first, as deep as it was recorded): each
+    /// listed level gets its recorded size ([`Book::set_recorded`]); a level between the best
+    /// price and the snapshot's worst that is not listed has none left; beyond the worst
+    /// listed price (not seen) recorded sizes are dropped, except at levels where own orders
+    /// rest, which keep their last known queue. An empty side drops every recorded size.
+    pub fn apply_snapshot(&mut self, side: Side, levels: &[(Decimal, Decimal)]) {
+        let worst = levels.last().map(|l| l.0);
+        let listed: std::collections::BTreeSet<Decimal> = levels.iter().map(|l| l.0).collect();
+        let gone: Vec<Decimal> = self
+            .side(side)
+            .keys()
+            .copied()
+            .filter(|p| !listed.contains(p))
+            .filter(|p| {
+                let covered = worst.is_none_or(|w| match side {
+                    Side::Buy => *p >= w,
+                    Side::Sell => *p <= w,
+                });
+                covered || !self.has_own(side, *p)
+            })
+            .collect();
+        for p in gone {
+            self.set_recorded(side, p, Decimal::ZERO);
+        }
+        for (p, q) in levels {
+            self.set_recorded(side, *p, *q);
+        }
+    }
+
+    /// A recorded trade of `qty` at `price` whose taker was on `taker`'s side: it trades
+    /// through every better level of the other side (own orders there fill completely at their
+    /// price, recorded sizes there are gone), then takes `qty` from the front of the level at
+    /// `price` (recorded size and own orders in queue order). Returns the own orders' fills.
+    pub fn recorded_trade(&mut self, taker: Side, price: Decimal, qty: Decimal) -> Vec<Fill> {
+        let mut fills = Vec::new();
+        let levels = self.side_mut(taker.opposite());
+        let through: Vec<Decimal> = match taker {
+            Side::Buy => levels.range(..price).map(|(p, _)| *p).collect(),
+            Side::Sell => levels
+                .range((std::ops::Bound::Excluded(price), std::ops::Bound::Unbounded))
+                .map(|(p, _)| *p)
+                .collect(),
+        };
+        for p in through {
+            for r in levels.remove(&p).into_iter().flatten() {
+                if let Some(id) = r.order {
+                    fills.push(Fill {
+                        maker: Some(id),
+                        price: p,
+                        qty: r.remaining,
+                    });
+                }
+            }
+        }
+        if let Some(queue) = levels.get_mut(&price) {
+            let mut left = qty;
+            while left > Decimal::ZERO {
+                let Some(front) = queue.front_mut() else {
+                    break;
+                };
+                let take = left.min(front.remaining);
+                front.remaining -= take;
+                left -= take;
+                if let Some(id) = &front.order {
+                    fills.push(Fill {
+                        maker: Some(id.clone()),
+                        price,
+                        qty: take,
+                    });
+                }
+                if front.remaining <= Decimal::ZERO {
+                    queue.pop_front();
+                }
+            }
+            if queue.is_empty() {
+                levels.remove(&price);
+            }
+        }
+        fills
+    }
+
+    /// Own orders that recorded liquidity on the other side now crosses (the market moved
+    /// through them between two snapshots) fill as makers at their own price, as far as that
+    /// liquidity goes, best own price first and in queue order; the liquidity they take is
+    /// gone. Returns their fills.
+    pub fn uncross(&mut self) -> Vec<Fill> {
+        let mut fills = Vec::new();
+        for side in [Side::Buy, Side::Sell] {
+            let opposite = side.opposite();
+            let crosses = |own: Decimal, other: Decimal| match side {
+                Side::Buy => other <= own,
+                Side::Sell => other >= own,
+            };
+            // Own price levels, best first.
+            let own_levels: Vec<Decimal> = {
+                let levels = self.side(side);
+                let prices: Box<dyn Iterator<Item = &Decimal>> = match side {
+                    Side::Buy => Box::new(levels.keys().rev()),
+                    Side::Sell => Box::new(levels.keys()),
+                };
+                prices.copied().filter(|p| self.has_own(side, *p)).collect()
+            };
+            let Some(best_own) = own_levels.first().copied() else {
+                continue;
+            };
+            // Recorded liquidity on the other side that crosses the best own price, best first.
+            let mut pool: Vec<(Decimal, Decimal)> = self
+                .levels(opposite, usize::MAX)
+                .into_iter()
+                .take_while(|(p, _)| crosses(best_own, *p))
+                .map(|(p, _)| (p, self.recorded_at(opposite, p)))
+                .filter(|(_, q)| *q > Decimal::ZERO)
+                .collect();
+            if pool.is_empty() {
+                continue;
+            }
+            let taken_before: Vec<Decimal> = pool.iter().map(|(_, q)| *q).collect();
+            for own in own_levels {
+                let Some(queue) = self.side_mut(side).get_mut(&own) else {
+                    continue;
+                };
+                for r in queue.iter_mut() {
+                    let Some(id) = &r.order else {
+                        continue;
+                    };
+                    for (p, avail) in pool.iter_mut() {
+                        if r.remaining <= Decimal::ZERO || !crosses(own, *p) {
+                            break;
+                        }
+                        let take = r.remaining.min(*avail);
+                        if take <= Decimal::ZERO {
+                            continue;
+                        }
+                        *avail -= take;
+                        r.remaining -= take;
+                        fills.push(Fill {
+                            maker: Some(id.clone()),
+                            price: own,
+                            qty: take,
+                        });
+                    }
+                }
+                queue.retain(|r| r.order.is_none() || r.remaining > Decimal::ZERO);
+                if queue.is_empty() {
+                    self.side_mut(side).remove(&own);
+                }
+            }
+            for ((p, left), before) in pool.into_iter().zip(taken_before) {
+                if left != before {
+                    self.set_recorded_front(opposite, p, before - left);
+                }
+            }
+        }
+        fills
+    }
+
+    /// Takes `qty` of recorded size from the front of a level (own orders stay).
+    fn set_recorded_front(&mut self, side: Side, price: Decimal, qty: Decimal) {
+        let levels = self.side_mut(side);
+        let Some(queue) = levels.get_mut(&price) else {
+            return;
+        };
+        let mut cut = qty;
+        for r in queue.iter_mut() {
+            if cut <= Decimal::ZERO {
+                break;
+            }
+            if r.order.is_none() {
+                let c = cut.min(r.remaining);
+                r.remaining -= c;
+                cut -= c;
+            }
+        }
+        queue.retain(|r| r.order.is_some() || r.remaining > Decimal::ZERO);
+        if queue.is_empty() {
+            levels.remove(&price);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,5 +652,100 @@ mod tests {
         assert_eq!(b.available(Side::Buy, d("26")), d("12"));
         b.remove_order(Side::Sell, d("22"), "none");
         assert_eq!(b.best_ask(), Some(d("22")));
+    }
+
+    type Queue = Vec<(Option<String>, Decimal)>;
+
+    fn own(b: &Book, side: Side) -> Vec<(Decimal, Queue)> {
+        let levels = b.side(side);
+        levels
+            .iter()
+            .map(|(p, q)| {
+                (
+                    *p,
+                    q.iter().map(|r| (r.order.clone(), r.remaining)).collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn recorded_sizes_queue_around_own_orders() {
+        let mut b = Book::default();
+        b.apply_snapshot(Side::Buy, &[(d("10"), d("5")), (d("9"), d("2"))]);
+        b.push(Side::Buy, d("10"), Some("me".into()), d("3"));
+        // Growth joins behind, a reduction leaves from behind first.
+        b.set_recorded(Side::Buy, d("10"), d("8"));
+        assert_eq!(
+            own(&b, Side::Buy)[1].1,
+            vec![(None, d("5")), (Some("me".into()), d("3")), (None, d("3"))]
+        );
+        b.set_recorded(Side::Buy, d("10"), d("4"));
+        assert_eq!(
+            own(&b, Side::Buy)[1].1,
+            vec![(None, d("4")), (Some("me".into()), d("3"))]
+        );
+        assert_eq!(b.recorded_at(Side::Buy, d("10")), d("4"));
+        // A trade takes from the front: 4 ahead, then 1 of ours.
+        let fills = b.recorded_trade(Side::Sell, d("10"), d("5"));
+        assert_eq!(
+            fills,
+            vec![Fill {
+                maker: Some("me".into()),
+                price: d("10"),
+                qty: d("1")
+            }]
+        );
+        assert_eq!(own(&b, Side::Buy)[1].1, vec![(Some("me".into()), d("2"))]);
+        // Trading through 10 at 9 fills the rest and clears the level.
+        let fills = b.recorded_trade(Side::Sell, d("9"), d("1"));
+        assert_eq!(fills[0].qty, d("2"));
+        assert_eq!(b.levels(Side::Buy, 5), vec![(d("9"), d("1"))]);
+    }
+
+    #[test]
+    fn snapshots_drop_unlisted_levels_but_keep_deep_own_queues() {
+        let mut b = Book::default();
+        b.apply_snapshot(
+            Side::Sell,
+            &[(d("11"), d("1")), (d("12"), d("2")), (d("15"), d("4"))],
+        );
+        b.push(Side::Sell, d("15"), Some("deep".into()), d("1"));
+        b.apply_snapshot(Side::Sell, &[(d("10"), d("1")), (d("12"), d("3"))]);
+        // 11 is gone (inside the snapshot), 15 is beyond it and keeps its queue.
+        assert_eq!(
+            b.levels(Side::Sell, 5),
+            vec![(d("10"), d("1")), (d("12"), d("3")), (d("15"), d("5"))]
+        );
+        b.apply_snapshot(Side::Sell, &[]);
+        assert_eq!(b.levels(Side::Sell, 5), vec![(d("15"), d("1"))]);
+    }
+
+    #[test]
+    fn crossed_own_orders_fill_at_their_price() {
+        let mut b = Book::default();
+        b.push(Side::Buy, d("10"), Some("bid".into()), d("3"));
+        b.apply_snapshot(
+            Side::Sell,
+            &[(d("9.9"), d("1")), (d("10"), d("1")), (d("10.1"), d("5"))],
+        );
+        let fills = b.uncross();
+        assert_eq!(
+            fills,
+            vec![
+                Fill {
+                    maker: Some("bid".into()),
+                    price: d("10"),
+                    qty: d("1")
+                },
+                Fill {
+                    maker: Some("bid".into()),
+                    price: d("10"),
+                    qty: d("1")
+                },
+            ]
+        );
+        assert_eq!(b.levels(Side::Buy, 5), vec![(d("10"), d("1"))]);
+        assert_eq!(b.levels(Side::Sell, 5), vec![(d("10.1"), d("5"))]);
     }
 }

@@ -8,6 +8,7 @@
 //! funding schedule for good. The `try_*` methods refuse a change that would leave the range
 //! and change nothing then; the infallible ones clamp into it.
 
+use rust_decimal::Decimal;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -31,7 +32,11 @@ fn in_range(ms: i64) -> Result<i64, OutOfRange> {
     }
 }
 
-/// Wall clock plus an adjustable offset, or a frozen instant.
+/// Wall clock plus an adjustable offset, or a frozen instant; a running clock may run faster
+/// than the wall clock ([`SimClock::set_speed`], for replaying a recorded market).
+///
+/// A running clock reads `anchor_sim + (wall - anchor_wall) * speed`; every change re-anchors it
+/// at the current instant, so a change of speed never makes the time jump.
 #[derive(Debug)]
 pub struct SimClock {
     inner: Mutex<Inner>,
@@ -39,7 +44,12 @@ pub struct SimClock {
 
 #[derive(Debug, Clone, Copy)]
 struct Inner {
-    offset_ms: i64,
+    /// Wall time (ms) of the anchor.
+    anchor_wall: i64,
+    /// Simulator time (ms) at the anchor.
+    anchor_sim: i64,
+    /// Simulator ms per wall ms.
+    speed: Decimal,
     frozen_at: Option<i64>,
 }
 
@@ -54,10 +64,27 @@ impl SimClock {
     /// A clock that follows the wall clock; frozen at `start_ms` (clamped into
     /// [`MIN_MS`]..=[`MAX_MS`]) when given.
     pub fn new(start_ms: Option<i64>) -> SimClock {
+        let wall = wall_ms();
         SimClock {
             inner: Mutex::new(Inner {
-                offset_ms: 0,
+                anchor_wall: wall,
+                anchor_sim: wall,
+                speed: Decimal::ONE,
                 frozen_at: start_ms.map(|t| t.clamp(MIN_MS, MAX_MS)),
+            }),
+        }
+    }
+
+    /// A clock running from `start_ms` (clamped into the range) at `speed` simulator
+    /// milliseconds per wall millisecond.
+    pub fn running_from(start_ms: i64, speed: Decimal) -> SimClock {
+        let wall = wall_ms();
+        SimClock {
+            inner: Mutex::new(Inner {
+                anchor_wall: wall,
+                anchor_sim: start_ms.clamp(MIN_MS, MAX_MS),
+                speed: speed.max(Decimal::ZERO),
+                frozen_at: None,
             }),
         }
     }
@@ -76,9 +103,28 @@ impl SimClock {
         }
     }
 
+    fn running(i: &Inner, wall: i64) -> i64 {
+        let elapsed = wall.saturating_sub(i.anchor_wall);
+        let scaled = if i.speed == Decimal::ONE {
+            elapsed
+        } else {
+            Decimal::from(elapsed)
+                .checked_mul(i.speed)
+                .and_then(|v| i64::try_from(v.trunc()).ok())
+                .unwrap_or(i64::MAX)
+        };
+        i.anchor_sim.saturating_add(scaled)
+    }
+
     fn now_of(i: &Inner) -> i64 {
         i.frozen_at
-            .unwrap_or_else(|| wall_ms().saturating_add(i.offset_ms))
+            .unwrap_or_else(|| Self::running(i, wall_ms()).clamp(MIN_MS, MAX_MS))
+    }
+
+    /// Re-anchors a running clock so that it reads `target` now.
+    fn anchor(i: &mut Inner, target: i64) {
+        i.anchor_wall = wall_ms();
+        i.anchor_sim = target;
     }
 
     /// Simulator time in milliseconds since the Unix epoch.
@@ -91,6 +137,21 @@ impl SimClock {
         self.now_ms().div_euclid(1000)
     }
 
+    /// Simulator milliseconds per wall millisecond while running (1 unless set).
+    pub fn speed(&self) -> Decimal {
+        self.get().speed
+    }
+
+    /// Sets how many simulator milliseconds pass per wall millisecond while the clock runs
+    /// (negative counts as 0); the time does not jump.
+    pub fn set_speed(&self, speed: Decimal) {
+        self.update(|i| {
+            let now = Self::now_of(i);
+            Self::anchor(i, now);
+            i.speed = speed.max(Decimal::ZERO);
+        });
+    }
+
     /// Moves the clock forward (or back, when negative) by `ms`; refused without change when the
     /// time would leave the range. Returns the new time.
     pub fn try_advance_ms(&self, ms: i64) -> Result<i64, OutOfRange> {
@@ -98,7 +159,7 @@ impl SimClock {
             let target = in_range(Self::now_of(i).checked_add(ms).ok_or(OutOfRange)?)?;
             match &mut i.frozen_at {
                 Some(t) => *t = target,
-                None => i.offset_ms = i.offset_ms.checked_add(ms).ok_or(OutOfRange)?,
+                None => Self::anchor(i, target),
             }
             Ok(target)
         })
@@ -110,7 +171,7 @@ impl SimClock {
             let target = Self::now_of(i).saturating_add(ms).clamp(MIN_MS, MAX_MS);
             match &mut i.frozen_at {
                 Some(t) => *t = target,
-                None => i.offset_ms = target.saturating_sub(wall_ms()),
+                None => Self::anchor(i, target),
             }
         });
     }
@@ -120,7 +181,7 @@ impl SimClock {
     pub fn try_set_offset_ms(&self, ms: i64) -> Result<i64, OutOfRange> {
         let target = in_range(wall_ms().checked_add(ms).ok_or(OutOfRange)?)?;
         self.update(|i| {
-            i.offset_ms = ms;
+            Self::anchor(i, target);
             i.frozen_at = None;
         });
         Ok(target)
@@ -129,20 +190,20 @@ impl SimClock {
     /// Sets the offset from the wall clock (unfreezes the clock), clamped so that the time stays
     /// in range.
     pub fn set_offset_ms(&self, ms: i64) {
-        let wall = wall_ms();
-        let target = wall.saturating_add(ms).clamp(MIN_MS, MAX_MS);
+        let target = wall_ms().saturating_add(ms).clamp(MIN_MS, MAX_MS);
         self.update(|i| {
-            i.offset_ms = target.saturating_sub(wall);
+            Self::anchor(i, target);
             i.frozen_at = None;
         });
     }
 
-    /// Current offset from the wall clock in ms (for a frozen clock: frozen time minus wall time).
+    /// Current offset from the wall clock in ms (simulator time minus wall time).
     pub fn offset_ms(&self) -> i64 {
         let i = self.get();
+        let wall = wall_ms();
         match i.frozen_at {
-            Some(t) => t.saturating_sub(wall_ms()),
-            None => i.offset_ms,
+            Some(t) => t.saturating_sub(wall),
+            None => Self::running(&i, wall).saturating_sub(wall),
         }
     }
 
@@ -172,7 +233,7 @@ impl SimClock {
     pub fn unfreeze(&self) {
         self.update(|i| {
             if let Some(t) = i.frozen_at.take() {
-                i.offset_ms = t.saturating_sub(wall_ms());
+                Self::anchor(i, t);
             }
         });
     }
@@ -252,5 +313,21 @@ mod tests {
         assert!(c.now_ms() <= MAX_MS && c.now_ms() > MAX_MS - 60_000);
         c.advance_ms(i64::MIN);
         assert!(c.now_ms() < 60_000);
+    }
+
+    #[test]
+    fn speed_scales_running_time_without_jumps() {
+        let c = SimClock::running_from(1_000_000, Decimal::from(1000));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let t = c.now_ms();
+        // At least 20 wall ms have passed: at least 20 simulated seconds.
+        assert!(t >= 1_020_000, "{t}");
+        c.set_speed(Decimal::ONE);
+        let u = c.now_ms();
+        assert!(u >= t && u < t + 1_000, "{t} {u}");
+        c.freeze_now();
+        c.advance_ms(5);
+        assert_eq!(c.now_ms(), c.now_ms());
+        assert_eq!(c.speed(), Decimal::ONE);
     }
 }

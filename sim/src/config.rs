@@ -221,6 +221,12 @@ pub struct SimConfig {
     pub allow_public_bind: bool,
     /// How much history the simulator keeps (memory bound; see [`Retention`]).
     pub retention: Retention,
+    /// A recorded market to replay instead of the synthetic market maker, for the pairs and
+    /// instruments it names (`None`, the default: synthetic only); see [`crate::market`].
+    pub market: Option<crate::market::MarketConfig>,
+    /// Time from an order request to the matching engine ([`crate::market::Latency::None`]
+    /// by default: at once).
+    pub latency: crate::market::Latency,
 }
 
 /// How much history the simulator keeps, so that memory stays bounded however long it runs.
@@ -296,6 +302,8 @@ impl Default for SimConfig {
             max_connections: 1024,
             allow_public_bind: false,
             retention: Retention::default(),
+            market: None,
+            latency: crate::market::Latency::None,
         }
     }
 }

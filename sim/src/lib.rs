@@ -53,7 +53,13 @@
 //!   instruments ([`SwapInstrumentSpec`], defaults in [`config::default_swap_instruments`]),
 //!   swap fee rates, and [`Retention`]: how much history is kept (finished orders, own trades
 //!   and public trades; open orders are never dropped, a forgotten order answers as an unknown
-//!   id).
+//!   id), `market` ([`MarketConfig`]: a recorded market to replay, and its speed) and
+//!   `latency` ([`Latency`]: time from an order request to the matching engine).
+//! - [`market`]: the recording format ([`market::format`]: [`market::Writer`],
+//!   [`market::Reader`]) and the replay (books with queue position, recorded trades and
+//!   trade-through, tickers, mark and index prices, funding); [`options`]: the command-line
+//!   options shared by `digifinex-sim` and `digifinex sim` (`--market FILE`, `--speed X`,
+//!   `--latency L` among them).
 //!
 //! Module map: [`server`] (hyper server, faults, dispatch to the families), [`route`] (the
 //! route tables' type: one row per endpoint), [`control`] (Rust and HTTP control
@@ -62,7 +68,7 @@
 //! and copy-trading family: [`swap::auth`], [`swap::limits`], [`swap::market`],
 //! [`swap::engine`], [`swap::account`], [`swap::trade`], [`swap::copy`]), and shared pieces:
 //! [`accounts`], [`book`] (the order book and matching both families use), [`clock`],
-//! [`faults`], [`history`], [`limiter`],
+//! [`faults`], [`history`], [`limiter`], [`market`], [`options`],
 //! [`json`], [`num`], [`rng`], [`wire`], [`config`].
 //!
 //! Design notes where the spec is silent or contradicts itself are in the module docs of the
@@ -79,6 +85,7 @@ pub mod faults;
 pub mod history;
 pub mod json;
 pub mod limiter;
+pub mod market;
 pub mod num;
 pub mod options;
 pub mod rng;
@@ -99,6 +106,7 @@ pub use control::{
     SwapOrderView, SwapPositionView, WithdrawalView,
 };
 pub use faults::{FaultKind, FaultRule};
+pub use market::{Latency, MarketConfig, MarketSource};
 pub use server::{SimHandle, StartError};
 
 /// # Examples

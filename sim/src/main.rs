@@ -1,5 +1,9 @@
-//! `digifinex-sim [--addr ADDR] [--public] [--seed N] [--no-limits]`: runs the simulator until
-//! killed and prints its base URLs and a funded demo key pair.
+//! `digifinex-sim [--addr ADDR] [--public] [--seed N] [--no-limits] [--market FILE [--speed X]]`
+//! `[--latency L]`: runs the simulator until killed and prints its base URLs and a funded demo
+//! key pair.
+//!
+//! The options are [`digifinex_sim::options`], shared with `digifinex sim` (the same simulator
+//! behind the `digifinex` command line): an option exists in both or in neither.
 //!
 //! The options are [`digifinex_sim::options`], shared with `digifinex sim` (the same simulator
 //! behind the `digifinex` command line): an option exists in both or in neither.

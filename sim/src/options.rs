@@ -3,11 +3,15 @@
 //! which hands its arguments to [`SimOptions::parse`]). An option added here exists in both.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use rust_decimal::Decimal;
 
 use crate::config::SimConfig;
+use crate::market::{Latency, MarketConfig};
 use crate::server::check_bind_addr;
 
-/// The options and what they do, for `--help` of both commands.
+/// The options and what they do, one per line pair, for `--help` of both commands.
 pub const OPTIONS_HELP: &str = concat!(
     "  --addr ADDR   listen address (default 127.0.0.1:0, any free port); only loopback\n",
     "                addresses unless --public is given\n",
@@ -15,6 +19,12 @@ pub const OPTIONS_HELP: &str = concat!(
     "                and hands out API secrets to anyone who can reach the port\n",
     "  --seed N      seed of every generated value: books, ids, keys (default 1)\n",
     "  --no-limits   turn off request-weight limits, bans and withdrawal frequency limits\n",
+    "  --market FILE replay a recorded market (digifinex record): the books, trades, tickers,\n",
+    "                mark and index prices and funding of the pairs and instruments it names\n",
+    "                come from FILE; the clock starts at the recording's start\n",
+    "  --speed X     with --market: replay X times faster than real time (default 1)\n",
+    "  --latency L   time from an order request to the matching engine: none (default),\n",
+    "                fixed:MS, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA (drawn from the seed)\n",
     "  -h, --help    print this help"
 );
 
@@ -38,6 +48,12 @@ pub struct SimOptions {
     pub seed: u64,
     /// `--no-limits`: turn off request-weight limits, bans and withdrawal frequency limits.
     pub no_limits: bool,
+    /// `--market FILE`: a recording to replay.
+    pub market: Option<PathBuf>,
+    /// `--speed X`: replay speed (times real time; 1 by default).
+    pub speed: Decimal,
+    /// `--latency L`: the order latency model.
+    pub latency: Latency,
 }
 
 impl Default for SimOptions {
@@ -48,6 +64,9 @@ impl Default for SimOptions {
             public: false,
             seed: config.seed,
             no_limits: false,
+            market: None,
+            speed: Decimal::ONE,
+            latency: Latency::None,
         }
     }
 }
@@ -87,6 +106,19 @@ impl SimOptions {
                         .parse()
                         .map_err(|_| format!("--seed {text:?} is not an integer (0 or more)"))?;
                 }
+                "--market" => options.market = Some(PathBuf::from(value("a recording file")?)),
+                "--speed" => {
+                    let text = value("a number")?;
+                    options.speed = crate::num::parse_dec(&text)
+                        .filter(|s| *s > Decimal::ZERO && *s <= Decimal::from(1_000_000))
+                        .ok_or_else(|| {
+                            format!("--speed {text:?} is not a number above 0 and at most 1000000")
+                        })?;
+                }
+                "--latency" => {
+                    let text = value("a model like fixed:50")?;
+                    options.latency = text.parse().map_err(|e| format!("--latency {e}"))?;
+                }
                 "--public" | "--no-limits" | "-h" | "--help" if inline.is_some() => {
                     return Err(format!("{name} takes no value"));
                 }
@@ -109,9 +141,17 @@ impl SimOptions {
                 self.addr
             ));
         }
+        if self.market.is_none() && self.speed != Decimal::ONE {
+            return Err("--speed needs --market (it sets the replay's speed)".to_owned());
+        }
         let config = SimConfig {
             addr: self.addr,
             allow_public_bind: self.public,
+            market: self
+                .market
+                .as_ref()
+                .map(|m| MarketConfig::file(m).with_speed(self.speed)),
+            latency: self.latency.clone(),
             ..SimConfig::with_seed(self.seed)
         };
         Ok(if self.no_limits {
@@ -166,6 +206,42 @@ mod tests {
         );
         assert_eq!(e(&["--limits"]), "unknown argument \"--limits\"");
         assert_eq!(e(&["--public=yes"]), "--public takes no value");
+    }
+
+    #[test]
+    fn market_speed_and_latency() {
+        let o = run(&[
+            "--market",
+            "rec.jsonl.gz",
+            "--speed=60",
+            "--latency",
+            "uniform:10:30",
+        ]);
+        assert_eq!(o.market, Some(PathBuf::from("rec.jsonl.gz")));
+        assert_eq!(o.speed, Decimal::from(60));
+        let c = o.config().unwrap();
+        assert_eq!(
+            c.market,
+            Some(MarketConfig::file("rec.jsonl.gz").with_speed(Decimal::from(60)))
+        );
+        assert_eq!(
+            c.latency,
+            Latency::Uniform {
+                min_ms: 10,
+                max_ms: 30
+            }
+        );
+        let e = |args: &[&str]| SimOptions::parse(args.iter().copied()).unwrap_err();
+        assert_eq!(
+            e(&["--speed", "0"]),
+            "--speed \"0\" is not a number above 0 and at most 1000000"
+        );
+        assert!(e(&["--latency", "slow"]).starts_with("--latency \"slow\" is not none"));
+        assert_eq!(
+            run(&["--speed", "2"]).config().unwrap_err(),
+            "--speed needs --market (it sets the replay's speed)"
+        );
+        assert_eq!(run(&[]).config().unwrap().market, None);
     }
 
     #[test]

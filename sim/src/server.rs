@@ -85,9 +85,13 @@ pub struct Shared {
 
 impl Shared {
     /// Locks the state (a poisoned lock is recovered: handlers never leave it half-updated on
-    /// purpose, and a simulator should keep serving).
+    /// purpose, and a simulator should keep serving), brought up to the current simulator time
+    /// first: a replayed market's events and delayed orders due by now are applied
+    /// ([`crate::market::sync`]).
     pub fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        crate::market::sync(&mut guard, self.clock.now_ms());
+        guard
     }
 
     /// Locks the fault rules.
@@ -137,10 +141,25 @@ impl Sim {
     pub async fn bind(config: SimConfig) -> std::io::Result<Sim> {
         check_bind_addr(config.addr, config.allow_public_bind)
             .map_err(|m| std::io::Error::new(std::io::ErrorKind::InvalidInput, m))?;
+        let (config, replay) = crate::market::prepare(config)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
         let listener = TcpListener::bind(config.addr).await?;
         let addr = listener.local_addr()?;
-        let clock = SimClock::new(config.start_time_ms);
-        let state = State::new(&config, clock.now_ms());
+        let replay_start = replay.as_ref().and_then(|r| r.start_ms);
+        let clock = match (&config.market, config.start_time_ms, replay_start) {
+            // A replay runs from the recording's start at its speed unless a start is given.
+            (Some(m), None, Some(start)) => SimClock::running_from(start, m.speed),
+            (Some(m), _, _) => {
+                let c = SimClock::new(config.start_time_ms);
+                c.set_speed(m.speed);
+                c
+            }
+            (None, _, _) => SimClock::new(config.start_time_ms),
+        };
+        let mut state = State::new(&config, clock.now_ms());
+        if let Some(r) = replay {
+            crate::market::attach(&mut state, r);
+        }
         let shared = Arc::new(Shared {
             config,
             clock,

@@ -26,6 +26,8 @@ pub struct State {
     pub spot_limiter: Limiter,
     /// Swap books, orders, positions, funding, copy trading and request weights.
     pub swap: SwapState,
+    /// The recorded market being replayed and orders on their way to the engine.
+    pub feed: crate::market::Feed,
 }
 
 impl State {
@@ -42,6 +44,7 @@ impl State {
             spot,
             spot_limiter: Limiter::new(Policy::spot(config.limits.spot_weight_per_minute)),
             swap,
+            feed: crate::market::Feed::new(config),
         }
     }
 

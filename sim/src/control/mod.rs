@@ -799,6 +799,18 @@ impl Control {
 
     // ---- inspection ----
 
+    /// Counters of the recorded market being replayed (records read, events applied, lines
+    /// skipped, whether the recording has ended); `None` without a replay
+    /// ([`crate::SimConfig::market`]).
+    pub fn replay_stats(&self) -> Option<crate::market::ReplayStats> {
+        self.shared.state().feed.stats()
+    }
+
+    /// Orders placed but still on their way to the matching engine ([`crate::Latency`]).
+    pub fn pending_orders(&self) -> usize {
+        self.shared.state().feed.pending_orders()
+    }
+
     /// Number of handler panics the server caught (0 unless the simulator has a bug; tests
     /// assert it stays 0).
     pub fn panics(&self) -> u64 {

@@ -280,6 +280,8 @@ pub struct SpotState {
     pub mm_rng: Rng,
     /// How much history is kept.
     pub retention: Retention,
+    /// Per market: whether a recording drives it ([`crate::market`]; no synthetic maker).
+    pub replayed: Vec<bool>,
 }
 
 fn gap(m: &MarketSpec) -> Decimal {
@@ -349,6 +351,7 @@ impl SpotState {
             .enumerate()
             .map(|(i, m)| (m.symbol(), i))
             .collect();
+        let count = markets.len();
         SpotState {
             markets,
             by_symbol,
@@ -369,6 +372,7 @@ impl SpotState {
             levels: config.book_levels,
             mm_rng,
             retention: config.retention,
+            replayed: vec![false; count],
         }
     }
 
@@ -461,6 +465,9 @@ impl SpotState {
     }
 
     fn replenish(&mut self, m: usize) {
+        if self.replayed.get(m).copied().unwrap_or(false) {
+            return;
+        }
         let SpotState {
             markets,
             books,
@@ -593,6 +600,17 @@ pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
     }
     // Filed last, so the order a request finishes outlives the makers it finished.
     st.spot.archive(order_id);
+}
+
+/// Fills resting order `order_id` as a maker at `price` for `qty` outside a matching walk (a
+/// replayed market reached it, [`crate::market`]); its book entry is already reduced.
+pub fn fill_resting(st: &mut State, order_id: &str, price: Decimal, qty: Decimal, now_ms: i64) {
+    if qty <= Decimal::ZERO || !st.spot.orders.get(order_id).is_some_and(Order::is_active) {
+        return;
+    }
+    let tid = st.spot.next_trade_id;
+    st.spot.next_trade_id += 1;
+    settle(st, order_id, price, qty, true, tid, now_ms);
 }
 
 /// Finishes an order: sets the status and finish time, removes it from the book and releases

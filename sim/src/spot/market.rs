@@ -10,7 +10,8 @@
 //! - `/ticker`'s `change` is the 24-hour change in **percent** (`-1.91` is -1.91 %), not the
 //!   fraction the retired v2 documentation describes: `(last - open) / open * 100`, where `open`
 //!   is the first trade of the last 24 hours. DESIGN: rounded to 2 places, as published values
-//!   show (`-1.91`).
+//!   show (`-1.91`). For a pair a recording drives, `vol`, `base_vol`, `high`, `low` and
+//!   `change` are the last recorded ticker's ([`crate::market`]).
 //! - Pair case: `/ticker` and `/markets` write pairs in lower case (`btc_usdt`); the symbol lists
 //!   (`/spot/symbols`, `/margin/symbols`, `/trades/symbols`) in upper case (`BTC_USDT`), like
 //!   order, own-trade and margin-position records ([`super::pair_upper`]). `/order_book`,
@@ -88,6 +89,18 @@ fn ticker_entry(c: &Ctx<'_>, i: usize) -> J {
     } else {
         round_dp((last - open) / open * Decimal::ONE_HUNDRED, 2)
     };
+    // A replayed pair answers the recorded 24-hour figures ([`crate::market`]).
+    let rec = c.st.feed.spot_ticker(i);
+    let pick = |f: fn(&crate::market::Ticker) -> Option<Decimal>, own: Decimal| {
+        rec.and_then(f).unwrap_or(own)
+    };
+    let (vol, change, base_vol, high, low) = (
+        pick(|t| t.volume, vol),
+        pick(|t| t.change, change),
+        pick(|t| t.quote_volume, base_vol),
+        pick(|t| t.high, high),
+        pick(|t| t.low, low),
+    );
     J::obj()
         .with("vol", vol)
         .with("change", change)

@@ -238,7 +238,12 @@ fn place(
         close,
     };
     st.spot.add_order(order);
-    engine::execute(st, &id, now_ms);
+    if close {
+        engine::execute(st, &id, now_ms);
+    } else {
+        // API placements reach the engine after the configured latency.
+        crate::market::submit_spot(st, &id, now_ms);
+    }
     id
 }
 

@@ -482,6 +482,8 @@ pub struct SwapState {
     pub next_transfer_id: u64,
     /// How much history is kept.
     pub retention: Retention,
+    /// Per instrument: whether a recording drives it ([`crate::market`]; no synthetic maker).
+    pub replayed: Vec<bool>,
 }
 
 fn gap(m: &SwapInstrumentSpec) -> Decimal {
@@ -600,6 +602,7 @@ impl SwapState {
             order_seq: 0,
             next_transfer_id: 1,
             retention: config.retention,
+            replayed: vec![false; count],
         }
     }
 
@@ -832,6 +835,9 @@ impl SwapState {
     }
 
     fn replenish(&mut self, i: usize) {
+        if self.replayed.get(i).copied().unwrap_or(false) {
+            return;
+        }
         let SwapState {
             instruments,
             books,
@@ -1000,7 +1006,12 @@ pub fn place(st: &mut State, account: AccountId, p: &Prepared, copy: bool, now: 
         copy,
     };
     st.swap.add_order(order);
-    execute(st, &id, now);
+    if copy {
+        execute(st, &id, now);
+    } else {
+        // API placements reach the engine after the configured latency.
+        crate::market::submit_swap(st, &id, now);
+    }
     id
 }
 
@@ -1077,6 +1088,23 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
     }
     // Filed last, so the order a request finishes outlives the makers it finished.
     st.swap.archive(order_id);
+}
+
+/// Fills resting order `order_id` as a maker at `price` for `qty` outside a matching walk (a
+/// replayed market reached it, [`crate::market`]); its book entry is already reduced.
+pub fn fill_resting(st: &mut State, order_id: &str, price: Decimal, qty: Decimal, now: i64) {
+    if qty <= Decimal::ZERO
+        || !st
+            .swap
+            .orders
+            .get(order_id)
+            .is_some_and(SwapOrder::is_active)
+    {
+        return;
+    }
+    let tid = st.swap.next_trade_id;
+    st.swap.next_trade_id += 1;
+    settle(st, order_id, price, qty, true, tid, now);
 }
 
 /// Cancels (finishes) an active order: state -1, out of the book, frozen amounts released.

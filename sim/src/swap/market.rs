@@ -10,7 +10,8 @@
 //!   without trades is flat at the previous price with zero volume. `candles` lists the latest
 //!   `limit` periods (the current one included); `candles_history` the latest `limit` periods
 //!   starting within `[start_timestamp, end_timestamp]` (end defaults to now, start to no bound).
-//! - Ticker 24-hour figures come from the public trades of the last 24 hours;
+//! - Ticker 24-hour figures come from the public trades of the last 24 hours (for an instrument
+//!   a recording drives, the last recorded ticker's, see [`crate::market`]);
 //!   `price_change_percent` is a fraction rounded to 4 places; `volume_24h` is in contracts;
 //!   `open_interest` is the long contracts held by all accounts. `max_buy_price` and
 //!   `min_sell_price` are the mark price plus and minus 10% (orders beyond fail with 401010 and
@@ -183,6 +184,18 @@ fn ticker_json(c: &Ctx<'_>, i: usize, with_oi: bool) -> J {
     } else {
         round_dp((last - open) / open, 4)
     };
+    // A replayed instrument answers the recorded 24-hour figures ([`crate::market`]).
+    let rec = c.st.feed.swap_ticker(i);
+    let pick = |f: fn(&crate::market::Ticker) -> Option<Decimal>, own: Decimal| {
+        rec.and_then(f).unwrap_or(own)
+    };
+    let (open, high, low, vol, change) = (
+        pick(|t| t.open, open),
+        pick(|t| t.high, high),
+        pick(|t| t.low, low),
+        pick(|t| t.volume, vol),
+        pick(|t| t.change, change),
+    );
     let top = |side: Side| {
         book.map(|b| b.levels(side, 1))
             .and_then(|l| l.first().copied())

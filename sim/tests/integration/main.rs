@@ -8,6 +8,7 @@ mod faults;
 mod hardening;
 mod limits;
 mod market;
+mod market_replay;
 mod retention;
 mod routing;
 mod spot_venue;

@@ -1,0 +1,1448 @@
+//! The recording format: public market data observed on the venue, one JSON record per line,
+//! gzip-compressed. `digifinex record` writes it with [`Writer`]; the simulator replays it
+//! ([`crate::market`]) after reading it with [`Reader`].
+//!
+//! # Format `digifinex-market`, version 1
+//!
+//! **File.** A gzip file of one or more concatenated gzip members (RFC 1952 allows it; `zcat`
+//! reads it whole). The decompressed text is UTF-8, one JSON object per line, each line ended by
+//! `\n`. A member never ends inside a line. Appending to a recording adds members, so a file
+//! grows by appending and two recordings concatenated (`cat a.gz b.gz`) are one recording.
+//!
+//! **Header.** The first line of the file is a header, an object with a `format` field; a member
+//! may start with a header again (the writer writes one per session), which a reader checks like
+//! the first and otherwise ignores:
+//!
+//! ```json
+//! {"format":"digifinex-market","version":1,"created_ms":1706763540000,"source":"...",
+//!  "spot":[{"symbol":"icp_usdt","price_precision":3,"amount_precision":2,
+//!           "min_amount":"0.01","min_value":"2"}],
+//!  "swap":[{"instrument_id":"ICPUSDTPERP","base":"ICP","quote":"USDT","contract_value":"1",
+//!           "price_precision":3,"tick_size":"0.001","min_order_amount":"1",
+//!           "funding_interval_hours":8}]}
+//! ```
+//!
+//! `format` is `digifinex-market`; `version` is [`VERSION`] (a reader refuses a higher version:
+//! a new version is written only when an old reader would misread a file; new record kinds and
+//! new optional fields do not need one, readers skip what they do not know). `created_ms`
+//! (when the session started) and `source` (free text: where the data came from) are optional.
+//! `spot` and `swap` optionally describe the recorded pairs and instruments (as the venue's
+//! `/v3/spot/symbols` and `/swap/v2/public/instrument` give them), so that a simulator that
+//! does not know a pair can still list and trade it.
+//!
+//! **Records.** Every other line is one observation:
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `t` | receive time: when the recorder got the answer, ms since the Unix epoch (integer) |
+//! | `kind` | one of the kinds below |
+//!
+//! plus the fields of its kind. Prices, quantities and rates are **decimal strings** in the
+//! grammar of [`crate::num::parse_dec`] (`"11.357"`, `"1e-07"`), never JSON numbers (which
+//! readers would see through binary floating point). Book levels are `[price, quantity]` pairs,
+//! **best first** on both sides. Trades carry the venue's trade id (a string) and the trade time
+//! in ms (the spot venue reports seconds: the recorder writes seconds × 1000); `side` is the
+//! taker's side, `buy` or `sell` (spot `type`; swap `direction` 1 and 4 buy, 2 and 3 sell, the
+//! venue's code kept in the optional `direction`). Polled recent-trade lists overlap: a reader
+//! takes the lines as written and the replay drops a trade id it has already seen.
+//!
+//! | `kind` | fields |
+//! |---|---|
+//! | `spot_book` | `symbol` (`icp_usdt`), optional `depth` (levels asked for), `bids`, `asks` |
+//! | `spot_trades` | `symbol`, `trades`: list of `{id, time, price, qty, side}` (qty in base) |
+//! | `spot_ticker` | `symbol` and, each optional: `last`, `bid`, `ask`, `high`, `low`, `open`, `volume` (base, the venue's `vol`), `quote_volume` (the venue's `base_vol`), `change` (24 h, in percent as the venue writes it) |
+//! | `swap_book` | `instrument` (`BTCUSDTPERP`), optional `depth`, `bids`, `asks` (contracts) |
+//! | `swap_trades` | `instrument`, `trades`: list of `{id, time, price, qty, side, direction?}` (qty in contracts) |
+//! | `swap_ticker` | `instrument` and the optional ticker fields above (`volume` in contracts, `change` a fraction as the venue writes `price_change_percent`) |
+//! | `funding` | `instrument`, `rate` (settled at `next_time`), `next_time` (ms), optional `next_rate` (forecast for the settlement after) and `last_rate` (last settled) |
+//! | `mark` | `instrument`, `mark` (mark price), optional `index` (index price) |
+//!
+//! Example lines:
+//!
+//! ```json
+//! {"t":1706763541000,"kind":"spot_book","symbol":"icp_usdt","depth":5,"bids":[["11.356","120.5"]],"asks":[["11.358","80"]]}
+//! {"t":1706763541020,"kind":"spot_trades","symbol":"icp_usdt","trades":[{"id":"9001","time":1706763540000,"price":"11.357","qty":"0.5","side":"buy"}]}
+//! {"t":1706763541050,"kind":"funding","instrument":"ICPUSDTPERP","rate":"0.0001","next_time":1706774400000}
+//! ```
+//!
+//! **Crashes.** The writer flushes the compressor after every record (a sync flush), so a
+//! record is on disk once [`Writer::write`] returns. A crash can leave the last member
+//! unfinished (no gzip trailer) and its last line cut: [`Reader`] reads every complete line
+//! before that point and stops there without error ([`Reader::truncated`] says so);
+//! [`Writer::append`] repairs such a file before appending (the complete lines of the unfinished
+//! member are written again as a finished member, the rest cut off).
+//!
+//! **Order.** Lines are in the order they were written, which is receive-time order for one
+//! recorder; the replay orders events by time itself (see [`crate::market`]).
+
+use crate::book::Side;
+use crate::json::{fmt_dec, J};
+use crate::num::parse_dec;
+use flate2::read::MultiGzDecoder;
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// The `format` name of the header line.
+pub const FORMAT: &str = "digifinex-market";
+
+/// The format version this module writes and the highest it reads.
+pub const VERSION: u32 = 1;
+
+/// Records per gzip member before the writer starts a new member (so a crash can only cost
+/// the repair of one member's worth of lines; see the module docs).
+pub const MEMBER_RECORDS: usize = 1000;
+
+/// A spot pair as the header describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpotPairInfo {
+    /// Pair, lower case (`icp_usdt`).
+    pub symbol: String,
+    /// Decimal places of prices.
+    pub price_precision: u32,
+    /// Decimal places of base amounts.
+    pub amount_precision: u32,
+    /// Minimum base amount of an order.
+    pub min_amount: Decimal,
+    /// Minimum order value in the quote currency.
+    pub min_value: Decimal,
+}
+
+/// A swap instrument as the header describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwapInstrumentInfo {
+    /// Id (`ICPUSDTPERP`).
+    pub instrument_id: String,
+    /// Base currency.
+    pub base: String,
+    /// Quote and settlement currency.
+    pub quote: String,
+    /// Base amount of one contract.
+    pub contract_value: Decimal,
+    /// Decimal places of prices.
+    pub price_precision: u32,
+    /// Price step.
+    pub tick_size: Decimal,
+    /// Minimum order size in contracts.
+    pub min_order_amount: Decimal,
+    /// Hours between funding settlements.
+    pub funding_interval_hours: u32,
+}
+
+/// The header line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// Format version ([`VERSION`] when written by this module).
+    pub version: u32,
+    /// When the recording session started (ms).
+    pub created_ms: Option<i64>,
+    /// Where the data came from (free text).
+    pub source: Option<String>,
+    /// The recorded spot pairs, when described.
+    pub spot: Vec<SpotPairInfo>,
+    /// The recorded swap instruments, when described.
+    pub swap: Vec<SwapInstrumentInfo>,
+}
+
+impl Default for Header {
+    fn default() -> Self {
+        Header {
+            version: VERSION,
+            created_ms: None,
+            source: None,
+            spot: Vec::new(),
+            swap: Vec::new(),
+        }
+    }
+}
+
+/// One price level: price and quantity.
+pub type Level = (Decimal, Decimal);
+
+/// One public trade.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trade {
+    /// The venue's trade id.
+    pub id: String,
+    /// Trade time (ms).
+    pub time_ms: i64,
+    /// Price.
+    pub price: Decimal,
+    /// Quantity (spot: base; swap: contracts).
+    pub qty: Decimal,
+    /// Taker side.
+    pub side: Side,
+    /// Swap `direction` code (1-4) as the venue reported it.
+    pub direction: Option<i64>,
+}
+
+/// A ticker's figures, each optional (see the module docs for units).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ticker {
+    /// Last trade price.
+    pub last: Option<Decimal>,
+    /// Best bid.
+    pub bid: Option<Decimal>,
+    /// Best ask.
+    pub ask: Option<Decimal>,
+    /// 24-hour high.
+    pub high: Option<Decimal>,
+    /// 24-hour low.
+    pub low: Option<Decimal>,
+    /// 24-hour open.
+    pub open: Option<Decimal>,
+    /// 24-hour volume (spot base; swap contracts).
+    pub volume: Option<Decimal>,
+    /// 24-hour quote turnover.
+    pub quote_volume: Option<Decimal>,
+    /// 24-hour change (spot percent; swap fraction).
+    pub change: Option<Decimal>,
+}
+
+/// What a record observed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Data {
+    /// A spot order book snapshot.
+    SpotBook {
+        /// Pair (`icp_usdt`).
+        symbol: String,
+        /// Levels asked for.
+        depth: Option<u32>,
+        /// Bids, best (highest) first.
+        bids: Vec<Level>,
+        /// Asks, best (lowest) first.
+        asks: Vec<Level>,
+    },
+    /// Recent spot trades.
+    SpotTrades {
+        /// Pair.
+        symbol: String,
+        /// Trades as polled (may overlap earlier polls).
+        trades: Vec<Trade>,
+    },
+    /// A spot ticker.
+    SpotTicker {
+        /// Pair.
+        symbol: String,
+        /// Figures.
+        ticker: Ticker,
+    },
+    /// A swap order book snapshot.
+    SwapBook {
+        /// Instrument (`BTCUSDTPERP`).
+        instrument: String,
+        /// Levels asked for.
+        depth: Option<u32>,
+        /// Bids, best first.
+        bids: Vec<Level>,
+        /// Asks, best first.
+        asks: Vec<Level>,
+    },
+    /// Recent swap trades.
+    SwapTrades {
+        /// Instrument.
+        instrument: String,
+        /// Trades as polled.
+        trades: Vec<Trade>,
+    },
+    /// A swap ticker.
+    SwapTicker {
+        /// Instrument.
+        instrument: String,
+        /// Figures.
+        ticker: Ticker,
+    },
+    /// Funding of a swap instrument.
+    Funding {
+        /// Instrument.
+        instrument: String,
+        /// Rate settled at `next_time`.
+        rate: Decimal,
+        /// Next settlement (ms).
+        next_time: i64,
+        /// Forecast for the settlement after.
+        next_rate: Option<Decimal>,
+        /// Last settled rate.
+        last_rate: Option<Decimal>,
+    },
+    /// Mark and index price of a swap instrument.
+    Mark {
+        /// Instrument.
+        instrument: String,
+        /// Mark price.
+        mark: Decimal,
+        /// Index price.
+        index: Option<Decimal>,
+    },
+}
+
+/// One observation with its receive time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Receive time (ms).
+    pub t: i64,
+    /// What was observed.
+    pub data: Data,
+}
+
+/// A recording that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// Reading the file failed.
+    #[error("reading the recording: {0}")]
+    Io(#[from] io::Error),
+    /// The file does not start with a `digifinex-market` header.
+    #[error("not a digifinex-market recording: {0}")]
+    NotARecording(String),
+    /// The header's version is newer than this reader.
+    #[error("recording version {found} is newer than this reader (version {VERSION})")]
+    Version {
+        /// Version found.
+        found: u32,
+    },
+    /// A line is not a valid record (the reader goes on with the next line).
+    #[error("line {line}: {message}")]
+    Line {
+        /// Line number (1 = the first line of the file).
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+// ---- writing ----
+
+fn dec(d: Decimal) -> J {
+    J::Str(fmt_dec(d))
+}
+
+fn levels_json(levels: &[Level]) -> J {
+    J::Arr(
+        levels
+            .iter()
+            .map(|(p, q)| J::Arr(vec![dec(*p), dec(*q)]))
+            .collect(),
+    )
+}
+
+fn side_text(side: Side) -> &'static str {
+    match side {
+        Side::Buy => "buy",
+        Side::Sell => "sell",
+    }
+}
+
+fn trades_json(trades: &[Trade]) -> J {
+    J::Arr(
+        trades
+            .iter()
+            .map(|t| {
+                let j = J::obj()
+                    .with("id", t.id.as_str())
+                    .with("time", t.time_ms)
+                    .with("price", dec(t.price))
+                    .with("qty", dec(t.qty))
+                    .with("side", side_text(t.side));
+                match t.direction {
+                    Some(d) => j.with("direction", d),
+                    None => j,
+                }
+            })
+            .collect(),
+    )
+}
+
+fn ticker_json(mut j: J, t: &Ticker) -> J {
+    for (name, v) in [
+        ("last", t.last),
+        ("bid", t.bid),
+        ("ask", t.ask),
+        ("high", t.high),
+        ("low", t.low),
+        ("open", t.open),
+        ("volume", t.volume),
+        ("quote_volume", t.quote_volume),
+        ("change", t.change),
+    ] {
+        if let Some(v) = v {
+            j = j.with(name, dec(v));
+        }
+    }
+    j
+}
+
+fn opt_dec(j: J, name: &'static str, v: Option<Decimal>) -> J {
+    match v {
+        Some(v) => j.with(name, dec(v)),
+        None => j,
+    }
+}
+
+impl Header {
+    /// The header line (without the newline).
+    pub fn to_line(&self) -> String {
+        let mut j = J::obj()
+            .with("format", FORMAT)
+            .with("version", self.version);
+        if let Some(c) = self.created_ms {
+            j = j.with("created_ms", c);
+        }
+        if let Some(s) = &self.source {
+            j = j.with("source", s.as_str());
+        }
+        if !self.spot.is_empty() {
+            let list = self
+                .spot
+                .iter()
+                .map(|p| {
+                    J::obj()
+                        .with("symbol", p.symbol.as_str())
+                        .with("price_precision", p.price_precision)
+                        .with("amount_precision", p.amount_precision)
+                        .with("min_amount", dec(p.min_amount))
+                        .with("min_value", dec(p.min_value))
+                })
+                .collect::<Vec<_>>();
+            j = j.with("spot", list);
+        }
+        if !self.swap.is_empty() {
+            let list = self
+                .swap
+                .iter()
+                .map(|s| {
+                    J::obj()
+                        .with("instrument_id", s.instrument_id.as_str())
+                        .with("base", s.base.as_str())
+                        .with("quote", s.quote.as_str())
+                        .with("contract_value", dec(s.contract_value))
+                        .with("price_precision", s.price_precision)
+                        .with("tick_size", dec(s.tick_size))
+                        .with("min_order_amount", dec(s.min_order_amount))
+                        .with("funding_interval_hours", s.funding_interval_hours)
+                })
+                .collect::<Vec<_>>();
+            j = j.with("swap", list);
+        }
+        j.to_json()
+    }
+}
+
+impl Record {
+    /// The record's line (without the newline).
+    pub fn to_line(&self) -> String {
+        let j = J::obj().with("t", self.t);
+        let j = match &self.data {
+            Data::SpotBook {
+                symbol,
+                depth,
+                bids,
+                asks,
+            } => {
+                let j = j.with("kind", "spot_book").with("symbol", symbol.as_str());
+                let j = match depth {
+                    Some(d) => j.with("depth", *d),
+                    None => j,
+                };
+                j.with("bids", levels_json(bids))
+                    .with("asks", levels_json(asks))
+            }
+            Data::SpotTrades { symbol, trades } => j
+                .with("kind", "spot_trades")
+                .with("symbol", symbol.as_str())
+                .with("trades", trades_json(trades)),
+            Data::SpotTicker { symbol, ticker } => ticker_json(
+                j.with("kind", "spot_ticker")
+                    .with("symbol", symbol.as_str()),
+                ticker,
+            ),
+            Data::SwapBook {
+                instrument,
+                depth,
+                bids,
+                asks,
+            } => {
+                let j = j
+                    .with("kind", "swap_book")
+                    .with("instrument", instrument.as_str());
+                let j = match depth {
+                    Some(d) => j.with("depth", *d),
+                    None => j,
+                };
+                j.with("bids", levels_json(bids))
+                    .with("asks", levels_json(asks))
+            }
+            Data::SwapTrades { instrument, trades } => j
+                .with("kind", "swap_trades")
+                .with("instrument", instrument.as_str())
+                .with("trades", trades_json(trades)),
+            Data::SwapTicker { instrument, ticker } => ticker_json(
+                j.with("kind", "swap_ticker")
+                    .with("instrument", instrument.as_str()),
+                ticker,
+            ),
+            Data::Funding {
+                instrument,
+                rate,
+                next_time,
+                next_rate,
+                last_rate,
+            } => {
+                let j = j
+                    .with("kind", "funding")
+                    .with("instrument", instrument.as_str())
+                    .with("rate", dec(*rate))
+                    .with("next_time", *next_time);
+                let j = opt_dec(j, "next_rate", *next_rate);
+                opt_dec(j, "last_rate", *last_rate)
+            }
+            Data::Mark {
+                instrument,
+                mark,
+                index,
+            } => opt_dec(
+                j.with("kind", "mark")
+                    .with("instrument", instrument.as_str())
+                    .with("mark", dec(*mark)),
+                "index",
+                *index,
+            ),
+        };
+        j.to_json()
+    }
+}
+
+/// Counts the bytes written through it.
+#[derive(Debug)]
+struct Counting<W> {
+    inner: W,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes = self
+            .bytes
+            .saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Appends records to a recording: one line per record, the compressor flushed after each (see
+/// the module docs), a new gzip member every [`MEMBER_RECORDS`] records.
+#[derive(Debug)]
+pub struct Writer<W: Write> {
+    enc: Option<GzEncoder<Counting<W>>>,
+    in_member: usize,
+    records: u64,
+    line: Vec<u8>,
+}
+
+impl<W: Write> Writer<W> {
+    /// A writer onto `out` that starts with the header line (`out` positioned where the new
+    /// member goes: the start of an empty file or the end of a finished recording).
+    pub fn new(out: W, header: &Header) -> io::Result<Writer<W>> {
+        Writer::resume(out, header, 0)
+    }
+
+    fn resume(out: W, header: &Header, bytes: u64) -> io::Result<Writer<W>> {
+        let mut w = Writer {
+            enc: Some(GzEncoder::new(
+                Counting { inner: out, bytes },
+                Compression::default(),
+            )),
+            in_member: 0,
+            records: 0,
+            line: Vec::with_capacity(1024),
+        };
+        w.write_line(&header.to_line())?;
+        Ok(w)
+    }
+
+    fn write_line(&mut self, text: &str) -> io::Result<()> {
+        let enc = self
+            .enc
+            .as_mut()
+            .ok_or_else(|| io::Error::other("writer already finished"))?;
+        self.line.clear();
+        self.line.extend_from_slice(text.as_bytes());
+        self.line.push(b'\n');
+        enc.write_all(&self.line)?;
+        // A sync flush: everything written so far can be decompressed from the file.
+        enc.flush()
+    }
+
+    /// Appends one record and flushes it to the underlying writer.
+    pub fn write(&mut self, record: &Record) -> io::Result<()> {
+        if self.in_member >= MEMBER_RECORDS {
+            self.roll()?;
+        }
+        self.write_line(&record.to_line())?;
+        self.in_member += 1;
+        self.records += 1;
+        Ok(())
+    }
+
+    /// Finishes the current member and starts a new one.
+    fn roll(&mut self) -> io::Result<()> {
+        let enc = self
+            .enc
+            .take()
+            .ok_or_else(|| io::Error::other("writer already finished"))?;
+        let mut out = enc.finish()?;
+        out.flush()?;
+        self.enc = Some(GzEncoder::new(out, Compression::default()));
+        self.in_member = 0;
+        Ok(())
+    }
+
+    /// Records written by this writer.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Compressed bytes of the recording so far (for a file: its size, earlier sessions
+    /// included).
+    pub fn bytes(&self) -> u64 {
+        self.enc.as_ref().map_or(0, |e| e.get_ref().bytes)
+    }
+
+    /// Finishes the last member (writes the gzip trailer) and returns the underlying writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        let enc = self
+            .enc
+            .take()
+            .ok_or_else(|| io::Error::other("writer already finished"))?;
+        let mut out = enc.finish()?;
+        out.flush()?;
+        Ok(out.inner)
+    }
+}
+
+impl Writer<File> {
+    /// Creates (or empties) the file at `path` and starts it with `header`.
+    pub fn create(path: impl AsRef<Path>, header: &Header) -> io::Result<Writer<File>> {
+        Writer::new(File::create(path)?, header)
+    }
+
+    /// Opens the recording at `path` for appending (creating it when missing): repairs an
+    /// unfinished last member left by a crash (see the module docs), then starts a new member
+    /// with `header`. Reads the whole file once to find its members.
+    pub fn append(path: impl AsRef<Path>, header: &Header) -> io::Result<Writer<File>> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
+        let end = repair(&mut file)?;
+        file.seek(SeekFrom::Start(end))?;
+        Writer::resume(file, header, end)
+    }
+}
+
+/// Walks the gzip members of `file`; when one is unfinished or damaged, cuts the file where it
+/// starts and writes its complete lines again as a finished member. Returns the file's end.
+fn repair(file: &mut File) -> io::Result<u64> {
+    file.seek(SeekFrom::Start(0))?;
+    let len = file.metadata()?.len();
+    let mut reader = BufReader::new(&mut *file);
+    let mut start = 0u64;
+    let broken = loop {
+        if start >= len {
+            break None;
+        }
+        let mut member = flate2::bufread::GzDecoder::new(&mut reader);
+        match io::copy(&mut member, &mut io::sink()) {
+            Ok(_) => {
+                let next = reader.stream_position()?;
+                if next <= start {
+                    break Some(start);
+                }
+                start = next;
+            }
+            Err(_) => break Some(start),
+        }
+    };
+    drop(reader);
+    let Some(at) = broken else {
+        return Ok(len);
+    };
+    // Salvage the complete lines of the broken member.
+    file.seek(SeekFrom::Start(at))?;
+    let mut text = Vec::new();
+    let _ = flate2::bufread::GzDecoder::new(BufReader::new(&mut *file)).read_to_end(&mut text);
+    let keep = text.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    text.truncate(keep);
+    file.set_len(at)?;
+    file.seek(SeekFrom::Start(at))?;
+    if !text.is_empty() {
+        let mut enc = GzEncoder::new(&mut *file, Compression::default());
+        enc.write_all(&text)?;
+        enc.finish()?;
+    }
+    file.flush()?;
+    file.stream_position()
+}
+
+// ---- reading ----
+
+#[derive(Deserialize)]
+struct WireHeader {
+    format: String,
+    version: u32,
+    #[serde(default)]
+    created_ms: Option<i64>,
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    spot: Vec<WireSpotPair>,
+    #[serde(default)]
+    swap: Vec<WireSwapInstrument>,
+}
+
+#[derive(Deserialize)]
+struct WireSpotPair {
+    symbol: String,
+    price_precision: u32,
+    amount_precision: u32,
+    min_amount: String,
+    min_value: String,
+}
+
+#[derive(Deserialize)]
+struct WireSwapInstrument {
+    instrument_id: String,
+    base: String,
+    quote: String,
+    contract_value: String,
+    price_precision: u32,
+    tick_size: String,
+    min_order_amount: String,
+    #[serde(default = "eight")]
+    funding_interval_hours: u32,
+}
+
+fn eight() -> u32 {
+    8
+}
+
+#[derive(Deserialize)]
+struct WireTrade {
+    id: String,
+    time: i64,
+    price: String,
+    qty: String,
+    side: String,
+    #[serde(default)]
+    direction: Option<i64>,
+}
+
+#[derive(Deserialize, Default)]
+struct WireTicker {
+    #[serde(default)]
+    last: Option<String>,
+    #[serde(default)]
+    bid: Option<String>,
+    #[serde(default)]
+    ask: Option<String>,
+    #[serde(default)]
+    high: Option<String>,
+    #[serde(default)]
+    low: Option<String>,
+    #[serde(default)]
+    open: Option<String>,
+    #[serde(default)]
+    volume: Option<String>,
+    #[serde(default)]
+    quote_volume: Option<String>,
+    #[serde(default)]
+    change: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum WireData {
+    SpotBook {
+        symbol: String,
+        #[serde(default)]
+        depth: Option<u32>,
+        bids: Vec<[String; 2]>,
+        asks: Vec<[String; 2]>,
+    },
+    SpotTrades {
+        symbol: String,
+        trades: Vec<WireTrade>,
+    },
+    SpotTicker {
+        symbol: String,
+        #[serde(flatten)]
+        ticker: WireTicker,
+    },
+    SwapBook {
+        instrument: String,
+        #[serde(default)]
+        depth: Option<u32>,
+        bids: Vec<[String; 2]>,
+        asks: Vec<[String; 2]>,
+    },
+    SwapTrades {
+        instrument: String,
+        trades: Vec<WireTrade>,
+    },
+    SwapTicker {
+        instrument: String,
+        #[serde(flatten)]
+        ticker: WireTicker,
+    },
+    Funding {
+        instrument: String,
+        rate: String,
+        next_time: i64,
+        #[serde(default)]
+        next_rate: Option<String>,
+        #[serde(default)]
+        last_rate: Option<String>,
+    },
+    Mark {
+        instrument: String,
+        mark: String,
+        #[serde(default)]
+        index: Option<String>,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Deserialize)]
+struct WireRecord {
+    t: i64,
+    #[serde(flatten)]
+    data: WireData,
+}
+
+fn num(field: &str, s: &str) -> Result<Decimal, String> {
+    parse_dec(s).ok_or_else(|| format!("{field} {s:?} is not a decimal"))
+}
+
+fn opt_num(field: &str, s: Option<&String>) -> Result<Option<Decimal>, String> {
+    s.map(|s| num(field, s)).transpose()
+}
+
+fn levels(field: &str, list: &[[String; 2]]) -> Result<Vec<Level>, String> {
+    list.iter()
+        .map(|[p, q]| Ok((num(field, p)?, num(field, q)?)))
+        .collect()
+}
+
+fn trades(list: &[WireTrade]) -> Result<Vec<Trade>, String> {
+    list.iter()
+        .map(|t| {
+            let side = match t.side.as_str() {
+                "buy" => Side::Buy,
+                "sell" => Side::Sell,
+                other => return Err(format!("trade side {other:?} is not buy or sell")),
+            };
+            Ok(Trade {
+                id: t.id.clone(),
+                time_ms: t.time,
+                price: num("trade price", &t.price)?,
+                qty: num("trade qty", &t.qty)?,
+                side,
+                direction: t.direction,
+            })
+        })
+        .collect()
+}
+
+fn ticker(t: &WireTicker) -> Result<Ticker, String> {
+    Ok(Ticker {
+        last: opt_num("last", t.last.as_ref())?,
+        bid: opt_num("bid", t.bid.as_ref())?,
+        ask: opt_num("ask", t.ask.as_ref())?,
+        high: opt_num("high", t.high.as_ref())?,
+        low: opt_num("low", t.low.as_ref())?,
+        open: opt_num("open", t.open.as_ref())?,
+        volume: opt_num("volume", t.volume.as_ref())?,
+        quote_volume: opt_num("quote_volume", t.quote_volume.as_ref())?,
+        change: opt_num("change", t.change.as_ref())?,
+    })
+}
+
+fn data(w: WireData) -> Result<Option<Data>, String> {
+    Ok(Some(match w {
+        WireData::SpotBook {
+            symbol,
+            depth,
+            bids,
+            asks,
+        } => Data::SpotBook {
+            symbol,
+            depth,
+            bids: levels("bid", &bids)?,
+            asks: levels("ask", &asks)?,
+        },
+        WireData::SpotTrades { symbol, trades: t } => Data::SpotTrades {
+            symbol,
+            trades: trades(&t)?,
+        },
+        WireData::SpotTicker { symbol, ticker: t } => Data::SpotTicker {
+            symbol,
+            ticker: ticker(&t)?,
+        },
+        WireData::SwapBook {
+            instrument,
+            depth,
+            bids,
+            asks,
+        } => Data::SwapBook {
+            instrument,
+            depth,
+            bids: levels("bid", &bids)?,
+            asks: levels("ask", &asks)?,
+        },
+        WireData::SwapTrades {
+            instrument,
+            trades: t,
+        } => Data::SwapTrades {
+            instrument,
+            trades: trades(&t)?,
+        },
+        WireData::SwapTicker {
+            instrument,
+            ticker: t,
+        } => Data::SwapTicker {
+            instrument,
+            ticker: ticker(&t)?,
+        },
+        WireData::Funding {
+            instrument,
+            rate,
+            next_time,
+            next_rate,
+            last_rate,
+        } => Data::Funding {
+            instrument,
+            rate: num("rate", &rate)?,
+            next_time,
+            next_rate: opt_num("next_rate", next_rate.as_ref())?,
+            last_rate: opt_num("last_rate", last_rate.as_ref())?,
+        },
+        WireData::Mark {
+            instrument,
+            mark,
+            index,
+        } => Data::Mark {
+            instrument,
+            mark: num("mark", &mark)?,
+            index: opt_num("index", index.as_ref())?,
+        },
+        WireData::Unknown => return Ok(None),
+    }))
+}
+
+fn header(w: WireHeader) -> Result<Header, ReadError> {
+    if w.format != FORMAT {
+        return Err(ReadError::NotARecording(format!(
+            "format {:?} is not {FORMAT:?}",
+            w.format
+        )));
+    }
+    if w.version > VERSION {
+        return Err(ReadError::Version { found: w.version });
+    }
+    let bad = |m: String| ReadError::NotARecording(format!("header: {m}"));
+    let spot = w
+        .spot
+        .iter()
+        .map(|p| {
+            Ok(SpotPairInfo {
+                symbol: p.symbol.to_ascii_lowercase(),
+                price_precision: p.price_precision,
+                amount_precision: p.amount_precision,
+                min_amount: num("min_amount", &p.min_amount).map_err(bad)?,
+                min_value: num("min_value", &p.min_value).map_err(bad)?,
+            })
+        })
+        .collect::<Result<Vec<_>, ReadError>>()?;
+    let swap = w
+        .swap
+        .iter()
+        .map(|s| {
+            Ok(SwapInstrumentInfo {
+                instrument_id: s.instrument_id.clone(),
+                base: s.base.to_ascii_uppercase(),
+                quote: s.quote.to_ascii_uppercase(),
+                contract_value: num("contract_value", &s.contract_value).map_err(bad)?,
+                price_precision: s.price_precision,
+                tick_size: num("tick_size", &s.tick_size).map_err(bad)?,
+                min_order_amount: num("min_order_amount", &s.min_order_amount).map_err(bad)?,
+                funding_interval_hours: s.funding_interval_hours,
+            })
+        })
+        .collect::<Result<Vec<_>, ReadError>>()?;
+    Ok(Header {
+        version: w.version,
+        created_ms: w.created_ms,
+        source: w.source,
+        spot,
+        swap,
+    })
+}
+
+/// One parsed line.
+enum Line {
+    Header(WireHeader),
+    Record(Record),
+    Unknown,
+}
+
+fn parse_line(text: &str) -> Result<Line, String> {
+    // A header is the only line with a `format` field; look before decoding as a record.
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    if value.get("format").is_some() {
+        return WireHeader::deserialize(&value)
+            .map(Line::Header)
+            .map_err(|e| format!("header: {e}"));
+    }
+    let w = WireRecord::deserialize(&value).map_err(|e| e.to_string())?;
+    Ok(match data(w.data)? {
+        Some(data) => Line::Record(Record { t: w.t, data }),
+        None => Line::Unknown,
+    })
+}
+
+/// Reads a recording line by line (streaming: memory does not grow with the file).
+///
+/// An iterator of records: a line that is not a valid record yields an
+/// [`ReadError::Line`] and reading goes on with the next line; records of kinds this reader
+/// does not know are skipped ([`Reader::skipped`]). Reading stops without error at an
+/// unfinished gzip member or a cut last line ([`Reader::truncated`]).
+pub struct Reader {
+    input: Box<dyn BufRead + Send>,
+    header: Header,
+    line_no: u64,
+    buf: Vec<u8>,
+    truncated: bool,
+    done: bool,
+    skipped: u64,
+}
+
+impl std::fmt::Debug for Reader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader")
+            .field("header", &self.header)
+            .field("line_no", &self.line_no)
+            .field("truncated", &self.truncated)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Reader {
+    /// Opens the recording at `path` and reads its header.
+    pub fn open(path: impl AsRef<Path>) -> Result<Reader, ReadError> {
+        Reader::new(File::open(path)?)
+    }
+
+    /// Reads a recording (gzip bytes) from `input` and reads its header.
+    pub fn new(input: impl Read + Send + 'static) -> Result<Reader, ReadError> {
+        let decoder = MultiGzDecoder::new(BufReader::new(input));
+        let mut r = Reader {
+            input: Box::new(BufReader::with_capacity(64 * 1024, decoder)),
+            header: Header::default(),
+            line_no: 0,
+            buf: Vec::with_capacity(4096),
+            truncated: false,
+            done: false,
+            skipped: 0,
+        };
+        let first = r
+            .next_line()
+            .ok_or_else(|| ReadError::NotARecording("no header line".to_owned()))?;
+        let first = first.map_err(ReadError::Io)?;
+        match parse_line(&first) {
+            Ok(Line::Header(h)) => r.header = header(h)?,
+            Ok(_) => {
+                return Err(ReadError::NotARecording(
+                    "the first line is not a header".to_owned(),
+                ))
+            }
+            Err(m) => return Err(ReadError::NotARecording(m)),
+        }
+        Ok(r)
+    }
+
+    /// The header (the first line of the file).
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Whether reading stopped at an unfinished member or a cut line (a crash while writing).
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// Records of unknown kinds skipped so far.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// The next complete line; `None` at the end (a cut or undecodable tail ends reading).
+    fn next_line(&mut self) -> Option<io::Result<String>> {
+        loop {
+            if self.done {
+                return None;
+            }
+            self.buf.clear();
+            match self.input.read_until(b'\n', &mut self.buf) {
+                Ok(0) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(_) => {
+                    if self.buf.last() != Some(&b'\n') {
+                        // A last line without its newline: cut by a crash.
+                        self.truncated = true;
+                        self.done = true;
+                        return None;
+                    }
+                    self.line_no += 1;
+                    self.buf.pop();
+                    if self.buf.last() == Some(&b'\r') {
+                        self.buf.pop();
+                    }
+                    if self.buf.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    return Some(match std::str::from_utf8(&self.buf) {
+                        Ok(s) => Ok(s.to_owned()),
+                        Err(_) => Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("line {} is not UTF-8", self.line_no),
+                        )),
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.done = true;
+                    // An unfinished member (a crash) or damaged bytes: what came before stands.
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::UnexpectedEof
+                            | io::ErrorKind::InvalidData
+                            | io::ErrorKind::InvalidInput
+                    ) {
+                        self.truncated = true;
+                        return None;
+                    }
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+impl Iterator for Reader {
+    type Item = Result<Record, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let line = match self.next_line()? {
+                Ok(l) => l,
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                    return Some(Err(ReadError::Line {
+                        line: self.line_no,
+                        message: e.to_string(),
+                    }))
+                }
+                Err(e) => return Some(Err(ReadError::Io(e))),
+            };
+            match parse_line(&line) {
+                Ok(Line::Record(r)) => return Some(Ok(r)),
+                Ok(Line::Unknown) => self.skipped += 1,
+                Ok(Line::Header(h)) => {
+                    if let Err(e) = header(h) {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                }
+                Err(message) => {
+                    return Some(Err(ReadError::Line {
+                        line: self.line_no,
+                        message,
+                    }))
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::num::d;
+
+    fn sample() -> Vec<Record> {
+        vec![
+            Record {
+                t: 1000,
+                data: Data::SpotBook {
+                    symbol: "icp_usdt".into(),
+                    depth: Some(5),
+                    bids: vec![(d("11.356"), d("120.5")), (d("11.355"), d("3"))],
+                    asks: vec![(d("11.358"), d("80"))],
+                },
+            },
+            Record {
+                t: 1010,
+                data: Data::SpotTrades {
+                    symbol: "icp_usdt".into(),
+                    trades: vec![Trade {
+                        id: "9001".into(),
+                        time_ms: 1000,
+                        price: d("11.357"),
+                        qty: d("0.5"),
+                        side: Side::Buy,
+                        direction: None,
+                    }],
+                },
+            },
+            Record {
+                t: 1020,
+                data: Data::SpotTicker {
+                    symbol: "icp_usdt".into(),
+                    ticker: Ticker {
+                        last: Some(d("11.357")),
+                        change: Some(d("-1.91")),
+                        ..Ticker::default()
+                    },
+                },
+            },
+            Record {
+                t: 1030,
+                data: Data::SwapBook {
+                    instrument: "ICPUSDTPERP".into(),
+                    depth: None,
+                    bids: vec![(d("11.35"), d("10"))],
+                    asks: vec![],
+                },
+            },
+            Record {
+                t: 1040,
+                data: Data::SwapTrades {
+                    instrument: "ICPUSDTPERP".into(),
+                    trades: vec![Trade {
+                        id: "123456789012345678".into(),
+                        time_ms: 1039,
+                        price: d("11.35"),
+                        qty: d("2"),
+                        side: Side::Sell,
+                        direction: Some(2),
+                    }],
+                },
+            },
+            Record {
+                t: 1050,
+                data: Data::SwapTicker {
+                    instrument: "ICPUSDTPERP".into(),
+                    ticker: Ticker {
+                        volume: Some(d("1e-07")),
+                        ..Ticker::default()
+                    },
+                },
+            },
+            Record {
+                t: 1060,
+                data: Data::Funding {
+                    instrument: "ICPUSDTPERP".into(),
+                    rate: d("0.0001"),
+                    next_time: 28_800_000,
+                    next_rate: Some(d("-0.00005")),
+                    last_rate: None,
+                },
+            },
+            Record {
+                t: 1070,
+                data: Data::Mark {
+                    instrument: "ICPUSDTPERP".into(),
+                    mark: d("11.36"),
+                    index: Some(d("11.357")),
+                },
+            },
+        ]
+    }
+
+    fn header() -> Header {
+        Header {
+            created_ms: Some(999),
+            source: Some("test".into()),
+            spot: vec![SpotPairInfo {
+                symbol: "icp_usdt".into(),
+                price_precision: 3,
+                amount_precision: 2,
+                min_amount: d("0.01"),
+                min_value: d("2"),
+            }],
+            ..Header::default()
+        }
+    }
+
+    fn write_all(records: &[Record]) -> Vec<u8> {
+        let mut w = Writer::new(Vec::new(), &header()).unwrap();
+        for r in records {
+            w.write(r).unwrap();
+        }
+        assert_eq!(w.records(), records.len() as u64);
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn every_kind_round_trips() {
+        let bytes = write_all(&sample());
+        let r = Reader::new(std::io::Cursor::new(bytes)).unwrap();
+        assert_eq!(r.header(), &header());
+        let got: Vec<Record> = r.map(|x| x.unwrap()).collect();
+        assert_eq!(got, sample());
+    }
+
+    #[test]
+    fn lines_are_as_documented() {
+        let r = &sample()[0];
+        assert_eq!(
+            r.to_line(),
+            r#"{"t":1000,"kind":"spot_book","symbol":"icp_usdt","depth":5,"bids":[["11.356","120.5"],["11.355","3"]],"asks":[["11.358","80"]]}"#
+        );
+        assert_eq!(
+            sample()[6].to_line(),
+            r#"{"t":1060,"kind":"funding","instrument":"ICPUSDTPERP","rate":"0.0001","next_time":28800000,"next_rate":"-0.00005"}"#
+        );
+    }
+
+    #[test]
+    fn concatenated_members_and_repeated_headers_read_as_one() {
+        let all = sample();
+        let mut bytes = write_all(&all[..3]);
+        bytes.extend(write_all(&all[3..]));
+        let got: Vec<Record> = Reader::new(std::io::Cursor::new(bytes))
+            .unwrap()
+            .map(|x| x.unwrap())
+            .collect();
+        assert_eq!(got, all);
+    }
+
+    #[test]
+    fn a_cut_file_reads_up_to_the_cut() {
+        let all = sample();
+        let mut w = Writer::new(Vec::new(), &header()).unwrap();
+        let mut before_last = 0;
+        for r in &all {
+            before_last = w.bytes();
+            w.write(r).unwrap();
+        }
+        // No trailer (a crash after the last flush).
+        let bytes = w.enc.take().unwrap().get_ref().inner.clone();
+        let full: Vec<Record> = Reader::new(std::io::Cursor::new(bytes.clone()))
+            .unwrap()
+            .map(|x| x.unwrap())
+            .collect();
+        assert_eq!(full, all);
+        // Cut inside the last record's bytes.
+        let cut_at = usize::try_from(before_last).unwrap() + 5;
+        let mut r = Reader::new(std::io::Cursor::new(bytes[..cut_at].to_vec())).unwrap();
+        let cut: Vec<Record> = r.by_ref().map(|x| x.unwrap()).collect();
+        assert_eq!(cut, all[..all.len() - 1].to_vec());
+        assert!(r.truncated());
+    }
+
+    #[test]
+    fn bad_lines_and_unknown_kinds() {
+        let mut text = header().to_line();
+        text.push('\n');
+        text.push_str(&sample()[0].to_line());
+        text.push_str("\n{\"t\":5,\"kind\":\"spot_book\",\"symbol\":\"x\",\"bids\":[[\"1\",\"+2\"]],\"asks\":[]}\n");
+        text.push_str("{\"t\":6,\"kind\":\"liquidations\",\"instrument\":\"X\"}\n");
+        text.push_str(&sample()[7].to_line());
+        text.push('\n');
+        let mut enc = GzEncoder::new(Vec::new(), Compression::default());
+        enc.write_all(text.as_bytes()).unwrap();
+        let mut r = Reader::new(std::io::Cursor::new(enc.finish().unwrap())).unwrap();
+        assert_eq!(r.next().unwrap().unwrap(), sample()[0]);
+        match r.next().unwrap() {
+            Err(ReadError::Line { line: 3, message }) => {
+                assert_eq!(message, "bid \"+2\" is not a decimal")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(r.next().unwrap().unwrap(), sample()[7]);
+        assert!(r.next().is_none());
+        assert_eq!(r.skipped(), 1);
+        assert!(!r.truncated());
+    }
+
+    #[test]
+    fn refuses_other_files() {
+        let gz = |s: &str| {
+            let mut enc = GzEncoder::new(Vec::new(), Compression::default());
+            enc.write_all(s.as_bytes()).unwrap();
+            std::io::Cursor::new(enc.finish().unwrap())
+        };
+        assert!(matches!(
+            Reader::new(gz("{\"format\":\"digifinex-market\",\"version\":2}\n")),
+            Err(ReadError::Version { found: 2 })
+        ));
+        assert!(matches!(
+            Reader::new(gz("{\"t\":1,\"kind\":\"mark\"}\n")),
+            Err(ReadError::NotARecording(_))
+        ));
+        assert!(matches!(
+            Reader::new(gz("")),
+            Err(ReadError::NotARecording(_))
+        ));
+    }
+
+    #[test]
+    fn append_repairs_a_crashed_file() {
+        let dir = std::env::temp_dir().join(format!("dfx-rec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("crash.jsonl.gz");
+        let all = sample();
+        let mut w = Writer::create(&path, &header()).unwrap();
+        let mut before_last = 0;
+        for r in &all[..4] {
+            before_last = w.bytes();
+            w.write(r).unwrap();
+        }
+        // A crash: no trailer, and the last record torn.
+        std::mem::forget(w);
+        let f = OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(before_last + 5).unwrap();
+        drop(f);
+        let mut w = Writer::append(&path, &header()).unwrap();
+        for r in &all[4..] {
+            w.write(r).unwrap();
+        }
+        w.finish().unwrap();
+        let mut r = Reader::open(&path).unwrap();
+        let got: Vec<Record> = r.by_ref().map(|x| x.unwrap()).collect();
+        // The torn last record of the first session is lost, everything else kept.
+        let mut want = all[..3].to_vec();
+        want.extend_from_slice(&all[4..]);
+        assert_eq!(got, want);
+        assert!(!r.truncated());
+        // Appending to a finished file only adds.
+        let w = Writer::append(&path, &header()).unwrap();
+        w.finish().unwrap();
+        assert_eq!(Reader::open(&path).unwrap().count(), want.len());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

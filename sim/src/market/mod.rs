@@ -1,0 +1,926 @@
+//! A recorded market: the file format ([`mod@format`]), replaying a recording into the simulator,
+//! and the order latency model ([`latency`]).
+//!
+//! With [`crate::SimConfig::market`] set, the books, public trades, tickers, mark and index
+//! prices and funding of every pair and instrument the recording names come from the recording
+//! instead of the synthetic market maker; the others keep the synthetic market (the default).
+//!
+//! # Time
+//!
+//! The simulator clock *is* the recording's clock: at start it reads the recording's first
+//! receive time (unless [`crate::SimConfig::start_time_ms`] freezes it elsewhere) and runs at
+//! [`MarketConfig::speed`] times the wall clock, or moves only as a test advances it. Whatever
+//! happened in the recording up to the current simulator time has happened in the simulator,
+//! applied lazily, in time order, whenever the state is read or changed (every request and
+//! control call): so a replay is deterministic, however the requests are timed.
+//!
+//! Events are ordered by their time: a snapshot, ticker, funding or mark record at its receive
+//! time, a recorded trade at its trade time (so the trades a snapshot already reflects are
+//! applied before it, and no size is consumed twice). The replay reads [`LOOKAHEAD_MS`] of
+//! receive time ahead of the next event to find those trades; a trade that arrives later than
+//! that is applied when read. Records with the same time apply in file order. At the end of the
+//! recording the market stays as it last was.
+//!
+//! # What each record does
+//!
+//! - **Book snapshot** ([`crate::book::Book::apply_snapshot`]): the recorded size of every
+//!   listed level is set, levels no longer there lose their recorded size (see the book's
+//!   DESIGN note on queue position); own orders stay. Own orders the new book crosses fill as
+//!   makers at their price ([`crate::book::Book::uncross`]).
+//! - **Trade** (each trade id once): appended to the public trades (with a simulator trade id);
+//!   the trade consumes the level at its price from the front of the queue and trades through
+//!   every better level ([`crate::book::Book::recorded_trade`]): own orders reached fill as
+//!   makers.
+//! - **Ticker**: the 24-hour figures of `/ticker` (spot `high`, `low`, `vol`, `base_vol`,
+//!   `change`; swap `high_24h`, `low_24h`, `open_24h`, `volume_24h`, `price_change_percent`)
+//!   are the last recorded ones; prices at the top of the book and the last price come from the
+//!   replayed book and trades.
+//! - **Mark**: the mark price (and the index price; without one the index follows the mark).
+//! - **Funding**: the rate that settles at the recorded next funding time, and that time (never
+//!   one already settled); a recorded last rate enters the funding history one interval
+//!   before. Settlement itself runs as always (at each instrument's interval, with the mark
+//!   price of that moment), as do liquidations (checked at every swap event).
+//!
+//! Pairs and instruments the header describes and the configuration lacks are added (their
+//! reference price from their first recorded book). A pair or instrument changes over to the
+//! recording at its first event: the synthetic maker's quotes and trades (and swap funding
+//! history) go, own orders stay, and the synthetic maker no longer tops it up.
+//!
+//! DESIGN (own orders): an order that takes liquidity walks the replayed book (the recorded
+//! depth, with its slippage); what it takes is gone until the next snapshot says otherwise (the
+//! recording did not see our trade). Fills from the recording are maker fills at the resting
+//! order's price, charged the maker rate. The public trades are the recorded ones plus the
+//! trades of orders that take liquidity; a maker fill caused by a recorded trade is part of that
+//! trade and adds none. Trade ids in answers are the simulator's.
+//!
+//! # Latency
+//!
+//! [`crate::SimConfig::latency`] ([`Latency`]) delays API order placements (spot and margin
+//! `order/new` and `batch_new`; swap `order_place` and `batch_order`): the order is accepted and
+//! frozen at the request time, answered at once, listed as open, and reaches the book only
+//! after the drawn delay, against the book as it is then (recorded or synthetic); a cancel
+//! before that finds it and cancels it. Position closes and copy-trading orders are not
+//! delayed. The answer itself is not delayed (add a [`crate::FaultKind::Latency`] rule for
+//! that).
+
+pub mod format;
+pub mod latency;
+
+pub use format::{Data, Header, ReadError, Reader, Record, Ticker, Trade, Writer};
+pub use latency::Latency;
+
+use crate::book::Side;
+use crate::config::{MarketSpec, SimConfig, SwapInstrumentSpec};
+use crate::history::push_capped;
+use crate::rng::{mix, Rng};
+use crate::state::State;
+use rust_decimal::Decimal;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Receive time read ahead of the next event (ms): trades polled up to this long after a
+/// snapshot are still applied before it when their trade time is earlier.
+pub const LOOKAHEAD_MS: i64 = 60_000;
+
+/// Trade ids remembered per pair or instrument to drop repeated trades of overlapping polls.
+pub const SEEN_TRADES: usize = 4096;
+
+/// Where a recording comes from.
+#[derive(Clone)]
+pub enum MarketSource {
+    /// A recording file.
+    File(PathBuf),
+    /// Recording bytes (gzip) from a reader, taken when the simulator starts (so one source
+    /// starts one simulator).
+    Reader(Arc<Mutex<Option<Box<dyn Read + Send>>>>),
+}
+
+impl MarketSource {
+    /// A reader of recording bytes (gzip), such as a `Cursor` over a [`Writer`]'s output.
+    pub fn reader(r: impl Read + Send + 'static) -> MarketSource {
+        MarketSource::Reader(Arc::new(Mutex::new(Some(Box::new(r)))))
+    }
+
+    /// Opens the recording.
+    pub fn open(&self) -> Result<Reader, ReadError> {
+        match self {
+            MarketSource::File(p) => Reader::open(p),
+            MarketSource::Reader(r) => {
+                let taken = match r.lock() {
+                    Ok(mut g) => g.take(),
+                    Err(p) => p.into_inner().take(),
+                };
+                let input = taken.ok_or_else(|| {
+                    ReadError::Io(std::io::Error::other(
+                        "the recording reader was already used by another simulator",
+                    ))
+                })?;
+                Reader::new(input)
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for MarketSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MarketSource::File(p) => f.debug_tuple("File").field(p).finish(),
+            MarketSource::Reader(_) => f.write_str("Reader(..)"),
+        }
+    }
+}
+
+impl PartialEq for MarketSource {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (MarketSource::File(a), MarketSource::File(b)) => a == b,
+            (MarketSource::Reader(a), MarketSource::Reader(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// A recorded market to replay ([`crate::SimConfig::market`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarketConfig {
+    /// The recording.
+    pub source: MarketSource,
+    /// Simulator milliseconds per wall millisecond while the clock runs (1: real time).
+    pub speed: Decimal,
+}
+
+impl MarketConfig {
+    /// The recording at `path`, replayed in real time.
+    pub fn file(path: impl Into<PathBuf>) -> MarketConfig {
+        MarketConfig {
+            source: MarketSource::File(path.into()),
+            speed: Decimal::ONE,
+        }
+    }
+
+    /// A recording read from `r` (gzip bytes), replayed in real time.
+    pub fn reader(r: impl Read + Send + 'static) -> MarketConfig {
+        MarketConfig {
+            source: MarketSource::reader(r),
+            speed: Decimal::ONE,
+        }
+    }
+
+    /// The same at `speed` times real time.
+    pub fn with_speed(mut self, speed: Decimal) -> MarketConfig {
+        self.speed = speed;
+        self
+    }
+}
+
+/// A pair or instrument of the replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Target {
+    Spot(usize),
+    Swap(usize),
+}
+
+#[derive(Debug)]
+enum Event {
+    Book {
+        target: Target,
+        bids: Vec<(Decimal, Decimal)>,
+        asks: Vec<(Decimal, Decimal)>,
+    },
+    Trade {
+        target: Target,
+        trade: Trade,
+    },
+    Ticker {
+        target: Target,
+        ticker: Ticker,
+    },
+    Funding {
+        inst: usize,
+        rate: Decimal,
+        next_time: i64,
+        next_rate: Option<Decimal>,
+        last_rate: Option<Decimal>,
+    },
+    Mark {
+        inst: usize,
+        mark: Decimal,
+        index: Option<Decimal>,
+    },
+}
+
+/// An event in the replay's queue: ordered by time, trades before other events of the same
+/// time (a record is received after the trades it reflects), then by the order it was read.
+#[derive(Debug)]
+struct Queued {
+    time: i64,
+    class: u8,
+    seq: u64,
+    event: Event,
+}
+
+impl Queued {
+    fn key(&self) -> (i64, u8, u64) {
+        (self.time, self.class, self.seq)
+    }
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Queued {}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+/// Trade ids seen recently (a bounded set).
+#[derive(Debug, Default)]
+struct Seen {
+    set: HashSet<String>,
+    order: VecDeque<String>,
+}
+
+impl Seen {
+    /// Whether `id` is new (and remembers it).
+    fn fresh(&mut self, id: &str) -> bool {
+        if self.set.contains(id) {
+            return false;
+        }
+        self.set.insert(id.to_owned());
+        self.order.push_back(id.to_owned());
+        while self.order.len() > SEEN_TRADES {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+        true
+    }
+}
+
+/// Counters of a replay.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReplayStats {
+    /// Records read.
+    pub records: u64,
+    /// Events applied.
+    pub applied: u64,
+    /// Lines that could not be read (skipped).
+    pub bad_lines: u64,
+    /// Records naming a pair or instrument the simulator does not have (skipped).
+    pub unknown: u64,
+    /// Repeated trades dropped.
+    pub repeated_trades: u64,
+    /// Whether the whole recording has been read.
+    pub ended: bool,
+}
+
+/// The replay cursor: the reader, records read ahead, the event queue.
+#[derive(Debug)]
+struct Replay {
+    reader: Option<Reader>,
+    /// Records read before the replay started (looking for first prices), consumed first.
+    prefetched: VecDeque<Record>,
+    /// The next record not yet queued.
+    next: Option<Record>,
+    queue: BinaryHeap<Reverse<Queued>>,
+    seq: u64,
+    seen: HashMap<Target, Seen>,
+    stats: ReplayStats,
+}
+
+impl Replay {
+    fn read(&mut self) -> Option<Record> {
+        if let Some(r) = self.prefetched.pop_front() {
+            return Some(r);
+        }
+        loop {
+            let reader = self.reader.as_mut()?;
+            match reader.next() {
+                Some(Ok(r)) => return Some(r),
+                Some(Err(_)) => self.stats.bad_lines += 1,
+                None => {
+                    self.reader = None;
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Queues every record received up to `horizon`.
+    fn fill(&mut self, st: &State, horizon: i64) {
+        loop {
+            if self.next.is_none() {
+                self.next = self.read();
+                if self.next.is_none() {
+                    self.stats.ended = true;
+                    return;
+                }
+                self.stats.records += 1;
+            }
+            match self.next.take() {
+                Some(r) if r.t <= horizon => self.queue_record(st, r),
+                other => {
+                    self.next = other;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, time: i64, event: Event) {
+        self.seq += 1;
+        let class = u8::from(!matches!(event, Event::Trade { .. }));
+        self.queue.push(Reverse(Queued {
+            time,
+            class,
+            seq: self.seq,
+            event,
+        }));
+    }
+
+    fn queue_record(&mut self, st: &State, r: Record) {
+        let spot = |s: &str| st.spot.by_symbol.get(&s.to_ascii_lowercase()).copied();
+        let swap = |s: &str| st.swap.index(s);
+        let t = r.t;
+        match r.data {
+            Data::SpotBook {
+                symbol, bids, asks, ..
+            } => match spot(&symbol) {
+                Some(m) => self.push(
+                    t,
+                    Event::Book {
+                        target: Target::Spot(m),
+                        bids,
+                        asks,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::SwapBook {
+                instrument,
+                bids,
+                asks,
+                ..
+            } => match swap(&instrument) {
+                Some(i) => self.push(
+                    t,
+                    Event::Book {
+                        target: Target::Swap(i),
+                        bids,
+                        asks,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::SpotTrades { symbol, trades } => match spot(&symbol) {
+                Some(m) => self.queue_trades(Target::Spot(m), trades),
+                None => self.stats.unknown += 1,
+            },
+            Data::SwapTrades { instrument, trades } => match swap(&instrument) {
+                Some(i) => self.queue_trades(Target::Swap(i), trades),
+                None => self.stats.unknown += 1,
+            },
+            Data::SpotTicker { symbol, ticker } => match spot(&symbol) {
+                Some(m) => self.push(
+                    t,
+                    Event::Ticker {
+                        target: Target::Spot(m),
+                        ticker,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::SwapTicker { instrument, ticker } => match swap(&instrument) {
+                Some(i) => self.push(
+                    t,
+                    Event::Ticker {
+                        target: Target::Swap(i),
+                        ticker,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::Funding {
+                instrument,
+                rate,
+                next_time,
+                next_rate,
+                last_rate,
+            } => match swap(&instrument) {
+                Some(inst) => self.push(
+                    t,
+                    Event::Funding {
+                        inst,
+                        rate,
+                        next_time,
+                        next_rate,
+                        last_rate,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::Mark {
+                instrument,
+                mark,
+                index,
+            } => match swap(&instrument) {
+                Some(inst) => self.push(t, Event::Mark { inst, mark, index }),
+                None => self.stats.unknown += 1,
+            },
+        }
+    }
+
+    fn queue_trades(&mut self, target: Target, trades: Vec<Trade>) {
+        // Venues list recent trades newest first: a list whose first trade is not older than
+        // its last is taken in that order. Applied oldest first.
+        let mut trades = trades;
+        if let (Some(first), Some(last)) = (trades.first(), trades.last()) {
+            if first.time_ms >= last.time_ms {
+                trades.reverse();
+            }
+        }
+        trades.sort_by_key(|t| t.time_ms);
+        for trade in trades {
+            if !self.seen.entry(target).or_default().fresh(&trade.id) {
+                self.stats.repeated_trades += 1;
+                continue;
+            }
+            self.push(trade.time_ms, Event::Trade { target, trade });
+        }
+    }
+
+    /// Time of the earliest queued event, reading ahead as needed.
+    fn next_time(&mut self, st: &State) -> Option<i64> {
+        let head = self
+            .queue
+            .peek()
+            .map(|q| q.0.time)
+            .into_iter()
+            .chain(self.next.as_ref().map(|r| r.t))
+            .min();
+        match head {
+            Some(h) => self.fill(st, h.saturating_add(LOOKAHEAD_MS)),
+            None => {
+                // Nothing read yet (or all consumed): read the next record, then look again.
+                self.fill(st, i64::MIN);
+                if let Some(t) = self.next.as_ref().map(|r| r.t) {
+                    self.fill(st, t.saturating_add(LOOKAHEAD_MS));
+                }
+            }
+        }
+        self.queue.peek().map(|q| q.0.time)
+    }
+}
+
+/// An order waiting for its latency to pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pending {
+    Spot(String),
+    Swap(String),
+}
+
+/// The market feed in the simulator state: the replay (when configured), recorded tickers, and
+/// orders on their way to the engine ([`Latency`]).
+#[derive(Debug)]
+pub struct Feed {
+    replay: Option<Replay>,
+    latency: Latency,
+    rng: Rng,
+    pending: BTreeMap<(i64, u64), Pending>,
+    pending_seq: u64,
+    spot_tickers: HashMap<usize, Ticker>,
+    swap_tickers: HashMap<usize, Ticker>,
+}
+
+impl Feed {
+    /// A feed for `config` without a replay attached.
+    pub fn new(config: &SimConfig) -> Feed {
+        Feed {
+            replay: None,
+            latency: config.latency.clone(),
+            rng: Rng::new(mix(config.seed ^ 0x6c61_7465_6e63_7921)),
+            pending: BTreeMap::new(),
+            pending_seq: 0,
+            spot_tickers: HashMap::new(),
+            swap_tickers: HashMap::new(),
+        }
+    }
+
+    /// The last recorded ticker of spot market `m`.
+    pub fn spot_ticker(&self, m: usize) -> Option<&Ticker> {
+        self.spot_tickers.get(&m)
+    }
+
+    /// The last recorded ticker of swap instrument `i`.
+    pub fn swap_ticker(&self, i: usize) -> Option<&Ticker> {
+        self.swap_tickers.get(&i)
+    }
+
+    /// Counters of the replay (`None` without one).
+    pub fn stats(&self) -> Option<ReplayStats> {
+        self.replay.as_ref().map(|r| r.stats)
+    }
+
+    /// Orders placed but not yet at the engine.
+    pub fn pending_orders(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Draws the delay of one order placed now (0 without a latency model).
+    fn delay(&mut self) -> i64 {
+        i64::try_from(self.latency.sample(&mut self.rng)).unwrap_or(0)
+    }
+
+    fn queue(&mut self, at: i64, p: Pending) {
+        self.pending_seq += 1;
+        self.pending.insert((at, self.pending_seq), p);
+    }
+}
+
+/// Opens the recording of `config.market` (if any) and completes the configuration: pairs and
+/// instruments the header describes and the configuration lacks are added (their reference
+/// price from their first recorded book). Returns the configuration, the replay to attach
+/// ([`attach`]) and the recording's first time.
+pub fn prepare(mut config: SimConfig) -> Result<(SimConfig, Option<Prepared>), ReadError> {
+    let Some(market) = config.market.clone() else {
+        return Ok((config, None));
+    };
+    let mut reader = market.source.open()?;
+    let header = reader.header().clone();
+    // Read ahead (up to a minute of records) for the first prices and the first time.
+    let mut prefetched = VecDeque::new();
+    let mut first_t = None;
+    let mut mids: HashMap<String, Decimal> = HashMap::new();
+    for r in reader.by_ref() {
+        let Ok(r) = r else { continue };
+        let t0 = *first_t.get_or_insert(r.t);
+        let (name, bids, asks) = match &r.data {
+            Data::SpotBook {
+                symbol, bids, asks, ..
+            } => (symbol.to_ascii_lowercase(), bids, asks),
+            Data::SwapBook {
+                instrument,
+                bids,
+                asks,
+                ..
+            } => (instrument.clone(), bids, asks),
+            _ => (String::new(), &Vec::new(), &Vec::new()),
+        };
+        if let (Some(b), Some(a)) = (bids.first(), asks.first()) {
+            mids.entry(name).or_insert((a.0 + b.0) / Decimal::TWO);
+        }
+        let late = r.t > t0.saturating_add(LOOKAHEAD_MS);
+        prefetched.push_back(r);
+        if late || prefetched.len() >= 10_000 {
+            break;
+        }
+    }
+    for p in &header.spot {
+        if config.markets.iter().any(|m| m.symbol() == p.symbol) {
+            continue;
+        }
+        let Some((base, quote)) = p.symbol.split_once('_') else {
+            continue;
+        };
+        let mid = mids.get(&p.symbol).copied().unwrap_or(Decimal::ONE);
+        let mut spec = MarketSpec::new(
+            base,
+            quote,
+            crate::num::round_dp(mid, p.price_precision),
+            (p.price_precision, p.amount_precision),
+            (p.min_amount, p.min_value),
+        );
+        spec.zone = "MAIN".to_owned();
+        config.markets.push(spec);
+    }
+    for s in &header.swap {
+        if config
+            .swap_instruments
+            .iter()
+            .any(|i| i.instrument_id == s.instrument_id)
+        {
+            continue;
+        }
+        let mid = mids.get(&s.instrument_id).copied().unwrap_or(Decimal::ONE);
+        let mut spec = SwapInstrumentSpec::new(
+            &s.base,
+            &s.quote,
+            s.contract_value,
+            s.price_precision,
+            crate::num::round_dp(mid, s.price_precision),
+        );
+        spec.instrument_id = s.instrument_id.clone();
+        spec.tick_size = s.tick_size;
+        spec.min_order_amount = s.min_order_amount;
+        spec.funding_interval_hours = s.funding_interval_hours;
+        spec.copy_trading = false;
+        config.swap_instruments.push(spec);
+    }
+    let start_ms = first_t.or(header.created_ms);
+    Ok((
+        config,
+        Some(Prepared {
+            reader,
+            prefetched,
+            start_ms,
+        }),
+    ))
+}
+
+/// A recording opened by [`prepare`], ready to [`attach`].
+#[derive(Debug)]
+pub struct Prepared {
+    reader: Reader,
+    prefetched: VecDeque<Record>,
+    /// The recording's first receive time (the header's `created_ms` when it has no record).
+    pub start_ms: Option<i64>,
+}
+
+/// Attaches a prepared recording to the state: the replay starts with the next
+/// [`sync`].
+pub fn attach(st: &mut State, prepared: Prepared) {
+    st.feed.replay = Some(Replay {
+        reader: Some(prepared.reader),
+        prefetched: prepared.prefetched,
+        next: None,
+        queue: BinaryHeap::new(),
+        seq: 0,
+        seen: HashMap::new(),
+        stats: ReplayStats::default(),
+    });
+}
+
+/// Brings the state up to simulator time `now`: applies, in time order, every recorded event
+/// and every delayed order due by then (see the module docs). Cheap when nothing is due.
+pub fn sync(st: &mut State, now: i64) {
+    if st.feed.replay.is_none() && st.feed.pending.is_empty() {
+        return;
+    }
+    let mut replay = st.feed.replay.take();
+    loop {
+        let event_at = replay.as_mut().and_then(|r| r.next_time(st));
+        let order_at = st.feed.pending.keys().next().map(|k| k.0);
+        let event_first = match (event_at, order_at) {
+            (Some(e), Some(o)) => e <= o,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if event_first {
+            let Some(r) = replay.as_mut() else { break };
+            match r.queue.peek() {
+                Some(q) if q.0.time <= now => {}
+                _ => break,
+            }
+            let Some(Reverse(q)) = r.queue.pop() else {
+                break;
+            };
+            r.stats.applied += 1;
+            apply(st, q.time, q.event);
+        } else {
+            let Some((&(at, seq), _)) = st.feed.pending.iter().next() else {
+                break;
+            };
+            if at > now {
+                break;
+            }
+            let Some(p) = st.feed.pending.remove(&(at, seq)) else {
+                break;
+            };
+            arrive(st, p, at);
+        }
+    }
+    st.feed.replay = replay;
+}
+
+/// A delayed order reaches the engine at `at`.
+fn arrive(st: &mut State, p: Pending, at: i64) {
+    match p {
+        Pending::Spot(id) => {
+            if st.spot.orders.get(&id).is_some_and(|o| o.is_active()) {
+                crate::spot::engine::execute(st, &id, at);
+            }
+        }
+        Pending::Swap(id) => {
+            crate::swap::engine::tick(st, at);
+            if st.swap.orders.get(&id).is_some_and(|o| o.is_active()) {
+                crate::swap::engine::execute(st, &id, at);
+            }
+        }
+    }
+}
+
+/// Matches a stored spot order now, or at its arrival when a latency model delays it.
+pub fn submit_spot(st: &mut State, id: &str, now: i64) {
+    let delay = st.feed.delay();
+    if delay > 0 {
+        st.feed
+            .queue(now.saturating_add(delay), Pending::Spot(id.to_owned()));
+    } else {
+        crate::spot::engine::execute(st, id, now);
+    }
+}
+
+/// Matches a stored swap order now, or at its arrival when a latency model delays it.
+pub fn submit_swap(st: &mut State, id: &str, now: i64) {
+    let delay = st.feed.delay();
+    if delay > 0 {
+        st.feed
+            .queue(now.saturating_add(delay), Pending::Swap(id.to_owned()));
+    } else {
+        crate::swap::engine::execute(st, id, now);
+    }
+}
+
+/// Hands a replayed pair or instrument over to the recording on its first event: the synthetic
+/// maker's quotes and trades go (own orders stay), and it is no longer topped up.
+fn activate(st: &mut State, target: Target) {
+    match target {
+        Target::Spot(m) => {
+            if st.spot.replayed.get(m).copied().unwrap_or(true) {
+                return;
+            }
+            if let Some(r) = st.spot.replayed.get_mut(m) {
+                *r = true;
+            }
+            if let Some(book) = st.spot.books.get_mut(m) {
+                book.apply_snapshot(Side::Buy, &[]);
+                book.apply_snapshot(Side::Sell, &[]);
+            }
+            if let Some(t) = st.spot.trades.get_mut(m) {
+                t.clear();
+            }
+        }
+        Target::Swap(i) => {
+            if st.swap.replayed.get(i).copied().unwrap_or(true) {
+                return;
+            }
+            if let Some(r) = st.swap.replayed.get_mut(i) {
+                *r = true;
+            }
+            if let Some(book) = st.swap.books.get_mut(i) {
+                book.apply_snapshot(Side::Buy, &[]);
+                book.apply_snapshot(Side::Sell, &[]);
+            }
+            if let Some(t) = st.swap.trades.get_mut(i) {
+                t.clear();
+            }
+            if let Some(f) = st.swap.funding.get_mut(i) {
+                f.history.clear();
+            }
+        }
+    }
+}
+
+fn apply(st: &mut State, time: i64, event: Event) {
+    let target = match &event {
+        Event::Book { target, .. } | Event::Trade { target, .. } | Event::Ticker { target, .. } => {
+            *target
+        }
+        Event::Funding { inst, .. } | Event::Mark { inst, .. } => Target::Swap(*inst),
+    };
+    activate(st, target);
+    if let Target::Swap(_) = target {
+        // Funding due before this moment settles at the prices before it.
+        crate::swap::engine::tick(st, time);
+    }
+    match event {
+        Event::Book { target, bids, asks } => {
+            let fills = match target {
+                Target::Spot(m) => st.spot.books.get_mut(m),
+                Target::Swap(i) => st.swap.books.get_mut(i),
+            }
+            .map(|book| {
+                book.apply_snapshot(Side::Buy, &bids);
+                book.apply_snapshot(Side::Sell, &asks);
+                book.uncross()
+            })
+            .unwrap_or_default();
+            fill_own(st, target, fills, time);
+        }
+        Event::Trade { target, trade } => {
+            match target {
+                Target::Spot(m) => {
+                    let id = st.spot.next_trade_id;
+                    st.spot.next_trade_id += 1;
+                    let keep = st.spot.retention.public_trades_per_market;
+                    if let Some(list) = st.spot.trades.get_mut(m) {
+                        push_capped(
+                            list,
+                            crate::spot::engine::PublicTrade {
+                                id,
+                                time_ms: trade.time_ms,
+                                price: trade.price,
+                                amount: trade.qty,
+                                side: trade.side,
+                            },
+                            keep,
+                        );
+                    }
+                }
+                Target::Swap(i) => {
+                    let id = st.swap.next_trade_id;
+                    st.swap.next_trade_id += 1;
+                    let keep = st.swap.retention.public_trades_per_market;
+                    let direction = trade.direction.unwrap_or(match trade.side {
+                        Side::Buy => 1,
+                        Side::Sell => 2,
+                    });
+                    if let Some(list) = st.swap.trades.get_mut(i) {
+                        push_capped(
+                            list,
+                            crate::swap::engine::PubTrade {
+                                id,
+                                time_ms: trade.time_ms,
+                                price: trade.price,
+                                size: trade.qty,
+                                direction,
+                            },
+                            keep,
+                        );
+                    }
+                }
+            }
+            let fills = match target {
+                Target::Spot(m) => st.spot.books.get_mut(m),
+                Target::Swap(i) => st.swap.books.get_mut(i),
+            }
+            .map(|book| book.recorded_trade(trade.side, trade.price, trade.qty))
+            .unwrap_or_default();
+            fill_own(st, target, fills, time);
+        }
+        Event::Ticker { target, ticker } => match target {
+            Target::Spot(m) => {
+                st.feed.spot_tickers.insert(m, ticker);
+            }
+            Target::Swap(i) => {
+                st.feed.swap_tickers.insert(i, ticker);
+            }
+        },
+        Event::Mark { inst, mark, index } => {
+            if let Some(m) = st.swap.marks.get_mut(inst) {
+                *m = Some(mark);
+            }
+            if let Some(x) = st.swap.indexes.get_mut(inst) {
+                *x = index;
+            }
+            // Liquidations at the new mark price.
+            crate::swap::engine::tick(st, time);
+        }
+        Event::Funding {
+            inst,
+            rate,
+            next_time,
+            next_rate,
+            last_rate,
+        } => {
+            let period = st
+                .swap
+                .instruments
+                .get(inst)
+                .map_or(crate::swap::engine::FUNDING_PERIOD_MS, |s| {
+                    s.funding_period_ms()
+                });
+            if let Some(f) = st.swap.funding.get_mut(inst) {
+                let settled = f.history.last().map(|h| h.0);
+                if settled.is_none_or(|s| next_time > s) {
+                    f.rate = rate;
+                    f.next_time = next_time;
+                    if let Some(n) = next_rate {
+                        f.next_rate = n;
+                    }
+                }
+                // The last settlement the venue reported, one interval before the next.
+                let previous = next_time.saturating_sub(period);
+                if let Some(r) = last_rate {
+                    if settled.is_none_or(|s| previous > s) {
+                        f.history.push((previous, r));
+                    }
+                }
+            }
+            crate::swap::engine::tick(st, time);
+        }
+    }
+}
+
+/// Settles the maker fills of own orders that a recorded event reached.
+fn fill_own(st: &mut State, target: Target, fills: Vec<crate::book::Fill>, time: i64) {
+    for f in fills {
+        let Some(id) = f.maker else { continue };
+        match target {
+            Target::Spot(_) => crate::spot::engine::fill_resting(st, &id, f.price, f.qty, time),
+            Target::Swap(_) => crate::swap::engine::fill_resting(st, &id, f.price, f.qty, time),
+        }
+    }
+}
