@@ -1,19 +1,32 @@
 //! Places a small limit buy far below the market (0.001 BTC at 10,000 USDT: a value of 10 USDT,
 //! above the pair's minimum), then cancels it.
 //!
-//! Credentials come from `DIGIFINEX_API_KEY` and `DIGIFINEX_API_SECRET`. Against a running
-//! simulator (`cargo run -p digifinex-sim -- --addr 127.0.0.1:8080` prints a funded demo key
-//! and secret), also set `DIGIFINEX_SIM_URL=http://127.0.0.1:8080`; without it the order goes
-//! to the real exchange.
+//! Against a running simulator (`cargo run -p digifinex-sim -- --addr 127.0.0.1:8080`), set
+//! only `DIGIFINEX_SIM_URL=http://127.0.0.1:8080`: the example asks the simulator's control API
+//! for a funded demo key pair (unless `DIGIFINEX_API_KEY` and `DIGIFINEX_API_SECRET` are set).
+//! Without `DIGIFINEX_SIM_URL` the order goes to the real exchange, with the key pair from
+//! `DIGIFINEX_API_KEY` and `DIGIFINEX_API_SECRET`.
 use digifinex_ureq::core::spot::{CancelOrdersRequest, LimitOrder, Market, PlaceOrderRequest};
 use digifinex_ureq::core::{Amount, Credentials, Error, Family, Price};
 use digifinex_ureq::Client;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let key = std::env::var("DIGIFINEX_API_KEY")?;
-    let secret = std::env::var("DIGIFINEX_API_SECRET")?;
+    let sim_url = std::env::var("DIGIFINEX_SIM_URL").ok();
+    let (key, secret) = match (
+        std::env::var("DIGIFINEX_API_KEY"),
+        std::env::var("DIGIFINEX_API_SECRET"),
+        &sim_url,
+    ) {
+        (Ok(k), Ok(s), _) => (k, s),
+        (_, _, Some(sim)) => demo_keys(sim)?,
+        _ => {
+            return Err(
+                "set DIGIFINEX_API_KEY and DIGIFINEX_API_SECRET, or DIGIFINEX_SIM_URL".into(),
+            )
+        }
+    };
     let mut builder = Client::builder().credentials(Credentials::new(key, secret));
-    if let Ok(sim) = std::env::var("DIGIFINEX_SIM_URL") {
+    if let Some(sim) = sim_url {
         // The simulator serves spot under `/v3` and swap at its root, over plain HTTP.
         builder = builder
             .spot_base_url(format!("{sim}/v3"))
@@ -44,4 +57,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cancelled = client.send(&CancelOrdersRequest::new(Market::Spot, [placed.order_id]))?;
     println!("cancelled {cancelled:?}");
     Ok(())
+}
+
+/// A funded demo key pair from the simulator's control API (`POST /__sim/demo`).
+fn demo_keys(sim: &str) -> Result<(String, String), Box<dyn std::error::Error>> {
+    let body = digifinex_ureq::ureq::post(format!("{sim}/__sim/demo"))
+        .send_empty()?
+        .into_body()
+        .read_to_string()?;
+    let demo: serde_json::Value = serde_json::from_str(&body)?;
+    match (demo["key"].as_str(), demo["secret"].as_str()) {
+        (Some(k), Some(s)) => Ok((k.to_owned(), s.to_owned())),
+        _ => Err(format!("no demo key pair in {body}").into()),
+    }
 }
