@@ -147,7 +147,7 @@ fn is_loopback_http(url: &str) -> bool {
 /// Whether `url` (given with `flag`) is plain http that may be used: loopback, or another host
 /// with `--allow-http`; any other plain-http URL is a usage error naming the URL and the flag,
 /// and so is a URL that is neither `https://` nor `http://`.
-fn plain_http(flag: &str, url: Option<&str>, allowed: bool) -> Result<bool, Failure> {
+pub(crate) fn plain_http(flag: &str, url: Option<&str>, allowed: bool) -> Result<bool, Failure> {
     let Some(url) = url else {
         return Ok(false);
     };

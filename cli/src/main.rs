@@ -79,6 +79,7 @@ mod demo;
 mod describe;
 mod live;
 mod reconcile;
+mod record;
 mod replay;
 mod table;
 
@@ -107,6 +108,9 @@ enum Command {
     /// Decodes a response body read from stdin and prints the typed result as JSON; with
     /// `--from FILE`, re-decodes every answer of a recording and reports which fail.
     Decode(DecodeArgs),
+    /// Polls public market data (books, trades, tickers; swap funding and mark prices) into a
+    /// recording that `digifinex sim --market FILE` replays; stops at --duration-s or Ctrl-C.
+    Record(record::RecordArgs),
     /// Serves a recording (`call --record`, or a client's recorder) over HTTP on loopback: each
     /// request gets its recorded answer (404 with the difference when none matches).
     Replay(ReplayArgs),
@@ -256,6 +260,7 @@ fn main() -> ExitCode {
         Command::Describe(args) => describe_endpoint(args),
         Command::Decode(args) => decode(args),
         Command::Replay(args) => replay_cmd(args),
+        Command::Record(args) => record::run(args),
         Command::Request(args) => request(args),
         Command::Call(args) => live::call(args),
         Command::Sim(args) => live::sim(args),
