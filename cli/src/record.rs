@@ -93,19 +93,19 @@ fn poll<E: Endpoint>(client: &Client, request: &E, p: &mut Progress) -> Option<E
     }
 }
 
-fn levels(side: &[spot::Level]) -> Vec<(Decimal, Decimal)> {
+/// Book levels: `(price, quantity)`.
+type Levels = Vec<(Decimal, Decimal)>;
+
+fn levels(side: &[spot::Level]) -> Levels {
     side.iter().map(|l| (l.price, l.amount)).collect()
 }
 
 /// Best first: bids by price descending, asks ascending (the venue's order varies).
-fn book(
-    bids: &[spot::Level],
-    asks: &[spot::Level],
-) -> (Vec<(Decimal, Decimal)>, Vec<(Decimal, Decimal)>) {
+fn book(bids: &[spot::Level], asks: &[spot::Level]) -> (Levels, Levels) {
     let mut b = levels(bids);
     let mut a = levels(asks);
-    b.sort_by(|x, y| y.0.cmp(&x.0));
-    a.sort_by(|x, y| x.0.cmp(&y.0));
+    b.sort_by_key(|l| std::cmp::Reverse(l.0));
+    a.sort_by_key(|l| l.0);
     (b, a)
 }
 
