@@ -509,14 +509,14 @@ fn replay_cmd(args: ReplayArgs) -> Result<(), Failure> {
     let replayer = digifinex_core::record::Replayer::open(&args.file, mode)
         .map_err(|e| Failure::Usage(format!("cannot read the recording {}: {e}", args.file)))?;
     let count = replayer.records().count();
-    replay::serve(replayer, args.addr, |bound| {
-        println!(
-            "replaying {count} exchange(s) of {} on http://{bound}",
-            args.file
-        );
-        println!("spot base URL: http://{bound}/v3");
-        println!("swap base URL: http://{bound}");
+    let file = args.file.clone();
+    replay::serve(replayer, args.addr, move |bound| {
+        // The same `key: value` lines as `digifinex sim`, so a script reads either.
+        println!("spot_base_url: http://{bound}/v3");
+        println!("swap_base_url: http://{bound}");
+        println!("records: {count}");
         let _ = io::stdout().flush();
+        eprintln!("replaying {file} until interrupted (Ctrl-C)");
     })
     .map_err(Failure::Other)
 }

@@ -108,12 +108,20 @@ fn record_decode_and_replay() {
     let stdout = child.stdout.take().expect("stdout");
     let server = Server(child);
     let mut lines = BufReader::new(stdout).lines();
-    let _banner = lines.next().expect("banner").expect("line");
     let spot = lines.next().expect("spot line").expect("line");
     let spot_url = spot
-        .strip_prefix("spot base URL: ")
+        .strip_prefix("spot_base_url: ")
         .expect("spot url")
         .to_owned();
+    let swap = lines.next().expect("swap line").expect("line");
+    assert_eq!(
+        swap.strip_prefix("swap_base_url: "),
+        spot_url.strip_suffix("/v3")
+    );
+    assert_eq!(
+        lines.next().expect("records line").expect("line"),
+        "records: 2"
+    );
     let again = run(&[
         "call",
         "--base-url",
