@@ -4,7 +4,7 @@
 //! object per line, format below); a [`Replayer`] answers requests from such a file, in order
 //! ([`ReplayMode::Strict`]) or by request ([`ReplayMode::Matching`]). Both clients take either
 //! (`ClientBuilder::recorder`, `ClientBuilder::replayer`), and both implement
-//! [`Exchange`](crate::exchange::Exchange) for the closure driver.
+//! [`Exchange`] for the closure driver.
 //!
 //! # Format (version 1)
 //!

@@ -109,3 +109,8 @@ fn reader() {
         );
     }
 }
+
+#[test]
+fn ws_frame() {
+    replay("ws_frame");
+}
