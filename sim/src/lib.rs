@@ -81,6 +81,7 @@ pub mod spot;
 pub mod state;
 pub mod swap;
 pub mod wire;
+pub mod ws;
 
 pub use accounts::{AccountId, AccountType, Balance, Permissions, WhitelistEntry};
 pub use config::{
@@ -93,3 +94,4 @@ pub use control::{
 };
 pub use faults::{FaultKind, FaultRule};
 pub use server::{Sim, SimHandle, StartError};
+pub use ws::{WsFamily, WsSim, WsSimConfig, WsSimHandle};
