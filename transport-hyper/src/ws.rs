@@ -213,6 +213,12 @@ impl Stream {
         self.conn.unsubscribe(sub)
     }
 
+    /// Asks the server for its time: [`Event::ServerTime`] follows every frame the server
+    /// sent before answering (a marker in tests).
+    pub fn request_time(&mut self) {
+        self.conn.request_time();
+    }
+
     /// Closes the socket; the stream ends after reporting it.
     pub fn close(&mut self) {
         let now = self.clock.now();
