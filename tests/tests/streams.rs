@@ -14,6 +14,7 @@ trait Client {
     fn next(&mut self) -> Option<Event>;
     fn book(&self, sub: &Subscription) -> Option<Book>;
     fn request_time(&mut self);
+    fn unsubscribe(&mut self, sub: &Subscription) -> bool;
 }
 
 struct Blocking(digifinex_ureq::ws::Stream);
@@ -27,6 +28,9 @@ impl Client for Blocking {
     }
     fn request_time(&mut self) {
         self.0.request_time()
+    }
+    fn unsubscribe(&mut self, sub: &Subscription) -> bool {
+        self.0.unsubscribe(sub)
     }
 }
 
@@ -42,6 +46,9 @@ impl Client for Async {
     }
     fn request_time(&mut self) {
         self.0.request_time()
+    }
+    fn unsubscribe(&mut self, sub: &Subscription) -> bool {
+        self.0.unsubscribe(sub)
     }
 }
 
@@ -483,4 +490,247 @@ fn sim_drops_the_31st_swap_channel() {
             Err(_) => break,
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Private channels: pushes when the REST simulator's orders and balances change.
+
+use digifinex_core::spot::{
+    CancelOrdersRequest, LimitOrder, Market, OrderStatus, PlaceOrderRequest,
+};
+use digifinex_core::{swap, Amount, Credentials, Decimal, Price, Size};
+use digifinex_sim::{Sim, SimConfig};
+
+fn private_client(
+    kind: Kind,
+    ws: &WsSimHandle,
+    family: Family,
+    subs: &[&str],
+    creds: &Credentials,
+) -> Box<dyn Client> {
+    let url = match family {
+        Family::Spot => ws.spot_url(),
+        _ => ws.swap_url(),
+    };
+    let subs: Vec<Subscription> = subs.iter().map(|s| s.parse().unwrap()).collect();
+    match kind {
+        Kind::Blocking => {
+            let mut b = digifinex_ureq::ws::StreamBuilder::new(family)
+                .url(url)
+                .allow_plain()
+                .credentials(creds.clone())
+                .config(fast_config());
+            for s in subs {
+                b = b.subscribe(s);
+            }
+            Box::new(Blocking(b.build().unwrap()))
+        }
+        Kind::Async => {
+            let mut b = digifinex_hyper::ws::StreamBuilder::new(family)
+                .url(url)
+                .allow_plain()
+                .credentials(creds.clone())
+                .config(fast_config());
+            for s in subs {
+                b = b.subscribe(s);
+            }
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            Box::new(Async(b.build().unwrap(), rt))
+        }
+    }
+}
+
+fn spot_orders(events: &[Event]) -> Vec<(String, Option<OrderStatus>, Option<Decimal>)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::SpotOrders { orders } => Some(orders),
+            _ => None,
+        })
+        .flatten()
+        .map(|o| (o.id.clone(), o.status.clone(), o.filled))
+        .collect()
+}
+
+fn spot_private(kind: Kind) {
+    let sim = Sim::start(SimConfig::default()).unwrap();
+    let demo = sim.control().demo_account();
+    let creds = Credentials::new(demo.keys.key.clone(), demo.keys.secret.clone());
+    let ws = WsSim::start(
+        WsSimConfig {
+            tick: Duration::from_millis(20),
+            ..WsSimConfig::default()
+        },
+        Some(sim.control()),
+    )
+    .unwrap();
+    let rest = digifinex_ureq::Client::builder()
+        .spot_base_url(sim.spot_base_url())
+        .allow_http(true)
+        .credentials(creds.clone())
+        .build()
+        .unwrap();
+    // A public channel keeps events flowing between the private ones.
+    let subs = [
+        "spot:ticker:btc_usdt",
+        "spot:order:btc_usdt",
+        "spot:balance:USDT",
+    ];
+    let mut c = private_client(kind, &ws, Family::Spot, &subs, &creds);
+    let events = until(
+        &mut *c,
+        Duration::from_secs(5),
+        |e| matches!(e, Event::Subscribed { subscriptions } if subscriptions[0].channel.is_private()),
+    );
+    assert!(events.contains(&Event::Authenticated {
+        family: Family::Spot
+    }));
+    run_for(&mut *c, Duration::from_millis(100));
+
+    let buy = |price: i64| {
+        PlaceOrderRequest::new(
+            Market::Spot,
+            "btc_usdt",
+            LimitOrder::buy(
+                Amount::new(Decimal::new(1, 2)),
+                Price::new(Decimal::new(price, 0)),
+            ),
+        )
+    };
+    let a = rest.send(&buy(10000)).unwrap().order_id;
+    let events = until(&mut *c, Duration::from_secs(5), |e| {
+        matches!(e, Event::SpotBalances { .. })
+    });
+    assert_eq!(
+        spot_orders(&events),
+        vec![(
+            a.clone(),
+            Some(OrderStatus::NotExecuted),
+            Some(Decimal::ZERO)
+        )]
+    );
+    let Some(Event::SpotBalances { balances }) = events.last() else {
+        unreachable!()
+    };
+    assert_eq!(balances[0].currency, "USDT");
+    assert_eq!(balances[0].used, Some(Decimal::new(100, 0)));
+
+    // A duplicated push arrives twice, identical.
+    ws.duplicate_private(1);
+    rest.send(&CancelOrdersRequest::new(Market::Spot, [a.clone()]))
+        .unwrap();
+    let events = until(&mut *c, Duration::from_secs(5), |e| {
+        matches!(e, Event::SpotBalances { .. })
+    });
+    let cancelled = (a.clone(), Some(OrderStatus::Cancelled), Some(Decimal::ZERO));
+    assert_eq!(spot_orders(&events), vec![cancelled.clone(), cancelled]);
+
+    // A reordered push: the cancel is seen before the placement (no sequence number tells);
+    // the cumulative state of the last push is wrong until reconciled over REST.
+    assert!(c_unsubscribe_balance(&mut *c));
+    ws.reorder_private(1);
+    let b = rest.send(&buy(10001)).unwrap().order_id;
+    run_for(&mut *c, Duration::from_millis(100));
+    rest.send(&CancelOrdersRequest::new(Market::Spot, [b.clone()]))
+        .unwrap();
+    let events = until(
+        &mut *c,
+        Duration::from_secs(5),
+        |e| matches!(e, Event::SpotOrders { orders } if orders[0].status == Some(OrderStatus::NotExecuted)),
+    );
+    assert_eq!(
+        spot_orders(&events),
+        vec![
+            (b.clone(), Some(OrderStatus::Cancelled), Some(Decimal::ZERO)),
+            (b, Some(OrderStatus::NotExecuted), Some(Decimal::ZERO)),
+        ]
+    );
+}
+
+/// Drops the balance channel (through the machine, as a user would).
+fn c_unsubscribe_balance(c: &mut dyn Client) -> bool {
+    c.unsubscribe(&"spot:balance:USDT".parse().unwrap())
+}
+
+#[test]
+fn blocking_spot_private() {
+    spot_private(Kind::Blocking);
+}
+
+#[test]
+fn async_spot_private() {
+    spot_private(Kind::Async);
+}
+
+fn swap_private(kind: Kind) {
+    let sim = Sim::start(SimConfig::default()).unwrap();
+    let demo = sim.control().demo_account();
+    let creds = Credentials::new(demo.keys.key.clone(), demo.keys.secret.clone());
+    let ws = WsSim::start(
+        WsSimConfig {
+            tick: Duration::from_millis(20),
+            ..WsSimConfig::default()
+        },
+        Some(sim.control()),
+    )
+    .unwrap();
+    let rest = digifinex_ureq::Client::builder()
+        .swap_base_url(sim.swap_base_url())
+        .allow_http(true)
+        .credentials(creds.clone())
+        .build()
+        .unwrap();
+    let subs = ["swap:ticker:BTCUSDTPERP", "swap:order", "swap:account"];
+    let mut c = private_client(kind, &ws, Family::Swap, &subs, &creds);
+    until(
+        &mut *c,
+        Duration::from_secs(5),
+        |e| matches!(e, Event::Subscribed { subscriptions } if subscriptions[0].channel.is_private()),
+    );
+    run_for(&mut *c, Duration::from_millis(100));
+    // The swap auth timestamp went as a JSON number.
+    assert_eq!(ws.auth_timestamp_kinds(), vec!["number"]);
+    let placed = rest
+        .send(&swap::PlaceOrderRequest::new(swap::OrderSpec::limit(
+            "BTCUSDTPERP",
+            swap::OrderSide::OpenLong,
+            Size::new(Decimal::ONE),
+            Price::new(Decimal::new(10000, 0)),
+        )))
+        .unwrap()
+        .order_id;
+    let events = until(&mut *c, Duration::from_secs(5), |e| {
+        matches!(e, Event::SwapOrders { .. })
+    });
+    let Some(Event::SwapOrders { orders }) = events.last() else {
+        unreachable!()
+    };
+    assert_eq!(orders[0].order_id, placed);
+    assert_eq!(orders[0].state, Some(swap::OrderState::Open));
+    assert_eq!(orders[0].size, Some(Decimal::ONE));
+    assert_eq!(orders[0].filled_qty, Some(Decimal::ZERO));
+    rest.send(&swap::CancelOrderRequest::new(
+        "BTCUSDTPERP",
+        placed.clone(),
+    ))
+    .unwrap();
+    let events = until(
+        &mut *c,
+        Duration::from_secs(5),
+        |e| matches!(e, Event::SwapOrders { orders } if orders[0].state == Some(swap::OrderState::Canceled)),
+    );
+    assert!(!events.is_empty());
+}
+
+#[test]
+fn blocking_swap_private() {
+    swap_private(Kind::Blocking);
+}
+
+#[test]
+fn async_swap_private() {
+    swap_private(Kind::Async);
 }
