@@ -214,10 +214,7 @@ fn subscribe_and_receive(kind: Kind) {
         assert!(first.iter().any(|e| matches!(e, Event::Connected { .. })));
         let events = run_for(&mut *c, Duration::from_millis(800));
         assert!(count(&events, |e| is_book(e, false)) >= 5, "deltas");
-        let trades = |e: &Event| match e {
-            Event::SpotTrades { .. } | Event::SwapTrades { .. } => true,
-            _ => false,
-        };
+        let trades = |e: &Event| matches!(e, Event::SpotTrades { .. } | Event::SwapTrades { .. });
         let tickers = |e: &Event| matches!(e, Event::SpotTickers { .. } | Event::SwapTicker(_));
         assert!(
             count(&first, trades) + count(&events, trades) >= 2,
