@@ -1,7 +1,7 @@
 //! Async websocket streams on [`tokio_tungstenite`] (issue 19).
 //!
 //! A [`Stream`] is one socket of one family, driven by the sans-IO
-//! [`Connection`](digifinex_core::ws::Connection): this module only opens sockets (TCP, rustls,
+//! [`Connection`]: this module only opens sockets (TCP, rustls,
 //! the upgrade), moves frames, and waits until the machine's next deadline. Keepalive pings,
 //! the lifetime recycle, `server.auth`, resubscription after every reconnect, reconnect backoff
 //! with jitter and the local order books live in the core and behave the same in the blocking
