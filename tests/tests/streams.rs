@@ -495,6 +495,7 @@ fn sim_drops_the_31st_swap_channel() {
 use digifinex_core::spot::{
     CancelOrdersRequest, LimitOrder, Market, OrderStatus, PlaceOrderRequest,
 };
+use digifinex_core::ws::{Change, OrderState};
 use digifinex_core::{swap, Amount, Credentials, Decimal, Price, Size};
 use digifinex_sim::{Sim, SimConfig};
 
@@ -504,6 +505,7 @@ fn private_client(
     family: Family,
     subs: &[&str],
     creds: &Credentials,
+    rest: &digifinex_sim::SimHandle,
 ) -> Box<dyn Client> {
     let url = match family {
         Family::Spot => ws.spot_url(),
@@ -512,10 +514,18 @@ fn private_client(
     let subs: Vec<Subscription> = subs.iter().map(|s| s.parse().unwrap()).collect();
     match kind {
         Kind::Blocking => {
+            let client = digifinex_ureq::Client::builder()
+                .spot_base_url(rest.spot_base_url())
+                .swap_base_url(rest.swap_base_url())
+                .allow_http(true)
+                .credentials(creds.clone())
+                .build()
+                .unwrap();
             let mut b = digifinex_ureq::ws::StreamBuilder::new(family)
                 .url(url)
                 .allow_plain()
                 .credentials(creds.clone())
+                .reconcile_with(client)
                 .config(fast_config());
             for s in subs {
                 b = b.subscribe(s);
@@ -523,18 +533,28 @@ fn private_client(
             Box::new(Blocking(b.build().unwrap()))
         }
         Kind::Async => {
-            let mut b = digifinex_hyper::ws::StreamBuilder::new(family)
-                .url(url)
-                .allow_plain()
-                .credentials(creds.clone())
-                .config(fast_config());
-            for s in subs {
-                b = b.subscribe(s);
-            }
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .unwrap();
+            let client = rt.block_on(async {
+                digifinex_hyper::Client::builder()
+                    .spot_base_url(rest.spot_base_url())
+                    .swap_base_url(rest.swap_base_url())
+                    .allow_http(true)
+                    .credentials(creds.clone())
+                    .build()
+                    .unwrap()
+            });
+            let mut b = digifinex_hyper::ws::StreamBuilder::new(family)
+                .url(url)
+                .allow_plain()
+                .credentials(creds.clone())
+                .reconcile_with(client)
+                .config(fast_config());
+            for s in subs {
+                b = b.subscribe(s);
+            }
             Box::new(Async(b.build().unwrap(), rt))
         }
     }
@@ -576,7 +596,7 @@ fn spot_private(kind: Kind) {
         "spot:order:btc_usdt",
         "spot:balance:USDT",
     ];
-    let mut c = private_client(kind, &ws, Family::Spot, &subs, &creds);
+    let mut c = private_client(kind, &ws, Family::Spot, &subs, &creds, &sim);
     let events = until(
         &mut *c,
         Duration::from_secs(5),
@@ -642,8 +662,35 @@ fn spot_private(kind: Kind) {
         spot_orders(&events),
         vec![
             (b.clone(), Some(OrderStatus::Cancelled), Some(Decimal::ZERO)),
-            (b, Some(OrderStatus::NotExecuted), Some(Decimal::ZERO)),
+            (
+                b.clone(),
+                Some(OrderStatus::NotExecuted),
+                Some(Decimal::ZERO)
+            ),
         ]
+    );
+    // The stream now believes B open. After a reconnect the REST read corrects it.
+    ws.disconnect_all();
+    let events = until(&mut *c, Duration::from_secs(5), |e| {
+        matches!(e, Event::Reconciled { .. })
+    });
+    let Some(Event::Reconciled {
+        initial: false,
+        changes,
+        ..
+    }) = events.last()
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(
+        changes,
+        &vec![Change::OrderClosed {
+            order: OrderState {
+                id: b,
+                market: Some("BTC_USDT".into()),
+                filled: Some(Decimal::ZERO)
+            }
+        }]
     );
 }
 
@@ -681,7 +728,7 @@ fn swap_private(kind: Kind) {
         .build()
         .unwrap();
     let subs = ["swap:ticker:BTCUSDTPERP", "swap:order", "swap:account"];
-    let mut c = private_client(kind, &ws, Family::Swap, &subs, &creds);
+    let mut c = private_client(kind, &ws, Family::Swap, &subs, &creds, &sim);
     until(
         &mut *c,
         Duration::from_secs(5),

@@ -29,8 +29,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use digifinex_core::ws::{
-    Action, Connection, Event, Frame, SubscribeError, Subscription, WsConfig, SPOT_WS_URL,
-    SWAP_WS_URL,
+    Action, Connection, Event, Frame, PrivateSnapshot, SubscribeError, Subscription, WsConfig,
+    SPOT_WS_URL, SWAP_WS_URL,
 };
 use digifinex_core::{Clock, Credentials, Error, Family, SystemClock, TimestampMillis};
 use tungstenite::protocol::Message;
@@ -52,6 +52,7 @@ pub struct StreamBuilder {
     allow_plain: bool,
     roots: Option<Vec<Vec<u8>>>,
     tls: Option<Arc<rustls::ClientConfig>>,
+    rest: Option<crate::Client>,
 }
 
 impl std::fmt::Debug for StreamBuilder {
@@ -87,6 +88,7 @@ impl StreamBuilder {
             allow_plain: false,
             roots: None,
             tls: None,
+            rest: None,
         }
     }
 
@@ -144,6 +146,15 @@ impl StreamBuilder {
         self
     }
 
+    /// Reconciles the private state over REST with `client` (the same account) each time the
+    /// private subscriptions are acknowledged on a new socket: open orders, balances and
+    /// (swap) positions are read and the differences with what the pushes said are reported
+    /// as [`Event::Reconciled`] (or [`Event::ReconcileFailed`]).
+    pub fn reconcile_with(mut self, client: crate::Client) -> Self {
+        self.rest = Some(client);
+        self
+    }
+
     /// Checks the URL and the subscriptions and returns the stream; the first socket is
     /// opened by the first call to [`Stream::next_event`].
     pub fn build(self) -> Result<Stream, Error> {
@@ -171,6 +182,7 @@ impl StreamBuilder {
             tls,
             clock: self.clock,
             connect_timeout: self.connect_timeout,
+            rest: self.rest,
         })
     }
 }
@@ -191,6 +203,7 @@ pub struct Stream {
     tls: Option<Arc<rustls::ClientConfig>>,
     clock: Arc<dyn Clock>,
     connect_timeout: Duration,
+    rest: Option<crate::Client>,
 }
 
 impl std::fmt::Debug for Stream {
@@ -234,6 +247,14 @@ impl Stream {
     /// The next event, blocking; `None` once the stream was closed.
     pub fn next_event(&mut self) -> Option<Event> {
         loop {
+            if self.conn.reconcile_due() {
+                if let Some(client) = &self.rest {
+                    match read_private(client, self.conn.family()) {
+                        Ok(snapshot) => self.conn.on_private_snapshot(snapshot),
+                        Err(e) => self.conn.on_reconcile_failed(e.to_string()),
+                    }
+                }
+            }
             let now = self.clock.now();
             match self.conn.poll(now) {
                 Action::Event(e) => return Some(e),
@@ -356,6 +377,24 @@ impl Stream {
         self.socket = Some(ws);
         self.tcp = Some(handle);
         Ok(())
+    }
+}
+
+/// The private state over REST: open orders, balances and (swap) positions.
+fn read_private(client: &crate::Client, family: Family) -> Result<PrivateSnapshot, Error> {
+    use digifinex_core::{spot, swap};
+    match family {
+        Family::Spot => {
+            let open = client.send(&spot::CurrentOrdersRequest::new(spot::Market::Spot))?;
+            let assets = client.send(&spot::SpotAssetsRequest::new())?;
+            Ok(PrivateSnapshot::spot(&open.data, &assets.list))
+        }
+        _ => {
+            let open = client.send(&swap::OpenOrdersRequest::new().limit(100))?;
+            let balances = client.send(&swap::BalanceRequest::new())?;
+            let positions = client.send(&swap::PositionsRequest::new())?;
+            Ok(PrivateSnapshot::swap(&open, &balances, &positions))
+        }
     }
 }
 

@@ -40,6 +40,7 @@ use crate::types::{Family, TimestampMillis};
 use crate::ws::book::{Book, ResyncReason};
 use crate::ws::event::{BookUpdate, CloseReason, Event, ReplyError};
 use crate::ws::frame::{self, Frame};
+use crate::ws::private::{PrivateSnapshot, PrivateState};
 use crate::ws::protocol::{DepthPush, Incoming, ReplyValue};
 use crate::ws::subscription::{Channel, SubscribeError, Subscription};
 use crate::ws::{spot, swap, MAX_SWAP_CHANNELS};
@@ -200,6 +201,12 @@ pub struct Connection {
     rng: u64,
     /// The time given by the latest call, ms.
     now: i64,
+    /// What the private pushes said.
+    private: PrivateState,
+    /// A REST reconciliation is wanted (private subscriptions acknowledged on a new socket).
+    reconcile_due: bool,
+    /// A reconciliation was made on this connection.
+    reconciled: bool,
 }
 
 impl Connection {
@@ -220,6 +227,9 @@ impl Connection {
             pending: HashMap::new(),
             rng,
             now: 0,
+            private: PrivateState::default(),
+            reconcile_due: false,
+            reconciled: false,
         }
     }
 
@@ -428,8 +438,65 @@ impl Connection {
         match incoming {
             Incoming::Reply { id, outcome } => self.on_reply(now.0, id, outcome),
             Incoming::Depth(push) => self.on_depth(now.0, push),
-            Incoming::Event(event) => self.events.push_back(event),
+            Incoming::Event(event) => {
+                self.private.observe(&event);
+                self.events.push_back(event);
+            }
         }
+    }
+
+    /// Whether the private state should be read over REST now and handed to
+    /// [`Connection::on_private_snapshot`]: set when private subscriptions are acknowledged on
+    /// a new socket (so that a push after the read is not lost), cleared by the snapshot or by
+    /// [`Connection::on_reconcile_failed`]. Transports without a REST client ignore it.
+    pub fn reconcile_due(&self) -> bool {
+        self.reconcile_due
+    }
+
+    /// The REST read of the private state (open orders, balances, positions): the differences
+    /// with what the pushes said are reported as [`Event::Reconciled`], restricted to what the
+    /// private subscriptions cover, and the REST state becomes the connection's.
+    pub fn on_private_snapshot(&mut self, snapshot: PrivateSnapshot) {
+        let covers = |channel: Channel, key: Option<&str>| {
+            self.entries.iter().any(|e| {
+                e.sub.channel == channel
+                    && match (&e.sub.target, key) {
+                        (None, _) => true,
+                        (Some(t), Some(k)) => t.eq_ignore_ascii_case(k),
+                        (Some(_), None) => false,
+                    }
+            })
+        };
+        let family = self.family;
+        let balance_channel = match family {
+            Family::Spot => Channel::Balance,
+            _ => Channel::Account,
+        };
+        let changes = self.private.reconcile(
+            snapshot,
+            |o| covers(Channel::Order, o.market.as_deref()),
+            |b| match family {
+                Family::Spot => covers(balance_channel, Some(&b.currency)),
+                _ => covers(balance_channel, None),
+            },
+            |p| covers(Channel::Position, Some(&p.instrument_id)),
+        );
+        self.events.push_back(Event::Reconciled {
+            family,
+            initial: !self.reconciled,
+            changes,
+        });
+        self.reconciled = true;
+        self.reconcile_due = false;
+    }
+
+    /// The REST read of a reconciliation failed: reported, and tried again on the next socket.
+    pub fn on_reconcile_failed(&mut self, error: impl Into<String>) {
+        self.reconcile_due = false;
+        self.events.push_back(Event::ReconcileFailed {
+            family: self.family,
+            error: error.into(),
+        });
     }
 
     // -----------------------------------------------------------------------------------------
@@ -800,6 +867,9 @@ impl Connection {
                         error,
                     }),
                     _ if pending.kind == Kind::Subscribe => {
+                        if pending.subs.iter().any(|s| s.channel.is_private()) {
+                            self.reconcile_due = true;
+                        }
                         self.events.push_back(Event::Subscribed {
                             subscriptions: pending.subs,
                         })

@@ -41,6 +41,7 @@ mod connection;
 pub mod event;
 pub mod frame;
 pub mod model;
+pub mod private;
 mod protocol;
 pub(crate) mod record;
 mod spot;
@@ -52,6 +53,7 @@ pub use connection::{Action, Connection, SubscriptionState, WsConfig};
 pub use event::{BookUpdate, CloseReason, Event, RawJson, ReplyError};
 pub use frame::{Frame, FrameError};
 pub use model::Level;
+pub use private::{BalanceState, Change, OrderState, PositionState, PrivateSnapshot};
 pub use record::Extra;
 pub use subscription::{Channel, SubscribeError, Subscription};
 
