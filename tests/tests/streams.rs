@@ -778,3 +778,44 @@ fn blocking_swap_private() {
 fn async_swap_private() {
     swap_private(Kind::Async);
 }
+
+/// CPU of one async client holding 30 swap depth channels (level 20) with a delta on nearly
+/// every 20 ms tick of the simulator, about 1,000 frames/s (the venue's observed median for the
+/// 30 busiest contracts is 75 frames/s, peak 122): the client's thread time over 10 s from
+/// `/proc/thread-self/stat`, in the test (debug) build. Run by hand
+/// (`cargo test -p digifinex-tests --test streams -- --ignored --nocapture cpu`); the figure is
+/// in the README.
+#[test]
+#[ignore]
+fn async_30_channels_cpu() {
+    fn thread_cpu_ticks() -> u64 {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    }
+    let sim = sim(WsSimConfig::default());
+    let subs: Vec<String> = (0..30)
+        .map(|i| format!("swap:depth:C{i}USDTPERP:20"))
+        .collect();
+    let subs: Vec<&str> = subs.iter().map(String::as_str).collect();
+    let config = WsConfig {
+        ping_interval: Duration::from_secs(20),
+        ..WsConfig::default()
+    };
+    let mut c = client(Kind::Async, &sim, Family::Swap, &subs, config);
+    run_for(&mut *c, Duration::from_secs(2));
+    let t0 = thread_cpu_ticks();
+    let events = run_for(&mut *c, Duration::from_secs(10));
+    let ticks = thread_cpu_ticks() - t0;
+    let frames = count(&events, |e| is_book(e, false));
+    println!(
+        "30 channels: {frames} book frames in 10 s ({} /s), client thread CPU {:.1}% of one core",
+        frames / 10,
+        ticks as f64 / 10.0
+    );
+}

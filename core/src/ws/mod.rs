@@ -69,6 +69,23 @@ pub const SWAP_WS_URL: &str = "wss://openapi.digifinex.com/swap_ws/v2/";
 /// as their weight is unknown.
 pub const MAX_SWAP_CHANNELS: usize = 30;
 
+/// Inflates and decodes one frame into the connection's input (no book, no event handed
+/// out): the decode cost alone, for the benchmark. Not a stable API.
+#[doc(hidden)]
+pub fn __decode_only(family: crate::Family, frame: Frame<'_>) -> bool {
+    let Ok(text) = frame::decode(frame) else {
+        return false;
+    };
+    let incoming = match family {
+        crate::Family::Spot => spot::decode(&text),
+        crate::Family::Swap => swap::decode(&text),
+    };
+    !matches!(
+        incoming,
+        protocol::Incoming::Event(Event::Undecodable { .. })
+    )
+}
+
 /// Decodes one server frame of `family` into the events it carries, without a connection
 /// (no books, no replies): for tools and the fuzzers. Never panics.
 pub fn decode_frame(family: crate::Family, frame: Frame<'_>) -> Result<Vec<Event>, FrameError> {
