@@ -122,7 +122,7 @@ enum Command {
     Sim(live::SimArgs),
     /// Starts an embedded simulator and walks through market data, spot and swap trading.
     Demo,
-    /// Streams websocket events as JSON lines: SUB is FAMILY:CHANNEL[:ID] (spot:depth:btc_usdt,
+    /// Streams websocket events as JSON lines: SUB is `FAMILY:CHANNEL[:ID]` (spot:depth:btc_usdt,
     /// swap:ticker:BTCUSDTPERP, spot:order); --limit N exits 0 after N events.
     Stream(stream::StreamArgs),
 }

@@ -25,7 +25,7 @@ use crate::Failure;
 // No `Debug`: this holds the secret.
 #[derive(Args)]
 pub(crate) struct StreamArgs {
-    /// Subscriptions: FAMILY:CHANNEL[:ID[:LEVEL|GRANULARITY]], e.g. spot:depth:btc_usdt,
+    /// Subscriptions: `FAMILY:CHANNEL[:ID[:LEVEL|GRANULARITY]]`, e.g. spot:depth:btc_usdt,
     /// swap:ticker:BTCUSDTPERP, swap:depth:BTCUSDTPERP:100, spot:order.
     #[arg(value_name = "SUB", required = true)]
     subs: Vec<String>,
