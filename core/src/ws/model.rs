@@ -25,15 +25,15 @@ ws_record! {
     /// A spot trade (`trades.update`, §3.8.1).
     pub struct SpotTrade {
         /// Trade id (a JSON number on the wire, kept as text).
-        req id: String = "id" => crate::de::id,
+        required id: String = "id" => crate::de::id,
         /// Trade time in **seconds** with a microsecond fraction (`1523339279.761838`), exact.
-        req time: Decimal = "time" => crate::de::decimal,
+        required time: Decimal = "time" => crate::de::decimal,
         /// Price.
-        opt price: Option<Decimal> = "price" => crate::de::opt_decimal,
+        optional price: Option<Decimal> = "price" => crate::de::opt_decimal,
         /// Amount (base currency).
-        opt amount: Option<Decimal> = "amount" => crate::de::opt_decimal,
+        optional amount: Option<Decimal> = "amount" => crate::de::opt_decimal,
         /// Taker side (`type`).
-        opt side: Option<TradeSide> = "type" => crate::de::opt,
+        optional side: Option<TradeSide> = "type" => crate::de::opt,
     }
 }
 
@@ -52,31 +52,31 @@ ws_record! {
     /// A spot ticker (`ticker.update` and `all_ticker.update`, §3.8.3-§3.8.4).
     pub struct SpotTicker {
         /// Pair as sent (`BTC_USDT`).
-        req symbol: String = "symbol" => crate::de::text,
+        required symbol: String = "symbol" => crate::de::text,
         /// Price 24 h ago.
-        opt open_24h: Option<Decimal> = "open_24h" => crate::de::opt_decimal,
+        optional open_24h: Option<Decimal> = "open_24h" => crate::de::opt_decimal,
         /// 24 h high (not in the documents; sent by the venue per live clients).
-        opt high_24h: Option<Decimal> = "high_24h" => crate::de::opt_decimal,
+        optional high_24h: Option<Decimal> = "high_24h" => crate::de::opt_decimal,
         /// 24 h low.
-        opt low_24h: Option<Decimal> = "low_24h" => crate::de::opt_decimal,
+        optional low_24h: Option<Decimal> = "low_24h" => crate::de::opt_decimal,
         /// 24 h volume in the base currency.
-        opt base_volume_24h: Option<Decimal> = "base_volume_24h" => crate::de::opt_decimal,
+        optional base_volume_24h: Option<Decimal> = "base_volume_24h" => crate::de::opt_decimal,
         /// 24 h turnover in the quote currency.
-        opt quote_volume_24h: Option<Decimal> = "quote_volume_24h" => crate::de::opt_decimal,
+        optional quote_volume_24h: Option<Decimal> = "quote_volume_24h" => crate::de::opt_decimal,
         /// Last price.
-        opt last: Option<Decimal> = "last" => crate::de::opt_decimal,
+        optional last: Option<Decimal> = "last" => crate::de::opt_decimal,
         /// Last trade amount.
-        opt last_qty: Option<Decimal> = "last_qty" => crate::de::opt_decimal,
+        optional last_qty: Option<Decimal> = "last_qty" => crate::de::opt_decimal,
         /// Best bid price.
-        opt best_bid: Option<Decimal> = "best_bid" => crate::de::opt_decimal,
+        optional best_bid: Option<Decimal> = "best_bid" => crate::de::opt_decimal,
         /// Best bid amount.
-        opt best_bid_size: Option<Decimal> = "best_bid_size" => crate::de::opt_decimal,
+        optional best_bid_size: Option<Decimal> = "best_bid_size" => crate::de::opt_decimal,
         /// Best ask price.
-        opt best_ask: Option<Decimal> = "best_ask" => crate::de::opt_decimal,
+        optional best_ask: Option<Decimal> = "best_ask" => crate::de::opt_decimal,
         /// Best ask amount.
-        opt best_ask_size: Option<Decimal> = "best_ask_size" => crate::de::opt_decimal,
+        optional best_ask_size: Option<Decimal> = "best_ask_size" => crate::de::opt_decimal,
         /// Time in milliseconds.
-        opt timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
+        optional timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
     }
 }
 
@@ -85,30 +85,30 @@ ws_record! {
     /// are the differences of the cumulative `filled`.
     pub struct SpotOrder {
         /// Order id (32 hex characters, the REST `order_id`).
-        req id: String = "id" => crate::de::id,
+        required id: String = "id" => crate::de::id,
         /// Pair (`BTC_USDT`).
-        opt symbol: Option<String> = "symbol" => crate::de::opt_string,
+        optional symbol: Option<String> = "symbol" => crate::de::opt_string,
         /// `buy` or `sell`.
-        opt side: Option<TradeSide> = "side" => crate::de::opt,
+        optional side: Option<TradeSide> = "side" => crate::de::opt,
         /// `limit` or `market`.
-        opt order_type: Option<String> = "type" => crate::de::opt_string,
+        optional order_type: Option<String> = "type" => crate::de::opt_string,
         /// 1 spot, 2 margin.
-        opt mode: Option<i64> = "mode" => crate::de::opt,
+        optional mode: Option<i64> = "mode" => crate::de::opt,
         /// Order amount (base; `0` for a market buy).
-        opt amount: Option<Decimal> = "amount" => crate::de::opt_decimal,
+        optional amount: Option<Decimal> = "amount" => crate::de::opt_decimal,
         /// Order price (`0` for a market order).
-        opt price: Option<Decimal> = "price" => crate::de::opt_decimal,
+        optional price: Option<Decimal> = "price" => crate::de::opt_decimal,
         /// Cumulative filled amount (base).
-        opt filled: Option<Decimal> = "filled" => crate::de::opt_decimal,
+        optional filled: Option<Decimal> = "filled" => crate::de::opt_decimal,
         /// Average fill price (empty or zero before any fill).
-        opt price_avg: Option<Decimal> = "price_avg" => crate::de::opt_decimal,
+        optional price_avg: Option<Decimal> = "price_avg" => crate::de::opt_decimal,
         /// Notional (quote).
-        opt notional: Option<Decimal> = "notional" => crate::de::opt_decimal,
+        optional notional: Option<Decimal> = "notional" => crate::de::opt_decimal,
         /// Status: 0 unfilled, 1 partly filled, 2 filled, 3 cancelled, 4 cancelled partly
         /// filled.
-        opt status: Option<SpotOrderStatus> = "status" => crate::de::opt,
+        optional status: Option<SpotOrderStatus> = "status" => crate::de::opt,
         /// Time in **milliseconds** (REST order times are seconds).
-        opt timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
+        optional timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
     }
 }
 
@@ -116,23 +116,23 @@ ws_record! {
     /// A spot algo (trigger) order update (`order_algo.update`, §3.9.2; documented only).
     pub struct SpotAlgoOrder {
         /// Algo order id.
-        req id: String = "id" => crate::de::id,
+        required id: String = "id" => crate::de::id,
         /// Pair.
-        opt symbol: Option<String> = "symbol" => crate::de::opt_string,
+        optional symbol: Option<String> = "symbol" => crate::de::opt_string,
         /// `buy` or `sell`.
-        opt side: Option<TradeSide> = "side" => crate::de::opt,
+        optional side: Option<TradeSide> = "side" => crate::de::opt,
         /// 1 spot, 2 margin.
-        opt mode: Option<i64> = "mode" => crate::de::opt,
+        optional mode: Option<i64> = "mode" => crate::de::opt,
         /// Amount.
-        opt amount: Option<Decimal> = "amount" => crate::de::opt_decimal,
+        optional amount: Option<Decimal> = "amount" => crate::de::opt_decimal,
         /// Order price.
-        opt algo_price: Option<Decimal> = "algo_price" => crate::de::opt_decimal,
+        optional algo_price: Option<Decimal> = "algo_price" => crate::de::opt_decimal,
         /// Trigger price.
-        opt trigger_price: Option<Decimal> = "trigger_price" => crate::de::opt_decimal,
+        optional trigger_price: Option<Decimal> = "trigger_price" => crate::de::opt_decimal,
         /// −2 fail, −1 cancelled, 0 ready, 1 effecting, 2 success.
-        opt status: Option<i64> = "status" => crate::de::opt,
+        optional status: Option<i64> = "status" => crate::de::opt,
         /// Time in milliseconds.
-        opt timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
+        optional timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
     }
 }
 
@@ -140,13 +140,13 @@ ws_record! {
     /// A spot balance (`balance.update`, §3.9.3).
     pub struct SpotBalance {
         /// Currency (`USDT`).
-        req currency: String = "currency" => crate::de::text,
+        required currency: String = "currency" => crate::de::text,
         /// Available.
-        opt free: Option<Decimal> = "free" => crate::de::opt_decimal,
+        optional free: Option<Decimal> = "free" => crate::de::opt_decimal,
         /// Frozen.
-        opt used: Option<Decimal> = "used" => crate::de::opt_decimal,
+        optional used: Option<Decimal> = "used" => crate::de::opt_decimal,
         /// Total.
-        opt total: Option<Decimal> = "total" => crate::de::opt_decimal,
+        optional total: Option<Decimal> = "total" => crate::de::opt_decimal,
     }
 }
 
@@ -157,33 +157,33 @@ ws_record! {
     /// A swap ticker (`ticker.update` and `all_ticker` rows, §4.7.1). Sizes are contracts.
     pub struct SwapTicker {
         /// Instrument (`BTCUSDTPERP`).
-        req instrument_id: String = "instrument_id" => crate::de::text,
+        required instrument_id: String = "instrument_id" => crate::de::text,
         /// Best bid price.
-        opt best_bid: Option<Decimal> = "best_bid" => crate::de::opt_decimal,
+        optional best_bid: Option<Decimal> = "best_bid" => crate::de::opt_decimal,
         /// Best bid size (contracts).
-        opt best_bid_size: Option<Decimal> = "best_bid_size" => crate::de::opt_decimal,
+        optional best_bid_size: Option<Decimal> = "best_bid_size" => crate::de::opt_decimal,
         /// Best ask price.
-        opt best_ask: Option<Decimal> = "best_ask" => crate::de::opt_decimal,
+        optional best_ask: Option<Decimal> = "best_ask" => crate::de::opt_decimal,
         /// Best ask size (contracts).
-        opt best_ask_size: Option<Decimal> = "best_ask_size" => crate::de::opt_decimal,
+        optional best_ask_size: Option<Decimal> = "best_ask_size" => crate::de::opt_decimal,
         /// 24 h high.
-        opt high_24h: Option<Decimal> = "high_24h" => crate::de::opt_decimal,
+        optional high_24h: Option<Decimal> = "high_24h" => crate::de::opt_decimal,
         /// Price 24 h ago.
-        opt open_24h: Option<Decimal> = "open_24h" => crate::de::opt_decimal,
+        optional open_24h: Option<Decimal> = "open_24h" => crate::de::opt_decimal,
         /// 24 h low.
-        opt low_24h: Option<Decimal> = "low_24h" => crate::de::opt_decimal,
+        optional low_24h: Option<Decimal> = "low_24h" => crate::de::opt_decimal,
         /// Last price.
-        opt last: Option<Decimal> = "last" => crate::de::opt_decimal,
+        optional last: Option<Decimal> = "last" => crate::de::opt_decimal,
         /// Last trade size (contracts).
-        opt last_qty: Option<Decimal> = "last_qty" => crate::de::opt_decimal,
+        optional last_qty: Option<Decimal> = "last_qty" => crate::de::opt_decimal,
         /// 24 h volume (contracts).
-        opt volume_24h: Option<Decimal> = "volume_24h" => crate::de::opt_decimal,
+        optional volume_24h: Option<Decimal> = "volume_24h" => crate::de::opt_decimal,
         /// 24 h volume (coins).
-        opt volume_token_24h: Option<Decimal> = "volume_token_24h" => crate::de::opt_decimal,
+        optional volume_token_24h: Option<Decimal> = "volume_token_24h" => crate::de::opt_decimal,
         /// Open interest ("ignore" per the documents; `"-"` on the wire, so usually `None`).
-        opt open_interest: Option<Decimal> = "open_interest" => crate::de::opt_decimal,
+        optional open_interest: Option<Decimal> = "open_interest" => crate::de::opt_decimal,
         /// Time in milliseconds.
-        opt timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
+        optional timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
     }
 }
 
@@ -191,18 +191,18 @@ ws_record! {
     /// A swap trade (`trades.update`, §4.7.4).
     pub struct SwapTrade {
         /// Trade id (19 digits, kept as text).
-        req trade_id: String = "trade_id" => crate::de::id,
+        required trade_id: String = "trade_id" => crate::de::id,
         /// Instrument.
-        opt instrument_id: Option<String> = "instrument_id" => crate::de::opt_string,
+        optional instrument_id: Option<String> = "instrument_id" => crate::de::opt_string,
         /// `direction`: 1 open long, 2 open short, 3 close long, 4 close short (a string on
         /// the wire). 1 or 4 is a buy, 2 or 3 a sell (spec §4.7.4, inferred).
-        opt direction: Option<OrderSide> = "direction" => crate::de::opt,
+        optional direction: Option<OrderSide> = "direction" => crate::de::opt,
         /// Contracts.
-        opt volume: Option<Decimal> = "volume" => crate::de::opt_decimal,
+        optional volume: Option<Decimal> = "volume" => crate::de::opt_decimal,
         /// Price.
-        opt price: Option<Decimal> = "price" => crate::de::opt_decimal,
+        optional price: Option<Decimal> = "price" => crate::de::opt_decimal,
         /// Time in milliseconds.
-        opt trade_time: Option<TimestampMillis> = "trade_time" => crate::de::opt,
+        optional trade_time: Option<TimestampMillis> = "trade_time" => crate::de::opt,
     }
 }
 
@@ -210,11 +210,11 @@ ws_record! {
     /// A swap candle (`cur_candle.update`, §4.7.5, and `mark_candle.update`, §4.7.8).
     pub struct SwapCandle {
         /// Instrument.
-        req instrument_id: String = "instrument_id" => crate::de::text,
+        required instrument_id: String = "instrument_id" => crate::de::text,
         /// Granularity (`1m`).
-        opt granularity: Option<String> = "granularity" => crate::de::opt_string,
+        optional granularity: Option<String> = "granularity" => crate::de::opt_string,
         /// The candle (`candle`, or `mark_candle` for mark-price candles).
-        opt candle: Option<Candle> = "candle" | "mark_candle" => candle,
+        optional candle: Option<Candle> = "candle" | "mark_candle" => candle,
     }
 }
 
@@ -222,11 +222,11 @@ ws_record! {
     /// A swap index price (`index_price.update`, §4.7.6).
     pub struct SwapIndexPrice {
         /// Instrument.
-        req instrument_id: String = "instrument_id" => crate::de::text,
+        required instrument_id: String = "instrument_id" => crate::de::text,
         /// Index price.
-        opt index_price: Option<Decimal> = "index_price" => crate::de::opt_decimal,
+        optional index_price: Option<Decimal> = "index_price" => crate::de::opt_decimal,
         /// Time in milliseconds.
-        opt timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
+        optional timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
     }
 }
 
@@ -235,11 +235,11 @@ ws_record! {
     /// `index_price`, the example and the wire `mark_price`).
     pub struct SwapMarkPrice {
         /// Instrument.
-        req instrument_id: String = "instrument_id" => crate::de::text,
+        required instrument_id: String = "instrument_id" => crate::de::text,
         /// Mark price.
-        opt mark_price: Option<Decimal> = "mark_price" => crate::de::opt_decimal,
+        optional mark_price: Option<Decimal> = "mark_price" => crate::de::opt_decimal,
         /// Time in milliseconds.
-        opt timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
+        optional timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
     }
 }
 
@@ -247,13 +247,13 @@ ws_record! {
     /// A swap price band (`price_range.update`, §4.7.9; documented only).
     pub struct SwapPriceRange {
         /// Instrument.
-        req instrument_id: String = "instrument_id" => crate::de::text,
+        required instrument_id: String = "instrument_id" => crate::de::text,
         /// Highest buy price.
-        opt highest: Option<Decimal> = "highest" => crate::de::opt_decimal,
+        optional highest: Option<Decimal> = "highest" => crate::de::opt_decimal,
         /// Lowest sell price.
-        opt lowest: Option<Decimal> = "lowest" => crate::de::opt_decimal,
+        optional lowest: Option<Decimal> = "lowest" => crate::de::opt_decimal,
         /// Time in milliseconds.
-        opt timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
+        optional timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
     }
 }
 
@@ -261,15 +261,15 @@ ws_record! {
     /// A swap funding rate (`fund_rate.update`, §4.7.10).
     pub struct SwapFundingRate {
         /// Instrument.
-        req instrument_id: String = "instrument_id" => crate::de::text,
+        required instrument_id: String = "instrument_id" => crate::de::text,
         /// Rate for the upcoming settlement (a live estimate).
-        opt funding_rate: Option<Decimal> = "funding_rate" => crate::de::opt_decimal,
+        optional funding_rate: Option<Decimal> = "funding_rate" => crate::de::opt_decimal,
         /// The upcoming settlement, ms.
-        opt funding_time: Option<TimestampMillis> = "funding_time" => crate::de::opt,
+        optional funding_time: Option<TimestampMillis> = "funding_time" => crate::de::opt,
         /// Forecast for the period after (may use exponent form, `"-3e-05"`).
-        opt next_funding_rate: Option<Decimal> = "next_funding_rate" => crate::de::opt_decimal,
+        optional next_funding_rate: Option<Decimal> = "next_funding_rate" => crate::de::opt_decimal,
         /// The settlement after, ms.
-        opt next_funding_time: Option<TimestampMillis> = "next_funding_time" => crate::de::opt,
+        optional next_funding_time: Option<TimestampMillis> = "next_funding_time" => crate::de::opt,
     }
 }
 
@@ -278,11 +278,11 @@ ws_record! {
     /// §4.7.11; documented only).
     pub struct SwapSettlePrice {
         /// Instrument.
-        req instrument_id: String = "instrument_id" => crate::de::text,
+        required instrument_id: String = "instrument_id" => crate::de::text,
         /// Estimated settlement price.
-        opt estimated_settle_price: Option<Decimal> = "estimated_settle_price" => crate::de::opt_decimal,
+        optional estimated_settle_price: Option<Decimal> = "estimated_settle_price" => crate::de::opt_decimal,
         /// Time in milliseconds.
-        opt timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
+        optional timestamp: Option<TimestampMillis> = "timestamp" => crate::de::opt,
     }
 }
 
@@ -293,21 +293,21 @@ ws_record! {
     /// A swap account balance per currency (`account.update`, §4.8; unverified).
     pub struct SwapAccount {
         /// Settlement currency (`USDT`).
-        req currency: String = "currency" => crate::de::text,
+        required currency: String = "currency" => crate::de::text,
         /// Equity including unrealized pnl.
-        opt equity: Option<Decimal> = "equity" => crate::de::opt_decimal,
+        optional equity: Option<Decimal> = "equity" => crate::de::opt_decimal,
         /// Available balance.
-        opt avail_balance: Option<Decimal> = "avail_balance" | "available" => crate::de::opt_decimal,
+        optional avail_balance: Option<Decimal> = "avail_balance" | "available" => crate::de::opt_decimal,
         /// Margin used by positions.
-        opt margin: Option<Decimal> = "margin" => crate::de::opt_decimal,
+        optional margin: Option<Decimal> = "margin" => crate::de::opt_decimal,
         /// Margin held by open orders.
-        opt frozen_margin: Option<Decimal> = "frozen_margin" => crate::de::opt_decimal,
+        optional frozen_margin: Option<Decimal> = "frozen_margin" => crate::de::opt_decimal,
         /// Realized pnl.
-        opt realized_pnl: Option<Decimal> = "realized_pnl" => crate::de::opt_decimal,
+        optional realized_pnl: Option<Decimal> = "realized_pnl" => crate::de::opt_decimal,
         /// Unrealized pnl.
-        opt unrealized_pnl: Option<Decimal> = "unrealized_pnl" => crate::de::opt_decimal,
+        optional unrealized_pnl: Option<Decimal> = "unrealized_pnl" => crate::de::opt_decimal,
         /// Time in milliseconds (`time_stamp`, as in REST).
-        opt time_stamp: Option<TimestampMillis> = "time_stamp" | "timestamp" => crate::de::opt,
+        optional time_stamp: Option<TimestampMillis> = "time_stamp" | "timestamp" => crate::de::opt,
     }
 }
 
@@ -315,25 +315,25 @@ ws_record! {
     /// A swap position (`position.update`, §4.8; unverified).
     pub struct SwapPosition {
         /// Instrument.
-        req instrument_id: String = "instrument_id" => crate::de::text,
+        required instrument_id: String = "instrument_id" => crate::de::text,
         /// `crossed` or `isolated`.
-        opt margin_mode: Option<MarginMode> = "margin_mode" => crate::de::opt,
+        optional margin_mode: Option<MarginMode> = "margin_mode" => crate::de::opt,
         /// `long` or `short`.
-        opt side: Option<PositionSide> = "side" => crate::de::opt,
+        optional side: Option<PositionSide> = "side" => crate::de::opt,
         /// Contracts.
-        opt position: Option<Decimal> = "position" | "size" => crate::de::opt_decimal,
+        optional position: Option<Decimal> = "position" | "size" => crate::de::opt_decimal,
         /// Closable contracts.
-        opt avail_position: Option<Decimal> = "avail_position" => crate::de::opt_decimal,
+        optional avail_position: Option<Decimal> = "avail_position" => crate::de::opt_decimal,
         /// Average entry price.
-        opt avg_cost: Option<Decimal> = "avg_cost" | "average_open_price" => crate::de::opt_decimal,
+        optional avg_cost: Option<Decimal> = "avg_cost" | "average_open_price" => crate::de::opt_decimal,
         /// Leverage.
-        opt leverage: Option<Decimal> = "leverage" => crate::de::opt_decimal,
+        optional leverage: Option<Decimal> = "leverage" => crate::de::opt_decimal,
         /// Liquidation price (REST field; may appear).
-        opt liquidation_price: Option<Decimal> = "liquidation_price" => crate::de::opt_decimal,
+        optional liquidation_price: Option<Decimal> = "liquidation_price" => crate::de::opt_decimal,
         /// Unrealized pnl (REST field; may appear).
-        opt unrealized_pnl: Option<Decimal> = "unrealized_pnl" => crate::de::opt_decimal,
+        optional unrealized_pnl: Option<Decimal> = "unrealized_pnl" => crate::de::opt_decimal,
         /// Time in milliseconds.
-        opt timestamp: Option<TimestampMillis> = "timestamp" | "time_stamp" => crate::de::opt,
+        optional timestamp: Option<TimestampMillis> = "timestamp" | "time_stamp" => crate::de::opt,
     }
 }
 
@@ -342,25 +342,25 @@ ws_record! {
     /// the cumulative `filled_qty` for one `order_id` (swap orders have no client id).
     pub struct SwapOrder {
         /// Order id (a long numeric string).
-        req order_id: String = "order_id" => crate::de::id,
+        required order_id: String = "order_id" => crate::de::id,
         /// Instrument.
-        opt instrument_id: Option<String> = "instrument_id" => crate::de::opt_string,
+        optional instrument_id: Option<String> = "instrument_id" => crate::de::opt_string,
         /// Order kind 1-4 (REST `type`; may appear).
-        opt side: Option<OrderSide> = "type" => crate::de::opt,
+        optional side: Option<OrderSide> = "type" => crate::de::opt,
         /// Order price.
-        opt price: Option<Decimal> = "price" => crate::de::opt_decimal,
+        optional price: Option<Decimal> = "price" => crate::de::opt_decimal,
         /// Contracts.
-        opt size: Option<Decimal> = "size" => crate::de::opt_decimal,
+        optional size: Option<Decimal> = "size" => crate::de::opt_decimal,
         /// Cumulative filled contracts.
-        opt filled_qty: Option<Decimal> = "filled_qty" => crate::de::opt_decimal,
+        optional filled_qty: Option<Decimal> = "filled_qty" => crate::de::opt_decimal,
         /// Average fill price.
-        opt price_avg: Option<Decimal> = "price_avg" | "average_price" => crate::de::opt_decimal,
+        optional price_avg: Option<Decimal> = "price_avg" | "average_price" => crate::de::opt_decimal,
         /// State: 0 open, 1 partly filled, 2 filled, −1 cancelled (the REST enum).
-        opt state: Option<OrderState> = "state" | "order_status" => crate::de::opt,
+        optional state: Option<OrderState> = "state" | "order_status" => crate::de::opt,
         /// Fee (REST field; may appear).
-        opt fee: Option<Decimal> = "fee" => crate::de::opt_decimal,
+        optional fee: Option<Decimal> = "fee" => crate::de::opt_decimal,
         /// Last update, ms.
-        opt time_stamp: Option<TimestampMillis> = "time_stamp" | "timestamp" => crate::de::opt,
+        optional time_stamp: Option<TimestampMillis> = "time_stamp" | "timestamp" => crate::de::opt,
     }
 }
 

@@ -91,8 +91,10 @@ pub(crate) fn start_map<S: Serializer>(s: S) -> Result<S::SerializeMap, S::Error
     s.serialize_map(None)
 }
 
-/// Declares a stream record (see the module docs). Field kinds: `req` (missing or unreadable
-/// is an error naming the field), `opt` (missing is the type's default: `None`, empty list).
+/// Declares a stream record (see the module docs). Field kinds: `required` (missing or
+/// unreadable is an error naming the field), `optional` (missing is the type's default: `None`,
+/// an empty list). (Not `req`/`opt`: those words mark `request!` fields, which
+/// `core/tests/extremes.rs` reads from the sources.)
 macro_rules! ws_record {
     (
         $(#[$meta:meta])*
@@ -166,13 +168,13 @@ macro_rules! ws_record {
             }
         }
     };
-    (@finish req $field:ident $wire:literal $a:ident) => {
+    (@finish required $field:ident $wire:literal $a:ident) => {
         match $field {
             Some(v) => v,
             None => return Err(<$a::Error as serde::de::Error>::missing_field($wire)),
         }
     };
-    (@finish opt $field:ident $wire:literal $a:ident) => {
+    (@finish optional $field:ident $wire:literal $a:ident) => {
         $field.unwrap_or_default()
     };
 }
