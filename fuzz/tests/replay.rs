@@ -73,7 +73,8 @@ fn every_target_has_a_replay_test() {
             "swap_decode",
             "catalog_build",
             "decimal",
-            "reader"
+            "reader",
+            "ws_frame"
         ]
     );
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
