@@ -125,7 +125,7 @@ pub(crate) fn start_sim(config: SimConfig) -> Result<SimHandle, Failure> {
 
 /// Whether a base URL is plain http to this machine (the simulator): the only place a key may
 /// travel without TLS.
-fn is_loopback_http(url: &str) -> bool {
+pub(crate) fn is_loopback_http(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();
     let Some(rest) = lower.strip_prefix("http://") else {
         return false;

@@ -81,6 +81,7 @@ mod live;
 mod reconcile;
 mod record;
 mod replay;
+mod stream;
 mod table;
 
 use clap::{Args, Parser, Subcommand};
@@ -125,6 +126,9 @@ enum Command {
     Sim(live::SimArgs),
     /// Starts an embedded simulator and walks through market data, spot and swap trading.
     Demo,
+    /// Streams websocket events as JSON lines: SUB is `FAMILY:CHANNEL[:ID]` (spot:depth:btc_usdt,
+    /// swap:ticker:BTCUSDTPERP, spot:order); --limit N exits 0 after N events.
+    Stream(stream::StreamArgs),
 }
 
 #[derive(Args)]
@@ -265,6 +269,7 @@ fn main() -> ExitCode {
         Command::Call(args) => live::call(args),
         Command::Sim(args) => live::sim(args),
         Command::Demo => demo::run(),
+        Command::Stream(args) => stream::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -81,6 +81,7 @@ pub mod session;
 pub mod sign;
 pub mod spot;
 pub mod swap;
+pub mod ws;
 
 /// The single-pass reader checked against serde_json (fuzzing and tests only, not a stable API).
 #[doc(hidden)]

@@ -98,9 +98,67 @@ pub(crate) fn sign_swap_bytes(
     )
 }
 
+/// The websocket `server.auth` signature of both sockets (spec §3.6, §4.6): standard base64
+/// (with padding) of HMAC-SHA256 keyed with the secret over the decimal millisecond timestamp.
+/// Unlike the REST signatures, it is base64, not hex.
+pub fn sign_ws(secret: &[u8], timestamp_ms: &str) -> Result<String, Error> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret)
+        .map_err(|_| Error::validation("secret", "not usable as an HMAC key"))?;
+    mac.update(timestamp_ms.as_bytes());
+    Ok(base64(&mac.finalize().into_bytes()))
+}
+
+/// Standard base64 with padding (RFC 4648 §4).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let sym = |i: u32| {
+        let index = u8::try_from(i & 63).map(usize::from).unwrap_or(0);
+        char::from(ALPHABET.get(index).copied().unwrap_or(b'='))
+    };
+    let mut out = String::with_capacity(bytes.len().div_ceil(3).saturating_mul(4));
+    for chunk in bytes.chunks(3) {
+        let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+        let n = (b(0) << 16) | (b(1) << 8) | b(2);
+        out.push(sym(n >> 18));
+        out.push(sym(n >> 12));
+        out.push(if chunk.len() > 1 { sym(n >> 6) } else { '=' });
+        out.push(if chunk.len() > 2 { sym(n) } else { '=' });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The spec's §8 vectors (websocket.md).
+    #[test]
+    fn ws_signature_vectors() {
+        for (secret, ts, want) in [
+            (
+                "secret",
+                "123",
+                "d9445LUOYYoOu5XbYeL0Jpc5FlnYLAZKX4G59I2FzNU=",
+            ),
+            (
+                "01234567890123456789abcd",
+                "1583135616239",
+                "tzcVcUbbxJ7fzsNURTvDD42uAs9jDTV67ObUJKQ+QHk=",
+            ),
+            (
+                "ffd4e900015bdfaf5a72aa06f5612290df25c23a78",
+                "1662346006093",
+                "RYJ9f9tXUnR454vNaOcEis+ZGWL3FzOseRtLpM6wPyg=",
+            ),
+        ] {
+            assert_eq!(sign_ws(secret.as_bytes(), ts).unwrap(), want);
+        }
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
 
     #[test]
     fn rfc4231_case_2() {

@@ -12,6 +12,7 @@
 //! | `catalog_build`  | entry, flags, `k=v` lines, `\0`, JSON body     | a validation error, or a request whose signature verifies independently |
 //! | `decimal`        | number/string text                             | exact: value, scale, round trip, JSON number == JSON string; optional values: placeholder or unreadable is absent, unreadable is reported |
 //! | `reader`         | hot type, body                                 | when the single-pass reader decodes a body, serde_json decodes the same value and `code` |
+//! | `ws_frame`       | flags, websocket frame payload                 | the frame decoder and the protocol machine never panic; zlib-wrapped == plain text |
 //!
 //! The input layouts are documented on each function; [`encode`] writes them (seed corpora).
 #![forbid(unsafe_code)]
@@ -25,11 +26,13 @@ mod decode;
 pub mod encode;
 mod reader;
 pub mod verify;
+mod ws;
 
 pub use build::{catalog_build, expand_extremes, EXTREMES, EXTREME_MARK};
 pub use decimal::decimal;
 pub use decode::{catalog_decode, spot_decode, swap_decode, SPOT_HOT, SWAP_HOT};
 pub use reader::{reader, READER_TYPES};
+pub use ws::ws_frame;
 
 /// A fuzz target: panics when a property breaks.
 pub type Target = fn(&[u8]);
@@ -42,6 +45,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("catalog_build", catalog_build),
     ("decimal", decimal),
     ("reader", reader),
+    ("ws_frame", ws_frame),
 ];
 
 /// The catalog as a slice (indexable by the selector bytes of the inputs).

@@ -73,7 +73,8 @@ fn every_target_has_a_replay_test() {
             "swap_decode",
             "catalog_build",
             "decimal",
-            "reader"
+            "reader",
+            "ws_frame"
         ]
     );
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -108,4 +109,9 @@ fn reader() {
             "no corpus body of {name} is decoded by the reader itself"
         );
     }
+}
+
+#[test]
+fn ws_frame() {
+    replay("ws_frame");
 }

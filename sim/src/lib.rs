@@ -95,6 +95,7 @@ pub mod spot;
 pub mod state;
 pub mod swap;
 pub mod wire;
+pub mod ws;
 
 pub use accounts::{AccountId, AccountType, Balance, Permissions, WhitelistEntry};
 pub use config::{
@@ -141,3 +142,4 @@ pub use server::{SimHandle, StartError};
 /// ```
 #[doc(inline)]
 pub use server::Sim;
+pub use ws::{WsFamily, WsSim, WsSimConfig, WsSimHandle};

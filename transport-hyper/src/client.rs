@@ -817,7 +817,7 @@ fn provider() -> Result<rustls::crypto::CryptoProvider, Error> {
 
 /// rustls with the feature-chosen provider, and the caller's roots or else the feature-chosen
 /// ones (webpki, or native with `native-roots`).
-fn tls_config(roots: Option<&[Vec<u8>]>) -> Result<rustls::ClientConfig, Error> {
+pub(crate) fn tls_config(roots: Option<&[Vec<u8>]>) -> Result<rustls::ClientConfig, Error> {
     let tls_err = |e: &dyn std::fmt::Display| Error::validation("tls", e.to_string());
     let builder = rustls::ClientConfig::builder_with_provider(Arc::new(provider()?))
         .with_safe_default_protocol_versions()

@@ -75,6 +75,7 @@
 mod client;
 mod pages;
 mod rules;
+pub mod ws;
 
 pub use client::{Client, ClientBuilder, DefaultConnector, HyperClient, DEFAULT_MAX_BODY};
 pub use digifinex_core as core;

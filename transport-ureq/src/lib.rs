@@ -71,6 +71,7 @@ mod client;
 mod pages;
 mod phase;
 mod rules;
+pub mod ws;
 
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_BODY};
 pub use digifinex_core as core;

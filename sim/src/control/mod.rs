@@ -602,6 +602,26 @@ impl Control {
             .ok_or_else(|| ControlError::Invalid(format!("unknown instrument {instrument}")))
     }
 
+    /// The account and secret of an API key that is usable now (the websocket `server.auth`).
+    pub fn key_account(&self, key: &str) -> Option<(AccountId, String)> {
+        let now = self.now_ms();
+        let state = self.shared.state();
+        let k = state.keys.get(key)?;
+        if k.expires_at_ms.is_some_and(|t| t <= now) {
+            return None;
+        }
+        Some((k.account, k.secret.clone()))
+    }
+
+    /// Whether a spot market exists (`BTC_USDT` or `btc_usdt`).
+    pub fn has_spot_market(&self, symbol: &str) -> bool {
+        self.shared
+            .config
+            .markets
+            .iter()
+            .any(|m| format!("{}_{}", m.base, m.quote).eq_ignore_ascii_case(symbol))
+    }
+
     /// Whether a swap instrument exists.
     pub fn has_swap_instrument(&self, instrument: &str) -> bool {
         self.shared.state().swap.index(instrument).is_some()

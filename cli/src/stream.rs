@@ -1,0 +1,185 @@
+//! `digifinex stream [--sim | --base-url URL --swap-base-url URL] [--limit N] SUB...`: websocket
+//! events as JSON lines (issue 19).
+//!
+//! SUB is `FAMILY:CHANNEL[:ID[:LEVEL|GRANULARITY]]` (`spot:depth:btc_usdt`,
+//! `swap:ticker:BTCUSDTPERP`, `swap:depth:BTCUSDTPERP:100`, `spot:order`). Each family's
+//! subscriptions share one socket of the blocking client (`digifinex_ureq::ws`); every event,
+//! connection state included, is one JSON line on stdout. `--limit N` exits 0 after N lines.
+//! `--base-url` and `--swap-base-url` are the websocket URLs (`wss://.../ws/v1/`,
+//! `wss://.../swap_ws/v2/`); plain `ws://` only to loopback hosts. `--sim` starts an embedded
+//! simulator (REST and websockets) and uses its demo key pair for the private channels unless a
+//! key pair is given.
+
+use std::io::Write;
+use std::sync::mpsc;
+
+use clap::Args;
+use digifinex_core::ws::{Event, Subscription};
+use digifinex_core::{Credentials, Family};
+use digifinex_sim::{SimConfig, WsSim, WsSimConfig};
+use digifinex_ureq::ws::StreamBuilder;
+
+use crate::live::{env_credentials, is_loopback_http, start_sim};
+use crate::Failure;
+
+// No `Debug`: this holds the secret.
+#[derive(Args)]
+pub(crate) struct StreamArgs {
+    /// Subscriptions: `FAMILY:CHANNEL[:ID[:LEVEL|GRANULARITY]]`, e.g. spot:depth:btc_usdt,
+    /// swap:ticker:BTCUSDTPERP, swap:depth:BTCUSDTPERP:100, spot:order.
+    #[arg(value_name = "SUB", required = true)]
+    subs: Vec<String>,
+    /// Start an embedded simulator and stream from it (its demo key pair serves the private
+    /// channels unless a key pair is given).
+    #[arg(long, conflicts_with_all = ["base_url", "swap_base_url"])]
+    sim: bool,
+    /// Spot websocket URL (default `wss://openapi.digifinex.com/ws/v1/`; ws:// only to
+    /// loopback hosts).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// Swap websocket URL (default `wss://openapi.digifinex.com/swap_ws/v2/`).
+    #[arg(long, value_name = "URL")]
+    swap_base_url: Option<String>,
+    /// Exit 0 after N events (lines).
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
+    /// API access key for the private channels (requires --secret; wins over
+    /// DIGIFINEX_API_KEY).
+    #[arg(long, value_name = "K", requires = "secret")]
+    key: Option<String>,
+    /// API secret key (requires --key; wins over DIGIFINEX_API_SECRET); never printed.
+    #[arg(long, value_name = "S", requires = "key")]
+    secret: Option<String>,
+}
+
+/// Whether a websocket URL may be used: `wss://`, or `ws://` to this machine.
+fn check_url(flag: &str, url: &str) -> Result<bool, Failure> {
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("wss://") {
+        return Ok(false);
+    }
+    match lower.strip_prefix("ws://") {
+        Some(rest) if is_loopback_http(&format!("http://{rest}")) => Ok(true),
+        Some(_) => Err(Failure::Usage(format!(
+            "{flag} {url}: plain ws:// only to loopback hosts (use wss://)"
+        ))),
+        None => Err(Failure::Usage(format!(
+            "{flag} {url}: a websocket URL starts with wss:// (or ws:// to loopback)"
+        ))),
+    }
+}
+
+pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
+    let subs: Vec<Subscription> = args
+        .subs
+        .iter()
+        .map(|s| s.parse().map_err(|e| Failure::Usage(format!("{e}"))))
+        .collect::<Result<_, _>>()?;
+    let mut creds = match (args.key, args.secret) {
+        (Some(k), Some(s)) => Some(Credentials::new(k, s)),
+        _ => env_credentials()?,
+    };
+    let private = subs.iter().any(|s| s.channel.is_private());
+    // Kept alive while streaming.
+    let mut _sims = None;
+    let (spot_url, swap_url) = if args.sim {
+        let sim = start_sim(SimConfig::default())?;
+        let ws = WsSim::start(WsSimConfig::default(), Some(sim.control()))
+            .map_err(|e| Failure::Other(format!("the websocket simulator did not start: {e}")))?;
+        if creds.is_none() && private {
+            let demo = sim.control().demo_account();
+            creds = Some(Credentials::new(demo.keys.key, demo.keys.secret));
+        }
+        let urls = (Some(ws.spot_url()), Some(ws.swap_url()));
+        _sims = Some((sim, ws));
+        urls
+    } else {
+        (args.base_url, args.swap_base_url)
+    };
+    if private && creds.is_none() {
+        return Err(Failure::Usage(
+            "a private channel needs a key pair: --key/--secret, or DIGIFINEX_API_KEY and \
+             DIGIFINEX_API_SECRET"
+                .into(),
+        ));
+    }
+    let (tx, rx) = mpsc::channel::<Event>();
+    for family in [Family::Spot, Family::Swap] {
+        let mine: Vec<Subscription> = subs
+            .iter()
+            .filter(|s| s.family == family)
+            .cloned()
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let (flag, url) = match family {
+            Family::Spot => ("--base-url", spot_url.clone()),
+            _ => ("--swap-base-url", swap_url.clone()),
+        };
+        let mut b = StreamBuilder::new(family);
+        if let Some(url) = url {
+            if check_url(flag, &url)? {
+                b = b.allow_plain();
+            }
+            b = b.url(url);
+        }
+        if mine.iter().any(|s| s.channel.is_private()) {
+            if let Some(c) = &creds {
+                b = b.credentials(c.clone());
+            }
+        }
+        for s in mine {
+            b = b.subscribe(s);
+        }
+        let stream = b.build().map_err(|e| Failure::Usage(e.to_string()))?;
+        let tx = tx.clone();
+        std::thread::Builder::new()
+            .name(format!("stream-{family}"))
+            .spawn(move || {
+                for event in stream {
+                    if tx.send(event).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| Failure::Other(format!("cannot start a stream thread: {e}")))?;
+    }
+    drop(tx);
+    let mut out = std::io::stdout().lock();
+    let mut printed = 0u64;
+    if args.limit == Some(0) {
+        return Ok(());
+    }
+    for event in rx {
+        let line = serde_json::to_string(&event)
+            .map_err(|e| Failure::Other(format!("cannot print an event: {e}")))?;
+        writeln!(out, "{line}")?;
+        out.flush()?;
+        printed = printed.saturating_add(1);
+        if args.limit.is_some_and(|n| printed >= n) {
+            // The stream threads end with the process.
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_url;
+
+    #[test]
+    fn urls() {
+        assert!(matches!(
+            check_url("--base-url", "wss://openapi.digifinex.com/ws/v1/"),
+            Ok(false)
+        ));
+        assert!(matches!(
+            check_url("--base-url", "ws://127.0.0.1:9/ws/v1/"),
+            Ok(true)
+        ));
+        assert!(check_url("--base-url", "ws://example.com/ws/v1/").is_err());
+        assert!(check_url("--base-url", "https://example.com/").is_err());
+    }
+}

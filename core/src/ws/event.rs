@@ -1,0 +1,368 @@
+//! What a connection reports: connection state, replies, book updates and typed pushes.
+//!
+//! Every event serializes as one JSON object with a `type` member (`{"type":"book",...}`),
+//! decimals as strings in plain notation: the CLI prints these lines.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::types::{Family, TimestampMillis};
+use crate::ws::book::ResyncReason;
+use crate::ws::model::{
+    Level, SpotAlgoOrder, SpotBalance, SpotOrder, SpotTicker, SpotTrade, SwapAccount, SwapCandle,
+    SwapFundingRate, SwapIndexPrice, SwapMarkPrice, SwapOrder, SwapPosition, SwapPriceRange,
+    SwapSettlePrice, SwapTicker, SwapTrade,
+};
+use crate::ws::subscription::Subscription;
+
+/// JSON text kept as received (an unknown channel's payload, a reply's raw error).
+#[derive(Debug, Clone)]
+pub struct RawJson(pub Box<RawValue>);
+
+impl RawJson {
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// Keeps `raw`.
+    pub(crate) fn of(raw: &RawValue) -> Self {
+        RawJson(raw.to_owned())
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl Serialize for RawJson {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+/// A refusal by the server (a reply with `error` non-null on spot, `code` other than 1 on swap).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplyError {
+    /// The code: swap `code` (2 invalid param, 3 auth fail, 4 need auth, 5 repeat subscribe,
+    /// 6 subscribe fail, 7 unsubscribe fail, 8 api not active, 9 repeat auth); spot `error.code`
+    /// when the error is an object with one.
+    pub code: Option<i64>,
+    /// The message (`msg` on swap; `error.message`, or the error string, on spot).
+    pub message: Option<String>,
+}
+
+impl std::fmt::Display for ReplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.code, &self.message) {
+            (Some(c), Some(m)) => write!(f, "code {c}: {m}"),
+            (Some(c), None) => write!(f, "code {c}"),
+            (None, Some(m)) => f.write_str(m),
+            (None, None) => f.write_str("refused"),
+        }
+    }
+}
+
+/// Why a connection ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// No pong arrived in time for a ping.
+    PongTimeout,
+    /// The connection reached its planned lifetime and is replaced (the venue closes sockets
+    /// at about 2 h).
+    Recycle,
+    /// The socket closed or failed (the transport's description).
+    Lost(String),
+    /// Opening the socket failed (the transport's description, e.g. `HTTP 502`).
+    ConnectFailed(String),
+    /// [`crate::ws::Connection::close`] was called.
+    Requested,
+}
+
+impl std::fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CloseReason::PongTimeout => f.write_str("no pong in time"),
+            CloseReason::Recycle => f.write_str("lifetime reached, recycling"),
+            CloseReason::Lost(d) => write!(f, "connection lost: {d}"),
+            CloseReason::ConnectFailed(d) => write!(f, "connect failed: {d}"),
+            CloseReason::Requested => f.write_str("closed on request"),
+        }
+    }
+}
+
+/// A book update: the levels one frame changed, and the book's top afterwards.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BookUpdate {
+    /// The depth subscription (its target is the symbol or instrument).
+    pub subscription: Subscription,
+    /// Whether the frame was a snapshot (spot `CLEAN=true`, swap `full_data`).
+    pub snapshot: bool,
+    /// The bid levels of the frame as sent (size 0 deletes).
+    pub bids: Vec<Level>,
+    /// The ask levels of the frame as sent.
+    pub asks: Vec<Level>,
+    /// Server time of the frame, ms (swap only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<TimestampMillis>,
+    /// Best bid of the local book after the frame.
+    pub best_bid: Option<Level>,
+    /// Best ask of the local book after the frame.
+    pub best_ask: Option<Level>,
+    /// Levels per side of the local book after the frame.
+    pub depth: (usize, usize),
+}
+
+/// What a connection reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Event {
+    /// A socket is being opened (attempt 1 is the first after a loss or a recycle).
+    Connecting {
+        /// The socket.
+        family: Family,
+        /// Attempt number since the last good connection.
+        attempt: u32,
+    },
+    /// The socket is open; subscriptions are being replayed.
+    Connected {
+        /// The socket.
+        family: Family,
+    },
+    /// The socket ended; another is opened after `retry_in_ms` unless the connection was
+    /// closed on request.
+    Disconnected {
+        /// The socket.
+        family: Family,
+        /// Why.
+        reason: CloseReason,
+        /// Delay before the next attempt, ms (`None` when closed on request).
+        retry_in_ms: Option<u64>,
+    },
+    /// `server.auth` succeeded.
+    Authenticated {
+        /// The socket.
+        family: Family,
+    },
+    /// The server acknowledged subscriptions.
+    Subscribed {
+        /// The subscriptions acknowledged.
+        subscriptions: Vec<Subscription>,
+    },
+    /// The server acknowledged an unsubscription.
+    Unsubscribed {
+        /// The subscriptions ended.
+        subscriptions: Vec<Subscription>,
+    },
+    /// The server refused a request (a subscription, `server.auth`).
+    Refused {
+        /// The socket.
+        family: Family,
+        /// The request's method or event (`depth.subscribe`, `server.auth`).
+        request: String,
+        /// The subscriptions concerned (empty for auth).
+        subscriptions: Vec<Subscription>,
+        /// The server's answer.
+        error: ReplyError,
+    },
+    /// The answer to [`crate::ws::Connection::request_time`].
+    ServerTime {
+        /// The socket.
+        family: Family,
+        /// Server time (spot answers seconds; converted).
+        time: TimestampMillis,
+    },
+    /// A book was found invalid and is being rebuilt from a fresh snapshot (resubscribe).
+    Resync {
+        /// The depth subscription.
+        subscription: Subscription,
+        /// Why.
+        reason: ResyncReason,
+    },
+    /// A depth frame applied to the local book.
+    Book(BookUpdate),
+    /// Spot trades (`trades.update`); `snapshot` is the recent list sent after subscribing.
+    SpotTrades {
+        /// Pair (`BTC_USDT`).
+        symbol: String,
+        /// `CLEAN=true`: the recent-trades list; `false`: new trades.
+        snapshot: bool,
+        /// Newest first, as sent.
+        trades: Vec<SpotTrade>,
+    },
+    /// Spot tickers (`ticker.update`; `all_ticker.update` with `all`).
+    SpotTickers {
+        /// From `all_ticker` (a partial slice of all markets).
+        all: bool,
+        /// The tickers.
+        tickers: Vec<SpotTicker>,
+    },
+    /// Own spot orders (`order.update`).
+    SpotOrders {
+        /// The updates.
+        orders: Vec<SpotOrder>,
+    },
+    /// Own spot algo orders (`order_algo.update`).
+    SpotAlgoOrders {
+        /// The updates.
+        orders: Vec<SpotAlgoOrder>,
+    },
+    /// Own spot balances (`balance.update`).
+    SpotBalances {
+        /// The balances.
+        balances: Vec<SpotBalance>,
+    },
+    /// A swap ticker (`ticker.update`).
+    SwapTicker(SwapTicker),
+    /// All swap tickers (`all_ticker`, enveloped or a bare array).
+    SwapAllTickers {
+        /// The rows (including simulated and delisted contracts the venue lists).
+        tickers: Vec<SwapTicker>,
+    },
+    /// Swap trades (`trades.update`).
+    SwapTrades {
+        /// `full_data`: the recent-trades list sent after subscribing.
+        snapshot: bool,
+        /// The trades.
+        trades: Vec<SwapTrade>,
+    },
+    /// A swap candle (`cur_candle.update`).
+    SwapCandle(SwapCandle),
+    /// A swap mark-price candle (`mark_candle.update`).
+    SwapMarkCandle(SwapCandle),
+    /// A swap index price.
+    SwapIndexPrice(SwapIndexPrice),
+    /// A swap mark price.
+    SwapMarkPrice(SwapMarkPrice),
+    /// A swap price band.
+    SwapPriceRange(SwapPriceRange),
+    /// A swap funding rate.
+    SwapFundingRate(SwapFundingRate),
+    /// A swap estimated settlement price.
+    SwapSettlePrice(SwapSettlePrice),
+    /// Own swap account balances (`account.update`; unverified shape).
+    SwapAccounts {
+        /// The balances.
+        accounts: Vec<SwapAccount>,
+    },
+    /// Own swap positions (`position.update`; unverified shape).
+    SwapPositions {
+        /// The positions.
+        positions: Vec<SwapPosition>,
+    },
+    /// Own swap orders (`order.update`; unverified shape).
+    SwapOrders {
+        /// The updates.
+        orders: Vec<SwapOrder>,
+    },
+    /// The private state pushed so far compared with a REST read, made after each socket's
+    /// private subscriptions were acknowledged (see [`crate::ws::Connection::reconcile_due`]).
+    /// The REST state is the truth from then on.
+    Reconciled {
+        /// The socket.
+        family: Family,
+        /// The first reconciliation of this connection (every open order "appears").
+        initial: bool,
+        /// The differences (empty: the stream missed nothing).
+        changes: Vec<crate::ws::private::Change>,
+    },
+    /// The REST read of a reconciliation failed; the next socket tries again.
+    ReconcileFailed {
+        /// The socket.
+        family: Family,
+        /// What failed.
+        error: String,
+    },
+    /// A push of a channel this version does not model, kept as received.
+    Unknown {
+        /// The socket.
+        family: Family,
+        /// The method or event (`foo.update`).
+        channel: String,
+        /// The payload (`params` on spot, `data` on swap).
+        data: RawJson,
+    },
+    /// A frame that could not be read (not zlib nor JSON, or a known channel whose payload
+    /// does not decode). The connection goes on.
+    Undecodable {
+        /// The socket.
+        family: Family,
+        /// What went wrong.
+        problem: String,
+        /// The start of the frame's text (at most 200 characters).
+        snippet: String,
+    },
+}
+
+impl Event {
+    /// The event of a frame that could not be read.
+    pub(crate) fn undecodable(family: Family, problem: impl ToString, text: &[u8]) -> Event {
+        Event::Undecodable {
+            family,
+            problem: problem.to_string(),
+            snippet: String::from_utf8_lossy(text).chars().take(200).collect(),
+        }
+    }
+
+    /// Whether this is a market-data or private-data push (as opposed to connection state,
+    /// replies and resyncs).
+    pub fn is_data(&self) -> bool {
+        !matches!(
+            self,
+            Event::Connecting { .. }
+                | Event::Connected { .. }
+                | Event::Disconnected { .. }
+                | Event::Authenticated { .. }
+                | Event::Subscribed { .. }
+                | Event::Unsubscribed { .. }
+                | Event::Refused { .. }
+                | Event::ServerTime { .. }
+                | Event::Resync { .. }
+                | Event::Undecodable { .. }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ws::frame::{tests::zlib, Frame};
+
+    #[test]
+    fn events_serialize_as_json_lines() {
+        let ev = crate::ws::decode_frame(
+            Family::Swap,
+            Frame::Binary(&zlib(r#"{"event":"depth.update","data":{"instrument_id":"BTCUSDTPERP","level":20,"timestamp":7,"asks":[["100.50",3]],"bids":[["100",1]]},"full_data":true}"#)),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&ev[0]).unwrap(),
+            r#"{"type":"book","subscription":{"family":"swap","channel":"depth","target":"BTCUSDTPERP","level":20},"snapshot":true,"bids":[["100","1"]],"asks":[["100.50","3"]],"timestamp":7,"best_bid":["100","1"],"best_ask":["100.50","3"],"depth":[1,1]}"#
+        );
+        let ev = crate::ws::decode_frame(
+            Family::Spot,
+            Frame::Text(
+                r#"{"method":"kline.update","params":[1,{"a":1.0000000000000000001}],"id":null}"#,
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&ev[0]).unwrap(),
+            r#"{"type":"unknown","family":"spot","channel":"kline.update","data":[1,{"a":1.0000000000000000001}]}"#
+        );
+        let ev = Event::Disconnected {
+            family: Family::Spot,
+            reason: CloseReason::Lost("reset".into()),
+            retry_in_ms: Some(250),
+        };
+        assert_eq!(
+            serde_json::to_string(&ev).unwrap(),
+            r#"{"type":"disconnected","family":"spot","reason":{"kind":"lost","detail":"reset"},"retry_in_ms":250}"#
+        );
+    }
+}
