@@ -13,7 +13,7 @@ use digifinex_core::spot::{self, Market, TransferAccount};
 use digifinex_core::swap::{self, CopyCurrentView, CopyMarginMode, CopyMarketStyle, CopyPricing};
 use digifinex_core::swap::{MarketStyle, OrderSide, SponsorSide, TriggerPriceType};
 use digifinex_core::{Amount, Credentials, Decimal, Error, Family, Price, Size};
-use digifinex_sim::{FaultKind, FaultRule, SimConfig};
+use digifinex_sim::{FaultKind, FaultRule, SimConfig, WsSim, WsSimConfig};
 use digifinex_ureq::Client;
 
 use crate::live::start_sim;
@@ -113,7 +113,10 @@ pub(crate) fn run() -> Result<(), Failure> {
     let client = Client::builder()
         .spot_base_url(sim.spot_base_url())
         .swap_base_url(sim.swap_base_url())
-        .credentials(Credentials::new(demo.keys.key, demo.keys.secret))
+        .credentials(Credentials::new(
+            demo.keys.key.clone(),
+            demo.keys.secret.clone(),
+        ))
         .allow_http(true)
         .build()
         .map_err(|e| Failure::Other(describe(&e)))?;
@@ -307,7 +310,15 @@ pub(crate) fn run() -> Result<(), Failure> {
         [sent.output.order_id.clone()],
     ))?;
 
-    // 5c. An order whose answer is lost after it was applied, reconciled.
+    // 5c. The same order life seen as websocket pushes.
+    t.step("order updates over the websocket")?;
+    watch_order_updates(
+        &mut t,
+        &sim,
+        Credentials::new(demo.keys.key, demo.keys.secret),
+    )?;
+
+    // 5d. An order whose answer is lost after it was applied, reconciled.
     t.step("unknown outcome reconciled (answer lost after the order was applied)")?;
     let mut fault = FaultRule::route("POST", "/v3/spot/order/new", FaultKind::DropAfterApply);
     fault.count = Some(1);
@@ -536,6 +547,85 @@ pub(crate) fn run() -> Result<(), Failure> {
     drop(t);
     sim.shutdown();
     Ok(())
+}
+
+/// Subscribes to the demo account's `btc_usdt` orders on the simulator's spot socket, places
+/// and cancels a limit order over REST, and prints the pushes (bounded to 10 s).
+fn watch_order_updates<W: Write>(
+    t: &mut Tour<W>,
+    sim: &digifinex_sim::SimHandle,
+    creds: Credentials,
+) -> Result<(), Failure> {
+    use digifinex_core::ws::Event;
+    let ws = WsSim::start(WsSimConfig::default(), Some(sim.control()))
+        .map_err(|e| t.wrong(format!("the websocket simulator did not start: {e}")))?;
+    let stream = digifinex_ureq::ws::StreamBuilder::new(Family::Spot)
+        .url(ws.spot_url())
+        .allow_plain()
+        .credentials(creds)
+        // The ticker keeps frames coming while we wait for the private ones.
+        .subscribe(ws_sub("spot:ticker:btc_usdt")?)
+        .subscribe(ws_sub("spot:order:btc_usdt")?)
+        .build()
+        .map_err(|e| t.failed(&e))?;
+    let deadline = Instant::now() + std::time::Duration::from_secs(10);
+    let mut events = stream.into_iter();
+    let mut next = |t: &Tour<W>| -> Result<Event, Failure> {
+        if Instant::now() > deadline {
+            return Err(t.wrong("no websocket event in 10 s".into()));
+        }
+        events
+            .next()
+            .ok_or_else(|| t.wrong("the stream ended".into()))
+    };
+    loop {
+        if let Event::Subscribed { subscriptions } = next(t)? {
+            if subscriptions.iter().any(|s| s.channel.is_private()) {
+                break;
+            }
+        }
+    }
+    t.line("subscribed", "spot:order:btc_usdt (after server.auth)")?;
+    // Let the simulator take its first look at the account before the order.
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    let placed = t.send(&spot::PlaceOrderRequest::new(
+        Market::Spot,
+        SYMBOL,
+        spot::LimitOrder::buy(Amount::new(dec("0.01")), Price::new(dec("1000"))),
+    ))?;
+    let mut cancel_sent = false;
+    loop {
+        let Event::SpotOrders { orders } = next(t)? else {
+            continue;
+        };
+        for o in orders.iter().filter(|o| o.id == placed.order_id) {
+            t.line(
+                "pushed",
+                format_args!(
+                    "status {}  filled {} of {}",
+                    opt_debug(o.status.as_ref()),
+                    opt(o.filled),
+                    opt(o.amount)
+                ),
+            )?;
+            if o.status.as_ref().is_some_and(|s| !s.is_open()) {
+                return Ok(());
+            }
+        }
+        if !cancel_sent {
+            t.send(&spot::CancelOrdersRequest::new(
+                Market::Spot,
+                [placed.order_id.clone()],
+            ))?;
+            cancel_sent = true;
+        }
+    }
+}
+
+/// A subscription the demo names.
+fn ws_sub(text: &str) -> Result<digifinex_core::ws::Subscription, Failure> {
+    text.parse()
+        .map_err(|e| Failure::Other(format!("demo subscription {text}: {e}")))
 }
 
 fn show_balances<W: Write>(t: &mut Tour<W>) -> Result<(), Failure> {

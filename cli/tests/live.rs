@@ -357,6 +357,7 @@ fn demo_walks_through_every_step_quickly() {
         "spot balances before trading",
         "limit order: place, query, cancel",
         "market rules: an off-grid order rounded before sending",
+        "order updates over the websocket",
         "unknown outcome reconciled (answer lost after the order was applied)",
         "market order filled",
         "spot balances after trading",
@@ -368,6 +369,12 @@ fn demo_walks_through_every_step_quickly() {
         assert!(out.contains(heading), "missing `{heading}`:\n{out}");
     }
     assert!(out.contains("cancelled"), "{out}");
+    // The websocket step sees the order open, then cancelled.
+    assert!(
+        out.contains("status NotExecuted  filled 0 of 0.01"),
+        "{out}"
+    );
+    assert!(out.contains("status Cancelled  filled 0 of 0.01"), "{out}");
     assert!(
         out.contains("refused, nothing sent: `price` off the grid (venue code 20007)"),
         "{out}"

@@ -134,7 +134,9 @@ impl StreamBuilder {
         self
     }
 
-    /// Trusts only these DER root certificates instead of the webpki roots.
+    /// Trusts only these DER root certificates instead of the webpki roots. (The websocket
+    /// uses the webpki roots even with the `native-roots` feature, which concerns the REST
+    /// agent; give [`StreamBuilder::tls_config`] for the platform's.)
     pub fn trust_only_roots(mut self, ders: Vec<Vec<u8>>) -> Self {
         self.roots = Some(ders);
         self

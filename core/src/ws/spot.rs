@@ -369,6 +369,19 @@ mod tests {
             }
             _ => panic!(),
         }
+        // The same order fully filled: cumulative `filled`, status 2.
+        let full = br#"{"method":"order.update","params":[{"amount":"0.01","filled":"0.01","id":"198361cecdc65f9c8c9bb2fa68faec40","mode":1,"notional":"300","price":"30000","price_avg":"30000","side":"buy","status":2,"symbol":"BTC_USDT","timestamp":1583135617000,"type":"limit"}],"id":null}"#;
+        match decode(full) {
+            Incoming::Event(Event::SpotOrders { orders }) => {
+                assert_eq!(orders[0].filled, Some(d("0.01")));
+                assert_eq!(orders[0].notional, Some(d("300")));
+                assert_eq!(
+                    orders[0].status,
+                    Some(crate::spot::OrderStatus::FullyExecuted)
+                );
+            }
+            _ => panic!(),
+        }
         let b = br#"{"method":"balance.update","params":[{"currency":"USDT","free":"100.5","total":"101","used":"0.5"}],"id":null}"#;
         match decode(b) {
             Incoming::Event(Event::SpotBalances { balances }) => {
