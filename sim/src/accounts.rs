@@ -9,7 +9,7 @@
 //! 8 balance set by the control API.
 
 use rust_decimal::Decimal;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
 /// Account (user) id.
@@ -188,6 +188,8 @@ pub struct Account {
     pub finance: Vec<FinanceEntry>,
     /// Withdrawal address whitelist.
     pub withdraw_whitelist: Vec<WhitelistEntry>,
+    /// Balances touched since the last [`Accounts::take_changed`] (for the private pushes).
+    changed: BTreeSet<(AccountType, String)>,
 }
 
 /// Balance operation failed for lack of funds.
@@ -212,6 +214,7 @@ impl Account {
     }
 
     fn entry(&mut self, at: AccountType, currency: &str) -> &mut Balance {
+        self.changed.insert((at, currency.to_owned()));
         self.balances.entry((at, currency.to_owned())).or_default()
     }
 
@@ -303,5 +306,61 @@ impl Account {
         let delta = free - b.free;
         b.free = free;
         self.log(at, currency, delta, finance_type::CONTROL, now);
+    }
+}
+
+/// Every account by id, remembering which ones had a balance touched since the changes were
+/// last taken: the private pushes read them ([`Accounts::take_changed`]) instead of comparing
+/// every balance after every request.
+#[derive(Debug, Clone, Default)]
+pub struct Accounts {
+    map: BTreeMap<AccountId, Account>,
+    touched: BTreeSet<AccountId>,
+}
+
+impl Accounts {
+    /// The account `id`, if it exists.
+    pub fn get(&self, id: &AccountId) -> Option<&Account> {
+        self.map.get(id)
+    }
+
+    /// Whether account `id` exists.
+    pub fn contains_key(&self, id: &AccountId) -> bool {
+        self.map.contains_key(id)
+    }
+
+    /// Adds (or replaces) an account.
+    pub fn insert(&mut self, account: Account) {
+        self.touched.insert(account.id);
+        self.map.insert(account.id, account);
+    }
+
+    /// The account `id` for a change, created on first use.
+    pub fn entry_mut(&mut self, id: AccountId) -> &mut Account {
+        self.touched.insert(id);
+        self.map.entry(id).or_insert_with(|| Account::new(id))
+    }
+
+    /// Accounts by id.
+    pub fn iter(&self) -> impl Iterator<Item = (&AccountId, &Account)> + '_ {
+        self.map.iter()
+    }
+
+    /// Whether any balance may have changed since the last [`Accounts::take_changed`].
+    pub fn any_touched(&self) -> bool {
+        !self.touched.is_empty()
+    }
+
+    /// The balances touched since the last call, per account (each once), and forgets them.
+    pub fn take_changed(&mut self) -> Vec<(AccountId, Vec<(AccountType, String)>)> {
+        let touched = std::mem::take(&mut self.touched);
+        touched
+            .into_iter()
+            .filter_map(|id| {
+                let a = self.map.get_mut(&id)?;
+                let changed = std::mem::take(&mut a.changed);
+                (!changed.is_empty()).then(|| (id, changed.into_iter().collect()))
+            })
+            .collect()
     }
 }

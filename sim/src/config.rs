@@ -144,7 +144,7 @@ impl CurrencySpec {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LimitsConfig {
     /// Enforce the request-weight limits (spot: 10005 and bans; swap: HTTP 429/403, see
-    /// [`crate::swap::limits`]). Swap weights are counted for the usage headers either way.
+    /// the swap family's limits). Swap weights are counted for the usage headers either way.
     pub weight_enabled: bool,
     /// Spot request weight allowed per IP, key and user per minute (1200).
     pub spot_weight_per_minute: u32,
@@ -222,16 +222,16 @@ pub struct SimConfig {
     /// How much history the simulator keeps (memory bound; see [`Retention`]).
     pub retention: Retention,
     /// A recorded market to replay instead of the synthetic market maker, for the pairs and
-    /// instruments it names (`None`, the default: synthetic only); see [`crate::market`].
-    pub market: Option<crate::market::MarketConfig>,
-    /// Time from an order request to the matching engine ([`crate::market::Latency::None`]
+    /// instruments it names (`None`, the default: synthetic only); see the `market` module.
+    pub market: Option<crate::market::source::MarketConfig>,
+    /// Time from an order request to the matching engine (`Latency::None`
     /// by default: at once).
-    pub latency: crate::market::Latency,
+    pub latency: crate::market::latency::Latency,
 }
 
 /// How much history the simulator keeps, so that memory stays bounded however long it runs.
 ///
-/// DESIGN (what falls out; applied by [`crate::history`] in both engines):
+/// DESIGN (what falls out; applied by the history module in both engines):
 /// - **Orders.** Each account keeps, per family (spot and margin together; swap), every open
 ///   order, however old (open orders are never dropped), and its last
 ///   `finished_orders_per_account` finished (filled or cancelled) orders. When one more
@@ -303,7 +303,7 @@ impl Default for SimConfig {
             allow_public_bind: false,
             retention: Retention::default(),
             market: None,
-            latency: crate::market::Latency::None,
+            latency: crate::market::latency::Latency::None,
         }
     }
 }

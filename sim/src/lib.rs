@@ -78,9 +78,11 @@
 
 pub mod accounts;
 pub mod book;
+pub mod changes;
 pub mod clock;
 pub mod config;
 pub mod control;
+pub mod exchange;
 pub mod faults;
 pub mod history;
 pub mod json;

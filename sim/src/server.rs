@@ -27,7 +27,8 @@
 use crate::clock::SimClock;
 use crate::config::SimConfig;
 use crate::control::Control;
-use crate::faults::{FaultKind, Faults};
+use crate::exchange::Exchange;
+use crate::faults::FaultKind;
 use crate::json::J;
 use crate::state::State;
 use crate::wire::{error_body, SimRequest, SimResponse};
@@ -40,7 +41,7 @@ use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -68,40 +69,8 @@ pub fn check_bind_addr(addr: SocketAddr, public: bool) -> Result<(), String> {
     }
 }
 
-/// State shared by the server tasks and the control handles.
-#[derive(Debug)]
-pub struct Shared {
-    /// Configuration the simulator started with.
-    pub config: SimConfig,
-    /// The simulator clock.
-    pub clock: SimClock,
-    state: Mutex<State>,
-    faults: Mutex<Faults>,
-    /// Address the server listens on.
-    pub addr: SocketAddr,
-    /// Number of handler panics caught (always 0 unless the simulator has a bug).
-    pub panics: std::sync::atomic::AtomicU64,
-}
-
-impl Shared {
-    /// Locks the state (a poisoned lock is recovered: handlers never leave it half-updated on
-    /// purpose, and a simulator should keep serving), brought up to the current simulator time
-    /// first: a replayed market's events and delayed orders due by now are applied
-    /// ([`crate::market::sync`]).
-    pub fn state(&self) -> MutexGuard<'_, State> {
-        let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        crate::market::sync(&mut guard, self.clock.now_ms());
-        guard
-    }
-
-    /// Locks the fault rules.
-    pub fn faults(&self) -> MutexGuard<'_, Faults> {
-        self.faults.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
 /// Routes one request (no faults applied).
-pub fn route(shared: &Arc<Shared>, req: &SimRequest) -> SimResponse {
+pub fn route(shared: &Arc<Exchange>, req: &SimRequest) -> SimResponse {
     let path = req.path.as_str();
     if path == "/__sim" || path.starts_with("/__sim/") {
         return crate::control::http::handle(shared, req);
@@ -118,7 +87,7 @@ pub fn route(shared: &Arc<Shared>, req: &SimRequest) -> SimResponse {
 /// The simulator before it serves: bound to its address, state built.
 #[derive(Debug)]
 pub struct Sim {
-    shared: Arc<Shared>,
+    shared: Arc<Exchange>,
     listener: TcpListener,
 }
 
@@ -160,14 +129,7 @@ impl Sim {
         if let Some(r) = replay {
             crate::market::attach(&mut state, r);
         }
-        let shared = Arc::new(Shared {
-            config,
-            clock,
-            state: Mutex::new(state),
-            faults: Mutex::new(Faults::default()),
-            addr,
-            panics: std::sync::atomic::AtomicU64::new(0),
-        });
+        let shared = Arc::new(Exchange::new(config, clock, state, addr));
         Ok(Sim { shared, listener })
     }
 
@@ -269,7 +231,7 @@ impl Sim {
 /// A running simulator; dropping it stops the server and joins its thread.
 #[derive(Debug)]
 pub struct SimHandle {
-    shared: Arc<Shared>,
+    shared: Arc<Exchange>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -435,7 +397,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for TrackedIo<T> {
     }
 }
 
-async fn serve_connection(shared: Arc<Shared>, stream: tokio::net::TcpStream, peer: IpAddr) {
+async fn serve_connection(shared: Arc<Exchange>, stream: tokio::net::TcpStream, peer: IpAddr) {
     let activity = Arc::new(Activity {
         start: Instant::now(),
         last_ms: AtomicU64::new(0),
@@ -474,7 +436,7 @@ async fn serve_connection(shared: Arc<Shared>, stream: tokio::net::TcpStream, pe
 }
 
 async fn handle(
-    shared: Arc<Shared>,
+    shared: Arc<Exchange>,
     peer: IpAddr,
     req: hyper::Request<Incoming>,
     activity: Arc<Activity>,

@@ -1,13 +1,17 @@
-//! The simulator's mutable state, behind one mutex: accounts, keys, balances, and each family's
-//! books and records. Handlers lock it once per request, so every request is applied atomically.
+//! The simulator's mutable state, behind one mutex: accounts, keys, balances, each family's
+//! books and records, the market drivers (order flow, recorded market, order latency) and the
+//! outbox of changes. Handlers lock it once per request, so every request is applied
+//! atomically.
 
-use crate::accounts::{Account, AccountId, ApiKey};
+use crate::accounts::{Account, AccountId, Accounts, ApiKey};
+use crate::changes::Changes;
 use crate::config::SimConfig;
 use crate::limiter::{Limiter, Policy};
+use crate::market::feed::Feed;
 use crate::rng::Rng;
-use crate::spot::SpotState;
-use crate::swap::SwapState;
-use std::collections::{BTreeMap, HashMap};
+use crate::spot::store::SpotState;
+use crate::swap::store::SwapState;
+use std::collections::HashMap;
 
 /// All mutable state.
 #[derive(Debug)]
@@ -15,7 +19,7 @@ pub struct State {
     /// Generator for ids, keys and addresses.
     pub rng: Rng,
     /// Accounts by id.
-    pub accounts: BTreeMap<AccountId, Account>,
+    pub accounts: Accounts,
     /// API keys by access key.
     pub keys: HashMap<String, ApiKey>,
     /// Next account id.
@@ -26,8 +30,11 @@ pub struct State {
     pub spot_limiter: Limiter,
     /// Swap books, orders, positions, funding, copy trading and request weights.
     pub swap: SwapState,
-    /// The recorded market being replayed and orders on their way to the engine.
-    pub feed: crate::market::Feed,
+    /// What drives the markets besides the users: the order flow, a recorded market, and
+    /// orders on their way to the engine.
+    pub feed: Feed,
+    /// Orders and positions changed since the lock was taken ([`Changes`]).
+    pub changes: Changes,
 }
 
 impl State {
@@ -38,13 +45,14 @@ impl State {
         let swap = SwapState::new(config, &mut rng, now_ms);
         State {
             rng,
-            accounts: BTreeMap::new(),
+            accounts: Accounts::default(),
             keys: HashMap::new(),
             next_account: 1001,
             spot,
             spot_limiter: Limiter::new(Policy::spot(config.limits.spot_weight_per_minute)),
             swap,
-            feed: crate::market::Feed::new(config),
+            feed: Feed::new(config),
+            changes: Changes::default(),
         }
     }
 
@@ -52,12 +60,24 @@ impl State {
     pub fn create_account(&mut self) -> AccountId {
         let id = self.next_account;
         self.next_account += 1;
-        self.accounts.insert(id, Account::new(id));
+        self.accounts.insert(Account::new(id));
         id
     }
 
-    /// The account `id`, created on first use (ids come from keys, so it normally exists).
+    /// The account `id` for a change, created on first use (ids come from keys, so it
+    /// normally exists).
     pub fn account(&mut self, id: AccountId) -> &mut Account {
-        self.accounts.entry(id).or_insert_with(|| Account::new(id))
+        self.accounts.entry_mut(id)
+    }
+
+    /// Whether anything was noted for the private pushes since they were last taken.
+    pub fn has_changes(&self) -> bool {
+        !self.changes.is_empty() || self.accounts.any_touched()
+    }
+
+    /// Forgets the noted changes (after the observer has read them).
+    pub fn clear_changes(&mut self) {
+        self.changes.clear();
+        let _ = self.accounts.take_changed();
     }
 }

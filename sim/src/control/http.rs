@@ -45,11 +45,11 @@
 
 use super::{Control, ControlError, KeyOptions};
 use crate::accounts::{AccountType, Permissions, WhitelistEntry};
+use crate::exchange::Exchange;
 use crate::faults::FaultRule;
 use crate::json::{fmt_dec, J};
 use crate::num::parse_dec;
 use crate::route::{find, Auth, Match, Route};
-use crate::server::Shared;
 use crate::wire::{parse_form, SimRequest, SimResponse};
 use http::Method;
 use rust_decimal::Decimal;
@@ -222,13 +222,13 @@ pub const ROUTES: &[Route<Handler>] = &[
 
 /// Handles a request under `/__sim`: the body is read first (400 when it is not JSON), then
 /// the route (404 when unknown, or known for another method).
-pub fn handle(shared: &Arc<Shared>, req: &SimRequest) -> SimResponse {
+pub fn handle(shared: &Arc<Exchange>, req: &SimRequest) -> SimResponse {
     match run(shared, req) {
         Ok(r) | Err(r) => r,
     }
 }
 
-fn run(shared: &Arc<Shared>, req: &SimRequest) -> Answer {
+fn run(shared: &Arc<Exchange>, req: &SimRequest) -> Answer {
     let body = if req.body.is_empty() {
         Body(Value::Object(Default::default()))
     } else {

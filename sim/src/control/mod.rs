@@ -6,8 +6,8 @@
 pub mod http;
 
 use crate::accounts::{AccountId, AccountType, ApiKey, Balance, Permissions, WhitelistEntry};
+use crate::exchange::Exchange;
 use crate::faults::FaultRule;
-use crate::server::Shared;
 use crate::spot::engine::Order;
 use crate::spot::wallet::{self, StateError};
 use rust_decimal::Decimal;
@@ -238,11 +238,11 @@ fn check_balance(free: Decimal, frozen: Decimal) -> Result<(), ControlError> {
 /// Handle on a running simulator's state (cheap to clone).
 #[derive(Debug, Clone)]
 pub struct Control {
-    shared: Arc<Shared>,
+    shared: Arc<Exchange>,
 }
 
 impl Control {
-    pub(crate) fn new(shared: Arc<Shared>) -> Control {
+    pub(crate) fn new(shared: Arc<Exchange>) -> Control {
         Control { shared }
     }
 
@@ -630,7 +630,7 @@ impl Control {
     /// Runs funding settlements and TP/SL triggers due at the current simulator time.
     fn swap_tick(&self) {
         let now = self.now_ms();
-        crate::swap::engine::tick(&mut self.shared.state(), now);
+        crate::swap::timed::tick(&mut self.shared.state(), now);
     }
 
     /// Sets the mark price of a swap instrument (`None`: follow the book mid again). Copy-trading

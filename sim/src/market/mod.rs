@@ -63,491 +63,24 @@
 //! delayed. The answer itself is not delayed (add a [`crate::FaultKind::Latency`] rule for
 //! that).
 
+pub mod feed;
 pub mod format;
 pub mod latency;
+pub mod source;
 
+pub use feed::{Pending, ReplayStats, LOOKAHEAD_MS, SEEN_TRADES};
 pub use format::{Data, Header, ReadError, Reader, Record, Ticker, Trade, Writer};
 pub use latency::Latency;
+pub use source::{MarketConfig, MarketSource};
+
+use feed::{Event, Names, Replay, Target};
 
 use crate::book::Side;
 use crate::config::{MarketSpec, SimConfig, SwapInstrumentSpec};
 use crate::history::push_capped;
-use crate::rng::{mix, Rng};
 use crate::state::State;
 use rust_decimal::Decimal;
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
-use std::io::Read;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-
-/// Receive time read ahead of the next event (ms): trades polled up to this long after a
-/// snapshot are still applied before it when their trade time is earlier.
-pub const LOOKAHEAD_MS: i64 = 60_000;
-
-/// Trade ids remembered per pair or instrument to drop repeated trades of overlapping polls.
-pub const SEEN_TRADES: usize = 4096;
-
-/// Where a recording comes from.
-#[derive(Clone)]
-pub enum MarketSource {
-    /// A recording file.
-    File(PathBuf),
-    /// Recording bytes (gzip) from a reader, taken when the simulator starts (so one source
-    /// starts one simulator).
-    Reader(Arc<Mutex<Option<Box<dyn Read + Send>>>>),
-}
-
-impl MarketSource {
-    /// A reader of recording bytes (gzip), such as a `Cursor` over a [`Writer`]'s output.
-    pub fn reader(r: impl Read + Send + 'static) -> MarketSource {
-        MarketSource::Reader(Arc::new(Mutex::new(Some(Box::new(r)))))
-    }
-
-    /// Opens the recording.
-    pub fn open(&self) -> Result<Reader, ReadError> {
-        match self {
-            MarketSource::File(p) => Reader::open(p),
-            MarketSource::Reader(r) => {
-                let taken = match r.lock() {
-                    Ok(mut g) => g.take(),
-                    Err(p) => p.into_inner().take(),
-                };
-                let input = taken.ok_or_else(|| {
-                    ReadError::Io(std::io::Error::other(
-                        "the recording reader was already used by another simulator",
-                    ))
-                })?;
-                Reader::new(input)
-            }
-        }
-    }
-}
-
-impl std::fmt::Debug for MarketSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            MarketSource::File(p) => f.debug_tuple("File").field(p).finish(),
-            MarketSource::Reader(_) => f.write_str("Reader(..)"),
-        }
-    }
-}
-
-impl PartialEq for MarketSource {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (MarketSource::File(a), MarketSource::File(b)) => a == b,
-            (MarketSource::Reader(a), MarketSource::Reader(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        }
-    }
-}
-
-/// A recorded market to replay ([`crate::SimConfig::market`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct MarketConfig {
-    /// The recording.
-    pub source: MarketSource,
-    /// Simulator milliseconds per wall millisecond while the clock runs (1: real time).
-    pub speed: Decimal,
-}
-
-impl MarketConfig {
-    /// The recording at `path`, replayed in real time.
-    pub fn file(path: impl Into<PathBuf>) -> MarketConfig {
-        MarketConfig {
-            source: MarketSource::File(path.into()),
-            speed: Decimal::ONE,
-        }
-    }
-
-    /// A recording read from `r` (gzip bytes), replayed in real time.
-    pub fn reader(r: impl Read + Send + 'static) -> MarketConfig {
-        MarketConfig {
-            source: MarketSource::reader(r),
-            speed: Decimal::ONE,
-        }
-    }
-
-    /// The same at `speed` times real time.
-    pub fn with_speed(mut self, speed: Decimal) -> MarketConfig {
-        self.speed = speed;
-        self
-    }
-}
-
-/// A pair or instrument of the replay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Target {
-    Spot(usize),
-    Swap(usize),
-}
-
-#[derive(Debug)]
-enum Event {
-    Book {
-        target: Target,
-        bids: Vec<(Decimal, Decimal)>,
-        asks: Vec<(Decimal, Decimal)>,
-    },
-    Trade {
-        target: Target,
-        trade: Trade,
-    },
-    Ticker {
-        target: Target,
-        ticker: Ticker,
-    },
-    Funding {
-        inst: usize,
-        rate: Decimal,
-        next_time: i64,
-        next_rate: Option<Decimal>,
-        last_rate: Option<Decimal>,
-    },
-    Mark {
-        inst: usize,
-        mark: Decimal,
-        index: Option<Decimal>,
-    },
-}
-
-/// An event in the replay's queue: ordered by time, trades before other events of the same
-/// time (a record is received after the trades it reflects), then by the order it was read.
-#[derive(Debug)]
-struct Queued {
-    time: i64,
-    class: u8,
-    seq: u64,
-    event: Event,
-}
-
-impl Queued {
-    fn key(&self) -> (i64, u8, u64) {
-        (self.time, self.class, self.seq)
-    }
-}
-
-impl PartialEq for Queued {
-    fn eq(&self, other: &Self) -> bool {
-        self.key() == other.key()
-    }
-}
-impl Eq for Queued {}
-impl PartialOrd for Queued {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Queued {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.key().cmp(&other.key())
-    }
-}
-
-/// Trade ids seen recently (a bounded set).
-#[derive(Debug, Default)]
-struct Seen {
-    set: HashSet<String>,
-    order: VecDeque<String>,
-}
-
-impl Seen {
-    /// Whether `id` is new (and remembers it).
-    fn fresh(&mut self, id: &str) -> bool {
-        if self.set.contains(id) {
-            return false;
-        }
-        self.set.insert(id.to_owned());
-        self.order.push_back(id.to_owned());
-        while self.order.len() > SEEN_TRADES {
-            if let Some(old) = self.order.pop_front() {
-                self.set.remove(&old);
-            }
-        }
-        true
-    }
-}
-
-/// Counters of a replay.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReplayStats {
-    /// Records read.
-    pub records: u64,
-    /// Events applied.
-    pub applied: u64,
-    /// Lines that could not be read (skipped).
-    pub bad_lines: u64,
-    /// Records naming a pair or instrument the simulator does not have (skipped).
-    pub unknown: u64,
-    /// Repeated trades dropped.
-    pub repeated_trades: u64,
-    /// Whether the whole recording has been read.
-    pub ended: bool,
-}
-
-/// The replay cursor: the reader, records read ahead, the event queue.
-#[derive(Debug)]
-struct Replay {
-    reader: Option<Reader>,
-    /// Records read before the replay started (looking for first prices), consumed first.
-    prefetched: VecDeque<Record>,
-    /// The next record not yet queued.
-    next: Option<Record>,
-    queue: BinaryHeap<Reverse<Queued>>,
-    seq: u64,
-    seen: HashMap<Target, Seen>,
-    stats: ReplayStats,
-}
-
-impl Replay {
-    fn read(&mut self) -> Option<Record> {
-        if let Some(r) = self.prefetched.pop_front() {
-            return Some(r);
-        }
-        loop {
-            let reader = self.reader.as_mut()?;
-            match reader.next() {
-                Some(Ok(r)) => return Some(r),
-                Some(Err(_)) => self.stats.bad_lines += 1,
-                None => {
-                    self.reader = None;
-                    return None;
-                }
-            }
-        }
-    }
-
-    /// Queues every record received up to `horizon`.
-    fn fill(&mut self, st: &State, horizon: i64) {
-        loop {
-            if self.next.is_none() {
-                self.next = self.read();
-                if self.next.is_none() {
-                    self.stats.ended = true;
-                    return;
-                }
-                self.stats.records += 1;
-            }
-            match self.next.take() {
-                Some(r) if r.t <= horizon => self.queue_record(st, r),
-                other => {
-                    self.next = other;
-                    return;
-                }
-            }
-        }
-    }
-
-    fn push(&mut self, time: i64, event: Event) {
-        self.seq += 1;
-        let class = u8::from(!matches!(event, Event::Trade { .. }));
-        self.queue.push(Reverse(Queued {
-            time,
-            class,
-            seq: self.seq,
-            event,
-        }));
-    }
-
-    fn queue_record(&mut self, st: &State, r: Record) {
-        let spot = |s: &str| st.spot.by_symbol.get(&s.to_ascii_lowercase()).copied();
-        let swap = |s: &str| st.swap.index(s);
-        let t = r.t;
-        match r.data {
-            Data::SpotBook {
-                symbol, bids, asks, ..
-            } => match spot(&symbol) {
-                Some(m) => self.push(
-                    t,
-                    Event::Book {
-                        target: Target::Spot(m),
-                        bids,
-                        asks,
-                    },
-                ),
-                None => self.stats.unknown += 1,
-            },
-            Data::SwapBook {
-                instrument,
-                bids,
-                asks,
-                ..
-            } => match swap(&instrument) {
-                Some(i) => self.push(
-                    t,
-                    Event::Book {
-                        target: Target::Swap(i),
-                        bids,
-                        asks,
-                    },
-                ),
-                None => self.stats.unknown += 1,
-            },
-            Data::SpotTrades { symbol, trades } => match spot(&symbol) {
-                Some(m) => self.queue_trades(Target::Spot(m), trades),
-                None => self.stats.unknown += 1,
-            },
-            Data::SwapTrades { instrument, trades } => match swap(&instrument) {
-                Some(i) => self.queue_trades(Target::Swap(i), trades),
-                None => self.stats.unknown += 1,
-            },
-            Data::SpotTicker { symbol, ticker } => match spot(&symbol) {
-                Some(m) => self.push(
-                    t,
-                    Event::Ticker {
-                        target: Target::Spot(m),
-                        ticker,
-                    },
-                ),
-                None => self.stats.unknown += 1,
-            },
-            Data::SwapTicker { instrument, ticker } => match swap(&instrument) {
-                Some(i) => self.push(
-                    t,
-                    Event::Ticker {
-                        target: Target::Swap(i),
-                        ticker,
-                    },
-                ),
-                None => self.stats.unknown += 1,
-            },
-            Data::Funding {
-                instrument,
-                rate,
-                next_time,
-                next_rate,
-                last_rate,
-            } => match swap(&instrument) {
-                Some(inst) => self.push(
-                    t,
-                    Event::Funding {
-                        inst,
-                        rate,
-                        next_time,
-                        next_rate,
-                        last_rate,
-                    },
-                ),
-                None => self.stats.unknown += 1,
-            },
-            Data::Mark {
-                instrument,
-                mark,
-                index,
-            } => match swap(&instrument) {
-                Some(inst) => self.push(t, Event::Mark { inst, mark, index }),
-                None => self.stats.unknown += 1,
-            },
-        }
-    }
-
-    fn queue_trades(&mut self, target: Target, trades: Vec<Trade>) {
-        // Venues list recent trades newest first: a list whose first trade is not older than
-        // its last is taken in that order. Applied oldest first.
-        let mut trades = trades;
-        if let (Some(first), Some(last)) = (trades.first(), trades.last()) {
-            if first.time_ms >= last.time_ms {
-                trades.reverse();
-            }
-        }
-        trades.sort_by_key(|t| t.time_ms);
-        for trade in trades {
-            if !self.seen.entry(target).or_default().fresh(&trade.id) {
-                self.stats.repeated_trades += 1;
-                continue;
-            }
-            self.push(trade.time_ms, Event::Trade { target, trade });
-        }
-    }
-
-    /// Time of the earliest queued event, reading ahead as needed.
-    fn next_time(&mut self, st: &State) -> Option<i64> {
-        let head = self
-            .queue
-            .peek()
-            .map(|q| q.0.time)
-            .into_iter()
-            .chain(self.next.as_ref().map(|r| r.t))
-            .min();
-        match head {
-            Some(h) => self.fill(st, h.saturating_add(LOOKAHEAD_MS)),
-            None => {
-                // Nothing read yet (or all consumed): read the next record, then look again.
-                self.fill(st, i64::MIN);
-                if let Some(t) = self.next.as_ref().map(|r| r.t) {
-                    self.fill(st, t.saturating_add(LOOKAHEAD_MS));
-                }
-            }
-        }
-        self.queue.peek().map(|q| q.0.time)
-    }
-}
-
-/// An order waiting for its latency to pass.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Pending {
-    Spot(String),
-    Swap(String),
-}
-
-/// The market feed in the simulator state: the replay (when configured), recorded tickers, and
-/// orders on their way to the engine ([`Latency`]).
-#[derive(Debug)]
-pub struct Feed {
-    replay: Option<Replay>,
-    latency: Latency,
-    rng: Rng,
-    pending: BTreeMap<(i64, u64), Pending>,
-    pending_seq: u64,
-    spot_tickers: HashMap<usize, Ticker>,
-    swap_tickers: HashMap<usize, Ticker>,
-}
-
-impl Feed {
-    /// A feed for `config` without a replay attached.
-    pub fn new(config: &SimConfig) -> Feed {
-        Feed {
-            replay: None,
-            latency: config.latency.clone(),
-            rng: Rng::new(mix(config.seed ^ 0x6c61_7465_6e63_7921)),
-            pending: BTreeMap::new(),
-            pending_seq: 0,
-            spot_tickers: HashMap::new(),
-            swap_tickers: HashMap::new(),
-        }
-    }
-
-    /// The last recorded ticker of spot market `m`.
-    pub fn spot_ticker(&self, m: usize) -> Option<&Ticker> {
-        self.spot_tickers.get(&m)
-    }
-
-    /// The last recorded ticker of swap instrument `i`.
-    pub fn swap_ticker(&self, i: usize) -> Option<&Ticker> {
-        self.swap_tickers.get(&i)
-    }
-
-    /// Counters of the replay (`None` without one).
-    pub fn stats(&self) -> Option<ReplayStats> {
-        self.replay.as_ref().map(|r| r.stats)
-    }
-
-    /// Orders placed but not yet at the engine.
-    pub fn pending_orders(&self) -> usize {
-        self.pending.len()
-    }
-
-    /// Draws the delay of one order placed now (0 without a latency model).
-    fn delay(&mut self) -> i64 {
-        i64::try_from(self.latency.sample(&mut self.rng)).unwrap_or(0)
-    }
-
-    fn queue(&mut self, at: i64, p: Pending) {
-        self.pending_seq += 1;
-        self.pending.insert((at, self.pending_seq), p);
-    }
-}
+use std::collections::{HashMap, VecDeque};
 
 /// Opens the recording of `config.market` (if any) and completes the configuration: pairs and
 /// instruments the header describes and the configuration lacks are added (their reference
@@ -651,15 +184,20 @@ pub struct Prepared {
 /// Attaches a prepared recording to the state: the replay starts with the next
 /// [`sync`].
 pub fn attach(st: &mut State, prepared: Prepared) {
-    st.feed.replay = Some(Replay {
-        reader: Some(prepared.reader),
-        prefetched: prepared.prefetched,
-        next: None,
-        queue: BinaryHeap::new(),
-        seq: 0,
-        seen: HashMap::new(),
-        stats: ReplayStats::default(),
-    });
+    st.feed.replay = Some(Replay::new(prepared.reader, prepared.prefetched));
+}
+
+impl Names for State {
+    fn spot(&self, symbol: &str) -> Option<usize> {
+        self.spot
+            .by_symbol
+            .get(&symbol.to_ascii_lowercase())
+            .copied()
+    }
+
+    fn swap(&self, id: &str) -> Option<usize> {
+        self.swap.index(id)
+    }
 }
 
 /// Brings the state up to simulator time `now`: applies, in time order, every recorded event
@@ -670,7 +208,7 @@ pub fn sync(st: &mut State, now: i64) {
     }
     let mut replay = st.feed.replay.take();
     loop {
-        let event_at = replay.as_mut().and_then(|r| r.next_time(st));
+        let event_at = replay.as_mut().and_then(|r| r.next_time(&*st));
         let order_at = st.feed.pending.keys().next().map(|k| k.0);
         let event_first = match (event_at, order_at) {
             (Some(e), Some(o)) => e <= o,
@@ -678,15 +216,9 @@ pub fn sync(st: &mut State, now: i64) {
             _ => false,
         };
         if event_first {
-            let Some(r) = replay.as_mut() else { break };
-            match r.queue.peek() {
-                Some(q) if q.0.time <= now => {}
-                _ => break,
-            }
-            let Some(Reverse(q)) = r.queue.pop() else {
+            let Some(q) = replay.as_mut().and_then(|r| r.pop_due(now)) else {
                 break;
             };
-            r.stats.applied += 1;
             apply(st, q.time, q.event);
         } else {
             let Some((&(at, seq), _)) = st.feed.pending.iter().next() else {
@@ -713,33 +245,11 @@ fn arrive(st: &mut State, p: Pending, at: i64) {
             }
         }
         Pending::Swap(id) => {
-            crate::swap::engine::tick(st, at);
+            crate::swap::timed::tick(st, at);
             if st.swap.orders.get(&id).is_some_and(|o| o.is_active()) {
                 crate::swap::engine::execute(st, &id, at);
             }
         }
-    }
-}
-
-/// Matches a stored spot order now, or at its arrival when a latency model delays it.
-pub fn submit_spot(st: &mut State, id: &str, now: i64) {
-    let delay = st.feed.delay();
-    if delay > 0 {
-        st.feed
-            .queue(now.saturating_add(delay), Pending::Spot(id.to_owned()));
-    } else {
-        crate::spot::engine::execute(st, id, now);
-    }
-}
-
-/// Matches a stored swap order now, or at its arrival when a latency model delays it.
-pub fn submit_swap(st: &mut State, id: &str, now: i64) {
-    let delay = st.feed.delay();
-    if delay > 0 {
-        st.feed
-            .queue(now.saturating_add(delay), Pending::Swap(id.to_owned()));
-    } else {
-        crate::swap::engine::execute(st, id, now);
     }
 }
 
@@ -793,7 +303,7 @@ fn apply(st: &mut State, time: i64, event: Event) {
     activate(st, target);
     if let Target::Swap(_) = target {
         // Funding due before this moment settles at the prices before it.
-        crate::swap::engine::tick(st, time);
+        crate::swap::timed::tick(st, time);
     }
     match event {
         Event::Book { target, bids, asks } => {
@@ -876,7 +386,7 @@ fn apply(st: &mut State, time: i64, event: Event) {
                 *x = index;
             }
             // Liquidations at the new mark price.
-            crate::swap::engine::tick(st, time);
+            crate::swap::timed::tick(st, time);
         }
         Event::Funding {
             inst,
@@ -909,7 +419,7 @@ fn apply(st: &mut State, time: i64, event: Event) {
                     }
                 }
             }
-            crate::swap::engine::tick(st, time);
+            crate::swap::timed::tick(st, time);
         }
     }
 }

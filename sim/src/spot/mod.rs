@@ -33,115 +33,25 @@
 pub mod account;
 pub mod auth;
 pub mod engine;
+pub mod errors;
 pub mod market;
 pub mod orders;
 pub mod risk;
+pub mod store;
 pub mod wallet;
 
-pub use engine::SpotState;
+pub use errors::{err, err_msg, message, SpotErr, R};
+pub use store::{Kind, SpotState};
 
 use crate::accounts::AccountId;
+use crate::exchange::Exchange;
 use crate::json::J;
 use crate::limiter::Subject;
 use crate::route::{find, Auth, Match, Route};
-use crate::server::Shared;
 use crate::state::State;
 use crate::wire::{error_body, parse_form, SimRequest, SimResponse};
 use http::Method;
 use rust_decimal::Decimal;
-
-/// A spot error: code and message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpotErr {
-    /// Error code from the spec's table.
-    pub code: i64,
-    /// Message.
-    pub msg: String,
-}
-
-/// Result of a handler: the whole response object, or an error.
-pub type R = Result<J, SpotErr>;
-
-/// The error `code` with its table message.
-pub fn err(code: i64) -> SpotErr {
-    SpotErr {
-        code,
-        msg: message(code).to_owned(),
-    }
-}
-
-/// The error `code` with a specific message.
-pub fn err_msg(code: i64, msg: impl Into<String>) -> SpotErr {
-    SpotErr {
-        code,
-        msg: msg.into(),
-    }
-}
-
-/// Message of each documented code.
-pub fn message(code: i64) -> &'static str {
-    match code {
-        10001 => "wrong request method",
-        10002 => "invalid API key",
-        10003 => "signature mismatch",
-        10004 => "illegal request parameters",
-        10005 => "request frequency limit exceeded",
-        10006 => "not authorized for this request",
-        10007 => "IP address not whitelisted",
-        10008 => "timestamp invalid",
-        10009 => "endpoint unknown or ACCESS-KEY missing",
-        10011 => "API key expired",
-        20002 => "trading of this pair suspended",
-        20007 => "price precision error",
-        20008 => "amount precision error",
-        20009 => "amount below minimum",
-        20010 => "cash amount below minimum",
-        20011 => "insufficient balance",
-        20012 => "invalid trade type",
-        20013 => "order not found",
-        20014 => "invalid date format",
-        20015 => "queried date range exceeds the limit",
-        20018 => "API trading banned by the system",
-        20019 => "wrong pair symbol",
-        20020 => "trading rules violated; temporarily banned",
-        20021 => "invalid currency",
-        20022 => "end time must be at least the start time",
-        20023 => "invalid transfer type",
-        20024 => "invalid amount",
-        20026 => "transfer amount exceeds balance",
-        20030 => "no position on this pair",
-        20031 => "batch order limit",
-        20033 => "wrong withdrawal id",
-        20034 => "withdrawals closed for this currency",
-        20035 => "withdrawal amount limit",
-        20037 => "address, tag or chain not in the withdrawal management list",
-        20038 => "withdrawal address not whitelisted",
-        20039 => "cannot cancel in the current status",
-        20040 => "withdrawing too often",
-        20041 => "daily withdrawal quota exceeded",
-        20042 => "pair does not support API trading",
-        _ => "system error",
-    }
-}
-
-/// `spot` or `margin`, the `{market}` path segment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// Spot.
-    Spot,
-    /// Margin.
-    Margin,
-}
-
-impl Kind {
-    /// `spot` or `margin`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Spot => "spot",
-            Kind::Margin => "margin",
-        }
-    }
-}
 
 /// Request parameters: query pairs first, then form-body pairs; the first occurrence wins, so
 /// on duplicates the query-string value wins.
@@ -201,8 +111,8 @@ impl Params {
 
 /// Per-request context given to handlers.
 pub struct Ctx<'a> {
-    /// Shared server pieces (config, clock).
-    pub shared: &'a Shared,
+    /// Exchange server pieces (config, clock).
+    pub shared: &'a Exchange,
     /// Locked state.
     pub st: &'a mut State,
     /// Simulator time (ms).
@@ -310,7 +220,7 @@ pub const ROUTES: &[Route<Handler>] = &[
 /// Handles a request under `/v3`: finds the route (404 10009 when unknown, 405 10001 for
 /// another method), charges its weight (429 10005 when refused), authenticates, and runs the
 /// handler.
-pub fn handle(shared: &Shared, req: &SimRequest) -> SimResponse {
+pub fn handle(shared: &Exchange, req: &SimRequest) -> SimResponse {
     let sub = req.path.strip_prefix("/v3").unwrap_or("");
     let (route, caps) = match find(ROUTES, &req.method, sub) {
         Match::Found(route, caps) => (route, caps),
@@ -366,7 +276,7 @@ fn kind_of(market: Option<&str>, path: &str) -> Kind {
 /// Request weight: charged per IP always, and per key and user when the route is signed and
 /// the key is known. A refusal is HTTP 429 with 10005 and `retry-after` (seconds).
 fn charge(
-    shared: &Shared,
+    shared: &Exchange,
     st: &mut State,
     req: &SimRequest,
     route: &Route<Handler>,
@@ -402,7 +312,7 @@ pub fn ok200() -> J {
 }
 
 /// Upper-case currency and whether it is known (in a market or the currency table).
-pub fn known_currency(shared: &Shared, c: &str) -> Option<String> {
+pub fn known_currency(shared: &Exchange, c: &str) -> Option<String> {
     let up = c.trim().to_ascii_uppercase();
     let known = shared
         .config

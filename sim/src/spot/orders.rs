@@ -242,7 +242,7 @@ fn place(
         engine::execute(st, &id, now_ms);
     } else {
         // API placements reach the engine after the configured latency.
-        crate::market::submit_spot(st, &id, now_ms);
+        super::engine::submit(st, &id, now_ms);
     }
     id
 }

@@ -17,8 +17,8 @@
 //! keys; cancels, queries and position closes still work. Orders placed by
 //! `/margin/position/close` are not counted.
 
-use super::engine::{OrdType, Side, SpotState};
-use super::{err, SpotErr};
+use super::errors::{err, SpotErr};
+use super::store::{OrdType, Side, SpotState};
 use crate::accounts::AccountId;
 use rust_decimal::Decimal;
 use std::collections::BTreeMap;
@@ -31,18 +31,7 @@ pub const SHORT_BAN_MS: i64 = 1_800_000;
 pub const LONG_BAN_MS: i64 = 86_400_000;
 const THREE_HOURS: i64 = 10_800_000;
 
-/// Risk-control state of one account.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RiskState {
-    /// Last evaluated cycle index.
-    pub evaluated_through: Option<i64>,
-    /// Start times of bans (ms).
-    pub bans: Vec<i64>,
-    /// End of the current ban (ms).
-    pub banned_until: i64,
-    /// Whether the current ban is the 24-hour one.
-    pub long_ban: bool,
-}
+pub use super::store::RiskState;
 
 #[derive(Default)]
 struct Stats {

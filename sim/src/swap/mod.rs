@@ -45,18 +45,23 @@ pub mod account;
 pub mod auth;
 pub mod copy;
 pub mod engine;
+pub mod errors;
+pub mod follow;
 pub mod limits;
 pub mod market;
+pub mod store;
+pub mod timed;
 pub mod trade;
 
-pub use engine::SwapState;
+pub use errors::{err, err_msg, message, SwapErr, R};
+pub use store::SwapState;
 
 use crate::accounts::AccountId;
+use crate::exchange::Exchange;
 use crate::json::J;
 use crate::limiter::Subject;
 use crate::num::parse_dec;
 use crate::route::{find, Auth, Match, Route};
-use crate::server::Shared;
 use crate::state::State;
 use crate::wire::{parse_form, SimRequest, SimResponse};
 use http::Method;
@@ -64,83 +69,6 @@ use limits::Refusal;
 use rust_decimal::Decimal;
 use serde_json::Value;
 use std::sync::Arc;
-
-/// A swap error: code and message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SwapErr {
-    /// Code from the spec's table.
-    pub code: i64,
-    /// Message.
-    pub msg: String,
-}
-
-/// Result of a handler: the `data` value, or an error.
-pub type R = Result<J, SwapErr>;
-
-/// The error `code` with its table message.
-pub fn err(code: i64) -> SwapErr {
-    SwapErr {
-        code,
-        msg: message(code).to_owned(),
-    }
-}
-
-/// The error `code` with a specific message.
-pub fn err_msg(code: i64, msg: impl Into<String>) -> SwapErr {
-    SwapErr {
-        code,
-        msg: msg.into(),
-    }
-}
-
-/// Message of each documented code.
-pub fn message(code: i64) -> &'static str {
-    match code {
-        400001 => "required parameter missing",
-        400002 => "parameter invalid",
-        400003 => "IP not authenticated",
-        400004 => "signature mismatch",
-        400005 => "permission denied",
-        400006 => "invalid API key",
-        401001 => "leverage cannot change while unfinished orders exist",
-        401002 => "position open value above maximum",
-        401003 => "balance insufficient",
-        401004 => "instrument trading suspended",
-        401005 => "instrument under maintenance",
-        401006 => "order size below minimum",
-        401007 => "price precision invalid",
-        401008 => "instrument denies market orders",
-        401009 => "market order unsupported when the opposite side is empty",
-        401010 => "price above maximum buy price",
-        401011 => "price below minimum sell price",
-        401012 => "position too small to close",
-        401013 => "order price inferior to liquidation price",
-        401014 => "batch order or cancel count over 20",
-        401015 => "action requires isolated position mode",
-        401016 => "cannot do this while a position exists",
-        401017 => "cannot do this while no position exists",
-        401018 => "transfer request not allowed",
-        401019 => "transfer in risk control",
-        403001 => "frequency limit reached",
-        403002 => "forbidden after repeated requests past the frequency limit",
-        404001 => "expert locked, cannot open positions",
-        404002 => "contract in settlement",
-        404003 => "copy contract offline or nonexistent",
-        404004 => "positions exist, margin mode or leverage cannot change",
-        404005 => "copy orders exist, margin mode or leverage cannot change",
-        404006 => "a pending order exists, margin mode or leverage cannot change",
-        404007 => "order price deviates too far from mark price",
-        404008 => "take-profit price must be above the order price",
-        404009 => "take-profit price must be below the order price",
-        404010 => "stop-loss price must be below the order price",
-        404011 => "stop-loss price must be above the order price",
-        404012 => "order already executed to close the position",
-        404013 => "order does not exist",
-        404014 => "take-profit already exists",
-        404015 => "stop-loss already exists",
-        _ => "system error",
-    }
-}
 
 /// Error body `{"code":N,"msg":"..."}`.
 pub fn error_json(e: &SwapErr) -> J {
@@ -278,8 +206,8 @@ pub fn in_window(t: i64, w: (Option<i64>, Option<i64>)) -> bool {
 
 /// Per-request context given to handlers.
 pub struct Ctx<'a> {
-    /// Shared server pieces.
-    pub shared: &'a Shared,
+    /// Exchange server pieces.
+    pub shared: &'a Exchange,
     /// Locked state.
     pub st: &'a mut State,
     /// Simulator time (ms).
@@ -364,17 +292,17 @@ pub const ROUTES: &[Route<Handler>] = &[
     r(Method::GET,  "/swap/v2/trade/order_info",                 1,  Auth::Read,   trade::order_info),
     r(Method::GET,  "/swap/v2/trade/history_orders",             5,  Auth::Read,   trade::history_orders),
     r(Method::GET,  "/swap/v2/trade/history_trades",             5,  Auth::Read,   trade::history_trades),
-    r(Method::POST, "/swap/v2/follow/sponsor_order",             5,  Auth::Trade,  copy::sponsor_order),
-    r(Method::POST, "/swap/v2/follow/close_order",               5,  Auth::Trade,  copy::close_order),
-    r(Method::POST, "/swap/v2/follow/cancel_order",              2,  Auth::Trade,  copy::cancel_order),
-    r(Method::POST, "/swap/v2/follow/user_center_current",       5,  Auth::Read,   copy::user_center_current),
-    r(Method::POST, "/swap/v2/follow/user_center_history",       5,  Auth::Read,   copy::user_center_history),
-    r(Method::POST, "/swap/v2/follow/expert_current_open_order", 5,  Auth::Read,   copy::expert_open_orders),
-    r(Method::POST, "/swap/v2/follow/add_algo",                  2,  Auth::Trade,  copy::add_algo),
-    r(Method::POST, "/swap/v2/follow/cancel_algo",               2,  Auth::Trade,  copy::cancel_algo),
-    r(Method::POST, "/swap/v2/follow/account_available",         1,  Auth::Read,   copy::account_available),
-    r(Method::POST, "/swap/v2/follow/plan_task",                 5,  Auth::Read,   copy::plan_task),
-    r(Method::POST, "/swap/v2/follow/instrument_list",           2,  Auth::Read,   copy::instrument_list),
+    r(Method::POST, "/swap/v2/follow/sponsor_order",             5,  Auth::Trade,  follow::sponsor_order),
+    r(Method::POST, "/swap/v2/follow/close_order",               5,  Auth::Trade,  follow::close_order),
+    r(Method::POST, "/swap/v2/follow/cancel_order",              2,  Auth::Trade,  follow::cancel_order),
+    r(Method::POST, "/swap/v2/follow/user_center_current",       5,  Auth::Read,   follow::user_center_current),
+    r(Method::POST, "/swap/v2/follow/user_center_history",       5,  Auth::Read,   follow::user_center_history),
+    r(Method::POST, "/swap/v2/follow/expert_current_open_order", 5,  Auth::Read,   follow::expert_open_orders),
+    r(Method::POST, "/swap/v2/follow/add_algo",                  2,  Auth::Trade,  follow::add_algo),
+    r(Method::POST, "/swap/v2/follow/cancel_algo",               2,  Auth::Trade,  follow::cancel_algo),
+    r(Method::POST, "/swap/v2/follow/account_available",         1,  Auth::Read,   follow::account_available),
+    r(Method::POST, "/swap/v2/follow/plan_task",                 5,  Auth::Read,   follow::plan_task),
+    r(Method::POST, "/swap/v2/follow/instrument_list",           2,  Auth::Read,   follow::instrument_list),
 ];
 
 /// `public/api_weight`: every route's path and weight, in table order.
@@ -438,7 +366,7 @@ pub fn error_response(e: &SwapErr) -> SimResponse {
 /// Handles a request under `/swap/`: finds the route (plain-text 404 when unknown), charges its
 /// weight (429 or 403 when refused), checks the method (405), authenticates, reads the
 /// parameters and runs the handler. Every answer of a known path carries the usage headers.
-pub fn handle(shared: &Arc<Shared>, req: &SimRequest) -> SimResponse {
+pub fn handle(shared: &Arc<Exchange>, req: &SimRequest) -> SimResponse {
     let (route, right_method) = match find(ROUTES, &req.method, trim_path(&req.path)) {
         Match::Found(route, _) => (route, true),
         Match::WrongMethod(route) => (route, false),
@@ -473,7 +401,7 @@ fn subjects(st: &State, req: &SimRequest, route: &Route<Handler>) -> Vec<Subject
 /// Charges the route's weight (only counted when limits are off); a refusal is HTTP 429
 /// (403001) or, banned, HTTP 403 (403002), with `retry-after` in seconds.
 fn charge(
-    shared: &Shared,
+    shared: &Exchange,
     st: &mut State,
     subjects: &[Subject],
     route: &Route<Handler>,
@@ -496,7 +424,7 @@ fn charge(
 
 /// Authenticates, reads the parameters and runs the handler of a route called with its method.
 fn run(
-    shared: &Shared,
+    shared: &Exchange,
     st: &mut State,
     req: &SimRequest,
     route: &Route<Handler>,
@@ -513,7 +441,7 @@ fn run(
     } else {
         (Params::from_query(&req.query), Value::Null)
     };
-    engine::tick(st, now);
+    timed::tick(st, now);
     let mut ctx = Ctx {
         shared,
         st,

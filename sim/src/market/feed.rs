@@ -1,0 +1,432 @@
+//! The market drivers kept in the state: the replay cursor of a recorded market, orders on
+//! their way to the engine (latency), the recorded tickers, and the synthetic order flow
+//! ([`crate::market::flow`]). Nothing here touches the books or accounts: applying what these
+//! hand out is [`crate::market`]'s work.
+
+use super::format::{Data, Reader, Record, Ticker, Trade};
+use super::latency::Latency;
+use crate::config::SimConfig;
+use crate::rng::{mix, Rng};
+use rust_decimal::Decimal;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
+
+/// Receive time read ahead of the next event (ms): trades polled up to this long after a
+/// snapshot are still applied before it when their trade time is earlier.
+pub const LOOKAHEAD_MS: i64 = 60_000;
+
+/// Trade ids remembered per pair or instrument to drop repeated trades of overlapping polls.
+pub const SEEN_TRADES: usize = 4096;
+
+/// Looks up pairs and instruments by name (the state implements it).
+pub trait Names {
+    /// Index of spot pair `symbol` (any case).
+    fn spot(&self, symbol: &str) -> Option<usize>;
+    /// Index of swap instrument `id`.
+    fn swap(&self, id: &str) -> Option<usize>;
+}
+
+/// A pair or instrument of the replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Target {
+    Spot(usize),
+    Swap(usize),
+}
+
+#[derive(Debug)]
+pub(crate) enum Event {
+    Book {
+        target: Target,
+        bids: Vec<(Decimal, Decimal)>,
+        asks: Vec<(Decimal, Decimal)>,
+    },
+    Trade {
+        target: Target,
+        trade: Trade,
+    },
+    Ticker {
+        target: Target,
+        ticker: Ticker,
+    },
+    Funding {
+        inst: usize,
+        rate: Decimal,
+        next_time: i64,
+        next_rate: Option<Decimal>,
+        last_rate: Option<Decimal>,
+    },
+    Mark {
+        inst: usize,
+        mark: Decimal,
+        index: Option<Decimal>,
+    },
+}
+
+/// An event in the replay's queue: ordered by time, trades before other events of the same
+/// time (a record is received after the trades it reflects), then by the order it was read.
+#[derive(Debug)]
+pub(crate) struct Queued {
+    pub(crate) time: i64,
+    class: u8,
+    seq: u64,
+    pub(crate) event: Event,
+}
+
+impl Queued {
+    fn key(&self) -> (i64, u8, u64) {
+        (self.time, self.class, self.seq)
+    }
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Queued {}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+/// Trade ids seen recently (a bounded set).
+#[derive(Debug, Default)]
+struct Seen {
+    set: HashSet<String>,
+    order: VecDeque<String>,
+}
+
+impl Seen {
+    /// Whether `id` is new (and remembers it).
+    fn fresh(&mut self, id: &str) -> bool {
+        if self.set.contains(id) {
+            return false;
+        }
+        self.set.insert(id.to_owned());
+        self.order.push_back(id.to_owned());
+        while self.order.len() > SEEN_TRADES {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+        true
+    }
+}
+
+/// Counters of a replay.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReplayStats {
+    /// Records read.
+    pub records: u64,
+    /// Events applied.
+    pub applied: u64,
+    /// Lines that could not be read (skipped).
+    pub bad_lines: u64,
+    /// Records naming a pair or instrument the simulator does not have (skipped).
+    pub unknown: u64,
+    /// Repeated trades dropped.
+    pub repeated_trades: u64,
+    /// Whether the whole recording has been read.
+    pub ended: bool,
+}
+
+/// The replay cursor: the reader, records read ahead, the event queue.
+#[derive(Debug)]
+pub(crate) struct Replay {
+    reader: Option<Reader>,
+    /// Records read before the replay started (looking for first prices), consumed first.
+    prefetched: VecDeque<Record>,
+    /// The next record not yet queued.
+    next: Option<Record>,
+    queue: BinaryHeap<Reverse<Queued>>,
+    seq: u64,
+    seen: HashMap<Target, Seen>,
+    stats: ReplayStats,
+}
+
+impl Replay {
+    /// A replay reading `reader`, after the records already read ahead.
+    pub(crate) fn new(reader: Reader, prefetched: VecDeque<Record>) -> Replay {
+        Replay {
+            reader: Some(reader),
+            prefetched,
+            next: None,
+            queue: BinaryHeap::new(),
+            seq: 0,
+            seen: HashMap::new(),
+            stats: ReplayStats::default(),
+        }
+    }
+
+    /// The counters.
+    pub(crate) fn stats(&self) -> ReplayStats {
+        self.stats
+    }
+
+    /// Takes the earliest queued event if it is due by `now` (counted as applied).
+    pub(crate) fn pop_due(&mut self, now: i64) -> Option<Queued> {
+        match self.queue.peek() {
+            Some(q) if q.0.time <= now => {}
+            _ => return None,
+        }
+        let Reverse(q) = self.queue.pop()?;
+        self.stats.applied += 1;
+        Some(q)
+    }
+
+    fn read(&mut self) -> Option<Record> {
+        if let Some(r) = self.prefetched.pop_front() {
+            return Some(r);
+        }
+        loop {
+            let reader = self.reader.as_mut()?;
+            match reader.next() {
+                Some(Ok(r)) => return Some(r),
+                Some(Err(_)) => self.stats.bad_lines += 1,
+                None => {
+                    self.reader = None;
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Queues every record received up to `horizon`.
+    fn fill(&mut self, st: &dyn Names, horizon: i64) {
+        loop {
+            if self.next.is_none() {
+                self.next = self.read();
+                if self.next.is_none() {
+                    self.stats.ended = true;
+                    return;
+                }
+                self.stats.records += 1;
+            }
+            match self.next.take() {
+                Some(r) if r.t <= horizon => self.queue_record(st, r),
+                other => {
+                    self.next = other;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, time: i64, event: Event) {
+        self.seq += 1;
+        let class = u8::from(!matches!(event, Event::Trade { .. }));
+        self.queue.push(Reverse(Queued {
+            time,
+            class,
+            seq: self.seq,
+            event,
+        }));
+    }
+
+    fn queue_record(&mut self, st: &dyn Names, r: Record) {
+        let spot = |s: &str| st.spot(s);
+        let swap = |s: &str| st.swap(s);
+        let t = r.t;
+        match r.data {
+            Data::SpotBook {
+                symbol, bids, asks, ..
+            } => match spot(&symbol) {
+                Some(m) => self.push(
+                    t,
+                    Event::Book {
+                        target: Target::Spot(m),
+                        bids,
+                        asks,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::SwapBook {
+                instrument,
+                bids,
+                asks,
+                ..
+            } => match swap(&instrument) {
+                Some(i) => self.push(
+                    t,
+                    Event::Book {
+                        target: Target::Swap(i),
+                        bids,
+                        asks,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::SpotTrades { symbol, trades } => match spot(&symbol) {
+                Some(m) => self.queue_trades(Target::Spot(m), trades),
+                None => self.stats.unknown += 1,
+            },
+            Data::SwapTrades { instrument, trades } => match swap(&instrument) {
+                Some(i) => self.queue_trades(Target::Swap(i), trades),
+                None => self.stats.unknown += 1,
+            },
+            Data::SpotTicker { symbol, ticker } => match spot(&symbol) {
+                Some(m) => self.push(
+                    t,
+                    Event::Ticker {
+                        target: Target::Spot(m),
+                        ticker,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::SwapTicker { instrument, ticker } => match swap(&instrument) {
+                Some(i) => self.push(
+                    t,
+                    Event::Ticker {
+                        target: Target::Swap(i),
+                        ticker,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::Funding {
+                instrument,
+                rate,
+                next_time,
+                next_rate,
+                last_rate,
+            } => match swap(&instrument) {
+                Some(inst) => self.push(
+                    t,
+                    Event::Funding {
+                        inst,
+                        rate,
+                        next_time,
+                        next_rate,
+                        last_rate,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::Mark {
+                instrument,
+                mark,
+                index,
+            } => match swap(&instrument) {
+                Some(inst) => self.push(t, Event::Mark { inst, mark, index }),
+                None => self.stats.unknown += 1,
+            },
+        }
+    }
+
+    fn queue_trades(&mut self, target: Target, trades: Vec<Trade>) {
+        // Venues list recent trades newest first: a list whose first trade is not older than
+        // its last is taken in that order. Applied oldest first.
+        let mut trades = trades;
+        if let (Some(first), Some(last)) = (trades.first(), trades.last()) {
+            if first.time_ms >= last.time_ms {
+                trades.reverse();
+            }
+        }
+        trades.sort_by_key(|t| t.time_ms);
+        for trade in trades {
+            if !self.seen.entry(target).or_default().fresh(&trade.id) {
+                self.stats.repeated_trades += 1;
+                continue;
+            }
+            self.push(trade.time_ms, Event::Trade { target, trade });
+        }
+    }
+
+    /// Time of the earliest queued event, reading ahead as needed.
+    pub(crate) fn next_time(&mut self, st: &dyn Names) -> Option<i64> {
+        let head = self
+            .queue
+            .peek()
+            .map(|q| q.0.time)
+            .into_iter()
+            .chain(self.next.as_ref().map(|r| r.t))
+            .min();
+        match head {
+            Some(h) => self.fill(st, h.saturating_add(LOOKAHEAD_MS)),
+            None => {
+                // Nothing read yet (or all consumed): read the next record, then look again.
+                self.fill(st, i64::MIN);
+                if let Some(t) = self.next.as_ref().map(|r| r.t) {
+                    self.fill(st, t.saturating_add(LOOKAHEAD_MS));
+                }
+            }
+        }
+        self.queue.peek().map(|q| q.0.time)
+    }
+}
+
+/// An order waiting for its latency to pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pending {
+    /// A spot or margin order id.
+    Spot(String),
+    /// A swap order id.
+    Swap(String),
+}
+
+/// The market feed in the simulator state: the replay (when configured), recorded tickers, and
+/// orders on their way to the engine ([`Latency`]).
+#[derive(Debug)]
+pub struct Feed {
+    pub(crate) replay: Option<Replay>,
+    latency: Latency,
+    rng: Rng,
+    pub(crate) pending: BTreeMap<(i64, u64), Pending>,
+    pending_seq: u64,
+    pub(crate) spot_tickers: HashMap<usize, Ticker>,
+    pub(crate) swap_tickers: HashMap<usize, Ticker>,
+}
+
+impl Feed {
+    /// A feed for `config` without a replay attached.
+    pub fn new(config: &SimConfig) -> Feed {
+        Feed {
+            replay: None,
+            latency: config.latency.clone(),
+            rng: Rng::new(mix(config.seed ^ 0x6c61_7465_6e63_7921)),
+            pending: BTreeMap::new(),
+            pending_seq: 0,
+            spot_tickers: HashMap::new(),
+            swap_tickers: HashMap::new(),
+        }
+    }
+
+    /// The last recorded ticker of spot market `m`.
+    pub fn spot_ticker(&self, m: usize) -> Option<&Ticker> {
+        self.spot_tickers.get(&m)
+    }
+
+    /// The last recorded ticker of swap instrument `i`.
+    pub fn swap_ticker(&self, i: usize) -> Option<&Ticker> {
+        self.swap_tickers.get(&i)
+    }
+
+    /// Counters of the replay (`None` without one).
+    pub fn stats(&self) -> Option<ReplayStats> {
+        self.replay.as_ref().map(Replay::stats)
+    }
+
+    /// Orders placed but not yet at the engine.
+    pub fn pending_orders(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Draws the delay of one order placed now (0 without a latency model).
+    pub fn draw_delay(&mut self) -> i64 {
+        i64::try_from(self.latency.sample(&mut self.rng)).unwrap_or(0)
+    }
+
+    /// Holds order `p` until simulator time `at`, when it reaches the engine.
+    pub fn hold(&mut self, at: i64, p: Pending) {
+        self.pending_seq += 1;
+        self.pending.insert((at, self.pending_seq), p);
+    }
+}
