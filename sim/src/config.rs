@@ -269,6 +269,25 @@ pub struct Retention {
     /// Public trades kept per spot market and per swap instrument (default 10,000; 0 keeps
     /// none).
     pub public_trades_per_market: usize,
+    /// One-minute candles kept per market (default 2,880: two days). The tickers' 24-hour
+    /// figures need 1,440.
+    pub candle_minutes: usize,
+    /// One-hour candles kept per market (default 2,160: 90 days).
+    pub candle_hours: usize,
+    /// One-day candles kept per market (default 3,660: ten years).
+    pub candle_days: usize,
+}
+
+impl Retention {
+    /// What a market's tape keeps.
+    pub fn tape_limits(&self) -> crate::tape::TapeLimits {
+        crate::tape::TapeLimits {
+            trades: self.public_trades_per_market,
+            minutes: self.candle_minutes,
+            hours: self.candle_hours,
+            days: self.candle_days,
+        }
+    }
 }
 
 impl Default for Retention {
@@ -277,6 +296,9 @@ impl Default for Retention {
             finished_orders_per_account: 100_000,
             own_trades_per_account: 100_000,
             public_trades_per_market: 10_000,
+            candle_minutes: 2_880,
+            candle_hours: 2_160,
+            candle_days: 3_660,
         }
     }
 }

@@ -96,6 +96,7 @@ pub mod server;
 pub mod spot;
 pub mod state;
 pub mod swap;
+pub mod tape;
 pub mod wire;
 pub mod ws;
 

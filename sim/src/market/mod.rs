@@ -77,7 +77,6 @@ use feed::{Event, Names, Replay, Target};
 
 use crate::book::Side;
 use crate::config::{MarketSpec, SimConfig, SwapInstrumentSpec};
-use crate::history::push_capped;
 use crate::state::State;
 use rust_decimal::Decimal;
 use std::collections::{HashMap, VecDeque};
@@ -268,7 +267,7 @@ fn activate(st: &mut State, target: Target) {
                 book.apply_snapshot(Side::Buy, &[]);
                 book.apply_snapshot(Side::Sell, &[]);
             }
-            if let Some(t) = st.spot.trades.get_mut(m) {
+            if let Some(t) = st.spot.tapes.get_mut(m) {
                 t.clear();
             }
         }
@@ -283,7 +282,7 @@ fn activate(st: &mut State, target: Target) {
                 book.apply_snapshot(Side::Buy, &[]);
                 book.apply_snapshot(Side::Sell, &[]);
             }
-            if let Some(t) = st.swap.trades.get_mut(i) {
+            if let Some(t) = st.swap.tapes.get_mut(i) {
                 t.clear();
             }
             if let Some(f) = st.swap.funding.get_mut(i) {
@@ -320,47 +319,32 @@ fn apply(st: &mut State, time: i64, event: Event) {
             fill_own(st, target, fills, time);
         }
         Event::Trade { target, trade } => {
-            match target {
+            let (id, tape) = match target {
                 Target::Spot(m) => {
-                    let id = st.spot.next_trade_id;
                     st.spot.next_trade_id += 1;
-                    let keep = st.spot.retention.public_trades_per_market;
-                    if let Some(list) = st.spot.trades.get_mut(m) {
-                        push_capped(
-                            list,
-                            crate::spot::engine::PublicTrade {
-                                id,
-                                time_ms: trade.time_ms,
-                                price: trade.price,
-                                amount: trade.qty,
-                                side: trade.side,
-                            },
-                            keep,
-                        );
-                    }
+                    (st.spot.next_trade_id - 1, st.spot.tapes.get_mut(m))
                 }
                 Target::Swap(i) => {
-                    let id = st.swap.next_trade_id;
                     st.swap.next_trade_id += 1;
-                    let keep = st.swap.retention.public_trades_per_market;
-                    let direction = trade.direction.unwrap_or(match trade.side {
-                        Side::Buy => 1,
-                        Side::Sell => 2,
-                    });
-                    if let Some(list) = st.swap.trades.get_mut(i) {
-                        push_capped(
-                            list,
-                            crate::swap::engine::PubTrade {
-                                id,
-                                time_ms: trade.time_ms,
-                                price: trade.price,
-                                size: trade.qty,
-                                direction,
-                            },
-                            keep,
-                        );
-                    }
+                    (st.swap.next_trade_id - 1, st.swap.tapes.get_mut(i))
                 }
+            };
+            let direction = match target {
+                Target::Spot(_) => 0,
+                Target::Swap(_) => trade.direction.unwrap_or(match trade.side {
+                    Side::Buy => 1,
+                    Side::Sell => 2,
+                }),
+            };
+            if let Some(tape) = tape {
+                tape.push(crate::tape::Trade {
+                    id,
+                    time_ms: trade.time_ms,
+                    price: trade.price,
+                    qty: trade.qty,
+                    side: trade.side,
+                    direction,
+                });
             }
             let fills = match target {
                 Target::Spot(m) => st.spot.books.get_mut(m),

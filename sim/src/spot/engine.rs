@@ -26,6 +26,7 @@ use crate::config::MarketSpec;
 use crate::history::push_capped;
 use crate::market::feed::Pending;
 use crate::state::State;
+use crate::tape::Trade;
 use rust_decimal::Decimal;
 
 /// Matches a stored order now, or at its arrival when a latency model delays it
@@ -83,19 +84,15 @@ pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
         if let Some(maker) = &f.maker {
             settle(st, maker, f.price, f.qty, true, tid, now_ms);
         }
-        let keep = st.spot.retention.public_trades_per_market;
-        if let Some(list) = st.spot.trades.get_mut(m) {
-            push_capped(
-                list,
-                PublicTrade {
-                    id: tid,
-                    time_ms: now_ms,
-                    price: f.price,
-                    amount: f.qty,
-                    side,
-                },
-                keep,
-            );
+        if let Some(tape) = st.spot.tapes.get_mut(m) {
+            tape.push(Trade {
+                id: tid,
+                time_ms: now_ms,
+                price: f.price,
+                qty: f.qty,
+                side,
+                direction: 0,
+            });
         }
     }
 

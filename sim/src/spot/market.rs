@@ -70,20 +70,12 @@ fn ticker_entry(c: &Ctx<'_>, i: usize) -> J {
         return J::Null;
     };
     let book = spot.books.get(i);
-    let since = c.now_ms - 86_400_000;
     let last = spot.last_price(i);
-    let recent: Vec<_> = spot
-        .trades
-        .get(i)
-        .into_iter()
-        .flatten()
-        .filter(|t| t.time_ms >= since)
-        .collect();
-    let open = recent.first().map_or(last, |t| t.price);
-    let high = recent.iter().map(|t| t.price).max().unwrap_or(last);
-    let low = recent.iter().map(|t| t.price).min().unwrap_or(last);
-    let vol: Decimal = recent.iter().map(|t| t.amount).sum();
-    let base_vol: Decimal = recent.iter().map(|t| t.amount * t.price).sum();
+    let day = spot.tapes.get(i).and_then(|t| t.day(c.now_ms));
+    let (open, high, low, vol, base_vol) = match day {
+        Some(d) => (d.open, d.high, d.low, d.volume, d.turnover),
+        None => (last, last, last, Decimal::ZERO, Decimal::ZERO),
+    };
     let change = if open.is_zero() {
         Decimal::ZERO
     } else {
@@ -163,16 +155,16 @@ pub fn trades(c: &mut Ctx<'_>) -> R {
     let limit = c.p.limit("limit", 100, 500)?;
     let list: Vec<J> =
         c.st.spot
-            .trades
+            .tapes
             .get(i)
             .into_iter()
-            .flat_map(|list| list.iter().rev())
+            .flat_map(|tape| tape.trades().iter().rev())
             .take(limit)
             .map(|t| {
                 J::obj()
                     .with("date", t.time_ms.div_euclid(1000))
                     .with("id", t.id)
-                    .with("amount", t.amount)
+                    .with("amount", t.qty)
                     .with(
                         "type",
                         match t.side {
@@ -239,43 +231,29 @@ pub fn kline(c: &mut Ctx<'_>) -> R {
     } else {
         first
     };
-    let empty = std::collections::VecDeque::new();
-    let trades = c.st.spot.trades.get(i).unwrap_or(&empty);
-    let mut prev_close = trades
-        .iter()
-        .rev()
-        .find(|t| t.time_ms < first * 1000)
-        .or_else(|| trades.front())
-        .map_or(c.st.spot.last_price(i), |t| t.price);
-    let mut idx = trades.partition_point(|t| t.time_ms < first * 1000);
+    let tape = c.st.spot.tapes.get(i);
+    let mut prev_close = tape
+        .and_then(|t| t.close_before(first * 1000).or_else(|| t.first_price()))
+        .unwrap_or_else(|| {
+            c.st.spot
+                .markets
+                .get(i)
+                .map_or(Decimal::ZERO, |m| m.mid_price)
+        });
     let mut out = Vec::new();
     let mut t0 = first;
     while t0 <= last {
-        let t1 = (t0 + period) * 1000;
-        let (mut o, mut h, mut l, mut cl, mut v) = (
-            prev_close,
-            prev_close,
-            prev_close,
-            prev_close,
-            Decimal::ZERO,
-        );
-        let mut any = false;
-        while let Some(t) = trades.get(idx) {
-            if t.time_ms >= t1 {
-                break;
-            }
-            if !any {
-                o = t.price;
-                h = t.price;
-                l = t.price;
-                any = true;
-            }
-            h = h.max(t.price);
-            l = l.min(t.price);
-            cl = t.price;
-            v += t.amount;
-            idx += 1;
-        }
+        let candle = tape.and_then(|t| t.candle(t0 * 1000, period * 1000));
+        let (o, h, l, cl, v) = match candle {
+            Some(k) => (k.open, k.high, k.low, k.close, k.volume),
+            None => (
+                prev_close,
+                prev_close,
+                prev_close,
+                prev_close,
+                Decimal::ZERO,
+            ),
+        };
         prev_close = cl;
         out.push(J::Arr(vec![
             J::Int(t0),

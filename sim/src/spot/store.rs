@@ -6,9 +6,10 @@ use crate::accounts::AccountId;
 use crate::book::Book;
 pub use crate::book::{Resting, Side};
 use crate::config::{MarketSpec, Retention, SimConfig};
-use crate::history::{push_capped, OrderLog};
+use crate::history::OrderLog;
 use crate::num::{floor_dp, round_dp, step};
 use crate::rng::Rng;
+use crate::tape::{Tape, Trade};
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -157,21 +158,6 @@ pub struct OwnTrade {
     pub is_maker: bool,
 }
 
-/// A public trade.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PublicTrade {
-    /// Trade id.
-    pub id: u64,
-    /// Time (ms).
-    pub time_ms: i64,
-    /// Price.
-    pub price: Decimal,
-    /// Base amount.
-    pub amount: Decimal,
-    /// Taker side.
-    pub side: Side,
-}
-
 /// A margin position.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Position {
@@ -246,9 +232,8 @@ pub struct SpotState {
     pub by_symbol: HashMap<String, usize>,
     /// Books by market index.
     pub books: Vec<Book>,
-    /// Public trades by market index, oldest first (the newest
-    /// [`Retention::public_trades_per_market`] kept).
-    pub trades: Vec<VecDeque<PublicTrade>>,
+    /// The tape of each market: its public trades, candles and 24-hour figures.
+    pub tapes: Vec<Tape>,
     /// Kept orders by id: open ones and the finished ones [`SpotState::user_orders`] keeps.
     pub orders: HashMap<String, Order>,
     /// Ids of each account's kept orders by creation ([`Order::seq`]), the finished ones capped
@@ -305,7 +290,7 @@ impl SpotState {
         let markets = config.markets.clone();
         let mut mm_rng = Rng::new(rng.next_u64());
         let mut books = Vec::new();
-        let mut trades = Vec::new();
+        let mut tapes = Vec::new();
         let mut next_trade_id = 1;
         for m in &markets {
             books.push(Book::seeded(
@@ -315,7 +300,7 @@ impl SpotState {
                 || maker_size(m, &mut mm_rng),
             ));
             // 48 synthetic trades over the last day, one every 30 minutes.
-            let mut list = VecDeque::new();
+            let mut tape = Tape::new(config.retention.tape_limits());
             for i in 0..48i64 {
                 let r = Decimal::from(mm_rng.below(2001)) - Decimal::from(1000);
                 let price = round_dp(
@@ -332,20 +317,17 @@ impl SpotState {
                 } else {
                     Side::Sell
                 };
-                push_capped(
-                    &mut list,
-                    PublicTrade {
-                        id: next_trade_id,
-                        time_ms: now_ms - 86_400_000 + (i + 1) * 1_800_000 - 60_000,
-                        price,
-                        amount,
-                        side,
-                    },
-                    config.retention.public_trades_per_market,
-                );
+                tape.push(Trade {
+                    id: next_trade_id,
+                    time_ms: now_ms - 86_400_000 + (i + 1) * 1_800_000 - 60_000,
+                    price,
+                    qty: amount,
+                    side,
+                    direction: 0,
+                });
                 next_trade_id += 1;
             }
-            trades.push(list);
+            tapes.push(tape);
         }
         let by_symbol = markets
             .iter()
@@ -357,7 +339,7 @@ impl SpotState {
             markets,
             by_symbol,
             books,
-            trades,
+            tapes,
             orders: HashMap::new(),
             user_orders: HashMap::new(),
             my_trades: HashMap::new(),
@@ -446,9 +428,9 @@ impl SpotState {
 
     /// Last trade price (configured mid when no trade).
     pub fn last_price(&self, m: usize) -> Decimal {
-        self.trades
+        self.tapes
             .get(m)
-            .and_then(|t| t.back())
+            .and_then(Tape::last)
             .map(|t| t.price)
             .or_else(|| self.markets.get(m).map(|x| x.mid_price))
             .unwrap_or_default()

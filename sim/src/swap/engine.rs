@@ -44,10 +44,10 @@ use crate::accounts::{Account, AccountId, AccountType, Accounts};
 use crate::book::Demand;
 pub use crate::book::{Book, Resting, Side};
 use crate::config::SwapInstrumentSpec;
-use crate::history::push_capped;
 use crate::market::feed::Pending;
 use crate::num::round_dp;
 use crate::state::State;
+use crate::tape::Trade;
 use rust_decimal::Decimal;
 
 /// Reported liquidation price of a position (0 when it cannot be computed); see the module docs.
@@ -267,19 +267,15 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
         if let Some(m) = &f.maker {
             settle(st, m, f.price, f.qty, true, tid, now);
         }
-        let keep = st.swap.retention.public_trades_per_market;
-        if let Some(list) = st.swap.trades.get_mut(i) {
-            push_capped(
-                list,
-                PubTrade {
-                    id: tid,
-                    time_ms: now,
-                    price: f.price,
-                    size: f.qty,
-                    direction: kind,
-                },
-                keep,
-            );
+        if let Some(tape) = st.swap.tapes.get_mut(i) {
+            tape.push(Trade {
+                id: tid,
+                time_ms: now,
+                price: f.price,
+                qty: f.qty,
+                side,
+                direction: kind,
+            });
         }
     }
     if let Some(o) = st.swap.orders.get(order_id) {

@@ -5,12 +5,14 @@
 //!   (the documents show a string price; venue-notes.md), asks ascending and bids descending.
 //! - Candles are aligned to multiples of the granularity since the Unix epoch (weeks start on
 //!   Thursdays) and listed newest first. A period with trades takes its prices from them
-//!   (volume in contracts, token volume = contracts * contract value); a period before the
-//!   simulator started without trades gets a synthetic candle from the seed; a later period
-//!   without trades is flat at the previous price with zero volume. `candles` lists the latest
+//!   (volume in contracts, token volume = contracts * contract value), read from the
+//!   instrument's tape ([`crate::tape`]); a period without trades (or older than the tape
+//!   keeps) is flat at the previous price (the earliest known price before any trade) with
+//!   zero volume. `candles` lists the latest
 //!   `limit` periods (the current one included); `candles_history` the latest `limit` periods
 //!   starting within `[start_timestamp, end_timestamp]` (end defaults to now, start to no bound).
-//! - Ticker 24-hour figures come from the public trades of the last 24 hours (for an instrument
+//! - Ticker 24-hour figures come from the public trades of the last 24 hours, at minute
+//!   resolution ([`crate::tape::Tape::day`]; for an instrument
 //!   a recording drives, the last recorded ticker's, see [`crate::market`]);
 //!   `price_change_percent` is a fraction rounded to 4 places; `volume_24h` is in contracts;
 //!   `open_interest` is the long contracts held by all accounts. `max_buy_price` and
@@ -39,9 +41,8 @@ use super::{err_msg, in_window, s, Ctx, SwapErr, R};
 use crate::config::SwapInstrumentSpec;
 use crate::json::J;
 use crate::num::round_dp;
-use crate::rng::mix;
+use crate::tape::Tape;
 use rust_decimal::Decimal;
-use std::collections::VecDeque;
 
 fn instrument_json(m: &SwapInstrumentSpec) -> J {
     let limits: Vec<J> = m
@@ -135,17 +136,17 @@ pub fn trades(c: &mut Ctx<'_>) -> R {
     let i = c.instrument()?;
     let limit = c.p.limit()?;
     let id = c.st.swap.instruments[i].instrument_id.clone();
-    let list = c.st.swap.trades.get(i);
+    let list = c.st.swap.tapes.get(i);
     Ok(J::Arr(
         list.into_iter()
-            .flat_map(|l| l.iter().rev())
+            .flat_map(|l| l.trades().iter().rev())
             .take(limit)
             .map(|t| {
                 J::obj()
                     .with("instrument_id", id.as_str())
                     .with("trade_id", t.id.to_string())
                     .with("direction", t.direction.to_string())
-                    .with("volume", s(t.size))
+                    .with("volume", s(t.qty))
                     .with("price", s(t.price))
                     .with("trade_time", t.time_ms)
             })
@@ -169,16 +170,14 @@ fn ticker_json(c: &Ctx<'_>, i: usize, with_oi: bool) -> J {
         return J::Null;
     };
     let book = sw.books.get(i);
-    let since = c.now_ms - 86_400_000;
-    let empty = VecDeque::new();
-    let trades = sw.trades.get(i).unwrap_or(&empty);
-    let last_trade = trades.back();
+    let tape = sw.tapes.get(i);
+    let last_trade = tape.and_then(Tape::last);
     let last = sw.last_price(i);
-    let recent: Vec<_> = trades.iter().filter(|t| t.time_ms >= since).collect();
-    let open = recent.first().map_or(last, |t| t.price);
-    let high = recent.iter().map(|t| t.price).max().unwrap_or(last);
-    let low = recent.iter().map(|t| t.price).min().unwrap_or(last);
-    let vol: Decimal = recent.iter().map(|t| t.size).sum();
+    let day = tape.and_then(|t| t.day(c.now_ms));
+    let (open, high, low, vol) = match day {
+        Some(d) => (d.open, d.high, d.low, d.volume),
+        None => (last, last, last, Decimal::ZERO),
+    };
     let change = if open.is_zero() {
         Decimal::ZERO
     } else {
@@ -217,7 +216,7 @@ fn ticker_json(c: &Ctx<'_>, i: usize, with_oi: bool) -> J {
         .with("open_24h", s(open))
         .with("low_24h", s(low))
         .with("last", s(last))
-        .with("last_qty", s(last_trade.map_or(Decimal::ZERO, |t| t.size)))
+        .with("last_qty", s(last_trade.map_or(Decimal::ZERO, |t| t.qty)))
         .with("volume_24h", s(vol))
         .with("price_change_percent", s(change));
     if with_oi {
@@ -271,41 +270,15 @@ fn candle(c: &Ctx<'_>, i: usize, start: i64, len: i64) -> J {
     let Some(m) = sw.instruments.get(i) else {
         return J::Null;
     };
-    let empty = VecDeque::new();
-    let trades = sw.trades.get(i).unwrap_or(&empty);
-    let end = start + len;
-    let inside: Vec<_> = trades
-        .iter()
-        .filter(|t| t.time_ms >= start && t.time_ms < end)
-        .collect();
-    let (o, h, l, cl, v) = if let (Some(first), Some(last)) = (inside.first(), inside.last()) {
-        (
-            first.price,
-            inside.iter().map(|t| t.price).max().unwrap_or(first.price),
-            inside.iter().map(|t| t.price).min().unwrap_or(first.price),
-            last.price,
-            inside.iter().map(|t| t.size).sum::<Decimal>(),
-        )
-    } else if end <= sw.start_ms {
-        let h = mix(sw.seed ^ mix(i as u64 + 7) ^ (start as u64) ^ (len as u64).rotate_left(17));
-        let f = |bits: u64| {
-            let r = Decimal::from(bits % 2001) - Decimal::from(1000);
-            let p = m.mid_price * (Decimal::ONE + r / Decimal::from(50_000));
-            ((p / m.tick_size).round() * m.tick_size).max(m.tick_size)
-        };
-        let (o, cl) = (f(h), f(h >> 16));
-        let (hi, lo) = (o.max(cl), o.min(cl));
-        let spread = m.tick_size * Decimal::from((h >> 32) % 5);
-        let lo = (lo - spread).max(m.tick_size);
-        let vol = Decimal::from((h >> 40) % 500 + 1);
-        (o, hi + spread, lo, cl, vol)
-    } else {
-        let prev = trades
-            .iter()
-            .rev()
-            .find(|t| t.time_ms < start)
-            .map_or(m.mid_price, |t| t.price);
-        (prev, prev, prev, prev, Decimal::ZERO)
+    let tape = sw.tapes.get(i);
+    let (o, h, l, cl, v) = match tape.and_then(|t| t.candle(start, len)) {
+        Some(k) => (k.open, k.high, k.low, k.close, k.volume),
+        None => {
+            let prev = tape
+                .and_then(|t| t.close_before(start).or_else(|| t.first_price()))
+                .unwrap_or(m.mid_price);
+            (prev, prev, prev, prev, Decimal::ZERO)
+        }
     };
     J::Arr(vec![
         J::Int(start),

@@ -10,6 +10,7 @@ use crate::config::{Retention, SimConfig, SwapInstrumentSpec};
 use crate::history::{push_capped, OrderLog};
 use crate::num::{floor_dp, round_dp};
 use crate::rng::{mix, Rng};
+use crate::tape::{Tape, Trade};
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
@@ -273,19 +274,14 @@ pub mod trade_type {
     pub const FORCE_CLOSE: i64 = 1;
 }
 
-/// A public trade.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PubTrade {
-    /// Id.
-    pub id: u64,
-    /// Time (ms).
-    pub time_ms: i64,
-    /// Price.
-    pub price: Decimal,
-    /// Contracts.
-    pub size: Decimal,
-    /// Taker's order kind 1-4.
-    pub direction: i64,
+/// The taker's book side of a swap trade `direction` (1 open long and 4 close short buy; 2
+/// open short and 3 close long sell).
+pub fn direction_side(direction: i64) -> Side {
+    if direction == 1 || direction == 4 {
+        Side::Buy
+    } else {
+        Side::Sell
+    }
 }
 
 /// A position.
@@ -390,9 +386,8 @@ pub struct SwapState {
     pub by_id: HashMap<String, usize>,
     /// Books by index.
     pub books: Vec<Book>,
-    /// Public trades by index, oldest first (the newest
-    /// [`Retention::public_trades_per_market`] kept).
-    pub trades: Vec<VecDeque<PubTrade>>,
+    /// The tape of each instrument: its public trades, candles and 24-hour figures.
+    pub tapes: Vec<Tape>,
     /// Mark price overrides.
     pub marks: Vec<Option<Decimal>>,
     /// Index price overrides.
@@ -482,7 +477,7 @@ impl SwapState {
         let mut mm = Rng::new(rng.next_u64());
         let seed = config.seed;
         let mut books = Vec::new();
-        let mut trades = Vec::new();
+        let mut tapes = Vec::new();
         let mut funding = Vec::new();
         let mut next_trade_id = 1;
         for (i, m) in instruments.iter().enumerate() {
@@ -494,27 +489,25 @@ impl SwapState {
                 gap(m),
                 || maker_size(m, &mut mm),
             ));
-            let mut list = VecDeque::new();
+            let mut tape = Tape::new(config.retention.tape_limits());
             for k in 0..48i64 {
                 let r = Decimal::from(mm.below(2001)) - Decimal::from(1000);
                 let price = m.mid_price * (Decimal::ONE + r / Decimal::from(100_000));
                 let price = (price / m.tick_size).round() * m.tick_size;
                 let size =
                     floor_dp(maker_size(m, &mut mm) / Decimal::from(10), 0).max(Decimal::ONE);
-                push_capped(
-                    &mut list,
-                    PubTrade {
-                        id: next_trade_id,
-                        time_ms: now_ms - 86_400_000 + (k + 1) * 1_800_000 - 60_000,
-                        price,
-                        size,
-                        direction: i64::try_from(mm.below(4)).unwrap_or(0) + 1,
-                    },
-                    config.retention.public_trades_per_market,
-                );
+                let direction = i64::try_from(mm.below(4)).unwrap_or(0) + 1;
+                tape.push(Trade {
+                    id: next_trade_id,
+                    time_ms: now_ms - 86_400_000 + (k + 1) * 1_800_000 - 60_000,
+                    price,
+                    qty: size,
+                    side: direction_side(direction),
+                    direction,
+                });
                 next_trade_id += 1;
             }
-            trades.push(list);
+            tapes.push(tape);
             let n = next_time.div_euclid(period);
             let history = (1..=90)
                 .rev()
@@ -537,7 +530,7 @@ impl SwapState {
             instruments,
             by_id,
             books,
-            trades,
+            tapes,
             marks: vec![None; count],
             indexes: vec![None; count],
             funding,
@@ -665,9 +658,9 @@ impl SwapState {
 
     /// Last trade price (configured mid when none).
     pub fn last_price(&self, i: usize) -> Decimal {
-        self.trades
+        self.tapes
             .get(i)
-            .and_then(|t| t.back())
+            .and_then(Tape::last)
             .map(|t| t.price)
             .or_else(|| self.instruments.get(i).map(|m| m.mid_price))
             .unwrap_or_default()

@@ -20,6 +20,7 @@ fn small() -> Env {
                 finished_orders_per_account: 3,
                 own_trades_per_account: 2,
                 public_trades_per_market: 4,
+                ..Retention::default()
             },
             ..SimConfig::default()
         }
