@@ -9,7 +9,8 @@ use std::hint::black_box;
 use std::io::Read;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use digifinex_core::ws::{__decode_only, Frame};
+use digifinex_core::__fuzz::decode_only;
+use digifinex_core::ws::Frame;
 use digifinex_core::Family;
 use serde::{Deserialize, Deserializer};
 
@@ -112,12 +113,12 @@ fn inflate_flate2(z: &[u8], out: &mut Vec<u8>) {
 fn frames(c: &mut Criterion) {
     let depth = zlib(&depth_delta());
     let ticker = zlib(TICKER);
-    assert!(__decode_only(Family::Swap, Frame::Binary(&depth)));
-    assert!(__decode_only(Family::Swap, Frame::Binary(&ticker)));
+    assert!(decode_only(Family::Swap, Frame::Binary(&depth)));
+    assert!(decode_only(Family::Swap, Frame::Binary(&ticker)));
 
     let mut g = c.benchmark_group("ws_depth_delta_20");
     g.bench_function("digifinex (exact)", |b| {
-        b.iter(|| __decode_only(Family::Swap, Frame::Binary(black_box(&depth))))
+        b.iter(|| decode_only(Family::Swap, Frame::Binary(black_box(&depth))))
     });
     let mut buf = Vec::new();
     g.bench_function("flate2+serde_json f64 (baseline)", |b| {
@@ -131,7 +132,7 @@ fn frames(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("ws_ticker");
     g.bench_function("digifinex (exact)", |b| {
-        b.iter(|| __decode_only(Family::Swap, Frame::Binary(black_box(&ticker))))
+        b.iter(|| decode_only(Family::Swap, Frame::Binary(black_box(&ticker))))
     });
     g.bench_function("flate2+serde_json f64 (baseline)", |b| {
         b.iter(|| {

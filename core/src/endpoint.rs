@@ -490,7 +490,7 @@ struct Envelope {
 /// path is `HttpStatus` 404, kind [`crate::ErrorKind::NotFound`]); a success envelope that does
 /// not match `T`, or a 2xx body without a `code`, is [`Error::Decode`] naming the JSON path.
 ///
-/// Optional values that cannot be read are taken as absent (see [`crate::de`]) and logged as
+/// Optional values that cannot be read are taken as absent (see [decoding](crate#decoding)) and logged as
 /// `tracing` warnings (target `digifinex_core::decode`) with their JSON path;
 /// [`parse_body_report`] returns them instead.
 pub fn parse_body<T: DeserializeOwned>(

@@ -32,6 +32,42 @@
 //! For the whole request cycle (time sync, retries of reads, weight budgets, unknown outcomes)
 //! over your own transport, drive a [`session::Session`]'s call: the [`session`] module shows the
 //! loop, and [`exchange::send_with`] runs it with any closure.
+//!
+//! # Decoding
+//!
+//! The venue's answers drift from its documents (the protocol reference, `docs/protocol.md`,
+//! lists what it sends): numbers as JSON numbers or strings (`1.5`, `"1.5"`, `1e-07`,
+//! `"4967.000000"`), decoded exactly from their text, never through `f64`; placeholders instead
+//! of a value (`null`, `""`, `"-"`, `"--"`, `"N/A"`); integer codes as numbers, numeric strings
+//! or words, and values beyond the documented tables (kept, never an error);
+//! acknowledgements without their `data`; fields the documents do not list.
+//!
+//! DESIGN: a field of an answer is **required** only when a caller cannot use the record without
+//! it: the identity of what the caller acts on (an order, trade or withdrawal id); the key of a
+//! row in a keyed listing (a ticker's pair, a balance's currency, an instrument's id); the
+//! leading columns of a positional row (a book level's price and size, a candle's time and
+//! prices); the value that is the whole answer (a server time, the id of a placed order). Every
+//! other field is optional (`Option<T>`, or an empty list): missing, a placeholder or unreadable,
+//! it is `None`. A required field that is missing or unreadable fails the answer with
+//! [`Error::Decode`] naming its JSON path. An *unreadable* optional value (text where a number
+//! belongs) is taken as absent and does not fail the answer, so one bad ticker row never hides
+//! the other 100; [`parse_body`] logs it as a `tracing` warning (target
+//! `digifinex_core::decode`) naming the JSON path and [`parse_body_report`] returns the list.
+//!
+//! Answers are `#[non_exhaustive]`, so that a field the venue adds can be typed in a minor
+//! release. To build one by hand (a test, a mock transport), decode it from JSON as the venue
+//! would send it, or start from `Default` (every field absent, empty or zero) and set the
+//! fields you need; the small positional and id answers have constructors
+//! ([`spot::Level::new`], [`spot::PlacedOrder::new`]):
+//!
+//! ```
+//! use digifinex_core::{spot, Decimal};
+//!
+//! let mut ticker = spot::Ticker::default();
+//! ticker.last = Some(Decimal::new(30_000, 0));
+//! let level = spot::Level::new(Decimal::new(29_999, 0), Decimal::ONE);
+//! assert!(level.price < ticker.last.unwrap());
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 // Arithmetic on values a caller or a server supplies is checked (`checked_*`, `saturating_*`,
@@ -63,13 +99,16 @@ mod clock;
 mod codes;
 mod config;
 mod credentials;
-pub mod de;
+mod de;
 pub mod endpoint;
 pub mod error;
 pub mod exchange;
 mod json;
 mod money;
 pub mod paging;
+// Wire parameters by name: `catalog::ParamMap` is the documented way in; `FromParams` is
+// implemented by `request!` and reached through `__private`.
+#[doc(hidden)]
 pub mod params;
 pub mod policy;
 pub mod ratelimit;
@@ -83,10 +122,31 @@ pub mod spot;
 pub mod swap;
 pub mod ws;
 
-/// The single-pass reader checked against serde_json (fuzzing and tests only, not a stable API).
-#[doc(hidden)]
-pub use de::reader::check_reader as __check_reader;
 mod types;
+
+/// What the [`request!`] macro's expansion names: not a stable API (its paths may change in any
+/// release). The parts a declaration's author uses are documented where they live: the checks
+/// and field traits in [`mod@request`], [`Params`] for a hand-written [`Endpoint`].
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::endpoint::Params;
+    pub use crate::json::JsonWriter;
+    pub use crate::params::{FromParams, ParamMap};
+    pub use crate::request::{
+        required, wire_text, Body, Check, Describe, Fields, IntoArg, Param, ParamInfo, PathParam,
+    };
+}
+
+/// Hooks for the fuzz targets, the benches and the crate's own tests: the decoding helpers,
+/// the single-pass reader checked against serde_json, and a websocket frame's decode alone.
+/// Not a stable API.
+#[doc(hidden)]
+pub mod __fuzz {
+    pub use crate::de::reader::check_reader;
+    pub use crate::de::{decimal, int, opt, opt_decimal};
+    pub use crate::de::{parse_decimal, DecimalError};
+    pub use crate::ws::__decode_only as decode_only;
+}
 
 pub use clock::{estimate_offset, Clock, FixedClock, ManualClock, OffsetClock, SystemClock};
 pub use config::{Config, DEFAULT_SPOT_BASE_URL, DEFAULT_SWAP_BASE_URL};

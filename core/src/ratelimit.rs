@@ -17,7 +17,8 @@ use serde::{Deserialize, Serialize};
 /// DESIGN: both fields are required: `path` is the row's key, and `weight` is the row's only
 /// value (a route listed without its weight tells a budget nothing, like a candle without its
 /// prices).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct RouteWeight {
     /// Request path (`/swap/v2/trade/order_place`).
     #[serde(with = "crate::de::text")]
@@ -27,8 +28,19 @@ pub struct RouteWeight {
     pub weight: u32,
 }
 
+impl RouteWeight {
+    /// `weight` for requests to `path` (a table built by hand: [`WeightTable::new`]).
+    pub fn new(path: impl Into<String>, weight: u32) -> Self {
+        RouteWeight {
+            path: path.into(),
+            weight,
+        }
+    }
+}
+
 /// Weight used and remaining in the current minute, for one limit (IP, account or API key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
 pub struct WeightUsage {
     /// Weight used this minute, when reported.
     pub used: Option<u64>,
@@ -44,6 +56,7 @@ impl WeightUsage {
 
 /// Every rate-limit header of one response; limits the response did not report are `None`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
 pub struct RateLimitUsage {
     /// Per-IP usage (public swap endpoints).
     pub ip: Option<WeightUsage>,

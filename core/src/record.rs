@@ -397,6 +397,7 @@ impl<X: Exchange, W: Write + Send> Exchange for Recording<'_, X, W> {
 }
 
 /// A copy of `request` (method, URI, body; headers dropped: they are never recorded).
+#[doc(hidden)]
 pub fn clone_request(request: &http::Request<Vec<u8>>) -> http::Request<Vec<u8>> {
     let mut copy = http::Request::new(request.body().clone());
     *copy.method_mut() = request.method().clone();
@@ -405,10 +406,12 @@ pub fn clone_request(request: &http::Request<Vec<u8>>) -> http::Request<Vec<u8>>
 }
 
 /// A transport failure: its kind and the error.
+#[doc(hidden)]
 pub type Failure = (crate::TransportErrorKind, BoxError);
 
 /// The recording and replaying hooks a client holds (`ClientBuilder::recorder`,
 /// `ClientBuilder::replayer` in both clients): one implementation of the bookkeeping for both.
+#[doc(hidden)]
 #[derive(Debug, Clone, Default)]
 pub struct Hooks {
     /// Called after every exchange.

@@ -296,6 +296,7 @@ fn one_line(doc: &[&str]) -> String {
 
 /// The wire text of a value (`10`, `prev`), as a query or form would carry it; `None` when the
 /// value refuses to be written.
+#[doc(hidden)]
 pub fn wire_text<T: Param>(value: &T) -> Option<String> {
     let mut p = Params::new(TimestampMillis(0));
     value.put("v", &mut p).ok()?;
@@ -320,6 +321,7 @@ pub trait Describe {
 /// Any function `fn(&'static str, &U) -> Result<R, Error>` where `T: Borrow<U>` is a check that
 /// says nothing (a `String` field takes a `fn(&'static str, &str)`); a [`Rule`] wraps such a
 /// function with words; [`range`], [`positive`] and [`server_default`] describe themselves.
+#[doc(hidden)]
 pub trait Check<T: ?Sized, M> {
     /// Refuses a bad `value` of `field` with [`Error::Validation`] naming the field.
     fn check(&self, field: &'static str, value: &T) -> Result<(), Error>;
@@ -330,6 +332,7 @@ pub trait Check<T: ?Sized, M> {
 }
 
 /// [`Check`] marker of plain functions.
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct FnCheck<U: ?Sized, R>(PhantomData<fn(&U) -> R>);
 
@@ -408,6 +411,7 @@ impl<U: ?Sized> std::ops::Deref for Rule<U> {
 }
 
 /// [`Check`] marker of [`Rule`].
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct RuleCheck;
 
@@ -457,6 +461,7 @@ impl<T: PartialOrd + std::fmt::Display> Range<T> {
 }
 
 /// [`Check`] marker of [`Range`].
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct RangeCheck;
 
@@ -496,6 +501,7 @@ impl Positive {
 }
 
 /// [`Check`] marker of [`Positive`].
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct PositiveCheck;
 
@@ -532,6 +538,7 @@ pub fn example<T>(value: T) -> Example<T> {
 }
 
 /// [`Check`] marker of [`Example`].
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct ExampleCheck;
 
@@ -547,6 +554,7 @@ impl<T: Param> Check<T, ExampleCheck> for Example<T> {
 }
 
 /// [`Check`] marker of [`ServerDefault`].
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct DefaultCheck;
 
@@ -584,6 +592,7 @@ pub fn token(field: &'static str, value: &str) -> Result<(), Error> {
 
 /// The wire code of an integer enum, refusing a value this library does not know (a request
 /// sends only documented values).
+#[doc(hidden)]
 pub fn known_code<T: Coded>(field: &'static str, value: &T) -> Result<i64, Error> {
     match value.code() {
         Some(code) if value.is_known() => Ok(code),
@@ -596,6 +605,7 @@ pub fn known_code<T: Coded>(field: &'static str, value: &T) -> Result<i64, Error
 }
 
 /// The error for a required parameter that is absent.
+#[doc(hidden)]
 pub fn required(field: &'static str) -> Error {
     Error::validation(field, crate::error::REQUIRED)
 }
@@ -795,19 +805,19 @@ macro_rules! request {
         impl $crate::Endpoint for $name {
             type Output = $output;
             const META: $crate::Meta = $meta;
-            fn encode(&self, _: &mut $crate::Params) -> ::std::result::Result<(), $crate::Error> {
+            fn encode(&self, _: &mut $crate::__private::Params) -> ::std::result::Result<(), $crate::Error> {
                 Ok(())
             }
         }
 
-        impl $crate::params::FromParams for $name {
-            fn from_params(_: &mut $crate::params::ParamMap) -> ::std::result::Result<Self, $crate::Error> {
+        impl $crate::__private::FromParams for $name {
+            fn from_params(_: &mut $crate::__private::ParamMap) -> ::std::result::Result<Self, $crate::Error> {
                 Ok($name)
             }
         }
 
-        impl $crate::request::Describe for $name {
-            fn params() -> ::std::vec::Vec<$crate::request::ParamInfo> {
+        impl $crate::__private::Describe for $name {
+            fn params() -> ::std::vec::Vec<$crate::__private::ParamInfo> {
                 ::std::vec::Vec::new()
             }
         }
@@ -857,14 +867,14 @@ macro_rules! request {
             }
 
             #[allow(unused_assignments)]
-            fn encode(&self, p: &mut $crate::Params) -> ::std::result::Result<(), $crate::Error> {
+            fn encode(&self, p: &mut $crate::__private::Params) -> ::std::result::Result<(), $crate::Error> {
                 $( $crate::request!(@check $kind self.$field, $crate::request!(@wire $field $($wire)?), $fty, [$($($check),+)?]); )*
                 $( $window(self.$start, self.$end, p)?; )?
                 $( $validate(self, p)?; )?
                 let meta = <Self as $crate::Endpoint>::META;
                 if meta.family == $crate::Family::Swap && meta.method == $crate::Method::Post {
                     #[allow(unused_mut)]
-                    let mut w = $crate::request::JsonWriter::new();
+                    let mut w = $crate::__private::JsonWriter::new();
                     #[allow(unused_mut, unused_variables)]
                     let mut object = true;
                     $( $crate::request!(@body_only $kind object); )*
@@ -883,17 +893,17 @@ macro_rules! request {
             }
         }
 
-        impl $crate::params::FromParams for $name {
+        impl $crate::__private::FromParams for $name {
             #[allow(unused_variables)]
-            fn from_params(p: &mut $crate::params::ParamMap) -> ::std::result::Result<Self, $crate::Error> {
+            fn from_params(p: &mut $crate::__private::ParamMap) -> ::std::result::Result<Self, $crate::Error> {
                 Ok($name {
                     $( $field: $crate::request!(@take $kind p, $crate::request!(@wire $field $($wire)?), $fty $(, $default)?), )*
                 })
             }
         }
 
-        impl $crate::request::Describe for $name {
-            fn params() -> ::std::vec::Vec<$crate::request::ParamInfo> {
+        impl $crate::__private::Describe for $name {
+            fn params() -> ::std::vec::Vec<$crate::__private::ParamInfo> {
                 #[allow(unused_mut)]
                 let mut out = ::std::vec::Vec::new();
                 $( $crate::request!(@describe $kind out, $crate::request!(@wire $field $($wire)?), $fty, [$($fdoc),*], [$($($check),+)?] $(, $default)?); )*
@@ -904,16 +914,16 @@ macro_rules! request {
 
     // --- describing a field
     (@describe flat $out:ident, $wire:expr, $t:ty, [$($doc:expr),*], [$($check:expr),*]) => {
-        <$t as $crate::request::Fields>::describe(&mut $out);
+        <$t as $crate::__private::Fields>::describe(&mut $out);
     };
     (@describe body $out:ident, $wire:expr, $t:ty, [$($doc:expr),*], [$($check:expr),*]) => {
-        <$t as $crate::request::Body>::describe(&mut $out);
+        <$t as $crate::__private::Body>::describe(&mut $out);
     };
     (@describe $kind:ident $out:ident, $wire:expr, $t:ty, [$($doc:expr),*], [$($check:expr),*] $(, $default:expr)?) => {{
-        let mut info = $crate::request::ParamInfo::new($wire, $crate::request!(@required $kind), &[$($doc),*]);
-        <$t as $crate::request::Param>::describe(&mut info);
-        $( $crate::request::Check::<$t, _>::describe(&($check), &mut info); )*
-        $( info.default = $crate::request::wire_text::<$t>(&$default).map(::std::borrow::Cow::Owned); )?
+        let mut info = $crate::__private::ParamInfo::new($wire, $crate::request!(@required $kind), &[$($doc),*]);
+        <$t as $crate::__private::Param>::describe(&mut info);
+        $( $crate::__private::Check::<$t, _>::describe(&($check), &mut info); )*
+        $( info.default = $crate::__private::wire_text::<$t>(&$default).map(::std::borrow::Cow::Owned); )?
         $crate::request!(@path_rule $kind info);
         $out.push(info);
     }};
@@ -948,21 +958,21 @@ macro_rules! request {
         $crate::request!(@new [$name] [$($doc)*] [$($args)*] [$($inits)* $field: $default,] $($rest)*);
     };
     (@new [$name:ident] [$($doc:tt)*] [$($args:tt)*] [$($inits:tt)*] [$kind:ident $field:ident : $t:ty] $($rest:tt)*) => {
-        $crate::request!(@new [$name] [$($doc)*] [$($args)* $field: impl $crate::request::IntoArg<$t>,] [$($inits)* $field: $crate::request::IntoArg::into_arg($field),] $($rest)*);
+        $crate::request!(@new [$name] [$($doc)*] [$($args)* $field: impl $crate::__private::IntoArg<$t>,] [$($inits)* $field: $crate::__private::IntoArg::into_arg($field),] $($rest)*);
     };
 
     // --- setters
     (@setter opt $field:ident : $t:ty [$($doc:tt)*]) => {
         $($doc)*
-        pub fn $field(mut self, $field: impl $crate::request::IntoArg<$t>) -> Self {
-            self.$field = Some($crate::request::IntoArg::into_arg($field));
+        pub fn $field(mut self, $field: impl $crate::__private::IntoArg<$t>) -> Self {
+            self.$field = Some($crate::__private::IntoArg::into_arg($field));
             self
         }
     };
     (@setter def $field:ident : $t:ty [$($doc:tt)*]) => {
         $($doc)*
-        pub fn $field(mut self, $field: impl $crate::request::IntoArg<$t>) -> Self {
-            self.$field = $crate::request::IntoArg::into_arg($field);
+        pub fn $field(mut self, $field: impl $crate::__private::IntoArg<$t>) -> Self {
+            self.$field = $crate::__private::IntoArg::into_arg($field);
             self
         }
     };
@@ -970,9 +980,9 @@ macro_rules! request {
 
     // --- path segment
     (@path path $out:ident $template:ident $value:expr, $t:ty) => {
-        if let Some((before, after)) = $template.split_once(<$t as $crate::request::PathParam>::MARKER) {
+        if let Some((before, after)) = $template.split_once(<$t as $crate::__private::PathParam>::MARKER) {
             $out.push_str(before);
-            $out.push_str($crate::request::PathParam::segment(&$value));
+            $out.push_str($crate::__private::PathParam::segment(&$value));
             $template = after;
         }
     };
@@ -981,68 +991,68 @@ macro_rules! request {
     // --- checks
     (@check opt $value:expr, $wire:expr, $t:ty, [$($check:expr),*]) => {
         $( if let Some(v) = &$value {
-            $crate::request::Check::<$t, _>::check(&($check), $wire, v)?;
+            $crate::__private::Check::<$t, _>::check(&($check), $wire, v)?;
         } )*
     };
     (@check flat $value:expr, $wire:expr, $t:ty, [$($check:expr),*]) => {
-        $crate::request::Fields::check(&$value)?;
+        $crate::__private::Fields::check(&$value)?;
     };
     (@check body $value:expr, $wire:expr, $t:ty, [$($check:expr),*]) => {};
     (@check $kind:ident $value:expr, $wire:expr, $t:ty, [$($check:expr),*]) => {
-        $( $crate::request::Check::<$t, _>::check(&($check), $wire, &$value)?; )*
+        $( $crate::__private::Check::<$t, _>::check(&($check), $wire, &$value)?; )*
     };
 
     // --- JSON body
     (@body_only body $object:ident) => { $object = false; };
     (@body_only $kind:ident $object:ident) => {};
-    (@whole body $value:expr, $p:ident) => { $crate::request::Body::write_body(&$value, $p)?; };
+    (@whole body $value:expr, $p:ident) => { $crate::__private::Body::write_body(&$value, $p)?; };
     (@whole $kind:ident $value:expr, $p:ident) => {};
     (@json opt $value:expr, $wire:expr, $t:ty, $w:ident) => {
         if let Some(v) = &$value {
-            $crate::request::Param::put_json(v, $wire, &mut $w)?;
+            $crate::__private::Param::put_json(v, $wire, &mut $w)?;
         }
     };
     (@json flat $value:expr, $wire:expr, $t:ty, $w:ident) => {
-        $crate::request::Fields::put_json_all(&$value, &mut $w)?;
+        $crate::__private::Fields::put_json_all(&$value, &mut $w)?;
     };
     (@json body $value:expr, $wire:expr, $t:ty, $w:ident) => {};
     (@json $kind:ident $value:expr, $wire:expr, $t:ty, $w:ident) => {
-        $crate::request::Param::put_json(&$value, $wire, &mut $w)?;
+        $crate::__private::Param::put_json(&$value, $wire, &mut $w)?;
     };
 
     // --- query or form
     (@form opt $value:expr, $wire:expr, $t:ty, $p:ident) => {
         if let Some(v) = &$value {
-            $crate::request::Param::put(v, $wire, $p)?;
+            $crate::__private::Param::put(v, $wire, $p)?;
         }
     };
     (@form flat $value:expr, $wire:expr, $t:ty, $p:ident) => {
-        $crate::request::Fields::put_all(&$value, $p)?;
+        $crate::__private::Fields::put_all(&$value, $p)?;
     };
     (@form body $value:expr, $wire:expr, $t:ty, $p:ident) => {
-        $crate::request::Body::write_body(&$value, $p)?;
+        $crate::__private::Body::write_body(&$value, $p)?;
     };
     (@form $kind:ident $value:expr, $wire:expr, $t:ty, $p:ident) => {
-        $crate::request::Param::put(&$value, $wire, $p)?;
+        $crate::__private::Param::put(&$value, $wire, $p)?;
     };
 
     // --- reading from wire parameters
     (@take req $p:ident, $wire:expr, $t:ty) => {
-        <$t as $crate::request::Param>::take($p, $wire)?.ok_or_else(|| $crate::request::required($wire))?
+        <$t as $crate::__private::Param>::take($p, $wire)?.ok_or_else(|| $crate::__private::required($wire))?
     };
     (@take opt $p:ident, $wire:expr, $t:ty) => {
-        <$t as $crate::request::Param>::take($p, $wire)?
+        <$t as $crate::__private::Param>::take($p, $wire)?
     };
     (@take def $p:ident, $wire:expr, $t:ty, $default:expr) => {
-        <$t as $crate::request::Param>::take($p, $wire)?.unwrap_or_else(|| $default)
+        <$t as $crate::__private::Param>::take($p, $wire)?.unwrap_or_else(|| $default)
     };
     (@take path $p:ident, $wire:expr, $t:ty) => {
-        <$t as $crate::request::PathParam>::take_path($p)?
+        <$t as $crate::__private::PathParam>::take_path($p)?
     };
     (@take flat $p:ident, $wire:expr, $t:ty) => {
-        <$t as $crate::request::Fields>::take_all($p)?
+        <$t as $crate::__private::Fields>::take_all($p)?
     };
     (@take body $p:ident, $wire:expr, $t:ty) => {
-        <$t as $crate::request::Body>::take_body($p)?
+        <$t as $crate::__private::Body>::take_body($p)?
     };
 }

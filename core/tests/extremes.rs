@@ -415,7 +415,7 @@ struct Case {
 }
 
 fn is_number(text: &str) -> bool {
-    digifinex_core::de::num::parse_decimal(text).is_ok()
+    digifinex_core::__fuzz::parse_decimal(text).is_ok()
 }
 
 fn cases() -> &'static [Case] {

@@ -1,12 +1,12 @@
 //! Regressions found by the fuzz targets (`fuzz/`, issue 7); the minimised inputs also live in
 //! `fuzz/regressions/TARGET/` and are replayed by `fuzz/tests/replay.rs`.
 
-use digifinex_core::de::num::parse_decimal;
+use digifinex_core::__fuzz::parse_decimal;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
 struct Int {
-    #[serde(with = "digifinex_core::de::int")]
+    #[serde(with = "digifinex_core::__fuzz::int")]
     v: i64,
 }
 

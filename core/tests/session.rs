@@ -538,10 +538,10 @@ fn declared_route_weights_count_until_the_servers_table_replaces_them() {
     assert_eq!(waits.len(), 1);
     // The server's table wins over the declared weight.
     clock.advance(60_000);
-    s.set_swap_weights(WeightTable::new(&[RouteWeight {
-        path: "/swap/v2/public/depth".into(),
-        weight: 1,
-    }]));
+    s.set_swap_weights(WeightTable::new(&[RouteWeight::new(
+        "/swap/v2/public/depth",
+        1,
+    )]));
     for _ in 0..4 {
         let (_, _, waits) = drive(&clock, &mut s.call(&depth), swap_ok(DEPTH, vec![]), 0);
         assert!(waits.is_empty());

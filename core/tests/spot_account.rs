@@ -539,12 +539,12 @@ fn decode_report(method: &str, path: &str, body: &str) -> (serde_json::Value, Ve
 }
 
 fn asset(currency: &str, free: Option<&str>, total: Option<&str>, rate: Option<&str>) -> Asset {
-    Asset {
+    answer!(Asset {
         currency: currency.into(),
         free: free.map(d),
         total: total.map(d),
         valuation_rate: rate.map(d),
-    }
+    })
 }
 
 #[test]
@@ -688,7 +688,7 @@ fn entry(
     balance: Option<&str>,
     finance_type: Option<i64>,
 ) -> FinanceEntry {
-    FinanceEntry {
+    answer!(FinanceEntry {
         currency: Some(currency.into()),
         time: time.map(TimestampSecs),
         num: num.map(d),
@@ -696,7 +696,7 @@ fn entry(
         free: None,
         total: None,
         finance_type: finance_type.map(FinanceType),
-    }
+    })
 }
 
 #[test]
@@ -710,7 +710,7 @@ fn financelog_current_shape_total_string() {
     .unwrap();
     assert_eq!(
         out,
-        FinanceLog {
+        answer!(FinanceLog {
             entries: vec![
                 entry(
                     "btc",
@@ -728,7 +728,7 @@ fn financelog_current_shape_total_string() {
                 ),
             ],
             total: Some(12),
-        }
+        })
     );
 }
 
@@ -770,10 +770,10 @@ fn financelog_total_absent_or_blank() {
         let out = decode::<FinanceLogRequest>(body).unwrap();
         assert_eq!(
             out,
-            FinanceLog {
+            answer!(FinanceLog {
                 entries: vec![],
                 total: None
-            },
+            }),
             "{body}"
         );
     }
@@ -792,7 +792,7 @@ fn financelog_older_asset_shape_as_list() {
     assert_eq!(
         out.entries,
         vec![
-            FinanceEntry {
+            answer!(FinanceEntry {
                 currency: Some("BTC".into()),
                 time: None,
                 num: None,
@@ -800,8 +800,8 @@ fn financelog_older_asset_shape_as_list() {
                 free: Some(d("4723846.89208129")),
                 total: Some(d("0.5")),
                 finance_type: None,
-            },
-            FinanceEntry {
+            }),
+            answer!(FinanceEntry {
                 currency: Some("USDT".into()),
                 time: None,
                 num: None,
@@ -809,7 +809,7 @@ fn financelog_older_asset_shape_as_list() {
                 free: Some(d("0.0000001")),
                 total: Some(d("0")),
                 finance_type: None,
-            },
+            }),
         ]
     );
 }
@@ -1128,10 +1128,13 @@ fn transfer_and_close_ack() {
         TransferAccount::Spot,
         TransferAccount::Margin,
     );
-    assert_eq!(decode_on(&t, r#"{"code":0}"#).unwrap(), TransferAck {});
+    assert_eq!(
+        decode_on(&t, r#"{"code":0}"#).unwrap(),
+        answer!(TransferAck {})
+    );
     assert_eq!(
         decode::<ClosePositionRequest>(r#"{"code":0,"extra":1}"#).unwrap(),
-        ClosePositionAck {}
+        answer!(ClosePositionAck {})
     );
 }
 

@@ -225,24 +225,24 @@ fn decode_deposit_addresses() {
     assert_eq!(
         out.data,
         vec![
-            DepositAddress {
+            answer!(DepositAddress {
                 currency: Some("USDT".into()),
                 address: "0xd9aF".into(),
                 address_tag: None,
                 chain: Some("ERC20".into()),
-            },
-            DepositAddress {
+            }),
+            answer!(DepositAddress {
                 currency: Some("XRP".into()),
                 address: "rXyz".into(),
                 address_tag: Some("104632".into()),
                 chain: None,
-            },
-            DepositAddress {
+            }),
+            answer!(DepositAddress {
                 currency: Some("BTC".into()),
                 address: "bc1q".into(),
                 address_tag: None,
                 chain: None,
-            },
+            }),
         ]
     );
     // The address is what the caller uses: required. The rest may be placeholders.
@@ -413,7 +413,7 @@ fn decode_deposit_states_and_missing_optionals() {
     let out = decode::<DepositHistoryRequest>(r#"{"code":200,"data":[{"id":"77"}]}"#).unwrap();
     assert_eq!(
         out.data,
-        vec![DepositRecord {
+        vec![answer!(DepositRecord {
             id: "77".into(),
             currency: None,
             hash_id: None,
@@ -425,7 +425,7 @@ fn decode_deposit_states_and_missing_optionals() {
             state: None,
             created_date: None,
             update_date: None,
-        }]
+        })]
     );
     // Unknown state survives a serialize round trip.
     let out =
@@ -519,7 +519,7 @@ fn decode_withdraw_states() {
     .unwrap();
     assert_eq!(
         out.data,
-        vec![WithdrawRecord {
+        vec![answer!(WithdrawRecord {
             id: "6".into(),
             currency: None,
             hash_id: None,
@@ -531,7 +531,7 @@ fn decode_withdraw_states() {
             state: None,
             created_date: None,
             update_date: None,
-        }]
+        })]
     );
 }
 

@@ -718,16 +718,16 @@ fn user_center_current_decodes_every_field() {
     assert_eq!(got.res, Some(CopyResult::Success));
     assert_eq!(
         got.page,
-        Some(CopyPage {
+        Some(answer!(CopyPage {
             page_size: Some(10),
             cur_page: Some(1),
             total_page: Some(1),
             count: Some(2)
-        })
+        }))
     );
     assert_eq!(
         got.list[0],
-        CopyPosition {
+        answer!(CopyPosition {
             instrument_name: Some(I.to_owned()),
             leverage: Some(d("20")),
             direction: Some(OrderSide::OpenLong),
@@ -750,7 +750,7 @@ fn user_center_current_decodes_every_field() {
             margin_ratio: Some(d("0.05")),
             posi_margin: Some(d("15.5")),
             use_margin: Some(d("15.5")),
-        }
+        })
     );
     let p = &got.list[1];
     assert_eq!(p.instrument_name, None);
@@ -940,12 +940,12 @@ fn expert_open_orders_use_the_copy_price_type_numbering() {
     assert_eq!(o.order_price, None);
     assert_eq!(
         got.page,
-        Some(CopyPage {
+        Some(answer!(CopyPage {
             page_size: Some(10),
             cur_page: Some(2),
             total_page: Some(3),
             count: Some(25)
-        })
+        }))
     );
     // The spec's order_price_type names and trigger price type names are read as words.
     for (word, want) in [
@@ -989,10 +989,10 @@ fn algo_answers_decode() {
     .unwrap();
     assert_eq!(
         got,
-        AlgoAdded {
+        answer!(AlgoAdded {
             result: Some(CopyResult::Success),
             algos: vec![BIG_ID.to_owned(), HUGE_ID.to_owned()],
-        }
+        })
     );
     let got =
         decode_swap::<AddAlgoRequest>(r#"{"code":0,"data":{"result":2,"algos":null}}"#).unwrap();
@@ -1000,9 +1000,9 @@ fn algo_answers_decode() {
     assert!(got.algos.is_empty());
     assert_eq!(
         decode_swap::<CancelAlgoRequest>(r#"{"code":0,"data":{"result":"1"}}"#).unwrap(),
-        AlgoCancelled {
+        answer!(AlgoCancelled {
             result: Some(CopyResult::Success)
-        }
+        })
     );
     assert_eq!(
         decode_swap::<CancelAlgoRequest>(r#"{"code":0,"data":{"res":9}}"#)
@@ -1046,7 +1046,7 @@ fn account_available_decodes_exactly() {
         (r#"{"code":0,"data":{"available":1234.50}}"#, "1234.50"),
     ] {
         let got = decode_swap::<CopyAvailableRequest>(body).unwrap();
-        assert_eq!(got, CopyAvailable { available: d(want) });
+        assert_eq!(got, answer!(CopyAvailable { available: d(want) }));
         assert_eq!(got.available.to_string(), want);
     }
     // The balance is the whole answer: required.
@@ -1136,7 +1136,7 @@ fn instrument_list_decodes() {
     let got = decode_swap::<CopyInstrumentsRequest>(body).unwrap();
     assert_eq!(
         got[0],
-        CopyInstrument {
+        answer!(CopyInstrument {
             instrument_id: I.to_owned(),
             instrument_name: Some("BTCUSDT".to_owned()),
             volume_multiple: Some(d("0.001")),
@@ -1146,7 +1146,7 @@ fn instrument_list_decodes() {
             long_margin_ratio: Some(d("0.01")),
             short_margin_ratio: Some(d("0.01")),
             min_order_amount: Some(d("1")),
-        }
+        })
     );
     assert_eq!(got[1].instrument_name, None);
     assert_eq!(got[1].volume_multiple, Some(d("0.01")));

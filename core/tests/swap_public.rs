@@ -791,7 +791,7 @@ fn candles_decode_positional_arrays() {
     assert_eq!(c.candles.len(), 4);
     assert_eq!(
         c.candles[0],
-        Candle {
+        answer!(Candle {
             time: TimestampMillis(1_657_522_440_000),
             open: d("29870.5"),
             high: d("29880"),
@@ -799,7 +799,7 @@ fn candles_decode_positional_arrays() {
             close: d("29875.8"),
             volume: d("1520"),
             token_volume: Some(d("45.41")),
-        }
+        })
     );
     // Numbers instead of strings; an empty token volume is absent.
     assert_eq!(c.candles[1].open, d("29875.8"));

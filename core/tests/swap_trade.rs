@@ -742,9 +742,9 @@ fn order_place_and_cancel_return_the_id_string_or_number() {
         let placed = decode_swap::<PlaceOrderRequest>(&body).unwrap();
         assert_eq!(
             placed,
-            PlacedOrder {
+            answer!(PlacedOrder {
                 order_id: BIG_ID.to_owned()
-            }
+            })
         );
         assert_eq!(
             serde_json::to_string(&placed).unwrap(),
@@ -752,9 +752,9 @@ fn order_place_and_cancel_return_the_id_string_or_number() {
         );
         assert_eq!(
             decode_swap::<CancelOrderRequest>(&body).unwrap(),
-            CancelledOrder {
+            answer!(CancelledOrder {
                 order_id: BIG_ID.to_owned()
-            }
+            })
         );
     }
     assert_eq!(
@@ -917,7 +917,7 @@ fn order_info_decodes_every_field_exactly() {
         .unwrap();
     assert_eq!(
         o,
-        Order {
+        answer!(Order {
             order_id: BIG_ID.to_owned(),
             instrument_id: Some(I.to_owned()),
             margin_mode: Some(MarginMode::Crossed),
@@ -936,7 +936,7 @@ fn order_info_decodes_every_field_exactly() {
             has_stop: Some(false),
             insert_time: Some(TimestampMillis(1_668_134_664_828)),
             time_stamp: Some(TimestampMillis(1_668_134_664_829)),
-        }
+        })
     );
     // The scale is kept (20000.50, not 20000.5).
     assert_eq!(o.price.unwrap().to_string(), "20000.50");
@@ -1125,7 +1125,7 @@ fn history_trades_decodes_fills() {
     assert!(unreadable.is_empty(), "{unreadable:?}");
     assert_eq!(
         fills[0],
-        Fill {
+        answer!(Fill {
             trade_id: "1590873693003714999".to_owned(),
             instrument_id: Some(I.to_owned()),
             margin_mode: Some(MarginMode::Isolated),
@@ -1140,7 +1140,7 @@ fn history_trades_decodes_fills() {
             trade_type: Some(TradeType::ForceClose),
             match_role: Some(MatchRole::Maker),
             trade_time: Some(TimestampMillis(1_668_134_664_828)),
-        }
+        })
     );
     let f = &fills[1];
     assert_eq!(f.trade_id, HUGE_ID);

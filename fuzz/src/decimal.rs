@@ -1,24 +1,24 @@
 //! The exact number path: `parse_decimal` and the tolerant serde helpers built on it.
 
-use digifinex_core::de::num::parse_decimal;
+use digifinex_core::__fuzz::parse_decimal;
 use digifinex_core::Decimal;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
 struct Dec {
-    #[serde(with = "digifinex_core::de::decimal")]
+    #[serde(with = "digifinex_core::__fuzz::decimal")]
     v: Decimal,
 }
 
 #[derive(Deserialize)]
 struct OptDec {
-    #[serde(default, with = "digifinex_core::de::opt_decimal")]
+    #[serde(default, with = "digifinex_core::__fuzz::opt_decimal")]
     v: Option<Decimal>,
 }
 
 #[derive(Deserialize)]
 struct Int {
-    #[serde(with = "digifinex_core::de::int")]
+    #[serde(with = "digifinex_core::__fuzz::int")]
     v: i64,
 }
 
@@ -257,7 +257,7 @@ fn placeholder(text: &str) -> bool {
 fn check_opt(
     what: &str,
     text: &str,
-    parsed: &Result<Decimal, digifinex_core::de::num::DecimalError>,
+    parsed: &Result<Decimal, digifinex_core::__fuzz::DecimalError>,
     placeholder: bool,
     opt: &Result<Option<Decimal>, String>,
 ) {
@@ -275,7 +275,7 @@ fn check_opt(
 fn check_report(
     text: &str,
     token: &str,
-    parsed: &Result<Decimal, digifinex_core::de::num::DecimalError>,
+    parsed: &Result<Decimal, digifinex_core::__fuzz::DecimalError>,
     placeholder: bool,
 ) {
     use digifinex_core::spot::TickerRequest;
@@ -312,7 +312,7 @@ fn check_report(
 fn check_int(
     text: &str,
     json: &str,
-    parsed: &Result<Decimal, digifinex_core::de::num::DecimalError>,
+    parsed: &Result<Decimal, digifinex_core::__fuzz::DecimalError>,
 ) {
     let got = serde_json::from_str::<Int>(json).map(|i| i.v);
     let want = parsed
@@ -333,7 +333,7 @@ fn check_int(
 fn check_level(
     text: &str,
     token: &str,
-    parsed: &Result<Decimal, digifinex_core::de::num::DecimalError>,
+    parsed: &Result<Decimal, digifinex_core::__fuzz::DecimalError>,
 ) {
     use digifinex_core::spot::OrderBookRequest;
     use digifinex_core::Endpoint;

@@ -10,7 +10,7 @@ fn check<E: Endpoint>(body: &[u8]) -> bool
 where
     E::Output: PartialEq + std::fmt::Debug,
 {
-    match digifinex_core::__check_reader::<E::Output>(body, E::META.family == Family::Swap) {
+    match digifinex_core::__fuzz::check_reader::<E::Output>(body, E::META.family == Family::Swap) {
         Ok(fast) => fast,
         Err(why) => panic!(
             "{}: {why}\nbody: {}",

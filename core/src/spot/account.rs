@@ -27,10 +27,11 @@ const fn private(name: &'static str, method: Method, path: &'static str) -> Meta
 
 /// One currency balance, as listed by `/spot/assets` and `/margin/assets`.
 ///
-/// DESIGN: `currency` is the key of the row and required (see [`crate::de`]); every amount is
+/// DESIGN: `currency` is the key of the row and required (see [decoding](crate#decoding)); every amount is
 /// optional: a balance the server leaves out, or sends as `""`, `"-"` or `null`, is `None`, never
 /// a made-up zero.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Asset {
     /// Currency, as the server writes it (`BTC`, `usdt`).
     #[serde(with = "crate::de::text")]
@@ -61,7 +62,8 @@ request! {
 ///
 /// An answer without `list` (`{"code":0}`), or with `null` or a placeholder there, decodes to an
 /// empty list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct SpotAssets {
     /// One entry per currency.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -85,7 +87,8 @@ request! {
 /// promise that they are always sent; they are `Option<Decimal>` (number or string; `""` is
 /// `None`), so an absent summary is not mistaken for a zero balance. An answer without any of
 /// them and without `list` (`{"code":0}`) decodes to every summary `None` and an empty list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct MarginAssets {
     /// Total value of the margin account.
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -175,9 +178,10 @@ impl Serialize for FinanceType {
 ///
 /// DESIGN: `currency` is read from `currency_mark`, falling back to `currency` (the older
 /// shape); when both are sent, `currency_mark` wins. A log is not a keyed listing and its
-/// records have no id, so every field is optional (see [`crate::de`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// records have no id, so every field is optional (see [decoding](crate#decoding)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(from = "RawFinanceEntry")]
+#[non_exhaustive]
 pub struct FinanceEntry {
     /// Currency of the record (`currency_mark`, or `currency` in the older shape).
     #[serde(with = "crate::de::opt_string")]
@@ -243,9 +247,10 @@ impl From<RawFinanceEntry> for FinanceEntry {
 /// (`total` a string or an integer), or directly a list of entries (older description; `total`
 /// is then `None`). An answer without `data` (`{"code":0}`), or with `null` or a placeholder
 /// there, decodes to an empty log with `total` `None`; any other `data` (a number, a word) is
-/// an empty log too, reported as unreadable (see [`crate::de`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// an empty log too, reported as unreadable (see [decoding](crate#decoding)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(from = "RawFinanceLog")]
+#[non_exhaustive]
 pub struct FinanceLog {
     /// The records.
     pub entries: Vec<FinanceEntry>,
@@ -429,7 +434,8 @@ mod position_side {
 /// DESIGN: the pair is the key of the row and required; everything else is optional. The spec
 /// types the numbers as numbers, but a position whose `side` is `empty` may carry blank values,
 /// so every number is `Option<Decimal>` (number or string; `""`, `"-"` and `null` are `None`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct MarginPosition {
     /// Pair (`BTC_USDT` on the wire; compares with text in any case).
     pub symbol: Pair,
@@ -465,7 +471,8 @@ pub struct MarginPosition {
 ///
 /// An answer without `positions` (`{"code":0}`), or with `null` or a placeholder there, decodes
 /// to no positions, and a summary the server leaves out to `None`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct MarginPositions {
     /// Margin of the account.
     #[serde(default, with = "crate::de::opt_decimal")]
@@ -596,6 +603,7 @@ fn check_transfer_accounts(r: &TransferRequest, _: &Params) -> Result<(), Error>
 ///
 /// The success answer `{"code":0}` decodes to `TransferAck {}`; any other member is ignored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TransferAck {}
 
 // ---------------------------------------------------------------------------------------------
@@ -620,4 +628,5 @@ request! {
 ///
 /// The success answer `{"code":0}` decodes to `ClosePositionAck {}`; any other member is ignored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClosePositionAck {}

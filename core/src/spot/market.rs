@@ -30,7 +30,8 @@ request! {
 
 /// Answer of [`PingRequest`]. An answer without `msg` (`{"code":0}`) decodes to `msg: None`: the
 /// success code alone says that the service answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Pong {
     /// The service's message (`pong`); optional text.
     #[serde(default, with = "crate::de::opt_string")]
@@ -58,7 +59,8 @@ request! {
 /// A level is a positional row: both columns are required (a level without its price or size
 /// fails the answer, naming the level's JSON path); further columns are ignored. Both columns
 /// read a JSON number or a numeric string, exactly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub struct Level {
     /// Price.
     pub price: Decimal,
@@ -67,6 +69,11 @@ pub struct Level {
 }
 
 impl Level {
+    /// A level of `amount` at `price` (a book built by hand, in a test or a simulator).
+    pub fn new(price: Decimal, amount: Decimal) -> Self {
+        Level { price, amount }
+    }
+
     /// The level with the highest price in `levels` (the best bid of a bid side), whatever
     /// order the levels are in; `None` when `levels` is empty. Of equal prices, the last.
     pub fn highest(levels: &[Level]) -> Option<&Level> {
@@ -111,7 +118,8 @@ impl Serialize for Level {
 ///
 /// A missing or `null` side is empty. An answer without payload (`{"code":0}`) decodes to an
 /// empty book with `date: None`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct OrderBook {
     /// Buy levels, as sent (published answers: highest price first).
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -162,7 +170,8 @@ request! {
 }
 
 /// Answer of [`ServerTimeRequest`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct ServerTime {
     /// Server time in seconds. Required: it is the whole answer, so an answer without a
     /// readable `server_time` is a decode error naming `server_time`.
@@ -181,7 +190,8 @@ request! {
 }
 
 /// Answer of [`MarketsRequest`]. A missing or `null` list is empty.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Markets {
     /// One entry per pair.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -199,7 +209,8 @@ pub struct Markets {
 /// (`0.0001`); so read ccxt/ccxt `js/digifinex.js` (`fetchMarketsV1`: cost minimum `min_amount`,
 /// amount minimum `min_volume`) and nils2525/Digifinex.Net
 /// `Digifinex.Net/Objects/Models/DigifinexMarket.cs`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct MarketInfo {
     /// Pair (`btc_usdt`; lower case on the wire, compared without case).
     pub market: Pair,
@@ -232,7 +243,8 @@ request! {
 }
 
 /// Answer of [`TickerRequest`]. A missing or `null` list is empty.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Tickers {
     /// One entry per pair.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -247,7 +259,8 @@ pub struct Tickers {
 ///
 /// DESIGN: despite the names, `vol` is the base-currency volume and `base_vol` the quote-currency
 /// turnover (documented and observed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Ticker {
     /// Pair (`btc_usdt`; lower case on the wire, compared without case).
     pub symbol: Pair,
@@ -309,7 +322,8 @@ request! {
 }
 
 /// Answer of [`TradesRequest`]. A missing or `null` list is empty.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Trades {
     /// Trades, newest first as the server sends them.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -333,9 +347,10 @@ str_enum! {
 ///
 /// DESIGN: only `id` is required: it is the trade's identity (what deduplicates trades across
 /// polls). Time, amount, side and price describe the trade but do not identify it, so by the
-/// rule of [`crate::de`] each is optional: a placeholder or a garbled value is `None` for that
+/// rule of [decoding](crate#decoding) each is optional: a placeholder or a garbled value is `None` for that
 /// trade, and the other trades of the answer are kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct PublicTrade {
     /// Trade id (int or string on the wire). Required.
     #[serde(with = "crate::de::id")]
@@ -526,7 +541,8 @@ impl Param for KlinePeriod {
 }
 
 /// Answer of [`KlineRequest`]: oldest first; the last candle is still forming.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Klines {
     /// The candles.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -537,7 +553,8 @@ pub struct Klines {
 ///
 /// A candle is a positional row: all six leading columns are required (a candle without one of
 /// them fails the answer, naming the candle's JSON path); further columns are ignored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+#[non_exhaustive]
 pub struct Candle {
     /// Open time (seconds).
     pub time: TimestampSecs,
@@ -603,7 +620,8 @@ request! {
 }
 
 /// Answer of the symbol-list endpoints. A missing or `null` list is empty.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct SymbolList {
     /// One entry per pair.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -642,7 +660,8 @@ str_enum! {
 ///
 /// DESIGN: `minimum_value` is documented as int but arrives as a float for some pairs (`1.2`), so
 /// it is a decimal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct SymbolInfo {
     /// Pair (`BTC_USDT`: upper case on the wire, kept lower case, compared without case).
     pub symbol: Pair,
@@ -697,7 +716,8 @@ request! {
 }
 
 /// Answer of [`MarginCurrenciesRequest`]. Missing or `null` lists are empty.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct MarginCurrencies {
     /// Currencies that support margin trading (wire name `currencys`).
     ///
@@ -722,7 +742,8 @@ pub struct MarginCurrencies {
 ///
 /// DESIGN: `level` is not required although a currency may have several levels: a row without
 /// it still names its currency, range and fee.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct MarginFee {
     /// Currency.
     #[serde(with = "crate::de::text")]
@@ -756,7 +777,8 @@ request! {
 }
 
 /// Answer of [`CurrenciesRequest`]. A missing or `null` list is empty.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Currencies {
     /// One entry per currency and chain.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -765,7 +787,8 @@ pub struct Currencies {
 
 /// Deposit and withdrawal settings of one currency on one chain. `currency` is the row's key
 /// (required); everything else is optional (`chain` too: it is empty for most currencies).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct CurrencyInfo {
     /// Currency.
     #[serde(with = "crate::de::text")]

@@ -177,14 +177,15 @@ str_enum! {
 /// An order as the query endpoints return it.
 ///
 /// DESIGN: `order_id` is the order's identity and required; every other field is optional (see
-/// [`crate::de`]): a value the server leaves out or sends as `""`, `"-"` or `null` is `None`,
+/// [decoding](crate#decoding)): a value the server leaves out or sends as `""`, `"-"` or `null` is `None`,
 /// never a made-up zero. A value the server does send is kept, `0` included (a market order's
 /// `price`, a limit order's `cash_amount`), except `finished_date`, whose `0` means "not
 /// finished" and reads as `None`.
 ///
 /// The wire field `type` is named `order_type` here (`type` is a Rust keyword); it serializes as
 /// `type`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Order {
     /// Order id (hex string; an integer is accepted).
     #[serde(with = "crate::de::id")]
@@ -242,7 +243,8 @@ impl Order {
 /// One execution of an order (the `detail` of [`OrderDetail`]).
 ///
 /// DESIGN: the trade id `tid` is the execution's identity and required; the rest is optional.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct OrderFill {
     /// Trade id (int or string on the wire).
     #[serde(with = "crate::de::id")]
@@ -450,7 +452,8 @@ mod required_ids {
 ///
 /// An answer without `data` (`{"code":0}`), or with `null` or a placeholder there, decodes to an
 /// empty list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Orders {
     /// The orders.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -461,7 +464,8 @@ pub struct Orders {
 ///
 /// DESIGN: the order is the whole answer, so an answer without `data` (`{"code":0}`) is a
 /// decode error naming `data`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct OrderDetail {
     /// The order with its executions in [`Order::detail`].
     pub data: Order,
@@ -597,7 +601,8 @@ fn check_lookback(
 ///
 /// An answer without `list` (`{"code":0}`), or with `null` or a placeholder there, decodes to an
 /// empty list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct MyTrades {
     /// The trades.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -609,8 +614,9 @@ pub struct MyTrades {
 /// DESIGN: the trade id `id` is the record's identity and required. `order_id` is optional: it
 /// refers to another record (the order the fill belongs to) rather than identifying this one,
 /// and a fill without it still says what was traded, at what price and for what fee. Every
-/// other field is optional too (see [`crate::de`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// other field is optional too (see [decoding](crate#decoding)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct OwnTrade {
     /// Pair (`BTC_USDT` on the wire; compares with text in any case).
     #[serde(default, with = "crate::de::opt")]
@@ -1065,11 +1071,21 @@ impl PlaceOrderRequest {
 ///
 /// The id of the new order is the whole answer: an answer without `order_id` (`{"code":0}`) is a
 /// decode error naming it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct PlacedOrder {
     /// Id of the new order.
     #[serde(with = "crate::de::id")]
     pub order_id: String,
+}
+
+impl PlacedOrder {
+    /// The answer naming `order_id` (a placement answered by hand, in a test or a mock).
+    pub fn new(order_id: impl Into<String>) -> Self {
+        PlacedOrder {
+            order_id: order_id.into(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1237,7 +1253,8 @@ impl BatchPlaceOrdersRequest {
 /// The ids of the new orders are the whole answer: an answer without `order_ids` (`{"code":0}`),
 /// or with `null` or anything but a list there, is a decode error naming it, and so is an
 /// element that is not an id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct PlacedOrders {
     /// Ids of the new orders, in request order.
     #[serde(with = "required_ids")]
@@ -1269,7 +1286,8 @@ request! {
 /// DESIGN: each listed id is the identity of an order acted on, so an element that is not an id
 /// (`null`, a placeholder) fails the answer naming it. An answer without `success` or `error`
 /// (`{"code":0}`), or with `null` there, decodes to empty lists, and `date` to `None`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct CancelResult {
     /// Ids that were cancelled.
     #[serde(default, with = "crate::de::id_list")]

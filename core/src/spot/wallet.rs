@@ -22,7 +22,7 @@
 //! * **Older field names.** Deposit and withdrawal records accept the older names `hash` (for
 //!   `hashId`) and `finished_date` (for `update_date`); when an answer carries both names, the
 //!   current one wins unless it is empty or a placeholder.
-//! * **Required fields** (the rule of [`crate::de`]): a record's `id` (its identity and the
+//! * **Required fields** (the rule of [decoding](crate#decoding)): a record's `id` (its identity and the
 //!   `from` of the next page), a deposit address's `address`, and the `withdraw_id` of a new
 //!   withdrawal (the whole answer). Everything else is optional: missing, a placeholder or
 //!   unreadable, it is `None`, and the other records of the answer are kept.
@@ -64,7 +64,8 @@ request! {
 }
 
 /// Answer of [`DepositAddressRequest`]. A missing or `null` list is empty.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct DepositAddresses {
     /// One entry per address (a currency may have one per chain).
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -73,7 +74,8 @@ pub struct DepositAddresses {
 
 /// One deposit address. `address` is required (it is what the caller uses); everything else is
 /// optional.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct DepositAddress {
     /// Currency (the request's currency; the venue writes it upper case).
     #[serde(default, with = "crate::de::opt_string")]
@@ -194,7 +196,8 @@ int_enum! {
 }
 
 /// Answer of [`DepositHistoryRequest`]. A missing or `null` list is empty.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct DepositHistory {
     /// The records of this page.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -203,8 +206,9 @@ pub struct DepositHistory {
 
 /// One deposit. `id` is required (the record's identity, the `from` of the next page);
 /// everything else is optional.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(from = "RecordWire<DepositState>")]
+#[non_exhaustive]
 pub struct DepositRecord {
     /// Record id (the `from` of the next page). Required.
     pub id: String,
@@ -236,7 +240,7 @@ pub struct DepositRecord {
 }
 
 /// The wire form shared by deposit and withdrawal records: both spellings of the renamed
-/// fields, decoded each by the rule of [`crate::de`]; `S` is the state enum.
+/// fields, decoded each by the rule of [decoding](crate#decoding); `S` is the state enum.
 #[derive(Deserialize)]
 #[serde(bound(deserialize = "S: crate::de::Scalar"))]
 struct RecordWire<S> {
@@ -324,7 +328,8 @@ int_enum! {
 }
 
 /// Answer of [`WithdrawHistoryRequest`]. A missing or `null` list is empty.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct WithdrawHistory {
     /// The records of this page.
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -333,8 +338,9 @@ pub struct WithdrawHistory {
 
 /// One withdrawal. `id` is required (the withdrawal's identity, the `from` of the next page,
 /// the id [`CancelWithdrawRequest`] takes); everything else is optional.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(from = "RecordWire<WithdrawState>")]
+#[non_exhaustive]
 pub struct WithdrawRecord {
     /// Withdrawal id (the `from` of the next page, the id [`CancelWithdrawRequest`] takes). Required.
     pub id: String,
@@ -496,7 +502,8 @@ impl Param for OmitBlank {
 
 /// Answer of [`WithdrawRequest`]. `withdraw_id` is the whole answer, so it is required: an answer
 /// without it (`{"code":200}`) is a decode error naming `withdraw_id`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct WithdrawCreated {
     /// The new withdrawal's id (a long on the wire, integer or string). Required.
     #[serde(with = "crate::de::id")]
@@ -593,8 +600,9 @@ impl Param for WithdrawId {
 /// (`{"code":200}`) decodes to `withdraw_id: None`; the success code is the answer.
 ///
 /// DESIGN: the id only echoes the one the caller sent, so it is optional (the rule of
-/// [`crate::de`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// [decoding](crate#decoding)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct CancelWithdrawAck {
     /// The cancelled withdrawal's id (a long on the wire, integer or string), when sent.
     #[serde(default, with = "crate::de::opt_id")]

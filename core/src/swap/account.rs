@@ -41,7 +41,8 @@ request! {
 /// DESIGN: every field is optional (the answer only echoes the request): a missing, placeholder
 /// or unreadable value is `None`. An answer without `data` (`{"code":0}`) decodes to a
 /// `TransferAck` whose fields are all `None`: the transfer was accepted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct TransferAck {
     /// Direction (wire name `type`; a code, or a word such as `spot_to_swap`).
     #[serde(rename = "type", default, with = "crate::de::opt")]
@@ -98,7 +99,8 @@ request! {
 /// DESIGN: only `currency` (the listing's key) is required. The amounts are `Option` (missing,
 /// a placeholder or unreadable are `None`): isolated-mode values and the margin ratio are blank
 /// for an account without positions, and a zero would claim a value the server did not send.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Balance {
     /// Currency.
     #[serde(with = "crate::de::text")]
@@ -166,7 +168,8 @@ request! {
 /// a placeholder or unreadable are `None`): `posi_balance` exists in isolated mode only, and a
 /// closing position may carry blanks. `side` and `margin_mode` are open enums (`cross`/`isolate`
 /// are accepted for the margin modes; any other spelling is kept in the `Other` arm).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Position {
     /// Instrument id.
     #[serde(with = "crate::de::text")]
@@ -256,7 +259,8 @@ request! {
 /// DESIGN: every field is optional (the answer only echoes the request): a missing, placeholder
 /// or unreadable value is `None`. An answer without `data` (`{"code":0}`) decodes to a
 /// `PositionModeAck` whose fields are all `None`: the mode was set.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct PositionModeAck {
     /// Instrument id.
     #[serde(default, with = "crate::de::opt_string")]
@@ -346,7 +350,8 @@ str_enum! {
 /// DESIGN: every field is optional (the answer only echoes the request): a missing, placeholder
 /// or unreadable value is `None`. An answer without `data` (`{"code":0}`) decodes to a
 /// `PositionMarginAck` whose fields are all `None`: the margin was moved.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct PositionMarginAck {
     /// Instrument id.
     #[serde(default, with = "crate::de::opt_string")]
@@ -408,7 +413,8 @@ fn check_leverage_side(r: &LeverageRequest, _: &Params) -> Result<(), Error> {
 /// `LeverageAck` whose fields are all `None`: the leverage was set. `side` is an open enum: the
 /// server answers `"both"` in crossed mode (venue-notes.md; published answer in ccxt/ccxt
 /// `ts/src/digifinex.ts`, `setLeverage`), kept as `PositionSide::Other("both")`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct LeverageAck {
     /// Instrument id.
     #[serde(default, with = "crate::de::opt_string")]
@@ -447,7 +453,8 @@ request! {
 /// DESIGN: every field is optional (an object of several values, none of them an identity): a
 /// missing, placeholder or unreadable value is `None`. An answer without `data` decodes to a
 /// `TradingFee` whose fields are all `None`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct TradingFee {
     /// Instrument id (echo of the request).
     #[serde(default, with = "crate::de::opt_string")]
@@ -492,7 +499,8 @@ request! {
 /// DESIGN: a bill has no id and the listing has no key (one currency has many bills), so every
 /// field is optional: a missing, placeholder or unreadable value is `None`, and one odd bill
 /// never hides the others.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Bill {
     /// Currency.
     #[serde(default, with = "crate::de::opt_string")]
@@ -539,7 +547,8 @@ request! {
 /// DESIGN: a funding fee has no id and the listing has no key (one instrument has a fee per
 /// settlement), so every field is optional: a missing, placeholder or unreadable value is
 /// `None`, and one odd record never hides the others.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct FundingFee {
     /// Instrument id.
     #[serde(default, with = "crate::de::opt_string")]
@@ -584,7 +593,8 @@ request! {
 ///
 /// DESIGN: only `transfer_id` (the transfer's identity) is required; every other field may be
 /// missing, a placeholder or unreadable and is then `None`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct TransferRecord {
     /// Transfer id (a number on the wire; kept as text).
     #[serde(with = "crate::de::id")]

@@ -26,7 +26,7 @@
 //! `cancel_order`, `add_algo` and `cancel_algo` change state: never retried, and a failure after
 //! their bytes may have been sent is [`Error::OutcomeUnknown`].
 //!
-//! Answers follow the required/optional rule of [`crate::de`]: a record's identity (`order_id`
+//! Answers follow the required/optional rule of [decoding](crate#decoding): a record's identity (`order_id`
 //! of a copy position, an expert order or a plan; `instrument_id` of a copy instrument) and the
 //! available balance (the whole answer of `account_available`) are required; every other field
 //! is optional. Each answer type says what an answer without `data` (`{"code":0}`) decodes to.
@@ -136,6 +136,7 @@ fn size_from_one(field: &'static str, size: &u32) -> Result<(), Error> {
 ///
 /// Every field is optional (`None` when missing, a placeholder or unreadable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CopyPage {
     /// Entries per page.
     #[serde(default, with = "crate::de::opt")]
@@ -283,7 +284,8 @@ copy_ack!(CloseCopyOrderAck, CloseCopyOrderRequest, "close_order");
 copy_ack!(CancelCopyOrderAck, CancelCopyOrderRequest, "cancel_order");
 
 /// optional: missing, a placeholder or unreadable, it is `None`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct CopyPosition {
     /// Instrument name.
     #[serde(default, with = "crate::de::opt_string")]
@@ -355,7 +357,8 @@ pub struct CopyPosition {
 
 /// Answer of [`CopyCurrentRequest`]. Every field is optional; an answer without `data`
 /// decodes to no `res`, an empty `list` and no `page`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct CopyPositions {
     /// Success or failure, when sent.
     #[serde(default, with = "crate::de::opt")]
@@ -371,7 +374,8 @@ pub struct CopyPositions {
 /// One historical copy position (`user_center_history`).
 ///
 /// Required: `order_id` (the identity of the position). Every other field is optional.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct CopyHistoryPosition {
     /// Instrument name.
     #[serde(default, with = "crate::de::opt_string")]
@@ -425,7 +429,8 @@ pub struct CopyHistoryPosition {
 
 /// Answer of [`CopyHistoryRequest`]. Every field is optional; an answer without `data`
 /// decodes to no `res`, an empty `list` and no `page`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct CopyHistory {
     /// Success or failure, when sent.
     #[serde(default, with = "crate::de::opt")]
@@ -442,7 +447,8 @@ pub struct CopyHistory {
 ///
 /// Required: `order_id` (the identity of the order: the `order_id` of
 /// [`CancelCopyOrderRequest`]). Every other field is optional.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct ExpertOpenOrder {
     /// Instrument name.
     #[serde(default, with = "crate::de::opt_string")]
@@ -496,7 +502,8 @@ pub struct ExpertOpenOrder {
 
 /// Answer of [`ExpertOpenOrdersRequest`]. Every field is optional; an answer without `data`
 /// decodes to an empty `list` and no `page`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct ExpertOpenOrders {
     /// The orders (missing, `null` or a placeholder is empty).
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -513,6 +520,7 @@ pub struct ExpertOpenOrders {
 /// `AlgoAdded { result: None, algos: [] }`. A `result` of 2 (fail) is kept: see
 /// [`AlgoAdded::is_success`].
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AlgoAdded {
     /// Success or failure (`result`; `res` accepted), when sent.
     #[serde(default, alias = "res", with = "crate::de::opt")]
@@ -541,6 +549,7 @@ impl AlgoAdded {
 /// `AlgoCancelled { result: None }`. A `result` of 2 (fail) is kept: see
 /// [`AlgoCancelled::is_success`].
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AlgoCancelled {
     /// Success or failure (`result`; `res` accepted), when sent.
     #[serde(default, alias = "res", with = "crate::de::opt")]
@@ -564,7 +573,8 @@ impl AlgoCancelled {
 ///
 /// Required: `available` (the value that is the whole answer); an answer without `data` is an
 /// [`Error::Decode`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct CopyAvailable {
     /// Balance available for copy trading.
     #[serde(with = "crate::de::decimal")]
@@ -574,7 +584,8 @@ pub struct CopyAvailable {
 /// One plan commission (`plan_task`).
 ///
 /// Required: `order_id` (the identity of the plan row). Every other field is optional.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct PlanCommission {
     /// Order id. Required.
     #[serde(with = "crate::de::id")]
@@ -624,7 +635,8 @@ impl PlanCommission {
 
 /// Answer of [`PlanTaskRequest`]. Every field is optional; an answer without `data` decodes to
 /// an empty `list` and no `page`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct PlanTasks {
     /// The plan commissions (missing, `null` or a placeholder is empty).
     #[serde(default, deserialize_with = "crate::de::vec")]
@@ -637,7 +649,8 @@ pub struct PlanTasks {
 /// One copy-trading instrument (`instrument_list`).
 ///
 /// Required: `instrument_id` (the key of an instrument row). Every other field is optional.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct CopyInstrument {
     /// Instrument id (`BTCUSDTPERP`). Required.
     #[serde(with = "crate::de::text")]

@@ -70,7 +70,8 @@ pub type DepthLevel = crate::spot::Level;
 /// DESIGN: only the levels' price and amount are required; `instrument_id` echoes the request
 /// and `timestamp` is informative, so both are optional. An answer without `data` decodes to an
 /// empty book.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Depth {
     /// Instrument id (echo of the request).
     #[serde(default, with = "crate::de::opt_string")]
@@ -126,7 +127,8 @@ request! {
 /// instrument cannot fail the decoding of the whole listing. Simulated instruments
 /// ([`InstrumentKind::Simulate`], listed with `type=1`) are named like `BTCUSDT2PERP` and settle
 /// in `USDT2` (venue-notes.md).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Instrument {
     /// Instrument id (`BTCUSDTPERP`; `BTCUSDT2PERP` for a simulated one).
     #[serde(with = "crate::de::text")]
@@ -180,7 +182,8 @@ pub struct Instrument {
 ///
 /// DESIGN: `leverage` is the key of the entry (required); `max_limit` is optional like every
 /// other value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct OpenMaxLimit {
     /// Leverage threshold.
     #[serde(with = "crate::de::decimal")]
@@ -213,7 +216,8 @@ request! {
 ///
 /// DESIGN: only `trade_id` (the trade's identity) is required; every other field may be missing,
 /// a placeholder or unreadable and is then `None`, so one odd trade cannot hide the others.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct PublicTrade {
     /// Instrument id.
     #[serde(default, with = "crate::de::opt_string")]
@@ -272,7 +276,8 @@ request! {
 /// placeholder or unreadable (an instrument without trades or without a book has no last price
 /// or best quotes; `open_interest` is `"-"` in published answers) and is then `None`, so one odd
 /// row never fails the listing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Ticker {
     /// Instrument id.
     #[serde(with = "crate::de::text")]
@@ -391,7 +396,8 @@ request! {
 /// DESIGN: `instrument_id` and `granularity` echo the request and are optional; each candle's
 /// leading columns are required (see [`Candle`]). An answer without `data` decodes to no
 /// candles.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Candles {
     /// Instrument id (echo of the request).
     #[serde(default, with = "crate::de::opt_string")]
@@ -410,7 +416,8 @@ pub struct Candles {
 /// The start time, the four prices and the volume are the row's leading columns: required (a
 /// missing, placeholder or unreadable one fails the answer). The token volume is optional: it may
 /// be missing, a placeholder or unreadable (`None`); further elements are ignored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+#[non_exhaustive]
 pub struct Candle {
     /// Start time (ms).
     pub time: TimestampMillis,
@@ -477,7 +484,8 @@ request! {
 /// DESIGN: every field is optional (the answer is an object of several values, none of them an
 /// identity): a missing, placeholder or unreadable value is `None`, and an answer without `data`
 /// decodes to a `FundingRate` whose fields are all `None`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct FundingRate {
     /// Instrument id (echo of the request).
     #[serde(default, with = "crate::de::opt_string")]
@@ -522,7 +530,8 @@ request! {
 }
 
 /// Answer of [`FundingRateHistoryRequest`]. An answer without `data` decodes to no entries.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct FundingRateHistory {
     /// Instrument id (echo of the request).
     #[serde(default, with = "crate::de::opt_string")]
@@ -536,7 +545,8 @@ pub struct FundingRateHistory {
 ///
 /// DESIGN: `time` is the key of the entry (one settlement per time), so it is required; `rate` is
 /// optional like every other value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct FundingRateEntry {
     /// Rate applied (a fraction per funding interval).
     #[serde(default, with = "crate::de::opt_decimal")]

@@ -17,7 +17,7 @@
 //! their bytes may have been sent is [`Error::OutcomeUnknown`]; the four GET queries only read
 //! and are retried.
 //!
-//! Answers follow the required/optional rule of [`crate::de`]: an order's `order_id`, a fill's
+//! Answers follow the required/optional rule of [decoding](crate#decoding): an order's `order_id`, a fill's
 //! `trade_id` and the ids that are the whole answer of a placement or cancellation are
 //! required; every other field is optional.
 
@@ -587,10 +587,20 @@ fn write_element<T: Fields>(item: &T, w: &mut JsonWriter) -> Result<(), Error> {
 ///
 /// DESIGN: swap ids exceed 2^53; a JSON number is kept as its digits (never read through `f64`
 /// or a fixed-width integer), a string is kept as is.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Default)]
+#[non_exhaustive]
 pub struct PlacedOrder {
     /// Id of the new order.
     pub order_id: String,
+}
+
+impl PlacedOrder {
+    /// The answer naming `order_id` (a placement answered by hand, in a test or a mock).
+    pub fn new(order_id: impl Into<String>) -> Self {
+        PlacedOrder {
+            order_id: order_id.into(),
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for PlacedOrder {
@@ -603,10 +613,20 @@ impl<'de> Deserialize<'de> for PlacedOrder {
 ///
 /// Required, decoded and serialized as [`PlacedOrder`]: an answer without a usable id is an
 /// [`Error::Decode`] (after a write, [`Error::OutcomeUnknown`]); a JSON number keeps its digits.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Default)]
+#[non_exhaustive]
 pub struct CancelledOrder {
     /// Id of the cancelled order.
     pub order_id: String,
+}
+
+impl CancelledOrder {
+    /// The answer naming `order_id` (a cancellation answered by hand, in a test or a mock).
+    pub fn new(order_id: impl Into<String>) -> Self {
+        CancelledOrder {
+            order_id: order_id.into(),
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for CancelledOrder {
@@ -780,11 +800,12 @@ impl Serialize for OrderIds {
 ///
 /// Required: `order_id` (the identity of the order). Every other field is optional: missing, a
 /// placeholder or unreadable, it is `None` (an unreadable value is reported, see
-/// [`crate::de`]). Prices and sizes decode exactly from strings or numbers.
+/// [decoding](crate#decoding)). Prices and sizes decode exactly from strings or numbers.
 ///
 /// DESIGN: the wire field `type` is named `side` here (`type` is a Rust keyword); it serializes
 /// as `type`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Order {
     /// Order id (a string; a JSON number is kept as its digits). Required.
     #[serde(with = "crate::de::id")]
@@ -851,7 +872,8 @@ pub struct Order {
 /// to its order, but a fill without it still counts for positions, fees and profit, so it must
 /// not fail the listing (and hide the other fills). The wire field `type` is named `side` here;
 /// it serializes as `type`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub struct Fill {
     /// Trade id (a string; a JSON number is kept as its digits). Required.
     #[serde(with = "crate::de::id")]

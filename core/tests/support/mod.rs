@@ -151,3 +151,20 @@ pub fn build_from_json(
     params.insert_json(json)?;
     (entry.build)(params, &Config::default(), Some(&creds()), NOW)
 }
+
+/// An answer built from the fields a test names, the others at their `Default` (answers are
+/// `#[non_exhaustive]`, so a struct expression is refused outside the crate):
+/// `answer!(Level { price: d("1"), amount })`.
+#[allow(unused_macros)]
+macro_rules! answer {
+    ($t:ident { $($f:ident $(: $v:expr)?),* $(,)? }) => {{
+        #[allow(unused_mut)]
+        let mut a = <$t>::default();
+        $( a.$f = answer!(@value $f $($v)?); )*
+        a
+    }};
+    (@value $f:ident $v:expr) => { $v };
+    (@value $f:ident) => { $f };
+}
+#[allow(unused_imports)]
+pub(crate) use answer;
