@@ -176,11 +176,65 @@ pub enum Error {
         built_at: Option<crate::types::TimestampMillis>,
         /// The failure that left the outcome unknown (also this error's `source()`).
         cause: Box<Error>,
+        /// What the client knew before it sent the write (the ids its session had placed or
+        /// seen, a snapshot of the write's evidence), set by the clients; `None` when built by
+        /// the core alone. [`crate::reconcile`] excludes these ids from the write's results.
+        prior: Option<Box<Prior>>,
     },
     /// The order breaks a rule of its market (precision, minimum, permission, open-value cap),
     /// found before sending with [`crate::rules`]; nothing was sent. The rule error names the
     /// field, the venue's code for the same refusal and the nearest valid values.
     Rule(Box<crate::rules::RuleError>),
+}
+
+/// What a client knew before it sent a write whose outcome became unknown: carried by
+/// [`Error::OutcomeUnknown`] so that reconciling it ([`crate::reconcile`]) can exclude every
+/// record that existed before the write.
+///
+/// DESIGN: the clients fill it in (the core's call cannot see their id memory or a snapshot
+/// read before the call); a transport of one's own may leave it `None`, and reconciliation
+/// then knows only what [`crate::reconcile::Options`] says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Prior {
+    /// Ids of records (orders, transfers, withdrawals, plans) that are not the write's result:
+    /// ids placed by other writes, ids seen before the write was built.
+    pub known_ids: std::collections::BTreeSet<String>,
+    /// Whether `known_ids` list *every* record of the write's evidence set that existed just
+    /// before the write was built (a complete snapshot: no list came back full). Then a record
+    /// that is not known was created after the snapshot.
+    pub complete: bool,
+    /// For `swap.position_margin`: the position's margin read just before the write.
+    pub position_margin: Option<rust_decimal::Decimal>,
+    /// The reads the snapshot took and their declared weight (0 without a snapshot).
+    pub snapshot_reads: u32,
+    /// The declared weight of the snapshot's reads.
+    pub snapshot_weight: u32,
+}
+
+impl Prior {
+    /// Nothing known.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `ids` to [`Prior::known_ids`].
+    pub fn with_known_ids<I: IntoIterator<Item = S>, S: Into<String>>(mut self, ids: I) -> Self {
+        self.known_ids.extend(ids.into_iter().map(Into::into));
+        self
+    }
+
+    /// Merges `other` in: the union of the ids; complete when either is; `other`'s position
+    /// margin when this has none; the snapshot costs added.
+    pub fn merge(&mut self, other: &Prior) {
+        self.known_ids.extend(other.known_ids.iter().cloned());
+        self.complete |= other.complete;
+        if self.position_margin.is_none() {
+            self.position_margin = other.position_margin;
+        }
+        self.snapshot_reads = self.snapshot_reads.saturating_add(other.snapshot_reads);
+        self.snapshot_weight = self.snapshot_weight.saturating_add(other.snapshot_weight);
+    }
 }
 
 impl From<crate::rules::RuleError> for Error {
@@ -964,12 +1018,34 @@ impl Error {
         )
     }
 
-    /// The raw exchange code, for API errors.
+    /// The raw exchange code, for API errors; for [`Error::Rule`], the code the venue answers
+    /// for the same order (the refusal it stands for: 20007, 401006, ...).
     pub fn api_code(&self) -> Option<i64> {
         match self {
             Error::Api(e) => Some(e.code.code()),
+            Error::Rule(e) => e.code(),
             _ => None,
         }
+    }
+
+    /// What the client knew before sending the write of an [`Error::OutcomeUnknown`].
+    pub fn prior(&self) -> Option<&Prior> {
+        match self {
+            Error::OutcomeUnknown { prior, .. } => prior.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Sets what the client knew before sending the write of an [`Error::OutcomeUnknown`]
+    /// (merged with what it already carries); other errors are unchanged.
+    pub fn with_prior(mut self, known: Prior) -> Self {
+        if let Error::OutcomeUnknown { prior, .. } = &mut self {
+            match prior {
+                Some(p) => p.merge(&known),
+                None => *prior = Some(Box::new(known)),
+            }
+        }
+        self
     }
 
     /// The HTTP status of the response that produced this error, if any.

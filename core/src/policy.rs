@@ -157,6 +157,7 @@ pub fn settle(meta: &Meta, request: &http::Request<Vec<u8>>, error: Error) -> Er
         endpoint: meta.name,
         built_at: built_at(meta, request),
         cause: Box::new(error),
+        prior: None,
     }
 }
 

@@ -111,6 +111,12 @@ fn empty(endpoint: &str) -> &'static str {
     }
 }
 
+/// What a complete snapshot taken before the write tells (here: that nothing of the evidence set
+/// existed before it, plus the ids given): every unknown record was created after it.
+fn snap() -> Options {
+    Options::new().known_complete(true)
+}
+
 fn only(o: &Outcome) -> &Verdict {
     assert_eq!(o.verdicts.len(), 1, "{o:?}");
     &o.verdicts[0]
@@ -387,11 +393,11 @@ fn spot_order_verdicts() {
          pair, type, price and amount was created in the window"
     );
 
-    // Applied: the open order.
+    // Applied: the open order, created after a complete snapshot.
     let open = orders(&[spot_order("a1", S0 + 1, 0, "0")]);
     let o = run(
         u(),
-        Options::new(),
+        snap(),
         &[("spot.order_current", &open), ("spot.order_history", &open)],
     );
     assert_eq!(applied_id(&o).as_deref(), Some("a1"));
@@ -403,14 +409,14 @@ fn spot_order_verdicts() {
 
     // Filled at once: only in the history.
     let filled = orders(&[spot_order("a1", S0, 2, "0.01")]);
-    let o = run(u(), Options::new(), &[("spot.order_history", &filled)]);
+    let o = run(u(), snap(), &[("spot.order_history", &filled)]);
     assert_eq!(applied_id(&o).as_deref(), Some("a1"));
     assert!(format!("{o:?}").contains("filled, executed 0.01"), "{o:?}");
 
     // Partly filled, still open; and partly filled then cancelled.
     for status in [1, 4] {
         let part = orders(&[spot_order("a1", S0, status, "0.004")]);
-        let o = run(u(), Options::new(), &[("spot.order_history", &part)]);
+        let o = run(u(), snap(), &[("spot.order_history", &part)]);
         assert_eq!(applied_id(&o).as_deref(), Some("a1"), "{status}");
     }
 
@@ -421,12 +427,25 @@ fn spot_order_verdicts() {
     ]);
     let o = run(u(), Options::new(), &[("spot.order_current", &two)]);
     assert_ambiguous(&o, &["a1", "a2"]);
+    // Knowing a1 is not enough without a snapshot: a2 was created within the clock uncertainty
+    // of the build, so an older write (not known) may have made it.
     let o = run(
         u(),
         Options::new().known_ids(["a1"]),
         &[("spot.order_current", &two)],
     );
+    assert_ambiguous(&o, &["a2"]);
+    let o = run(
+        u(),
+        snap().known_ids(["a1"]),
+        &[("spot.order_current", &two)],
+    );
     assert_eq!(applied_id(&o).as_deref(), Some("a2"));
+    // Both created after a complete snapshot: another program placed the same order.
+    assert_ambiguous(
+        &run(u(), snap(), &[("spot.order_current", &two)]),
+        &["a1", "a2"],
+    );
 
     // Outside the window (more than 5 s before the build), another price, another pair: none.
     let old = orders(&[spot_order("a0", S0 - 6, 0, "0")]);
@@ -437,7 +456,7 @@ fn spot_order_verdicts() {
     // A wider uncertainty takes it in.
     let o = run(
         u(),
-        Options::new().clock_uncertainty(std::time::Duration::from_secs(10)),
+        snap().clock_uncertainty(std::time::Duration::from_secs(10)),
         &[("spot.order_current", &old)],
     );
     assert_eq!(applied_id(&o).as_deref(), Some("a0"));
@@ -482,11 +501,7 @@ fn spot_market_buy_is_matched_on_its_quote_amount() {
         r#"{{"code":0,"data":[{{"order_id":"m1","symbol":"BTC_USDT","created_date":{S0},"price":0,
         "amount":0,"cash_amount":25.0,"executed_amount":0.0008,"status":2,"type":"buy_market"}}]}}"#
     );
-    let o = run(
-        unknown(&req),
-        Options::new(),
-        &[("spot.order_history", &rec)],
-    );
+    let o = run(unknown(&req), snap(), &[("spot.order_history", &rec)]);
     assert_eq!(applied_id(&o).as_deref(), Some("m1"));
 }
 
@@ -501,11 +516,7 @@ fn spot_batch_verdicts() {
         spot_order("a1", S0, 2, "0.01"),
         rec_b.clone(),
     ]);
-    let o = run(
-        unknown(&req),
-        Options::new(),
-        &[("spot.order_history", &all)],
-    );
+    let o = run(unknown(&req), snap(), &[("spot.order_history", &all)]);
     let ids: Vec<_> = o
         .verdicts
         .iter()
@@ -528,13 +539,16 @@ fn spot_batch_verdicts() {
     // Only one of two identical records: the pair is ambiguous; the batch rule makes the
     // missing third element ambiguous too.
     let part = orders(&[spot_order("a1", S0, 0, "0")]);
+    let o = run(unknown(&req), snap(), &[("spot.order_current", &part)]);
+    assert!(o.verdicts.iter().all(Verdict::is_ambiguous), "{o:?}");
+    assert!(format!("{:?}", o.verdicts[2]).contains("all-or-nothing"));
+    // Without a snapshot, the records found are ambiguous (they may be older).
     let o = run(
         unknown(&req),
         Options::new(),
-        &[("spot.order_current", &part)],
+        &[("spot.order_history", &all)],
     );
     assert!(o.verdicts.iter().all(Verdict::is_ambiguous), "{o:?}");
-    assert!(format!("{:?}", o.verdicts[2]).contains("all-or-nothing"));
 }
 
 #[test]
@@ -582,7 +596,7 @@ fn spot_transfer_verdicts() {
             e.len()
         )
     };
-    let (o, reads) = run_with(unknown(&req), Options::new(), |r| {
+    let (o, reads) = run_with(unknown(&req), snap(), |r| {
         assert!(matches!(r, Read::SpotFinanceLog(_)));
         body(&log(&[(S0 + 1, "-100.00")]))
     });
@@ -609,6 +623,13 @@ fn spot_transfer_verdicts() {
         &[("spot.financelog", &log(&[(S0, "-100"), (S0 + 1, "-100")]))],
     );
     assert!(only(&o).is_ambiguous());
+    // Without a snapshot, one entry in the window may still be an older transfer's.
+    let o = run(
+        unknown(&req),
+        Options::new(),
+        &[("spot.financelog", &log(&[(S0 + 1, "-100")]))],
+    );
+    assert!(only(&o).is_ambiguous(), "{o:?}");
 }
 
 #[test]
@@ -618,7 +639,7 @@ fn margin_close_verdicts() {
         r#"{{"code":0,"data":[{{"order_id":"z1","symbol":"BTC_USDT","created_date":{S0},"price":0,
         "amount":0.01,"executed_amount":0.01,"status":2,"type":"sell_market","kind":"margin"}}]}}"#
     );
-    let (o, reads) = run_with(unknown(&req), Options::new(), |r| match r {
+    let (o, reads) = run_with(unknown(&req), snap(), |r| match r {
         Read::SpotOrderHistory(_) => body(&close),
         other => body(empty(other.endpoint())),
     });
@@ -649,7 +670,7 @@ fn withdraw_verdicts() {
     let now = rec(7, "2023-11-14 22:13:21");
     let o = run(
         unknown(&req),
-        Options::new(),
+        snap(),
         &[("spot.withdraw_history", &list(std::slice::from_ref(&now)))],
     );
     assert_eq!(applied_id(&o).as_deref(), Some("7"));
@@ -664,7 +685,7 @@ fn withdraw_verdicts() {
     );
     let o = run(
         unknown(&req),
-        Options::new().known_ids(["6"]),
+        snap().known_ids(["6"]),
         &[("spot.withdraw_history", &two)],
     );
     assert_eq!(applied_id(&o).as_deref(), Some("7"));
@@ -730,23 +751,29 @@ fn swap_order_verdicts() {
     assert_not_applied(&o, "no order of this instrument");
     let open = data(&[swap_order("111", T0 + 300, 0, "0")]);
     assert_eq!(
-        applied_id(&run(u(), Options::new(), &[("swap.open_orders", &open)])).as_deref(),
+        applied_id(&run(u(), snap(), &[("swap.open_orders", &open)])).as_deref(),
         Some("111")
+    );
+    // Without a snapshot, 300 ms after the build is within the clock uncertainty: ambiguous;
+    // after build + uncertainty, certainly this write's.
+    assert_ambiguous(
+        &run(u(), Options::new(), &[("swap.open_orders", &open)]),
+        &["111"],
+    );
+    let after = data(&[swap_order("116", T0 + 5_001, 0, "0")]);
+    assert_eq!(
+        applied_id(&run(u(), Options::new(), &[("swap.open_orders", &after)])).as_deref(),
+        Some("116")
     );
     // Filled at once: in the history only; partly filled: open.
     let filled = data(&[swap_order("112", T0 + 300, 2, "1")]);
     assert_eq!(
-        applied_id(&run(
-            u(),
-            Options::new(),
-            &[("swap.history_orders", &filled)]
-        ))
-        .as_deref(),
+        applied_id(&run(u(), snap(), &[("swap.history_orders", &filled)])).as_deref(),
         Some("112")
     );
     let part = data(&[swap_order("113", T0 + 300, 1, "0.5")]);
     assert_eq!(
-        applied_id(&run(u(), Options::new(), &[("swap.open_orders", &part)])).as_deref(),
+        applied_id(&run(u(), snap(), &[("swap.open_orders", &part)])).as_deref(),
         Some("113")
     );
     let two = data(&[
@@ -759,7 +786,7 @@ fn swap_order_verdicts() {
     );
     let o = run(
         u(),
-        Options::new().known_ids(["111"]),
+        snap().known_ids(["111"]),
         &[("swap.open_orders", &two)],
     );
     assert_eq!(applied_id(&o).as_deref(), Some("114"));
@@ -786,7 +813,7 @@ fn swap_batch_order_verdicts() {
     );
     let req = swap::BatchPlaceOrdersRequest::new([swap_long(), other]);
     let list = data(&[swap_order("1", T0 + 10, 0, "0")]);
-    let (o, reads) = run_with(unknown(&req), Options::new(), |r| match r {
+    let (o, reads) = run_with(unknown(&req), snap(), |r| match r {
         Read::SwapOpenOrders(_) => body(&list),
         other => body(empty(other.endpoint())),
     });
@@ -860,7 +887,7 @@ fn swap_transfer_verdicts() {
     };
     let o = run(
         unknown(&req),
-        Options::new(),
+        snap(),
         &[("swap.transfer_record", &data(&[rec("77", 1, T0 + 5)]))],
     );
     assert_eq!(applied_id(&o).as_deref(), Some("77"));
@@ -1020,11 +1047,7 @@ fn sponsor_verdicts() {
     assert_not_applied(&o, "no sponsored order");
     // Filled at once: a copy position.
     let cur = page(&[copy_position("c1", T0 + 200, "3", "")]);
-    let o = run(
-        u(),
-        Options::new(),
-        &[("swap.follow.user_center_current", &cur)],
-    );
+    let o = run(u(), snap(), &[("swap.follow.user_center_current", &cur)]);
     assert_eq!(applied_id(&o).as_deref(), Some("c1"));
     // Still open (resting), with the same id partly filled as a position: one candidate.
     let open = format!(
@@ -1036,7 +1059,7 @@ fn sponsor_verdicts() {
     let part = page(&[copy_position("c1", T0 + 200, "1", "")]);
     let o = run(
         u(),
-        Options::new(),
+        snap(),
         &[
             ("swap.follow.expert_current_open_order", &open),
             ("swap.follow.user_center_current", &part),
@@ -1058,7 +1081,7 @@ fn sponsor_verdicts() {
     );
     let o = run(
         u(),
-        Options::new().known_ids(["c2"]),
+        snap().known_ids(["c2"]),
         &[("swap.follow.user_center_current", &two)],
     );
     assert_eq!(applied_id(&o).as_deref(), Some("c1"));
@@ -1207,4 +1230,289 @@ fn algo_verdicts() {
         ),
         "still shows the take-profit at 33000",
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The verdict rule: never applied on a record that may be older than the write
+
+/// The case of issue 25: the same order placed a second before, then this one dropped before
+/// it was applied. The older order fits and is in the window: it must never be named applied.
+#[test]
+fn an_older_identical_order_is_never_taken_for_the_write() {
+    let u = || unknown(&spot_buy());
+    let older = orders(&[spot_order("a1", S0 - 1, 0, "0")]);
+    let o = run(u(), Options::new(), &[("spot.order_current", &older)]);
+    assert_ambiguous(&o, &["a1"]);
+    match only(&o) {
+        Verdict::Ambiguous { why, .. } => assert!(
+            why.contains("created before the request can have been built")
+                && why.contains("whole-second times"),
+            "{why}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    // A snapshot read before the write listed it: not applied, exactly.
+    let o = run(
+        u(),
+        snap().known_ids(["a1"]),
+        &[("spot.order_current", &older)],
+    );
+    assert_not_applied(&o, "no order of this pair");
+    // The client's memory (a placed id) excludes it too: not applied.
+    let o = run(
+        u(),
+        Options::new().known_ids(["a1"]),
+        &[("spot.order_current", &older)],
+    );
+    assert_not_applied(&o, "no order of this pair");
+    // Spot seconds: a record of second S0 + 6 may still be the build second plus 5 s of
+    // uncertainty (T0 + 999 + 5000 = S0 + 5.999); second S0 + 6 is certainly after.
+    let edge = orders(&[spot_order("a5", S0 + 5, 0, "0")]);
+    assert_ambiguous(
+        &run(u(), Options::new(), &[("spot.order_current", &edge)]),
+        &["a5"],
+    );
+    let after = orders(&[spot_order("a6", S0 + 6, 0, "0")]);
+    assert_eq!(
+        applied_id(&run(u(), Options::new(), &[("spot.order_current", &after)])).as_deref(),
+        Some("a6")
+    );
+}
+
+/// The error carries what the client knew; the reconciler merges it into the options.
+#[test]
+fn the_prior_travels_with_the_error() {
+    let creds = Credentials::new("key", "secret");
+    let req = spot_buy();
+    let http = build(&req, &Config::default(), Some(&creds), TimestampMillis(T0)).unwrap();
+    let timeout = Error::Transport {
+        kind: TransportErrorKind::Timeout,
+        message: "timed out".into(),
+        source: None,
+    };
+    let mut prior = digifinex_core::reconcile::Prior::new().with_known_ids(["a1"]);
+    prior.complete = true;
+    let e = settle(&spot::PlaceOrderRequest::META, &http, timeout).with_prior(prior.clone());
+    assert_eq!(e.prior(), Some(&prior));
+    let u = Unknown::from_error(&e).unwrap();
+    assert_eq!(u.prior, prior);
+    let both = orders(&[
+        spot_order("a1", S0 - 1, 0, "0"),
+        spot_order("a2", S0, 0, "0"),
+    ]);
+    let o = run(u, Options::new(), &[("spot.order_current", &both)]);
+    assert_eq!(applied_id(&o).as_deref(), Some("a2"));
+    // Other errors carry none and ignore it.
+    let v = Error::validation("x", "y").with_prior(prior);
+    assert!(v.prior().is_none());
+}
+
+/// A list that comes back full may hide the record: "not applied" becomes ambiguous.
+#[test]
+fn a_full_page_never_gives_not_applied() {
+    let other: Vec<String> = (0..100)
+        .map(|i| {
+            spot_order(&format!("x{i}"), S0, 0, "0").replace("\"price\":10000", "\"price\":9000")
+        })
+        .collect();
+    let o = run(
+        unknown(&spot_buy()),
+        snap(),
+        &[("spot.order_history", &orders(&other))],
+    );
+    match only(&o) {
+        Verdict::Ambiguous { candidates, why } => {
+            assert!(candidates.is_empty());
+            assert!(why.contains("came back full (100 records)"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // 99 records: complete, not applied.
+    let o = run(
+        unknown(&spot_buy()),
+        snap(),
+        &[("spot.order_history", &orders(&other[..99]))],
+    );
+    assert_not_applied(&o, "no order");
+}
+
+/// Swap batch elements succeed one by one: of two identical elements, one record found after
+/// a complete snapshot means one applied and one not.
+#[test]
+fn identical_swap_batch_elements_found_in_part() {
+    let req = swap::BatchPlaceOrdersRequest::new([swap_long(), swap_long()]);
+    let one = data(&[swap_order("1", T0 + 10, 0, "0")]);
+    let o = run(unknown(&req), snap(), &[("swap.open_orders", &one)]);
+    assert!(matches!(&o.verdicts[0], Verdict::Applied { id: Some(id), .. } if id == "1"));
+    assert!(
+        matches!(&o.verdicts[1], Verdict::NotApplied { why } if why.contains("1 of 2 identical")),
+        "{o:?}"
+    );
+    let two = data(&[
+        swap_order("2", T0 + 20, 0, "0"),
+        swap_order("1", T0 + 10, 0, "0"),
+    ]);
+    let o = run(unknown(&req), snap(), &[("swap.open_orders", &two)]);
+    let ids: Vec<_> = o
+        .verdicts
+        .iter()
+        .map(|v| match v {
+            Verdict::Applied { id, .. } => id.clone().unwrap(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(ids, ["1", "2"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The snapshot and the memory
+
+#[test]
+fn snapshot_of_a_spot_order_lists_the_evidence_and_knows_when_it_is_complete() {
+    use digifinex_core::reconcile::Snapshot;
+    let write = Write::SpotOrder(spot_buy());
+    let mut s = Snapshot::new(&write, TimestampMillis(T0), &Options::new());
+    assert_eq!((s.planned(), s.weight()), (2, 2));
+    let mut names = Vec::new();
+    while let Some(read) = s.next_read() {
+        names.push(read.endpoint());
+        if let Read::SpotOrderHistory(h) = &read {
+            // The history from the window start the reconciliation will use.
+            let http = build(
+                h,
+                &Config::default(),
+                Some(&Credentials::new("k", "s")),
+                TimestampMillis(T0),
+            )
+            .unwrap();
+            assert!(
+                http.uri()
+                    .query()
+                    .unwrap()
+                    .ends_with("start_time=1699999995"),
+                "{:?}",
+                http.uri()
+            );
+        }
+        let b = orders(&[spot_order("a1", S0 - 1, 0, "0")]);
+        s.feed(read.decode(b.as_bytes()).unwrap());
+    }
+    assert_eq!(names, ["spot.order_current", "spot.order_history"]);
+    let prior = s.finish();
+    assert!(prior.complete);
+    assert_eq!(prior.known_ids.iter().collect::<Vec<_>>(), ["a1"]);
+    assert_eq!((prior.snapshot_reads, prior.snapshot_weight), (2, 2));
+
+    // A full page: not complete.
+    let mut s = Snapshot::new(&write, TimestampMillis(T0), &Options::new());
+    let full: Vec<String> = (0..100)
+        .map(|i| spot_order(&format!("x{i}"), S0, 0, "0"))
+        .collect();
+    while let Some(read) = s.next_read() {
+        s.feed(read.decode(orders(&full).as_bytes()).unwrap());
+    }
+    let prior = s.finish();
+    assert!(!prior.complete);
+    assert_eq!(prior.known_ids.len(), 100);
+    // Unanswered: not complete.
+    let s = Snapshot::new(&write, TimestampMillis(T0), &Options::new());
+    assert!(!s.finish().complete);
+
+    // Cancels and settings need none.
+    let cancel = Write::SpotCancel(spot::CancelOrdersRequest::new(spot::Market::Spot, ["a"]));
+    let s = Snapshot::new(&cancel, TimestampMillis(T0), &Options::new());
+    assert_eq!(s.planned(), 0);
+    assert!(!s.finish().complete);
+}
+
+/// The finance log has no ids: a snapshot lists its entries by key and rank, so a second
+/// identical entry is told from the first.
+#[test]
+fn snapshot_of_a_spot_transfer_counts_identical_entries() {
+    use digifinex_core::reconcile::Snapshot;
+    let req = spot::TransferRequest::new(
+        "usdt",
+        Amount::new(dec("100")),
+        spot::TransferAccount::Spot,
+        spot::TransferAccount::Margin,
+    );
+    let entry =
+        format!(r#"{{"time":{S0},"num":-100,"balance":900,"currency_mark":"USDT","type":4}}"#);
+    let log = |n: usize| {
+        format!(
+            r#"{{"code":0,"data":{{"finance":[{}],"total":"{n}"}}}}"#,
+            vec![entry.clone(); n].join(",")
+        )
+    };
+    let mut s = Snapshot::new(
+        &Write::SpotTransfer(req.clone()),
+        TimestampMillis(T0 - 500),
+        &Options::new(),
+    );
+    while let Some(read) = s.next_read() {
+        s.feed(read.decode(log(1).as_bytes()).unwrap());
+    }
+    let prior = s.finish();
+    assert!(prior.complete);
+    let opts = Options::new().prior(&prior);
+    // The same single entry: it was there before; not applied.
+    assert_not_applied(
+        &run(unknown(&req), opts.clone(), &[("spot.financelog", &log(1))]),
+        "no change of -100 usdt",
+    );
+    // A second identical entry in the same second: this write's.
+    let o = run(unknown(&req), opts, &[("spot.financelog", &log(2))]);
+    assert!(only(&o).is_applied(), "{o:?}");
+}
+
+#[test]
+fn snapshot_of_a_position_margin_write_reads_the_margin_before() {
+    use digifinex_core::reconcile::Snapshot;
+    let req = swap::PositionMarginRequest::new(
+        "BTCUSDTPERP",
+        swap::PositionSide::Long,
+        swap::MarginAdjustment::Add,
+        Amount::new(dec("5")),
+    );
+    let mut s = Snapshot::new(
+        &Write::PositionMargin(req.clone()),
+        TimestampMillis(T0),
+        &Options::new(),
+    );
+    while let Some(read) = s.next_read() {
+        assert!(matches!(read, Read::SwapPositions(_)));
+        let b = data(&[position("long", "isolated", "10", "10")]);
+        s.feed(read.decode(b.as_bytes()).unwrap());
+    }
+    let prior = s.finish();
+    assert_eq!(prior.position_margin, Some(dec("10")));
+    let pos = data(&[position("long", "isolated", "10", "15")]);
+    let o = run(
+        unknown(&req),
+        Options::new().prior(&prior),
+        &[("swap.positions", &pos)],
+    );
+    assert!(only(&o).is_applied(), "{o:?}");
+}
+
+#[test]
+fn created_ids_of_answers() {
+    use serde_json::json;
+    assert_eq!(
+        Write::created_ids_json("spot.order_new", &json!({"order_id": "a1"})),
+        ["a1"]
+    );
+    assert_eq!(
+        Write::created_ids_json("spot.order_batch_new", &json!({"order_ids": ["a1", "a2"]})),
+        ["a1", "a2"]
+    );
+    assert_eq!(
+        Write::created_ids_json("swap.batch_order", &json!(["1", null, "3"])),
+        ["1", "3"]
+    );
+    assert_eq!(
+        Write::created_ids_json("spot.withdraw_new", &json!({"withdraw_id": 7})),
+        ["7"]
+    );
+    assert!(Write::created_ids_json("spot.order_cancel", &json!({"success": ["a1"]})).is_empty());
 }

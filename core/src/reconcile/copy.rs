@@ -4,7 +4,7 @@
 use rust_decimal::Decimal;
 
 use super::spot::one;
-use super::{assign, fits, fits_text, Candidate, Ctx, Read, Verdict, Write, PAGE};
+use super::{assign, fits, fits_text, Candidate, Ctx, Elements, Read, Verdict, Write, PAGE};
 use crate::swap::{
     self as sw, CopyCloseReason, CopyCurrentView, OrderState, PlanComType, TriggerPriceType,
 };
@@ -70,11 +70,11 @@ fn lev_fits(record: Option<Decimal>, want: Decimal) -> bool {
     record.is_none_or(|l| l.normalize() == want.normalize())
 }
 
-fn timed(c: &Ctx<'_>, at: Option<TimestampMillis>) -> Option<(bool, i64)> {
+/// `Some(creation time)` when a record may be in the window (`Some(None)`: no time to tell).
+fn timed(c: &Ctx<'_>, at: Option<TimestampMillis>) -> Option<Option<TimestampMillis>> {
     match at {
         Some(t) if !c.window.contains_ms(t) => None,
-        Some(t) => Some((true, t.0)),
-        None => Some((false, 0)),
+        other => Some(other),
     }
 }
 
@@ -84,15 +84,9 @@ fn sponsor(c: &Ctx<'_>, r: &sw::SponsorOrderRequest) -> Verdict {
     let price = r.pricing.price().map(Price::get);
     let size = r.order_num.get();
     let mut cands: Vec<Candidate> = Vec::new();
-    let push = |cands: &mut Vec<Candidate>, id: &str, record: String, at: (bool, i64)| {
+    let push = |cands: &mut Vec<Candidate>, id: &str, record: String, at| {
         if !c.known.contains(id) && !cands.iter().any(|x| x.id == id) {
-            cands.push(Candidate {
-                id: id.to_owned(),
-                has_id: true,
-                record,
-                timed: at.0,
-                at: at.1,
-            });
+            cands.push(Candidate::ms(id, record, at));
         }
     };
     for o in &c.facts.expert_open {
@@ -149,10 +143,12 @@ fn sponsor(c: &Ctx<'_>, r: &sw::SponsorOrderRequest) -> Verdict {
         }
     }
     one(assign(
+        c,
         1,
         cands,
         "no sponsored order or copy position of this instrument, direction, leverage and margin \
          mode was created in the window (an order that ended without any fill leaves none)",
+        Elements::Together,
     ))
 }
 

@@ -20,28 +20,87 @@
 //!
 //! # The time window
 //!
-//! A record can only be the write's result if it was created in
-//! `[built_at - clock_uncertainty, read_at + clock_uncertainty]`: `built_at` is the request's
-//! `ACCESS-TIMESTAMP` (server time as the session estimated it; spot headers have whole seconds),
-//! `read_at` the session's time when the reads were done, and `clock_uncertainty`
-//! ([`Options::clock_uncertainty`], default 5 s) covers the error of the clock offset estimate and
-//! the venue's own latency. Spot record times are whole seconds: a record of second `s` is in the
-//! window when any instant of `[s, s + 1)` is. A record without a creation time cannot be placed:
-//! it is a candidate that can make a verdict ambiguous but never applied. Without `built_at` (an
-//! unsigned request) the window has no start.
+//! A record can only be the write's result if it was created in the window
+//! `[built_at - u, read_at + u]`: `built_at` is the request's `ACCESS-TIMESTAMP` (server time as
+//! the session estimated it; spot headers have whole seconds), `read_at` the session's time when
+//! the reads were done, and `u` ([`Options::clock_uncertainty`], default 5 s) bounds the error of
+//! the session's estimate of the server clock. Spot record times are whole seconds: a record of
+//! second `s` was created somewhere in `[s, s + 1)`. A record without a creation time cannot be
+//! placed in time. Without `built_at` (an unsigned request) the window has no start.
+//!
+//! The request was built, in server time, no later than `built_by = built_at + u` (plus 999 ms
+//! for spot, whose header drops the milliseconds): [`Window::built_by`]. A record whose earliest
+//! possible creation instant is after `built_by` was created *after the request was built*; any
+//! other record in the window may be older than the request.
 //!
 //! # Known ids
 //!
-//! Ids the caller knew before the write ([`Options::known_ids`]: its open orders, earlier
-//! transfers, withdrawals) are never taken for the write's result. Listing them is what turns
-//! "two identical orders in the window, one of them mine from before" into a clear verdict.
+//! Ids known not to be the write's result are never taken for it ([`Options::known_ids`], and the
+//! [`Prior`] an [`Error::OutcomeUnknown`] carries): ids that other writes placed (their own
+//! answers named them), and ids seen in reads made before the write was built. The clients
+//! (`digifinex-ureq`, `digifinex-hyper`) remember both for their session ([`IdMemory`], bounded)
+//! and add them to every unknown outcome they report.
+//!
+//! A **snapshot** ([`Snapshot`]) reads the write's own evidence set (the lists its
+//! reconciliation reads: for an order, the pair's open orders and recent history) just before
+//! the write is sent. When no list came back full, its ids are *complete*: every record of the
+//! evidence set that existed before the write is known ([`Prior::complete`]), so a record that is
+//! not known was created after the snapshot. The clients take one on request (`place_*` with a
+//! snapshot policy, or `snapshot`), and `digifinex call` before every write it can reconcile.
+//!
+//! # The verdict rule
+//!
+//! For one element of a write (a batch groups identical elements: `k` of them), let `F` be the
+//! records that fit it (the table below), lie in the window and are not known. A record of `F`
+//! is **late** when it certainly was created after the request was built: its earliest creation
+//! instant is after `built_by`, or the known ids are complete (a snapshot) and it has an id or a
+//! key the snapshot would have listed. The others of `F` are **early**.
+//!
+//! 1. `F` empty: **not applied**, unless a list came back full (its last page may hide the
+//!    record): then ambiguous.
+//! 2. Some record of `F` is early: **ambiguous**, naming the candidates and why: an older
+//!    identical write may have made it, and no known id excludes it. Never applied.
+//! 3. Every record of `F` is late and there are exactly `k`: **applied**, naming them (in
+//!    creation order).
+//! 4. Every record is late, fewer than `k`, and the elements succeed one by one (a swap batch):
+//!    that many **applied**, the rest **not applied**. In an all-or-nothing spot batch:
+//!    ambiguous.
+//! 5. More than `k` late records: ambiguous (another program wrote the same at the same time).
+//!
+//! ## Why a verdict is never wrong (proof sketch)
+//!
+//! Assumptions: (A1) the session's estimate of the server clock is off by at most `u` when the
+//! request is built and when the reads are made; (A2) the venue lists every record it created,
+//! with its attributes and creation time, in the reads (a page that came back full is treated
+//! as possibly missing records); (A3) between the snapshot (or, without one, the build) and the
+//! reads, nothing but this write creates a record that fits it: no other program, and no other
+//! thread of this one, sends an identical write in that interval (the one assumption reads
+//! cannot check); (A4) a known id is not the write's result (a placed id is another write's, and
+//! a seen id was seen before the write existed).
+//!
+//! - *Not applied is right.* If the write took effect, its record `r` was created between the
+//!   build and the reads, so inside the window (A1); it fits the write; it is not known (A4); and
+//!   it is in the reads (A2). So `r` is in `F`, and `F` empty means the write did not take effect.
+//! - *Applied is right.* Every late record was created after the request was built (by A1, or by
+//!   the snapshot's completeness: it did not exist when the snapshot was read, which was before
+//!   the build). No write older than this one made it: an older write's record is either older
+//!   than the build or known. By (A3) no other write made it either, so this write did; `k`
+//!   identical elements make at most `k` records, so exactly `k` late records are all of them.
+//!   When fewer than `k` are found and elements succeed one by one, the missing ones did not
+//!   take effect (as in the first point).
+//! - *Ambiguous claims nothing*, so it cannot be wrong; rule 2 is what keeps an older identical
+//!   order (the same pair, side, price and amount, placed a second earlier) from being taken for
+//!   this write's result.
+//!
+//! The cost: without a snapshot, a write that took effect is usually ambiguous, because its
+//! record is created within `u` of the build and cannot be told from an older one; a write that
+//! did not take effect is exact when the older identical records are known (placed by the same
+//! client). With a complete snapshot every verdict on an order, transfer or withdrawal is exact.
 //!
 //! # Matching rules
 //!
-//! Two or more records that fit a write (one element) make it [`Verdict::Ambiguous`] with
-//! their ids; exactly one makes it [`Verdict::Applied`]; none makes it
-//! [`Verdict::NotApplied`]. Decimals compare exactly by value (`1.50` equals `1.5`); pairs,
-//! instruments and currencies compare without case.
+//! A record fits a write by the values below. Decimals compare exactly by value (`1.50` equals
+//! `1.5`); pairs, instruments and currencies compare without case.
 //!
 //! | write | reads | a record fits when |
 //! |---|---|---|
@@ -78,13 +137,16 @@
 //! DESIGN: the reads are the fewest that decide the verdict (weight budget): an order needs its
 //! open orders and its history in the window (a fill at once leaves the order only in the
 //! history; fills are not read, since a fill cannot exist without its order); a cancel needs the
-//! order by id. Lists are read at the largest page the endpoint allows (100), newest first; a
-//! caller with more activity than that in the window gets "not applied" only when the page holds
-//! no fitting record, so keep the window short (reconcile at once).
+//! order by id. Lists are read at the largest page the endpoint allows (100); a list that comes
+//! back full may hide the record, so "not applied" then becomes ambiguous (and a snapshot that
+//! comes back full is not complete): keep the window short (reconcile at once).
 
+mod before;
 mod copy;
 mod spot;
 mod swap;
+
+pub use before::{IdMemory, Snapshot, WriteRequest, DEFAULT_ID_MEMORY};
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -93,6 +155,7 @@ use rust_decimal::Decimal;
 
 use crate::endpoint::{Endpoint, Family};
 use crate::error::Error;
+pub use crate::error::Prior;
 use crate::params::{FromParams, ParamMap};
 use crate::session::{Action, Drive, Response, Session};
 use crate::types::TimestampMillis;
@@ -274,19 +337,34 @@ impl Write {
     }
 }
 
-/// A write whose outcome is unknown: the typed request and when it was built.
+/// A write whose outcome is unknown: the typed request, when it was built and what was known
+/// before it was sent.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Unknown {
     /// The write.
     pub write: Write,
     /// When the request was built (server time, ms); the start of the time window.
     pub built_at: Option<TimestampMillis>,
+    /// What the client knew before sending it (from [`Error::OutcomeUnknown`]'s `prior`).
+    pub prior: Prior,
 }
 
 impl Unknown {
     /// A write the caller holds as a typed value, built at `built_at`.
     pub fn new(write: Write, built_at: Option<TimestampMillis>) -> Self {
-        Unknown { write, built_at }
+        Unknown {
+            write,
+            built_at,
+            prior: Prior::default(),
+        }
+    }
+
+    /// With what was known before the write was sent (merged into the reconciliation's
+    /// options by [`Reconciler::new`]).
+    pub fn with_prior(mut self, prior: Prior) -> Self {
+        self.prior = prior;
+        self
     }
 
     /// Rebuilds the write from an [`Error::OutcomeUnknown`]: its endpoint name, URL (path and
@@ -302,8 +380,15 @@ impl Unknown {
                 body,
                 endpoint,
                 built_at,
+                prior,
                 ..
-            } => Unknown::from_parts(endpoint, url, body, *built_at),
+            } => {
+                let u = Unknown::from_parts(endpoint, url, body, *built_at)?;
+                Ok(match prior {
+                    Some(p) => u.with_prior((**p).clone()),
+                    None => u,
+                })
+            }
             other => Err(Error::validation(
                 "error",
                 format!("only an unknown outcome can be reconciled, not: {other}"),
@@ -375,7 +460,7 @@ impl Unknown {
         }
         let write = rebuild(&mut params)?;
         params.finish()?;
-        Ok(Unknown { write, built_at })
+        Ok(Unknown::new(write, built_at))
     }
 }
 
@@ -422,6 +507,9 @@ pub struct Options {
     /// For `swap.position_margin`: the position's margin (`posi_balance`) before the write. The
     /// venue records no margin adjustment, so without it that write stays ambiguous.
     pub position_margin_before: Option<Decimal>,
+    /// Whether [`Options::known_ids`] list every record of the write's evidence set that
+    /// existed before the write was built (a complete [`Snapshot`]): see the verdict rule.
+    pub known_complete: bool,
 }
 
 impl Default for Options {
@@ -430,6 +518,7 @@ impl Default for Options {
             clock_uncertainty: DEFAULT_CLOCK_UNCERTAINTY,
             known_ids: BTreeSet::new(),
             position_margin_before: None,
+            known_complete: false,
         }
     }
 }
@@ -455,6 +544,24 @@ impl Options {
     /// Sets [`Options::position_margin_before`].
     pub fn position_margin_before(mut self, margin: Decimal) -> Self {
         self.position_margin_before = Some(margin);
+        self
+    }
+
+    /// Sets [`Options::known_complete`]: whether the known ids list every record of the write's
+    /// evidence set that existed before it was built (what a complete [`Snapshot`] gives).
+    pub fn known_complete(mut self, complete: bool) -> Self {
+        self.known_complete = complete;
+        self
+    }
+
+    /// Adds what was known before the write: its ids, whether they are complete (a
+    /// [`Snapshot`]), the position margin (when none was set).
+    pub fn prior(mut self, prior: &Prior) -> Self {
+        self.known_ids.extend(prior.known_ids.iter().cloned());
+        self.known_complete |= prior.complete;
+        if self.position_margin_before.is_none() {
+            self.position_margin_before = prior.position_margin;
+        }
         self
     }
 
@@ -588,22 +695,27 @@ where
 impl Read {
     /// The endpoint's stable name (`spot.order_current`).
     pub fn endpoint(&self) -> &'static str {
+        self.meta().name
+    }
+
+    /// The endpoint's [`crate::Meta`] (its weight among others).
+    pub fn meta(&self) -> crate::Meta {
         match self {
-            Read::SpotCurrentOrders(_) => sp::CurrentOrdersRequest::META.name,
-            Read::SpotOrderHistory(_) => sp::OrderHistoryRequest::META.name,
-            Read::SpotOrders(_) => sp::OrdersRequest::META.name,
-            Read::SpotFinanceLog(_) => sp::FinanceLogRequest::META.name,
-            Read::MarginPositions(_) => sp::MarginPositionsRequest::META.name,
-            Read::WithdrawHistory(_) => sp::WithdrawHistoryRequest::META.name,
-            Read::SwapOpenOrders(_) => sw::OpenOrdersRequest::META.name,
-            Read::SwapHistoryOrders(_) => sw::HistoryOrdersRequest::META.name,
-            Read::SwapOrderInfo(_) => sw::OrderInfoRequest::META.name,
-            Read::SwapPositions(_) => sw::PositionsRequest::META.name,
-            Read::SwapTransferRecords(_) => sw::TransferRecordRequest::META.name,
-            Read::CopyCurrent(_) => sw::CopyCurrentRequest::META.name,
-            Read::CopyHistory(_) => sw::CopyHistoryRequest::META.name,
-            Read::ExpertOpenOrders(_) => sw::ExpertOpenOrdersRequest::META.name,
-            Read::PlanTasks(_) => sw::PlanTaskRequest::META.name,
+            Read::SpotCurrentOrders(_) => sp::CurrentOrdersRequest::META,
+            Read::SpotOrderHistory(_) => sp::OrderHistoryRequest::META,
+            Read::SpotOrders(_) => sp::OrdersRequest::META,
+            Read::SpotFinanceLog(_) => sp::FinanceLogRequest::META,
+            Read::MarginPositions(_) => sp::MarginPositionsRequest::META,
+            Read::WithdrawHistory(_) => sp::WithdrawHistoryRequest::META,
+            Read::SwapOpenOrders(_) => sw::OpenOrdersRequest::META,
+            Read::SwapHistoryOrders(_) => sw::HistoryOrdersRequest::META,
+            Read::SwapOrderInfo(_) => sw::OrderInfoRequest::META,
+            Read::SwapPositions(_) => sw::PositionsRequest::META,
+            Read::SwapTransferRecords(_) => sw::TransferRecordRequest::META,
+            Read::CopyCurrent(_) => sw::CopyCurrentRequest::META,
+            Read::CopyHistory(_) => sw::CopyHistoryRequest::META,
+            Read::ExpertOpenOrders(_) => sw::ExpertOpenOrdersRequest::META,
+            Read::PlanTasks(_) => sw::PlanTaskRequest::META,
         }
     }
 
@@ -679,6 +791,9 @@ struct Facts {
     copy_history: Vec<sw::CopyHistoryPosition>,
     expert_open: Vec<sw::ExpertOpenOrder>,
     plans: Vec<sw::PlanCommission>,
+    /// Lists that came back as long as their page: each with the creation time (ms) of its
+    /// oldest record when the list is newest first (withdrawals), `None` otherwise.
+    full_pages: Vec<Option<i64>>,
 }
 
 fn upsert<T>(list: &mut Vec<T>, item: T, id: impl Fn(&T) -> &str) {
@@ -690,7 +805,46 @@ fn upsert<T>(list: &mut Vec<T>, item: T, id: impl Fn(&T) -> &str) {
 }
 
 impl Facts {
+    /// Whether a list that came back full may hide records of `window`.
+    fn truncated(&self, window: &Window) -> bool {
+        self.full_pages
+            .iter()
+            .any(|oldest| match (oldest, window.start) {
+                (Some(t), Some(s)) => *t >= s.0,
+                _ => true,
+            })
+    }
+
+    fn note_page(&mut self, len: usize, oldest: impl FnOnce() -> Option<i64>) {
+        if len >= PAGE as usize {
+            self.full_pages.push(oldest());
+        }
+    }
+
     fn add(&mut self, e: Evidence) {
+        let page = PAGE as usize;
+        match &e {
+            Evidence::SpotOrderHistory(o) => self.note_page(o.data.len(), || None),
+            Evidence::SpotFinanceLog(l) => self.note_page(l.entries.len(), || None),
+            Evidence::WithdrawHistory(h) if h.data.len() >= page => {
+                // Listed newest first: records older than its oldest are not needed.
+                let oldest = h
+                    .data
+                    .iter()
+                    .map(|w| w.created_date.as_deref().and_then(spot::parse_datetime))
+                    .try_fold(i64::MAX, |m, t| t.map(|t| m.min(t.0.saturating_mul(1000))));
+                self.full_pages.push(oldest);
+            }
+            Evidence::SwapOpenOrders(l) | Evidence::SwapHistoryOrders(l) => {
+                self.note_page(l.len(), || None)
+            }
+            Evidence::SwapTransferRecords(l) => self.note_page(l.len(), || None),
+            Evidence::CopyCurrent(c) => self.note_page(c.list.len(), || None),
+            Evidence::CopyHistory(h) => self.note_page(h.list.len(), || None),
+            Evidence::ExpertOpenOrders(o) => self.note_page(o.list.len(), || None),
+            Evidence::PlanTasks(p) => self.note_page(p.list.len(), || None),
+            _ => {}
+        }
         match e {
             Evidence::SpotCurrentOrders(o)
             | Evidence::SpotOrderHistory(o)
@@ -792,8 +946,10 @@ pub struct Reconciler {
 }
 
 impl Reconciler {
-    /// Plans the reads for `unknown`.
+    /// Plans the reads for `unknown`; what it carries as known before the write
+    /// ([`Unknown::prior`]) is added to `options` ([`Options::prior`]).
     pub fn new(unknown: Unknown, options: Options) -> Self {
+        let options = options.prior(&unknown.prior);
         let window_start = unknown
             .built_at
             .map(|t| TimestampMillis(t.0.saturating_sub(options.uncertainty_ms())));
@@ -864,16 +1020,27 @@ impl Reconciler {
     /// (server time: the session's `now`).
     pub fn verdict(&self, read_at: TimestampMillis) -> Outcome {
         let u = self.options.uncertainty_ms();
+        // A spot header has whole seconds: the request was built up to 999 ms after it.
+        let truncation = match self.unknown.write.meta().family {
+            Family::Spot => 999,
+            _ => 0,
+        };
         let window = Window {
             start: self
                 .unknown
                 .built_at
                 .map(|t| TimestampMillis(t.0.saturating_sub(u))),
             end: TimestampMillis(read_at.0.saturating_add(u)),
+            built_by: self
+                .unknown
+                .built_at
+                .map(|t| TimestampMillis(t.0.saturating_add(u).saturating_add(truncation))),
         };
         let ctx = Ctx {
             window,
             known: &self.options.known_ids,
+            complete: self.options.known_complete,
+            whole_seconds: truncation > 0,
             facts: &self.facts,
             options: &self.options,
         };
@@ -905,8 +1072,25 @@ impl Reconciler {
 struct Ctx<'a> {
     window: Window,
     known: &'a BTreeSet<String>,
+    /// Whether `known` lists every record of the evidence set that existed before the write.
+    complete: bool,
+    /// Whether the request's build time and the records' times are whole seconds (spot).
+    whole_seconds: bool,
     facts: &'a Facts,
     options: &'a Options,
+}
+
+impl Ctx<'_> {
+    /// Whether a candidate certainly was created after the request was built.
+    fn late(&self, c: &Candidate) -> bool {
+        if self.complete {
+            return true;
+        }
+        match (c.low, self.window.built_by) {
+            (Some(low), Some(by)) => low > by.0,
+            _ => false,
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -914,11 +1098,16 @@ struct Ctx<'a> {
 
 /// The time window a record must have been created in (server time, ms, both ends included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Window {
     /// `built_at - clock_uncertainty`; `None` without a build time.
     pub start: Option<TimestampMillis>,
     /// `read_at + clock_uncertainty`.
     pub end: TimestampMillis,
+    /// The latest server instant the request can have been built at: `built_at +
+    /// clock_uncertainty` (+ 999 ms for spot, whose header has whole seconds). A record created
+    /// after it is certainly younger than the request; `None` without a build time.
+    pub built_by: Option<TimestampMillis>,
 }
 
 impl Window {
@@ -1119,42 +1308,125 @@ struct Candidate {
     has_id: bool,
     /// Its description.
     record: String,
-    /// Whether its creation time is known (and in the window).
-    timed: bool,
+    /// The earliest server instant (ms) it can have been created at: its creation time (the
+    /// start of its second for whole-second times); `None` when it has none.
+    low: Option<i64>,
     /// Sort key: creation time (ms), for assigning identical batch elements in order.
     at: i64,
 }
 
-/// The verdict for `k` identical elements given the records that fit them: exactly `k` timed
-/// records apply (in creation order), none is not applied, anything else is ambiguous.
-fn assign(k: usize, mut cands: Vec<Candidate>, none_why: &str) -> Vec<Verdict> {
-    let untimed = cands.iter().any(|c| !c.timed);
+impl Candidate {
+    /// A record with an id, created at `low` (ms; `None`: unknown).
+    fn new(id: &str, record: String, low: Option<i64>) -> Self {
+        Candidate {
+            id: id.to_owned(),
+            has_id: true,
+            record,
+            low,
+            at: low.unwrap_or(0),
+        }
+    }
+
+    /// A record created in second `secs` (`None`: unknown).
+    fn secs(id: &str, record: String, secs: Option<crate::TimestampSecs>) -> Self {
+        Candidate::new(id, record, secs.map(|t| t.0.saturating_mul(1000)))
+    }
+
+    /// A record created at `ms` (`None`: unknown).
+    fn ms(id: &str, record: String, ms: Option<TimestampMillis>) -> Self {
+        Candidate::new(id, record, ms.map(|t| t.0))
+    }
+}
+
+/// How the elements of a write succeed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Elements {
+    /// All or nothing (a single write, a spot batch).
+    Together,
+    /// One by one (a swap batch).
+    OneByOne,
+}
+
+/// The verdicts for `k` identical elements given the records that fit them (see the verdict
+/// rule in the module documentation).
+fn assign(
+    c: &Ctx<'_>,
+    k: usize,
+    mut cands: Vec<Candidate>,
+    none_why: &str,
+    elements: Elements,
+) -> Vec<Verdict> {
+    let truncated = c.facts.truncated(&c.window);
+    let full = || {
+        format!("a list came back full ({PAGE} records): the write's record may be beyond its page")
+    };
     if cands.is_empty() {
+        if truncated {
+            return vec![Verdict::ambiguous(Vec::new(), format!("{none_why}, but {}", full())); k];
+        }
         return vec![Verdict::not_applied(none_why); k];
     }
-    if cands.len() == k && !untimed {
-        cands.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.id.cmp(&b.id)));
-        return cands
-            .into_iter()
-            .map(|c| Verdict::Applied {
-                id: c.has_id.then_some(c.id),
-                record: c.record,
-            })
-            .collect();
+    let ids: Vec<String> = cands.iter().map(|x| x.id.clone()).collect();
+    let early = cands.iter().filter(|x| !c.late(x)).count();
+    if early > 0 {
+        let untimed = cands.iter().filter(|x| x.low.is_none()).count();
+        let why = if untimed > 0 {
+            format!(
+                "{} record(s) fit, {untimed} without a creation time: an older identical write \
+                 may have made them, and no known id excludes them",
+                cands.len()
+            )
+        } else {
+            format!(
+                "{} record(s) fit, {early} of them created before the request can have been \
+                 built (allowing {} ms of clock uncertainty{}): an older identical write may \
+                 have made them, and no known id excludes them (send with a snapshot, or give \
+                 the ids known before the write)",
+                cands.len(),
+                c.options.uncertainty_ms(),
+                if c.whole_seconds {
+                    " and whole-second times"
+                } else {
+                    ""
+                }
+            )
+        };
+        return vec![Verdict::ambiguous(ids, why); k];
     }
-    let ids: Vec<String> = cands.iter().map(|c| c.id.clone()).collect();
-    let why = if untimed {
+    cands.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.id.cmp(&b.id)));
+    let applied = |x: Candidate| Verdict::Applied {
+        id: x.has_id.then_some(x.id),
+        record: x.record,
+    };
+    let found = cands.len();
+    if found == k {
+        return cands.into_iter().map(applied).collect();
+    }
+    if found < k && elements == Elements::OneByOne {
+        let rest = if truncated {
+            Verdict::ambiguous(
+                Vec::new(),
+                format!(
+                    "{found} of {k} identical elements were found; for the others, {}",
+                    full()
+                ),
+            )
+        } else {
+            Verdict::not_applied(format!(
+                "{found} of {k} identical elements were found: this one did not take effect"
+            ))
+        };
+        let mut out: Vec<Verdict> = cands.into_iter().map(applied).collect();
+        out.resize(k, rest);
+        return out;
+    }
+    let why = if k == 1 {
         format!(
-            "{} record(s) fit, some without a creation time to place them in the window",
-            cands.len()
+            "{found} records created after the request fit equally: another program or thread \
+             sent the same write at the same time?"
         )
-    } else if k == 1 {
-        format!("{} records fit equally", cands.len())
     } else {
-        format!(
-            "{} records fit {k} identical elements: cannot tell which are this write's",
-            cands.len()
-        )
+        format!("{found} records fit {k} identical elements: cannot tell which are this write's")
     };
     vec![Verdict::ambiguous(ids, why); k]
 }
@@ -1162,9 +1434,11 @@ fn assign(k: usize, mut cands: Vec<Candidate>, none_why: &str) -> Vec<Verdict> {
 /// Groups elements by a matching key and assigns each group's candidates; `cands(i)` lists the
 /// records that fit element `i`.
 fn assign_elements<K: PartialEq>(
+    c: &Ctx<'_>,
     keys: &[K],
     mut cands: impl FnMut(usize) -> Vec<Candidate>,
     none_why: &str,
+    elements: Elements,
 ) -> Vec<Verdict> {
     let mut out: Vec<Option<Verdict>> = vec![None; keys.len()];
     for (i, key) in keys.iter().enumerate() {
@@ -1177,7 +1451,7 @@ fn assign_elements<K: PartialEq>(
             .filter(|(_, k)| *k == key)
             .map(|(j, _)| j)
             .collect();
-        let verdicts = assign(members.len(), cands(i), none_why);
+        let verdicts = assign(c, members.len(), cands(i), none_why, elements);
         for (j, v) in members.into_iter().zip(verdicts) {
             if let Some(slot) = out.get_mut(j) {
                 *slot = Some(v);

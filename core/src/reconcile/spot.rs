@@ -4,7 +4,8 @@
 use rust_decimal::Decimal;
 
 use super::{
-    assign, assign_elements, fits, fits_text, same, Candidate, Ctx, Read, Verdict, Write, PAGE,
+    assign, assign_elements, fits, fits_text, same, Candidate, Ctx, Elements, Read, Verdict, Write,
+    PAGE,
 };
 use crate::spot::{
     self as sp, Market, OrderKind, OrderSpec, OrderStatus, OrderType, TransferAccount,
@@ -77,7 +78,7 @@ pub(super) fn reads(write: &Write, start: Option<TimestampMillis>) -> Vec<Read> 
 
 /// The account whose finance log shows a transfer, and the sign of its `num` there: the
 /// account the funds leave (negative), or the one they enter when they leave OTC (positive).
-fn log_side(r: &sp::TransferRequest) -> (Market, Decimal) {
+pub(super) fn log_side(r: &sp::TransferRequest) -> (Market, Decimal) {
     match (r.from, r.to) {
         (TransferAccount::Spot, _) => (Market::Spot, Decimal::NEGATIVE_ONE),
         (TransferAccount::Margin, _) => (Market::Margin, Decimal::NEGATIVE_ONE),
@@ -90,9 +91,11 @@ fn log_side(r: &sp::TransferRequest) -> (Market, Decimal) {
 pub(super) fn judge(write: &Write, c: &Ctx<'_>) -> Vec<Verdict> {
     match write {
         Write::SpotOrder(r) => assign(
+            c,
             1,
             order_candidates(c, r.market, &r.symbol, &r.order),
             "no order of this pair, type, price and amount was created in the window",
+            Elements::Together,
         ),
         Write::SpotBatch(r) => batch(c, r),
         Write::SpotCancel(r) => r
@@ -178,13 +181,7 @@ fn order_candidates(c: &Ctx<'_>, market: Market, symbol: &str, spec: &OrderSpec)
             }
         })
         .filter(|o| o.created_date.is_none_or(|t| c.window.contains_secs(t)))
-        .map(|o| Candidate {
-            id: o.order_id.clone(),
-            has_id: true,
-            record: describe_order(o),
-            timed: o.created_date.is_some(),
-            at: o.created_date.map_or(0, |t| t.0),
-        })
+        .map(|o| Candidate::secs(&o.order_id, describe_order(o), o.created_date))
         .collect()
 }
 
@@ -192,6 +189,7 @@ fn batch(c: &Ctx<'_>, r: &sp::BatchPlaceOrdersRequest) -> Vec<Verdict> {
     let orders = r.orders();
     let keys: Vec<_> = orders.iter().map(order_key).collect();
     let mut verdicts = assign_elements(
+        c,
         &keys,
         |i| {
             orders
@@ -200,6 +198,7 @@ fn batch(c: &Ctx<'_>, r: &sp::BatchPlaceOrdersRequest) -> Vec<Verdict> {
                 .unwrap_or_default()
         },
         "no order of this pair, type, price and amount was created in the window",
+        Elements::Together,
     );
     // All or nothing: an element missing beside found ones contradicts the batch rule.
     let found = verdicts.iter().any(|v| match v {
@@ -249,10 +248,10 @@ fn cancel(c: &Ctx<'_>, id: &str) -> Verdict {
 fn transfer(c: &Ctx<'_>, r: &sp::TransferRequest) -> Verdict {
     let (market, sign) = log_side(r);
     let num = r.num.get().checked_mul(sign).unwrap_or_default();
-    let cands: Vec<Candidate> = c
-        .facts
-        .finance
-        .iter()
+    let cands: Vec<Candidate> = finance_keys(&c.facts.finance, market)
+        .into_iter()
+        .filter(|(key, _)| !c.known.contains(key))
+        .map(|(_, e)| e)
         .filter(|e| {
             e.currency
                 .as_deref()
@@ -272,21 +271,20 @@ fn transfer(c: &Ctx<'_>, r: &sp::TransferRequest) -> Verdict {
                     .unwrap_or_default()
             );
             Candidate {
-                id: record.clone(),
                 has_id: false,
-                record,
-                timed: e.time.is_some(),
-                at: e.time.map_or(0, |t| t.0),
+                ..Candidate::secs(&record.clone(), record, e.time)
             }
         })
         .collect();
     one(assign(
+        c,
         1,
         cands,
         &format!(
             "the {market} finance log shows no change of {num} {} in the window",
             r.currency_mark
         ),
+        Elements::Together,
     ))
 }
 
@@ -305,16 +303,16 @@ fn margin_close(c: &Ctx<'_>, r: &sp::ClosePositionRequest) -> Verdict {
             )
         })
         .filter(|o| o.created_date.is_none_or(|t| c.window.contains_secs(t)))
-        .map(|o| Candidate {
-            id: o.order_id.clone(),
-            has_id: true,
-            record: format!("closing order: {}", describe_order(o)),
-            timed: o.created_date.is_some(),
-            at: o.created_date.map_or(0, |t| t.0),
+        .map(|o| {
+            Candidate::secs(
+                &o.order_id,
+                format!("closing order: {}", describe_order(o)),
+                o.created_date,
+            )
         })
         .collect();
     if !closing.is_empty() {
-        return one(assign(1, closing, ""));
+        return one(assign(c, 1, closing, "", Elements::Together));
     }
     let open = c.facts.margin_positions.as_ref().and_then(|p| {
         p.positions.iter().find(|x| {
@@ -436,22 +434,18 @@ fn withdraw(c: &Ctx<'_>, r: &sp::WithdrawRequest) -> Verdict {
             if at.is_some_and(|t| !c.window.contains_secs(t)) {
                 return None;
             }
-            Some(Candidate {
-                id: w.id.clone(),
-                has_id: true,
-                record: describe_withdrawal(w),
-                timed: at.is_some(),
-                at: at.map_or(0, |t| t.0),
-            })
+            Some(Candidate::secs(&w.id, describe_withdrawal(w), at))
         })
         .collect();
     one(assign(
+        c,
         1,
         cands,
         &format!(
             "no withdrawal of {} {} to this address was created in the window",
             r.amount, r.currency
         ),
+        Elements::Together,
     ))
 }
 
@@ -489,6 +483,36 @@ fn withdraw_cancel(c: &Ctx<'_>, id: &str) -> Verdict {
             format!("withdrawal {id} has no readable state"),
         ),
     }
+}
+
+/// The finance log's entries of `market`, each with the key a snapshot lists it under (the log
+/// has no ids): its currency, change, time and type, and its rank among identical entries, so
+/// that a second identical entry is told from the first by count.
+pub(super) fn finance_keys(
+    entries: &[sp::FinanceEntry],
+    market: Market,
+) -> Vec<(String, &sp::FinanceEntry)> {
+    let mut out: Vec<(String, &sp::FinanceEntry)> = Vec::with_capacity(entries.len());
+    let mut seen: Vec<String> = Vec::with_capacity(entries.len());
+    for e in entries {
+        let base = format!(
+            "financelog:{market}:{}:{}:{}:{}",
+            e.currency
+                .as_deref()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase(),
+            e.num.map(|n| n.normalize().to_string()).unwrap_or_default(),
+            e.time.map(|t| t.0.to_string()).unwrap_or_default(),
+            e.finance_type
+                .map(|t| t.code().to_string())
+                .unwrap_or_default()
+        );
+        let rank = seen.iter().filter(|b| **b == base).count();
+        seen.push(base.clone());
+        out.push((format!("{base}#{rank}"), e));
+    }
+    out
 }
 
 /// The one verdict of a single write.

@@ -5,7 +5,8 @@ use rust_decimal::Decimal;
 
 use super::spot::one;
 use super::{
-    assign, assign_elements, fits, fits_text, same, Candidate, Ctx, Read, Verdict, Write, PAGE,
+    assign, assign_elements, fits, fits_text, same, Candidate, Ctx, Elements, Read, Verdict, Write,
+    PAGE,
 };
 use crate::swap::{
     self as sw, MarginAdjustment, MarginMode, OrderSide, OrderSpec, OrderState, OrderType,
@@ -86,11 +87,18 @@ pub(super) fn reads(write: &Write, start: Option<TimestampMillis>) -> Vec<Read> 
 /// The verdicts on a swap write.
 pub(super) fn judge(write: &Write, c: &Ctx<'_>) -> Vec<Verdict> {
     match write {
-        Write::SwapOrder(r) => assign(1, order_candidates(c, &r.order), NO_ORDER),
+        Write::SwapOrder(r) => assign(
+            c,
+            1,
+            order_candidates(c, &r.order),
+            NO_ORDER,
+            Elements::Together,
+        ),
         Write::SwapBatch(r) => {
             let orders = r.orders.items();
             let keys: Vec<_> = orders.iter().map(order_key).collect();
             assign_elements(
+                c,
                 &keys,
                 |i| {
                     orders
@@ -99,6 +107,7 @@ pub(super) fn judge(write: &Write, c: &Ctx<'_>) -> Vec<Verdict> {
                         .unwrap_or_default()
                 },
                 NO_ORDER,
+                Elements::OneByOne,
             )
         }
         Write::SwapCancel(r) => vec![cancel(c, &r.order_id)],
@@ -175,13 +184,7 @@ fn order_candidates(c: &Ctx<'_>, spec: &OrderSpec) -> Vec<Candidate> {
         })
         .filter(|o| same(o.size, spec.size().get()))
         .filter(|o| o.insert_time.is_none_or(|t| c.window.contains_ms(t)))
-        .map(|o| Candidate {
-            id: o.order_id.clone(),
-            has_id: true,
-            record: describe_order(o),
-            timed: o.insert_time.is_some(),
-            at: o.insert_time.map_or(0, |t| t.0),
-        })
+        .map(|o| Candidate::ms(&o.order_id, describe_order(o), o.insert_time))
         .collect()
 }
 
@@ -221,33 +224,35 @@ fn transfer(c: &Ctx<'_>, r: &sw::TransferRequest) -> Verdict {
         .filter(|t| fits_text(t.currency.as_deref(), &r.currency))
         .filter(|t| same(t.amount, r.amount.get()))
         .filter(|t| t.timestamp.is_none_or(|x| c.window.contains_ms(x)))
-        .map(|t| Candidate {
-            id: t.transfer_id.clone(),
-            has_id: true,
-            record: format!(
-                "transfer {}: {} {} {}{}",
-                t.transfer_id,
-                match direction {
-                    TransferRecordType::TransferIn => "in",
-                    _ => "out",
-                },
-                r.amount,
-                r.currency,
-                t.timestamp
-                    .map(|x| format!(" at {}", x.0))
-                    .unwrap_or_default()
-            ),
-            timed: t.timestamp.is_some(),
-            at: t.timestamp.map_or(0, |x| x.0),
+        .map(|t| {
+            Candidate::ms(
+                &t.transfer_id,
+                format!(
+                    "transfer {}: {} {} {}{}",
+                    t.transfer_id,
+                    match direction {
+                        TransferRecordType::TransferIn => "in",
+                        _ => "out",
+                    },
+                    r.amount,
+                    r.currency,
+                    t.timestamp
+                        .map(|x| format!(" at {}", x.0))
+                        .unwrap_or_default()
+                ),
+                t.timestamp,
+            )
         })
         .collect();
     one(assign(
+        c,
         1,
         cands,
         &format!(
             "no transfer of {} {} in this direction was recorded in the window",
             r.amount, r.currency
         ),
+        Elements::Together,
     ))
 }
 
