@@ -206,6 +206,56 @@ impl Book {
         }
     }
 
+    /// Removes the `k`-th synthetic (ownerless) order, counting the bids from the best price
+    /// down, then the asks from the best price up, and each level from its front; returns
+    /// whether there was one.
+    pub fn remove_synthetic(&mut self, k: usize) -> bool {
+        /// Removes the `k`-th synthetic order of the levels in iteration order; returns the
+        /// price of a level it emptied, or how many synthetic orders it passed.
+        fn nth<'a>(
+            levels: impl Iterator<Item = (&'a Decimal, &'a mut VecDeque<Resting>)>,
+            mut k: usize,
+        ) -> Result<Option<Decimal>, usize> {
+            let mut passed = 0;
+            for (p, q) in levels {
+                let n = q.iter().filter(|r| r.order.is_none()).count();
+                if k >= n {
+                    k -= n;
+                    passed += n;
+                    continue;
+                }
+                let at = q
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.order.is_none())
+                    .nth(k)
+                    .map(|(i, _)| i);
+                if let Some(i) = at {
+                    q.remove(i);
+                }
+                return Ok(q.is_empty().then_some(*p));
+            }
+            Err(passed)
+        }
+        match nth(self.bids.iter_mut().rev(), k) {
+            Ok(emptied) => {
+                if let Some(p) = emptied {
+                    self.bids.remove(&p);
+                }
+                true
+            }
+            Err(passed) => match nth(self.asks.iter_mut(), k - passed) {
+                Ok(emptied) => {
+                    if let Some(p) = emptied {
+                        self.asks.remove(&p);
+                    }
+                    true
+                }
+                Err(_) => false,
+            },
+        }
+    }
+
     /// Synthetic orders resting on `side`.
     pub fn synthetic_count(&self, side: Side) -> usize {
         self.side(side)

@@ -52,6 +52,9 @@ pub struct MarketSpec {
     pub liquidation_rate: Decimal,
     /// Zone (board) name.
     pub zone: String,
+    /// The synthetic order flow that moves the market ([`FlowSpec`]); `None`: a still market
+    /// (the synthetic maker's fixed quotes, topped up after trades).
+    pub flow: Option<FlowSpec>,
 }
 
 impl MarketSpec {
@@ -78,6 +81,7 @@ impl MarketSpec {
             leverage: Decimal::from(3),
             liquidation_rate: d("0.1"),
             zone: "MAIN".to_owned(),
+            flow: Some(FlowSpec::default()),
         }
     }
 
@@ -137,6 +141,65 @@ impl CurrencySpec {
             memo: false,
             daily_quota: None,
         }
+    }
+}
+
+/// The synthetic order flow that moves one market (see [`crate::market::flow`] for the model).
+///
+/// Rates are per second of simulator time. The defaults follow the fitted shape of Cont,
+/// Stoikov and Talreja (2010), scaled to a tenth of its event rates (about 7 events a second per
+/// market) so that an hour of simulated time runs in a fraction of a second: limit orders at
+/// distance `i` ticks from the opposite best price arrive at `0.192 / i^0.52`, market orders at
+/// `0.094` per side, and each resting order of the flow is cancelled at `0.06`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowSpec {
+    /// The flow's price step in basis points of the market's reference price, rounded to the
+    /// market's price step (at least one step): 2.
+    pub tick_bps: Decimal,
+    /// Arrival rate of limit orders of each side at distance 1, 2, ... ticks from the opposite
+    /// best price, per second; no limit order arrives farther out than the list is long (30
+    /// entries by default).
+    pub limit_rates: Vec<Decimal>,
+    /// Arrival rate of market orders of each side, per second: 0.094.
+    pub market_rate: Decimal,
+    /// Cancellation rate of each resting order of the flow, per second: 0.06.
+    pub cancel_rate: Decimal,
+    /// Orders of the flow resting on one side at most (a safety bound; the stationary book
+    /// holds about 50): 2,000.
+    pub max_orders: usize,
+}
+
+/// `i^-0.52` for `i` = 1..=30: the shape of the limit order arrival rates fitted by Cont,
+/// Stoikov and Talreja (2010).
+const CST_SHAPE: [&str; 30] = [
+    "1", "0.697372", "0.564803", "0.486327", "0.433048", "0.393878", "0.363537", "0.339151",
+    "0.319002", "0.301995", "0.287393", "0.274679", "0.263481", "0.253521", "0.244587", "0.236514",
+    "0.229175", "0.222463", "0.216296", "0.210603", "0.205327", "0.200420", "0.195840", "0.191554",
+    "0.187530", "0.183744", "0.180173", "0.176798", "0.173601", "0.170568",
+];
+
+impl Default for FlowSpec {
+    fn default() -> Self {
+        FlowSpec {
+            tick_bps: d("2"),
+            limit_rates: CST_SHAPE.iter().map(|x| d(x) * d("0.192")).collect(),
+            market_rate: d("0.094"),
+            cancel_rate: d("0.06"),
+            max_orders: 2_000,
+        }
+    }
+}
+
+impl FlowSpec {
+    /// The same flow with every rate multiplied by `factor` (a busier or quieter market; the
+    /// shape of the book stays, its changes come `factor` times as often).
+    pub fn scaled(mut self, factor: Decimal) -> FlowSpec {
+        for r in &mut self.limit_rates {
+            *r *= factor;
+        }
+        self.market_rate *= factor;
+        self.cancel_rate *= factor;
+        self
     }
 }
 
@@ -227,6 +290,14 @@ pub struct SimConfig {
     /// Time from an order request to the matching engine (`Latency::None`
     /// by default: at once).
     pub latency: crate::market::latency::Latency,
+    /// How long the order flow runs before the simulator opens (ms, default 60,000): the books
+    /// and the tape start lived-in, with the flow's trades of that minute.
+    pub flow_warmup_ms: i64,
+    /// The longest stretch of order flow run at once (ms, default 3,600,000: one hour). When
+    /// the clock jumps further (a control-API advance, an offset, a long pause between
+    /// requests), the flow runs the last hour of the jump and the market stands still through
+    /// the rest, so that a jump of days costs what an hour does.
+    pub flow_catch_up_ms: i64,
 }
 
 /// How much history the simulator keeps, so that memory stays bounded however long it runs.
@@ -326,6 +397,8 @@ impl Default for SimConfig {
             retention: Retention::default(),
             market: None,
             latency: crate::market::latency::Latency::None,
+            flow_warmup_ms: 60_000,
+            flow_catch_up_ms: 3_600_000,
         }
     }
 }
@@ -337,6 +410,19 @@ impl SimConfig {
             seed,
             ..SimConfig::default()
         }
+    }
+
+    /// Still markets: no order flow on any pair or instrument (the synthetic maker's fixed
+    /// quotes around each configured mid price, topped up after trades). For tests that need
+    /// exact prices.
+    pub fn without_flow(mut self) -> SimConfig {
+        for m in &mut self.markets {
+            m.flow = None;
+        }
+        for i in &mut self.swap_instruments {
+            i.flow = None;
+        }
+        self
     }
 
     /// Turns off request-weight limits, risk-control bans and withdrawal frequency limits
@@ -376,6 +462,7 @@ pub fn default_markets() -> Vec<MarketSpec> {
     dft.maker_size = d("10000");
     let mut luna = MarketSpec::new("LUNA", "USDT", d("1.2"), (4, 2), (d("1"), d("2")));
     luna.status = MarketStatus::Suspended;
+    luna.flow = None;
     luna.maker_size = d("100");
     vec![btc, eth, xrp, ethbtc, dft, luna]
 }
@@ -462,6 +549,9 @@ pub struct SwapInstrumentSpec {
     /// A simulated-trading (SIMULATE) contract: listed by `instruments`/`tickers` with `type=1`
     /// only, reported with `type` `SIMULATE` (the live `BTCUSDT2PERP`, settled in `USDT2`).
     pub simulated: bool,
+    /// The synthetic order flow that moves the instrument ([`FlowSpec`]); `None`: a still
+    /// market.
+    pub flow: Option<FlowSpec>,
 }
 
 impl SwapInstrumentSpec {
@@ -499,6 +589,7 @@ impl SwapInstrumentSpec {
             copy_trading: true,
             funding_interval_hours: 8,
             simulated: false,
+            flow: Some(FlowSpec::default()),
         }
     }
 
@@ -534,6 +625,7 @@ pub fn default_swap_instruments() -> Vec<SwapInstrumentSpec> {
     let mut luna = SwapInstrumentSpec::new("LUNA", "USDT", d("1"), 4, d("1.2"));
     luna.is_trading = false;
     luna.status = SwapStatus::Offline;
+    luna.flow = None;
     luna.copy_trading = false;
     xrp.funding_interval_hours = 4;
     let mut sim_btc = SwapInstrumentSpec::new("BTC", "USDT2", d("0.001"), 1, d("30000"));

@@ -129,6 +129,7 @@ impl Sim {
         if let Some(r) = replay {
             crate::market::attach(&mut state, r);
         }
+        crate::market::open(&mut state, config.flow_warmup_ms, clock.now_ms());
         let shared = Arc::new(Exchange::new(config, clock, state, addr));
         Ok(Sim { shared, listener })
     }

@@ -3,6 +3,7 @@
 //! ([`crate::market::flow`]). Nothing here touches the books or accounts: applying what these
 //! hand out is [`crate::market`]'s work.
 
+use super::flow::Flow;
 use super::format::{Data, Reader, Record, Ticker, Trade};
 use super::latency::Latency;
 use crate::config::SimConfig;
@@ -26,12 +27,7 @@ pub trait Names {
     fn swap(&self, id: &str) -> Option<usize>;
 }
 
-/// A pair or instrument of the replay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Target {
-    Spot(usize),
-    Swap(usize),
-}
+pub use super::target::Target;
 
 #[derive(Debug)]
 pub(crate) enum Event {
@@ -376,6 +372,8 @@ pub enum Pending {
 /// orders on their way to the engine ([`Latency`]).
 #[derive(Debug)]
 pub struct Feed {
+    /// The order flow of the markets that have one.
+    pub flow: Flow,
     pub(crate) replay: Option<Replay>,
     latency: Latency,
     rng: Rng,
@@ -389,6 +387,7 @@ impl Feed {
     /// A feed for `config` without a replay attached.
     pub fn new(config: &SimConfig) -> Feed {
         Feed {
+            flow: Flow::new(config),
             replay: None,
             latency: config.latency.clone(),
             rng: Rng::new(mix(config.seed ^ 0x6c61_7465_6e63_7921)),

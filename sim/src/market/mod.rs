@@ -64,9 +64,11 @@
 //! that).
 
 pub mod feed;
+pub mod flow;
 pub mod format;
 pub mod latency;
 pub mod source;
+pub mod target;
 
 pub use feed::{Pending, ReplayStats, LOOKAHEAD_MS, SEEN_TRADES};
 pub use format::{Data, Header, ReadError, Reader, Record, Ticker, Trade, Writer};
@@ -74,6 +76,7 @@ pub use latency::Latency;
 pub use source::{MarketConfig, MarketSource};
 
 use feed::{Event, Names, Replay, Target};
+use flow::Step;
 
 use crate::book::Side;
 use crate::config::{MarketSpec, SimConfig, SwapInstrumentSpec};
@@ -202,37 +205,171 @@ impl Names for State {
 /// Brings the state up to simulator time `now`: applies, in time order, every recorded event
 /// and every delayed order due by then (see the module docs). Cheap when nothing is due.
 pub fn sync(st: &mut State, now: i64) {
-    if st.feed.replay.is_none() && st.feed.pending.is_empty() {
+    let flow_due = st.feed.flow.next_ms().is_some_and(|t| t <= now);
+    if flow_due {
+        let State {
+            feed, spot, swap, ..
+        } = &mut *st;
+        feed.flow.bound_catch_up(now, |t| match t {
+            Target::Spot(m) => spot.books.get(m),
+            Target::Swap(i) => swap.books.get(i),
+        });
+    }
+    if st.feed.replay.is_none() && st.feed.pending.is_empty() && !flow_due {
         return;
     }
     let mut replay = st.feed.replay.take();
     loop {
-        let event_at = replay.as_mut().and_then(|r| r.next_time(&*st));
-        let order_at = st.feed.pending.keys().next().map(|k| k.0);
-        let event_first = match (event_at, order_at) {
-            (Some(e), Some(o)) => e <= o,
-            (Some(_), None) => true,
-            _ => false,
+        // The earliest of the three sources; at the same millisecond a recorded event comes
+        // first, then a delayed order, then the flow.
+        let sources = [
+            replay.as_mut().and_then(|r| r.next_time(&*st)),
+            st.feed.pending.keys().next().map(|k| k.0),
+            st.feed.flow.next_ms(),
+        ];
+        let Some((at, source)) = sources
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.map(|t| (t, i)))
+            .min()
+        else {
+            break;
         };
-        if event_first {
-            let Some(q) = replay.as_mut().and_then(|r| r.pop_due(now)) else {
-                break;
-            };
-            apply(st, q.time, q.event);
-        } else {
-            let Some((&(at, seq), _)) = st.feed.pending.iter().next() else {
-                break;
-            };
-            if at > now {
-                break;
+        if at > now {
+            break;
+        }
+        match source {
+            0 => {
+                let Some(q) = replay.as_mut().and_then(|r| r.pop_due(now)) else {
+                    break;
+                };
+                apply(st, q.time, q.event);
             }
-            let Some(p) = st.feed.pending.remove(&(at, seq)) else {
-                break;
-            };
-            arrive(st, p, at);
+            1 => {
+                let Some((&key, _)) = st.feed.pending.iter().next() else {
+                    break;
+                };
+                let Some(p) = st.feed.pending.remove(&key) else {
+                    break;
+                };
+                arrive(st, p, key.0);
+            }
+            _ => {
+                let Some((idx, t_us)) = st.feed.flow.pop_due(now) else {
+                    break;
+                };
+                flow_event(st, idx, t_us);
+            }
         }
     }
     st.feed.replay = replay;
+}
+
+/// Opens the markets at `now`: each market the order flow drives gets the model's book around
+/// its configured mid price (instead of the still market's quotes and day of trades), and the
+/// flow runs for `warmup_ms` before `now`, so the books and tapes start lived-in.
+pub fn open(st: &mut State, warmup_ms: i64, now: i64) {
+    let targets: Vec<Target> = st.feed.flow.targets().collect();
+    for target in targets {
+        let mid = match target {
+            Target::Spot(m) => st
+                .spot
+                .markets
+                .get(m)
+                .map(|s| crate::num::round_dp(s.mid_price, s.price_precision)),
+            Target::Swap(i) => st.swap.instruments.get(i).map(|s| {
+                if s.tick_size > Decimal::ZERO {
+                    (s.mid_price / s.tick_size).round() * s.tick_size
+                } else {
+                    s.mid_price
+                }
+            }),
+        };
+        let Some(book) = mid.and_then(|mid| st.feed.flow.seed_book(target, mid)) else {
+            continue;
+        };
+        let (slot, tape) = match target {
+            Target::Spot(m) => (st.spot.books.get_mut(m), st.spot.tapes.get_mut(m)),
+            Target::Swap(i) => (st.swap.books.get_mut(i), st.swap.tapes.get_mut(i)),
+        };
+        if let Some(slot) = slot {
+            *slot = book;
+        }
+        if let Some(tape) = tape {
+            tape.clear();
+        }
+    }
+    let from = now.saturating_sub(warmup_ms.max(0));
+    let State {
+        feed, spot, swap, ..
+    } = st;
+    feed.flow.start(from, |t| match t {
+        Target::Spot(m) => spot.books.get(m),
+        Target::Swap(i) => swap.books.get(i),
+    });
+    sync(st, now);
+}
+
+/// One event of the order flow at `t_us` (µs) on market `idx` ([`flow`]).
+fn flow_event(st: &mut State, idx: usize, t_us: i64) {
+    let Some(target) = st.feed.flow.target(idx) else {
+        return;
+    };
+    let t = t_us.div_euclid(1000);
+    let replayed = match target {
+        Target::Spot(m) => st.spot.replayed.get(m).copied().unwrap_or(true),
+        Target::Swap(i) => st.swap.replayed.get(i).copied().unwrap_or(true),
+    };
+    if replayed {
+        st.feed.flow.stop(target);
+        return;
+    }
+    if let Target::Swap(_) = target {
+        // Funding due before this moment settles at the prices before it.
+        crate::swap::timed::tick(st, t);
+    }
+    let reference = match target {
+        Target::Spot(m) => st.spot.last_price(m),
+        Target::Swap(i) => st.swap.last_price(i),
+    };
+    let step = {
+        let State {
+            feed, spot, swap, ..
+        } = &mut *st;
+        let book = match target {
+            Target::Spot(m) => spot.books.get_mut(m),
+            Target::Swap(i) => swap.books.get_mut(i),
+        };
+        match book {
+            Some(b) => feed.flow.draw(idx, b, reference),
+            None => return,
+        }
+    };
+    if let Step::Market {
+        side,
+        qty,
+        direction,
+    } = step
+    {
+        match target {
+            Target::Spot(m) => crate::spot::engine::flow_take(st, m, side, qty, t),
+            Target::Swap(i) => crate::swap::engine::flow_take(st, i, side, qty, direction, t),
+        }
+    }
+    if let Target::Swap(_) = target {
+        // Liquidations and TP/SL triggers at the moved mark price.
+        crate::swap::timed::tick(st, t);
+    }
+    let State {
+        feed, spot, swap, ..
+    } = st;
+    let book = match target {
+        Target::Spot(m) => spot.books.get(m),
+        Target::Swap(i) => swap.books.get(i),
+    };
+    if let Some(b) = book {
+        feed.flow.schedule(idx, b, t_us);
+    }
 }
 
 /// A delayed order reaches the engine at `at`.
@@ -255,6 +392,13 @@ fn arrive(st: &mut State, p: Pending, at: i64) {
 /// Hands a replayed pair or instrument over to the recording on its first event: the synthetic
 /// maker's quotes and trades go (own orders stay), and it is no longer topped up.
 fn activate(st: &mut State, target: Target) {
+    let replayed = match target {
+        Target::Spot(m) => st.spot.replayed.get(m).copied().unwrap_or(true),
+        Target::Swap(i) => st.swap.replayed.get(i).copied().unwrap_or(true),
+    };
+    if !replayed {
+        st.feed.flow.stop(target);
+    }
     match target {
         Target::Spot(m) => {
             if st.spot.replayed.get(m).copied().unwrap_or(true) {

@@ -132,6 +132,33 @@ pub fn execute(st: &mut State, order_id: &str, now_ms: i64) {
     st.spot.archive(order_id);
 }
 
+/// A market order of the order flow ([`crate::market::flow`]; no account): walks the book of
+/// market `m` with price-time priority and settles the users' orders it reaches as makers.
+/// Every fill is a public trade of the taker's `side`.
+pub fn flow_take(st: &mut State, m: usize, side: Side, qty: Decimal, now_ms: i64) {
+    let fills = match st.spot.books.get_mut(m) {
+        Some(book) => book.take(side, None, Demand::Quantity(qty)).fills,
+        None => return,
+    };
+    for f in fills {
+        let tid = st.spot.next_trade_id;
+        st.spot.next_trade_id += 1;
+        if let Some(maker) = &f.maker {
+            settle(st, maker, f.price, f.qty, true, tid, now_ms);
+        }
+        if let Some(tape) = st.spot.tapes.get_mut(m) {
+            tape.push(Trade {
+                id: tid,
+                time_ms: now_ms,
+                price: f.price,
+                qty: f.qty,
+                side,
+                direction: 0,
+            });
+        }
+    }
+}
+
 /// Fills resting order `order_id` as a maker at `price` for `qty` outside a matching walk (a
 /// replayed market reached it, [`crate::market`]); its book entry is already reduced.
 pub fn fill_resting(st: &mut State, order_id: &str, price: Decimal, qty: Decimal, now_ms: i64) {

@@ -447,9 +447,12 @@ impl SpotState {
             .map_or(Decimal::ZERO, |m| self.mid(*m))
     }
 
-    /// Tops up the synthetic maker of a still market after trades ([`Book::replenish`]).
+    /// Tops up the synthetic maker of a still market after trades ([`Book::replenish`]); a
+    /// market the order flow or a recording drives keeps its own liquidity.
     pub fn replenish(&mut self, m: usize) {
-        if self.replayed.get(m).copied().unwrap_or(false) {
+        // A recording or the order flow keeps the market's liquidity instead.
+        let flow = self.markets.get(m).is_some_and(|x| x.flow.is_some());
+        if flow || self.replayed.get(m).copied().unwrap_or(false) {
             return;
         }
         let SpotState {

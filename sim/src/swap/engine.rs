@@ -297,6 +297,33 @@ pub fn execute(st: &mut State, order_id: &str, now: i64) {
     st.swap.archive(order_id);
 }
 
+/// A market order of the order flow ([`crate::market::flow`]; no account): walks the book of
+/// instrument `i` with price-time priority and settles the users' orders it reaches as makers.
+/// Every fill is a public trade of the taker's `side` and order kind `direction`.
+pub fn flow_take(st: &mut State, i: usize, side: Side, qty: Decimal, direction: i64, now: i64) {
+    let fills = match st.swap.books.get_mut(i) {
+        Some(book) => book.take(side, None, Demand::Quantity(qty)).fills,
+        None => return,
+    };
+    for f in fills {
+        let tid = st.swap.next_trade_id;
+        st.swap.next_trade_id += 1;
+        if let Some(maker) = &f.maker {
+            settle(st, maker, f.price, f.qty, true, tid, now);
+        }
+        if let Some(tape) = st.swap.tapes.get_mut(i) {
+            tape.push(Trade {
+                id: tid,
+                time_ms: now,
+                price: f.price,
+                qty: f.qty,
+                side,
+                direction,
+            });
+        }
+    }
+}
+
 /// Fills resting order `order_id` as a maker at `price` for `qty` outside a matching walk (a
 /// replayed market reached it, [`crate::market`]); its book entry is already reduced.
 pub fn fill_resting(st: &mut State, order_id: &str, price: Decimal, qty: Decimal, now: i64) {

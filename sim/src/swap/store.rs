@@ -791,9 +791,12 @@ impl SwapState {
             .map_or(Decimal::ZERO, |book| book.available(side, limit))
     }
 
-    /// Tops up the synthetic maker of a still market after trades ([`Book::replenish`]).
+    /// Tops up the synthetic maker of a still market after trades ([`Book::replenish`]); a
+    /// market the order flow or a recording drives keeps its own liquidity.
     pub fn replenish(&mut self, i: usize) {
-        if self.replayed.get(i).copied().unwrap_or(false) {
+        // A recording or the order flow keeps the market's liquidity instead.
+        let flow = self.instruments.get(i).is_some_and(|x| x.flow.is_some());
+        if flow || self.replayed.get(i).copied().unwrap_or(false) {
             return;
         }
         let SwapState {

@@ -144,8 +144,9 @@ pub struct Env {
 }
 
 impl Env {
+    /// A simulator with still markets (exact prices; the order flow has tests of its own).
     pub fn new() -> Env {
-        Env::with_config(SimConfig::default())
+        Env::with_config(SimConfig::default().without_flow())
     }
 
     pub fn with_config(config: SimConfig) -> Env {

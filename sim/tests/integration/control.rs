@@ -3,7 +3,7 @@ use digifinex_sim::{AccountType, Sim, SimConfig};
 
 #[test]
 fn http_control_round_trip() {
-    let sim = Sim::start(SimConfig::default()).unwrap();
+    let sim = Sim::start(SimConfig::default().without_flow()).unwrap();
     let addr = sim.addr();
     let call = |m: &str, p: &str, b: &str| {
         send(
@@ -179,7 +179,9 @@ fn demo_account_can_trade_and_withdraw() {
 fn async_serve_on_callers_runtime() {
     let rt = tokio_rt();
     rt.block_on(async {
-        let sim = Sim::bind(SimConfig::default()).await.unwrap();
+        let sim = Sim::bind(SimConfig::default().without_flow())
+            .await
+            .unwrap();
         let addr = sim.addr();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(sim.serve(async {
@@ -205,7 +207,7 @@ fn tokio_rt() -> tokio::runtime::Runtime {
 
 #[test]
 fn dropping_the_handle_stops_the_server() {
-    let sim = Sim::start(SimConfig::default()).unwrap();
+    let sim = Sim::start(SimConfig::default().without_flow()).unwrap();
     let addr = sim.addr();
     assert_eq!(send(addr, "GET", "/v3/ping", &[], "").unwrap().code(), 0);
     drop(sim);

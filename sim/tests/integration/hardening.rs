@@ -14,7 +14,7 @@ fn short_timeouts(max_connections: usize) -> SimConfig {
         header_read_timeout: Some(Duration::from_millis(300)),
         idle_timeout: Some(Duration::from_millis(600)),
         max_connections,
-        ..SimConfig::default()
+        ..SimConfig::default().without_flow()
     }
 }
 
@@ -490,7 +490,7 @@ fn a_late_answer_follows_an_applied_order() {
 fn a_public_address_needs_public() {
     let config = SimConfig {
         addr: "0.0.0.0:0".parse().unwrap(),
-        ..SimConfig::default()
+        ..SimConfig::default().without_flow()
     };
     let e = Sim::start(config).expect_err("0.0.0.0 refused without allow_public_bind");
     assert!(e.to_string().contains("--public"), "{e}");

@@ -5,7 +5,7 @@ use digifinex_sim::{AccountType, KeyOptions, SimConfig};
 fn weight_limit_10005_and_ban() {
     let config = SimConfig {
         start_time_ms: Some(1_800_000_000_000),
-        ..SimConfig::default()
+        ..SimConfig::default().without_flow()
     };
     let env = Env::with_config(config);
     for i in 0..1200 {
@@ -25,7 +25,7 @@ fn weight_limit_10005_and_ban() {
 
 #[test]
 fn ban_schedule_escalates() {
-    let mut config = SimConfig::default();
+    let mut config = SimConfig::default().without_flow();
     config.limits.spot_weight_per_minute = 5;
     config.start_time_ms = Some(1_800_000_000_000);
     let env = Env::with_config(config);
@@ -54,7 +54,7 @@ const T0: i64 = 1_800_000_000_000; // a multiple of the 10-minute cycle
 fn risk_env() -> Env {
     let config = SimConfig {
         start_time_ms: Some(T0),
-        ..SimConfig::default()
+        ..SimConfig::default().without_flow()
     };
     let env = Env::with_config(config);
     env.fund(AccountType::Spot, "USDT", "1000000");

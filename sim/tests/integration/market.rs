@@ -133,24 +133,40 @@ fn public_shapes() {
     assert_eq!(chains, ["ERC20", "OMNI"]);
 }
 
+/// With the order flow on a frozen clock, the same seed gives the same market, before and
+/// after the clock runs ten minutes of flow; another seed another one.
 #[test]
 fn same_seed_same_book() {
-    let a = Sim::start(SimConfig::with_seed(42)).unwrap();
-    let b = Sim::start(SimConfig::with_seed(42)).unwrap();
-    let c = Sim::start(SimConfig::with_seed(43)).unwrap();
-    let book = |s: &digifinex_sim::SimHandle| {
-        let mut v = send(
-            s.addr(),
-            "GET",
-            "/v3/order_book?symbol=btc_usdt&limit=150",
-            &[],
-            "",
-        )
-        .unwrap()
-        .json();
-        v["date"] = serde_json::Value::Null;
-        v
+    let frozen = |seed| SimConfig {
+        start_time_ms: Some(1_800_000_000_000),
+        ..SimConfig::with_seed(seed)
     };
-    assert_eq!(book(&a), book(&b));
-    assert_ne!(book(&a), book(&c));
+    let a = Sim::start(frozen(42)).unwrap();
+    let b = Sim::start(frozen(42)).unwrap();
+    let c = Sim::start(frozen(43)).unwrap();
+    let get = |s: &digifinex_sim::SimHandle, path: &str| {
+        send(s.addr(), "GET", path, &[], "").unwrap().json()
+    };
+    let market = |s: &digifinex_sim::SimHandle| {
+        (
+            get(s, "/v3/order_book?symbol=btc_usdt&limit=150"),
+            get(s, "/v3/trades?symbol=btc_usdt&limit=500"),
+            get(
+                s,
+                "/swap/v2/public/depth?instrument_id=BTCUSDTPERP&limit=100",
+            ),
+        )
+    };
+    assert_eq!(market(&a), market(&b));
+    assert_ne!(market(&a).0, market(&c).0);
+    for s in [&a, &b] {
+        s.control().advance_clock(600_000);
+    }
+    let (book, trades, _) = market(&a);
+    assert_eq!((book.clone(), trades.clone()), {
+        let (b2, t2, _) = market(&b);
+        (b2, t2)
+    });
+    // Ten minutes of flow traded.
+    assert!(trades["data"].as_array().unwrap().len() > 20, "{trades}");
 }

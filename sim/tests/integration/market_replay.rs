@@ -30,7 +30,7 @@ fn replay(records: &[Record], start: i64, latency: Latency) -> Env {
         start_time_ms: Some(start),
         market: Some(MarketConfig::reader(std::io::Cursor::new(gz(records)))),
         latency,
-        ..SimConfig::default().without_limits()
+        ..SimConfig::default().without_flow().without_limits()
     };
     let env = Env::with_config(config);
     env.fund(AccountType::Spot, "USDT", "100000");
@@ -130,7 +130,7 @@ fn a_recording_of_the_simulator_replays_with_the_same_books_and_trades() {
     let start = T0 + 500;
     let src = Env::with_config(SimConfig {
         start_time_ms: Some(start),
-        ..SimConfig::default().without_limits()
+        ..SimConfig::default().without_flow().without_limits()
     });
     src.fund(AccountType::Spot, "USDT", "100000");
     src.fund(AccountType::Swap, "USDT", "100000");
@@ -309,7 +309,7 @@ fn a_recording_of_the_simulator_replays_with_the_same_books_and_trades() {
     let dst = Env::with_config(SimConfig {
         start_time_ms: Some(t),
         market: Some(MarketConfig::reader(std::io::Cursor::new(bytes))),
-        ..SimConfig::with_seed(99).without_limits()
+        ..SimConfig::with_seed(99).without_flow().without_limits()
     });
     src.ctl.freeze_clock(Some(t));
 
@@ -934,7 +934,7 @@ fn the_sample_replays_the_captured_candle() {
     let env = Env::with_config(SimConfig {
         start_time_ms: Some(SAMPLE_START + 100),
         market: Some(MarketConfig::file(sample_path())),
-        ..SimConfig::default().without_limits()
+        ..SimConfig::default().without_flow().without_limits()
     });
     // The pair and the perpetual come from the header.
     let markets = env.get("/markets", &[]).json();

@@ -22,7 +22,7 @@ fn small() -> Env {
                 public_trades_per_market: 4,
                 ..Retention::default()
             },
-            ..SimConfig::default()
+            ..SimConfig::default().without_flow()
         }
         .without_limits(),
     );

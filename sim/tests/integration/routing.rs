@@ -80,7 +80,7 @@ fn swap_wrong_method_is_charged_and_trailing_slash_ignored() {
     // A frozen clock: the minute's counters cannot roll over between the requests.
     let env = Env::with_config(SimConfig {
         start_time_ms: Some(1_800_000_001_000),
-        ..SimConfig::default()
+        ..SimConfig::default().without_flow()
     });
     let r = send(env.addr(), "POST", "/swap/v2/public/instruments", &[], "").unwrap();
     assert_eq!(r.status, 405);

@@ -263,7 +263,7 @@ fn swap_funding_fee_after_clock_advance() {
         // 5 h past an 8-hour boundary: the next funding of every contract (8-hourly BTC,
         // 4-hourly XRP) is the same instant.
         start_time_ms: Some(1_800_000_000_000 + 5 * 3_600_000),
-        ..SimConfig::default()
+        ..SimConfig::default().without_flow()
     };
     let env = Env::with_config(config);
     env.fund(AccountType::Swap, "USDT", "100000");

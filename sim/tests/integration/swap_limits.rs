@@ -4,7 +4,7 @@ use digifinex_sim::{AccountType, FaultKind, FaultRule, SimConfig};
 use serde_json::json;
 
 fn limited(weight: u32) -> Env {
-    let mut config = SimConfig::default();
+    let mut config = SimConfig::default().without_flow();
     config.limits.swap_weight_per_minute = weight;
     config.start_time_ms = Some(1_800_000_000_000);
     Env::with_config(config)
@@ -242,7 +242,7 @@ fn swap_control_http_routes() {
 
 #[test]
 fn swap_garbage_inputs_never_panic() {
-    let mut config = SimConfig::default().without_limits();
+    let mut config = SimConfig::default().without_flow().without_limits();
     config.start_time_ms = Some(1_800_000_000_000);
     let env = Env::with_config(config);
     env.fund(AccountType::Swap, "USDT", "100000");

@@ -302,7 +302,7 @@ fn swap_order_type_families() {
 
 #[test]
 fn swap_order_errors() {
-    let mut config = SimConfig::default();
+    let mut config = SimConfig::default().without_flow();
     config.swap_instruments[1].min_order_amount = dec("5");
     let env = Env::with_config(config);
     env.fund(AccountType::Swap, "USDT", "1000");

@@ -15,7 +15,7 @@ const BOUNDARY: i64 = 1_800_000_000_000;
 fn frozen(at: i64) -> Env {
     Env::with_config(SimConfig {
         start_time_ms: Some(at),
-        ..SimConfig::default()
+        ..SimConfig::default().without_flow()
     })
 }
 

@@ -211,7 +211,7 @@ fn withdrawal_frequency_limits() {
 
 #[test]
 fn daily_quota_20041() {
-    let mut config = digifinex_sim::SimConfig::default();
+    let mut config = digifinex_sim::SimConfig::default().without_flow();
     for c in config.currencies.iter_mut().filter(|c| c.currency == "ETH") {
         c.daily_quota = Some(dec("1"));
     }
