@@ -374,8 +374,7 @@ pub fn build<E: Endpoint + ?Sized>(
         )?;
     }
     if let Some(c) = credentials {
-        let key = HeaderValue::from_str(c.key())
-            .map_err(|_| Error::validation("key", "not a valid header value"))?;
+        let key = c.key_header()?;
         let sign_value = |hex: [u8; 64]| {
             HeaderValue::from_bytes(&hex)
                 .map_err(|_| Error::validation("signature", "not a valid header value"))
@@ -384,7 +383,8 @@ pub fn build<E: Endpoint + ?Sized>(
             Family::Spot => {
                 let body = std::str::from_utf8(&body)
                     .map_err(|_| Error::validation("body", "form body is not UTF-8"))?;
-                let signature = sign::sign_spot_bytes(c.secret(), &query, body)?;
+                let [x, y, z] = sign::spot_signed_text(&query, body);
+                let signature = c.sign_hex(&[x.as_bytes(), y.as_bytes(), z.as_bytes()])?;
                 add(ACCESS_KEY, key)?;
                 add(ACCESS_SIGN, sign_value(signature)?)?;
                 add(ACCESS_TIMESTAMP, HeaderValue::from(now.as_secs()))?;
@@ -396,13 +396,12 @@ pub fn build<E: Endpoint + ?Sized>(
                 // The signed path is the request path after the host: `/swap/v2/...?query`.
                 let path_and_query = url.get(path_start..).unwrap_or_default();
                 let ts = now.as_millis().to_string();
-                let signature = sign::sign_swap_bytes(
-                    c.secret(),
+                let signature = c.sign_hex(&sign::swap_signed_text(
                     &ts,
                     meta.method.as_str(),
                     path_and_query,
                     &body,
-                )?;
+                ))?;
                 add(ACCESS_KEY, key)?;
                 add(ACCESS_SIGN, sign_value(signature)?)?;
                 add(

@@ -120,6 +120,7 @@ pub mod session;
 pub mod sign;
 pub mod spot;
 pub mod swap;
+#[cfg(feature = "ws")]
 pub mod ws;
 
 mod types;
@@ -145,6 +146,7 @@ pub mod __fuzz {
     pub use crate::de::reader::check_reader;
     pub use crate::de::{decimal, int, opt, opt_decimal};
     pub use crate::de::{parse_decimal, DecimalError};
+    #[cfg(feature = "ws")]
     pub use crate::ws::__decode_only as decode_only;
 }
 

@@ -13,8 +13,14 @@ pub fn hmac_sha256_hex(secret: &[u8], parts: &[&[u8]]) -> Result<String, Error> 
 
 /// [`hmac_sha256_hex`] into a stack buffer (the header value is made from these bytes).
 pub(crate) fn hmac_sha256_hex_bytes(secret: &[u8], parts: &[&[u8]]) -> Result<[u8; 64], Error> {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret)
+    let mac = Hmac::<Sha256>::new_from_slice(secret)
         .map_err(|_| Error::validation("secret", "not usable as an HMAC key"))?;
+    Ok(hex_mac(mac, parts))
+}
+
+/// Lowercase hex of `mac` (already keyed) over `parts` concatenated.
+#[inline]
+pub(crate) fn hex_mac(mut mac: Hmac<Sha256>, parts: &[&[u8]]) -> [u8; 64] {
     for p in parts {
         mac.update(p);
     }
@@ -27,7 +33,7 @@ pub(crate) fn hmac_sha256_hex_bytes(secret: &[u8], parts: &[&[u8]]) -> Result<[u
             *lo = HEX.get(usize::from(byte & 0x0F)).copied().unwrap_or(b'0');
         }
     }
-    Ok(out)
+    out
 }
 
 /// The text a spot v3 request signs: the transmitted parameter text, that is the query string,
@@ -44,12 +50,6 @@ pub fn spot_signed_text<'a>(query: &'a str, body: &'a str) -> [&'a str; 3] {
 pub fn sign_spot(secret: &[u8], query: &str, body: &str) -> Result<String, Error> {
     let [a, b, c] = spot_signed_text(query, body);
     hmac_sha256_hex(secret, &[a.as_bytes(), b.as_bytes(), c.as_bytes()])
-}
-
-/// [`sign_spot`] as hex bytes on the stack.
-pub(crate) fn sign_spot_bytes(secret: &[u8], query: &str, body: &str) -> Result<[u8; 64], Error> {
-    let [a, b, c] = spot_signed_text(query, body);
-    hmac_sha256_hex_bytes(secret, &[a.as_bytes(), b.as_bytes(), c.as_bytes()])
 }
 
 /// The text a swap v2 request signs: `timestamp_ms + METHOD + path?query + body`, where the
@@ -79,20 +79,6 @@ pub fn sign_swap(
     body: &[u8],
 ) -> Result<String, Error> {
     hmac_sha256_hex(
-        secret,
-        &swap_signed_text(timestamp_ms, method, path_and_query, body),
-    )
-}
-
-/// [`sign_swap`] as hex bytes on the stack.
-pub(crate) fn sign_swap_bytes(
-    secret: &[u8],
-    timestamp_ms: &str,
-    method: &str,
-    path_and_query: &str,
-    body: &[u8],
-) -> Result<[u8; 64], Error> {
-    hmac_sha256_hex_bytes(
         secret,
         &swap_signed_text(timestamp_ms, method, path_and_query, body),
     )

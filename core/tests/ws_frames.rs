@@ -1,5 +1,6 @@
 //! Property tests of the websocket frame decoder and protocol machine (issue 19): no input
 //! bytes make them panic, and every event they give serializes.
+#![cfg(feature = "ws")]
 
 use digifinex_core::ws::{self, Action, Connection, Frame, WsConfig};
 use digifinex_core::{Family, TimestampMillis};

@@ -47,6 +47,10 @@
 //! * `ring` (default): rustls with the ring provider.
 //! * `aws-lc-rs`: rustls with the aws-lc-rs provider (used when `ring` is off).
 //! * `native-roots`: trust the operating system's roots instead of the webpki (Mozilla) roots.
+//! * `ws` (off by default): the websocket client, the `ws` module (and `digifinex_core::ws`).
+//!   A REST-only program leaves it off and does not compile tokio-tungstenite, the frame
+//!   inflater and the websocket protocol machine; for streams, turn it on:
+//!   `digifinex-hyper = { version = "0.1", features = ["ws"] }`.
 //!
 //! Every combination is tested in CI against a local TLS server (`tests/client.rs`): with
 //! [`ClientBuilder::trust_only_roots`] given the server's CA the requests succeed; with the
@@ -75,6 +79,7 @@
 mod client;
 mod pages;
 mod rules;
+#[cfg(feature = "ws")]
 pub mod ws;
 
 pub use client::{Client, ClientBuilder, DefaultConnector, HyperClient, DEFAULT_MAX_BODY};

@@ -42,6 +42,10 @@
 //! * `ring` (default): rustls with the ring provider and the webpki (Mozilla) roots.
 //! * `aws-lc-rs`: rustls with the aws-lc-rs provider (used when `ring` is off).
 //! * `native-roots`: verify certificates with the operating system's verifier and roots.
+//! * `ws` (off by default): the websocket client, the `ws` module (and `digifinex_core::ws`).
+//!   A REST-only program leaves it off and does not compile tungstenite, the frame
+//!   inflater and the websocket protocol machine; for streams, turn it on:
+//!   `digifinex-ureq = { version = "0.1", features = ["ws"] }`.
 //!
 //! Every combination is tested in CI against a local TLS server (`tests/client.rs`): with
 //! [`ClientBuilder::trust_only_roots`] given the server's CA the requests succeed; with the
@@ -71,6 +75,7 @@ mod client;
 mod pages;
 mod phase;
 mod rules;
+#[cfg(feature = "ws")]
 pub mod ws;
 
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_BODY};
