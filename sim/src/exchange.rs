@@ -9,6 +9,7 @@
 //! after something changed, so what it reads is exactly what a REST request would read at that
 //! instant.
 
+use crate::changes::Changes;
 use crate::clock::SimClock;
 use crate::config::SimConfig;
 use crate::faults::Faults;
@@ -19,7 +20,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// Called with the state locked after a change (see the module docs).
-pub type Observer = Box<dyn Fn(&mut State) + Send + Sync>;
+pub type Observer = Box<dyn Fn(&State, Changes) + Send + Sync>;
 
 /// State shared by the server tasks, the websockets and the control handles.
 pub struct Exchange {
@@ -105,11 +106,11 @@ impl DerefMut for StateGuard<'_> {
 
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
-        if self.guard.has_changes() {
+        if crate::changes::pending(&self.guard) {
+            let changes = crate::changes::take(&mut self.guard);
             if let Some(observer) = self.exchange.observer.get() {
-                observer(&mut self.guard);
+                observer(&self.guard, changes);
             }
-            self.guard.clear_changes();
         }
     }
 }

@@ -97,6 +97,7 @@ pub mod spot;
 pub mod state;
 pub mod swap;
 pub mod tape;
+pub mod ticker;
 pub mod wire;
 pub mod ws;
 

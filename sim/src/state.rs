@@ -4,7 +4,6 @@
 //! atomically.
 
 use crate::accounts::{Account, AccountId, Accounts, ApiKey};
-use crate::changes::Changes;
 use crate::config::SimConfig;
 use crate::limiter::{Limiter, Policy};
 use crate::market::feed::Feed;
@@ -33,8 +32,6 @@ pub struct State {
     /// What drives the markets besides the users: the order flow, a recorded market, and
     /// orders on their way to the engine.
     pub feed: Feed,
-    /// Orders and positions changed since the lock was taken ([`Changes`]).
-    pub changes: Changes,
 }
 
 impl State {
@@ -52,7 +49,6 @@ impl State {
             spot_limiter: Limiter::new(Policy::spot(config.limits.spot_weight_per_minute)),
             swap,
             feed: Feed::new(config),
-            changes: Changes::default(),
         }
     }
 
@@ -68,16 +64,5 @@ impl State {
     /// normally exists).
     pub fn account(&mut self, id: AccountId) -> &mut Account {
         self.accounts.entry_mut(id)
-    }
-
-    /// Whether anything was noted for the private pushes since they were last taken.
-    pub fn has_changes(&self) -> bool {
-        !self.changes.is_empty() || self.accounts.any_touched()
-    }
-
-    /// Forgets the noted changes (after the observer has read them).
-    pub fn clear_changes(&mut self) {
-        self.changes.clear();
-        let _ = self.accounts.take_changed();
     }
 }

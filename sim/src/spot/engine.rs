@@ -181,6 +181,7 @@ pub fn finish(st: &mut State, order_id: &str, now_ms: i64, code: u8) {
     }
     o.status = code;
     o.finished_ms = now_ms;
+    st.spot.changed.push((o.account, o.id.clone()));
     let (m, side, price, account, kind, frozen) =
         (o.market, o.side, o.price, o.account, o.kind, o.frozen);
     o.frozen = Decimal::ZERO;
@@ -290,6 +291,7 @@ fn settle(
     } else {
         status::PARTIAL
     };
+    spot.changed.push((o.account, o.id.clone()));
     let trade = OwnTrade {
         id: tid,
         order_id: o.id.clone(),

@@ -20,7 +20,7 @@
 //!   first (the best bid first), as published answers do; `limit` counts levels from the best
 //!   price on each side, so the asks are the `limit` lowest, listed in descending order.
 
-use super::engine::{Book, Side};
+use super::engine::Side;
 use super::{err, err_msg, ok0, Ctx, SpotErr, R};
 use crate::config::MarketStatus;
 use crate::json::J;
@@ -65,44 +65,22 @@ pub fn markets(c: &mut Ctx<'_>) -> R {
 }
 
 fn ticker_entry(c: &Ctx<'_>, i: usize) -> J {
-    let spot = &c.st.spot;
-    let Some(m) = spot.markets.get(i) else {
+    let (Some(m), Some(q)) = (
+        c.st.spot.markets.get(i),
+        crate::ticker::spot(c.st, i, c.now_ms),
+    ) else {
         return J::Null;
     };
-    let book = spot.books.get(i);
-    let last = spot.last_price(i);
-    let day = spot.tapes.get(i).and_then(|t| t.day(c.now_ms));
-    let (open, high, low, vol, base_vol) = match day {
-        Some(d) => (d.open, d.high, d.low, d.volume, d.turnover),
-        None => (last, last, last, Decimal::ZERO, Decimal::ZERO),
-    };
-    let change = if open.is_zero() {
-        Decimal::ZERO
-    } else {
-        round_dp((last - open) / open * Decimal::ONE_HUNDRED, 2)
-    };
-    // A replayed pair answers the recorded 24-hour figures ([`crate::market`]).
-    let rec = c.st.feed.spot_ticker(i);
-    let pick = |f: fn(&crate::market::Ticker) -> Option<Decimal>, own: Decimal| {
-        rec.and_then(f).unwrap_or(own)
-    };
-    let (vol, change, base_vol, high, low) = (
-        pick(|t| t.volume, vol),
-        pick(|t| t.change, change),
-        pick(|t| t.quote_volume, base_vol),
-        pick(|t| t.high, high),
-        pick(|t| t.low, low),
-    );
     J::obj()
-        .with("vol", vol)
-        .with("change", change)
-        .with("base_vol", round_dp(base_vol, 8))
-        .with("sell", book.and_then(Book::best_ask).unwrap_or_default())
-        .with("last", last)
+        .with("vol", q.volume)
+        .with("change", q.change)
+        .with("base_vol", round_dp(q.turnover, 8))
+        .with("sell", q.ask.0)
+        .with("last", q.last)
         .with("symbol", m.symbol())
-        .with("low", low)
-        .with("buy", book.and_then(Book::best_bid).unwrap_or_default())
-        .with("high", high)
+        .with("low", q.low)
+        .with("buy", q.bid.0)
+        .with("high", q.high)
 }
 
 /// `GET /ticker`.

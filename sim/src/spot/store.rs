@@ -266,6 +266,9 @@ pub struct SpotState {
     pub mm_rng: Rng,
     /// How much history is kept.
     pub retention: Retention,
+    /// Orders created or changed since the state lock was taken, in order (the outbox of the
+    /// private pushes; see [`crate::changes`]).
+    pub changed: Vec<(AccountId, String)>,
     /// Per market: whether a recording drives it ([`crate::market`]; no synthetic maker).
     pub replayed: Vec<bool>,
 }
@@ -356,11 +359,13 @@ impl SpotState {
             mm_rng,
             retention: config.retention,
             replayed: vec![false; count],
+            changed: Vec::new(),
         }
     }
 
     /// Stores a new order and lists it under its account.
     pub fn add_order(&mut self, order: Order) {
+        self.changed.push((order.account, order.id.clone()));
         self.user_orders
             .entry(order.account)
             .or_default()

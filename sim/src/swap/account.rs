@@ -29,6 +29,7 @@ use super::{err, err_msg, in_window, s, Ctx, SwapErr, R};
 use crate::accounts::{finance_type, AccountType};
 use crate::json::J;
 use crate::num::{places, round_dp};
+use crate::state::State;
 use rust_decimal::Decimal;
 
 /// Summary of an account's swap margin in one currency.
@@ -62,13 +63,13 @@ impl Summary {
 }
 
 /// Margin summary of `user` in `currency`.
-pub fn summary(c: &Ctx<'_>, user: u64, currency: &str) -> Summary {
-    let sw = &c.st.swap;
-    let bal =
-        c.st.accounts
-            .get(&user)
-            .map(|a| a.balance(AccountType::Swap, currency))
-            .unwrap_or_default();
+pub fn summary(st: &State, user: u64, currency: &str) -> Summary {
+    let sw = &st.swap;
+    let bal = st
+        .accounts
+        .get(&user)
+        .map(|a| a.balance(AccountType::Swap, currency))
+        .unwrap_or_default();
     let mut out = Summary {
         wallet: bal.total(),
         free: bal.free,
@@ -132,43 +133,47 @@ pub fn balance(c: &mut Ctx<'_>) -> R {
     if let Some(cur) = &currency {
         currencies.retain(|x| x == cur);
     }
-    let realized = c.st.swap.realized.get(&c.user).copied().unwrap_or_default();
     let list: Vec<J> = currencies
         .iter()
-        .map(|cur| {
-            let m = summary(c, c.user, cur);
-            let cross_equity =
-                m.wallet - m.isolate_balance - m.frozen_margin - m.frozen_money + m.cross_upnl;
-            let ratio = if m.cross_margin.is_zero() {
-                Decimal::ZERO
-            } else {
-                round_dp(cross_equity / m.cross_margin, 4)
-            };
-            J::obj()
-                .with("currency", cur.as_str())
-                .with("equity", r8(m.wallet + m.cross_upnl + m.isolate_upnl))
-                .with("margin", r8(m.cross_margin + m.isolate_balance))
-                .with("cross_margin", r8(m.cross_margin))
-                .with("isolate_margin", r8(m.isolate_margin))
-                .with("isolate_balance", r8(m.isolate_balance))
-                .with("frozen_margin", r8(m.frozen_margin))
-                .with("frozen_money", r8(m.frozen_money))
-                .with("margin_ratio", s(ratio))
-                .with(
-                    "realized_pnl",
-                    r8(if cur == "USDT" {
-                        realized
-                    } else {
-                        Decimal::ZERO
-                    }),
-                )
-                .with("avail_balance", r8(m.avail()))
-                .with("unrealized_pnl", r8(m.cross_upnl + m.isolate_upnl))
-                .with("isolate_unrealized_pnl", r8(m.isolate_upnl))
-                .with("time_stamp", c.now_ms)
-        })
+        .map(|cur| balance_row(c.st, c.user, cur, c.now_ms))
         .collect();
     Ok(J::Arr(list))
+}
+
+/// The `account/balance` row of `currency` for account `user` at `now_ms` (also the
+/// websocket's `account.update` row).
+pub fn balance_row(st: &State, user: u64, cur: &str, now_ms: i64) -> J {
+    let realized = st.swap.realized.get(&user).copied().unwrap_or_default();
+    let m = summary(st, user, cur);
+    let cross_equity =
+        m.wallet - m.isolate_balance - m.frozen_margin - m.frozen_money + m.cross_upnl;
+    let ratio = if m.cross_margin.is_zero() {
+        Decimal::ZERO
+    } else {
+        round_dp(cross_equity / m.cross_margin, 4)
+    };
+    J::obj()
+        .with("currency", cur)
+        .with("equity", r8(m.wallet + m.cross_upnl + m.isolate_upnl))
+        .with("margin", r8(m.cross_margin + m.isolate_balance))
+        .with("cross_margin", r8(m.cross_margin))
+        .with("isolate_margin", r8(m.isolate_margin))
+        .with("isolate_balance", r8(m.isolate_balance))
+        .with("frozen_margin", r8(m.frozen_margin))
+        .with("frozen_money", r8(m.frozen_money))
+        .with("margin_ratio", s(ratio))
+        .with(
+            "realized_pnl",
+            r8(if cur == "USDT" {
+                realized
+            } else {
+                Decimal::ZERO
+            }),
+        )
+        .with("avail_balance", r8(m.avail()))
+        .with("unrealized_pnl", r8(m.cross_upnl + m.isolate_upnl))
+        .with("isolate_unrealized_pnl", r8(m.isolate_upnl))
+        .with("time_stamp", now_ms)
 }
 
 fn known_currency(c: &Ctx<'_>, cur: &str) -> bool {
@@ -201,7 +206,7 @@ pub fn transfer(c: &mut Ctx<'_>) -> R {
     }
     let now = c.now_ms;
     if kind == 2 {
-        let avail = summary(c, c.user, &cur).avail();
+        let avail = summary(c.st, c.user, &cur).avail();
         if amount > avail {
             return Err(err(401003));
         }
@@ -246,15 +251,22 @@ pub fn transfer(c: &mut Ctx<'_>) -> R {
 }
 
 /// JSON of a position.
-pub fn position_json(c: &Ctx<'_>, i: usize, side: PosSide, p: &SwapPosition) -> J {
-    let sw = &c.st.swap;
+pub fn position_json(
+    st: &State,
+    user: u64,
+    i: usize,
+    side: PosSide,
+    p: &SwapPosition,
+    now_ms: i64,
+) -> J {
+    let sw = &st.swap;
     let Some(m) = sw.instruments.get(i) else {
         return J::Null;
     };
     let mark = sw.mark(i);
     let upnl = sw.upnl(i, side, p);
     let value = p.size * m.contract_value;
-    let liq = super::engine::liquidation_price(c.st, c.user, i, side, p);
+    let liq = super::engine::liquidation_price(st, user, i, side, p);
     let rate = if p.margin.is_zero() {
         Decimal::ZERO
     } else {
@@ -266,7 +278,7 @@ pub fn position_json(c: &Ctx<'_>, i: usize, side: PosSide, p: &SwapPosition) -> 
     } else {
         round_dp((p.margin + upnl) / maint, 4)
     };
-    let pending = sw.pending_close(p_owner(c), i, side);
+    let pending = sw.pending_close(user, i, side);
     let posi_balance = match p.margin_mode {
         MarginMode::Isolated => r8(p.margin),
         MarginMode::Crossed => s(Decimal::ZERO),
@@ -291,11 +303,7 @@ pub fn position_json(c: &Ctx<'_>, i: usize, side: PosSide, p: &SwapPosition) -> 
         .with("open_outstanding", s(pending))
         .with("risk_score", "0")
         .with("margin_ratio", s(margin_ratio))
-        .with("timestamp", c.now_ms)
-}
-
-fn p_owner(c: &Ctx<'_>) -> u64 {
-    c.user
+        .with("timestamp", now_ms)
 }
 
 /// `GET account/positions`.
@@ -316,7 +324,7 @@ pub fn positions(c: &mut Ctx<'_>) -> R {
             .filter(|((u, i, _), p)| {
                 *u == c.user && only.is_none_or(|x| x == *i) && p.size > Decimal::ZERO
             })
-            .map(|((_, i, side), p)| position_json(c, *i, *side, p))
+            .map(|((_, i, side), p)| position_json(c.st, c.user, *i, *side, p, c.now_ms))
             .collect();
     Ok(J::Arr(list))
 }
@@ -387,7 +395,7 @@ pub fn position_margin(c: &mut Ctx<'_>) -> R {
     let m = c.st.swap.instruments[i].clone();
     let user = c.user;
     if kind == 1 {
-        if amount > summary(c, user, &m.quote).avail() {
+        if amount > summary(c.st, user, &m.quote).avail() {
             return Err(err(401003));
         }
         if c.st
@@ -400,6 +408,7 @@ pub fn position_margin(c: &mut Ctx<'_>) -> R {
         if let Some(p) = c.st.swap.positions.get_mut(&(user, i, side)) {
             p.margin += amount;
         }
+        c.st.swap.changed_positions.push((user, i));
     } else {
         let initial = p.size * m.contract_value * p.avg_cost / p.leverage.max(Decimal::ONE);
         if p.margin - amount < initial {
@@ -413,6 +422,7 @@ pub fn position_margin(c: &mut Ctx<'_>) -> R {
         if let Some(p) = c.st.swap.positions.get_mut(&(user, i, side)) {
             p.margin -= amount;
         }
+        c.st.swap.changed_positions.push((user, i));
     }
     Ok(J::obj()
         .with("instrument_id", m.instrument_id.as_str())
@@ -468,7 +478,7 @@ pub fn leverage(c: &mut Ctx<'_>) -> R {
             delta += initial_new - initial_old;
         }
     }
-    if delta > Decimal::ZERO && delta > summary(c, user, &m.quote).avail() {
+    if delta > Decimal::ZERO && delta > summary(c.st, user, &m.quote).avail() {
         return Err(err(401003));
     }
     for sd in &sides {
@@ -493,6 +503,7 @@ pub fn leverage(c: &mut Ctx<'_>) -> R {
         if let Some(p) = c.st.swap.positions.get_mut(&(user, i, *sd)) {
             p.margin += applied;
             p.leverage = lev;
+            c.st.swap.changed_positions.push((user, i));
         }
     }
     match (setting.margin_mode, side) {

@@ -352,6 +352,7 @@ pub fn finish(st: &mut State, order_id: &str, now: i64) {
     o.state = state::CANCELED;
     o.update_ms = now;
     let (i, side, price, account) = (o.inst, o.side(), o.price, o.account);
+    st.swap.changed_orders.push((account, order_id.to_owned()));
     let release = o.frozen_margin + o.frozen_fee;
     o.frozen_margin = Decimal::ZERO;
     o.frozen_fee = Decimal::ZERO;
@@ -477,6 +478,8 @@ fn settle(
     } else {
         o.state = state::PARTIAL;
     }
+    swap.changed_orders.push((o.account, o.id.clone()));
+    swap.changed_positions.push((o.account, o.inst));
     let fill = SwapFill {
         trade_id: tid,
         inst: o.inst,

@@ -718,7 +718,7 @@ pub fn cancel_algo(c: &mut Ctx<'_>) -> R {
 
 /// `POST follow/account_available`.
 pub fn account_available(c: &mut Ctx<'_>) -> R {
-    let avail = super::account::summary(c, c.user, "USDT").avail();
+    let avail = super::account::summary(c.st, c.user, "USDT").avail();
     Ok(J::obj().with("available", s(round_dp(avail, 8))))
 }
 

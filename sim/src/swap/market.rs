@@ -40,8 +40,6 @@ use super::engine::{Book, Side};
 use super::{err_msg, in_window, s, Ctx, SwapErr, R};
 use crate::config::SwapInstrumentSpec;
 use crate::json::J;
-use crate::num::round_dp;
-use crate::tape::Tape;
 use rust_decimal::Decimal;
 
 fn instrument_json(m: &SwapInstrumentSpec) -> J {
@@ -166,59 +164,29 @@ pub fn ticker_timestamp(now_ms: i64) -> i64 {
 
 fn ticker_json(c: &Ctx<'_>, i: usize, with_oi: bool) -> J {
     let sw = &c.st.swap;
-    let Some(m) = sw.instruments.get(i) else {
+    let (Some(m), Some(q)) = (
+        sw.instruments.get(i),
+        crate::ticker::swap(c.st, i, c.now_ms),
+    ) else {
         return J::Null;
     };
-    let book = sw.books.get(i);
-    let tape = sw.tapes.get(i);
-    let last_trade = tape.and_then(Tape::last);
-    let last = sw.last_price(i);
-    let day = tape.and_then(|t| t.day(c.now_ms));
-    let (open, high, low, vol) = match day {
-        Some(d) => (d.open, d.high, d.low, d.volume),
-        None => (last, last, last, Decimal::ZERO),
-    };
-    let change = if open.is_zero() {
-        Decimal::ZERO
-    } else {
-        round_dp((last - open) / open, 4)
-    };
-    // A replayed instrument answers the recorded 24-hour figures ([`crate::market`]).
-    let rec = c.st.feed.swap_ticker(i);
-    let pick = |f: fn(&crate::market::Ticker) -> Option<Decimal>, own: Decimal| {
-        rec.and_then(f).unwrap_or(own)
-    };
-    let (open, high, low, vol, change) = (
-        pick(|t| t.open, open),
-        pick(|t| t.high, high),
-        pick(|t| t.low, low),
-        pick(|t| t.volume, vol),
-        pick(|t| t.change, change),
-    );
-    let top = |side: Side| {
-        book.map(|b| b.levels(side, 1))
-            .and_then(|l| l.first().copied())
-            .unwrap_or_default()
-    };
-    let (bid, bid_size) = top(Side::Buy);
-    let (ask, ask_size) = top(Side::Sell);
     let mut j = J::obj()
         .with("instrument_id", m.instrument_id.as_str())
         .with("index_price", s(sw.index_price(i)))
         .with("mark_price", s(sw.mark(i)))
         .with("max_buy_price", s(sw.max_buy(i)))
         .with("min_sell_price", s(sw.min_sell(i)))
-        .with("best_bid", s(bid))
-        .with("best_bid_size", s(bid_size))
-        .with("best_ask", s(ask))
-        .with("best_ask_size", s(ask_size))
-        .with("high_24h", s(high))
-        .with("open_24h", s(open))
-        .with("low_24h", s(low))
-        .with("last", s(last))
-        .with("last_qty", s(last_trade.map_or(Decimal::ZERO, |t| t.qty)))
-        .with("volume_24h", s(vol))
-        .with("price_change_percent", s(change));
+        .with("best_bid", s(q.bid.0))
+        .with("best_bid_size", s(q.bid.1))
+        .with("best_ask", s(q.ask.0))
+        .with("best_ask_size", s(q.ask.1))
+        .with("high_24h", s(q.high))
+        .with("open_24h", s(q.open))
+        .with("low_24h", s(q.low))
+        .with("last", s(q.last))
+        .with("last_qty", s(q.last_qty))
+        .with("volume_24h", s(q.volume))
+        .with("price_change_percent", s(q.change));
     if with_oi {
         let oi: Decimal = sw
             .positions

@@ -440,6 +440,11 @@ pub struct SwapState {
     pub next_transfer_id: u64,
     /// How much history is kept.
     pub retention: Retention,
+    /// Orders created or changed since the state lock was taken, in order (the outbox of the
+    /// private pushes; see [`crate::changes`]).
+    pub changed_orders: Vec<(AccountId, String)>,
+    /// Positions changed since the state lock was taken: (account, instrument).
+    pub changed_positions: Vec<(AccountId, usize)>,
     /// Per instrument: whether a recording drives it ([`crate::market`]; no synthetic maker).
     pub replayed: Vec<bool>,
 }
@@ -559,11 +564,14 @@ impl SwapState {
             next_transfer_id: 1,
             retention: config.retention,
             replayed: vec![false; count],
+            changed_orders: Vec::new(),
+            changed_positions: Vec::new(),
         }
     }
 
     /// Stores a new (open) order, lists it under its account and among its active orders.
     pub fn add_order(&mut self, order: SwapOrder) {
+        self.changed_orders.push((order.account, order.id.clone()));
         self.user_orders
             .entry(order.account)
             .or_default()

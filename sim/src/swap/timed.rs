@@ -94,6 +94,7 @@ fn force_close(
     let Some(spec) = swap.instruments.get(i) else {
         return;
     };
+    swap.changed_positions.push((account, i));
     let Some(p) = swap.positions.remove(&(account, i, side)) else {
         return;
     };

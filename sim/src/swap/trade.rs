@@ -32,6 +32,7 @@ use super::engine::{self, order_kind, state, PosSide, Prepared, SwapOrder, Tif};
 use super::{err, err_msg, in_window, s, Ctx, Params, SwapErr, R};
 use crate::json::J;
 use crate::num::places;
+use crate::state::State;
 use rust_decimal::Decimal;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -189,7 +190,7 @@ pub fn validate(c: &Ctx<'_>, n: &NewOrder, reserved: &mut Reserved) -> Result<Pr
         }
         let margin = value / lev.max(Decimal::ONE);
         let fee = value * sw.taker_fee;
-        let avail = super::account::summary(c, c.user, &m.quote).avail();
+        let avail = super::account::summary(c.st, c.user, &m.quote).avail();
         if reserved.money + margin + fee > avail {
             return Err(err(401003));
         }
@@ -327,8 +328,8 @@ pub fn batch_cancel_order(c: &mut Ctx<'_>) -> R {
 }
 
 /// JSON of an order.
-pub fn order_json(c: &Ctx<'_>, o: &SwapOrder) -> J {
-    let Some(m) = c.st.swap.instruments.get(o.inst) else {
+pub fn order_json(st: &State, o: &SwapOrder) -> J {
+    let Some(m) = st.swap.instruments.get(o.inst) else {
         return J::Null;
     };
     J::obj()
@@ -395,7 +396,7 @@ fn list_orders(c: &Ctx<'_>, open: bool) -> R {
                 && in_window(o.insert_ms, w)
         })
         .take(limit)
-        .map(|o| order_json(c, o))
+        .map(|o| order_json(c.st, o))
         .collect();
     Ok(J::Arr(list))
 }
@@ -418,7 +419,7 @@ pub fn order_info(c: &mut Ctx<'_>) -> R {
         None => None,
     };
     match own_order(c, &id, inst) {
-        Some(o) => Ok(order_json(c, o)),
+        Some(o) => Ok(order_json(c.st, o)),
         None => Err(err_msg(400002, "order not found")),
     }
 }
