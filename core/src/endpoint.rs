@@ -559,15 +559,16 @@ fn unreadable_paths<W: DeserializeOwned>(body: &[u8], count: u32) -> Vec<Unreada
     for n in 0..count.min(MAX_REPORTED) {
         // Report mode: the n-th unreadable value fails, and the path-tracking decode names it.
         let _mode = crate::de::unreadable::fail_at(n);
-        let mut de = serde_json::Deserializer::from_slice(body);
-        match serde_path_to_error::deserialize::<_, W>(&mut de) {
-            Err(e) => {
-                let path = e.path().to_string();
-                let mut problem = e.into_inner().to_string();
+        match reader::tracked::<W>(body, &std::cell::Cell::new(None)) {
+            Err(failure) => {
+                let mut problem = failure.error.to_string();
                 if let Some(at) = problem.find(" at line ") {
                     problem.truncate(at);
                 }
-                out.push(Unreadable { path, problem });
+                out.push(Unreadable {
+                    path: failure.path,
+                    problem,
+                });
             }
             Ok(_) => break,
         }
@@ -654,33 +655,23 @@ fn parse_wire<W: DeserializeOwned, T>(
                     status,
                     snippet: snippet(body),
                 }),
-                Err(e) => Err(decode_error::<W>(
-                    body,
-                    status,
-                    e,
-                    std::any::type_name::<T>(),
-                )),
+                Err(e) => Err(decode_error(body, status, e, std::any::type_name::<T>())),
             }
         }
     }
 }
 
-/// Re-decodes with path tracking to name the failing JSON path.
-fn decode_error<W: DeserializeOwned>(
+/// The decode error of a body whose decode failed at `failure`'s JSON path.
+fn decode_error(
     body: &[u8],
     status: u16,
-    fallback: serde_json::Error,
+    failure: reader::Failure,
     type_name: &'static str,
 ) -> Error {
-    let mut de = serde_json::Deserializer::from_slice(body);
-    let (path, message) = match serde_path_to_error::deserialize::<_, W>(&mut de) {
-        Err(e) => (e.path().to_string(), e.into_inner().to_string()),
-        Ok(_) => (".".to_owned(), fallback.to_string()),
-    };
     Error::Decode {
-        path,
+        path: failure.path,
         type_name,
-        message,
+        message: failure.error.to_string(),
         status,
         snippet: snippet(body),
     }

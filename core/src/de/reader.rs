@@ -18,35 +18,70 @@ use serde::de::{
 ///
 /// Also returns how many unreadable optional values were taken as absent (see
 /// [`crate::de::Unreadable`]); only the attempt that produced the result counts.
+///
+/// DESIGN (compile time): each answer type's decoder is instantiated twice, not four times:
+/// the single-pass reader (the hot path), and serde_json with path tracking ([`tracked`]),
+/// which is at once the fallback for whatever the reader leaves, the decoder of a body that is
+/// not UTF-8, the source of a failure's JSON path (no second decode) and the reporter of
+/// unreadable values. The fallback pays for the path tracking; no fixture of the drift suite
+/// (one full answer per endpoint) takes it.
 pub(crate) fn decode_with_code<T: DeserializeOwned>(
     body: &[u8],
-) -> (Result<T, serde_json::Error>, Option<i64>, u32) {
+) -> (Result<T, Failure>, Option<i64>, u32) {
     let code = Cell::new(None);
     crate::de::unreadable::reset();
-    // A UTF-8 body (the norm) is checked once here and then read as `str`, so serde_json does
-    // not check every borrowed token (each exact number is one) again; any other body keeps the
-    // byte reader and its errors.
-    let result = match std::str::from_utf8(body) {
-        Ok(text) => {
-            // Fast path first (see [`fast`]); anything it leaves is decoded again by serde_json.
-            let mut reader = fast::Reader::new(text);
-            let fast = T::deserialize(Top {
-                de: &mut reader,
-                code: &code,
-            })
-            .and_then(|v| reader.end().map(|()| v));
-            match fast {
-                Ok(v) => Ok(v),
-                Err(fast::Bail) => {
-                    code.set(None);
-                    crate::de::unreadable::reset();
-                    decode(serde_json::Deserializer::from_str(text), &code)
-                }
-            }
+    // A UTF-8 body (the norm) is read by the single-pass reader (see [`fast`]); anything it
+    // leaves, and any other body, is decoded again by serde_json.
+    let fast = std::str::from_utf8(body).ok().and_then(|text| {
+        let mut reader = fast::Reader::new(text);
+        T::deserialize(Top {
+            de: &mut reader,
+            code: &code,
+        })
+        .and_then(|v| reader.end().map(|()| v))
+        .ok()
+    });
+    let result = match fast {
+        Some(v) => Ok(v),
+        None => {
+            code.set(None);
+            crate::de::unreadable::reset();
+            tracked(body, &code)
         }
-        Err(_) => decode(serde_json::Deserializer::from_slice(body), &code),
     };
     (result, code.get(), crate::de::unreadable::count())
+}
+
+/// Why a body did not decode: serde_json's error and the JSON path where it happened (`.` for
+/// the whole body).
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub(crate) path: String,
+    pub(crate) error: serde_json::Error,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.error, f)
+    }
+}
+
+/// serde_json decoding `T` from `body` with path tracking, observing the top-level `code`.
+pub(crate) fn tracked<T: DeserializeOwned>(
+    body: &[u8],
+    code: &Cell<Option<i64>>,
+) -> Result<T, Failure> {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    match serde_path_to_error::deserialize(Top { de: &mut de, code }) {
+        Ok(v) => de.end().map(|()| v).map_err(|error| Failure {
+            path: ".".to_owned(),
+            error,
+        }),
+        Err(e) => Err(Failure {
+            path: e.path().to_string(),
+            error: e.into_inner(),
+        }),
+    }
 }
 
 /// Differential check of the single-pass reader (see [`fast`]) against serde_json on `body`, as
