@@ -559,7 +559,7 @@ fn unreadable_paths<W: DeserializeOwned>(body: &[u8], count: u32) -> Vec<Unreada
     for n in 0..count.min(MAX_REPORTED) {
         // Report mode: the n-th unreadable value fails, and the path-tracking decode names it.
         let _mode = crate::de::unreadable::fail_at(n);
-        match reader::tracked::<W>(body, &std::cell::Cell::new(None)) {
+        match reader::tracked::<W>(body) {
             Err(failure) => {
                 let mut problem = failure.error.to_string();
                 if let Some(at) = problem.find(" at line ") {

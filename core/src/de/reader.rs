@@ -3,9 +3,10 @@
 //!
 //! The exchange puts `code` beside the payload fields (`{"bids":[..],"asks":[..],"code":0}`), and
 //! often last. Reading the envelope first would scan the body twice; `#[serde(flatten)]` would
-//! buffer it. Instead the top-level map is wrapped: every key is checked against `code`, and that
-//! one value is observed on its way to `T`'s visitor (which ignores it). All other values go
-//! straight to serde_json, untouched.
+//! buffer it. Instead the single-pass reader ([`fast`]) notes the value of every top-level
+//! `code` member while `T`'s visitor reads (and ignores) it. A body the reader leaves to
+//! serde_json has its code read by a second, non-generic pass ([`top_code`]), so no wrapper is
+//! instantiated per answer type.
 
 use std::cell::Cell;
 use std::fmt;
@@ -28,28 +29,18 @@ use serde::de::{
 pub(crate) fn decode_with_code<T: DeserializeOwned>(
     body: &[u8],
 ) -> (Result<T, Failure>, Option<i64>, u32) {
-    let code = Cell::new(None);
     crate::de::unreadable::reset();
     // A UTF-8 body (the norm) is read by the single-pass reader (see [`fast`]); anything it
     // leaves, and any other body, is decoded again by serde_json.
-    let fast = std::str::from_utf8(body).ok().and_then(|text| {
+    if let Ok(text) = std::str::from_utf8(body) {
         let mut reader = fast::Reader::new(text);
-        T::deserialize(Top {
-            de: &mut reader,
-            code: &code,
-        })
-        .and_then(|v| reader.end().map(|()| v))
-        .ok()
-    });
-    let result = match fast {
-        Some(v) => Ok(v),
-        None => {
-            code.set(None);
-            crate::de::unreadable::reset();
-            tracked(body, &code)
+        if let Ok(v) = T::deserialize(&mut reader).and_then(|v| reader.end().map(|()| v)) {
+            return (Ok(v), reader.code(), crate::de::unreadable::count());
         }
-    };
-    (result, code.get(), crate::de::unreadable::count())
+        crate::de::unreadable::reset();
+    }
+    let result = tracked(body);
+    (result, top_code(body), crate::de::unreadable::count())
 }
 
 /// Why a body did not decode: serde_json's error and the JSON path where it happened (`.` for
@@ -66,13 +57,10 @@ impl fmt::Display for Failure {
     }
 }
 
-/// serde_json decoding `T` from `body` with path tracking, observing the top-level `code`.
-pub(crate) fn tracked<T: DeserializeOwned>(
-    body: &[u8],
-    code: &Cell<Option<i64>>,
-) -> Result<T, Failure> {
+/// serde_json decoding `T` from `body` with path tracking.
+pub(crate) fn tracked<T: DeserializeOwned>(body: &[u8]) -> Result<T, Failure> {
     let mut de = serde_json::Deserializer::from_slice(body);
-    match serde_path_to_error::deserialize(Top { de: &mut de, code }) {
+    match serde_path_to_error::deserialize(&mut de) {
         Ok(v) => de.end().map(|()| v).map_err(|error| Failure {
             path: ".".to_owned(),
             error,
@@ -82,6 +70,105 @@ pub(crate) fn tracked<T: DeserializeOwned>(
             error: e.into_inner(),
         }),
     }
+}
+
+/// The value of the body's top-level `code` member as serde_json reads it: an integer, or a
+/// string holding one (`"200"`); a later `code` member replaces an earlier one (a string that
+/// is not an integer clears it), a value of any other kind leaves it. As much of the body as
+/// is JSON is read: the code before a syntax error counts.
+fn top_code(body: &[u8]) -> Option<i64> {
+    struct Top<'a>(&'a Cell<Option<i64>>);
+    impl<'de> DeserializeSeed<'de> for Top<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Top<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "code" {
+                    if let Some(code) = map.next_value::<CodeValue>()?.0 {
+                        self.0.set(code);
+                    }
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    }
+    /// What one `code` value makes of the code: `Some(new)`, or `None` to leave it.
+    struct CodeValue(Option<Option<i64>>);
+    impl<'de> serde::Deserialize<'de> for CodeValue {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = CodeValue;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a JSON value")
+                }
+                fn visit_u64<E>(self, n: u64) -> Result<CodeValue, E> {
+                    Ok(CodeValue(Some(i64::try_from(n).ok())))
+                }
+                fn visit_i64<E>(self, n: i64) -> Result<CodeValue, E> {
+                    Ok(CodeValue(Some(Some(n))))
+                }
+                fn visit_str<E>(self, s: &str) -> Result<CodeValue, E> {
+                    Ok(CodeValue(Some(s.trim().parse().ok())))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<CodeValue, E> {
+                    Ok(CodeValue(None))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<CodeValue, E> {
+                    Ok(CodeValue(None))
+                }
+                fn visit_unit<E>(self) -> Result<CodeValue, E> {
+                    Ok(CodeValue(None))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CodeValue, A::Error> {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(CodeValue(None))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CodeValue, A::Error> {
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    Ok(CodeValue(None))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+    let code = Cell::new(None);
+    let mut de = serde_json::Deserializer::from_slice(body);
+    // A syntax error ends the reading; the code seen so far stands.
+    let _ = Top(&code).deserialize(&mut de);
+    code.get()
 }
 
 /// Differential check of the single-pass reader (see [`fast`]) against serde_json on `body`, as
@@ -99,24 +186,19 @@ where
         text: &str,
         inner: impl Fn(W) -> T,
     ) -> Result<bool, String> {
-        let code = Cell::new(None);
         let mut reader = fast::Reader::new(text);
-        let fast = W::deserialize(Top {
-            de: &mut reader,
-            code: &code,
-        })
-        .and_then(|v| reader.end().map(|()| v));
+        let fast = W::deserialize(&mut reader).and_then(|v| reader.end().map(|()| v));
         let Ok(fast) = fast else {
             return Ok(false);
         };
-        let (fast, fast_code) = (inner(fast), code.get());
-        code.set(None);
-        let reference = decode::<_, W>(serde_json::Deserializer::from_str(text), &code).map(inner);
+        let (fast, fast_code) = (inner(fast), reader.code());
+        let reference = serde_json::from_str::<W>(text).map(inner);
+        let code = top_code(text.as_bytes());
         match reference {
-            Ok(v) if v == fast && code.get() == fast_code => Ok(true),
+            Ok(v) if v == fast && code == fast_code => Ok(true),
             other => Err(format!(
-                "the reader decoded {fast:?} (code {fast_code:?}), serde_json {other:?} (code {:?})",
-                code.get()
+                "the reader decoded {fast:?} (code {fast_code:?}), serde_json {other:?} (code \
+                 {code:?})"
             )),
         }
     }
@@ -131,15 +213,8 @@ where
     }
 }
 
-fn decode<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(
-    mut de: serde_json::Deserializer<R>,
-    code: &Cell<Option<i64>>,
-) -> Result<T, serde_json::Error> {
-    T::deserialize(Top { de: &mut de, code }).and_then(|v| de.end().map(|()| v))
-}
-
 /// The swap envelope `{"code":0,"data":T}`: decodes `T` from `data` in the same single pass
-/// (other members are skipped; `code` is still observed by the wrapper around the top level).
+/// (other members are skipped; the reader still notes the top-level `code`).
 /// A missing or `null` `data` decodes `T` from an empty list, then from "nothing", then from an
 /// empty object, so list outputs become empty, `Option` outputs `None` and acknowledgements
 /// whose fields are all optional carry no fields; other types report the missing value.
@@ -183,13 +258,21 @@ impl<'de, T: serde::Deserialize<'de>> Visitor<'de> for DataVisitor<T> {
 /// else an empty object (an acknowledgement whose fields are all optional). A `T` with a
 /// required field (an order id) reports `data` as missing.
 fn absent<'de, T: serde::Deserialize<'de>, E: serde::de::Error>() -> Result<T, E> {
-    use serde::de::value::{MapDeserializer, SeqDeserializer, UnitDeserializer};
-    T::deserialize(SeqDeserializer::<_, E>::new(std::iter::empty::<()>()))
-        .or_else(|_: E| T::deserialize(UnitDeserializer::<E>::new()))
-        .or_else(|_: E| {
-            T::deserialize(MapDeserializer::<_, E>::new(std::iter::empty::<((), ())>()))
+    absent_value::<T>().ok_or_else(|| E::missing_field("data"))
+}
+
+/// [`absent`] with one error type whatever the caller's (its error is replaced anyway), so
+/// that it is compiled once per `T`.
+fn absent_value<'de, T: serde::Deserialize<'de>>() -> Option<T> {
+    use serde::de::value::{Error, MapDeserializer, SeqDeserializer, UnitDeserializer};
+    T::deserialize(SeqDeserializer::<_, Error>::new(std::iter::empty::<()>()))
+        .or_else(|_| T::deserialize(UnitDeserializer::<Error>::new()))
+        .or_else(|_| {
+            T::deserialize(MapDeserializer::<_, Error>::new(
+                std::iter::empty::<((), ())>(),
+            ))
         })
-        .map_err(|_: E| E::missing_field("data"))
+        .ok()
 }
 
 enum DataKey {
@@ -243,295 +326,6 @@ impl<'de, T: serde::Deserialize<'de>> DeserializeSeed<'de> for NullTolerant<T> {
     }
 }
 
-struct Top<'a, D> {
-    de: D,
-    code: &'a Cell<Option<i64>>,
-}
-
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for Top<'_, D> {
-    type Error = D::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.de.deserialize_any(TopVisitor {
-            inner: visitor,
-            code: self.code,
-        })
-    }
-
-    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.de.deserialize_map(TopVisitor {
-            inner: visitor,
-            code: self.code,
-        })
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.de.deserialize_struct(
-            name,
-            fields,
-            TopVisitor {
-                inner: visitor,
-                code: self.code,
-            },
-        )
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct enum identifier ignored_any
-    }
-}
-
-struct TopVisitor<'a, V> {
-    inner: V,
-    code: &'a Cell<Option<i64>>,
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for TopVisitor<'_, V> {
-    type Value = V::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        self.inner.expecting(f)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        self.inner.visit_map(TopMap {
-            map,
-            code: self.code,
-            pending: false,
-        })
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
-        self.inner.visit_seq(seq)
-    }
-}
-
-struct TopMap<'a, A> {
-    map: A,
-    code: &'a Cell<Option<i64>>,
-    pending: bool,
-}
-
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for TopMap<'_, A> {
-    type Error = A::Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, A::Error> {
-        self.pending = false;
-        self.map.next_key_seed(KeySeed {
-            inner: seed,
-            is_code: &mut self.pending,
-        })
-    }
-
-    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
-        if std::mem::take(&mut self.pending) {
-            self.map.next_value_seed(CodeSeed {
-                inner: seed,
-                code: self.code,
-            })
-        } else {
-            self.map.next_value_seed(seed)
-        }
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.map.size_hint()
-    }
-}
-
-/// Observes the key text on its way to the payload's field visitor.
-struct KeySeed<'b, K> {
-    inner: K,
-    is_code: &'b mut bool,
-}
-
-impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
-    type Value = K::Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<K::Value, D::Error> {
-        self.inner.deserialize(KeyDe {
-            de: d,
-            is_code: self.is_code,
-        })
-    }
-}
-
-struct KeyDe<'b, D> {
-    de: D,
-    is_code: &'b mut bool,
-}
-
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, D> {
-    type Error = D::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
-        self.de.deserialize_any(KeyVisitor {
-            inner: v,
-            is_code: self.is_code,
-        })
-    }
-    fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
-        self.de.deserialize_identifier(KeyVisitor {
-            inner: v,
-            is_code: self.is_code,
-        })
-    }
-    fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
-        self.de.deserialize_str(KeyVisitor {
-            inner: v,
-            is_code: self.is_code,
-        })
-    }
-    fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
-        self.de.deserialize_string(KeyVisitor {
-            inner: v,
-            is_code: self.is_code,
-        })
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum ignored_any
-    }
-}
-
-struct KeyVisitor<'b, V> {
-    inner: V,
-    is_code: &'b mut bool,
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, V> {
-    type Value = V::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        self.inner.expecting(f)
-    }
-    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<V::Value, E> {
-        *self.is_code = s == "code";
-        self.inner.visit_str(s)
-    }
-    fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<V::Value, E> {
-        *self.is_code = s == "code";
-        self.inner.visit_borrowed_str(s)
-    }
-    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<V::Value, E> {
-        *self.is_code = s == "code";
-        self.inner.visit_string(s)
-    }
-    fn visit_bytes<E: serde::de::Error>(self, b: &[u8]) -> Result<V::Value, E> {
-        *self.is_code = b == b"code";
-        self.inner.visit_bytes(b)
-    }
-    fn visit_borrowed_bytes<E: serde::de::Error>(self, b: &'de [u8]) -> Result<V::Value, E> {
-        *self.is_code = b == b"code";
-        self.inner.visit_borrowed_bytes(b)
-    }
-    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<V::Value, E> {
-        self.inner.visit_u64(n)
-    }
-}
-
-/// Observes the `code` value on its way to the payload's visitor (normally [`IgnoredAny`]).
-struct CodeSeed<'a, S> {
-    inner: S,
-    code: &'a Cell<Option<i64>>,
-}
-
-impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CodeSeed<'_, S> {
-    type Value = S::Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<S::Value, D::Error> {
-        self.inner.deserialize(CodeDe {
-            de: d,
-            code: self.code,
-        })
-    }
-}
-
-struct CodeDe<'a, D> {
-    de: D,
-    code: &'a Cell<Option<i64>>,
-}
-
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for CodeDe<'_, D> {
-    type Error = D::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
-        self.de.deserialize_any(CodeVisitor {
-            inner: v,
-            code: self.code,
-        })
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
-        ignored_any
-    }
-}
-
-struct CodeVisitor<'a, V> {
-    inner: V,
-    code: &'a Cell<Option<i64>>,
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for CodeVisitor<'_, V> {
-    type Value = V::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        self.inner.expecting(f)
-    }
-    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<V::Value, E> {
-        self.code.set(i64::try_from(n).ok());
-        self.inner.visit_u64(n)
-    }
-    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<V::Value, E> {
-        self.code.set(Some(n));
-        self.inner.visit_i64(n)
-    }
-    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<V::Value, E> {
-        self.code.set(s.trim().parse().ok());
-        self.inner.visit_str(s)
-    }
-    fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<V::Value, E> {
-        self.code.set(s.trim().parse().ok());
-        self.inner.visit_borrowed_str(s)
-    }
-    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<V::Value, E> {
-        self.code.set(s.trim().parse().ok());
-        self.inner.visit_string(s)
-    }
-    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<V::Value, E> {
-        // A code is an integer; a fractional or huge value is left unrecognised.
-        self.inner.visit_f64(n)
-    }
-    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<V::Value, E> {
-        self.inner.visit_bool(b)
-    }
-    fn visit_unit<E: serde::de::Error>(self) -> Result<V::Value, E> {
-        self.inner.visit_unit()
-    }
-    fn visit_none<E: serde::de::Error>(self) -> Result<V::Value, E> {
-        self.inner.visit_none()
-    }
-    fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<V::Value, D2::Error> {
-        self.inner.visit_some(d)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
-        self.inner.visit_seq(seq)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        self.inner.visit_map(map)
-    }
-}
-
 /// A strict JSON reader for the success path: one pass over the body, strings borrowed, and the
 /// exact text of a number handed to [`serde_json::value::RawValue`] readers (the tolerant helpers
 /// and positional arrays) without a second scan by serde_json.
@@ -579,6 +373,10 @@ mod fast {
         /// Open arrays and objects: at most `MAX_DEPTH + 1` (the reader bails beyond
         /// `MAX_DEPTH`), and only decremented after `enter` incremented it.
         depth: u32,
+        /// The top-level `code` so far (see [`super::top_code`], whose rules it follows).
+        code: Option<i64>,
+        /// The member being read is the top-level `code`.
+        code_next: bool,
     }
 
     impl<'de> Reader<'de> {
@@ -587,6 +385,58 @@ mod fast {
                 text,
                 pos: 0,
                 depth: 0,
+                code: None,
+                code_next: false,
+            }
+        }
+
+        /// The value of the top-level `code` member, by the rules of [`super::top_code`].
+        pub(crate) fn code(&self) -> Option<i64> {
+            self.code
+        }
+
+        /// Notes the value at `pos` (not consumed) as the top-level `code`: an integer, or a
+        /// string holding one, replaces the code (a string that is not one clears it); a
+        /// fraction, a number beyond 64 bits, `-0` (all read as `f64` by serde_json) or a value
+        /// of another kind leaves it. An escaped string is left too: the reader bails on it.
+        fn note_code(&mut self) {
+            let bytes = self.text.as_bytes();
+            match self.skip_ws() {
+                Some(b'"') => {
+                    let start = self.pos.saturating_add(1);
+                    let rest = bytes.get(start..).unwrap_or_default();
+                    let Some(len) = rest.iter().position(|&b| b == b'"' || b == b'\\') else {
+                        return;
+                    };
+                    if rest.get(len) == Some(&b'"') {
+                        let text = self.text.get(start..start.saturating_add(len));
+                        self.code = text.and_then(|t| t.trim().parse().ok());
+                    }
+                }
+                Some(b'-' | b'0'..=b'9') => {
+                    let Some((end, true)) = crate::de::num::scan_json_number(bytes, self.pos)
+                    else {
+                        return;
+                    };
+                    let Some(text) = self.text.get(self.pos..end) else {
+                        return;
+                    };
+                    match text.strip_prefix('-') {
+                        Some(digits) => {
+                            if let Ok(magnitude @ 1..) = digits.parse::<u64>() {
+                                if let Some(v) = 0i64.checked_sub_unsigned(magnitude) {
+                                    self.code = Some(v);
+                                }
+                            }
+                        }
+                        None => {
+                            if let Ok(n) = text.parse::<u64>() {
+                                self.code = i64::try_from(n).ok();
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
         }
 
@@ -694,11 +544,14 @@ mod fast {
                             if self.skip_ws() != Some(b'"') {
                                 return Err(Bail);
                             }
-                            self.string()?;
+                            let key = self.string()?;
                             if self.skip_ws() != Some(b':') {
                                 return Err(Bail);
                             }
                             self.pos += 1;
+                            if self.depth == 1 && key == "code" {
+                                self.note_code();
+                            }
                             self.skip_value()?;
                             match self.skip_ws() {
                                 Some(b',') => self.pos += 1,
@@ -1052,10 +905,14 @@ mod fast {
                 return Err(Bail);
             }
             self.r.pos += 1;
+            self.r.code_next = self.r.depth == 1 && key == "code";
             seed.deserialize(Key(key)).map(Some)
         }
 
         fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Bail> {
+            if std::mem::take(&mut self.r.code_next) {
+                self.r.note_code();
+            }
             seed.deserialize(&mut *self.r)
         }
     }
@@ -1337,6 +1194,49 @@ mod tests {
         let (r, c, _) = decode_with_code::<Payload>(br#"{"code":-7,"a":1}"#);
         assert!(r.is_ok());
         assert_eq!(c, Some(-7));
+    }
+
+    /// The reader notes the top-level code by the rules of `top_code` (serde_json's reading):
+    /// each body decodes on the fast path, and both agree with the expected code.
+    #[test]
+    fn reader_and_top_code_agree_on_the_code() {
+        for (body, want) in [
+            (r#"{"code":0,"a":1}"#, Some(0)),
+            (r#"{"a":1,"b":[2],"code":"200"}"#, Some(200)),
+            (r#"{"code":" 7 ","a":1}"#, Some(7)),
+            (r#"{"code":"x","a":1}"#, None),
+            (r#"{"code":1,"a":1,"code":2}"#, Some(2)),
+            (r#"{"code":5,"a":1,"code":"x"}"#, None),
+            (r#"{"code":5,"a":1,"code":1.5}"#, Some(5)),
+            (r#"{"code":5,"a":1,"code":null}"#, Some(5)),
+            (r#"{"code":5,"a":1,"code":{"code":6}}"#, Some(5)),
+            (r#"{"code":5,"a":1,"code":[6]}"#, Some(5)),
+            (r#"{"code":-3,"a":1}"#, Some(-3)),
+            (r#"{"code":-0,"a":1}"#, None),
+            (r#"{"code":9223372036854775807,"a":1}"#, Some(i64::MAX)),
+            (r#"{"code":-9223372036854775808,"a":1}"#, Some(i64::MIN)),
+            (r#"{"code":18446744073709551615,"a":1}"#, None),
+            (r#"{"code":18446744073709551616,"a":1}"#, None),
+            (r#"{"a":1,"x":{"code":3}}"#, None),
+        ] {
+            assert_eq!(
+                check_reader::<Payload>(body.as_bytes(), false),
+                Ok(true),
+                "{body}"
+            );
+            let (r, code, _) = decode_with_code::<Payload>(body.as_bytes());
+            assert!(r.is_ok(), "{body}");
+            assert_eq!(code, want, "{body}");
+            assert_eq!(top_code(body.as_bytes()), want, "{body}");
+        }
+        // A body the reader skips whole still has its code noted.
+        let (r, code, _) = decode_with_code::<IgnoredAny>(br#"{"x":[1],"code":"3"}"#);
+        assert!(r.is_ok());
+        assert_eq!(code, Some(3));
+        // The code before a syntax error counts; after the top level, nothing does.
+        assert_eq!(top_code(br#"{"code":4,"a":[1,"#), Some(4));
+        assert_eq!(top_code(br#"[{"code":4}]"#), None);
+        assert_eq!(top_code(b"<html>"), None);
     }
 
     #[test]
