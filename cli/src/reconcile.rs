@@ -3,7 +3,7 @@
 //! and what to do on stderr, and exits 1 like any transport error (the CLI contract's exit
 //! codes); the verdict's `resolution` says which it is.
 //!
-//! DESIGN: distinct exit codes per verdict were considered; the CLI contract (DESIGN.md §5)
+//! DESIGN: distinct exit codes per verdict were considered; the CLI contract (`docs/cli.md`)
 //! fixes 0, 1 and 2, and an unknown outcome is a transport error (1), so the verdict travels
 //! in the JSON on stdout instead.
 

@@ -317,7 +317,7 @@ fn header(client: &Client, args: &RecordArgs, p: &mut Progress) -> Header {
                     tick_size: tick,
                     min_order_amount: i.min_order_amount.unwrap_or(Decimal::ONE),
                     // The instrument does not say; most contracts fund every 8 hours
-                    // (venue-notes.md names the 4-hourly ones; the funding records carry
+                    // (docs/protocol.md names the 4-hourly ones; the funding records carry
                     // each settlement time, which is what the replay uses).
                     funding_interval_hours: 8,
                 });

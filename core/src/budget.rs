@@ -5,7 +5,7 @@
 //!   ([`SPOT_WEIGHT_PER_MINUTE`]); the weight of each endpoint is not documented, so each request
 //!   counts 1 unless its [`crate::Meta::weight`] says otherwise.
 //! * Swap v2: the venue's headers show 6,000 per minute per IP for public routes
-//!   ([`SWAP_WEIGHT_PER_MINUTE`], venue-notes.md); private routes are limited per account and per
+//!   ([`SWAP_WEIGHT_PER_MINUTE`], docs/protocol.md); private routes are limited per account and per
 //!   API key with totals the venue does not state, so they get a budget of the same size, kept
 //!   in step with the server's own count through [`WeightBudget::observe_remaining`] (the
 //!   `*-weight-minute-remain` headers). Route weights are declared per endpoint
@@ -19,7 +19,7 @@
 pub const SPOT_WEIGHT_PER_MINUTE: u64 = 1200;
 
 /// The swap limit the venue reports for public routes: 6,000 weight per minute per IP
-/// (`ip-weight-minute-use` 5 and `-remain` 5995 after one call; venue-notes.md).
+/// (`ip-weight-minute-use` 5 and `-remain` 5995 after one call; docs/protocol.md).
 pub const SWAP_WEIGHT_PER_MINUTE: u64 = 6000;
 
 use std::collections::VecDeque;

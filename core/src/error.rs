@@ -535,7 +535,7 @@ impl ApiCode {
 }
 
 code_enum! {
-    /// Spot/margin v3 error codes (spec §7).
+    /// Spot/margin v3 error codes (`docs/protocol.md`, "Spot codes").
     pub enum SpotCode {
         /// 10001 wrong request method.
         WrongMethod = 10001,
@@ -737,7 +737,7 @@ impl SpotCode {
 }
 
 code_enum! {
-    /// Swap v2 and copy-trading error codes (swap spec §7).
+    /// Swap v2 and copy-trading error codes (`docs/protocol.md`, "Swap codes").
     pub enum SwapCode {
         /// 400001 required parameter missing.
         ParamMissing = 400001,

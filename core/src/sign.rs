@@ -84,8 +84,9 @@ pub fn sign_swap(
     )
 }
 
-/// The websocket `server.auth` signature of both sockets (spec §3.6, §4.6): standard base64
-/// (with padding) of HMAC-SHA256 keyed with the secret over the decimal millisecond timestamp.
+/// The websocket `server.auth` signature of both sockets (`docs/protocol.md`, "Websocket
+/// authentication"): standard base64 (with padding) of HMAC-SHA256 keyed with the secret over
+/// the decimal millisecond timestamp.
 /// Unlike the REST signatures, it is base64, not hex.
 pub fn sign_ws(secret: &[u8], timestamp_ms: &str) -> Result<String, Error> {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret)
@@ -117,7 +118,8 @@ fn base64(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    /// The spec's §8 vectors (websocket.md).
+    /// The `server.auth` vectors of `docs/protocol.md` ("Websocket authentication"), computed
+    /// independently with Python's `hmac` and `base64`.
     #[test]
     fn ws_signature_vectors() {
         for (secret, ts, want) in [

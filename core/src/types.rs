@@ -114,7 +114,7 @@ timestamp_serde!(TimestampMillis);
 ///
 /// DESIGN: the venue writes pairs upper case in some answers (`/spot/symbols`, orders, own
 /// trades, margin positions: `BTC_USDT`) and lower case in others (`/ticker`, `/markets`), and
-/// accepts either in requests (venue-notes.md). A `Pair` keeps the lower-case form, the one
+/// accepts either in requests (docs/protocol.md). A `Pair` keeps the lower-case form, the one
 /// requests are documented with, so two pairs are equal exactly when they name the same market;
 /// comparing with text (`order.symbol == "BTC_USDT"`) ignores ASCII case too. Requests take any
 /// `Into<String>` (a `Pair` included) and send it as given.

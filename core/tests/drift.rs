@@ -1,5 +1,5 @@
 //! Drift conformance: every catalog endpoint survives the classes of drift the live venue shows
-//! (`shared/spec/venue-notes.md`, "Drift that every decoder must survive"), on every field.
+//! (`docs/protocol.md`, "Drift every decoder must survive"), on every field.
 //!
 //! For each endpoint, `core/tests/data/bodies/NAME.json` holds a full success body (every field
 //! the model types, with realistic values; its `source` says where the shape comes from) and

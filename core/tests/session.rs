@@ -492,7 +492,7 @@ fn budgets_are_on_by_default_at_the_venues_limits() {
     let (r, sent, _) = drive(&clock, &mut s.call(&order()), vec![], 0);
     assert!(matches!(r, Err(Error::BudgetExhausted { .. })), "{r:?}");
     assert!(sent.is_empty());
-    // Swap public routes: 6000 per minute; depth weighs 2 (venue-notes.md), so 3000 calls fill
+    // Swap public routes: 6000 per minute; depth weighs 2 (docs/protocol.md), so 3000 calls fill
     // it, and the spot budget is apart.
     let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
     let s = session(clock.clone());

@@ -48,7 +48,7 @@ fn official_example_signed_text_and_signature() {
 }
 
 /// The signature of the official example's order as the client sends it: with the `market`
-/// parameter first (venue-notes.md). Computed independently with Python:
+/// parameter first (docs/protocol.md). Computed independently with Python:
 /// `hmac.new(b"01234567890123456789abcd",
 /// b"market=spot&symbol=trx_usdt&price=0.01&amount=1&type=buy", hashlib.sha256).hexdigest()`.
 const TYPED_ORDER_SIGN: &str = "bef855b73156e1147880447ece8b0a045ad71bb554a70b2bb1facc60e1fefe98";

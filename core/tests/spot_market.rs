@@ -220,7 +220,7 @@ fn decodes_tickers_with_high_low_as_strings() {
     assert_eq!(x.symbol.as_str(), "btc_usdt");
     assert_eq!(x.vol, Some(d("40717.4461")));
     assert_eq!(x.base_vol, Some(d("392447999.65374")));
-    // `change` is a percent (venue-notes.md): -1.91 is -1.91 %, the fraction -0.0191.
+    // `change` is a percent (docs/protocol.md): -1.91 is -1.91 %, the fraction -0.0191.
     assert_eq!(x.change_percent, Some(d("-1.91")));
     assert_eq!(x.change_fraction(), Some(d("-0.0191")));
     assert_eq!(x.last, Some(d("9592.22")));

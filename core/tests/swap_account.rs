@@ -1,8 +1,9 @@
 //! Swap account endpoints: balances, positions, margin mode, position margin, leverage, fee
 //! rates, bills, funding fees and transfer records.
 //!
-//! The response bodies below are hand-written from the field tables of the swap spec (§2 and §4
-//! of `swap-v2-copy-trading.md`), the live-venue notes (`venue-notes.md`) and the answers ccxt
+//! The response bodies below are hand-written from the field tables of the swap v2 API
+//! documentation (resources and endpoints), the live venue's deviations (`docs/protocol.md`,
+//! "The live venue") and the answers ccxt
 //! publishes (ccxt/ccxt `ts/src/digifinex.ts`). They mix the documented strings with numbers,
 //! placeholders (`""`, `"-"`, `null`), words in code fields, unknown enum values, missing
 //! optional fields and acknowledgements without `data`, as the real API is known to do.
@@ -719,7 +720,7 @@ fn leverage_decode() {
     assert_eq!(a.leverage, Some(d("20")));
     assert_eq!(a.margin_mode, Some(MarginMode::Isolated));
     assert_eq!(a.side, Some(PositionSide::Long));
-    // `both` for crossed mode (venue-notes.md; the answer ccxt publishes), a numeric leverage.
+    // `both` for crossed mode (docs/protocol.md; the answer ccxt publishes), a numeric leverage.
     let a = decode_swap::<LeverageRequest>(
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","leverage":30,"margin_mode":"crossed","side":"both"}}"#,
     )

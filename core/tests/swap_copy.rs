@@ -2,9 +2,9 @@
 //! headers, JSON body bytes, independently computed signatures), validation, catalog
 //! round-trips and decoding.
 //!
-//! The request bodies and response bodies below are hand-written from the tables of
-//! `shared/spec/swap-v2-copy-trading.md` (§2 "Enumerations", "Copy-trading records"; §3 states;
-//! §4 "Private: copy trading"), not captured from the library.
+//! The request bodies and response bodies below are hand-written from the tables of the swap v2
+//! API documentation ("Enumerations", "Copy-trading records", the states, "Private: copy
+//! trading"), not captured from the library.
 
 mod support;
 use support::*;
@@ -552,7 +552,7 @@ fn plan_task_shapes_and_validation() {
 
 #[test]
 fn copy_endpoints_are_signed_posts_that_declare_their_idempotency() {
-    /// `idempotent`: the endpoint only reads (venue-notes.md, "copy-trading reads"): retried,
+    /// `idempotent`: the endpoint only reads (docs/protocol.md, "Copy-trading reads"): retried,
     /// and its failures are ordinary errors, never an unknown outcome.
     fn check<E: Endpoint>(path: &str, idempotent: bool) {
         assert_eq!(E::META.method, Method::Post, "{path}");

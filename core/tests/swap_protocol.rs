@@ -156,7 +156,7 @@ fn data_envelope_decodes_the_payload() {
 
 #[test]
 fn rest_depth_levels_accept_numbers_for_price_and_amount() {
-    // venue-notes.md: the live REST depth sends price and amount as JSON numbers (the documents
+    // docs/protocol.md: the live REST depth sends price and amount as JSON numbers (the documents
     // say the price is a string); both forms decode exactly, trailing zeros kept.
     let depth = decode_swap::<DepthRequest>(
         r#"{"code":0,"data":{"instrument_id":"BTCUSDTPERP","timestamp":1667975290425,

@@ -1,7 +1,8 @@
 //! Public swap market data: instruments, trades, tickers, candles, funding rates.
 //!
-//! The response bodies below are hand-written from the field tables of the swap spec (§2 and §4
-//! of `swap-v2-copy-trading.md`), the live-venue notes (`venue-notes.md`) and the answers ccxt
+//! The response bodies below are hand-written from the field tables of the swap v2 API
+//! documentation (resources and endpoints), the live venue's deviations (`docs/protocol.md`,
+//! "The live venue") and the answers ccxt
 //! publishes (ccxt/ccxt `ts/src/digifinex.ts`). They mix the documented strings with numbers,
 //! placeholders (`""`, `"-"`, `null`), words in code fields, unknown enum values and missing
 //! optional fields, as the real API is known to do.
@@ -99,7 +100,7 @@ fn every_public_endpoint_is_in_the_catalog_unsigned() {
 
 #[test]
 fn the_catalog_reports_the_route_weights_of_the_venue_notes() {
-    // venue-notes.md, "route weights" (served by /swap/v2/public/api_weight).
+    // docs/protocol.md, "Route weights" (served by /swap/v2/public/api_weight).
     for (path, weight) in [
         ("/swap/v2/public/tickers", Some(1)),
         ("/swap/v2/public/ticker", Some(1)),
@@ -591,7 +592,7 @@ fn tickers_decode_without_open_interest_and_with_blanks() {
 
 #[test]
 fn tickers_survive_placeholders_and_odd_open_interest() {
-    // venue-notes.md: `open_interest` in the listing is not always a number; published answers
+    // docs/protocol.md: `open_interest` in the listing is not always a number; published answers
     // write `"-"` (ccxt/ccxt ts/src/digifinex.ts). The shared `timestamp` is kept as sent.
     let (list, unreadable) = decode_swap_report::<TickersRequest>(
         r#"{"code":0,"data":[
@@ -651,7 +652,7 @@ fn ticker_api_error_wins_over_http_status() {
 #[test]
 fn candles_request_shape() {
     // `limit` is documented as required with a default of 20, but live clients omit it
-    // (venue-notes.md): it is sent only when the caller sets it.
+    // (docs/protocol.md): it is sent only when the caller sets it.
     assert_swap_public_get(
         &CandlesRequest::new("BTCUSDTPERP", Granularity::M1),
         "/swap/v2/public/candles?instrument_id=BTCUSDTPERP&granularity=1m",

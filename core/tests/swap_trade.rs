@@ -1,9 +1,9 @@
 //! Swap trade endpoints: exact request shapes (URL, headers, JSON body bytes, independently
 //! computed signatures), validation, catalog round-trips and decoding.
 //!
-//! The request bodies and response bodies below are hand-written from the tables of
-//! `shared/spec/swap-v2-copy-trading.md` (§2 "Order", "Fill"; §3 states; §4 "Private: trade"),
-//! not captured from the library.
+//! The request bodies and response bodies below are hand-written from the tables of the swap v2
+//! API documentation ("Order", "Fill", the states, "Private: trade"), not captured from the
+//! library.
 
 mod support;
 use support::*;

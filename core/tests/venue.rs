@@ -1,4 +1,5 @@
-//! The live venue where it differs from the API documents (`shared/spec/venue-notes.md`):
+//! The live venue where it differs from the API documents (`docs/protocol.md`, "Where the live
+//! venue differs from its documents"):
 //! error shapes, unreadable values reported with their path, the real captures.
 
 use std::sync::{Arc, Mutex};
@@ -15,7 +16,7 @@ fn response(status: u16, body: &str) -> http::Response<&[u8]> {
 
 #[test]
 fn a_swap_error_with_http_400_keeps_its_code_and_message() {
-    // The live swap API answers errors with HTTP 400 and `msg` (venue-notes.md).
+    // The live swap API answers errors with HTTP 400 and `msg` (docs/protocol.md).
     let body = r#"{"code":400002,"msg":"invalid InstrumentId"}"#;
     match parse::<DepthRequest>(&response(400, body)) {
         Err(Error::Api(e)) => {
@@ -117,27 +118,26 @@ fn unreadable_values_are_logged_as_warnings_naming_the_endpoint_and_path() {
 }
 
 #[test]
-fn the_shared_real_captures_are_the_ones_the_decode_tests_use() {
-    // core/tests/spot_market.rs decodes core/tests/data/real/* with exact values; the shared
-    // set of captures must be that same set, byte for byte.
-    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures/real");
-    let Ok(dir) = std::fs::read_dir(shared) else {
-        eprintln!("no shared captures at {shared}");
-        return;
-    };
-    let mut n = 0;
-    for f in dir.flatten() {
-        let name = f.file_name().into_string().unwrap();
-        if !name.ends_with(".json") {
-            continue;
-        }
-        let ours = format!("{}/tests/data/real/{name}", env!("CARGO_MANIFEST_DIR"));
-        let ours =
-            std::fs::read(&ours).unwrap_or_else(|_| panic!("{name} is not in tests/data/real"));
-        assert_eq!(std::fs::read(f.path()).unwrap(), ours, "{name}");
-        n += 1;
-    }
-    assert!(n >= 4);
+fn every_real_capture_says_where_it_came_from() {
+    // core/tests/spot_market.rs decodes tests/data/real/* with exact values; SOURCES.md there
+    // names the request and the public source of each file. A file without a row (or a row
+    // without its file) fails here: the captures are the crate's own data.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/real");
+    let sources = std::fs::read_to_string(format!("{dir}/SOURCES.md")).unwrap();
+    let rows: std::collections::BTreeSet<String> = sources
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .filter(|f| f.ends_with(".json"))
+        .map(str::to_owned)
+        .collect();
+    let files: std::collections::BTreeSet<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    assert_eq!(files, rows);
+    assert_eq!(files.len(), 4);
 }
 
 #[test]

@@ -1,7 +1,6 @@
 //! Regenerates the seed corpora (`corpus/TARGET/seed-*`) from the test fixtures:
 //!
-//! * the real captures (`core/tests/data/real/*.json`, and `../shared/fixtures/real/*.json`
-//!   when present), trimmed to a few elements per array;
+//! * the real captures (`core/tests/data/real/*.json`), trimmed to a few elements per array;
 //! * the bodies written by hand in `core/tests/*.rs` (`decode::<T>(r#"..."#)`,
 //!   `decode_swap::<T>(..)`, `decode_status::<T>(N, ..)`, also through a `let body = ..;`), and
 //!   the parameter bodies of `build_from_json(METHOD, PATH, ..)`;
@@ -609,32 +608,26 @@ fn decode_seeds(seeds: &mut Seeds, decimals: &mut BTreeSet<String>) {
     let mut bodies = test_bodies();
     eprintln!("{} bodies from core/tests/*.rs", bodies.len());
     // Real captures, by file name.
-    let mut dirs = vec![root().join("../core/tests/data/real")];
-    let shared = root().join("../../shared/fixtures/real");
-    if shared.is_dir() {
-        dirs.push(shared);
-    }
-    for dir in dirs {
-        for e in std::fs::read_dir(&dir).expect("fixtures") {
-            let p = e.expect("entry").path();
-            let Some(stem) = p.file_stem().and_then(|s| s.to_str()) else {
-                continue;
-            };
-            if p.extension().is_none_or(|x| x != "json") {
-                continue;
-            }
-            let route = if stem.starts_with("v3_kline") {
-                "/v3/kline"
-            } else if stem.starts_with("v3_spot_symbols") {
-                "/v3/spot/symbols"
-            } else {
-                continue;
-            };
-            let (entry, _) = catalog::find("GET", route).expect("fixture route");
-            let i = encode::entry_index(entry.meta.name).expect("index");
-            let body = std::fs::read_to_string(&p).expect("fixture");
-            bodies.push((i, 200, body));
+    let dir = root().join("../core/tests/data/real");
+    for e in std::fs::read_dir(&dir).expect("fixtures") {
+        let p = e.expect("entry").path();
+        let Some(stem) = p.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if p.extension().is_none_or(|x| x != "json") {
+            continue;
         }
+        let route = if stem.starts_with("v3_kline") {
+            "/v3/kline"
+        } else if stem.starts_with("v3_spot_symbols") {
+            "/v3/spot/symbols"
+        } else {
+            continue;
+        };
+        let (entry, _) = catalog::find("GET", route).expect("fixture route");
+        let i = encode::entry_index(entry.meta.name).expect("index");
+        let body = std::fs::read_to_string(&p).expect("fixture");
+        bodies.push((i, 200, body));
     }
     for (i, status, body) in bodies {
         let body = if body.len() > 1500 {

@@ -7,3 +7,19 @@
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of `docs/safety.md`, compiled as doctests.
+#[doc = include_str!("../../docs/safety.md")]
+#[cfg(doctest)]
+pub struct SafetyDoctests;
+
+/// The Rust examples of `docs/protocol.md` (none today: its examples are checked by
+/// `tests/tests/docs.rs`), compiled as doctests should one be added.
+#[doc = include_str!("../../docs/protocol.md")]
+#[cfg(doctest)]
+pub struct ProtocolDoctests;
+
+/// The Rust examples of `docs/cli.md`, compiled as doctests should one be added.
+#[doc = include_str!("../../docs/cli.md")]
+#[cfg(doctest)]
+pub struct CliDoctests;

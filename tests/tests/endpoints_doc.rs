@@ -16,7 +16,7 @@ fn render() -> String {
            only. Orders, cancels, transfers and withdrawals never are: a failure after sending is\n  \
            reported as `Error::OutcomeUnknown`.\n\
          - **weight**: the request weight where the venue publishes one (swap: the weights its\n  \
-           `GET /swap/v2/public/api_weight` reported, per venue-notes.md; a table loaded at run time\n  \
+           `GET /swap/v2/public/api_weight` reported, per docs/protocol.md; a table loaded at run time\n  \
            wins). Unlisted routes count 1 in the client's weight budget.\n",
     );
     let mut family = None;

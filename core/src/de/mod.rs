@@ -10,7 +10,7 @@
 //! `rust_decimal` is built without its `serde` feature, so a `Decimal` field without one does not
 //! compile.
 //!
-//! # What the venue sends (`venue-notes.md`, "Drift that every decoder must survive")
+//! # What the venue sends (`docs/protocol.md`, "Drift every decoder must survive")
 //!
 //! * numbers as JSON numbers or strings (`1.5`, `"1.5"`, `1e-07`, `"4967.000000"`), decoded
 //!   exactly from their text (the token is borrowed as a [`RawValue`], never read as `f64`);

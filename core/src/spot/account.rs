@@ -27,9 +27,9 @@ const fn private(name: &'static str, method: Method, path: &'static str) -> Meta
 
 /// One currency balance, as listed by `/spot/assets` and `/margin/assets`.
 ///
-/// DESIGN: `currency` is the key of the row and required (see [decoding](crate#decoding)); every amount is
-/// optional: a balance the server leaves out, or sends as `""`, `"-"` or `null`, is `None`, never
-/// a made-up zero.
+/// DESIGN: `currency` is the key of the row and required (see [decoding](crate#decoding)); every
+/// amount is optional: a balance the server leaves out, or sends as `""`, `"-"` or `null`, is
+/// `None`, never a made-up zero.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[non_exhaustive]
 pub struct Asset {
@@ -100,7 +100,7 @@ pub struct MarginAssets {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub unrealized_pnl: Option<Decimal>,
     /// Equity of the margin account. Not in the documents; real answers carry it beside `total`
-    /// and `free` (venue-notes.md; the captured answer in ccxt/ccxt `ts/src/digifinex.ts`,
+    /// and `free` (docs/protocol.md; the captured answer in ccxt/ccxt `ts/src/digifinex.ts`,
     /// `fetchCrossBorrowRate`, and `js/digifinex.js`, `fetchBorrowRate`).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub equity: Option<Decimal>,
@@ -116,7 +116,7 @@ request! {
     /// account.
     ///
     /// Parameters, in this order: `market` (the path's value, `spot` or `margin`: the official
-    /// reference lists it as a required parameter, and ccxt sends it; venue-notes.md), then
+    /// reference lists it as a required parameter, and ccxt sends it; docs/protocol.md), then
     /// `currency_mark`, `start_time`, `end_time` and `limit`, each only when set.
     pub struct FinanceLogRequest => FinanceLog;
     meta = private("spot.financelog", Method::Get, "/{market}/financelog");
@@ -455,7 +455,7 @@ pub struct MarginPosition {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub unrealized_pnl: Option<Decimal>,
     /// Unrealised return on equity, a fraction (`-0.0077` = -0.77 %). Not in the documents;
-    /// real answers carry it (venue-notes.md; the captured answers in ccxt/ccxt
+    /// real answers carry it (docs/protocol.md; the captured answers in ccxt/ccxt
     /// `ts/src/digifinex.ts`, `fetchPosition` and `fetchBorrowInterest`).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub unrealized_roe: Option<Decimal>,

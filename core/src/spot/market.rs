@@ -111,7 +111,7 @@ impl Serialize for Level {
 /// Answer of [`OrderBookRequest`]. Both sides are kept in the order the venue sends them.
 ///
 /// The order is not documented. Published answers list **bids highest price first** (best bid
-/// first) and **asks highest price first too, so the best ask is the last ask** (venue-notes.md;
+/// first) and **asks highest price first too, so the best ask is the last ask** (docs/protocol.md;
 /// the sample answer in ccxt/ccxt `js/digifinex.js`, `fetchOrderBook`, has asks `9627.22`,
 /// `9627.12`, `9626.52`). Never rely on an order: [`OrderBook::best_bid`] and
 /// [`OrderBook::best_ask`] find the best levels by price whatever the order.
@@ -273,7 +273,7 @@ pub struct Ticker {
     /// 24h price change **in percent** (wire name `change`): `-1.91` is -1.91 %, not -191 %.
     ///
     /// DESIGN: the spec calls it a fraction (`0.0108` for +1.08 %), wording from the retired v2
-    /// documentation; the live venue sends a percent (venue-notes.md; the sample answers in
+    /// documentation; the live venue sends a percent (docs/protocol.md; the sample answers in
     /// ccxt/ccxt `js/digifinex.js`, which maps it to ccxt's `percentage`, and
     /// nils2525/Digifinex.Net `Digifinex.Net/Objects/Models/DigifinexTicker.cs`, "already
     /// expressed in percent"). The field is named for its unit so it cannot be misread; the
@@ -346,9 +346,9 @@ str_enum! {
 /// A public trade.
 ///
 /// DESIGN: only `id` is required: it is the trade's identity (what deduplicates trades across
-/// polls). Time, amount, side and price describe the trade but do not identify it, so by the
-/// rule of [decoding](crate#decoding) each is optional: a placeholder or a garbled value is `None` for that
-/// trade, and the other trades of the answer are kept.
+/// polls). Time, amount, side and price describe the trade but do not identify it, so by the rule
+/// of [decoding](crate#decoding) each is optional: a placeholder or a garbled value is `None` for
+/// that trade, and the other trades of the answer are kept.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[non_exhaustive]
 pub struct PublicTrade {
@@ -821,7 +821,7 @@ pub struct CurrencyInfo {
 
 impl CurrencyInfo {
     /// The fee for withdrawing `amount`: the rate-based fee, or the minimum fee when the
-    /// rate-based fee is below it (spec §2). `None` when the server gave neither.
+    /// rate-based fee is below it (the spot documents). `None` when the server gave neither.
     pub fn withdraw_fee(&self, amount: Decimal) -> Option<Decimal> {
         let by_rate = self.withdraw_fee_rate.and_then(|r| r.checked_mul(amount));
         match (by_rate, self.min_withdraw_fee) {

@@ -30,7 +30,7 @@ use crate::error::Error;
 ///
 /// DESIGN: every `{market}` endpoint also sends it as its first parameter, `market=spot` or
 /// `market=margin`, signed like any parameter: the official reference lists it as a required
-/// parameter of those endpoints and ccxt sends it (venue-notes.md). Path and parameter come from
+/// parameter of those endpoints and ccxt sends it (docs/protocol.md). Path and parameter come from
 /// this one value, so they cannot disagree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -107,7 +107,7 @@ impl crate::params::ParamMap {
     /// Takes the `{market}` path variable.
     ///
     /// DESIGN: the `{market}` endpoints also send `market` as a parameter with the path's value
-    /// (venue-notes.md); a request never sends a path and a parameter that disagree, so a
+    /// (docs/protocol.md); a request never sends a path and a parameter that disagree, so a
     /// `market` parameter given beside the path variable must name the same market, and any
     /// other value is refused on field `market`.
     pub fn take_market(&mut self) -> Result<Market, Error> {

@@ -119,7 +119,7 @@ impl Param for OrderIds {
 // Order models
 
 int_enum! {
-    /// Order status (spec §3).
+    /// Order status (the states of the spot documents).
     ///
     /// DESIGN: the venue is documented and seen (ccxt, hummingbot) with integer codes only; no
     /// public answer shows it writing words, so no word aliases are declared. A word still
@@ -177,9 +177,9 @@ str_enum! {
 /// An order as the query endpoints return it.
 ///
 /// DESIGN: `order_id` is the order's identity and required; every other field is optional (see
-/// [decoding](crate#decoding)): a value the server leaves out or sends as `""`, `"-"` or `null` is `None`,
-/// never a made-up zero. A value the server does send is kept, `0` included (a market order's
-/// `price`, a limit order's `cash_amount`), except `finished_date`, whose `0` means "not
+/// [decoding](crate#decoding)): a value the server leaves out or sends as `""`, `"-"` or `null` is
+/// `None`, never a made-up zero. A value the server does send is kept, `0` included (a market
+/// order's `price`, a limit order's `cash_amount`), except `finished_date`, whose `0` means "not
 /// finished" and reads as `None`.
 ///
 /// The wire field `type` is named `order_type` here (`type` is a Rust keyword); it serializes as

@@ -411,7 +411,7 @@ fn check_leverage_side(r: &LeverageRequest, _: &Params) -> Result<(), Error> {
 /// DESIGN: every field is optional (the answer only echoes the request): a missing, placeholder
 /// or unreadable value is `None`. An answer without `data` (`{"code":0}`) decodes to a
 /// `LeverageAck` whose fields are all `None`: the leverage was set. `side` is an open enum: the
-/// server answers `"both"` in crossed mode (venue-notes.md; published answer in ccxt/ccxt
+/// server answers `"both"` in crossed mode (docs/protocol.md; published answer in ccxt/ccxt
 /// `ts/src/digifinex.ts`, `setLeverage`), kept as `PositionSide::Other("both")`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[non_exhaustive]

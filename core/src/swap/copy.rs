@@ -21,15 +21,16 @@
 //! DESIGN: idempotency is declared per endpoint (`Meta::idempotent`). The six reads,
 //! `user_center_current`, `user_center_history`, `expert_current_open_order`,
 //! `account_available`, `plan_task` and `instrument_list`, are POSTs that change nothing
-//! (venue-notes.md, "copy-trading reads"): they are idempotent, so the session retries them like
+//! (docs/protocol.md, "Copy-trading reads"): they are idempotent, so the session retries them like
 //! any read and a timeout on them is an ordinary error. `sponsor_order`, `close_order`,
 //! `cancel_order`, `add_algo` and `cancel_algo` change state: never retried, and a failure after
 //! their bytes may have been sent is [`Error::OutcomeUnknown`].
 //!
-//! Answers follow the required/optional rule of [decoding](crate#decoding): a record's identity (`order_id`
-//! of a copy position, an expert order or a plan; `instrument_id` of a copy instrument) and the
-//! available balance (the whole answer of `account_available`) are required; every other field
-//! is optional. Each answer type says what an answer without `data` (`{"code":0}`) decodes to.
+//! Answers follow the required/optional rule of [decoding](crate#decoding): a record's identity
+//! (`order_id` of a copy position, an expert order or a plan; `instrument_id` of a copy instrument)
+//! and the available balance (the whole answer of `account_available`) are required; every other
+//! field is optional. Each answer type says what an answer without `data` (`{"code":0}`) decodes
+//! to.
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -48,7 +49,7 @@ use crate::request;
 use crate::request::{known_code, positive, server_default, Fields, IntoArg, Param};
 use crate::types::TimestampMillis;
 
-/// Highest `page` of `plan_task` (spec §4, §8.5).
+/// Highest `page` of `plan_task` (the copy-trading documents and their limits).
 pub const MAX_PLAN_TASK_PAGE: u32 = 50;
 
 // ---------------------------------------------------------------------------------------------
@@ -248,7 +249,8 @@ macro_rules! copy_ack {
         /// A `res` of 2 is the venue saying the action failed although the envelope's `code` is 0:
         #[doc = concat!("it is kept, and [`", stringify!($name), "::is_success`] is false and [`", stringify!($name), "::is_failure`]")]
         /// true for it, so a caller that checks either never takes it for a success. Without a
-        /// `res` the envelope's `code` 0, the venue's documented success signal (spec §1, rule 1),
+        /// `res` the envelope's `code` 0, the venue's documented success signal (the copy-trading
+        /// documents),
         #[doc = concat!("is the only answer and [`", stringify!($name), "::is_success`] takes it as success; an unknown `res`")]
         /// is neither.
         #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize)]

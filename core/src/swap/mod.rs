@@ -62,7 +62,7 @@ pub(crate) const fn public_meta(name: &'static str, path: &'static str) -> Meta 
 /// DESIGN: idempotency is declared per endpoint, never inferred from the method: the
 /// copy-trading reads (`user_center_current`, `user_center_history`,
 /// `expert_current_open_order`, `account_available`, `plan_task`, `instrument_list`) are POSTs
-/// that change nothing (venue-notes.md, "copy-trading reads").
+/// that change nothing (docs/protocol.md, "Copy-trading reads").
 pub(crate) const fn private_read(name: &'static str, method: Method, path: &'static str) -> Meta {
     private(name, method, path, true)
 }
@@ -105,10 +105,10 @@ pub(crate) const check_instrument: crate::request::Rule<str> = crate::request::R
 /// `BTCUSDT`, `BTC-USDT-PERP`, `btcusdtperp`, `BTC/USDT:USDT`) gets a hint: `did you mean
 /// BTCUSDTPERP?`.
 ///
-/// DESIGN: a lower-case id is refused with the hint, not upper-cased: a request sends (and
-/// signs) exactly what the caller gave, and the venue's answer to a lower-case id is not
-/// known (venue-notes.md lists upper-case ids only). The swap ids are checked before sending,
-/// as the spot pairs are, so a typo costs no request weight and no `400002`.
+/// DESIGN: a lower-case id is refused with the hint, not upper-cased: a request sends (and signs)
+/// exactly what the caller gave, and the venue's answer to a lower-case id is not known (the venue
+/// lists upper-case ids only: docs/protocol.md). The swap ids are checked before sending, as the
+/// spot pairs are, so a typo costs no request weight and no `400002`.
 fn instrument_form(field: &'static str, id: &str) -> Result<(), Error> {
     if is_instrument_id(id) {
         return Ok(());
@@ -195,7 +195,7 @@ pub(crate) fn check_window(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Coded values (swap spec §2 "Enumerations")
+// Coded values (the swap documents, "Enumerations")
 
 int_enum! {
     /// Instrument type filter (`type` parameter of listings): 1 simulate, 2 real.

@@ -17,7 +17,7 @@ request! {
     /// `GET /swap/v2/public/time`: the server's clock in milliseconds (for clock-offset
     /// estimation).
     ///
-    /// The answer is the time itself (required). Weight 1 (venue-notes.md, "route weights").
+    /// The answer is the time itself (required). Weight 1 (docs/protocol.md, "Route weights").
     pub struct ServerTimeRequest => TimestampMillis;
     meta = public_meta("swap.time", "/swap/v2/public/time").weight(1);
     /// The request (it takes no parameters).
@@ -45,7 +45,7 @@ pub use crate::ratelimit::RouteWeight;
 request! {
     /// `GET /swap/v2/public/depth`: the order book of an instrument.
     ///
-    /// Weight 2 (venue-notes.md, "route weights"). `limit` is sent only when set.
+    /// Weight 2 (docs/protocol.md, "Route weights"). `limit` is sent only when set.
     pub struct DepthRequest => Depth;
     meta = public_meta("swap.depth", "/swap/v2/public/depth").weight(2);
     /// The book of `instrument_id` (`BTCUSDTPERP`); without [`DepthRequest::limit`] the server
@@ -61,7 +61,7 @@ request! {
 
 /// One price level `[price, amount]`: the spot order book's level type. Both columns are
 /// required. The documents show the price as a string and the amount as a number; the live REST
-/// depth sends both as JSON numbers (venue-notes.md); either form is accepted for both, exactly.
+/// depth sends both as JSON numbers (docs/protocol.md); either form is accepted for both, exactly.
 pub type DepthLevel = crate::spot::Level;
 
 /// Answer of [`DepthRequest`]: the levels as the server orders them (find the best bid and ask
@@ -92,9 +92,9 @@ pub struct Depth {
 request! {
     /// `GET /swap/v2/public/instruments`: every perpetual instrument (real ones by default).
     ///
-    /// Weight 5 (venue-notes.md, "route weights"). `type` is sent only when set: `type=1`
+    /// Weight 5 (docs/protocol.md, "Route weights"). `type` is sent only when set: `type=1`
     /// ([`InstrumentType::Simulate`]) lists the SIMULATE contracts, such as `BTCUSDT2PERP` settled
-    /// in `USDT2` (venue-notes.md).
+    /// in `USDT2` (docs/protocol.md).
     #[derive(Default)]
     pub struct InstrumentsRequest => Vec<Instrument>;
     meta = public_meta("swap.instruments", "/swap/v2/public/instruments").weight(5);
@@ -109,7 +109,7 @@ request! {
 request! {
     /// `GET /swap/v2/public/instrument`: one instrument.
     ///
-    /// Weight 1 (venue-notes.md, "route weights").
+    /// Weight 1 (docs/protocol.md, "Route weights").
     pub struct InstrumentRequest => Instrument;
     meta = public_meta("swap.instrument", "/swap/v2/public/instrument").weight(1);
     /// The description of `instrument_id` (`BTCUSDTPERP`).
@@ -126,7 +126,7 @@ request! {
 /// missing, a placeholder or unreadable and is then `None` (or an empty list), so that one odd
 /// instrument cannot fail the decoding of the whole listing. Simulated instruments
 /// ([`InstrumentKind::Simulate`], listed with `type=1`) are named like `BTCUSDT2PERP` and settle
-/// in `USDT2` (venue-notes.md).
+/// in `USDT2` (docs/protocol.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[non_exhaustive]
 pub struct Instrument {
@@ -198,7 +198,7 @@ pub struct OpenMaxLimit {
 request! {
     /// `GET /swap/v2/public/trades`: recent public trades of an instrument.
     ///
-    /// Weight 1 (venue-notes.md, "route weights"). `limit` is sent only when set.
+    /// Weight 1 (docs/protocol.md, "Route weights"). `limit` is sent only when set.
     pub struct TradesRequest => Vec<PublicTrade>;
     meta = public_meta("swap.trades", "/swap/v2/public/trades").weight(1);
     /// Recent trades of `instrument_id`; without [`TradesRequest::limit`] the server answers its
@@ -244,7 +244,7 @@ pub struct PublicTrade {
 request! {
     /// `GET /swap/v2/public/ticker`: the ticker of one instrument (with `open_interest`).
     ///
-    /// Weight 1 (venue-notes.md, "route weights").
+    /// Weight 1 (docs/protocol.md, "Route weights").
     pub struct TickerRequest => Ticker;
     meta = public_meta("swap.ticker", "/swap/v2/public/ticker").weight(1);
     /// The ticker of `instrument_id`.
@@ -258,7 +258,7 @@ request! {
 request! {
     /// `GET /swap/v2/public/tickers`: the tickers of every instrument.
     ///
-    /// Weight 1 (venue-notes.md, "route weights"). `type` is sent only when set.
+    /// Weight 1 (docs/protocol.md, "Route weights"). `type` is sent only when set.
     #[derive(Default)]
     pub struct TickersRequest => Vec<Ticker>;
     meta = public_meta("swap.tickers", "/swap/v2/public/tickers").weight(1);
@@ -325,16 +325,16 @@ pub struct Ticker {
     #[serde(default, with = "crate::de::opt_decimal")]
     pub volume_24h: Option<Decimal>,
     /// 24h price change as a **fraction**, not a percent despite the name: `-0.0366` is
-    /// -3.66 % (venue-notes.md; the spot ticker's `change` is a percent).
+    /// -3.66 % (docs/protocol.md; the spot ticker's `change` is a percent).
     #[serde(default, with = "crate::de::opt_decimal")]
     pub price_change_percent: Option<Decimal>,
     /// Open interest. In the all-tickers listing the spec says to ignore it and it is not always
-    /// a number (venue-notes.md): a placeholder or unreadable value is `None` there and does not
+    /// a number (docs/protocol.md): a placeholder or unreadable value is `None` there and does not
     /// fail the listing.
     #[serde(default, with = "crate::de::opt_decimal")]
     pub open_interest: Option<Decimal>,
     /// Time of the answer (ms). In the all-tickers listing it is one value shared by all rows,
-    /// 0.5-60 s stale, and not the time of the index or mark price (venue-notes.md): do not read
+    /// 0.5-60 s stale, and not the time of the index or mark price (docs/protocol.md): do not read
     /// it as the age of a row's prices.
     #[serde(default, with = "crate::de::opt")]
     pub timestamp: Option<TimestampMillis>,
@@ -348,10 +348,10 @@ pub const DEFAULT_CANDLE_LIMIT: u32 = 20;
 request! {
     /// `GET /swap/v2/public/candles`: the latest candles of an instrument.
     ///
-    /// Weight 1 (venue-notes.md, "route weights").
+    /// Weight 1 (docs/protocol.md, "Route weights").
     ///
     /// DESIGN: the spec lists `limit` as required with a default of 20, but live clients omit it
-    /// and get answers (venue-notes.md: send only the parameters the caller set). So `limit` is
+    /// and get answers (docs/protocol.md: send only the parameters the caller set). So `limit` is
     /// sent only when [`CandlesRequest::limit`] sets it; otherwise the server answers its default
     /// ([`DEFAULT_CANDLE_LIMIT`]).
     pub struct CandlesRequest => Candles;
@@ -371,7 +371,8 @@ request! {
 request! {
     /// `GET /swap/v2/public/candles_history`: candles of an instrument in a time window.
     ///
-    /// Weight 10 (venue-notes.md, "route weights"). The window and `limit` are sent only when set.
+    /// Weight 10 (docs/protocol.md, "Route weights"). The window and `limit` are sent only when
+    /// set.
     pub struct CandlesHistoryRequest => Candles;
     meta = public_meta("swap.candles_history", "/swap/v2/public/candles_history").weight(10);
     /// Candles of `instrument_id` at `granularity` (default: the server's latest 20).
@@ -462,7 +463,7 @@ impl<'de> Deserialize<'de> for Candle {
 request! {
     /// `GET /swap/v2/public/funding_rate`: the last settled and the forecast funding rate.
     ///
-    /// Weight 1 (venue-notes.md, "route weights").
+    /// Weight 1 (docs/protocol.md, "Route weights").
     pub struct FundingRateRequest => FundingRate;
     meta = public_meta("swap.funding_rate", "/swap/v2/public/funding_rate").weight(1);
     /// The funding rate of `instrument_id`.
@@ -477,7 +478,7 @@ request! {
 ///
 /// The live venue reports in `funding_rate` the **last settled** rate, labelled with the
 /// **next** funding time (`funding_time`), not the rate of the coming settlement that the
-/// documents describe (venue-notes.md). Most contracts fund every 8 hours, some every 4 hours:
+/// documents describe (docs/protocol.md). Most contracts fund every 8 hours, some every 4 hours:
 /// do not assume 8. The answer has no interval field; ccxt derives the interval as
 /// `next_funding_time - funding_time` (ccxt/ccxt `ts/src/digifinex.ts`, `parseFundingRate`).
 ///
@@ -507,7 +508,8 @@ pub struct FundingRate {
 request! {
     /// `GET /swap/v2/public/funding_rate_history`: past funding rates of an instrument.
     ///
-    /// Weight 10 (venue-notes.md, "route weights"). The window and `limit` are sent only when set.
+    /// Weight 10 (docs/protocol.md, "Route weights"). The window and `limit` are sent only when
+    /// set.
     pub struct FundingRateHistoryRequest => FundingRateHistory;
     meta = public_meta(
         "swap.funding_rate_history",

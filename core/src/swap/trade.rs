@@ -17,8 +17,8 @@
 //! their bytes may have been sent is [`Error::OutcomeUnknown`]; the four GET queries only read
 //! and are retried.
 //!
-//! Answers follow the required/optional rule of [decoding](crate#decoding): an order's `order_id`, a fill's
-//! `trade_id` and the ids that are the whole answer of a placement or cancellation are
+//! Answers follow the required/optional rule of [decoding](crate#decoding): an order's `order_id`,
+//! a fill's `trade_id` and the ids that are the whole answer of a placement or cancellation are
 //! required; every other field is optional.
 
 use rust_decimal::Decimal;
@@ -796,7 +796,8 @@ impl Serialize for OrderIds {
     }
 }
 
-/// An order as `open_orders`, `order_info` and `history_orders` return it (spec §2 "Order").
+/// An order as `open_orders`, `order_info` and `history_orders` return it (the swap documents,
+/// "Order").
 ///
 /// Required: `order_id` (the identity of the order). Every other field is optional: missing, a
 /// placeholder or unreadable, it is `None` (an unreadable value is reported, see
@@ -863,7 +864,7 @@ pub struct Order {
     pub time_stamp: Option<TimestampMillis>,
 }
 
-/// One own fill, as `history_trades` returns it (spec §2 "Fill").
+/// One own fill, as `history_trades` returns it (the swap documents, "Fill").
 ///
 /// Required: `trade_id` (the identity of the fill). Every other field is optional: missing, a
 /// placeholder or unreadable, it is `None`.

@@ -1,10 +1,11 @@
 //! The local order book of one depth subscription: a snapshot, then deltas applied by price.
 //!
-//! Neither socket sends sequence numbers or checksums (spec §3.8.2, §4.7.3), so a gap cannot
-//! be seen in the stream. What can be seen makes the book invalid and asks for a resnapshot:
-//! a delta before any snapshot, a crossed book after a frame (best bid ≥ best ask), and any
-//! reconnect. Levels are applied by price whatever their order (spot asks arrive highest first,
-//! swap delta bids lowest first); size 0 deletes; a swap book is trimmed to its level.
+//! Neither socket sends sequence numbers or checksums (`docs/protocol.md`, "Books, gaps and
+//! recovery"), so a gap cannot be seen in the stream. What can be seen makes the book invalid and
+//! asks for a resnapshot: a delta before any snapshot, a crossed book after a frame (best bid ≥
+//! best ask), and any reconnect. Levels are applied by price whatever their order (spot asks arrive
+//! highest first, swap delta bids lowest first); size 0 deletes; a swap book is trimmed to its
+//! level.
 
 use std::collections::BTreeMap;
 

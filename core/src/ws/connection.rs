@@ -1283,7 +1283,8 @@ mod tests {
         drain(&mut c, t);
         c.on_connected(TimestampMillis(t));
         let (sent, _, _) = drain(&mut c, t);
-        // The spec's §8 auth frame, then the public subscription; the private one waits.
+        // The auth frame of `docs/protocol.md` ("Websocket authentication"), then the public
+        // subscription; the private one waits.
         assert_eq!(
             sent,
             vec![

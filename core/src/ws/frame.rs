@@ -1,4 +1,4 @@
-//! Server frames: the zlib layer and the tolerant decoder of the spec (§2.2).
+//! Server frames: the zlib layer and the tolerant decoder (`docs/protocol.md`, "Frames").
 //!
 //! Every server frame is a WebSocket **binary** frame whose payload is one complete zlib stream
 //! (RFC 1950: a 2-byte header, usually `78 DA`, a deflate body and an Adler-32 trailer) holding
@@ -114,8 +114,8 @@ pub(crate) mod tests {
         miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), 9)
     }
 
-    /// The spec's §8 vector: the 69-byte ping reply, compressed at level 9, starts `78 da` and
-    /// inflates back; a raw-deflate inflater rejects it.
+    /// The zlib vector of `docs/protocol.md` ("Frames"): the 69-byte ping reply, compressed at
+    /// level 9, starts `78 da` and inflates back; a raw-deflate inflater rejects it.
     #[test]
     fn spec_vector_ping_reply() {
         let json = r#"{"event":"server.ping","id":7,"code":1,"msg":"success","data":"pong"}"#;

@@ -7,8 +7,8 @@
 //! lifetime, `server.auth`, the subscriptions replayed on every socket, the local order books
 //! ([`Book`]) with their resnapshots, and the typed events ([`Event`]) with exact decimals.
 //!
-//! Facts and their evidence are in `spec/websocket.md`; where this module had to decide an
-//! unknown, a DESIGN note says so (the README lists them).
+//! The protocol is described in `docs/protocol.md` ("Websockets"); where this module had to
+//! decide an unknown, a DESIGN note says so (that section lists them too).
 //!
 //! ```
 //! use digifinex_core::ws::{Action, Connection, Frame, WsConfig, Event};
@@ -63,9 +63,9 @@ pub const SPOT_WS_URL: &str = "wss://openapi.digifinex.com/ws/v1/";
 /// The swap socket's URL.
 pub const SWAP_WS_URL: &str = "wss://openapi.digifinex.com/swap_ws/v2/";
 
-/// The most channels one swap socket holds (spec §4.1): the venue closes the socket, with
-/// every stream on it, on the 31st. Each subscription counts as one (an instrument of a
-/// channel, with its level or granularity); `all_ticker` and the private channels count too,
+/// The most channels one swap socket holds (`docs/protocol.md`, "Subscribing"): the venue closes
+/// the socket, with every stream on it, on the 31st. Each subscription counts as one (an instrument
+/// of a channel, with its level or granularity); `all_ticker` and the private channels count too,
 /// as their weight is unknown.
 pub const MAX_SWAP_CHANNELS: usize = 30;
 

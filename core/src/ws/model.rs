@@ -1,11 +1,11 @@
-//! The records the streams push, with exact decimals, one per channel of spec §3.8-§3.9 and
-//! §4.7-§4.8. Identities are required (an order id, a symbol, an instrument); every other field
-//! is optional and read tolerantly (number or string, placeholders as `None`), and fields a
+//! The records the streams push, with exact decimals, one per channel (`docs/protocol.md`,
+//! "Subscribing"). Identities are required (an order id, a symbol, an instrument); every other
+//! field is optional and read tolerantly (number or string, placeholders as `None`), and fields a
 //! model does not name are kept in its `extra`.
 //!
-//! DESIGN: the swap private records (`account`, `position`, `order`) are not verified against
-//! the venue (spec §4.8, all labelled "client code only"); their fields follow the later of the third-party copies of
-//! the documents and accept the earlier spellings as aliases (`available`, `size`,
+//! DESIGN: the swap private records (`account`, `position`, `order`) are not verified against the
+//! venue (no public source shows them live); their fields follow the later of the third-party
+//! copies of the documents and accept the earlier spellings as aliases (`available`, `size`,
 //! `order_status`, `average_open_price`). Each alias is one `|` on the field's line below.
 
 use rust_decimal::Decimal;
@@ -22,7 +22,7 @@ use crate::ws::record::ws_record;
 // Spot
 
 ws_record! {
-    /// A spot trade (`trades.update`, §3.8.1).
+    /// A spot trade (`trades.update`).
     pub struct SpotTrade {
         /// Trade id (a JSON number on the wire, kept as text).
         required id: String = "id" => crate::de::id,
@@ -49,7 +49,7 @@ impl SpotTrade {
 }
 
 ws_record! {
-    /// A spot ticker (`ticker.update` and `all_ticker.update`, §3.8.3-§3.8.4).
+    /// A spot ticker (`ticker.update` and `all_ticker.update`).
     pub struct SpotTicker {
         /// Pair as sent (`BTC_USDT`).
         required symbol: String = "symbol" => crate::de::text,
@@ -81,7 +81,7 @@ ws_record! {
 }
 
 ws_record! {
-    /// A spot order update (`order.update`, §3.9.1). No trade id, fee or per-fill data: fills
+    /// A spot order update (`order.update`). No trade id, fee or per-fill data: fills
     /// are the differences of the cumulative `filled`.
     pub struct SpotOrder {
         /// Order id (32 hex characters, the REST `order_id`).
@@ -113,7 +113,7 @@ ws_record! {
 }
 
 ws_record! {
-    /// A spot algo (trigger) order update (`order_algo.update`, §3.9.2; documented only).
+    /// A spot algo (trigger) order update (`order_algo.update`; documented only).
     pub struct SpotAlgoOrder {
         /// Algo order id.
         required id: String = "id" => crate::de::id,
@@ -137,7 +137,7 @@ ws_record! {
 }
 
 ws_record! {
-    /// A spot balance (`balance.update`, §3.9.3).
+    /// A spot balance (`balance.update`).
     pub struct SpotBalance {
         /// Currency (`USDT`).
         required currency: String = "currency" => crate::de::text,
@@ -154,7 +154,7 @@ ws_record! {
 // Swap public
 
 ws_record! {
-    /// A swap ticker (`ticker.update` and `all_ticker` rows, §4.7.1). Sizes are contracts.
+    /// A swap ticker (`ticker.update` and `all_ticker` rows). Sizes are contracts.
     pub struct SwapTicker {
         /// Instrument (`BTCUSDTPERP`).
         required instrument_id: String = "instrument_id" => crate::de::text,
@@ -188,14 +188,14 @@ ws_record! {
 }
 
 ws_record! {
-    /// A swap trade (`trades.update`, §4.7.4).
+    /// A swap trade (`trades.update`).
     pub struct SwapTrade {
         /// Trade id (19 digits, kept as text).
         required trade_id: String = "trade_id" => crate::de::id,
         /// Instrument.
         optional instrument_id: Option<String> = "instrument_id" => crate::de::opt_string,
         /// `direction`: 1 open long, 2 open short, 3 close long, 4 close short (a string on
-        /// the wire). 1 or 4 is a buy, 2 or 3 a sell (spec §4.7.4, inferred).
+        /// the wire). 1 or 4 is a buy, 2 or 3 a sell (inferred: `docs/protocol.md`, "Subscribing").
         optional direction: Option<OrderSide> = "direction" => crate::de::opt,
         /// Contracts.
         optional volume: Option<Decimal> = "volume" => crate::de::opt_decimal,
@@ -207,7 +207,7 @@ ws_record! {
 }
 
 ws_record! {
-    /// A swap candle (`cur_candle.update`, §4.7.5, and `mark_candle.update`, §4.7.8).
+    /// A swap candle (`cur_candle.update`, and `mark_candle.update`).
     pub struct SwapCandle {
         /// Instrument.
         required instrument_id: String = "instrument_id" => crate::de::text,
@@ -219,7 +219,7 @@ ws_record! {
 }
 
 ws_record! {
-    /// A swap index price (`index_price.update`, §4.7.6).
+    /// A swap index price (`index_price.update`).
     pub struct SwapIndexPrice {
         /// Instrument.
         required instrument_id: String = "instrument_id" => crate::de::text,
@@ -231,7 +231,7 @@ ws_record! {
 }
 
 ws_record! {
-    /// A swap mark price (`mark_price.update`, §4.7.7; the documents' table says
+    /// A swap mark price (`mark_price.update`; the documents' table says
     /// `index_price`, the example and the wire `mark_price`).
     pub struct SwapMarkPrice {
         /// Instrument.
@@ -244,7 +244,7 @@ ws_record! {
 }
 
 ws_record! {
-    /// A swap price band (`price_range.update`, §4.7.9; documented only).
+    /// A swap price band (`price_range.update`; documented only).
     pub struct SwapPriceRange {
         /// Instrument.
         required instrument_id: String = "instrument_id" => crate::de::text,
@@ -258,7 +258,7 @@ ws_record! {
 }
 
 ws_record! {
-    /// A swap funding rate (`fund_rate.update`, §4.7.10).
+    /// A swap funding rate (`fund_rate.update`).
     pub struct SwapFundingRate {
         /// Instrument.
         required instrument_id: String = "instrument_id" => crate::de::text,
@@ -274,8 +274,8 @@ ws_record! {
 }
 
 ws_record! {
-    /// A dated contract's estimated settlement price (`estimated_settle_price.update`,
-    /// §4.7.11; documented only).
+    /// A dated contract's estimated settlement price (`estimated_settle_price.update`;
+    /// documented only).
     pub struct SwapSettlePrice {
         /// Instrument.
         required instrument_id: String = "instrument_id" => crate::de::text,
@@ -290,7 +290,7 @@ ws_record! {
 // Swap private (unverified, see the module docs)
 
 ws_record! {
-    /// A swap account balance per currency (`account.update`, §4.8; unverified).
+    /// A swap account balance per currency (`account.update`; unverified).
     pub struct SwapAccount {
         /// Settlement currency (`USDT`).
         required currency: String = "currency" => crate::de::text,
@@ -312,7 +312,7 @@ ws_record! {
 }
 
 ws_record! {
-    /// A swap position (`position.update`, §4.8; unverified).
+    /// A swap position (`position.update`; unverified).
     pub struct SwapPosition {
         /// Instrument.
         required instrument_id: String = "instrument_id" => crate::de::text,
@@ -338,7 +338,7 @@ ws_record! {
 }
 
 ws_record! {
-    /// A swap order update (`order.update`, §4.8; unverified). Fills are the differences of
+    /// A swap order update (`order.update`; unverified). Fills are the differences of
     /// the cumulative `filled_qty` for one `order_id` (swap orders have no client id).
     pub struct SwapOrder {
         /// Order id (a long numeric string).
@@ -368,7 +368,7 @@ ws_record! {
 // Positional values
 
 /// A candle: `[start ms, open, high, low, close, volume (contracts), volume (coins)]`; the
-/// mark-price candle has only the first five (spec §4.7.8: accept 5 or more).
+/// mark-price candle has only the first five (docs/protocol.md, "Subscribing": accept 5 or more).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Candle {
     /// Start time, ms.

@@ -1,11 +1,11 @@
 //! The private state a stream has seen (open orders, balances, positions) and its
 //! reconciliation with a REST read after each socket's private subscriptions are acknowledged.
 //!
-//! Private pushes have no sequence numbers and no replay (spec §3.10, §4.9): whatever happened
-//! while a socket was down, or in a lost push, is only visible over REST. The connection keeps
-//! what its pushes said; the transport reads the same over REST when
-//! [`crate::ws::Connection::reconcile_due`] says so (open orders, balances, positions) and
-//! hands it to [`crate::ws::Connection::on_private_snapshot`], which reports the differences as
+//! Private pushes have no sequence numbers and no replay (`docs/protocol.md`, "Books, gaps and
+//! recovery"): whatever happened while a socket was down, or in a lost push, is only visible over
+//! REST. The connection keeps what its pushes said; the transport reads the same over REST when
+//! [`crate::ws::Connection::reconcile_due`] says so (open orders, balances, positions) and hands it
+//! to [`crate::ws::Connection::on_private_snapshot`], which reports the differences as
 //! [`crate::ws::Event::Reconciled`] and takes the REST state as the new truth.
 
 use std::collections::BTreeMap;

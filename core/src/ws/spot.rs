@@ -1,6 +1,6 @@
-//! The spot socket `ws/v1` (spec §3): JSON-RPC-like requests `{"id","method","params"}`,
-//! replies `{"id","result","error"}`, pushes `{"method":"<channel>.update","params":[...],
-//! "id":null}`.
+//! The spot socket `ws/v1` (`docs/protocol.md`, "Websockets"): JSON-RPC-like requests
+//! `{"id","method","params"}`, replies `{"id","result","error"}`, pushes
+//! `{"method":"<channel>.update","params":[...], "id":null}`.
 
 use std::borrow::Cow;
 
@@ -23,8 +23,9 @@ pub(crate) fn time(id: u64) -> String {
     format!(r#"{{"id":{id},"method":"server.time","params":[]}}"#)
 }
 
-/// `{"id":N,"method":"server.auth","params":[KEY, "ms", SIGN]}` (§3.6: the timestamp is a
-/// decimal string of milliseconds, the signature base64 of HMAC-SHA256 of that string).
+/// `{"id":N,"method":"server.auth","params":[KEY, "ms", SIGN]}` (`docs/protocol.md`, "Websocket
+/// authentication": the timestamp is a decimal string of milliseconds, the signature base64 of
+/// HMAC-SHA256 of that string).
 pub(crate) fn auth(id: u64, key: &str, timestamp_ms: &str, signature: &str) -> String {
     serde_json::json!({"id": id, "method": "server.auth", "params": [key, timestamp_ms, signature]})
         .to_string()
@@ -150,7 +151,7 @@ fn push(channel: Channel, params: &RawValue) -> Result<Incoming, serde_json::Err
 }
 
 /// Ticker `params`: `[ticker, ...]` (documents) or `[[ticker, ...]]` (one live client); both
-/// are read (spec §3.8.3).
+/// are read (docs/protocol.md, "Subscribing").
 fn tickers(json: &str) -> Result<Vec<SpotTicker>, serde_json::Error> {
     let rows: Vec<&RawValue> = serde_json::from_str(json)?;
     let mut out = Vec::with_capacity(rows.len());
@@ -165,7 +166,7 @@ fn tickers(json: &str) -> Result<Vec<SpotTicker>, serde_json::Error> {
 }
 
 /// A non-null `error`: a string, an object with `code`/`message`, or anything else (kept as
-/// text) (spec §3.4).
+/// text) (docs/protocol.md, "Websocket replies").
 fn reply_error(error: &RawValue) -> ReplyError {
     #[derive(Deserialize)]
     struct Coded {
@@ -221,7 +222,7 @@ mod tests {
     #[test]
     fn request_frames() {
         assert_eq!(ping(1), r#"{"id":1,"method":"server.ping","params":[]}"#);
-        // The spec's §8 auth frame.
+        // The auth frame of `docs/protocol.md` ("Websocket authentication").
         assert_eq!(
             auth(
                 1,

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::types::Family;
 
-/// A stream channel (spec §3.8-§3.9 and §4.7-§4.8).
+/// A stream channel (`docs/protocol.md`, "Subscribing").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -138,7 +138,8 @@ impl Channel {
             (_, Channel::AllTicker) | (Family::Swap, Channel::Account) => Target::None,
             // DESIGN: the private channels take markets (spot also currencies); without one
             // the subscribe is sent with none (`[]` on spot, no `instrument_id` on swap),
-            // which the spec leaves unknown (§3.7, §4.8) and the simulator reads as "all".
+            // which the venue's documents leave unknown (`docs/protocol.md`, "Decisions where
+            // the venue is unknown") and the simulator reads as "all".
             (_, Channel::Order | Channel::OrderAlgo | Channel::Balance | Channel::Position) => {
                 Target::Optional
             }
@@ -147,13 +148,13 @@ impl Channel {
     }
 }
 
-/// The swap depth levels the venue accepts (spec §4.7.3).
+/// The swap depth levels the venue accepts (docs/protocol.md, "Books, gaps and recovery").
 pub const SWAP_DEPTH_LEVELS: [u16; 3] = [10, 20, 100];
 
 /// The swap depth level used when none is given.
 pub const DEFAULT_SWAP_DEPTH_LEVEL: u16 = 20;
 
-/// The swap candle granularities (spec §4.7.5).
+/// The swap candle granularities (docs/protocol.md, "Subscribing").
 pub const GRANULARITIES: [&str; 9] = ["1m", "5m", "15m", "30m", "1h", "4h", "12h", "1d", "1w"];
 
 /// One subscription: a channel of a family, its target, and the depth level or candle

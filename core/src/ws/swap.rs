@@ -1,5 +1,5 @@
-//! The swap socket `swap_ws/v2` (spec §4): requests `{"event","id",...}`, replies
-//! `{"event","id","code","msg"[,"data"]}`, pushes `{"event":"<channel>.update","data":...
+//! The swap socket `swap_ws/v2` (`docs/protocol.md`, "Websockets"): requests `{"event","id",...}`,
+//! replies `{"event","id","code","msg"[,"data"]}`, pushes `{"event":"<channel>.update","data":...
 //! [,"full_data":true]}`.
 
 use std::borrow::Cow;
@@ -24,11 +24,12 @@ pub(crate) fn time(id: u64) -> String {
     format!(r#"{{"event":"server.time","id":{id}}}"#)
 }
 
-/// `{"apikey":KEY,"event":"server.auth","id":N,"signature":SIGN,"timestamp":MS}` (§4.6).
+/// `{"apikey":KEY,"event":"server.auth","id":N,"signature":SIGN,"timestamp":MS}`
+/// (`docs/protocol.md`, "Websocket authentication").
 ///
-/// DESIGN: the timestamp's JSON type is unknown (§4.6); it is sent as a number, as the one
-/// client that implements this channel does. The signature is the spot one (base64 of
-/// HMAC-SHA256 of the decimal timestamp).
+/// DESIGN: the timestamp's JSON type is unknown; it is sent as a number, as the one client that
+/// implements this channel does. The signature is the spot one (base64 of HMAC-SHA256 of the
+/// decimal timestamp).
 pub(crate) fn auth(id: u64, key: &str, timestamp_ms: i64, signature: &str) -> String {
     serde_json::json!({
         "event": "server.auth",
@@ -104,7 +105,7 @@ struct DepthData {
 
 /// Reads one server message.
 pub(crate) fn decode(text: &[u8]) -> Incoming {
-    // The documents show `all_ticker` pushes as a bare array (§4.7.2).
+    // The documents show `all_ticker` pushes as a bare array (docs/protocol.md, "Subscribing").
     if text.trim_ascii_start().first() == Some(&b'[') {
         return match serde_json::from_slice::<Vec<SwapTicker>>(text) {
             Ok(tickers) => Incoming::Event(Event::SwapAllTickers { tickers }),
