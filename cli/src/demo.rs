@@ -258,15 +258,15 @@ pub(crate) fn run() -> Result<(), Failure> {
     t.line(
         "rules",
         format_args!(
-            "price step {}  amount step {}  min amount {}  min value {}",
+            "price step {}  amount step {}  min base amount {}  min quote value {}",
             rules
                 .price
                 .map_or_else(|| "-".to_owned(), |g| g.step().to_string()),
             rules
                 .amount
                 .map_or_else(|| "-".to_owned(), |g| g.step().to_string()),
-            opt(rules.min_amount),
-            opt(rules.min_value)
+            opt(rules.min_base_amount),
+            opt(rules.min_quote_value)
         ),
     )?;
     let off_grid = spot::PlaceOrderRequest::new(

@@ -148,11 +148,14 @@ pub(crate) fn sample_line(
         if p.name == "[]" {
             continue;
         }
+        let value = placement_sample(meta.name, &p.name)
+            .map(str::to_owned)
+            .unwrap_or_else(|| sample(p));
         if let Some(member) = p.name.strip_prefix("[].") {
-            element.insert(member.to_owned(), json_value(p, &sample(p)));
+            element.insert(member.to_owned(), json_value(p, &value));
         } else {
             line.push(' ');
-            line.push_str(&shell_word(&format!("{}={}", p.name, sample(p))));
+            line.push_str(&shell_word(&format!("{}={}", p.name, value)));
         }
     }
     if array {
@@ -161,6 +164,18 @@ pub(crate) fn sample_line(
         line.push_str(&shell_word(&body.to_string()));
     }
     line
+}
+
+/// The samples of an order placement that differ from the declared ones, so that the sample
+/// line passes the market rules `call` checks (on the simulator, and on the venue's btc_usdt):
+/// a buy at 1 USDT (far under the market: it rests) of 5 BTC, a value of 5 USDT, above the
+/// pair's minimum quote value (2 USDT on the simulator).
+fn placement_sample(endpoint: &str, param: &str) -> Option<&'static str> {
+    match (endpoint, param) {
+        ("spot.order_new", "amount") => Some("5"),
+        ("spot.order_batch_new", "list") => Some(r#"[{"type":"buy","price":"1","amount":"5"}]"#),
+        _ => None,
+    }
 }
 
 /// A parameter's sample: the described one, else its name in upper case (`ORDER_ID`).

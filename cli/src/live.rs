@@ -4,6 +4,7 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use digifinex_core::reconcile::Write as WriteRequest;
 use digifinex_core::{Credentials, Error};
 use digifinex_sim::options::{Parsed, SimOptions, OPTIONS_HELP};
 use digifinex_sim::{Sim, SimConfig, SimHandle};
@@ -75,6 +76,21 @@ pub(crate) struct CallArgs {
     /// Limit for one attempt, connecting to the last body byte, in seconds (default 15).
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     timeout: Option<u64>,
+    /// An order off the price or amount grid is rounded instead of refused: `passive` moves a
+    /// buy's price down and a sell's up to the tick, `nearest` to the nearest tick; amounts
+    /// are truncated to the step. The order is then checked like any other.
+    #[arg(long, value_enum, value_name = "MODE", conflicts_with = "unchecked")]
+    round: Option<crate::checks::Round>,
+    /// Send an order placement as given, without checking it against the market rules (which
+    /// cost one public read, GET /v3/trades/symbols or GET /swap/v2/public/instruments).
+    #[arg(long)]
+    unchecked: bool,
+    /// Do not read the write's evidence set before sending it (for an order: the pair's open
+    /// orders and recent history, 2 reads of weight 1 each; for a swap order, per instrument).
+    /// Saves that weight; a write that took effect but whose answer was lost is then usually
+    /// reconciled as ambiguous instead of applied.
+    #[arg(long)]
+    no_snapshot: bool,
 }
 
 /// The options of `digifinex sim`, for `digifinex help sim`: the simulator's own (shared with
@@ -256,11 +272,37 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
     // The URLs were checked above, in this tool's terms (`--allow-http`).
     let client = builder.build()?;
 
+    // A write, typed: checked (placements), snapshotted, reconciled if its outcome is unknown.
+    let write = if entry.meta.idempotent {
+        None
+    } else {
+        WriteRequest::from_params(entry.meta.name, &mut params.clone())
+    };
     let started = (entry.call)(client.session(), params).map_err(failed)?;
-    let value = match client.drive(started) {
+    let write = match write {
+        Some(w) => Some(w.map_err(failed)?),
+        None => None,
+    };
+    let write = match write {
+        Some(w) if !args.unchecked => Some(crate::checks::check(&client, w, args.round)?),
+        other => other,
+    };
+    let prior = match &write {
+        Some(w) if !args.no_snapshot => crate::checks::snapshot(&client, w)?,
+        _ => None,
+    };
+    let call = match &write {
+        Some(w) => w.json_call(client.session()),
+        None => started,
+    };
+    let value = match client.drive(call) {
         Ok(answer) => answer.value,
         Err(e @ Error::OutcomeUnknown { .. }) => {
-            return Err(crate::reconcile::after_unknown(&client, e))
+            let e = match prior {
+                Some(p) => e.with_prior(p),
+                None => e,
+            };
+            return Err(crate::reconcile::after_unknown(&client, e));
         }
         Err(e) => return Err(failed(e)),
     };

@@ -58,8 +58,17 @@
 //! `--json` for a JSON body (an object whose members are parameters, or the array of a swap
 //! batch).
 //!
-//! An unknown outcome of `call` is reconciled at once (`reconcile`): the verdict as JSON on
-//! stdout (`resolution`: applied, not_applied, ambiguous, mixed), exit 1.
+//! An order placement given to `call` is checked against the market rules before it is sent
+//! (`checks`): an off-grid price or amount, a value under the minimums, a pair not listed or
+//! not open to API trading exit 2 naming the field, the rule and the nearest valid values;
+//! `--round passive|nearest` rounds instead, `--unchecked` sends it as given.
+//!
+//! Before a write, `call` reads the write's evidence set (for an order: the pair's open orders
+//! and recent history; 2 reads, weight 2) and keeps its ids as known; `--no-snapshot` skips
+//! it. An unknown outcome of `call` is reconciled at once (`reconcile`): the verdict as JSON on
+//! stdout (`resolution`: applied, not_applied, ambiguous, mixed), exit 1. With the snapshot the
+//! verdict is exact (never ambiguous for orders, barring another program placing the same
+//! order at the same moment).
 //!
 //! Exit codes: 0 success; 1 API, transport or decode error; 2 usage or validation error. Errors
 //! are one line on stderr: what went wrong (the exchange code and its meaning, the error kind)
@@ -75,6 +84,7 @@
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
+mod checks;
 mod demo;
 mod describe;
 mod live;
@@ -301,9 +311,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// Validation errors are the caller's mistake (exit 2); everything else is exit 1.
+/// Validation errors and orders the market rules refuse are the caller's mistake (exit 2);
+/// everything else is exit 1.
 fn is_usage(e: &Error) -> bool {
-    matches!(e, Error::Validation { .. })
+    matches!(e, Error::Validation { .. } | Error::Rule(_))
 }
 
 /// One line for an error: the core's message (exchange code and meaning, HTTP status), the
@@ -335,6 +346,7 @@ pub(crate) fn call_message(e: &Error, endpoint: &str, family: Family, live: bool
         Error::Validation { .. } => {
             format!("{e}; see `digifinex describe {endpoint}`")
         }
+        Error::Rule(r) => checks::rule_message(r.as_ref()),
         Error::OutcomeUnknown { .. } => describe(e),
         _ => {
             let mut s = format!("{e} (kind: {:?})", e.kind());

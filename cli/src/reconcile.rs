@@ -22,17 +22,30 @@ pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes: 0 success; 1 API, transport or decode error (also when the reconciliation below \
 fails); 2 usage or validation error.
 
+Order placements are checked against the market rules before sending (one public read of the \
+pair or instrument list): an order off the price or amount grid, under the minimum amount or \
+value, on a pair not listed or not open to API trading exits 2 naming the field, the rule and \
+the nearest valid values. --round passive|nearest rounds it instead; --unchecked sends it as \
+given.
+
+Before a write, `call` reads the write's evidence set (a snapshot: for an order, the pair's \
+open orders and recent history, 2 reads of weight 1 each; for a swap order 2 reads per \
+instrument) and keeps the ids it saw as known. --no-snapshot skips those reads.
+
 When a write (order, cancel, transfer, withdrawal, setting, copy-trading action) fails after \
 its bytes may have reached the exchange, its outcome is unknown and it is never sent again. \
 `call` then reconciles at once: it reads the account (open orders, history, records; reads \
 only), prints the verdict as JSON on stdout ({\"outcome_unknown\", \"endpoint\", \
-\"resolution\", \"verdicts\", \"what_to_do\"}) and what to do on stderr, and exits 1. \
-\"resolution\" is one of:
+\"resolution\", \"verdicts\", \"what_to_do\", \"snapshot\"}) and what to do on stderr, and \
+exits 1. \"resolution\" is one of:
   applied      the write took effect (the verdict names the order or record); do not send it \
 again
   not_applied  it did not take effect; sending it again is safe
-  ambiguous    the account cannot tell (several identical records in the time window)
-  mixed        the elements of a batch differ; read the verdicts before acting";
+  ambiguous    the account cannot tell (without the snapshot: a record that may be an older \
+identical order's; with it: another program placed the same order at the same moment)
+  mixed        the elements of a batch differ; read the verdicts before acting
+A verdict of applied or not_applied is never wrong; with the snapshot, orders are never \
+ambiguous.";
 
 /// Reconciles `error`, the unknown outcome of a write `client` sent, and returns the failure
 /// that ends `call`: the verdict's exit code and a one-line message.
@@ -85,11 +98,21 @@ fn outcome_json(error: &Error, outcome: &Outcome) -> Value {
         Resolution::Ambiguous => "ambiguous",
         Resolution::Mixed => "mixed",
     };
+    let snapshot = match error.prior() {
+        Some(p) if p.snapshot_reads > 0 => json!({
+            "reads": p.snapshot_reads,
+            "weight": p.snapshot_weight,
+            "known_ids": p.known_ids.len(),
+            "complete": p.complete,
+        }),
+        _ => Value::Null,
+    };
     json!({
         "outcome_unknown": error.to_string(),
         "endpoint": outcome.endpoint,
         "resolution": resolution,
         "verdicts": verdicts,
         "what_to_do": outcome.what_to_do(),
+        "snapshot": snapshot,
     })
 }

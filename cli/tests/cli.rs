@@ -651,14 +651,14 @@ POST /v3/{market}/order/new
     post_only  flag (1 or 0, true or false); optional; refused for buy_market and sell_market; default 0
                Maker only (buy and sell orders only).
   example (add --sim to try it against a local simulator):
-    digifinex call POST /v3/spot/order/new symbol=btc_usdt price=1 amount=1 type=buy
+    digifinex call POST /v3/spot/order/new symbol=btc_usdt price=1 amount=5 type=buy
 "
     );
     // The path variable given is the one of the sample; the template names the endpoint too.
     let o = run(&["describe", "post", "/v3/margin/order/new"]);
     assert!(
         stdout(&o).ends_with(
-            "    digifinex call POST /v3/margin/order/new symbol=btc_usdt price=1 amount=1 type=buy\n"
+            "    digifinex call POST /v3/margin/order/new symbol=btc_usdt price=1 amount=5 type=buy\n"
         ),
         "{}",
         stdout(&o)

@@ -1,6 +1,7 @@
 //! `digifinex call` after an unknown outcome: reconciled at once, the verdict as JSON on
 //! stdout (its `resolution` says applied, not applied or ambiguous), what to do on stderr, exit
-//! 1 (the CLI contract's code for a transport error). The simulator runs in-process; the binary talks to it over loopback.
+//! 1 (the CLI contract's code for a transport error); exact with the snapshot `call` reads
+//! before each write. The simulator runs in-process; the binary talks to it over loopback.
 
 use std::process::{Command, Output, Stdio};
 
@@ -106,21 +107,79 @@ fn dropped_after_apply_is_applied_with_the_order_id() {
     assert!(stderr(&o).contains(&id), "{}", stderr(&o));
 }
 
+/// The ids of the account's spot orders, as the simulator knows them.
+fn order_ids(w: &World) -> Vec<String> {
+    w.sim
+        .control()
+        .orders(w.account)
+        .into_iter()
+        .map(|o| o.order_id)
+        .collect()
+}
+
+/// Issue 25: the same order placed again and again while faults drop it before or after it
+/// is applied, or answer too late. The snapshot `call` reads before each write makes every
+/// verdict exact: never ambiguous, never wrong.
 #[test]
-fn two_identical_orders_are_ambiguous() {
+fn identical_orders_under_every_fault_get_exact_verdicts() {
     let w = world();
     let first = w.call(&ORDER);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
-    w.fault("/v3/spot/order/new", FaultKind::DropAfterApply);
-    let o = w.call(&ORDER);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let v = verdict(&o);
-    assert_eq!(v["resolution"], "ambiguous", "{v}");
-    assert_eq!(
-        v["verdicts"][0]["candidates"].as_array().map(Vec::len),
-        Some(2),
-        "{v}"
-    );
+    let cases = [
+        (FaultKind::DropBeforeApply, false),
+        (FaultKind::DropAfterApply, true),
+        (FaultKind::LateAnswer { delay_ms: 2_500 }, true),
+        (FaultKind::DropBeforeApply, false),
+        (FaultKind::DropAfterApply, true),
+    ];
+    for (fault, applied) in cases {
+        let before = order_ids(&w);
+        w.fault("/v3/spot/order/new", fault.clone());
+        let mut args = ORDER.to_vec();
+        args.extend(["--timeout", "1"]);
+        let o = w.call(&args);
+        assert_eq!(o.status.code(), Some(1), "{fault:?}: {}", stderr(&o));
+        let v = verdict(&o);
+        let new: Vec<String> = order_ids(&w)
+            .into_iter()
+            .filter(|id| !before.contains(id))
+            .collect();
+        assert_eq!(new.len(), usize::from(applied), "{fault:?}: {new:?}");
+        if applied {
+            assert_eq!(v["resolution"], "applied", "{fault:?}: {v}");
+            assert_eq!(v["verdicts"][0]["id"], new[0].as_str(), "{fault:?}: {v}");
+        } else {
+            assert_eq!(v["resolution"], "not_applied", "{fault:?}: {v}");
+        }
+        assert_eq!(v["snapshot"]["reads"], 2, "{v}");
+        assert_eq!(v["snapshot"]["complete"], true, "{v}");
+    }
+}
+
+/// Without the snapshot, the identical order placed a moment before can never be named
+/// applied: the verdict is ambiguous, with the reason.
+#[test]
+fn without_the_snapshot_identical_orders_are_ambiguous_never_wrong() {
+    let w = world();
+    let first = w.call(&ORDER);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    for fault in [FaultKind::DropBeforeApply, FaultKind::DropAfterApply] {
+        w.fault("/v3/spot/order/new", fault.clone());
+        let mut args = ORDER.to_vec();
+        args.push("--no-snapshot");
+        let o = w.call(&args);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let v = verdict(&o);
+        assert_eq!(v["resolution"], "ambiguous", "{fault:?}: {v}");
+        assert_eq!(v["snapshot"], Value::Null, "{v}");
+        assert!(
+            v["verdicts"][0]["why"]
+                .as_str()
+                .unwrap()
+                .contains("created before the request can have been built"),
+            "{v}"
+        );
+    }
 }
 
 #[test]
@@ -135,6 +194,8 @@ fn help_documents_the_exit_code_and_the_resolutions() {
         "applied      the write took effect",
         "not_applied  it did not take effect",
         "ambiguous    the account cannot tell",
+        "--no-snapshot skips those reads",
+        "--round passive|nearest rounds it instead",
         "mixed        the elements of a batch differ",
     ] {
         assert!(text.contains(line), "{line:?} missing from:\n{text}");

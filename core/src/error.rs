@@ -204,6 +204,10 @@ pub struct Prior {
     /// before the write was built (a complete snapshot: no list came back full). Then a record
     /// that is not known was created after the snapshot.
     pub complete: bool,
+    /// With `complete`: the earliest creation time (server, ms) the snapshot's lists covered
+    /// (its history reads start there). A reconciliation whose window starts earlier cannot
+    /// rely on the snapshot being complete (`None`: no limit stated).
+    pub complete_from: Option<crate::types::TimestampMillis>,
     /// For `swap.position_margin`: the position's margin read just before the write.
     pub position_margin: Option<rust_decimal::Decimal>,
     /// The reads the snapshot took and their declared weight (0 without a snapshot).
@@ -228,7 +232,10 @@ impl Prior {
     /// margin when this has none; the snapshot costs added.
     pub fn merge(&mut self, other: &Prior) {
         self.known_ids.extend(other.known_ids.iter().cloned());
-        self.complete |= other.complete;
+        if other.complete && !self.complete {
+            self.complete = true;
+            self.complete_from = other.complete_from;
+        }
         if self.position_margin.is_none() {
             self.position_margin = other.position_margin;
         }

@@ -58,7 +58,7 @@ fn spot_rules_load_and_the_checked_path_refuses_or_rounds() {
     assert_eq!(rules.price, Some(Grid::places(2)));
     assert_eq!(rules.amount, Some(Grid::places(5)));
     assert_eq!(
-        (rules.min_amount, rules.min_value),
+        (rules.min_base_amount, rules.min_quote_value),
         (Some(d("0.0001")), Some(d("2")))
     );
     assert_eq!(

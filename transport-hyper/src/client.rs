@@ -12,11 +12,14 @@ use bytes::Bytes;
 use digifinex_core::exchange::{record, request_span, sync_span};
 use digifinex_core::paging::Pager;
 use digifinex_core::policy::RetryPolicy;
-use digifinex_core::reconcile::{Options as ReconcileOptions, Outcome, Reconciler, Unknown};
+use digifinex_core::reconcile::{
+    created_ids_of, Options as ReconcileOptions, Outcome, Prior, Reconciler, SessionIds, Snapshot,
+    SnapshotPolicy, Unknown, Write, WriteRequest, DEFAULT_ID_MEMORY,
+};
 use digifinex_core::record::{Hooks, Responder, Tap};
 use digifinex_core::session::{Action, Drive, Response, Session, SessionBuilder};
 use digifinex_core::{
-    BoxError, Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind,
+    spot, swap, BoxError, Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind,
 };
 use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::client::legacy::connect::{capture_connection, Connect, HttpConnector};
@@ -129,6 +132,8 @@ pub struct Client<C = DefaultConnector> {
     max_body: usize,
     /// Recording and replaying (see [`ClientBuilder::recorder`]).
     hooks: Hooks,
+    /// The ids this session placed or saw (see [`Client::known_ids`]).
+    known: SessionIds,
 }
 
 impl<C: Clone> Clone for Client<C> {
@@ -142,6 +147,7 @@ impl<C: Clone> Clone for Client<C> {
             capture: self.capture,
             max_body: self.max_body,
             hooks: self.hooks.clone(),
+            known: self.known.clone(),
         }
     }
 }
@@ -189,7 +195,29 @@ where
 
     /// Sends `endpoint` and returns its typed output with the status, headers, rate-limit
     /// usage, latency and attempts of the final answer.
+    ///
+    /// A write's answer that names what it created (an order id, a batch's ids, a withdrawal
+    /// id) is remembered ([`Client::known_ids`]); a write's unknown outcome carries the ids
+    /// remembered before it ([`Error::prior`]).
     pub async fn send_full<E>(&self, endpoint: &E) -> Result<Response<E::Output>, Error>
+    where
+        E: Endpoint + Sync,
+        E::Output: Send,
+    {
+        if E::META.idempotent {
+            return self.send_traced(endpoint).await;
+        }
+        let mark = self.known.mark();
+        let result = self.send_traced(endpoint).await;
+        self.known.after_write(
+            mark,
+            result,
+            |r| created_ids_of(E::META.name, &r.value),
+            None,
+        )
+    }
+
+    async fn send_traced<E>(&self, endpoint: &E) -> Result<Response<E::Output>, Error>
     where
         E: Endpoint + Sync,
         E::Output: Send,
@@ -206,6 +234,90 @@ where
         .await;
         record(&span, &result);
         result
+    }
+
+    /// Sends the write `request` after a snapshot of its evidence set when `policy` asks for
+    /// one ([`SnapshotPolicy::BeforeSend`]: the reads of [`Client::snapshot`], just before
+    /// it). An unknown outcome then carries the snapshot, and [`Client::reconcile`] gives an
+    /// exact verdict (see [`digifinex_core::reconcile`]). A snapshot read that fails stops the
+    /// write before it is sent, with that read's error.
+    pub async fn send_write<E>(
+        &self,
+        request: &E,
+        policy: SnapshotPolicy,
+    ) -> Result<E::Output, Error>
+    where
+        E: WriteRequest + Sync,
+        E::Output: Send,
+    {
+        let snapshot = match policy {
+            SnapshotPolicy::BeforeSend => Some(self.snapshot(&request.to_write()).await?),
+            _ => None,
+        };
+        let mark = self.known.mark();
+        let result = self.send_traced(request).await.map(|r| r.value);
+        self.known
+            .after_write(mark, result, |o| E::created_ids(o), snapshot)
+    }
+
+    /// `POST /v3/{market}/order/new` with a snapshot policy (see [`Client::send_write`]).
+    pub async fn place_spot(
+        &self,
+        request: &spot::PlaceOrderRequest,
+        policy: SnapshotPolicy,
+    ) -> Result<spot::PlacedOrder, Error> {
+        self.send_write(request, policy).await
+    }
+
+    /// `POST /v3/{market}/order/batch_new` with a snapshot policy (see [`Client::send_write`]).
+    pub async fn place_spot_batch(
+        &self,
+        request: &spot::BatchPlaceOrdersRequest,
+        policy: SnapshotPolicy,
+    ) -> Result<spot::PlacedOrders, Error> {
+        self.send_write(request, policy).await
+    }
+
+    /// `POST /swap/v2/trade/order_place` with a snapshot policy (see [`Client::send_write`]).
+    pub async fn place_swap(
+        &self,
+        request: &swap::PlaceOrderRequest,
+        policy: SnapshotPolicy,
+    ) -> Result<swap::PlacedOrder, Error> {
+        self.send_write(request, policy).await
+    }
+
+    /// `POST /swap/v2/trade/batch_order` with a snapshot policy (see [`Client::send_write`]).
+    pub async fn place_swap_batch(
+        &self,
+        request: &swap::BatchPlaceOrdersRequest,
+        policy: SnapshotPolicy,
+    ) -> Result<swap::OrderIds, Error> {
+        self.send_write(request, policy).await
+    }
+
+    /// Reads `write`'s evidence set now ([`Snapshot`]: for an order, the pair's open orders and
+    /// recent history) and returns what it knows, to attach to the write's unknown outcome
+    /// ([`Error::with_prior`]) or to give as [`ReconcileOptions::prior`]. Its ids are
+    /// remembered as seen. [`Client::send_write`] calls it for you.
+    pub async fn snapshot(&self, write: &Write) -> Result<Prior, Error> {
+        let mut s = Snapshot::new(write, self.session.now(), &ReconcileOptions::default());
+        while let Some(read) = s.next_read() {
+            let answer = Box::pin(self.drive(read.call(&self.session))).await?;
+            s.feed(answer.value);
+        }
+        let prior = s.finish();
+        self.known.seen(prior.known_ids.iter().cloned());
+        Ok(prior)
+    }
+
+    /// The ids this session has placed (named by its writes' answers) or seen (by its
+    /// snapshots and reconciliations), which every unknown outcome it reports excludes from the
+    /// write's results; at most [`ClientBuilder::known_ids_capacity`] of them, the oldest
+    /// forgotten first (forgetting is safe: a verdict can only become ambiguous). Shared by the
+    /// client's clones.
+    pub fn known_ids(&self) -> &SessionIds {
+        &self.known
     }
 
     /// Measures the server clock through `GET /v3/time` (spot) or `GET /swap/v2/public/time`
@@ -225,7 +337,11 @@ where
     /// the idempotent reads that can tell whether it was applied (through [`Client::send`]'s
     /// path: weight budget, retries, clock) and returns the verdict per element (see
     /// [`digifinex_core::reconcile`]). Call it at once after the error, so the window stays
-    /// short; list the ids you knew before the write with [`Client::reconcile_with`].
+    /// short. The error carries what the client knew before the write: the ids it remembers
+    /// ([`Client::known_ids`]) and, from [`Client::send_write`] or a `place_*` with
+    /// [`SnapshotPolicy::BeforeSend`], the snapshot that makes the verdict exact; without a
+    /// snapshot, a write that took effect is usually ambiguous (its record cannot be told from
+    /// an older identical one). More known ids: [`Client::reconcile_with`].
     ///
     /// Errors: any other error is refused ([`Error::Validation`] on `error`), and a read that
     /// fails (other than a by-id read answering "no such record") ends the reconciliation
@@ -250,7 +366,9 @@ where
                 Err(e) => r.feed_error(e)?,
             }
         }
-        Ok(r.verdict(self.session.now()))
+        let outcome = r.verdict(self.session.now());
+        self.known.after_reconcile(&r, &outcome);
+        Ok(outcome)
     }
 
     /// Loads the swap route weights (`GET /swap/v2/public/api_weight`) into the weight budget;
@@ -528,6 +646,7 @@ struct Options {
     roots: Option<Vec<Vec<u8>>>,
     timed: bool,
     hooks: Hooks,
+    known_ids: usize,
 }
 
 impl Default for Options {
@@ -542,6 +661,7 @@ impl Default for Options {
             roots: None,
             timed: true,
             hooks: Hooks::default(),
+            known_ids: DEFAULT_ID_MEMORY,
         }
     }
 }
@@ -711,6 +831,13 @@ where
         self
     }
 
+    /// How many ids the session remembers ([`Client::known_ids`]; default
+    /// [`DEFAULT_ID_MEMORY`], 4096; 0 remembers none).
+    pub fn known_ids_capacity(mut self, ids: usize) -> Self {
+        self.opts.known_ids = ids;
+        self
+    }
+
     /// Trusts only these root certificates (DER), instead of the webpki roots (or the system's,
     /// with the `native-roots` feature): a TLS-intercepting proxy's CA, or a simulator behind
     /// TLS. [`ClientBuilder::build`] rejects a certificate that does not parse. Applies to the
@@ -764,6 +891,7 @@ where
             capture,
             max_body: o.max_body,
             hooks: o.hooks,
+            known: SessionIds::new(o.known_ids),
         })
     }
 }

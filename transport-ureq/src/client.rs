@@ -7,11 +7,14 @@ use std::time::Duration;
 use digifinex_core::exchange::{record, request_span, sync_span};
 use digifinex_core::paging::Pager;
 use digifinex_core::policy::RetryPolicy;
-use digifinex_core::reconcile::{Options as ReconcileOptions, Outcome, Reconciler, Unknown};
+use digifinex_core::reconcile::{
+    created_ids_of, Options as ReconcileOptions, Outcome, Prior, Reconciler, SessionIds, Snapshot,
+    SnapshotPolicy, Unknown, Write, WriteRequest, DEFAULT_ID_MEMORY,
+};
 use digifinex_core::record::{Hooks, Responder, Tap};
 use digifinex_core::session::{Action, Drive, Response, Session, SessionBuilder};
 use digifinex_core::{
-    BoxError, Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind,
+    spot, swap, BoxError, Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind,
 };
 use ureq::unversioned::resolver::DefaultResolver;
 
@@ -68,6 +71,8 @@ pub struct Client {
     max_body: u64,
     /// Recording and replaying (see [`ClientBuilder::recorder`]).
     hooks: Hooks,
+    /// The ids this session placed or saw (see [`Client::known_ids`]).
+    known: SessionIds,
 }
 
 /// Request-level settings for a caller's agent: its status handling must return 4xx/5xx as
@@ -111,13 +116,141 @@ impl Client {
 
     /// Sends `endpoint` and returns its typed output with the status, headers, rate-limit
     /// usage, latency and attempts of the final answer.
+    ///
+    /// A write's answer that names what it created (an order id, a batch's ids, a withdrawal
+    /// id) is remembered ([`Client::known_ids`]); a write's unknown outcome carries the ids
+    /// remembered before it ([`Error::prior`]).
     pub fn send_full<E: Endpoint>(&self, endpoint: &E) -> Result<Response<E::Output>, Error> {
+        if E::META.idempotent {
+            return self.send_traced(endpoint);
+        }
+        let mark = self.known.mark();
+        let result = self.send_traced(endpoint);
+        self.known.after_write(
+            mark,
+            result,
+            |r| created_ids_of(E::META.name, &r.value),
+            None,
+        )
+    }
+
+    fn send_traced<E: Endpoint>(&self, endpoint: &E) -> Result<Response<E::Output>, Error> {
         let meta = E::META;
         let span = request_span(&meta);
         let _entered = span.enter();
         let result = self.drive(self.session.call(endpoint));
         record(&span, &result);
         result
+    }
+
+    /// Sends the write `request` after a snapshot of its evidence set when `policy` asks for
+    /// one ([`SnapshotPolicy::BeforeSend`]: the reads of [`Client::snapshot`], just before
+    /// it). An unknown outcome then carries the snapshot, and [`Client::reconcile`] gives an
+    /// exact verdict (see [`digifinex_core::reconcile`]). A snapshot read that fails stops the
+    /// write before it is sent, with that read's error.
+    pub fn send_write<E: WriteRequest>(
+        &self,
+        request: &E,
+        policy: SnapshotPolicy,
+    ) -> Result<E::Output, Error> {
+        let snapshot = match policy {
+            SnapshotPolicy::BeforeSend => Some(self.snapshot(&request.to_write())?),
+            _ => None,
+        };
+        let mark = self.known.mark();
+        let result = self.send_traced(request).map(|r| r.value);
+        self.known
+            .after_write(mark, result, |o| E::created_ids(o), snapshot)
+    }
+
+    /// `POST /v3/{market}/order/new` with a snapshot policy (see [`Client::send_write`]).
+    ///
+    /// ```
+    /// use digifinex_sim::{Sim, SimConfig};
+    /// use digifinex_ureq::core::reconcile::SnapshotPolicy;
+    /// use digifinex_ureq::core::{spot, Credentials};
+    /// use digifinex_ureq::Client;
+    ///
+    /// let sim = Sim::start(SimConfig::default())?;
+    /// let keys = sim.control().demo_account().keys;
+    /// let client = Client::builder()
+    ///     .spot_base_url(sim.spot_base_url())
+    ///     .swap_base_url(sim.swap_base_url())
+    ///     .allow_http(true)
+    ///     .credentials(Credentials::new(keys.key, keys.secret))
+    ///     .build()?;
+    /// let bid = client.send(&spot::OrderBookRequest::new("btc_usdt"))?.best_bid().ok_or("no bid")?.price;
+    /// // A resting buy 20 % under the best bid, on the pair's grids.
+    /// let price = (bid * "0.8".parse::<rust_decimal::Decimal>()?).round_dp(2);
+    /// let order = spot::PlaceOrderRequest::new(
+    ///     spot::Market::Spot,
+    ///     "btc_usdt",
+    ///     spot::LimitOrder::buy("0.001".parse()?, price.into()),
+    /// );
+    /// match client.place_spot(&order, SnapshotPolicy::BeforeSend) {
+    ///     Ok(placed) => assert!(client.known_ids().len() >= 1, "{}", placed.order_id),
+    ///     // Exact, thanks to the snapshot: applied or not applied, never a guess.
+    ///     Err(e) => println!("{}", client.reconcile(&e)?.what_to_do()),
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn place_spot(
+        &self,
+        request: &spot::PlaceOrderRequest,
+        policy: SnapshotPolicy,
+    ) -> Result<spot::PlacedOrder, Error> {
+        self.send_write(request, policy)
+    }
+
+    /// `POST /v3/{market}/order/batch_new` with a snapshot policy (see [`Client::send_write`]).
+    pub fn place_spot_batch(
+        &self,
+        request: &spot::BatchPlaceOrdersRequest,
+        policy: SnapshotPolicy,
+    ) -> Result<spot::PlacedOrders, Error> {
+        self.send_write(request, policy)
+    }
+
+    /// `POST /swap/v2/trade/order_place` with a snapshot policy (see [`Client::send_write`]).
+    pub fn place_swap(
+        &self,
+        request: &swap::PlaceOrderRequest,
+        policy: SnapshotPolicy,
+    ) -> Result<swap::PlacedOrder, Error> {
+        self.send_write(request, policy)
+    }
+
+    /// `POST /swap/v2/trade/batch_order` with a snapshot policy (see [`Client::send_write`]).
+    pub fn place_swap_batch(
+        &self,
+        request: &swap::BatchPlaceOrdersRequest,
+        policy: SnapshotPolicy,
+    ) -> Result<swap::OrderIds, Error> {
+        self.send_write(request, policy)
+    }
+
+    /// Reads `write`'s evidence set now ([`Snapshot`]: for an order, the pair's open orders and
+    /// recent history) and returns what it knows, to attach to the write's unknown outcome
+    /// ([`Error::with_prior`]) or to give as [`ReconcileOptions::prior`]. Its ids are
+    /// remembered as seen. [`Client::send_write`] calls it for you.
+    pub fn snapshot(&self, write: &Write) -> Result<Prior, Error> {
+        let mut s = Snapshot::new(write, self.session.now(), &ReconcileOptions::default());
+        while let Some(read) = s.next_read() {
+            let answer = self.drive(read.call(&self.session))?;
+            s.feed(answer.value);
+        }
+        let prior = s.finish();
+        self.known.seen(prior.known_ids.iter().cloned());
+        Ok(prior)
+    }
+
+    /// The ids this session has placed (named by its writes' answers) or seen (by its
+    /// snapshots and reconciliations), which every unknown outcome it reports excludes from the
+    /// write's results; at most [`ClientBuilder::known_ids_capacity`] of them, the oldest
+    /// forgotten first (forgetting is safe: a verdict can only become ambiguous). Shared by the
+    /// client's clones.
+    pub fn known_ids(&self) -> &SessionIds {
+        &self.known
     }
 
     /// Measures the server clock through `GET /v3/time` (spot) or `GET /swap/v2/public/time`
@@ -135,7 +268,11 @@ impl Client {
     /// the idempotent reads that can tell whether it was applied (through [`Client::send`]'s
     /// path: weight budget, retries, clock) and returns the verdict per element (see
     /// [`digifinex_core::reconcile`]). Call it at once after the error, so the window stays
-    /// short; list the ids you knew before the write with [`Client::reconcile_with`].
+    /// short. The error carries what the client knew before the write: the ids it remembers
+    /// ([`Client::known_ids`]) and, from [`Client::send_write`] or a `place_*` with
+    /// [`SnapshotPolicy::BeforeSend`], the snapshot that makes the verdict exact; without a
+    /// snapshot, a write that took effect is usually ambiguous (its record cannot be told from
+    /// an older identical one). More known ids: [`Client::reconcile_with`].
     ///
     /// Errors: any other error is refused ([`Error::Validation`] on `error`), and a read that
     /// fails (other than a by-id read answering "no such record") ends the reconciliation
@@ -158,7 +295,9 @@ impl Client {
                 Err(e) => r.feed_error(e)?,
             }
         }
-        Ok(r.verdict(self.session.now()))
+        let outcome = r.verdict(self.session.now());
+        self.known.after_reconcile(&r, &outcome);
+        Ok(outcome)
     }
 
     /// Loads the swap route weights (`GET /swap/v2/public/api_weight`) into the weight budget;
@@ -343,6 +482,7 @@ pub struct ClientBuilder {
     max_body: usize,
     roots: Option<Vec<Vec<u8>>>,
     hooks: Hooks,
+    known_ids: usize,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -374,6 +514,7 @@ impl Default for ClientBuilder {
             max_body: DEFAULT_MAX_BODY,
             roots: None,
             hooks: Hooks::default(),
+            known_ids: DEFAULT_ID_MEMORY,
         }
     }
 }
@@ -506,6 +647,12 @@ impl ClientBuilder {
         self.agent = Some(agent);
         self
     }
+    /// How many ids the session remembers ([`Client::known_ids`]; default
+    /// [`DEFAULT_ID_MEMORY`], 4096; 0 remembers none).
+    pub fn known_ids_capacity(mut self, ids: usize) -> Self {
+        self.known_ids = ids;
+        self
+    }
     /// Allows plain `http://` base URLs (the simulator, tests). Default off.
     pub fn allow_http(mut self, allow: bool) -> Self {
         self.allow_http = allow;
@@ -598,6 +745,7 @@ impl ClientBuilder {
             per_request,
             max_body: self.max_body as u64,
             hooks: self.hooks,
+            known: SessionIds::new(self.known_ids),
         })
     }
 }

@@ -3,6 +3,7 @@
 //! [`Write`] ([`WriteRequest`]).
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 
 use super::{spot as spot_rules, Evidence, Facts, Options, Read, Reconciler, Unknown, Write};
 use crate::endpoint::Endpoint;
@@ -58,6 +59,8 @@ use crate::{spot as sp, swap as sw};
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     write: Write,
+    /// Where its history reads start (`now - clock_uncertainty`).
+    from: TimestampMillis,
     queue: VecDeque<Read>,
     planned: usize,
     weight: u32,
@@ -98,6 +101,15 @@ impl Snapshot {
             .fold(0u32, u32::saturating_add);
         Snapshot {
             write: write.clone(),
+            from: {
+                // Where its history reads start: spot reads whole seconds (the second of the
+                // window start), swap milliseconds.
+                let start = now.0.saturating_sub(options.uncertainty_ms());
+                TimestampMillis(match write.meta().family {
+                    crate::Family::Spot => start.div_euclid(1000).saturating_mul(1000),
+                    _ => start,
+                })
+            },
             planned: queue.len(),
             queue,
             weight,
@@ -161,6 +173,7 @@ impl Snapshot {
         let mut prior = Prior::new();
         prior.known_ids = known;
         prior.complete = self.planned > 0 && self.queue.is_empty() && f.full_pages.is_empty();
+        prior.complete_from = prior.complete.then_some(self.from);
         prior.position_margin = position_margin;
         prior.snapshot_reads = u32::try_from(self.planned).unwrap_or(u32::MAX);
         prior.snapshot_weight = self.weight;
@@ -283,6 +296,124 @@ impl IdMemory {
     pub fn capacity(&self) -> usize {
         self.capacity
     }
+}
+
+/// An [`IdMemory`] behind a lock, shared by a client and its clones: what the transports call
+/// around each write and reconciliation.
+#[derive(Debug, Clone, Default)]
+pub struct SessionIds(Arc<Mutex<IdMemory>>);
+
+impl SessionIds {
+    /// A memory of at most `capacity` ids.
+    pub fn new(capacity: usize) -> Self {
+        SessionIds(Arc::new(Mutex::new(IdMemory::new(capacity))))
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut IdMemory) -> T) -> T {
+        let mut guard = match self.0.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        f(&mut guard)
+    }
+
+    /// [`IdMemory::mark`].
+    pub fn mark(&self) -> u64 {
+        self.with(|m| m.mark())
+    }
+
+    /// [`IdMemory::placed`].
+    pub fn placed<I: IntoIterator<Item = S>, S: Into<String>>(&self, ids: I) {
+        self.with(|m| m.placed(ids))
+    }
+
+    /// [`IdMemory::seen`].
+    pub fn seen<I: IntoIterator<Item = S>, S: Into<String>>(&self, ids: I) {
+        self.with(|m| m.seen(ids))
+    }
+
+    /// [`IdMemory::known_before`].
+    pub fn known_before(&self, mark: u64) -> BTreeSet<String> {
+        self.with(|m| m.known_before(mark))
+    }
+
+    /// The number of ids held.
+    pub fn len(&self) -> usize {
+        self.with(|m| m.len())
+    }
+
+    /// Whether no id is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// After a write's call (`mark` taken before it was built): remembers the ids its answer
+    /// named (`created`), or gives its unknown outcome what was known before it (the ids
+    /// placed, the ids seen before `mark`, and `snapshot` when one was taken). Other errors
+    /// pass unchanged.
+    pub fn after_write<T>(
+        &self,
+        mark: u64,
+        result: Result<T, Error>,
+        created: impl FnOnce(&T) -> Vec<String>,
+        snapshot: Option<Prior>,
+    ) -> Result<T, Error> {
+        match result {
+            Ok(value) => {
+                self.placed(created(&value));
+                Ok(value)
+            }
+            Err(e @ Error::OutcomeUnknown { .. }) => {
+                let mut prior = snapshot.unwrap_or_default();
+                prior.known_ids.extend(self.known_before(mark));
+                Err(e.with_prior(prior))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// After a reconciliation: the ids its reads listed are seen, and the records it found
+    /// applied are placed (they are that write's: never another's).
+    pub fn after_reconcile(&self, reconciler: &Reconciler, outcome: &super::Outcome) {
+        self.seen(reconciler.seen_ids());
+        self.placed(outcome.verdicts.iter().filter_map(|v| match v {
+            super::Verdict::Applied { id: Some(id), .. } => Some(id.clone()),
+            _ => None,
+        }));
+    }
+}
+
+/// Whether a client reads the write's evidence set just before sending it ([`Snapshot`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum SnapshotPolicy {
+    /// No read before the write: an unknown outcome knows only the ids the client remembers;
+    /// a write that took effect is then usually reconciled as ambiguous.
+    #[default]
+    Skip,
+    /// Read the evidence set just before the write (its weight: [`Snapshot::weight`], 2 for a
+    /// spot order); a failed read stops the write before it is sent. Verdicts are then exact.
+    BeforeSend,
+}
+
+/// The ids the answer of endpoint `endpoint` names as created (orders, batches, withdrawals,
+/// plans), for any typed answer: rendered as JSON only for those endpoints
+/// ([`Write::created_ids_json`]); empty for every other endpoint.
+pub fn created_ids_of<T: serde::Serialize>(endpoint: &str, answer: &T) -> Vec<String> {
+    if !matches!(
+        endpoint,
+        "spot.order_new"
+            | "swap.order_place"
+            | "spot.order_batch_new"
+            | "swap.batch_order"
+            | "spot.withdraw_new"
+            | "swap.follow.add_algo"
+    ) {
+        return Vec::new();
+    }
+    serde_json::to_value(answer)
+        .map(|v| Write::created_ids_json(endpoint, &v))
+        .unwrap_or_default()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -146,7 +146,9 @@ mod copy;
 mod spot;
 mod swap;
 
-pub use before::{IdMemory, Snapshot, WriteRequest, DEFAULT_ID_MEMORY};
+pub use before::{
+    created_ids_of, IdMemory, SessionIds, Snapshot, SnapshotPolicy, WriteRequest, DEFAULT_ID_MEMORY,
+};
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -510,6 +512,9 @@ pub struct Options {
     /// Whether [`Options::known_ids`] list every record of the write's evidence set that
     /// existed before the write was built (a complete [`Snapshot`]): see the verdict rule.
     pub known_complete: bool,
+    /// With [`Options::known_complete`]: the earliest creation time the complete list covers;
+    /// when the window starts before it, the list is not taken as complete.
+    pub complete_from: Option<TimestampMillis>,
 }
 
 impl Default for Options {
@@ -519,6 +524,7 @@ impl Default for Options {
             known_ids: BTreeSet::new(),
             position_margin_before: None,
             known_complete: false,
+            complete_from: None,
         }
     }
 }
@@ -558,7 +564,10 @@ impl Options {
     /// [`Snapshot`]), the position margin (when none was set).
     pub fn prior(mut self, prior: &Prior) -> Self {
         self.known_ids.extend(prior.known_ids.iter().cloned());
-        self.known_complete |= prior.complete;
+        if prior.complete && !self.known_complete {
+            self.known_complete = true;
+            self.complete_from = prior.complete_from;
+        }
         if self.position_margin_before.is_none() {
             self.position_margin_before = prior.position_margin;
         }
@@ -1039,7 +1048,19 @@ impl Reconciler {
         let ctx = Ctx {
             window,
             known: &self.options.known_ids,
-            complete: self.options.known_complete,
+            // A snapshot covers the window only when its lists reach back to the window start.
+            // (Spot records have whole seconds: the window's first second must be covered.)
+            complete: self.options.known_complete
+                && self.options.complete_from.is_none_or(|from| {
+                    window.start.is_some_and(|s| {
+                        let first = if truncation > 0 {
+                            s.0.div_euclid(1000).saturating_mul(1000)
+                        } else {
+                            s.0
+                        };
+                        first >= from.0
+                    })
+                }),
             whole_seconds: truncation > 0,
             facts: &self.facts,
             options: &self.options,

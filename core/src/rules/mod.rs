@@ -43,11 +43,13 @@
 
 mod cache;
 mod grid;
+mod placement;
 mod spot;
 mod swap;
 
 pub use cache::RulesCache;
 pub use grid::{Grid, Rounding};
+pub use placement::{check_placement, placement_markets, Markets, Refused};
 pub use spot::SpotRules;
 pub use swap::{Exposure, SwapRules};
 
@@ -137,6 +139,98 @@ pub fn unlisted_pair(pair: &str) -> crate::error::Error {
     )
 }
 
+/// The error for a spot pair that `listed` (the fresh symbol list's pairs) does not hold: "not
+/// listed", with the listed pair it most likely meant ([`suggest_market`]).
+///
+/// ```
+/// use digifinex_core::rules::unlisted_pair_among;
+/// let e = unlisted_pair_among("btc_usdd", ["eth_usdt", "btc_usdt"]);
+/// assert_eq!(
+///     e.to_string(),
+///     "invalid `symbol`: \"btc_usdd\" is not listed by GET /v3/trades/symbols (did you mean \
+///      btc_usdt?)"
+/// );
+/// ```
+pub fn unlisted_pair_among<'a, I: IntoIterator<Item = &'a str>>(
+    pair: &str,
+    listed: I,
+) -> crate::error::Error {
+    let reason = match suggest_market(pair, listed) {
+        Some(near) => format!(
+            "{pair:?} is not listed by GET /v3/trades/symbols (did you mean {}?)",
+            near.to_ascii_lowercase()
+        ),
+        None => format!(
+            "{pair:?} is not listed by GET /v3/trades/symbols: check the spelling (pairs look \
+             like btc_usdt)"
+        ),
+    };
+    crate::error::Error::validation("symbol", reason)
+}
+
+/// The error for a swap instrument that `listed` (the fresh instrument list's ids) does not
+/// hold: "not listed", with the listed instrument it most likely meant ([`suggest_market`]).
+pub fn unlisted_instrument_among<'a, I: IntoIterator<Item = &'a str>>(
+    instrument_id: &str,
+    listed: I,
+) -> crate::error::Error {
+    let reason = match suggest_market(instrument_id, listed) {
+        Some(near) => format!(
+            "{instrument_id:?} is not listed by GET /swap/v2/public/instruments (did you mean \
+             {}?)",
+            near.to_ascii_uppercase()
+        ),
+        None => format!(
+            "{instrument_id:?} is not listed by GET /swap/v2/public/instruments: check the \
+             spelling (instruments look like BTCUSDTPERP)"
+        ),
+    };
+    crate::error::Error::validation("instrument_id", reason)
+}
+
+/// The market of `listed` most like `name`: the same letters without separators and case
+/// (`BTCUSDT`, `btc-usdt` for `btc_usdt`), base and quote swapped (`usdt_btc`), or the closest
+/// within two edits; `None` when nothing is that close.
+///
+/// ```
+/// use digifinex_core::rules::suggest_market;
+/// let listed = ["btc_usdt", "eth_usdt", "eth_btc"];
+/// assert_eq!(suggest_market("BTC-USDT", listed), Some("btc_usdt"));
+/// assert_eq!(suggest_market("usdt_eth", listed), Some("eth_usdt"));
+/// assert_eq!(suggest_market("eth_usdd", listed), Some("eth_usdt"));
+/// assert_eq!(suggest_market("doge_eur", listed), None);
+/// ```
+pub fn suggest_market<'a, I: IntoIterator<Item = &'a str>>(
+    name: &str,
+    listed: I,
+) -> Option<&'a str> {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let swapped = |s: &str| -> Option<String> {
+        let (a, b) = s.split_once(['_', '-', '/'])?;
+        Some(format!("{}{}", squash(b), squash(a)))
+    };
+    let want = squash(name);
+    let want_swapped = swapped(name);
+    let mut best: Option<(usize, &'a str)> = None;
+    for m in listed {
+        let have = squash(m);
+        let d = if have == want || want_swapped.as_deref() == Some(have.as_str()) {
+            0
+        } else {
+            crate::params::edit_distance(&want, &have)
+        };
+        if d <= 2 && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, m));
+        }
+    }
+    best.map(|(_, m)| m)
+}
+
 /// The error for a swap instrument the fresh instrument list does not list.
 pub fn unlisted_instrument(instrument_id: &str) -> crate::error::Error {
     crate::error::Error::validation(
@@ -171,14 +265,21 @@ pub enum Rule {
         /// The amount step.
         step: Decimal,
     },
-    /// The amount or size is below the minimum (spot 20009, swap 401006).
-    MinAmount {
-        /// The minimum.
+    /// The amount in the base currency is below the pair's minimum base amount (spot 20009;
+    /// [`SpotRules::min_base_amount`]).
+    MinBaseAmount {
+        /// The minimum, in the base currency.
         min: Decimal,
     },
-    /// The order value (price times amount, or a market buy's quote amount) is below the
-    /// minimum (spot 20010).
-    MinValue {
+    /// The size is below the instrument's minimum number of contracts (swap 401006;
+    /// [`SwapRules::min_size`]).
+    MinSize {
+        /// The minimum, in contracts.
+        min: Decimal,
+    },
+    /// The order value in the quote currency (price times amount, or a market buy's quote
+    /// amount) is below the pair's minimum (spot 20010; [`SpotRules::min_quote_value`]).
+    MinQuoteValue {
         /// The minimum value in the quote currency.
         min: Decimal,
         /// The order's value.
@@ -257,10 +358,17 @@ impl fmt::Display for RuleError {
             }
             Rule::Price { step } => write!(f, "`{field}` must be a multiple of {step} on {m}")?,
             Rule::Amount { step } => write!(f, "`{field}` must be a multiple of {step} on {m}")?,
-            Rule::MinAmount { min } => write!(f, "`{field}` is below {m}'s minimum {min}")?,
-            Rule::MinValue { min, value } => write!(
+            Rule::MinBaseAmount { min } => write!(
                 f,
-                "order value {value} is below {m}'s minimum {min} (raise `{field}`)"
+                "`{field}` is below {m}'s minimum base amount {min}"
+            )?,
+            Rule::MinSize { min } => write!(
+                f,
+                "`{field}` is below {m}'s minimum size {min} contracts"
+            )?,
+            Rule::MinQuoteValue { min, value } => write!(
+                f,
+                "order value {value} is below {m}'s minimum quote value {min} (raise `{field}`)"
             )?,
             Rule::OpenValue {
                 leverage,
@@ -272,7 +380,10 @@ impl fmt::Display for RuleError {
             )?,
         }
         if let Some(v) = self.value {
-            if !matches!(self.rule, Rule::MinValue { .. } | Rule::OpenValue { .. }) {
+            if !matches!(
+                self.rule,
+                Rule::MinQuoteValue { .. } | Rule::OpenValue { .. }
+            ) {
                 write!(f, " (got {v})")?;
             }
         }

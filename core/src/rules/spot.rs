@@ -9,7 +9,8 @@ use crate::spot::{
 };
 use crate::types::Pair;
 
-/// The trading rules of one spot pair: price and amount precision, minimum amount and value,
+/// The trading rules of one spot pair: price and amount precision, minimum base amount and
+/// minimum quote value,
 /// whether it trades and allows API trading, and the order types it offers.
 ///
 /// Built from a [`SymbolInfo`] row of `/trades/symbols` (the list with `is_allow`) or
@@ -31,10 +32,14 @@ pub struct SpotRules {
     pub price: Option<Grid>,
     /// Base amounts must lie on this grid (`10^-amount_precision`).
     pub amount: Option<Grid>,
-    /// Minimum base amount of a limit order or market sell.
-    pub min_amount: Option<Decimal>,
-    /// Minimum order value in the quote currency.
-    pub min_value: Option<Decimal>,
+    /// Minimum amount in the base currency (BTC of `btc_usdt`) of a limit order or market
+    /// sell: the symbol list's `minimum_amount` (venue code 20009).
+    pub min_base_amount: Option<Decimal>,
+    /// Minimum order value in the quote currency (USDT of `btc_usdt`): price times amount, or a
+    /// market buy's amount; the symbol list's `minimum_value` (venue code 20010). Not to be
+    /// confused with [`crate::spot::MarketInfo::min_amount`], the venue's name for the same
+    /// minimum value in `GET /v3/markets`.
+    pub min_quote_value: Option<Decimal>,
     /// Whether the pair trades now (`None`: not stated).
     pub trading: Option<bool>,
     /// Whether API trading is allowed (`None`: not stated).
@@ -57,8 +62,8 @@ impl SpotRules {
             pair: info.symbol.clone(),
             price: info.price_precision.map(Grid::places),
             amount: info.amount_precision.map(Grid::places),
-            min_amount: info.minimum_amount,
-            min_value: info.minimum_value,
+            min_base_amount: info.minimum_amount,
+            min_quote_value: info.minimum_value,
             trading,
             api_tradable: info.is_allow,
             order_types: info.order_types.clone(),
@@ -119,15 +124,15 @@ impl SpotRules {
             _ => Err(self
                 .err(
                     field,
-                    Rule::MinAmount {
-                        min: self.min_amount.unwrap_or(grid.step()).max(grid.step()),
+                    Rule::MinBaseAmount {
+                        min: self.min_base_amount.unwrap_or(grid.step()).max(grid.step()),
                     },
                     20009,
                 )
                 .value(amount.get())
                 .nearest(
                     None,
-                    self.min_amount.unwrap_or(grid.step()).max(grid.step()),
+                    self.min_base_amount.unwrap_or(grid.step()).max(grid.step()),
                 )),
         }
     }
@@ -191,22 +196,24 @@ impl SpotRules {
                 let amount = o.amount().get();
                 self.on_grid(self.price, price, "price", 20007, true)?;
                 self.on_grid(self.amount, amount, "amount", 20008, false)?;
-                self.at_least_min_amount(amount)?;
-                self.at_least_min_value(price.checked_mul(amount), Some(price))
+                self.at_least_min_base_amount(amount)?;
+                self.at_least_min_quote_value(price.checked_mul(amount), Some(price))
             }
             OrderSpec::Market(o) => {
                 let amount = o.amount().get();
                 match o.side() {
                     OrderSide::Buy => {
                         self.on_grid(self.price, amount, "amount", 20008, false)?;
-                        self.at_least_min_value(Some(amount), None)
+                        self.at_least_min_quote_value(Some(amount), None)
                     }
                     OrderSide::Sell => {
                         self.on_grid(self.amount, amount, "amount", 20008, false)?;
-                        self.at_least_min_amount(amount)?;
+                        self.at_least_min_base_amount(amount)?;
                         let price = reference.map(Price::get);
                         match price {
-                            Some(p) => self.at_least_min_value(p.checked_mul(amount), Some(p)),
+                            Some(p) => {
+                                self.at_least_min_quote_value(p.checked_mul(amount), Some(p))
+                            }
                             None => Ok(()),
                         }
                     }
@@ -241,12 +248,12 @@ impl SpotRules {
         Err(e)
     }
 
-    fn at_least_min_amount(&self, amount: Decimal) -> Result<(), RuleError> {
-        match self.min_amount {
+    fn at_least_min_base_amount(&self, amount: Decimal) -> Result<(), RuleError> {
+        match self.min_base_amount {
             Some(min) if amount < min => {
                 let smallest = self.amount.and_then(|g| g.up(min)).unwrap_or(min);
                 Err(self
-                    .err("amount", Rule::MinAmount { min }, 20009)
+                    .err("amount", Rule::MinBaseAmount { min }, 20009)
                     .value(amount)
                     .nearest(None, smallest))
             }
@@ -256,18 +263,18 @@ impl SpotRules {
 
     /// `value` is the order value (`None` on overflow, which is never below a minimum);
     /// `price` turns the minimum value into the smallest valid base amount for the hint.
-    fn at_least_min_value(
+    fn at_least_min_quote_value(
         &self,
         value: Option<Decimal>,
         price: Option<Decimal>,
     ) -> Result<(), RuleError> {
-        let (Some(min), Some(value)) = (self.min_value, value) else {
+        let (Some(min), Some(value)) = (self.min_quote_value, value) else {
             return Ok(());
         };
         if value >= min {
             return Ok(());
         }
-        let mut e = self.err("amount", Rule::MinValue { min, value }, 20010);
+        let mut e = self.err("amount", Rule::MinQuoteValue { min, value }, 20010);
         let smallest = match price {
             Some(p) if p > Decimal::ZERO => min
                 .checked_div(p)
@@ -337,7 +344,7 @@ mod tests {
         assert_eq!(e.code(), Some(20010));
         assert_eq!(
             e.rule,
-            Rule::MinValue {
+            Rule::MinQuoteValue {
                 min: d("5"),
                 value: d("1.000")
             }

@@ -127,7 +127,7 @@ impl SwapRules {
     pub fn contracts(&self, base: Decimal, price: Price) -> Result<Size, RuleError> {
         let min = self.min_size.unwrap_or(Decimal::ONE).max(Decimal::ONE);
         let too_small = || {
-            self.err("size", Rule::MinAmount { min }, 401006)
+            self.err("size", Rule::MinSize { min }, 401006)
                 .value(Decimal::ZERO)
                 .nearest(None, min)
         };
@@ -179,7 +179,7 @@ impl SwapRules {
             _ => {
                 let min = self.min_size.unwrap_or(Decimal::ONE).max(Decimal::ONE);
                 return Err(self
-                    .err("size", Rule::MinAmount { min }, 401006)
+                    .err("size", Rule::MinSize { min }, 401006)
                     .value(order.size().get())
                     .nearest(None, min));
             }
@@ -230,7 +230,7 @@ impl SwapRules {
         if let Some(min) = self.min_size {
             if size < min {
                 return Err(self
-                    .err("size", Rule::MinAmount { min }, 401006)
+                    .err("size", Rule::MinSize { min }, 401006)
                     .value(size)
                     .nearest(None, whole().up(min).unwrap_or(min)));
             }
