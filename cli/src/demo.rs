@@ -13,7 +13,7 @@ use digifinex_core::spot::{self, Market, TransferAccount};
 use digifinex_core::swap::{self, CopyCurrentView, CopyMarginMode, CopyMarketStyle, CopyPricing};
 use digifinex_core::swap::{MarketStyle, OrderSide, SponsorSide, TriggerPriceType};
 use digifinex_core::{Amount, Credentials, Decimal, Error, Family, Price, Size};
-use digifinex_sim::{FaultKind, FaultRule, SimConfig, WsSim, WsSimConfig};
+use digifinex_sim::{FaultKind, FaultRule, SimConfig};
 use digifinex_ureq::Client;
 
 use crate::live::start_sim;
@@ -557,10 +557,8 @@ fn watch_order_updates<W: Write>(
     creds: Credentials,
 ) -> Result<(), Failure> {
     use digifinex_core::ws::Event;
-    let ws = WsSim::start(WsSimConfig::default(), Some(sim.control()))
-        .map_err(|e| t.wrong(format!("the websocket simulator did not start: {e}")))?;
     let stream = digifinex_ureq::ws::StreamBuilder::new(Family::Spot)
-        .url(ws.spot_url())
+        .url(sim.spot_ws_url())
         .allow_plain()
         .credentials(creds)
         // The ticker keeps frames coming while we wait for the private ones.

@@ -16,7 +16,7 @@ use std::sync::mpsc;
 use clap::Args;
 use digifinex_core::ws::{Event, Subscription};
 use digifinex_core::{Credentials, Family};
-use digifinex_sim::{SimConfig, WsSim, WsSimConfig};
+use digifinex_sim::SimConfig;
 use digifinex_ureq::ws::StreamBuilder;
 
 use crate::live::{env_credentials, is_loopback_http, start_sim};
@@ -84,14 +84,12 @@ pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
     let mut _sims = None;
     let (spot_url, swap_url) = if args.sim {
         let sim = start_sim(SimConfig::default())?;
-        let ws = WsSim::start(WsSimConfig::default(), Some(sim.control()))
-            .map_err(|e| Failure::Other(format!("the websocket simulator did not start: {e}")))?;
         if creds.is_none() && private {
             let demo = sim.control().demo_account();
             creds = Some(Credentials::new(demo.keys.key, demo.keys.secret));
         }
-        let urls = (Some(ws.spot_url()), Some(ws.swap_url()));
-        _sims = Some((sim, ws));
+        let urls = (Some(sim.spot_ws_url()), Some(sim.swap_ws_url()));
+        _sims = Some(sim);
         urls
     } else {
         (args.base_url, args.swap_base_url)

@@ -203,6 +203,46 @@ impl FlowSpec {
     }
 }
 
+/// The websockets (`/ws/v1/`, `/swap_ws/v2/`): cadences, the venue's limits and the
+/// simulator's bounds against a client (see [`crate::ws`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WsSettings {
+    /// Interval of the public pushes (book deltas and new trades every tick; tickers every
+    /// second tick, index and mark prices every fifth, `all_ticker` every twentieth): 100 ms.
+    pub tick: std::time::Duration,
+    /// Drop a socket this long after the client's last frame, as the venue does (60 s);
+    /// `None`: never.
+    pub idle_timeout: Option<std::time::Duration>,
+    /// Drop a socket this long after it opened (2 h); `None`: never.
+    pub lifetime: Option<std::time::Duration>,
+    /// Channels one swap socket may hold; one more drops it, as the venue does: 30.
+    pub max_swap_channels: usize,
+    /// Levels per side of the spot depth channel: 30.
+    pub spot_depth: usize,
+    /// Open websockets at once (256); a further upgrade is answered HTTP 503.
+    pub max_connections: usize,
+    /// Frames queued for one socket (1,024); a client that does not read them is dropped, not
+    /// buffered.
+    pub send_queue: usize,
+    /// Largest frame or message a client may send (64 KiB); a larger one ends the socket.
+    pub max_message_bytes: usize,
+}
+
+impl Default for WsSettings {
+    fn default() -> Self {
+        WsSettings {
+            tick: std::time::Duration::from_millis(100),
+            idle_timeout: Some(std::time::Duration::from_secs(60)),
+            lifetime: Some(std::time::Duration::from_secs(2 * 3600)),
+            max_swap_channels: 30,
+            spot_depth: 30,
+            max_connections: 256,
+            send_queue: 1024,
+            max_message_bytes: 64 << 10,
+        }
+    }
+}
+
 /// Limit and risk-control switches.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LimitsConfig {
@@ -298,6 +338,8 @@ pub struct SimConfig {
     /// requests), the flow runs the last hour of the jump and the market stands still through
     /// the rest, so that a jump of days costs what an hour does.
     pub flow_catch_up_ms: i64,
+    /// The websockets' cadences and bounds.
+    pub ws: WsSettings,
 }
 
 /// How much history the simulator keeps, so that memory stays bounded however long it runs.
@@ -399,6 +441,7 @@ impl Default for SimConfig {
             latency: crate::market::latency::Latency::None,
             flow_warmup_ms: 60_000,
             flow_catch_up_ms: 3_600_000,
+            ws: WsSettings::default(),
         }
     }
 }

@@ -19,8 +19,9 @@ use std::ops::{Deref, DerefMut};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-/// Called with the state locked after a change (see the module docs).
-pub type Observer = Box<dyn Fn(&State, Changes) + Send + Sync>;
+/// Called with the state locked after a change, with the changes and the simulator time (see
+/// the module docs).
+pub type Observer = Box<dyn Fn(&State, Changes, i64) + Send + Sync>;
 
 /// State shared by the server tasks, the websockets and the control handles.
 pub struct Exchange {
@@ -109,7 +110,7 @@ impl Drop for StateGuard<'_> {
         if crate::changes::pending(&self.guard) {
             let changes = crate::changes::take(&mut self.guard);
             if let Some(observer) = self.exchange.observer.get() {
-                observer(&self.guard, changes);
+                observer(&self.guard, changes, self.exchange.clock.now_ms());
             }
         }
     }

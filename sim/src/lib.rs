@@ -103,12 +103,12 @@ pub mod ws;
 
 pub use accounts::{AccountId, AccountType, Balance, Permissions, WhitelistEntry};
 pub use config::{
-    CurrencySpec, LimitsConfig, MarketSpec, MarketStatus, Retention, SimConfig, SwapInstrumentSpec,
-    SwapStatus,
+    CurrencySpec, FlowSpec, LimitsConfig, MarketSpec, MarketStatus, Retention, SimConfig,
+    SwapInstrumentSpec, SwapStatus, WsSettings,
 };
 pub use control::{
-    ApiKeyPair, BalanceView, Control, ControlError, DemoAccount, KeyOptions, OrderView,
-    SwapOrderView, SwapPositionView, WithdrawalView,
+    ApiKeyPair, BalanceView, BookView, Control, ControlError, DemoAccount, KeyOptions, OrderView,
+    SwapOrderView, SwapPositionView, TradeView, WithdrawalView,
 };
 pub use faults::{FaultKind, FaultRule};
 pub use market::{Latency, MarketConfig, MarketSource};
@@ -146,4 +146,4 @@ pub use server::{SimHandle, StartError};
 /// ```
 #[doc(inline)]
 pub use server::Sim;
-pub use ws::{WsFamily, WsSim, WsSimConfig, WsSimHandle};
+pub use ws::{WsFamily, WsFault};

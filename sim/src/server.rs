@@ -32,6 +32,7 @@ use crate::faults::FaultKind;
 use crate::json::J;
 use crate::state::State;
 use crate::wire::{error_body, SimRequest, SimResponse};
+use crate::ws::{Hub, SharedHub, WsFamily};
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
@@ -70,10 +71,27 @@ pub fn check_bind_addr(addr: SocketAddr, public: bool) -> Result<(), String> {
 }
 
 /// Routes one request (no faults applied).
-pub fn route(shared: &Arc<Exchange>, req: &SimRequest) -> SimResponse {
+pub fn route(shared: &Arc<Exchange>, hub: &SharedHub, req: &SimRequest) -> SimResponse {
     let path = req.path.as_str();
     if path == "/__sim" || path.starts_with("/__sim/") {
-        return crate::control::http::handle(shared, req);
+        if !loopback_host(req, shared.addr) {
+            return SimResponse::json(
+                403,
+                &J::obj().with(
+                    "error",
+                    "the control API answers only requests whose Host is localhost or an IP \
+                     address (DNS rebinding protection)",
+                ),
+            );
+        }
+        let control = Control::new(shared.clone(), hub.clone());
+        return crate::control::http::handle(&control, req);
+    }
+    if WsFamily::of_path(path).is_some() {
+        return SimResponse::json(
+            400,
+            &J::obj().with("error", "a websocket: send an HTTP/1.1 upgrade request"),
+        );
     }
     if path == "/v3" || path.starts_with("/v3/") {
         return crate::spot::handle(shared, req);
@@ -84,10 +102,40 @@ pub fn route(shared: &Arc<Exchange>, req: &SimRequest) -> SimResponse {
     SimResponse::json(404, &error_body(10009, "endpoint unknown"))
 }
 
+/// Whether the request's `Host` names the loopback (`localhost`, a loopback address) or an IP
+/// address the server listens on: a web page that reaches the simulator through DNS rebinding
+/// sends its own host name and is refused.
+pub fn loopback_host(req: &SimRequest, bound: SocketAddr) -> bool {
+    let Some(host) = req.header("host") else {
+        return false;
+    };
+    let host = host.trim();
+    // Strip the port: `[v6]:port`, `v4:port`, `name:port`.
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, _)| h)
+    };
+    if name.eq_ignore_ascii_case("localhost") || name.eq_ignore_ascii_case("localhost.") {
+        return true;
+    }
+    match name.parse::<IpAddr>() {
+        Ok(ip) => {
+            let ip = match ip {
+                IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+                v4 => v4,
+            };
+            ip.is_loopback() || ip == bound.ip()
+        }
+        Err(_) => false,
+    }
+}
+
 /// The simulator before it serves: bound to its address, state built.
 #[derive(Debug)]
 pub struct Sim {
     shared: Arc<Exchange>,
+    hub: SharedHub,
     listener: TcpListener,
 }
 
@@ -130,8 +178,14 @@ impl Sim {
             crate::market::attach(&mut state, r);
         }
         crate::market::open(&mut state, config.flow_warmup_ms, clock.now_ms());
+        let hub = Hub::new(config.ws.clone());
         let shared = Arc::new(Exchange::new(config, clock, state, addr));
-        Ok(Sim { shared, listener })
+        shared.observe(crate::ws::observer(hub.clone()));
+        Ok(Sim {
+            shared,
+            hub,
+            listener,
+        })
     }
 
     /// The bound address.
@@ -141,12 +195,17 @@ impl Sim {
 
     /// The control handle.
     pub fn control(&self) -> Control {
-        Control::new(self.shared.clone())
+        Control::new(self.shared.clone(), self.hub.clone())
     }
 
     /// Serves until `shutdown` completes. Connections still open then are closed.
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
-        let Sim { shared, listener } = self;
+        let Sim {
+            shared,
+            hub,
+            listener,
+        } = self;
+        let ticker = tokio::spawn(crate::ws::tick_loop(shared.clone(), hub.clone()));
         let mut tasks = tokio::task::JoinSet::new();
         let slots = Arc::new(tokio::sync::Semaphore::new(
             shared.config.max_connections.max(1),
@@ -173,9 +232,9 @@ impl Sim {
                         }
                     };
                     let _ = stream.set_nodelay(true);
-                    let shared = shared.clone();
+                    let (shared, hub) = (shared.clone(), hub.clone());
                     tasks.spawn(async move {
-                        serve_connection(shared, stream, peer.ip()).await;
+                        serve_connection(shared, hub, stream, peer.ip()).await;
                         drop(permit);
                     });
                     while tasks.try_join_next().is_some() {}
@@ -183,6 +242,8 @@ impl Sim {
             }
         }
         tasks.abort_all();
+        ticker.abort();
+        crate::ws::lock(&hub).disconnect_all();
         Ok(())
     }
 
@@ -207,7 +268,7 @@ impl Sim {
                 rt.block_on(async move {
                     match Sim::bind(config).await {
                         Ok(sim) => {
-                            let _ = tx.send(Ok(sim.shared.clone()));
+                            let _ = tx.send(Ok((sim.shared.clone(), sim.hub.clone())));
                             let _ = sim
                                 .serve(async {
                                     let _ = stop_rx.await;
@@ -220,9 +281,10 @@ impl Sim {
                     }
                 });
             })?;
-        let shared = rx.recv().map_err(|_| StartError::Thread)??;
+        let (shared, hub) = rx.recv().map_err(|_| StartError::Thread)??;
         Ok(SimHandle {
             shared,
+            hub,
             stop: Some(stop_tx),
             thread: Some(thread),
         })
@@ -233,6 +295,7 @@ impl Sim {
 #[derive(Debug)]
 pub struct SimHandle {
     shared: Arc<Exchange>,
+    hub: SharedHub,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -253,6 +316,16 @@ impl SimHandle {
         format!("http://{}", self.shared.addr)
     }
 
+    /// Spot websocket URL, `ws://127.0.0.1:PORT/ws/v1/`.
+    pub fn spot_ws_url(&self) -> String {
+        format!("ws://{}/ws/v1/", self.shared.addr)
+    }
+
+    /// Swap websocket URL, `ws://127.0.0.1:PORT/swap_ws/v2/`.
+    pub fn swap_ws_url(&self) -> String {
+        format!("ws://{}/swap_ws/v2/", self.shared.addr)
+    }
+
     /// Control API base URL, `http://127.0.0.1:PORT/__sim`.
     pub fn control_url(&self) -> String {
         format!("http://{}/__sim", self.shared.addr)
@@ -260,7 +333,7 @@ impl SimHandle {
 
     /// The control handle.
     pub fn control(&self) -> Control {
-        Control::new(self.shared.clone())
+        Control::new(self.shared.clone(), self.hub.clone())
     }
 
     /// Blocks until the server thread ends (it runs until the handle is dropped or shut down, so
@@ -398,7 +471,12 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for TrackedIo<T> {
     }
 }
 
-async fn serve_connection(shared: Arc<Exchange>, stream: tokio::net::TcpStream, peer: IpAddr) {
+async fn serve_connection(
+    shared: Arc<Exchange>,
+    hub: SharedHub,
+    stream: tokio::net::TcpStream,
+    peer: IpAddr,
+) {
     let activity = Arc::new(Activity {
         start: Instant::now(),
         last_ms: AtomicU64::new(0),
@@ -412,16 +490,16 @@ async fn serve_connection(shared: Arc<Exchange>, stream: tokio::net::TcpStream, 
     });
     let act = activity.clone();
     let svc = service_fn(move |req| {
-        let shared = shared.clone();
+        let (shared, hub) = (shared.clone(), hub.clone());
         let act = act.clone();
-        async move { handle(shared, peer, req, act).await }
+        async move { handle(shared, hub, peer, req, act).await }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(header_timeout)
         .keep_alive(true);
-    let conn = builder.serve_connection(io, svc);
+    let conn = builder.serve_connection(io, svc).with_upgrades();
     match idle {
         Some(idle) => {
             tokio::select! {
@@ -438,10 +516,16 @@ async fn serve_connection(shared: Arc<Exchange>, stream: tokio::net::TcpStream, 
 
 async fn handle(
     shared: Arc<Exchange>,
+    hub: SharedHub,
     peer: IpAddr,
     req: hyper::Request<Incoming>,
     activity: Arc<Activity>,
 ) -> Result<hyper::Response<SimBody>, DropConnection> {
+    if let Some(family) = WsFamily::of_path(req.uri().path()) {
+        if is_upgrade(req.headers()) {
+            return ws_upgrade(shared, hub, peer, req, family).await;
+        }
+    }
     let (parts, body) = req.into_parts();
     // A declared length over the limit is refused before any of the body is read.
     let declared_too_large = body.size_hint().lower() > MAX_BODY as u64;
@@ -527,17 +611,18 @@ async fn handle(
         }
         _ => {}
     }
-    let resp =
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(&shared, &sreq))) {
-            Ok(r) => r,
-            Err(_) => {
-                // Defence in depth: a handler bug must not take the connection task down silently.
-                shared
-                    .panics
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                SimResponse::json(500, &error_body(50000, "system error"))
-            }
-        };
+    let resp = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        route(&shared, &hub, &sreq)
+    })) {
+        Ok(r) => r,
+        Err(_) => {
+            // Defence in depth: a handler bug must not take the connection task down silently.
+            shared
+                .panics
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            SimResponse::json(500, &error_body(50000, "system error"))
+        }
+    };
     match plan.fault {
         Some(FaultKind::DropAfterApply) => Err(DropConnection),
         Some(FaultKind::MalformedJson) => {
@@ -557,6 +642,103 @@ async fn handle(
         }
         _ => Ok(to_hyper(resp, false)),
     }
+}
+
+/// Whether the headers ask for a websocket upgrade (`Upgrade: websocket`, `Connection`
+/// listing `upgrade`).
+fn is_upgrade(h: &http::HeaderMap) -> bool {
+    let has = |name: &str, token: &str| {
+        h.get_all(name).iter().any(|v| {
+            v.to_str()
+                .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
+        })
+    };
+    has("upgrade", "websocket") && has("connection", "upgrade")
+}
+
+/// A websocket upgrade of `/ws/v1/` or `/swap_ws/v2/`: the route's fault rules apply as to any
+/// request (a `ServerError` rule with status 502 is a failed handshake), then the socket is
+/// admitted (HTTP 503 at [`crate::WsSettings::max_connections`]) and served on its own task.
+async fn ws_upgrade(
+    shared: Arc<Exchange>,
+    hub: SharedHub,
+    peer: IpAddr,
+    mut req: hyper::Request<Incoming>,
+    family: WsFamily,
+) -> Result<hyper::Response<SimBody>, DropConnection> {
+    let text = |status: u16, msg: &str| {
+        to_hyper(
+            SimResponse {
+                status,
+                headers: Vec::new(),
+                content_type: "text/plain; charset=utf-8",
+                body: msg.as_bytes().to_vec(),
+            },
+            false,
+        )
+    };
+    let plan = shared
+        .faults()
+        .plan(req.method().as_str(), req.uri().path());
+    if plan.delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(plan.delay_ms)).await;
+    }
+    match &plan.fault {
+        Some(FaultKind::DropBeforeApply | FaultKind::DropAfterApply) => return Err(DropConnection),
+        Some(FaultKind::TooManyRequests { .. }) => return Ok(text(429, "too many requests")),
+        Some(FaultKind::ServerError { status } | FaultKind::HtmlError { status }) => {
+            let status = if (500..600).contains(status) {
+                *status
+            } else {
+                502
+            };
+            return Ok(text(status, "bad gateway"));
+        }
+        _ => {}
+    }
+    if req.method() != http::Method::GET {
+        return Ok(text(405, "a websocket upgrade is a GET"));
+    }
+    let headers = req.headers();
+    if headers
+        .get("sec-websocket-version")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        != Some("13")
+    {
+        let mut r = text(426, "websocket version 13 required");
+        r.headers_mut().insert(
+            "sec-websocket-version",
+            http::HeaderValue::from_static("13"),
+        );
+        return Ok(r);
+    }
+    let Some(key) = headers
+        .get("sec-websocket-key")
+        .map(|k| k.as_bytes().to_vec())
+    else {
+        return Ok(text(400, "Sec-WebSocket-Key missing"));
+    };
+    let admitted = match crate::ws::admit(&hub, family, peer) {
+        Ok(a) => a,
+        Err(crate::ws::Refusal::Full) => return Ok(text(503, "too many websocket connections")),
+        Err(crate::ws::Refusal::Handshake502) => return Ok(text(502, "bad gateway")),
+    };
+    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(&key);
+    let on_upgrade = hyper::upgrade::on(&mut req);
+    tokio::spawn(async move {
+        match on_upgrade.await {
+            Ok(upgraded) => crate::ws::serve(shared, hub, admitted, TokioIo::new(upgraded)).await,
+            Err(_) => crate::ws::abandon(&hub, admitted),
+        }
+    });
+    let resp = hyper::Response::builder()
+        .status(http::StatusCode::SWITCHING_PROTOCOLS)
+        .header("upgrade", "websocket")
+        .header("connection", "Upgrade")
+        .header("sec-websocket-accept", accept)
+        .body(SimBody::Full(None));
+    resp.map_err(|_| DropConnection)
 }
 
 fn to_hyper(r: SimResponse, truncate: bool) -> hyper::Response<SimBody> {

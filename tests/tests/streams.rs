@@ -1,13 +1,13 @@
-//! Websocket conformance (issue 19): both clients (blocking `digifinex-ureq`, async
-//! `digifinex-hyper`) against the websocket simulator over loopback: subscribe and receive,
-//! keepalive under silence, recycle at the lifetime cap, and recovery from each fault with a
-//! book equal to the simulator's.
+//! Websocket conformance: both clients (blocking `digifinex-ureq`, async `digifinex-hyper`)
+//! against the simulator's websockets (served by `Sim::start` beside REST, over the same
+//! market) on loopback: subscribe and receive, keepalive under silence, recycle at the lifetime
+//! cap, and recovery from each fault with a book equal to the simulator's REST book.
 
 use std::time::{Duration, Instant};
 
 use digifinex_core::ws::{Book, CloseReason, Event, ResyncReason, Subscription, WsConfig};
 use digifinex_core::Family;
-use digifinex_sim::{WsFamily, WsSim, WsSimConfig, WsSimHandle};
+use digifinex_sim::{FlowSpec, SimConfig, SimHandle, WsFamily, WsFault, WsSettings};
 
 /// A client under test, blocking or async (driven on its own runtime).
 trait Client {
@@ -69,27 +69,49 @@ fn fast_config() -> WsConfig {
     }
 }
 
-fn sim(config: WsSimConfig) -> WsSimHandle {
-    WsSim::start(
-        WsSimConfig {
-            tick: Duration::from_millis(20),
-            ..config
-        },
-        None,
-    )
-    .expect("websocket simulator starts")
+/// A simulator whose markets move ten times as often as by default, pushing every 20 ms.
+fn sim(ws: WsSettings) -> SimHandle {
+    let mut config = SimConfig::default().without_limits();
+    for m in &mut config.markets {
+        m.flow = m.flow.take().map(|f| f.scaled(Decimal::TEN));
+    }
+    for i in &mut config.swap_instruments {
+        i.flow = i.flow.take().map(|f| f.scaled(Decimal::TEN));
+    }
+    config.ws = WsSettings {
+        tick: Duration::from_millis(20),
+        ..ws
+    };
+    Sim::start(config).expect("the simulator starts")
+}
+
+/// Instruments `C0USDTPERP`, `C1USDTPERP`, ... beside the default ones.
+fn many_instruments(n: usize, flow: Option<FlowSpec>) -> SimHandle {
+    let mut config = SimConfig::default().without_limits();
+    for i in 0..n {
+        let mut spec = digifinex_sim::SwapInstrumentSpec::new(
+            &format!("C{i}"),
+            "USDT",
+            Decimal::ONE,
+            2,
+            Decimal::from(100),
+        );
+        spec.flow = flow.clone();
+        config.swap_instruments.push(spec);
+    }
+    Sim::start(config).expect("the simulator starts")
 }
 
 fn client(
     kind: Kind,
-    sim: &WsSimHandle,
+    sim: &SimHandle,
     family: Family,
     subs: &[&str],
     config: WsConfig,
 ) -> Box<dyn Client> {
     let url = match family {
-        Family::Spot => sim.spot_url(),
-        _ => sim.swap_url(),
+        Family::Spot => sim.spot_ws_url(),
+        _ => sim.swap_ws_url(),
     };
     let subs: Vec<Subscription> = subs.iter().map(|s| s.parse().unwrap()).collect();
     match kind {
@@ -148,10 +170,10 @@ fn until(c: &mut dyn Client, limit: Duration, pred: impl Fn(&Event) -> bool) -> 
     }
 }
 
-/// Freezes the simulator's markets, drains the frames already sent (a `server.time` marker),
-/// and checks the client's book against the simulator's window.
-fn assert_book_matches(c: &mut dyn Client, sim: &WsSimHandle, sub: &Subscription, depth: usize) {
-    sim.pause(true);
+/// Pauses the simulator's order flow, drains the frames already sent (a `server.time`
+/// marker), and checks the client's book against the simulator's REST book.
+fn assert_book_matches(c: &mut dyn Client, sim: &SimHandle, sub: &Subscription, depth: usize) {
+    sim.control().pause_flow(true);
     // Frames queued before the pause took effect are ahead of the marker's reply.
     std::thread::sleep(Duration::from_millis(60));
     c.request_time();
@@ -162,7 +184,11 @@ fn assert_book_matches(c: &mut dyn Client, sim: &WsSimHandle, sub: &Subscription
         Family::Spot => WsFamily::Spot,
         _ => WsFamily::Swap,
     };
-    let (bids, asks) = sim.book(family, sub.target.as_deref().unwrap(), depth);
+    let view = sim
+        .control()
+        .book(family, sub.target.as_deref().unwrap(), depth)
+        .unwrap();
+    let (bids, asks) = (view.bids, view.asks);
     let book = c.book(sub).expect("a book");
     assert!(book.is_live(), "the book is live");
     let got_bids: Vec<_> = book.bids().map(|l| (l.price, l.size)).collect();
@@ -170,7 +196,7 @@ fn assert_book_matches(c: &mut dyn Client, sim: &WsSimHandle, sub: &Subscription
     assert_eq!(got_bids, bids, "bids");
     assert_eq!(got_asks, asks, "asks");
     assert!(!bids.is_empty() && !asks.is_empty());
-    sim.pause(false);
+    sim.control().pause_flow(false);
 }
 
 fn count(events: &[Event], pred: impl Fn(&Event) -> bool) -> usize {
@@ -184,7 +210,7 @@ fn is_book(e: &Event, snapshot: bool) -> bool {
 // ---------------------------------------------------------------------------------------------
 
 fn subscribe_and_receive(kind: Kind) {
-    let sim = sim(WsSimConfig::default());
+    let sim = sim(WsSettings::default());
     for (family, subs, depth) in [
         (
             Family::Spot,
@@ -244,9 +270,9 @@ fn async_subscribe_and_receive() {
 
 fn keepalive_under_silence(kind: Kind) {
     // The server drops a socket 1 s after the client's last frame, whatever it pushes.
-    let sim = sim(WsSimConfig {
+    let sim = sim(WsSettings {
         idle_timeout: Some(Duration::from_secs(1)),
-        ..WsSimConfig::default()
+        ..WsSettings::default()
     });
     let subs = ["swap:ticker:BTCUSDTPERP"];
     let mut c = client(kind, &sim, Family::Swap, &subs, fast_config());
@@ -255,7 +281,7 @@ fn keepalive_under_silence(kind: Kind) {
         count(&events, |e| matches!(e, Event::Disconnected { .. })),
         0
     );
-    assert_eq!(sim.accepted(), 1);
+    assert_eq!(sim.control().ws_accepted(), 1);
     // Without pings inside the idle rule, the socket is dropped and replaced.
     let slow = WsConfig {
         ping_interval: Duration::from_secs(30),
@@ -289,9 +315,9 @@ fn async_keepalive_under_silence() {
 
 fn recycle_at_lifetime(kind: Kind) {
     // The client recycles before the server's cap...
-    let sim = sim(WsSimConfig {
+    let sim = sim(WsSettings {
         lifetime: Some(Duration::from_secs(3)),
-        ..WsSimConfig::default()
+        ..WsSettings::default()
     });
     let sub = "spot:depth:eth_usdt";
     let config = WsConfig {
@@ -320,14 +346,14 @@ fn recycle_at_lifetime(kind: Kind) {
         }
     )));
     until(&mut *c, Duration::from_secs(5), |e| is_book(e, true));
-    assert_eq!(sim.accepted(), 2);
+    assert_eq!(sim.control().ws_accepted(), 2);
     let sub: Subscription = sub.parse().unwrap();
     run_for(&mut *c, Duration::from_millis(300));
     assert_book_matches(&mut *c, &sim, &sub, 30);
     // ...and survives the server's cap when it does not.
-    let sim = self::sim(WsSimConfig {
+    let sim = self::sim(WsSettings {
         lifetime: Some(Duration::from_secs(1)),
-        ..WsSimConfig::default()
+        ..WsSettings::default()
     });
     let mut c = client(
         kind,
@@ -361,7 +387,7 @@ fn async_recycle_at_lifetime() {
 }
 
 fn faults(kind: Kind) {
-    let sim = sim(WsSimConfig::default());
+    let sim = sim(WsSettings::default());
     let config = WsConfig {
         book_max_age: Some(Duration::from_secs(1)),
         ..fast_config()
@@ -372,7 +398,7 @@ fn faults(kind: Kind) {
     until(&mut *c, Duration::from_secs(5), |e| is_book(e, true));
 
     // Dropped deltas: invisible in the stream; the book's age limit resnapshots it.
-    sim.drop_deltas(3);
+    sim.control().ws_fault(WsFault::DropDeltas, 3);
     let events = until(&mut *c, Duration::from_secs(5), |e| {
         matches!(
             e,
@@ -387,7 +413,7 @@ fn faults(kind: Kind) {
     assert_book_matches(&mut *c, &sim, &sub, 20);
 
     // Plain text frames are read like zlib ones.
-    sim.plain_text(20);
+    sim.control().ws_fault(WsFault::PlainText, 20);
     let events = run_for(&mut *c, Duration::from_millis(500));
     assert_eq!(
         count(&events, |e| matches!(e, Event::Undecodable { .. })),
@@ -397,7 +423,7 @@ fn faults(kind: Kind) {
     assert_book_matches(&mut *c, &sim, &sub, 20);
 
     // A forced disconnect: reconnect, resubscribe, new snapshot.
-    sim.disconnect_all();
+    sim.control().ws_disconnect_all();
     let events = until(&mut *c, Duration::from_secs(5), |e| is_book(e, true));
     assert!(events.iter().any(|e| matches!(
         e,
@@ -416,8 +442,8 @@ fn faults(kind: Kind) {
     assert_book_matches(&mut *c, &sim, &sub, 20);
 
     // Handshake 502s: backoff, then a socket.
-    sim.handshake_502(2);
-    sim.disconnect_all();
+    sim.control().ws_fault(WsFault::Handshake502, 2);
+    sim.control().ws_disconnect_all();
     let events = until(&mut *c, Duration::from_secs(8), |e| is_book(e, true));
     let failed: Vec<&CloseReason> = events
         .iter()
@@ -455,8 +481,8 @@ fn async_faults() {
 #[test]
 fn sim_drops_the_31st_swap_channel() {
     use tungstenite::Message;
-    let sim = sim(WsSimConfig::default());
-    let (mut ws, _) = tungstenite::connect(sim.swap_url()).unwrap();
+    let sim = many_instruments(31, None);
+    let (mut ws, _) = tungstenite::connect(sim.swap_ws_url()).unwrap();
     let ids: Vec<String> = (0..30).map(|i| format!("C{i}USDTPERP")).collect();
     ws.send(Message::text(
         serde_json::json!({"event":"ticker.subscribe","id":1,"instrument_ids":ids}).to_string(),
@@ -473,7 +499,7 @@ fn sim_drops_the_31st_swap_channel() {
     };
     assert_eq!(reply["code"], 1);
     ws.send(Message::text(
-        r#"{"event":"ticker.subscribe","id":2,"instrument_id":"XUSDTPERP"}"#,
+        r#"{"event":"ticker.subscribe","id":2,"instrument_id":"C30USDTPERP"}"#,
     ))
     .unwrap();
     loop {
@@ -497,19 +523,18 @@ use digifinex_core::spot::{
 };
 use digifinex_core::ws::{Change, OrderState};
 use digifinex_core::{swap, Amount, Credentials, Decimal, Price, Size};
-use digifinex_sim::{Sim, SimConfig};
+use digifinex_sim::Sim;
 
 fn private_client(
     kind: Kind,
-    ws: &WsSimHandle,
     family: Family,
     subs: &[&str],
     creds: &Credentials,
     rest: &digifinex_sim::SimHandle,
 ) -> Box<dyn Client> {
     let url = match family {
-        Family::Spot => ws.spot_url(),
-        _ => ws.swap_url(),
+        Family::Spot => rest.spot_ws_url(),
+        _ => rest.swap_ws_url(),
     };
     let subs: Vec<Subscription> = subs.iter().map(|s| s.parse().unwrap()).collect();
     match kind {
@@ -573,17 +598,10 @@ fn spot_orders(events: &[Event]) -> Vec<(String, Option<OrderStatus>, Option<Dec
 }
 
 fn spot_private(kind: Kind) {
-    let sim = Sim::start(SimConfig::default()).unwrap();
-    let demo = sim.control().demo_account();
+    let sim = sim(WsSettings::default());
+    let ws = sim.control();
+    let demo = ws.demo_account();
     let creds = Credentials::new(demo.keys.key.clone(), demo.keys.secret.clone());
-    let ws = WsSim::start(
-        WsSimConfig {
-            tick: Duration::from_millis(20),
-            ..WsSimConfig::default()
-        },
-        Some(sim.control()),
-    )
-    .unwrap();
     let rest = digifinex_ureq::Client::builder()
         .spot_base_url(sim.spot_base_url())
         .allow_http(true)
@@ -596,7 +614,7 @@ fn spot_private(kind: Kind) {
         "spot:order:btc_usdt",
         "spot:balance:USDT",
     ];
-    let mut c = private_client(kind, &ws, Family::Spot, &subs, &creds, &sim);
+    let mut c = private_client(kind, Family::Spot, &subs, &creds, &sim);
     let events = until(
         &mut *c,
         Duration::from_secs(5),
@@ -636,7 +654,7 @@ fn spot_private(kind: Kind) {
     assert_eq!(balances[0].used, Some(Decimal::new(100, 0)));
 
     // A duplicated push arrives twice, identical.
-    ws.duplicate_private(1);
+    ws.ws_fault(WsFault::DuplicatePrivate, 1);
     rest.send(&CancelOrdersRequest::new(Market::Spot, [a.clone()]))
         .unwrap();
     let events = until(&mut *c, Duration::from_secs(5), |e| {
@@ -648,7 +666,12 @@ fn spot_private(kind: Kind) {
     // A reordered push: the cancel is seen before the placement (no sequence number tells);
     // the cumulative state of the last push is wrong until reconciled over REST.
     assert!(c_unsubscribe_balance(&mut *c));
-    ws.reorder_private(1);
+    // The server has taken the unsubscribe once it answers a later request.
+    c.request_time();
+    until(&mut *c, Duration::from_secs(5), |e| {
+        matches!(e, Event::ServerTime { .. })
+    });
+    ws.ws_fault(WsFault::ReorderPrivate, 1);
     let b = rest.send(&buy(10001)).unwrap().order_id;
     run_for(&mut *c, Duration::from_millis(100));
     rest.send(&CancelOrdersRequest::new(Market::Spot, [b.clone()]))
@@ -670,7 +693,7 @@ fn spot_private(kind: Kind) {
         ]
     );
     // The stream now believes B open. After a reconnect the REST read corrects it.
-    ws.disconnect_all();
+    ws.ws_disconnect_all();
     let events = until(&mut *c, Duration::from_secs(5), |e| {
         matches!(e, Event::Reconciled { .. })
     });
@@ -710,17 +733,10 @@ fn async_spot_private() {
 }
 
 fn swap_private(kind: Kind) {
-    let sim = Sim::start(SimConfig::default()).unwrap();
-    let demo = sim.control().demo_account();
+    let sim = sim(WsSettings::default());
+    let ws = sim.control();
+    let demo = ws.demo_account();
     let creds = Credentials::new(demo.keys.key.clone(), demo.keys.secret.clone());
-    let ws = WsSim::start(
-        WsSimConfig {
-            tick: Duration::from_millis(20),
-            ..WsSimConfig::default()
-        },
-        Some(sim.control()),
-    )
-    .unwrap();
     let rest = digifinex_ureq::Client::builder()
         .swap_base_url(sim.swap_base_url())
         .allow_http(true)
@@ -728,7 +744,7 @@ fn swap_private(kind: Kind) {
         .build()
         .unwrap();
     let subs = ["swap:ticker:BTCUSDTPERP", "swap:order", "swap:account"];
-    let mut c = private_client(kind, &ws, Family::Swap, &subs, &creds, &sim);
+    let mut c = private_client(kind, Family::Swap, &subs, &creds, &sim);
     until(
         &mut *c,
         Duration::from_secs(5),
@@ -736,7 +752,7 @@ fn swap_private(kind: Kind) {
     );
     run_for(&mut *c, Duration::from_millis(100));
     // The swap auth timestamp went as a JSON number.
-    assert_eq!(ws.auth_timestamp_kinds(), vec!["number"]);
+    assert_eq!(ws.ws_auth_timestamp_kinds(), vec!["number"]);
     let placed = rest
         .send(&swap::PlaceOrderRequest::new(swap::OrderSpec::limit(
             "BTCUSDTPERP",
@@ -798,7 +814,7 @@ fn async_30_channels_cpu() {
             .collect();
         fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
     }
-    let sim = sim(WsSimConfig::default());
+    let sim = sim(WsSettings::default());
     let subs: Vec<String> = (0..30)
         .map(|i| format!("swap:depth:C{i}USDTPERP:20"))
         .collect();

@@ -42,10 +42,14 @@
 //! | POST `/__sim/swap/trading` | `instrument_id`, `is_trading` (bool) | `ok` |
 //! | GET `/__sim/swap/orders?account=N` | | `orders` (`order_id`, `instrument_id`, `type`, `order_type`, `price`, `size`, `filled`, `state`, `margin_mode`, `copy`, `created_ms`), `count`, `open` |
 //! | GET `/__sim/swap/positions?account=N` | | `positions` (`instrument_id`, `side`, `margin_mode`, `size`, `avg_cost`, `margin`, `leverage`) |
+//! | GET `/__sim/ws` | | `connections` (open websockets), `accepted` (upgrades so far), `spot_ws_url`, `swap_ws_url` |
+//! | POST `/__sim/ws/faults` | `kind` (`drop_deltas`, `duplicate_private`, `reorder_private`, `plain_text`, `handshake_502`), `count` (default 1) | `ok` |
+//! | POST `/__sim/ws/disconnect` | | `ok` (every websocket dropped, no close frame) |
+//! | GET `/__sim/flow` | | `paused`, `events` (order flow events so far) |
+//! | POST `/__sim/flow` | `paused` (bool) | as GET |
 
 use super::{Control, ControlError, KeyOptions};
 use crate::accounts::{AccountType, Permissions, WhitelistEntry};
-use crate::exchange::Exchange;
 use crate::faults::FaultRule;
 use crate::json::{fmt_dec, J};
 use crate::num::parse_dec;
@@ -55,7 +59,6 @@ use http::Method;
 use rust_decimal::Decimal;
 use serde_json::Value;
 use std::net::IpAddr;
-use std::sync::Arc;
 
 fn bad(msg: impl Into<String>) -> SimResponse {
     SimResponse::json(400, &J::obj().with("error", msg.into()))
@@ -218,17 +221,22 @@ pub const ROUTES: &[Route<Handler>] = &[
     r(Method::POST,   "/__sim/swap/trading",         swap_trading),
     r(Method::GET,    "/__sim/swap/orders",          swap_orders),
     r(Method::GET,    "/__sim/swap/positions",       swap_positions),
+    r(Method::GET,    "/__sim/ws",                   ws_status),
+    r(Method::POST,   "/__sim/ws/faults",            ws_fault),
+    r(Method::POST,   "/__sim/ws/disconnect",        ws_disconnect),
+    r(Method::GET,    "/__sim/flow",                 flow),
+    r(Method::POST,   "/__sim/flow",                 set_flow),
 ];
 
 /// Handles a request under `/__sim`: the body is read first (400 when it is not JSON), then
 /// the route (404 when unknown, or known for another method).
-pub fn handle(shared: &Arc<Exchange>, req: &SimRequest) -> SimResponse {
-    match run(shared, req) {
+pub fn handle(control: &Control, req: &SimRequest) -> SimResponse {
+    match run(control, req) {
         Ok(r) | Err(r) => r,
     }
 }
 
-fn run(shared: &Arc<Exchange>, req: &SimRequest) -> Answer {
+fn run(control: &Control, req: &SimRequest) -> Answer {
     let body = if req.body.is_empty() {
         Body(Value::Object(Default::default()))
     } else {
@@ -243,7 +251,7 @@ fn run(shared: &Arc<Exchange>, req: &SimRequest) -> Answer {
     };
     let arg = caps.get("key").or_else(|| caps.get("id"));
     (route.handler)(Call {
-        c: Control::new(shared.clone()),
+        c: control.clone(),
         req,
         body,
         arg,
@@ -281,8 +289,62 @@ fn health(call: Call<'_>) -> Answer {
             .with("ok", true)
             .with("spot_base_url", spot_url(c))
             .with("swap_base_url", swap_url(c))
+            .with("spot_ws_url", format!("ws://{}/ws/v1/", c.addr()))
+            .with("swap_ws_url", format!("ws://{}/swap_ws/v2/", c.addr()))
             .with("now_ms", c.now_ms()),
     ))
+}
+
+/// GET `/__sim/ws`.
+fn ws_status(call: Call<'_>) -> Answer {
+    let c = &call.c;
+    Ok(SimResponse::ok(
+        &J::obj()
+            .with("connections", c.ws_connections())
+            .with("accepted", c.ws_accepted())
+            .with("spot_ws_url", format!("ws://{}/ws/v1/", c.addr()))
+            .with("swap_ws_url", format!("ws://{}/swap_ws/v2/", c.addr())),
+    ))
+}
+
+/// POST `/__sim/ws/faults`.
+fn ws_fault(call: Call<'_>) -> Answer {
+    let kind = call.body.str("kind")?;
+    let fault = crate::ws::WsFault::parse(&kind).ok_or_else(|| {
+        bad("kind must be drop_deltas, duplicate_private, reorder_private, plain_text or handshake_502")
+    })?;
+    let count = match call.body.0.get("count") {
+        None | Some(Value::Null) => 1,
+        _ => u32::try_from(call.body.u64("count")?)
+            .map_err(|_| bad("count must be at most 4294967295"))?,
+    };
+    call.c.ws_fault(fault, count);
+    Ok(ok())
+}
+
+/// POST `/__sim/ws/disconnect`.
+fn ws_disconnect(call: Call<'_>) -> Answer {
+    call.c.ws_disconnect_all();
+    Ok(ok())
+}
+
+/// GET `/__sim/flow`.
+fn flow(call: Call<'_>) -> Answer {
+    Ok(SimResponse::ok(
+        &J::obj()
+            .with("paused", call.c.flow_paused())
+            .with("events", call.c.flow_events()),
+    ))
+}
+
+/// POST `/__sim/flow`.
+fn set_flow(call: Call<'_>) -> Answer {
+    let paused = match call.body.0.get("paused") {
+        Some(Value::Bool(b)) => *b,
+        _ => return Err(bad("paused must be a boolean")),
+    };
+    call.c.pause_flow(paused);
+    flow(call)
 }
 
 /// POST `/__sim/accounts`.

@@ -10,6 +10,8 @@ use crate::exchange::Exchange;
 use crate::faults::FaultRule;
 use crate::spot::engine::Order;
 use crate::spot::wallet::{self, StateError};
+use crate::state::State;
+use crate::ws::{SharedHub, WsFamily, WsFault};
 use rust_decimal::Decimal;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -235,15 +237,143 @@ fn check_balance(free: Decimal, frozen: Decimal) -> Result<(), ControlError> {
     }
 }
 
+/// A book as [`Control::book`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookView {
+    /// Bids, best (highest) first: (price, quantity).
+    pub bids: Vec<(Decimal, Decimal)>,
+    /// Asks, best (lowest) first.
+    pub asks: Vec<(Decimal, Decimal)>,
+}
+
+/// A public trade as [`Control::trades`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TradeView {
+    /// Trade id (REST's and the websockets').
+    pub id: u64,
+    /// Time (ms).
+    pub time_ms: i64,
+    /// Price.
+    pub price: Decimal,
+    /// Quantity (spot base, swap contracts).
+    pub qty: Decimal,
+    /// Whether the taker bought.
+    pub buy: bool,
+}
+
 /// Handle on a running simulator's state (cheap to clone).
 #[derive(Debug, Clone)]
 pub struct Control {
     shared: Arc<Exchange>,
+    hub: SharedHub,
 }
 
 impl Control {
-    pub(crate) fn new(shared: Arc<Exchange>) -> Control {
-        Control { shared }
+    pub(crate) fn new(shared: Arc<Exchange>, hub: SharedHub) -> Control {
+        Control { shared, hub }
+    }
+
+    // ---- websockets and the market ----
+
+    /// Arms a websocket fault for the next `count` events it applies to.
+    pub fn ws_fault(&self, fault: WsFault, count: u32) {
+        crate::ws::lock(&self.hub).fault(fault, count);
+    }
+
+    /// Drops every open websocket now (no close frame).
+    pub fn ws_disconnect_all(&self) {
+        crate::ws::lock(&self.hub).disconnect_all();
+    }
+
+    /// Open websockets.
+    pub fn ws_connections(&self) -> usize {
+        crate::ws::lock(&self.hub).connections()
+    }
+
+    /// Websocket upgrades accepted so far.
+    pub fn ws_accepted(&self) -> u64 {
+        crate::ws::lock(&self.hub).accepted()
+    }
+
+    /// The JSON type (`number` or `string`) of each swap `server.auth` timestamp received, the
+    /// latest 64.
+    pub fn ws_auth_timestamp_kinds(&self) -> Vec<&'static str> {
+        crate::ws::lock(&self.hub).auth_timestamp_kinds()
+    }
+
+    /// Pauses the order flow (`true`) or resumes it: while paused the markets change only
+    /// through the users' orders (a recorded market still replays).
+    pub fn pause_flow(&self, paused: bool) {
+        let now = self.now_ms();
+        let mut st = self.shared.state();
+        let State {
+            feed, spot, swap, ..
+        } = &mut *st;
+        feed.flow.set_paused(paused, now, |t| match t {
+            crate::market::target::Target::Spot(m) => spot.books.get(m),
+            crate::market::target::Target::Swap(i) => swap.books.get(i),
+        });
+    }
+
+    /// Whether the order flow is paused.
+    pub fn flow_paused(&self) -> bool {
+        self.shared.state().feed.flow.paused()
+    }
+
+    /// Events of the order flow applied so far.
+    pub fn flow_events(&self) -> u64 {
+        self.shared.state().feed.flow.events
+    }
+
+    /// The best `depth` levels of a spot pair (`btc_usdt`, any case) or swap instrument
+    /// (`BTCUSDTPERP`) as REST and the websockets show them now: bids and asks, each best
+    /// first; `None` for an unknown market.
+    pub fn book(&self, family: WsFamily, target: &str, depth: usize) -> Option<BookView> {
+        let st = self.shared.state();
+        let book = match family {
+            WsFamily::Spot => {
+                let m = st
+                    .spot
+                    .by_symbol
+                    .get(&target.to_ascii_lowercase())
+                    .copied()?;
+                st.spot.books.get(m)?
+            }
+            WsFamily::Swap => st.swap.books.get(st.swap.index(target)?)?,
+        };
+        Some(BookView {
+            bids: book.levels(crate::book::Side::Buy, depth),
+            asks: book.levels(crate::book::Side::Sell, depth),
+        })
+    }
+
+    /// The public trades of a spot pair or swap instrument that the simulator keeps, oldest
+    /// first: `(id, time ms, price, quantity, taker buys)`; `None` for an unknown market.
+    pub fn trades(&self, family: WsFamily, target: &str) -> Option<Vec<TradeView>> {
+        let st = self.shared.state();
+        let tape = match family {
+            WsFamily::Spot => {
+                let m = st
+                    .spot
+                    .by_symbol
+                    .get(&target.to_ascii_lowercase())
+                    .copied()?;
+                st.spot.tapes.get(m)?
+            }
+            WsFamily::Swap => st.swap.tapes.get(st.swap.index(target)?)?,
+        };
+        Some(
+            tape.trades()
+                .iter()
+                .map(|t| TradeView {
+                    id: t.id,
+                    time_ms: t.time_ms,
+                    price: t.price,
+                    qty: t.qty,
+                    buy: t.side == crate::book::Side::Buy,
+                })
+                .collect(),
+        )
     }
 
     /// Listening address of the simulator.

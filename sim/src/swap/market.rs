@@ -40,6 +40,7 @@ use super::engine::{Book, Side};
 use super::{err_msg, in_window, s, Ctx, SwapErr, R};
 use crate::config::SwapInstrumentSpec;
 use crate::json::J;
+use crate::state::State;
 use rust_decimal::Decimal;
 
 fn instrument_json(m: &SwapInstrumentSpec) -> J {
@@ -233,8 +234,10 @@ pub fn granularity_ms(g: &str) -> Option<i64> {
     })
 }
 
-fn candle(c: &Ctx<'_>, i: usize, start: i64, len: i64) -> J {
-    let sw = &c.st.swap;
+/// The candle of instrument `i` for the period of `len` ms starting at `start` (also the
+/// websocket's `cur_candle`).
+pub fn candle(st: &State, i: usize, start: i64, len: i64) -> J {
+    let sw = &st.swap;
     let Some(m) = sw.instruments.get(i) else {
         return J::Null;
     };
@@ -275,7 +278,7 @@ pub fn candles(c: &mut Ctx<'_>, history: bool) -> R {
     let mut t = end.div_euclid(len) * len;
     let mut list = Vec::new();
     while list.len() < limit && t >= 0 && start.is_none_or(|s| t >= s) {
-        list.push(candle(c, i, t, len));
+        list.push(candle(c.st, i, t, len));
         t -= len;
     }
     Ok(J::obj()

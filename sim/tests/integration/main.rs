@@ -21,3 +21,4 @@ mod swap_trading;
 mod swap_venue;
 mod trading;
 mod wallet;
+mod ws;
