@@ -327,6 +327,23 @@ fn the_websocket_signatures_and_frames_are_the_clients() {
         conn.subscribe(public.parse().unwrap()).unwrap();
         shown(&first_frame(&mut conn, now));
     }
+    // The zlib example: the reply, compressed at level 9, starts `78 DA`, ends with the reply's
+    // Adler-32 as shown, and the client's frame decoder restores it.
+    let reply = r#"{"event":"server.ping","id":7,"code":1,"msg":"success","data":"pong"}"#;
+    shown(reply);
+    assert_eq!(reply.len(), 69);
+    assert!(protocol.contains("the 69-byte reply"));
+    let adler = adler32(reply.as_bytes()).to_be_bytes();
+    let shown_adler = format!(
+        "`{:02X} {:02X} {:02X} {:02X}`",
+        adler[0], adler[1], adler[2], adler[3]
+    );
+    assert!(protocol.contains(&shown_adler), "{shown_adler}");
+    let z = miniz_oxide::deflate::compress_to_vec_zlib(reply.as_bytes(), 9);
+    assert_eq!(&z[..2], [0x78, 0xDA]);
+    assert_eq!(&z[z.len() - 4..], adler);
+    let text = digifinex_core::ws::frame::decode(digifinex_core::ws::Frame::Binary(&z)).unwrap();
+    assert_eq!(&*text, reply.as_bytes());
     // Every JSON block of every document parses.
     for (name, text) in docs() {
         for b in blocks(&text).iter().filter(|b| b.lang == "json") {
@@ -334,6 +351,16 @@ fn the_websocket_signatures_and_frames_are_the_clients() {
                 .unwrap_or_else(|e| panic!("{name} ({}): {e}\n{}", b.heading, b.text));
         }
     }
+}
+
+/// Adler-32 (RFC 1950), the zlib trailer.
+fn adler32(data: &[u8]) -> u32 {
+    let (mut a, mut b) = (1u32, 0u32);
+    for &byte in data {
+        a = (a + u32::from(byte)) % 65_521;
+        b = (b + a) % 65_521;
+    }
+    (b << 16) | a
 }
 
 /// The first frame a new connection sends.
