@@ -426,6 +426,8 @@ pub(crate) fn sim(args: SimArgs) -> Result<(), Failure> {
         writeln!(out, "spot_base_url: {spot}")?;
         writeln!(out, "swap_base_url: {swap}")?;
         writeln!(out, "control_url: {}", sim.control_url())?;
+        writeln!(out, "spot_ws_url: {}", sim.spot_ws_url())?;
+        writeln!(out, "swap_ws_url: {}", sim.swap_ws_url())?;
         writeln!(out, "demo_account: {}", demo.account)?;
         writeln!(out, "demo_key: {}", demo.keys.key)?;
         writeln!(out, "demo_secret: {}", demo.keys.secret)?;

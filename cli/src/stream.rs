@@ -31,15 +31,18 @@ pub(crate) struct StreamArgs {
     subs: Vec<String>,
     /// Start an embedded simulator and stream from it (its demo key pair serves the private
     /// channels unless a key pair is given).
-    #[arg(long, conflicts_with_all = ["base_url", "swap_base_url"])]
+    #[arg(long, conflicts_with_all = ["spot_ws_url", "swap_ws_url"])]
     sim: bool,
     /// Spot websocket URL (default `wss://openapi.digifinex.com/ws/v1/`; ws:// only to
-    /// loopback hosts).
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// Swap websocket URL (default `wss://openapi.digifinex.com/swap_ws/v2/`).
-    #[arg(long, value_name = "URL")]
-    swap_base_url: Option<String>,
+    /// loopback hosts, such as a running `digifinex sim`'s `spot_ws_url`). `--base-url` is
+    /// accepted as its old name for one release.
+    #[arg(long = "spot-ws-url", alias = "base-url", value_name = "URL")]
+    spot_ws_url: Option<String>,
+    /// Swap websocket URL (default `wss://openapi.digifinex.com/swap_ws/v2/`; a running
+    /// simulator's `swap_ws_url`). `--swap-base-url` is accepted as its old name for one
+    /// release.
+    #[arg(long = "swap-ws-url", alias = "swap-base-url", value_name = "URL")]
+    swap_ws_url: Option<String>,
     /// Exit 0 after N events (lines).
     #[arg(long, value_name = "N")]
     limit: Option<u64>,
@@ -92,7 +95,7 @@ pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
         _sims = Some(sim);
         urls
     } else {
-        (args.base_url, args.swap_base_url)
+        (args.spot_ws_url, args.swap_ws_url)
     };
     if private && creds.is_none() {
         return Err(Failure::Usage(
@@ -112,8 +115,8 @@ pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
             continue;
         }
         let (flag, url) = match family {
-            Family::Spot => ("--base-url", spot_url.clone()),
-            _ => ("--swap-base-url", swap_url.clone()),
+            Family::Spot => ("--spot-ws-url", spot_url.clone()),
+            _ => ("--swap-ws-url", swap_url.clone()),
         };
         let mut b = StreamBuilder::new(family);
         if let Some(url) = url {

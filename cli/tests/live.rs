@@ -430,7 +430,7 @@ impl SimProcess {
         });
         let mut fields = std::collections::HashMap::new();
         let deadline = Instant::now() + Duration::from_secs(30);
-        while fields.len() < 7 {
+        while !fields.contains_key("note") {
             let left = deadline.saturating_duration_since(Instant::now());
             let Ok(line) = rx.recv_timeout(left) else {
                 let _ = child.kill();
@@ -517,6 +517,74 @@ fn sim_prints_urls_and_a_demo_key_then_serves() {
     // The printed key pair works against the printed URLs while the simulator serves.
     let v = json_out(&sim.call(&["GET", "/swap/v2/account/balance"]));
     assert_eq!(v[0]["currency"], "USDT", "{v}");
+}
+
+/// One running simulator is one exchange for every door: `digifinex stream` attaches to the
+/// websocket URL `digifinex sim` printed and sees the order that `digifinex call` places over
+/// REST on the same simulator.
+#[test]
+fn a_stream_attaches_to_a_running_simulator_and_sees_a_calls_order() {
+    let sim = SimProcess::start(&["sim"]);
+    let spot_ws = sim.get("spot_ws_url");
+    assert_eq!(
+        spot_ws,
+        format!(
+            "ws://{}/ws/v1/",
+            sim.get("spot_base_url")
+                .trim_start_matches("http://")
+                .trim_end_matches("/v3")
+        )
+    );
+    assert!(sim.get("swap_ws_url").ends_with("/swap_ws/v2/"));
+    let mut child = command(&[
+        "stream",
+        "--spot-ws-url",
+        &spot_ws,
+        "--limit",
+        "200",
+        "spot:order:btc_usdt",
+    ])
+    .env(KEY_VAR, sim.get("demo_key"))
+    .env(SECRET_VAR, sim.get("demo_secret"))
+    .spawn()
+    .expect("spawn stream");
+    let out = child.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel::<serde_json::Value>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            let Ok(v) = serde_json::from_str(&line) else {
+                break;
+            };
+            if tx.send(v).is_err() {
+                break;
+            }
+        }
+    });
+    let wait = |pred: &dyn Fn(&serde_json::Value) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let v = rx.recv_timeout(left).expect("a stream line in time");
+            if pred(&v) {
+                return v;
+            }
+        }
+    };
+    wait(&|v| v["type"] == "subscribed");
+    let placed = json_out(&sim.call(&[
+        "POST",
+        "/v3/spot/order/new",
+        "symbol=btc_usdt",
+        "type=buy",
+        "price=10000",
+        "amount=0.001",
+    ]));
+    let id = placed["order_id"].as_str().expect("an order id").to_owned();
+    let seen = wait(&|v| v["type"] == "spot_orders");
+    assert_eq!(seen["orders"][0]["id"], id.as_str(), "{seen}");
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 #[test]

@@ -46,6 +46,8 @@ fn main() -> ExitCode {
     println!("spot_base_url: {}", sim.spot_base_url());
     println!("swap_base_url: {}", sim.swap_base_url());
     println!("control_url: {}", sim.control_url());
+    println!("spot_ws_url: {}", sim.spot_ws_url());
+    println!("swap_ws_url: {}", sim.swap_ws_url());
     println!("demo_account: {}", demo.account);
     println!("demo_key: {}", demo.keys.key);
     println!("demo_secret: {}", demo.keys.secret);

@@ -19,6 +19,15 @@ pub const LOOKAHEAD_MS: i64 = 60_000;
 /// Trade ids remembered per pair or instrument to drop repeated trades of overlapping polls.
 pub const SEEN_TRADES: usize = 4096;
 
+/// Records with the same receive time replayed at most (10,000); further ones are skipped and
+/// counted ([`ReplayStats::over_batch`]). A recorder writes a few records per market per
+/// round; a file with more at one instant is damaged or hostile.
+pub const MAX_BATCH: u64 = 10_000;
+
+/// Events held in the replay's queue at most (200,000): reading ahead stops there, so memory
+/// stays bounded whatever the file holds.
+pub const MAX_QUEUED: usize = 200_000;
+
 /// Looks up pairs and instruments by name (the state implements it).
 pub trait Names {
     /// Index of spot pair `symbol` (any case).
@@ -128,6 +137,8 @@ pub struct ReplayStats {
     pub unknown: u64,
     /// Repeated trades dropped.
     pub repeated_trades: u64,
+    /// Records skipped because their receive time already had [`MAX_BATCH`] records.
+    pub over_batch: u64,
     /// Whether the whole recording has been read.
     pub ended: bool,
 }
@@ -144,11 +155,22 @@ pub(crate) struct Replay {
     seq: u64,
     seen: HashMap<Target, Seen>,
     stats: ReplayStats,
+    /// The receive time of the last record read and how many records had it.
+    batch: (i64, u64),
 }
 
 impl Replay {
     /// A replay reading `reader`, after the records already read ahead.
     pub(crate) fn new(reader: Reader, prefetched: VecDeque<Record>) -> Replay {
+        // The records read ahead count toward the batch of their last receive time.
+        let batch = prefetched.back().map_or((i64::MIN, 0), |last| {
+            let n = prefetched
+                .iter()
+                .rev()
+                .take_while(|r| r.t == last.t)
+                .count();
+            (last.t, u64::try_from(n).unwrap_or(u64::MAX))
+        });
         Replay {
             reader: Some(reader),
             prefetched,
@@ -157,6 +179,7 @@ impl Replay {
             seq: 0,
             seen: HashMap::new(),
             stats: ReplayStats::default(),
+            batch,
         }
     }
 
@@ -183,7 +206,18 @@ impl Replay {
         loop {
             let reader = self.reader.as_mut()?;
             match reader.next() {
-                Some(Ok(r)) => return Some(r),
+                Some(Ok(r)) => {
+                    if r.t == self.batch.0 {
+                        self.batch.1 += 1;
+                    } else {
+                        self.batch = (r.t, 1);
+                    }
+                    if self.batch.1 > MAX_BATCH {
+                        self.stats.over_batch += 1;
+                        continue;
+                    }
+                    return Some(r);
+                }
                 Some(Err(_)) => self.stats.bad_lines += 1,
                 None => {
                     self.reader = None;
@@ -196,6 +230,10 @@ impl Replay {
     /// Queues every record received up to `horizon`.
     fn fill(&mut self, st: &dyn Names, horizon: i64) {
         loop {
+            if self.queue.len() >= MAX_QUEUED {
+                // Enough read ahead; the rest waits for the queue to drain.
+                return;
+            }
             if self.next.is_none() {
                 self.next = self.read();
                 if self.next.is_none() {

@@ -93,6 +93,11 @@ pub const FORMAT: &str = "digifinex-market";
 /// The format version this module writes and the highest it reads.
 pub const VERSION: u32 = 1;
 
+/// Longest line a reader takes (1 MiB): a longer one is skipped, whole, with a
+/// [`ReadError::Line`] naming it, without being held in memory. The longest lines the
+/// recorder writes (a 150-level book, 500 trades) are about 50 KB.
+pub const MAX_LINE: usize = 1 << 20;
+
 /// Records per gzip member before the writer starts a new member (so a crash can only cost
 /// the repair of one member's worth of lines; see the module docs).
 pub const MEMBER_RECORDS: usize = 1000;
@@ -677,18 +682,33 @@ fn repair(file: &mut File) -> io::Result<u64> {
     let Some(at) = broken else {
         return Ok(len);
     };
-    // Salvage the complete lines of the broken member.
+    // Salvage the complete lines of the broken member, streaming: one line at a time, lines
+    // over the cap dropped, so memory stays bounded by the member's compressed size.
     file.seek(SeekFrom::Start(at))?;
-    let mut text = Vec::new();
-    let _ = flate2::bufread::GzDecoder::new(BufReader::new(&mut *file)).read_to_end(&mut text);
-    let keep = text.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    text.truncate(keep);
+    let mut salvaged = GzEncoder::new(Vec::new(), Compression::default());
+    let mut any = false;
+    {
+        let mut member =
+            BufReader::new(flate2::bufread::GzDecoder::new(BufReader::new(&mut *file)));
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match read_line_capped(&mut member, &mut line, MAX_LINE) {
+                Ok(Capped::Line) => {
+                    salvaged.write_all(&line)?;
+                    salvaged.write_all(b"\n")?;
+                    any = true;
+                }
+                Ok(Capped::TooLong) => {}
+                Ok(Capped::Cut | Capped::End) | Err(_) => break,
+            }
+        }
+    }
+    let salvaged = salvaged.finish()?;
     file.set_len(at)?;
     file.seek(SeekFrom::Start(at))?;
-    if !text.is_empty() {
-        let mut enc = GzEncoder::new(&mut *file, Compression::default());
-        enc.write_all(&text)?;
-        enc.finish()?;
+    if any {
+        file.write_all(&salvaged)?;
     }
     file.flush()?;
     file.stream_position()
@@ -1097,27 +1117,37 @@ impl Reader {
         self.skipped
     }
 
-    /// The next complete line; `None` at the end (a cut or undecodable tail ends reading).
+    /// The next complete line; `None` at the end (a cut or undecodable tail ends reading). A
+    /// line over [`MAX_LINE`] is read past without being kept and answered as an error.
     fn next_line(&mut self) -> Option<io::Result<String>> {
         loop {
             if self.done {
                 return None;
             }
             self.buf.clear();
-            match self.input.read_until(b'\n', &mut self.buf) {
-                Ok(0) => {
+            match read_line_capped(&mut *self.input, &mut self.buf, MAX_LINE) {
+                Ok(Capped::End) => {
                     self.done = true;
                     return None;
                 }
-                Ok(_) => {
-                    if self.buf.last() != Some(&b'\n') {
-                        // A last line without its newline: cut by a crash.
-                        self.truncated = true;
-                        self.done = true;
-                        return None;
-                    }
+                Ok(Capped::Cut) => {
+                    // A last line without its newline: cut by a crash.
+                    self.truncated = true;
+                    self.done = true;
+                    return None;
+                }
+                Ok(Capped::TooLong) => {
                     self.line_no += 1;
-                    self.buf.pop();
+                    return Some(Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "line {} is longer than {MAX_LINE} bytes (skipped)",
+                            self.line_no
+                        ),
+                    )));
+                }
+                Ok(Capped::Line) => {
+                    self.line_no += 1;
                     if self.buf.last() == Some(&b'\r') {
                         self.buf.pop();
                     }
@@ -1132,7 +1162,6 @@ impl Reader {
                         )),
                     });
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     self.done = true;
                     // An unfinished member (a crash) or damaged bytes: what came before stands.
@@ -1148,6 +1177,54 @@ impl Reader {
                     return Some(Err(e));
                 }
             }
+        }
+    }
+}
+
+/// How [`read_line_capped`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Capped {
+    /// A whole line (its newline dropped) is in the buffer.
+    Line,
+    /// A line longer than the cap was read past (the buffer holds nothing of it).
+    TooLong,
+    /// The input ended inside a line.
+    Cut,
+    /// The input ended at a line boundary.
+    End,
+}
+
+/// Reads one line into `buf` (without its `\n`), keeping at most `cap` bytes of it: a longer
+/// line is consumed to its end and dropped, so memory stays bounded whatever the input.
+fn read_line_capped(input: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Capped> {
+    let mut over = false;
+    let mut any = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(if any { Capped::Cut } else { Capped::End });
+        }
+        any = true;
+        let (part, done) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (chunk.get(..i).unwrap_or_default(), Some(i + 1)),
+            None => (chunk, None),
+        };
+        if !over {
+            if buf.len() + part.len() > cap {
+                over = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(part);
+            }
+        }
+        let used = done.unwrap_or(chunk.len());
+        input.consume(used);
+        if done.is_some() {
+            return Ok(if over { Capped::TooLong } else { Capped::Line });
         }
     }
 }
@@ -1443,6 +1520,64 @@ mod tests {
         let w = Writer::append(&path, &header()).unwrap();
         w.finish().unwrap();
         assert_eq!(Reader::open(&path).unwrap().count(), want.len());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A gzip member of `text`.
+    fn gz(text: &[u8]) -> Vec<u8> {
+        let mut e = GzEncoder::new(Vec::new(), Compression::default());
+        e.write_all(text).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_skipped_with_an_error() {
+        let all = sample();
+        let mut text = header().to_line().into_bytes();
+        text.push(b'\n');
+        // A 3 MiB line of garbage (6 KB compressed), then a valid record.
+        text.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE));
+        text.push(b'\n');
+        text.extend(all[0].to_line().into_bytes());
+        text.push(b'\n');
+        let bytes = gz(&text);
+        assert!(bytes.len() < 64 * 1024);
+        let mut r = Reader::new(std::io::Cursor::new(bytes)).unwrap();
+        match r.next() {
+            Some(Err(ReadError::Line { line: 2, message })) => {
+                assert!(message.contains("longer than"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(r.next().unwrap().unwrap(), all[0]);
+        assert!(r.next().is_none());
+        assert!(!r.truncated());
+    }
+
+    #[test]
+    fn repair_drops_an_overlong_line_of_a_crashed_member() {
+        let dir = std::env::temp_dir().join(format!("dfx-rec-long-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("long.jsonl.gz");
+        let all = sample();
+        // A finished first member, then an unfinished one holding a huge line between two
+        // records and a cut tail.
+        let first = write_all(&all[..2]);
+        let mut text = all[2].to_line().into_bytes();
+        text.push(b'\n');
+        text.extend(std::iter::repeat_n(b'y', 2 * MAX_LINE));
+        text.push(b'\n');
+        text.extend(all[3].to_line().into_bytes());
+        text.extend(b"\n{\"t\":12");
+        let mut member = gz(&text);
+        member.truncate(member.len() - 8); // no trailer: a crash
+        let mut file = first.clone();
+        file.extend(member);
+        std::fs::write(&path, &file).unwrap();
+        let w = Writer::append(&path, &header()).unwrap();
+        w.finish().unwrap();
+        let got: Vec<Record> = Reader::open(&path).unwrap().map(|x| x.unwrap()).collect();
+        assert_eq!(got, all[..4].to_vec());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -70,8 +70,8 @@ pub mod latency;
 pub mod source;
 pub mod target;
 
-pub use feed::{Pending, ReplayStats, LOOKAHEAD_MS, SEEN_TRADES};
-pub use format::{Data, Header, ReadError, Reader, Record, Ticker, Trade, Writer};
+pub use feed::{Pending, ReplayStats, LOOKAHEAD_MS, MAX_BATCH, MAX_QUEUED, SEEN_TRADES};
+pub use format::{Data, Header, ReadError, Reader, Record, Ticker, Trade, Writer, MAX_LINE};
 pub use latency::Latency;
 pub use source::{MarketConfig, MarketSource};
 

@@ -1000,3 +1000,30 @@ fn the_sample_replays_the_captured_candle() {
     );
     assert_eq!(env.ctl.panics(), 0);
 }
+
+/// A recording with more records at one instant than a replay takes: the extra ones are
+/// skipped and counted, the rest replays.
+#[test]
+fn records_beyond_the_batch_cap_are_skipped_and_counted() {
+    let cap = digifinex_sim::market::MAX_BATCH;
+    let mut records: Vec<Record> = (0..cap + 5)
+        .map(|i| {
+            book(
+                T0,
+                &[("29000", "1")],
+                &[(&format!("{}", 31_000 + i % 7), "1")],
+            )
+        })
+        .collect();
+    records.push(book(T0 + 1000, &[("29500", "2")], &[("30500", "2")]));
+    let env = replay(&records, T0 - 1, Latency::None);
+    env.ctl.advance_clock(2_000);
+    // `top` answers (best ask, best bid).
+    assert_eq!(
+        env.top(BTC),
+        ((dec("30500"), dec("2")), (dec("29500"), dec("2")))
+    );
+    let stats = env.ctl.replay_stats().unwrap();
+    assert_eq!(stats.over_batch, 5);
+    assert_eq!(stats.records, cap + 1);
+}
