@@ -67,6 +67,22 @@ fn ops() -> Vec<(&'static str, Op)> {
         [spot, cfg, creds],
         build(black_box(&spot), &cfg, Some(&creds), SPOT_NOW).unwrap()
     );
+    // The floor of the output type: the same `http::Request` (URL parsed, four headers, the
+    // body) made from parts already at hand, without encoding or signing.
+    {
+        let key = http::HeaderValue::from_static(KEY);
+        let body = spot_text.to_vec();
+        out.push((
+            "spot_request_floor",
+            Box::new(move || {
+                black_box(request_floor(
+                    "https://openapi.digifinex.com/v3/spot/order/new",
+                    &key,
+                    &body,
+                ));
+            }),
+        ));
+    }
     op!(
         "swap_hmac_hex",
         [swap_text],
@@ -164,6 +180,32 @@ fn ops() -> Vec<(&'static str, Op)> {
             .unwrap()
     );
     out
+}
+
+/// An `http::Request` like a signed POST's, from parts at hand (see `spot_request_floor`).
+#[inline(never)]
+fn request_floor(url: &str, key: &http::HeaderValue, body: &[u8]) -> http::Request<Vec<u8>> {
+    use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+    let uri = http::Uri::try_from(black_box(url).to_owned()).unwrap();
+    let mut headers = http::HeaderMap::with_capacity(5);
+    headers.append(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/x-www-form-urlencoded"),
+    );
+    headers.append(HeaderName::from_static("access-key"), key.clone());
+    headers.append(
+        HeaderName::from_static("access-sign"),
+        HeaderValue::from_bytes(black_box(&[b'a'; 64])).unwrap(),
+    );
+    headers.append(
+        HeaderName::from_static("access-timestamp"),
+        HeaderValue::from(black_box(1_589_872_188u64)),
+    );
+    let mut req = http::Request::new(black_box(body).to_vec());
+    *req.method_mut() = http::Method::POST;
+    *req.uri_mut() = uri;
+    *req.headers_mut() = headers;
+    req
 }
 
 fn main() {

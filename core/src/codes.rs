@@ -71,7 +71,7 @@ macro_rules! int_enum {
         /// Sent as its code; a value this library does not know is refused.
         impl crate::request::Param for $name {
             fn put(&self, key: &'static str, p: &mut crate::endpoint::Params) -> Result<(), crate::error::Error> {
-                p.push_display(key, crate::request::known_code(key, self)?);
+                p.push_i64(key, crate::request::known_code(key, self)?);
                 Ok(())
             }
             fn put_json(&self, key: &'static str, w: &mut crate::json::JsonWriter) -> Result<(), crate::error::Error> {

@@ -197,7 +197,7 @@ impl Params {
     fn encode(&mut self, text: &str) {
         let plain = text
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'*' | b'-' | b'.' | b'_'));
+            .all(|b| FORM_PLAIN.get(usize::from(b)) == Some(&true));
         if plain {
             self.text.push_str(text);
         } else {
@@ -213,6 +213,31 @@ impl Params {
         self.key(key);
         // Writing to a String cannot fail.
         let _ = write!(self.text, "{value}");
+        self
+    }
+
+    /// Appends a decimal in plain notation (`0.01`, `30000`).
+    pub fn push_decimal(&mut self, key: &str, value: &rust_decimal::Decimal) -> &mut Self {
+        self.key(key);
+        crate::text::push_decimal_str(&mut self.text, value);
+        self
+    }
+
+    /// Appends an unsigned integer.
+    pub fn push_u64(&mut self, key: &str, value: u64) -> &mut Self {
+        self.key(key);
+        self.text.push_str(crate::text::uint(value, &mut [0; 20]));
+        self
+    }
+
+    /// Appends an integer.
+    pub fn push_i64(&mut self, key: &str, value: i64) -> &mut Self {
+        self.key(key);
+        if value < 0 {
+            self.text.push('-');
+        }
+        self.text
+            .push_str(crate::text::uint(value.unsigned_abs(), &mut [0; 20]));
         self
     }
 
@@ -241,6 +266,20 @@ impl Params {
         self.text
     }
 }
+
+/// The bytes `application/x-www-form-urlencoded` leaves as they are (`A-Z a-z 0-9 * - . _`).
+// Bound: `b < 256`.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const FORM_PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || matches!(c, b'*' | b'-' | b'.' | b'_');
+        b += 1;
+    }
+    table
+};
 
 const ACCESS_KEY: HeaderName = HeaderName::from_static("access-key");
 const ACCESS_SIGN: HeaderName = HeaderName::from_static("access-sign");
@@ -395,9 +434,17 @@ pub fn build<E: Endpoint + ?Sized>(
             Family::Swap => {
                 // The signed path is the request path after the host: `/swap/v2/...?query`.
                 let path_and_query = url.get(path_start..).unwrap_or_default();
-                let ts = now.as_millis().to_string();
+                let mut digits = [0; 20];
+                let owned;
+                let ts = match u64::try_from(now.as_millis()) {
+                    Ok(ms) => crate::text::uint(ms, &mut digits),
+                    Err(_) => {
+                        owned = now.as_millis().to_string();
+                        owned.as_str()
+                    }
+                };
                 let signature = c.sign_hex(&sign::swap_signed_text(
-                    &ts,
+                    ts,
                     meta.method.as_str(),
                     path_and_query,
                     &body,
@@ -406,7 +453,7 @@ pub fn build<E: Endpoint + ?Sized>(
                 add(ACCESS_SIGN, sign_value(signature)?)?;
                 add(
                     ACCESS_TIMESTAMP,
-                    HeaderValue::try_from(ts)
+                    HeaderValue::from_str(ts)
                         .map_err(|_| Error::validation("timestamp", "not a valid header value"))?,
                 )?;
             }

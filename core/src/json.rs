@@ -91,10 +91,13 @@ impl JsonWriter {
 
     /// `"key":123` for an integer.
     pub fn int(&mut self, key: &str, value: i64) -> &mut Self {
-        use std::io::Write;
         self.key(key);
-        // Writing to a Vec cannot fail.
-        let _ = write!(self.buf, "{value}");
+        if value < 0 {
+            self.buf.push(b'-');
+        }
+        let mut digits = [0; 20];
+        let digits = crate::text::uint(value.unsigned_abs(), &mut digits);
+        self.buf.extend_from_slice(digits.as_bytes());
         self
     }
 
@@ -108,18 +111,17 @@ impl JsonWriter {
 
     /// `"key":1.5`: a decimal as a JSON number in plain notation.
     pub fn decimal_number(&mut self, key: &str, value: &Decimal) -> &mut Self {
-        use std::io::Write;
         self.key(key);
-        // Writing to a Vec cannot fail.
-        let _ = write!(self.buf, "{value}");
+        crate::text::push_decimal(&mut self.buf, value);
         self
     }
 
     /// `"key":"1.5"`: a decimal as a JSON string in plain notation.
     pub fn decimal_string(&mut self, key: &str, value: &Decimal) -> &mut Self {
-        use std::io::Write;
         self.key(key);
-        let _ = write!(self.buf, "\"{value}\"");
+        self.buf.push(b'"');
+        crate::text::push_decimal(&mut self.buf, value);
+        self.buf.push(b'"');
         self
     }
 
@@ -147,6 +149,15 @@ impl JsonWriter {
 
 /// Writes `s` as a JSON string literal, escaped by serde_json.
 fn write_str(buf: &mut Vec<u8>, s: &str) {
+    // The usual member name or value needs no escape (serde_json escapes only the quote, the
+    // backslash and control characters): copied as is.
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        buf.reserve(s.len().saturating_add(2));
+        buf.push(b'"');
+        buf.extend_from_slice(s.as_bytes());
+        buf.push(b'"');
+        return;
+    }
     use serde::Serializer;
     let mut ser = serde_json::Serializer::new(&mut *buf);
     // Serialising a &str into a Vec cannot fail.

@@ -123,6 +123,7 @@ pub mod swap;
 #[cfg(feature = "ws")]
 pub mod ws;
 
+mod text;
 mod types;
 
 /// What the [`request!`] macro's expansion names: not a stable API (its paths may change in any

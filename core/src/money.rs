@@ -81,7 +81,7 @@ macro_rules! money {
         /// Plain notation (`0.0001`, never `1e-4`), as sent.
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Display::fmt(&self.0, f)
+                crate::text::fmt_decimal(&self.0, f)
             }
         }
 

@@ -604,6 +604,24 @@ pub fn known_code<T: Coded>(field: &'static str, value: &T) -> Result<i64, Error
     }
 }
 
+/// `template` split around the first occurrence of `marker` (a `{name}` path segment), found
+/// by its opening brace: what `request!`'s path writer uses (`str::split_once` builds a
+/// substring searcher on every call). Not a stable API.
+#[doc(hidden)]
+#[inline]
+pub fn split_marker<'t>(template: &'t str, marker: &str) -> Option<(&'t str, &'t str)> {
+    let bytes = template.as_bytes();
+    let mut from: usize = 0;
+    loop {
+        let at = from.checked_add(bytes.get(from..)?.iter().position(|&b| b == b'{')?)?;
+        let rest = template.get(at..)?;
+        if rest.starts_with(marker) {
+            return Some((template.get(..at)?, rest.get(marker.len()..)?));
+        }
+        from = at.checked_add(1)?;
+    }
+}
+
 /// The error for a required parameter that is absent.
 #[doc(hidden)]
 pub fn required(field: &'static str) -> Error {
@@ -634,7 +652,7 @@ macro_rules! int_param {
     ($($t:ty),*) => {$(
         impl Param for $t {
             fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-                p.push_display(key, self);
+                p.push_u64(key, u64::from(*self));
                 Ok(())
             }
             fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
@@ -653,7 +671,25 @@ macro_rules! int_param {
         }
     )*};
 }
-int_param!(u8, u16, u32, u64, i64);
+int_param!(u8, u16, u32, u64);
+
+impl Param for i64 {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push_i64(key, *self);
+        Ok(())
+    }
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.int(key, *self);
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        p.take_opt_int(key)
+    }
+    fn describe(info: &mut ParamInfo) {
+        info.type_name("integer");
+        info.placeholder("1");
+    }
+}
 
 /// A flag: `1`/`0` in a query or form, `true`/`false` in a JSON body.
 impl Param for bool {
@@ -678,7 +714,7 @@ impl Param for bool {
 /// body.
 impl Param for Decimal {
     fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-        p.push_display(key, self);
+        p.push_decimal(key, self);
         Ok(())
     }
     fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
@@ -699,7 +735,7 @@ macro_rules! money_param {
     ($($t:ident => $json:ident, $name:literal),*) => {$(
         impl Param for $t {
             fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-                p.push_display(key, self);
+                p.push_decimal(key, &self.get());
                 Ok(())
             }
             fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
@@ -727,7 +763,7 @@ macro_rules! time_param {
     ($($t:ident => $name:literal),*) => {$(
         impl Param for $t {
             fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-                p.push_display(key, self.0);
+                p.push_i64(key, self.0);
                 Ok(())
             }
             fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
@@ -980,7 +1016,7 @@ macro_rules! request {
 
     // --- path segment
     (@path path $out:ident $template:ident $value:expr, $t:ty) => {
-        if let Some((before, after)) = $template.split_once(<$t as $crate::__private::PathParam>::MARKER) {
+        if let Some((before, after)) = $crate::request::split_marker($template, <$t as $crate::__private::PathParam>::MARKER) {
             $out.push_str(before);
             $out.push_str($crate::__private::PathParam::segment(&$value));
             $template = after;
@@ -1055,4 +1091,24 @@ macro_rules! request {
     (@take body $p:ident, $wire:expr, $t:ty) => {
         <$t as $crate::__private::Body>::take_body($p)?
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_marker;
+
+    #[test]
+    fn split_marker_finds_the_segment() {
+        assert_eq!(
+            split_marker("/{market}/order/new", "{market}"),
+            Some(("/", "/order/new"))
+        );
+        assert_eq!(
+            split_marker("/a/{x}/b/{market}", "{market}"),
+            Some(("/a/{x}/b/", ""))
+        );
+        assert_eq!(split_marker("/spot/order/new", "{market}"), None);
+        assert_eq!(split_marker("/{mark", "{market}"), None);
+        assert_eq!(split_marker("{", "{market}"), None);
+    }
 }

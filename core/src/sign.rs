@@ -25,16 +25,28 @@ pub(crate) fn hex_mac(mut mac: Hmac<Sha256>, parts: &[&[u8]]) -> [u8; 64] {
         mac.update(p);
     }
     let digest = mac.finalize().into_bytes();
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = [0u8; 64];
-    for (pair, byte) in out.chunks_exact_mut(2).zip(digest.iter()) {
-        if let [hi, lo] = pair {
-            *hi = HEX.get(usize::from(byte >> 4)).copied().unwrap_or(b'0');
-            *lo = HEX.get(usize::from(byte & 0x0F)).copied().unwrap_or(b'0');
+    for (pair, &byte) in out.chunks_exact_mut(2).zip(digest.iter()) {
+        if let ([hi, lo], Some([h, l])) = (pair, HEX_PAIRS.get(usize::from(byte))) {
+            (*hi, *lo) = (*h, *l);
         }
     }
     out
 }
+
+/// The two lowercase hex digits of every byte.
+// Bound: `i < 256`, so `i >> 4` and `i & 0x0F` are below 16.
+#[allow(clippy::indexing_slicing)]
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut table = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = [HEX[i >> 4], HEX[i & 0x0F]];
+        i += 1;
+    }
+    table
+};
 
 /// The text a spot v3 request signs: the transmitted parameter text, that is the query string,
 /// the form body, or `query + "&" + body` when both carry parameters.

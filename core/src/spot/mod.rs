@@ -136,15 +136,15 @@ pub(crate) const check_symbol: crate::request::Rule<str> =
 
 /// Checks the `<base>_<quote>` pair form: two non-empty alphanumeric parts joined by one `_`.
 fn pair_form(field: &'static str, symbol: &str) -> Result<(), Error> {
-    let ok = match symbol.split_once('_') {
-        Some((base, quote)) => {
-            !base.is_empty()
-                && !quote.is_empty()
-                && base.bytes().all(|b| b.is_ascii_alphanumeric())
-                && quote.bytes().all(|b| b.is_ascii_alphanumeric())
-        }
-        None => false,
-    };
+    // Alphanumerics around exactly one `_`, neither side empty (no substring searcher).
+    let bytes = symbol.as_bytes();
+    let underscores = bytes.iter().filter(|&&b| b == b'_').count();
+    let ok = underscores == 1
+        && bytes.first() != Some(&b'_')
+        && bytes.last() != Some(&b'_')
+        && bytes
+            .iter()
+            .all(|&b| b == b'_' || b.is_ascii_alphanumeric());
     if ok {
         Ok(())
     } else {

@@ -925,11 +925,13 @@ impl Fields for OrderSpec {
         OrderSpec::check(self, None)
     }
     fn put_all(&self, p: &mut Params) -> Result<(), Error> {
-        p.push_opt_display("price", self.price());
-        p.push_display("amount", self.amount());
+        if let Some(price) = self.price() {
+            p.push_decimal("price", &price.get());
+        }
+        p.push_decimal("amount", &self.amount().get());
         p.push("type", self.wire_type());
         if self.is_post_only() {
-            p.push_display("post_only", 1);
+            p.push("post_only", "1");
         }
         Ok(())
     }
