@@ -490,7 +490,10 @@ fn decode(args: DecodeArgs) -> Result<(), Failure> {
 
 /// `decode --from FILE`: one line per record, then a summary; exit 1 when any answer fails.
 fn decode_recording(file: &str) -> Result<(), Failure> {
-    let records = replay::read_records(file).map_err(Failure::Usage)?;
+    let (records, cut) = replay::read_records(file).map_err(Failure::Usage)?;
+    if let Some(line) = cut {
+        eprintln!("{}", replay::cut_note(file, line));
+    }
     let mut out = io::stdout().lock();
     let report = replay::decode(&records, &mut out)?;
     writeln!(
@@ -527,6 +530,9 @@ fn replay_cmd(args: ReplayArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::Usage(format!("cannot read the recording {}: {e}", args.file)))?;
     let count = replayer.records().count();
     let file = args.file.clone();
+    if let Some(line) = replayer.cut() {
+        eprintln!("{}", replay::cut_note(&file, line));
+    }
     replay::serve(replayer, args.addr, move |bound| {
         // The same `key: value` lines as `digifinex sim`, so a script reads either.
         println!("spot_base_url: http://{bound}/v3");

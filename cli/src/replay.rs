@@ -121,7 +121,7 @@ pub fn serve(
             };
             let replayer = replayer.clone();
             tokio::spawn(async move {
-                let svc = service_fn(move |req| answer(replayer.clone(), req));
+                let svc = service_fn(move |req| answer(replayer.clone(), bound, req));
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), svc)
                     .await;
@@ -133,8 +133,20 @@ pub fn serve(
 /// One answer of `serve`.
 async fn answer(
     replayer: Arc<Replayer>,
+    bound: SocketAddr,
     req: http::Request<Incoming>,
 ) -> Result<http::Response<Full<Bytes>>, std::io::Error> {
+    let host = req
+        .headers()
+        .get(http::header::HOST)
+        .and_then(|h| h.to_str().ok());
+    if !loopback_host(host, bound) {
+        let mut r = http::Response::new(Full::new(Bytes::from_static(
+            b"a replay answers only requests whose Host is localhost or an IP address\n",
+        )));
+        *r.status_mut() = http::StatusCode::FORBIDDEN;
+        return Ok(r);
+    }
     let (parts, body) = req.into_parts();
     let body = match body.collect().await {
         Ok(b) => b.to_bytes().to_vec(),
@@ -163,8 +175,38 @@ async fn answer(
 }
 
 /// Reads a recording for `decode` (every record, in order).
-pub fn read_records(path: &str) -> Result<Vec<Record>, String> {
+/// Reads a recording for `decode` (every record, in order), and the number of its last line
+/// when a crash cut it ([`Replayer::cut`]).
+pub fn read_records(path: &str) -> Result<(Vec<Record>, Option<usize>), String> {
     let replayer = Replayer::open(path, ReplayMode::Matching)
         .map_err(|e| format!("cannot read the recording {path}: {e}"))?;
-    Ok(replayer.records().cloned().collect())
+    Ok((replayer.records().cloned().collect(), replayer.cut()))
+}
+
+/// The note printed when a recording's last line was cut by a crash.
+pub fn cut_note(path: &str, line: usize) -> String {
+    format!(
+        "note: {path}: line {line}, the last, was cut by a crash while it was written and is \
+         left out; the {} line(s) before it are read",
+        line.saturating_sub(1)
+    )
+}
+
+/// Whether a request's `Host` names the loopback (`localhost`, a loopback address) or the
+/// address the replay listens on: a web page that reaches the replay through DNS rebinding
+/// sends its own host name and is refused (a replay serves recorded account data).
+pub fn loopback_host(host: Option<&str>, bound: SocketAddr) -> bool {
+    let Some(host) = host.map(str::trim) else {
+        return false;
+    };
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, _)| h)
+    };
+    if name.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    name.parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback() || ip == bound.ip())
 }

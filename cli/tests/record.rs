@@ -66,7 +66,7 @@ fn record_decode_and_replay() {
     ]);
     assert_eq!(order.status.code(), Some(0), "{}", text(&order.stderr));
     let recorded = std::fs::read_to_string(&file).expect("recording");
-    assert_eq!(recorded.lines().count(), 2);
+    assert_eq!(recorded.lines().count(), 2, "{recorded}");
     assert!(
         recorded.contains("\"url\":\"http://127.0.0.1:"),
         "{recorded}"
@@ -99,6 +99,21 @@ fn record_decode_and_replay() {
         text(&bad.stderr).contains("1 recorded answer(s) do not decode"),
         "{}",
         text(&bad.stderr)
+    );
+
+    // A crash cut the last line: the lines before it decode, the cut is reported.
+    let cut = dir.join("cut.jsonl");
+    std::fs::write(&cut, format!("{recorded}{}", &first[..40])).expect("write");
+    let cut_s = cut.to_str().expect("path");
+    let decoded = run(&["decode", "--from", cut_s]);
+    assert_eq!(decoded.status.code(), Some(0), "{}", text(&decoded.stderr));
+    let whole = recorded.lines().count();
+    assert!(text(&decoded.stdout).ends_with(&format!("{whole} decoded, 0 failed, 0 skipped\n")));
+    assert!(
+        text(&decoded.stderr)
+            .contains(&format!("line {}, the last, was cut by a crash", whole + 1)),
+        "{}",
+        text(&decoded.stderr)
     );
 
     // Served over HTTP: the same call against the replay gives the same answer.
@@ -149,6 +164,26 @@ fn record_decode_and_replay() {
         "{}",
         text(&other.stderr)
     );
+    // A request naming another host (a web page through DNS rebinding) is refused.
+    let host = spot_url
+        .strip_prefix("http://")
+        .and_then(|r| r.split('/').next())
+        .expect("host");
+    let ask = |name: &str| {
+        use std::io::{Read, Write};
+        let mut tcp = std::net::TcpStream::connect(host).expect("connect");
+        write!(
+            tcp,
+            "GET /v3/order_book?symbol=btc_usdt&limit=2 HTTP/1.1\r\nHost: {name}\r\n\
+             Connection: close\r\n\r\n"
+        )
+        .expect("write");
+        let mut answer = String::new();
+        tcp.read_to_string(&mut answer).expect("read");
+        answer
+    };
+    assert!(ask("rebind.example:80").starts_with("HTTP/1.1 403"));
+    assert!(ask(host).starts_with("HTTP/1.1 200"));
     drop(server);
 
     let refused = run(&["replay", "--addr", "0.0.0.0:0", file_s]);

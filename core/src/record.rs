@@ -616,24 +616,41 @@ pub struct Replayer {
     records: Vec<(Key, Record)>,
     mode: ReplayMode,
     state: Mutex<Vec<bool>>,
+    cut: Option<usize>,
 }
 
 impl Replayer {
     /// Reads a recording (JSON lines; blank lines skipped). A line that is not a record fails
-    /// naming its line number.
-    pub fn from_reader(reader: impl BufRead, mode: ReplayMode) -> Result<Replayer, BoxError> {
+    /// naming its line number, except a last line without its newline that does not parse: a
+    /// crash cut it while it was written, so the records before it are read and the cut is
+    /// reported by [`Replayer::cut`].
+    pub fn from_reader(mut reader: impl BufRead, mode: ReplayMode) -> Result<Replayer, BoxError> {
         let mut records = Vec::new();
-        for (n, line) in reader.lines().enumerate() {
-            let line = line?;
+        let mut cut = None;
+        let mut buf = Vec::new();
+        let mut n = 0usize;
+        loop {
+            buf.clear();
+            if reader.read_until(b'\n', &mut buf)? == 0 {
+                break;
+            }
+            n = n.saturating_add(1);
+            let ended = buf.last() == Some(&b'\n');
+            let line = String::from_utf8_lossy(&buf);
             if line.trim().is_empty() {
                 continue;
             }
-            let record: Record = serde_json::from_str(&line)
-                .map_err(|e| format!("recording line {}: {e}", n.saturating_add(1)))?;
+            let record: Record = match serde_json::from_str(line.trim_end()) {
+                Ok(r) => r,
+                Err(_) if !ended => {
+                    cut = Some(n);
+                    break;
+                }
+                Err(e) => return Err(format!("recording line {n}: {e}").into()),
+            };
             if record.v != FORMAT_VERSION {
                 return Err(format!(
-                    "recording line {}: format version {} (this library reads {FORMAT_VERSION})",
-                    n.saturating_add(1),
+                    "recording line {n}: format version {} (this library reads {FORMAT_VERSION})",
                     record.v
                 )
                 .into());
@@ -648,7 +665,14 @@ impl Replayer {
             records,
             mode,
             state: Mutex::new(used),
+            cut,
         })
+    }
+
+    /// The number of the last line when a crash cut it (it was left out); `None` when every
+    /// line was whole.
+    pub fn cut(&self) -> Option<usize> {
+        self.cut
     }
 
     /// Reads the recording at `path`.

@@ -105,6 +105,19 @@ fn a_recorded_session_replays_identically_with_both_clients() {
     assert!(!text.contains(&demo.keys.key) && !text.contains(&demo.keys.secret));
     drop(sim);
 
+    // A crash cut the last line while it was written: the records before it read, the cut is
+    // reported; a damaged line before the last still fails, naming it.
+    let whole = Replayer::from_reader(bytes.as_slice(), ReplayMode::Strict).expect("read");
+    assert_eq!(whole.cut(), None);
+    let last_start = text.trim_end().rfind('\n').expect("several lines") + 1;
+    let cut = &bytes[..last_start + 40];
+    let r = Replayer::from_reader(cut, ReplayMode::Strict).expect("read up to the cut");
+    assert_eq!((r.records().count(), r.cut()), (5, Some(6)));
+    let mut damaged = bytes.clone();
+    damaged.splice(0..0, b"{not json\n".iter().copied());
+    let e = Replayer::from_reader(damaged.as_slice(), ReplayMode::Strict).unwrap_err();
+    assert!(e.to_string().starts_with("recording line 1:"), "{e}");
+
     // Blocking client, strict replay: the same typed results, nothing left over.
     let replayer =
         Arc::new(Replayer::from_reader(bytes.as_slice(), ReplayMode::Strict).expect("read"));
