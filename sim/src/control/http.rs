@@ -26,8 +26,8 @@
 //! | POST `/__sim/deposits/state` | `id`, `state` | `ok` |
 //! | POST `/__sim/withdrawals/state` | `id`, `state` | `ok` |
 //! | GET `/__sim/withdrawals?account=N` | | `withdrawals` |
-//! | GET `/__sim/clock` | | `now_ms`, `offset_ms`, `frozen` |
-//! | POST `/__sim/clock` | one of `advance_ms`, `offset_ms`, `freeze_at_ms`, `freeze` (true), `unfreeze` (true) | as GET |
+//! | GET `/__sim/clock` | | `now_ms`, `offset_ms`, `frozen`, `speed` |
+//! | POST `/__sim/clock` | one of `advance_ms`, `offset_ms`, `freeze_at_ms`, `freeze` (true), `unfreeze` (true), `speed` (simulator ms per wall ms, 0..=10000) | as GET |
 //! | GET `/__sim/faults` | | `faults`: list of `id` + rule |
 //! | POST `/__sim/faults` | a [`FaultRule`]: `method`, `path`, `fault` {`kind`, ...}, `count` | `id` |
 //! | DELETE `/__sim/faults` (or POST `/__sim/faults/clear`) | | `ok` (all removed) |
@@ -271,7 +271,8 @@ fn clock_json(c: &Control) -> SimResponse {
         &J::obj()
             .with("now_ms", c.now_ms())
             .with("offset_ms", c.clock_offset())
-            .with("frozen", c.clock_frozen()),
+            .with("frozen", c.clock_frozen())
+            .with("speed", J::dec_str(c.clock_speed())),
     )
 }
 
@@ -537,9 +538,12 @@ fn set_clock(call: Call<'_>) -> Answer {
             .map_err(|e| field_err("freeze", e))?;
     } else if body.bool_or("unfreeze", false)? {
         c.unfreeze_clock();
+    } else if body.0.get("speed").is_some() {
+        c.set_clock_speed(body.dec("speed")?)
+            .ok_or_else(|| bad("speed must be within 0..=10000"))?;
     } else {
         return Err(bad(
-            "give advance_ms, offset_ms, freeze_at_ms, freeze or unfreeze",
+            "give advance_ms, offset_ms, freeze_at_ms, freeze, unfreeze or speed",
         ));
     }
     Ok(clock_json(c))

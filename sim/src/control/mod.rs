@@ -442,6 +442,22 @@ impl Control {
         self.shared.clock.unfreeze();
     }
 
+    /// Runs the clock at `speed` simulator milliseconds per wall millisecond (1: real time;
+    /// 60: a simulated minute each second, so the order flow runs an hour a minute). At least
+    /// 0 and at most 10,000 (`None` otherwise, nothing changed). A frozen clock stays frozen.
+    pub fn set_clock_speed(&self, speed: Decimal) -> Option<Decimal> {
+        if speed < Decimal::ZERO || speed > Decimal::from(10_000) {
+            return None;
+        }
+        self.shared.clock.set_speed(speed);
+        Some(speed)
+    }
+
+    /// The clock's speed (simulator milliseconds per wall millisecond).
+    pub fn clock_speed(&self) -> Decimal {
+        self.shared.clock.speed()
+    }
+
     /// Whether the clock is frozen.
     pub fn clock_frozen(&self) -> bool {
         self.shared.clock.is_frozen()
