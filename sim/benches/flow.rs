@@ -19,9 +19,11 @@ const START: i64 = 1_800_000_000_000;
 const HOUR: i64 = 3_600_000;
 
 fn config(which: &str) -> SimConfig {
-    let mut c = SimConfig::default();
-    c.flow_warmup_ms = 0;
-    c.flow_catch_up_ms = 48 * HOUR;
+    let mut c = SimConfig {
+        flow_warmup_ms: 0,
+        flow_catch_up_ms: 48 * HOUR,
+        ..SimConfig::default()
+    };
     match which {
         "still" => c.without_flow(),
         "btc_usdt" => {
