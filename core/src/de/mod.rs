@@ -868,37 +868,155 @@ pub mod int {
     }
 }
 
-/// Reads a positional JSON array (`[price, amount]`, candles) whole: the array is taken as one
-/// [`RawValue`] (serde_json has then checked its syntax) and its elements are read straight from
-/// that text, instead of one serde round trip per element. `read` takes the leading elements it
-/// needs; any further elements are ignored (servers may append columns).
-pub(crate) fn positional<'de, D, T>(
-    d: D,
-    what: &'static str,
-    read: impl FnOnce(&mut Columns<'de, D::Error>) -> Result<T, D::Error>,
-) -> Result<T, D::Error>
+/// A positional JSON array (`[price, amount]`, a candle) read by [`positional`]: its leading
+/// elements, left to right, from [`Columns`]; any further elements are ignored (servers may
+/// append columns).
+pub(crate) trait Row<'de>: Sized {
+    /// What the array is called in messages (`price level`).
+    const WHAT: &'static str;
+    /// Reads the elements it needs.
+    fn read<E: serde::de::Error>(columns: &mut Columns<'de, E>) -> Result<Self, E>;
+}
+
+/// The name under which [`positional`] asks for a row: the single-pass reader answers it with
+/// the rest of the body from the row's `[` ([`Positional::visit_borrowed_str`]) and learns how
+/// much of it the row took from [`ROW_END`]; any other deserializer takes it for a plain
+/// newtype ([`Positional::visit_newtype_struct`]).
+pub(crate) const ROW_TOKEN: &str = "$digifinex_core::de::Row";
+
+thread_local! {
+    /// The length of the row just read from an open text (see [`ROW_TOKEN`]).
+    pub(crate) static ROW_END: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Reads a positional JSON array whole, its elements straight from its text instead of one
+/// serde round trip per element: from the single-pass reader, in the same pass that checks its
+/// syntax (no second scan for its end); from any other deserializer, as one [`RawValue`] whose
+/// syntax serde_json has checked.
+pub(crate) fn positional<'de, D: Deserializer<'de>, T: Row<'de>>(d: D) -> Result<T, D::Error> {
+    d.deserialize_newtype_struct(ROW_TOKEN, Positional(std::marker::PhantomData))
+}
+
+/// The name under which [`rows`] asks for a list of rows (see [`ROW_TOKEN`]).
+pub(crate) const ROWS_TOKEN: &str = "$digifinex_core::de::Rows";
+
+/// A list of positional rows (book levels, candles), by the rules of [`vec`]; from the
+/// single-pass reader, the whole list is read in one pass over its text (no serde round trip
+/// per row). Use as `#[serde(default, deserialize_with = "crate::de::rows")]`.
+pub(crate) fn rows<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
+    T: Row<'de> + Deserialize<'de>,
 {
-    let raw: &'de RawValue = <&RawValue>::deserialize(d)?;
-    let text = raw.get();
-    match text.as_bytes().first() {
-        Some(b'[') => {
-            let mut columns = Columns {
-                text,
-                pos: 1,
-                index: 0,
-                what,
-                error: std::marker::PhantomData,
-            };
-            let value = read(&mut columns)?;
-            columns.finish()?;
-            Ok(value)
+    d.deserialize_newtype_struct(ROWS_TOKEN, Rows(std::marker::PhantomData))
+}
+
+struct Rows<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: Row<'de> + Deserialize<'de>> serde::de::Visitor<'de> for Rows<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "a list of {} arrays", T::WHAT)
+    }
+
+    /// The single-pass reader: `text` is the rest of the body from the list's `[`, open and
+    /// unchecked (see [`Columns::text`]); the rows, their separators and the closing `]` are
+    /// checked here.
+    // Bound: `pos` moves past bytes `get` found or past a row's text inside `text`, so it is at
+    // most `text.len()`.
+    #[allow(clippy::arithmetic_side_effects)]
+    fn visit_borrowed_str<E: serde::de::Error>(self, text: &'de str) -> Result<Vec<T>, E> {
+        let bytes = text.as_bytes();
+        let ws = |mut pos: usize| {
+            while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(pos) {
+                pos += 1;
+            }
+            pos
+        };
+        let not_json = || E::custom(format_args!("a list of {} arrays is not JSON", T::WHAT));
+        let mut out = Vec::new();
+        let mut pos = ws(1);
+        if bytes.get(pos) != Some(&b']') {
+            loop {
+                let row = text.get(pos..).unwrap_or_default();
+                if row.as_bytes().first() != Some(&b'[') {
+                    return Err(not_json());
+                }
+                let mut columns = Columns {
+                    text: row,
+                    pos: 1,
+                    index: 0,
+                    what: T::WHAT,
+                    open: true,
+                    error: std::marker::PhantomData,
+                };
+                out.push(T::read(&mut columns)?);
+                pos = ws(pos + columns.finish()?);
+                match bytes.get(pos) {
+                    Some(b',') => pos = ws(pos + 1),
+                    Some(b']') => break,
+                    _ => return Err(not_json()),
+                }
+            }
         }
-        _ => Err(D::Error::custom(format_args!(
-            "expected a {what} array, found `{}`",
-            text.chars().take(40).collect::<String>()
-        ))),
+        ROW_END.with(|e| e.set(Some(pos + 1)));
+        Ok(out)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Vec<T>, D::Error> {
+        vec(d)
+    }
+}
+
+struct Positional<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: Row<'de>> serde::de::Visitor<'de> for Positional<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "a {} array", T::WHAT)
+    }
+
+    /// The single-pass reader: `text` is the rest of the body from the row's `[`.
+    fn visit_borrowed_str<E: serde::de::Error>(self, text: &'de str) -> Result<T, E> {
+        let mut columns = Columns {
+            text,
+            pos: 1,
+            index: 0,
+            what: T::WHAT,
+            open: true,
+            error: std::marker::PhantomData,
+        };
+        let value = T::read(&mut columns)?;
+        let end = columns.finish()?;
+        ROW_END.with(|e| e.set(Some(end)));
+        Ok(value)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        let raw: &'de RawValue = <&RawValue>::deserialize(d)?;
+        let text = raw.get();
+        match text.as_bytes().first() {
+            Some(b'[') => {
+                let mut columns = Columns {
+                    text,
+                    pos: 1,
+                    index: 0,
+                    what: T::WHAT,
+                    open: false,
+                    error: std::marker::PhantomData,
+                };
+                let value = T::read(&mut columns)?;
+                columns.finish()?;
+                Ok(value)
+            }
+            _ => Err(D::Error::custom(format_args!(
+                "expected a {} array, found `{}`",
+                T::WHAT,
+                text.chars().take(40).collect::<String>()
+            ))),
+        }
     }
 }
 
@@ -922,15 +1040,17 @@ fn is_json_number(t: &[u8]) -> bool {
     num::scan_json_number(t, 0).is_some_and(|(end, _)| end == t.len())
 }
 
-/// The elements of a positional array's raw text, read left to right (see [`positional`]).
+/// The elements of a positional array's text, read left to right (see [`positional`]).
 pub(crate) struct Columns<'a, E> {
-    /// The whole array text, starting with `[`: syntactically valid JSON, or (from the
-    /// single-pass reader, see `reader`) a flat array whose syntax has not been checked.
+    /// The array text, starting with `[`: syntactically valid JSON (a [`RawValue`]), or, when
+    /// `open`, the rest of a body from the single-pass reader, whose syntax has not been
+    /// checked.
     ///
-    /// DESIGN: a flat array (no string, array or object inside) is checked here, in the same
-    /// pass that reads it: every token read must be a JSON number or literal, separators are
-    /// strict, and [`Self::finish`] checks the elements left unread. Any other array has been
-    /// checked by whoever handed it over (serde_json's `RawValue`, or the single-pass reader).
+    /// DESIGN: an open text is checked here, in the same pass that reads it: every token read
+    /// must be a JSON number, literal or string without control characters, separators are
+    /// strict, [`Self::finish`] checks the elements left unread and finds the closing `]`, and
+    /// a nested array or object is an error (the body then goes to serde_json, as after any
+    /// other error of the single-pass reader).
     text: &'a str,
     /// Byte offset of the next unread character: at most `text.len() + 2` (a position moves
     /// at most two bytes past one `get` found), so position arithmetic cannot overflow a
@@ -939,6 +1059,8 @@ pub(crate) struct Columns<'a, E> {
     /// Index of the next element.
     index: usize,
     what: &'static str,
+    /// `text` runs past the array and is unchecked (see `text`).
+    open: bool,
     error: std::marker::PhantomData<fn() -> E>,
 }
 
@@ -993,10 +1115,12 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
         let bytes = self.text.as_bytes();
         let start = self.pos;
         if bytes.get(start) == Some(&b'"') {
-            // The text is valid JSON, so the string has a closing quote; an escape skips the
-            // character after the backslash.
+            // An escape skips the character after the backslash. A checked text is valid JSON,
+            // so the string has a closing quote; in an open text, a string without one leaves
+            // the position past the end, where `finish` finds no `]`.
             let mut end = start + 1;
             let mut escaped = false;
+            let mut control = false;
             loop {
                 match bytes.get(end) {
                     Some(b'"') | None => break,
@@ -1004,11 +1128,17 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
                         escaped = true;
                         end += 2;
                     }
-                    Some(_) => end += 1,
+                    Some(&b) => {
+                        control |= b < 0x20;
+                        end += 1;
+                    }
                 }
             }
             self.pos = end + 1;
-            if escaped {
+            if control {
+                // Not JSON (a checked text has none).
+                Token::Other(self.text.get(start..end).unwrap_or_default())
+            } else if escaped {
                 classify(self.text.get(start..=end).unwrap_or_default())
             } else {
                 Token::Str(self.text.get(start + 1..end).unwrap_or_default().into())
@@ -1037,8 +1167,9 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
         }
     }
 
-    /// Checks the elements left unread and the end of the array (see `text`).
-    fn finish(&mut self) -> Result<(), E> {
+    /// Checks the elements left unread and the end of the array (see `text`); returns the
+    /// length of the array's text (through its `]`).
+    fn finish(&mut self) -> Result<usize, E> {
         loop {
             let index = self.index;
             match self.step() {
@@ -1046,23 +1177,25 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
                 Some(false) => break,
                 None => return Err(self.not_json()),
             }
-            match self.text.as_bytes().get(self.pos) {
-                // Strings and containers only occur in checked arrays.
-                Some(b'"' | b'[' | b'{') => return Ok(()),
-                _ => {
-                    if let Token::Other(_) = self.token() {
-                        return Err(E::custom(format_args!(
-                            "{} element {index} is not JSON",
-                            self.what
-                        )));
-                    }
-                }
+            let token = match self.text.as_bytes().get(self.pos) {
+                // Strings and containers of a checked text are JSON.
+                Some(b'"' | b'[' | b'{') if !self.open => return Ok(self.text.len()),
+                // No container in an open text (see `text`).
+                Some(b'[' | b'{') => Token::Other(""),
+                _ => self.token(),
+            };
+            if let Token::Other(_) = token {
+                return Err(E::custom(format_args!(
+                    "{} element {index} is not JSON",
+                    self.what
+                )));
             }
         }
-        if self.pos.checked_add(1) == Some(self.text.len()) {
-            Ok(())
-        } else {
-            Err(self.not_json())
+        let end = self.pos.checked_add(1);
+        match (self.open, self.text.as_bytes().get(self.pos)) {
+            (true, Some(b']')) => end.ok_or_else(|| self.not_json()),
+            (false, _) if end == Some(self.text.len()) => Ok(self.text.len()),
+            _ => Err(self.not_json()),
         }
     }
 
@@ -1405,10 +1538,17 @@ mod tests {
 
     #[test]
     fn positional_arrays_in_any_layout() {
+        #[derive(Debug, PartialEq)]
         struct P(Decimal, i64, Decimal);
         impl<'de> Deserialize<'de> for P {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                positional(d, "row", |c| Ok(P(c.decimal()?, c.int()?, c.decimal()?)))
+                positional(d)
+            }
+        }
+        impl Row<'_> for P {
+            const WHAT: &'static str = "row";
+            fn read<E: serde::de::Error>(c: &mut Columns<'_, E>) -> Result<Self, E> {
+                Ok(P(c.decimal()?, c.int()?, c.decimal()?))
             }
         }
         for json in [
@@ -1417,7 +1557,7 @@ mod tests {
             "[\n\t1.50,\"2\",\"1E-7\"]",
             r#"["\u0031.50",2.0,"0.0000001"]"#,
         ] {
-            let P(a, b, c) = serde_json::from_str(json).unwrap();
+            let P(a, b, c) = both::<P>(json).unwrap();
             assert_eq!(
                 (a.to_string(), b, c),
                 ("1.50".into(), 2, dec("0.0000001")),
@@ -1432,17 +1572,111 @@ mod tests {
             r#"[true,2,3]"#,
             "{}",
             "null",
+            "[1.5,2,3",
+            "[1.5,2,3]]",
+            "[1.5,2,3,\"x",
+            "[1.5,2,\"3\u{1}\"]",
+            "[1.5,2,3,\"a\u{1}\"]",
+            "[1.5,2,3,[1]",
         ] {
-            assert!(serde_json::from_str::<P>(bad).is_err(), "{bad}");
+            assert!(both::<P>(bad).is_err(), "{bad}");
+        }
+        // Containers among the ignored columns: serde_json reads them (the reader leaves them).
+        for json in ["[1.5,2,3,[1]]", r#"[1.5,2,3,{"a":[]}]"#] {
+            assert!(both::<P>(json).is_ok(), "{json}");
+        }
+        // The usual rows stay on the single-pass reader.
+        for json in [r#"[1.50,2,"0.0000001"]"#, r#"[1, 2 ,3 , "x", null, true]"#] {
+            assert_eq!(
+                reader::check_reader::<P>(json.as_bytes(), false),
+                Ok(true),
+                "{json}"
+            );
+        }
+    }
+
+    /// Decodes `json` twice, by the single-pass reader (whose rows read an open text) and by
+    /// serde_json (whose rows read a checked one), and checks that both agree.
+    fn both<T: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(
+        json: &str,
+    ) -> Result<T, String> {
+        let reference = serde_json::from_str::<T>(json).map_err(|e| e.to_string());
+        let (got, _, _) = reader::decode_with_code::<T>(json.as_bytes());
+        let got = got.map_err(|e| e.to_string());
+        assert_eq!(got, reference, "{json}");
+        reference
+    }
+
+    #[test]
+    fn lists_of_rows_in_one_pass() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct L {
+            #[serde(default, deserialize_with = "rows")]
+            v: Vec<R>,
+            #[serde(default)]
+            n: u32,
+        }
+        #[derive(Debug, PartialEq)]
+        struct R(Decimal, Decimal);
+        impl<'de> Deserialize<'de> for R {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                positional(d)
+            }
+        }
+        impl Row<'_> for R {
+            const WHAT: &'static str = "level";
+            fn read<E: serde::de::Error>(c: &mut Columns<'_, E>) -> Result<Self, E> {
+                Ok(R(c.decimal()?, c.decimal()?))
+            }
+        }
+        let r = |a: &str, b: &str| R(dec(a), dec(b));
+        for (json, want) in [
+            (
+                r#"{"v":[[1,2],[3,"4"]],"n":1}"#,
+                vec![r("1", "2"), r("3", "4")],
+            ),
+            (
+                "{\"v\" : [ [1,2] ,\n [3, 4, \"x\"] ] , \"n\":1}",
+                vec![r("1", "2"), r("3", "4")],
+            ),
+            (r#"{"v":[],"n":1}"#, vec![]),
+            (r#"{"v":[ ],"n":1}"#, vec![]),
+            (r#"{"v":null,"n":1}"#, vec![]),
+            (r#"{"v":"-","n":1}"#, vec![]),
+            (r#"{"n":1}"#, vec![]),
+        ] {
+            assert_eq!(both::<L>(json).unwrap().v, want, "{json}");
+            assert_eq!(
+                reader::check_reader::<L>(json.as_bytes(), false),
+                Ok(true),
+                "{json}"
+            );
+        }
+        for bad in [
+            r#"{"v":[[1,2],],"n":1}"#,
+            r#"{"v":[[1,2] [3,4]],"n":1}"#,
+            r#"{"v":[[1,2],3],"n":1}"#,
+            r#"{"v":[[1]],"n":1}"#,
+            r#"{"v":[[1,2]"#,
+            r#"{"v":[[1,2],[3,4]]]}"#,
+        ] {
+            assert!(both::<L>(bad).is_err(), "{bad}");
         }
     }
 
     #[test]
     fn positional_quoted_numbers_and_optional_tail() {
+        #[derive(Debug, PartialEq)]
         struct Q(Decimal, Option<Decimal>);
         impl<'de> Deserialize<'de> for Q {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                positional(d, "row", |c| Ok(Q(c.decimal()?, c.opt_decimal()?)))
+                positional(d)
+            }
+        }
+        impl Row<'_> for Q {
+            const WHAT: &'static str = "row";
+            fn read<E: serde::de::Error>(c: &mut Columns<'_, E>) -> Result<Self, E> {
+                Ok(Q(c.decimal()?, c.opt_decimal()?))
             }
         }
         for (json, a, b) in [
@@ -1459,7 +1693,7 @@ mod tests {
             (r#"[1,true]"#, "1", None),
             (r#"[1,"y"]"#, "1", None),
         ] {
-            let Q(x, y) = serde_json::from_str(json).unwrap();
+            let Q(x, y) = both::<Q>(json).unwrap();
             assert_eq!(x.to_string(), a, "{json}");
             assert_eq!(y.map(|y| y.to_string()).as_deref(), b, "{json}");
         }
@@ -1473,7 +1707,7 @@ mod tests {
             "[1,x]",
             "[1,2,]",
         ] {
-            assert!(serde_json::from_str::<Q>(bad).is_err(), "{bad}");
+            assert!(both::<Q>(bad).is_err(), "{bad}");
         }
     }
 

@@ -568,34 +568,6 @@ mod fast {
             }
         }
 
-        /// The flat array at `pos` (no string, array or object inside: a positional row of
-        /// numbers), found by its end only, without checking its syntax.
-        ///
-        /// DESIGN: its one reader, `de::positional`, checks the syntax while it parses the
-        /// numbers (one pass instead of two) and errs on anything that is not JSON, so this
-        /// body is then decoded again by serde_json, as after any other error here. The other
-        /// `RawValue` readers either err on an array or parse its text with serde_json.
-        // Bound: `start + 1 + len` is the offset of a byte `position` found (see `Reader::pos`).
-        #[allow(clippy::arithmetic_side_effects)]
-        fn flat_array(&mut self) -> Option<&'de str> {
-            let bytes = self.text.as_bytes();
-            let start = self.pos;
-            if bytes.get(start) != Some(&b'[') {
-                return None;
-            }
-            let inner = bytes.get(start + 1..)?;
-            let len = inner
-                .iter()
-                .position(|&b| matches!(b, b']' | b'"' | b'[' | b'{'))?;
-            if inner.get(len) != Some(&b']') {
-                return None;
-            }
-            let end = start + len + 2;
-            let raw = self.text.get(start..end)?;
-            self.pos = end;
-            Some(raw)
-        }
-
         // Bound: see `Reader::pos` and `Reader::depth`.
         #[allow(clippy::arithmetic_side_effects)]
         fn seq<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Bail> {
@@ -771,14 +743,29 @@ mod fast {
             if name == RAW_TOKEN {
                 self.skip_ws();
                 let start = self.pos;
-                if self.text.as_bytes().get(start) == Some(&b'[') {
-                    if let Some(raw) = self.flat_array() {
-                        return v.visit_map(RawMap { raw: Some(raw) });
-                    }
-                }
                 self.skip_value()?;
                 let raw = self.text.get(start..self.pos).ok_or(Bail)?;
                 return v.visit_map(RawMap { raw: Some(raw) });
+            }
+            if name == crate::de::ROW_TOKEN || name == crate::de::ROWS_TOKEN {
+                // A positional row, or a list of them, reads itself from the rest of the body,
+                // checking its syntax, and says how far it went (see `de::positional`,
+                // `de::rows`); a list that is not an array is read by `de::vec`'s rules.
+                match self.skip_ws() {
+                    Some(b'[') => {}
+                    _ if name == crate::de::ROWS_TOKEN => return v.visit_newtype_struct(self),
+                    _ => return Err(Bail),
+                }
+                let rest = self.text.get(self.pos..).ok_or(Bail)?;
+                crate::de::ROW_END.with(|e| e.set(None));
+                let value = v.visit_borrowed_str(rest)?;
+                let len = crate::de::ROW_END.with(|e| e.take()).ok_or(Bail)?;
+                if len > rest.len() {
+                    return Err(Bail);
+                }
+                // `pos + len` is at most `text.len()`: `rest` is `text[pos..]`.
+                self.pos = self.pos.checked_add(len).ok_or(Bail)?;
+                return Ok(value);
             }
             v.visit_newtype_struct(self)
         }

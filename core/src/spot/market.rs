@@ -89,11 +89,16 @@ impl Level {
 
 impl<'de> Deserialize<'de> for Level {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::de::positional(d, "price level", |c| {
-            Ok(Level {
-                price: c.decimal().map_err(|e| crate::de::column(0, "price", e))?,
-                amount: c.decimal().map_err(|e| crate::de::column(1, "amount", e))?,
-            })
+        crate::de::positional(d)
+    }
+}
+
+impl crate::de::Row<'_> for Level {
+    const WHAT: &'static str = "price level";
+    fn read<E: serde::de::Error>(c: &mut crate::de::Columns<'_, E>) -> Result<Self, E> {
+        Ok(Level {
+            price: c.decimal().map_err(|e| crate::de::column(0, "price", e))?,
+            amount: c.decimal().map_err(|e| crate::de::column(1, "amount", e))?,
         })
     }
 }
@@ -122,10 +127,10 @@ impl Serialize for Level {
 #[non_exhaustive]
 pub struct OrderBook {
     /// Buy levels, as sent (published answers: highest price first).
-    #[serde(default, deserialize_with = "crate::de::vec")]
+    #[serde(default, deserialize_with = "crate::de::rows")]
     pub bids: Vec<Level>,
     /// Sell levels, as sent (published answers: highest price first, the best ask last).
-    #[serde(default, deserialize_with = "crate::de::vec")]
+    #[serde(default, deserialize_with = "crate::de::rows")]
     pub asks: Vec<Level>,
     /// Server time of the snapshot (seconds).
     #[serde(default, with = "crate::de::opt")]
@@ -545,7 +550,7 @@ impl Param for KlinePeriod {
 #[non_exhaustive]
 pub struct Klines {
     /// The candles.
-    #[serde(default, deserialize_with = "crate::de::vec")]
+    #[serde(default, deserialize_with = "crate::de::rows")]
     pub data: Vec<Candle>,
 }
 
@@ -577,15 +582,20 @@ pub struct Candle {
 
 impl<'de> Deserialize<'de> for Candle {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::de::positional(d, "candle", |c| {
-            Ok(Candle {
-                time: TimestampSecs(c.int().map_err(|e| crate::de::column(0, "time", e))?),
-                volume: c.decimal().map_err(|e| crate::de::column(1, "volume", e))?,
-                close: c.decimal().map_err(|e| crate::de::column(2, "close", e))?,
-                high: c.decimal().map_err(|e| crate::de::column(3, "high", e))?,
-                low: c.decimal().map_err(|e| crate::de::column(4, "low", e))?,
-                open: c.decimal().map_err(|e| crate::de::column(5, "open", e))?,
-            })
+        crate::de::positional(d)
+    }
+}
+
+impl crate::de::Row<'_> for Candle {
+    const WHAT: &'static str = "candle";
+    fn read<E: serde::de::Error>(c: &mut crate::de::Columns<'_, E>) -> Result<Self, E> {
+        Ok(Candle {
+            time: TimestampSecs(c.int().map_err(|e| crate::de::column(0, "time", e))?),
+            volume: c.decimal().map_err(|e| crate::de::column(1, "volume", e))?,
+            close: c.decimal().map_err(|e| crate::de::column(2, "close", e))?,
+            high: c.decimal().map_err(|e| crate::de::column(3, "high", e))?,
+            low: c.decimal().map_err(|e| crate::de::column(4, "low", e))?,
+            open: c.decimal().map_err(|e| crate::de::column(5, "open", e))?,
         })
     }
 }

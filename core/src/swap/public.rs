@@ -80,10 +80,10 @@ pub struct Depth {
     #[serde(default, with = "crate::de::opt")]
     pub timestamp: Option<TimestampMillis>,
     /// Sell levels.
-    #[serde(default, deserialize_with = "crate::de::vec")]
+    #[serde(default, deserialize_with = "crate::de::rows")]
     pub asks: Vec<DepthLevel>,
     /// Buy levels.
-    #[serde(default, deserialize_with = "crate::de::vec")]
+    #[serde(default, deserialize_with = "crate::de::rows")]
     pub bids: Vec<DepthLevel>,
 }
 
@@ -407,7 +407,7 @@ pub struct Candles {
     #[serde(default, with = "crate::de::opt")]
     pub granularity: Option<Granularity>,
     /// The candles, in the server's order.
-    #[serde(default, deserialize_with = "crate::de::vec")]
+    #[serde(default, deserialize_with = "crate::de::rows")]
     pub candles: Vec<Candle>,
 }
 
@@ -444,16 +444,21 @@ pub struct Candle {
 
 impl<'de> Deserialize<'de> for Candle {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::de::positional(d, "candle", |c| {
-            Ok(Candle {
-                time: TimestampMillis(c.int()?),
-                open: c.decimal()?,
-                high: c.decimal()?,
-                low: c.decimal()?,
-                close: c.decimal()?,
-                volume: c.decimal()?,
-                token_volume: c.opt_decimal()?,
-            })
+        crate::de::positional(d)
+    }
+}
+
+impl crate::de::Row<'_> for Candle {
+    const WHAT: &'static str = "candle";
+    fn read<E: serde::de::Error>(c: &mut crate::de::Columns<'_, E>) -> Result<Self, E> {
+        Ok(Candle {
+            time: TimestampMillis(c.int()?),
+            open: c.decimal()?,
+            high: c.decimal()?,
+            low: c.decimal()?,
+            close: c.decimal()?,
+            volume: c.decimal()?,
+            token_volume: c.opt_decimal()?,
         })
     }
 }
