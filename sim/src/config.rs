@@ -340,6 +340,11 @@ pub struct SimConfig {
     pub flow_catch_up_ms: i64,
     /// The websockets' cadences and bounds.
     pub ws: WsSettings,
+    /// Simulator milliseconds per wall millisecond while the clock runs (1: real time; 60: the
+    /// markets live a minute each second). A recorded market's [`MarketConfig`] speed wins.
+    ///
+    /// [`MarketConfig`]: crate::market::source::MarketConfig
+    pub clock_speed: Decimal,
 }
 
 /// How much history the simulator keeps, so that memory stays bounded however long it runs.
@@ -442,6 +447,7 @@ impl Default for SimConfig {
             flow_warmup_ms: 60_000,
             flow_catch_up_ms: 3_600_000,
             ws: WsSettings::default(),
+            clock_speed: Decimal::ONE,
         }
     }
 }

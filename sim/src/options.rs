@@ -19,10 +19,13 @@ pub const OPTIONS_HELP: &str = concat!(
     "                and hands out API secrets to anyone who can reach the port\n",
     "  --seed N      seed of every generated value: books, ids, keys (default 1)\n",
     "  --no-limits   turn off request-weight limits, bans and withdrawal frequency limits\n",
+    "  --still       no order flow: every market stands still around its configured price\n",
+    "                (the synthetic maker's fixed quotes) and moves only with your orders\n",
     "  --market FILE replay a recorded market (digifinex record): the books, trades, tickers,\n",
     "                mark and index prices and funding of the pairs and instruments it names\n",
     "                come from FILE; the clock starts at the recording's start\n",
-    "  --speed X     with --market: replay X times faster than real time (default 1)\n",
+    "  --speed X     run the clock X times faster than real time (default 1): the order flow,\n",
+    "                or the replay with --market, lives X seconds each second\n",
     "  --latency L   time from an order request to the matching engine: none (default),\n",
     "                fixed:MS, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA (drawn from the seed)\n",
     "  -h, --help    print this help"
@@ -48,6 +51,8 @@ pub struct SimOptions {
     pub seed: u64,
     /// `--no-limits`: turn off request-weight limits, bans and withdrawal frequency limits.
     pub no_limits: bool,
+    /// `--still`: no order flow (still markets).
+    pub still: bool,
     /// `--market FILE`: a recording to replay.
     pub market: Option<PathBuf>,
     /// `--speed X`: replay speed (times real time; 1 by default).
@@ -64,6 +69,7 @@ impl Default for SimOptions {
             public: false,
             seed: config.seed,
             no_limits: false,
+            still: false,
             market: None,
             speed: Decimal::ONE,
             latency: Latency::None,
@@ -73,7 +79,8 @@ impl Default for SimOptions {
 
 impl SimOptions {
     /// Reads the arguments after the command's name: `--addr ADDR` (or `--addr=ADDR`),
-    /// `--public`, `--seed N` (or `--seed=N`), `--no-limits`, `-h`/`--help`. The error is one
+    /// `--public`, `--seed N` (or `--seed=N`), `--no-limits`, `--still`, `--market FILE`,
+    /// `--speed X`, `--latency L`, `-h`/`--help`. The error is one
     /// line naming the argument.
     pub fn parse<I, S>(args: I) -> Result<Parsed, String>
     where
@@ -119,10 +126,11 @@ impl SimOptions {
                     let text = value("a model like fixed:50")?;
                     options.latency = text.parse().map_err(|e| format!("--latency {e}"))?;
                 }
-                "--public" | "--no-limits" | "-h" | "--help" if inline.is_some() => {
+                "--public" | "--no-limits" | "--still" | "-h" | "--help" if inline.is_some() => {
                     return Err(format!("{name} takes no value"));
                 }
                 "--public" => options.public = true,
+                "--still" => options.still = true,
                 "--no-limits" => options.no_limits = true,
                 "-h" | "--help" => return Ok(Parsed::Help),
                 _ => return Err(format!("unknown argument {arg:?}")),
@@ -141,10 +149,8 @@ impl SimOptions {
                 self.addr
             ));
         }
-        if self.market.is_none() && self.speed != Decimal::ONE {
-            return Err("--speed needs --market (it sets the replay's speed)".to_owned());
-        }
         let config = SimConfig {
+            clock_speed: self.speed,
             addr: self.addr,
             allow_public_bind: self.public,
             market: self
@@ -153,6 +159,11 @@ impl SimOptions {
                 .map(|m| MarketConfig::file(m).with_speed(self.speed)),
             latency: self.latency.clone(),
             ..SimConfig::with_seed(self.seed)
+        };
+        let config = if self.still {
+            config.without_flow()
+        } else {
+            config
         };
         Ok(if self.no_limits {
             config.without_limits()
@@ -237,11 +248,14 @@ mod tests {
             "--speed \"0\" is not a number above 0 and at most 1000000"
         );
         assert!(e(&["--latency", "slow"]).starts_with("--latency \"slow\" is not none"));
-        assert_eq!(
-            run(&["--speed", "2"]).config().unwrap_err(),
-            "--speed needs --market (it sets the replay's speed)"
-        );
+        // Without a recording the clock runs faster, and the flow with it.
+        let fast = run(&["--speed", "2"]).config().unwrap();
+        assert_eq!((fast.clock_speed, fast.market), (Decimal::TWO, None));
         assert_eq!(run(&[]).config().unwrap().market, None);
+        let still = run(&["--still"]).config().unwrap();
+        assert!(still.markets.iter().all(|m| m.flow.is_none()));
+        assert!(run(&[]).config().unwrap().markets[0].flow.is_some());
+        assert_eq!(e(&["--still=1"]), "--still takes no value");
     }
 
     #[test]

@@ -171,7 +171,11 @@ impl Sim {
                 c.set_speed(m.speed);
                 c
             }
-            (None, _, _) => SimClock::new(config.start_time_ms),
+            (None, _, _) => {
+                let c = SimClock::new(config.start_time_ms);
+                c.set_speed(config.clock_speed);
+                c
+            }
         };
         let mut state = State::new(&config, clock.now_ms());
         if let Some(r) = replay {
