@@ -44,7 +44,8 @@ impl Default for Setup {
                 ..RetryPolicy::default()
             },
             clock: None,
-            sim: SimConfig::default(),
+            // Still markets: the suite checks exact prices, fills and fees.
+            sim: SimConfig::default().without_flow(),
             budget: true,
         }
     }

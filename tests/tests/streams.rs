@@ -69,14 +69,15 @@ fn fast_config() -> WsConfig {
     }
 }
 
-/// A simulator whose markets move ten times as often as by default, pushing every 20 ms.
+/// A simulator whose markets move forty times as often as by default (a trade or two a second
+/// per market, a book change every few milliseconds), pushing every 20 ms.
 fn sim(ws: WsSettings) -> SimHandle {
     let mut config = SimConfig::default().without_limits();
     for m in &mut config.markets {
-        m.flow = m.flow.take().map(|f| f.scaled(Decimal::TEN));
+        m.flow = m.flow.take().map(|f| f.scaled(Decimal::from(40)));
     }
     for i in &mut config.swap_instruments {
-        i.flow = i.flow.take().map(|f| f.scaled(Decimal::TEN));
+        i.flow = i.flow.take().map(|f| f.scaled(Decimal::from(40)));
     }
     config.ws = WsSettings {
         tick: Duration::from_millis(20),
