@@ -6,6 +6,7 @@ mod common;
 mod control;
 mod faults;
 mod hardening;
+mod invariants;
 mod limits;
 mod market;
 mod market_replay;

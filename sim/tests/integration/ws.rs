@@ -613,3 +613,58 @@ fn a_book_view_is_the_rest_book() {
         levels(&rest["asks"]).into_iter().rev().collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn all_ticker_lists_every_market_without_other_subscriptions() {
+    let env = frozen();
+    let mut ws = Ws::connect(&env.sim.spot_ws_url());
+    ws.spot("all_ticker.subscribe", json!([]));
+    let push = ws.until(Duration::from_secs(10), |v| {
+        v["method"] == "all_ticker.update"
+    });
+    let symbols: Vec<&str> = push["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        symbols,
+        [
+            "BTC_USDT",
+            "ETH_USDT",
+            "XRP_USDT",
+            "ETH_BTC",
+            "DFT_USDT",
+            "LUNA_USDT"
+        ]
+    );
+    let mut sw = Ws::connect(&env.sim.swap_ws_url());
+    sw.swap("all_ticker.subscribe", json!({}));
+    let push = sw.until(Duration::from_secs(10), |v| {
+        v["event"] == "all_ticker.update"
+    });
+    assert_eq!(push["data"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn a_handshake_that_dribbles_is_cut_at_the_header_timeout() {
+    use std::io::{Read, Write};
+    let env = Env::with_config(SimConfig {
+        header_read_timeout: Some(Duration::from_millis(300)),
+        ..SimConfig::default().without_flow()
+    });
+    let mut tcp = std::net::TcpStream::connect(env.addr()).unwrap();
+    tcp.write_all(b"GET /ws/v1/ HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n")
+        .unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let start = Instant::now();
+    let mut buf = Vec::new();
+    let _ = tcp.read_to_end(&mut buf);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(env.ctl.ws_connections(), 0);
+}
