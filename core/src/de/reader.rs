@@ -43,6 +43,18 @@ pub(crate) fn decode_with_code<T: DeserializeOwned>(
     (result, top_code(body), crate::de::unreadable::count())
 }
 
+/// `T` from JSON text: the single-pass reader (see [`fast`]), or serde_json for whatever it
+/// leaves, so results and errors are serde_json's (the websocket decoders).
+pub(crate) fn from_str<'de, T: serde::Deserialize<'de>>(
+    text: &'de str,
+) -> Result<T, serde_json::Error> {
+    let mut reader = fast::Reader::new(text);
+    match T::deserialize(&mut reader).and_then(|v| reader.end().map(|()| v)) {
+        Ok(v) => Ok(v),
+        Err(fast::Bail) => serde_json::from_str(text),
+    }
+}
+
 /// Why a body did not decode: serde_json's error and the JSON path where it happened (`.` for
 /// the whole body).
 #[derive(Debug)]

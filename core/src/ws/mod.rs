@@ -86,6 +86,41 @@ pub fn __decode_only(family: crate::Family, frame: Frame<'_>) -> bool {
     )
 }
 
+/// The best bid, the best ask and the depth per side that [`Book::apply_snapshot`] of these
+/// levels leaves (a crossed result leaves an empty book). A side whose prices are strictly
+/// ordered (as the venue sends them) is summed up in one pass; any other goes through a
+/// [`Book`].
+fn snapshot_summary(
+    bids: &[Level],
+    asks: &[Level],
+) -> (Option<Level>, Option<Level>, (usize, usize)) {
+    /// The best level and the count of a side with distinct prices: its non-zero levels.
+    fn side(levels: &[Level], highest: bool) -> Option<(Option<Level>, usize)> {
+        let pairs = || levels.iter().zip(levels.iter().skip(1));
+        if !pairs().all(|(a, b)| a.price < b.price) && !pairs().all(|(a, b)| a.price > b.price) {
+            return None;
+        }
+        let live = levels.iter().filter(|l| !l.size.is_zero());
+        let best = if highest {
+            live.clone().max_by_key(|l| l.price)
+        } else {
+            live.clone().min_by_key(|l| l.price)
+        };
+        Some((best.copied(), live.count()))
+    }
+    match (side(bids, true), side(asks, false)) {
+        (Some((bid, bid_count)), Some((ask, ask_count))) => match (bid, ask) {
+            (Some(b), Some(a)) if b.price >= a.price => (None, None, (0, 0)),
+            _ => (bid, ask, (bid_count, ask_count)),
+        },
+        _ => {
+            let mut book = Book::new(None);
+            let _ = book.apply_snapshot(bids, asks, None);
+            (book.best_bid(), book.best_ask(), book.len())
+        }
+    }
+}
+
 /// Decodes one server frame of `family` into the events it carries, without a connection
 /// (no books, no replies): for tools and the fuzzers. Never panics.
 pub fn decode_frame(family: crate::Family, frame: Frame<'_>) -> Result<Vec<Event>, FrameError> {
@@ -98,8 +133,7 @@ pub fn decode_frame(family: crate::Family, frame: Frame<'_>) -> Result<Vec<Event
         protocol::Incoming::Event(e) => vec![e],
         protocol::Incoming::Reply { .. } => Vec::new(),
         protocol::Incoming::Depth(d) => {
-            let mut book = Book::new(None);
-            let _ = book.apply_snapshot(&d.bids, &d.asks, d.timestamp);
+            let (best_bid, best_ask, depth) = snapshot_summary(&d.bids, &d.asks);
             let sub =
                 Subscription::new(family, Channel::Depth, Some(&d.target)).map(|s| match d.level {
                     Some(level) => s.clone().with_level(level).unwrap_or(s),
@@ -109,9 +143,9 @@ pub fn decode_frame(family: crate::Family, frame: Frame<'_>) -> Result<Vec<Event
                 Ok(subscription) => vec![Event::Book(BookUpdate {
                     subscription,
                     snapshot: d.snapshot,
-                    best_bid: book.best_bid(),
-                    best_ask: book.best_ask(),
-                    depth: book.len(),
+                    best_bid,
+                    best_ask,
+                    depth,
                     bids: d.bids,
                     asks: d.asks,
                     timestamp: d.timestamp,
@@ -120,4 +154,46 @@ pub fn decode_frame(family: crate::Family, frame: Frame<'_>) -> Result<Vec<Event
             }
         }
     })
+}
+
+#[cfg(test)]
+mod summary_tests {
+    use super::*;
+    use rust_decimal::Decimal;
+
+    fn levels(pairs: &[(i64, i64)]) -> Vec<Level> {
+        pairs
+            .iter()
+            .map(|&(p, s)| Level::new(Decimal::new(p, 1), Decimal::new(s, 0)))
+            .collect()
+    }
+
+    /// The one-pass summary agrees with a `Book` on ordered, unordered, duplicated, zero-sized
+    /// and crossed sides.
+    #[test]
+    fn summary_is_the_books() {
+        let sides: [&[(i64, i64)]; 9] = [
+            &[],
+            &[(100, 1)],
+            &[(100, 1), (99, 2), (98, 0), (97, 4)],
+            &[(97, 4), (98, 0), (99, 2), (100, 1)],
+            &[(100, 0), (99, 0)],
+            &[(99, 1), (100, 2), (98, 3)],
+            &[(99, 1), (99, 0), (98, 3)],
+            &[(99, 0), (99, 5)],
+            &[(101, 1), (102, 2)],
+        ];
+        for bids in sides {
+            for asks in sides {
+                let (bids, asks) = (levels(bids), levels(asks));
+                let mut book = Book::new(None);
+                let _ = book.apply_snapshot(&bids, &asks, None);
+                assert_eq!(
+                    snapshot_summary(&bids, &asks),
+                    (book.best_bid(), book.best_ask(), book.len()),
+                    "{bids:?} / {asks:?}"
+                );
+            }
+        }
+    }
 }

@@ -487,26 +487,17 @@ impl Level {
 /// and serialize the same way, as strings.
 impl<'de> Deserialize<'de> for Level {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Level;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a [price, size] level")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Level, A::Error> {
-                let price = seq
-                    .next_element::<Dec>()?
-                    .ok_or_else(|| A::Error::invalid_length(0, &"2 elements"))?
-                    .0;
-                let size = seq
-                    .next_element::<Dec>()?
-                    .ok_or_else(|| A::Error::invalid_length(1, &"2 elements"))?
-                    .0;
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(Level { price, size })
-            }
-        }
-        d.deserialize_seq(V)
+        crate::de::positional(d)
+    }
+}
+
+impl crate::de::Row<'_> for Level {
+    const WHAT: &'static str = "level";
+    fn read<E: serde::de::Error>(c: &mut crate::de::Columns<'_, E>) -> Result<Self, E> {
+        Ok(Level {
+            price: c.decimal().map_err(|e| crate::de::column(0, "price", e))?,
+            size: c.decimal().map_err(|e| crate::de::column(1, "size", e))?,
+        })
     }
 }
 
@@ -522,9 +513,9 @@ impl serde::Serialize for Level {
 /// The book sides of a depth push (`{"asks":[...],"bids":[...]}`); other members ignored.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct Sides {
-    #[serde(default, deserialize_with = "crate::de::vec")]
+    #[serde(default, deserialize_with = "crate::de::rows")]
     pub(crate) asks: Vec<Level>,
-    #[serde(default, deserialize_with = "crate::de::vec")]
+    #[serde(default, deserialize_with = "crate::de::rows")]
     pub(crate) bids: Vec<Level>,
 }
 

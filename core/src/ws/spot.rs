@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::de::reader::from_str;
 use crate::types::{Family, TimestampMillis};
 use crate::ws::event::{Event, RawJson, ReplyError};
 use crate::ws::model::{Sides, SpotAlgoOrder, SpotBalance, SpotTicker, SpotTrade};
@@ -60,13 +61,17 @@ struct Envelope<'a> {
 }
 
 /// Reads one server message.
-pub(crate) fn decode(text: &[u8]) -> Incoming {
-    if text.trim_ascii_start().first() != Some(&b'{') {
-        return Incoming::Event(Event::undecodable(Family::Spot, "not a JSON object", text));
+pub(crate) fn decode(bytes: &[u8]) -> Incoming {
+    // Frames reach here as UTF-8 (see `frame::decode`).
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Incoming::Event(Event::undecodable(Family::Spot, "not UTF-8", bytes));
+    };
+    if !text.trim_start().starts_with('{') {
+        return Incoming::Event(Event::undecodable(Family::Spot, "not a JSON object", bytes));
     }
-    let env: Envelope<'_> = match serde_json::from_slice(text) {
+    let env: Envelope<'_> = match from_str(text) {
         Ok(e) => e,
-        Err(e) => return Incoming::Event(Event::undecodable(Family::Spot, e, text)),
+        Err(e) => return Incoming::Event(Event::undecodable(Family::Spot, e, bytes)),
     };
     if let Some(id) = env.id {
         return Incoming::Reply {
@@ -81,7 +86,7 @@ pub(crate) fn decode(text: &[u8]) -> Incoming {
         return Incoming::Event(Event::undecodable(
             Family::Spot,
             "neither a reply (`id`) nor a push (`method`)",
-            text,
+            bytes,
         ));
     };
     let params = env.params.unwrap_or(RawValue::NULL);
@@ -101,7 +106,7 @@ pub(crate) fn decode(text: &[u8]) -> Incoming {
         Err(e) => Incoming::Event(Event::undecodable(
             Family::Spot,
             format!("{method}: {e}"),
-            text,
+            bytes,
         )),
     }
 }
@@ -110,7 +115,7 @@ fn push(channel: Channel, params: &RawValue) -> Result<Incoming, serde_json::Err
     let json = params.get();
     Ok(match channel {
         Channel::Depth => {
-            let (clean, sides, symbol): (bool, Sides, String) = serde_json::from_str(json)?;
+            let (clean, sides, symbol): (bool, Sides, String) = from_str(json)?;
             Incoming::Depth(DepthPush {
                 target: symbol,
                 level: None,
@@ -121,8 +126,7 @@ fn push(channel: Channel, params: &RawValue) -> Result<Incoming, serde_json::Err
             })
         }
         Channel::Trades => {
-            let (clean, trades, symbol): (bool, Vec<SpotTrade>, String) =
-                serde_json::from_str(json)?;
+            let (clean, trades, symbol): (bool, Vec<SpotTrade>, String) = from_str(json)?;
             Incoming::Event(Event::SpotTrades {
                 symbol,
                 snapshot: clean,
@@ -134,13 +138,13 @@ fn push(channel: Channel, params: &RawValue) -> Result<Incoming, serde_json::Err
             tickers: tickers(json)?,
         }),
         Channel::Order => Incoming::Event(Event::SpotOrders {
-            orders: serde_json::from_str(json)?,
+            orders: from_str(json)?,
         }),
         Channel::OrderAlgo => Incoming::Event(Event::SpotAlgoOrders {
-            orders: serde_json::from_str::<Vec<SpotAlgoOrder>>(json)?,
+            orders: from_str::<Vec<SpotAlgoOrder>>(json)?,
         }),
         Channel::Balance => Incoming::Event(Event::SpotBalances {
-            balances: serde_json::from_str::<Vec<SpotBalance>>(json)?,
+            balances: from_str::<Vec<SpotBalance>>(json)?,
         }),
         _ => Incoming::Event(Event::Unknown {
             family: Family::Spot,
@@ -153,13 +157,13 @@ fn push(channel: Channel, params: &RawValue) -> Result<Incoming, serde_json::Err
 /// Ticker `params`: `[ticker, ...]` (documents) or `[[ticker, ...]]` (one live client); both
 /// are read (docs/protocol.md, "Subscribing").
 fn tickers(json: &str) -> Result<Vec<SpotTicker>, serde_json::Error> {
-    let rows: Vec<&RawValue> = serde_json::from_str(json)?;
+    let rows: Vec<&RawValue> = from_str(json)?;
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
         if row.get().starts_with('[') {
-            out.extend(serde_json::from_str::<Vec<SpotTicker>>(row.get())?);
+            out.extend(from_str::<Vec<SpotTicker>>(row.get())?);
         } else {
-            out.push(serde_json::from_str::<SpotTicker>(row.get())?);
+            out.push(from_str::<SpotTicker>(row.get())?);
         }
     }
     Ok(out)

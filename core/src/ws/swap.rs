@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::de::reader::from_str;
 use crate::types::{Family, TimestampMillis};
 use crate::ws::event::{Event, RawJson, ReplyError};
 use crate::ws::model::{Level, SwapTicker};
@@ -97,24 +98,28 @@ struct DepthData {
     level: Option<u16>,
     #[serde(default, with = "crate::de::opt")]
     timestamp: Option<TimestampMillis>,
-    #[serde(default, deserialize_with = "crate::de::vec")]
+    #[serde(default, deserialize_with = "crate::de::rows")]
     asks: Vec<Level>,
-    #[serde(default, deserialize_with = "crate::de::vec")]
+    #[serde(default, deserialize_with = "crate::de::rows")]
     bids: Vec<Level>,
 }
 
 /// Reads one server message.
-pub(crate) fn decode(text: &[u8]) -> Incoming {
+pub(crate) fn decode(bytes: &[u8]) -> Incoming {
+    // Frames reach here as UTF-8 (see `frame::decode`).
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Incoming::Event(Event::undecodable(Family::Swap, "not UTF-8", bytes));
+    };
     // The documents show `all_ticker` pushes as a bare array (docs/protocol.md, "Subscribing").
-    if text.trim_ascii_start().first() == Some(&b'[') {
-        return match serde_json::from_slice::<Vec<SwapTicker>>(text) {
+    if text.trim_start().starts_with('[') {
+        return match from_str::<Vec<SwapTicker>>(text) {
             Ok(tickers) => Incoming::Event(Event::SwapAllTickers { tickers }),
-            Err(e) => Incoming::Event(Event::undecodable(Family::Swap, e, text)),
+            Err(e) => Incoming::Event(Event::undecodable(Family::Swap, e, bytes)),
         };
     }
-    let env: Envelope<'_> = match serde_json::from_slice(text) {
+    let env: Envelope<'_> = match from_str(text) {
         Ok(e) => e,
-        Err(e) => return Incoming::Event(Event::undecodable(Family::Swap, e, text)),
+        Err(e) => return Incoming::Event(Event::undecodable(Family::Swap, e, bytes)),
     };
     if let Some(code) = env.code {
         let code = crate::de::integer::<i64>(code.get().trim_matches('"'));
@@ -134,7 +139,7 @@ pub(crate) fn decode(text: &[u8]) -> Incoming {
         return Incoming::Event(Event::undecodable(
             Family::Swap,
             "neither a reply (`code`) nor a push (`event`)",
-            text,
+            bytes,
         ));
     };
     let data = env.data.unwrap_or(RawValue::NULL);
@@ -157,7 +162,7 @@ pub(crate) fn decode(text: &[u8]) -> Incoming {
         Err(e) => Incoming::Event(Event::undecodable(
             Family::Swap,
             format!("{event}: {e}"),
-            text,
+            bytes,
         )),
     }
 }
@@ -166,7 +171,7 @@ fn push(channel: Channel, data: &RawValue, snapshot: bool) -> Result<Incoming, s
     let json = data.get();
     Ok(Incoming::Event(match channel {
         Channel::Depth => {
-            let d: DepthData = serde_json::from_str(json)?;
+            let d: DepthData = from_str(json)?;
             return Ok(Incoming::Depth(DepthPush {
                 target: d.instrument_id,
                 level: d.level,
@@ -209,15 +214,15 @@ fn push(channel: Channel, data: &RawValue, snapshot: bool) -> Result<Incoming, s
 }
 
 fn obj<T: DeserializeOwned>(json: &str) -> Result<T, serde_json::Error> {
-    serde_json::from_str(json)
+    from_str(json)
 }
 
 /// A list of records, or one record alone (the unverified private channels may send either).
 fn one_or_many<T: DeserializeOwned>(json: &str) -> Result<Vec<T>, serde_json::Error> {
     if json.trim_start().starts_with('{') {
-        serde_json::from_str(json).map(|one| vec![one])
+        from_str(json).map(|one| vec![one])
     } else {
-        serde_json::from_str(json)
+        from_str(json)
     }
 }
 
