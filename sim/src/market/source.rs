@@ -17,7 +17,7 @@ pub enum MarketSource {
 }
 
 impl MarketSource {
-    /// A reader of recording bytes (gzip), such as a `Cursor` over a [`Writer`]'s output.
+    /// A reader of recording bytes (gzip), such as a `Cursor` over a [`super::format::Writer`]'s output.
     pub fn reader(r: impl Read + Send + 'static) -> MarketSource {
         MarketSource::Reader(Arc::new(Mutex::new(Some(Box::new(r)))))
     }

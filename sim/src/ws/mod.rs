@@ -5,7 +5,7 @@
 //! position as REST reads it at the instant it changed.
 //!
 //! Written from the protocol, independently of `digifinex-core`: its own JSON frames, zlib
-//! framing (level 9, `78 DA`, one stream per frame), base64 and signature check ([`codec`]).
+//! framing (level 9, `78 DA`, one stream per frame), base64 and signature check ([`zlib`], [`base64`], [`ws_signature`]).
 //! The protocol as the venue speaks it (docs/protocol.md in the repository):
 //!
 //! | behaviour | here |
