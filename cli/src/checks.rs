@@ -12,7 +12,7 @@
 use clap::ValueEnum;
 use digifinex_core::reconcile::{Prior, Write};
 use digifinex_core::rules::{self, Checks, Markets, Rounding, SpotRules, SwapRules};
-use digifinex_core::{spot, swap, Error};
+use digifinex_core::{spot, swap, Error, Family};
 use digifinex_ureq::Client;
 
 use crate::Failure;
@@ -127,6 +127,17 @@ pub(crate) fn snapshot(client: &Client, write: &Write) -> Result<Option<Prior>, 
     .planned();
     if planned == 0 {
         return Ok(None);
+    }
+    // DESIGN: the swap venue's timestamp tolerance is not documented, so nothing bounds the
+    // clock error a reconciliation relies on; one public read measures it first. (Spot bounds
+    // it itself: a request more than 1 s ahead or 5 s behind is refused.)
+    if write.meta().family == Family::Swap {
+        client.sync_time(Family::Swap).map_err(|e| {
+            Failure::Other(format!(
+                "the clock sync before the write failed ({e}); nothing was sent; try again, or \
+                 pass --no-snapshot"
+            ))
+        })?;
     }
     client.snapshot(write).map(Some).map_err(|e| {
         Failure::Other(format!(

@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
-use digifinex_core::reconcile::{Options as ReconcileOptions, Verdict};
+use digifinex_core::reconcile::{SnapshotPolicy, Verdict};
 use digifinex_core::rules::{Checks, Rounding};
 use digifinex_core::spot::{self, Market, TransferAccount};
 use digifinex_core::swap::{self, CopyCurrentView, CopyMarginMode, CopyMarketStyle, CopyPricing};
@@ -318,17 +318,21 @@ pub(crate) fn run() -> Result<(), Failure> {
         Credentials::new(demo.keys.key, demo.keys.secret),
     )?;
 
-    // 5d. An order whose answer is lost after it was applied, reconciled.
+    // 5d. An order whose answer is lost after it was applied, reconciled: without a snapshot
+    // of its evidence, then with one.
     t.step("unknown outcome reconciled (answer lost after the order was applied)")?;
-    let mut fault = FaultRule::route("POST", "/v3/spot/order/new", FaultKind::DropAfterApply);
-    fault.count = Some(1);
-    sim.control().add_fault(fault);
     let order = spot::PlaceOrderRequest::new(
         Market::Spot,
         SYMBOL,
         spot::LimitOrder::buy(Amount::new(amount), Price::new(price)),
     );
-    let unknown = match t.client.send(&order) {
+    let lose_answer = || {
+        let mut fault = FaultRule::route("POST", "/v3/spot/order/new", FaultKind::DropAfterApply);
+        fault.count = Some(1);
+        sim.control().add_fault(fault);
+    };
+    lose_answer();
+    let unknown = match t.client.place_spot(&order, SnapshotPolicy::Skip) {
         Err(e @ Error::OutcomeUnknown { .. }) => e,
         other => {
             return Err(t.wrong(format!(
@@ -337,34 +341,43 @@ pub(crate) fn run() -> Result<(), Failure> {
         }
     };
     t.line("sent", "no answer: the outcome is unknown (never re-sent)")?;
-    // The cancelled order of step 5 is identical and in the time window: the account alone
-    // cannot tell them apart.
+    // Without a snapshot, a record of this order made around the time the request was built
+    // could be an older identical order's (another program's): the verdict says so.
     let outcome = t.client.reconcile(&unknown).map_err(|e| t.failed(&e))?;
-    match outcome.verdicts.first() {
-        Some(Verdict::Ambiguous { candidates, .. }) => t.line(
-            "verdict",
-            format_args!(
-                "ambiguous: {} identical orders in the window",
-                candidates.len()
-            ),
-        )?,
-        other => t.line("verdict", format_args!("{other:?}"))?,
-    }
-    // The ids this bot knew before sending are not candidates: now it is certain.
-    let options = ReconcileOptions::new().known_ids([placed.order_id.clone()]);
-    let outcome = t
-        .client
-        .reconcile_with(&unknown, options)
-        .map_err(|e| t.failed(&e))?;
+    let mut to_cancel = match outcome.verdicts.first() {
+        Some(Verdict::Ambiguous { candidates, .. }) => {
+            t.line(
+                "no snapshot",
+                format_args!(
+                    "ambiguous: {} identical order(s) in the window, none provably this one",
+                    candidates.len()
+                ),
+            )?;
+            candidates.clone()
+        }
+        other => return Err(t.wrong(format!("expected an ambiguous verdict, got {other:?}"))),
+    };
+    // The same order sent after a snapshot of the pair's orders (2 reads): exact.
+    lose_answer();
+    let unknown = match t.client.place_spot(&order, SnapshotPolicy::BeforeSend) {
+        Err(e @ Error::OutcomeUnknown { .. }) => e,
+        other => {
+            return Err(t.wrong(format!(
+                "the injected fault did not leave the outcome unknown: {other:?}"
+            )))
+        }
+    };
+    let outcome = t.client.reconcile(&unknown).map_err(|e| t.failed(&e))?;
     let id = match outcome.verdicts.first() {
         Some(Verdict::Applied { id: Some(id), .. }) => id.clone(),
         other => return Err(t.wrong(format!("expected an applied order, got {other:?}"))),
     };
     t.line(
-        "known ids out",
-        format_args!("applied: order {id} (earlier ids excluded)"),
+        "snapshot",
+        format_args!("applied: order {id} (every older order excluded)"),
     )?;
-    t.send(&spot::CancelOrdersRequest::new(Market::Spot, [id.clone()]))?;
+    to_cancel.push(id.clone());
+    t.send(&spot::CancelOrdersRequest::new(Market::Spot, to_cancel))?;
     t.line("cancelled", format_args!("id {id} (found, not sent twice)"))?;
 
     // 6. A market order.

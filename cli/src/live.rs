@@ -86,7 +86,8 @@ pub(crate) struct CallArgs {
     #[arg(long)]
     unchecked: bool,
     /// Do not read the write's evidence set before sending it (for an order: the pair's open
-    /// orders and recent history, 2 reads of weight 1 each; for a swap order, per instrument).
+    /// orders and recent history, 2 reads of weight 1 each; for a swap order 2 reads of weight
+    /// 2 and 5 per instrument, after a clock sync).
     /// Saves that weight; a write that took effect but whose answer was lost is then usually
     /// reconciled as ambiguous instead of applied.
     #[arg(long)]

@@ -64,11 +64,11 @@
 //! `--round passive|nearest` rounds instead, `--unchecked` sends it as given.
 //!
 //! Before a write, `call` reads the write's evidence set (for an order: the pair's open orders
-//! and recent history; 2 reads, weight 2) and keeps its ids as known; `--no-snapshot` skips
-//! it. An unknown outcome of `call` is reconciled at once (`reconcile`): the verdict as JSON on
-//! stdout (`resolution`: applied, not_applied, ambiguous, mixed), exit 1. With the snapshot the
-//! verdict is exact (never ambiguous for orders, barring another program placing the same
-//! order at the same moment).
+//! and recent history; 2 reads, weight 2 on spot, 7 per swap instrument after a clock sync)
+//! and keeps its ids as known; `--no-snapshot` skips it. An unknown outcome of `call` is
+//! reconciled at once (`reconcile`): the verdict as JSON on stdout (`resolution`: applied,
+//! not_applied, ambiguous, mixed), exit 1. With the snapshot the verdict is exact (never
+//! ambiguous for orders, barring another program placing the same order at the same moment).
 //!
 //! Exit codes: 0 success; 1 API, transport or decode error; 2 usage or validation error. Errors
 //! are one line on stderr: what went wrong (the exchange code and its meaning, the error kind)

@@ -30,7 +30,8 @@ given.
 
 Before a write, `call` reads the write's evidence set (a snapshot: for an order, the pair's \
 open orders and recent history, 2 reads of weight 1 each; for a swap order 2 reads per \
-instrument) and keeps the ids it saw as known. --no-snapshot skips those reads.
+instrument, weight 7, after a clock sync) and keeps the ids it saw as known. --no-snapshot skips those \
+reads.
 
 When a write (order, cancel, transfer, withdrawal, setting, copy-trading action) fails after \
 its bytes may have reached the exchange, its outcome is unknown and it is never sent again. \

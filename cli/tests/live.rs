@@ -380,10 +380,10 @@ fn demo_walks_through_every_step_quickly() {
         "{out}"
     );
     assert!(
-        out.contains("ambiguous: 2 identical orders in the window"),
+        out.contains("ambiguous: 1 identical order(s) in the window, none provably this one"),
         "{out}"
     );
-    assert!(out.contains("(earlier ids excluded)"), "{out}");
+    assert!(out.contains("(every older order excluded)"), "{out}");
     assert!(out.contains("open positions left 0"), "{out}");
     // The spot ticker's change is a percent and says so.
     let ticker = out

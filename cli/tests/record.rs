@@ -66,7 +66,19 @@ fn record_decode_and_replay() {
     ]);
     assert_eq!(order.status.code(), Some(0), "{}", text(&order.stderr));
     let recorded = std::fs::read_to_string(&file).expect("recording");
-    assert_eq!(recorded.lines().count(), 2, "{recorded}");
+    // Every request `call` made is recorded: the book; for the order, the rules it was checked
+    // against, the snapshot of its evidence (open orders, history) and the order itself.
+    let lines: Vec<&str> = recorded.lines().collect();
+    assert_eq!(lines.len(), 5, "{recorded}");
+    for (line, want) in lines.iter().zip([
+        "\"GET\",\"url\":\"http://127.0.0.1:",
+        "/v3/trades/symbols\"",
+        "/v3/spot/order/current?market=spot&symbol=btc_usdt\"",
+        "/v3/spot/order/history?",
+        "\"POST\",\"url\":\"http://127.0.0.1:",
+    ]) {
+        assert!(line.contains(want), "{want} in {line}");
+    }
     assert!(
         recorded.contains("\"url\":\"http://127.0.0.1:"),
         "{recorded}"
@@ -77,10 +89,11 @@ fn record_decode_and_replay() {
     assert_eq!(decoded.status.code(), Some(0), "{}", text(&decoded.stderr));
     let out = text(&decoded.stdout);
     assert!(
-        out.starts_with("#0 GET /v3/order_book: ok\n#1 POST /v3/spot/order/new: ok\n"),
+        out.starts_with("#0 GET /v3/order_book: ok\n#1 GET /v3/trades/symbols: ok\n"),
         "{out}"
     );
-    assert!(out.ends_with("2 decoded, 0 failed, 0 skipped\n"), "{out}");
+    assert!(out.contains("#4 POST /v3/spot/order/new: ok\n"), "{out}");
+    assert!(out.ends_with("5 decoded, 0 failed, 0 skipped\n"), "{out}");
 
     // An answer the models cannot read is reported, and the exit code says so.
     let broken = dir.join("broken.jsonl");
@@ -135,7 +148,7 @@ fn record_decode_and_replay() {
     );
     assert_eq!(
         lines.next().expect("records line").expect("line"),
-        "records: 2"
+        "records: 5"
     );
     let again = run(&[
         "call",
@@ -174,7 +187,7 @@ fn record_decode_and_replay() {
         let mut tcp = std::net::TcpStream::connect(host).expect("connect");
         write!(
             tcp,
-            "GET /v3/order_book?symbol=btc_usdt&limit=2 HTTP/1.1\r\nHost: {name}\r\n\
+            "GET /v3/trades/symbols HTTP/1.1\r\nHost: {name}\r\n\
              Connection: close\r\n\r\n"
         )
         .expect("write");
@@ -183,7 +196,9 @@ fn record_decode_and_replay() {
         answer
     };
     assert!(ask("rebind.example:80").starts_with("HTTP/1.1 403"));
-    assert!(ask(host).starts_with("HTTP/1.1 200"));
+    // (A record not yet used: the book's was, by the call above.)
+    let answer = ask(host);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     drop(server);
 
     let refused = run(&["replay", "--addr", "0.0.0.0:0", file_s]);

@@ -1418,6 +1418,10 @@ fn snapshot_of_a_spot_order_lists_the_evidence_and_knows_when_it_is_complete() {
     let s = Snapshot::new(&write, TimestampMillis(T0), &Options::new());
     assert!(!s.finish().complete);
 
+    // A swap order: open orders and history, the venue's weights 2 and 5.
+    let swap_write = Write::SwapOrder(swap::PlaceOrderRequest::new(swap_long()));
+    let s = Snapshot::new(&swap_write, TimestampMillis(T0), &Options::new());
+    assert_eq!((s.planned(), s.weight()), (2, 7));
     // Cancels and settings need none.
     let cancel = Write::SpotCancel(spot::CancelOrdersRequest::new(spot::Market::Spot, ["a"]));
     let s = Snapshot::new(&cancel, TimestampMillis(T0), &Options::new());
@@ -1515,4 +1519,40 @@ fn created_ids_of_answers() {
         ["7"]
     );
     assert!(Write::created_ids_json("spot.order_cancel", &json!({"success": ["a1"]})).is_empty());
+}
+
+/// A snapshot is complete only for the window it covered: reconciled with a wider clock
+/// uncertainty than it was read with, its window starts earlier than its history reads did,
+/// and a record there is early again (ambiguous).
+#[test]
+fn a_snapshot_covers_only_the_window_it_read() {
+    use digifinex_core::reconcile::Snapshot;
+    let write = Write::SpotOrder(spot_buy());
+    let mut s = Snapshot::new(&write, TimestampMillis(T0 - 300), &Options::new());
+    while let Some(read) = s.next_read() {
+        s.feed(read.decode(orders(&[]).as_bytes()).unwrap());
+    }
+    let prior = s.finish();
+    assert_eq!(
+        prior.complete_from,
+        Some(TimestampMillis((S0 - 6) * 1000)),
+        "the second of now - 5 s"
+    );
+    let older = orders(&[spot_order("a1", S0 - 8, 0, "0")]);
+    let wide = || Options::new().clock_uncertainty(std::time::Duration::from_secs(10));
+    let o = run(
+        unknown(&spot_buy()),
+        wide().prior(&prior),
+        &[("spot.order_history", &older)],
+    );
+    assert_ambiguous(&o, &["a1"]);
+    // The same uncertainty as the snapshot's: complete, and a record it did not list is this
+    // write's.
+    let mine = orders(&[spot_order("a2", S0, 0, "0")]);
+    let o = run(
+        unknown(&spot_buy()),
+        Options::new().prior(&prior),
+        &[("spot.order_history", &mine)],
+    );
+    assert_eq!(applied_id(&o).as_deref(), Some("a2"));
 }

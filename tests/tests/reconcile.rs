@@ -1,13 +1,16 @@
 //! Reconciliation of unknown outcomes against the simulator, through both clients: for each
-//! write, the request dropped before it is applied (not applied), dropped after it is applied
-//! (applied, with the right id), answered too late, two identical orders in the window
-//! (ambiguous), an order filled at once (found in the history) and a cancel of an order that
-//! was already filled.
+//! write, sent after a snapshot of its evidence set (`send_write` with
+//! `SnapshotPolicy::BeforeSend`), the request dropped before it is applied (not applied),
+//! dropped after it is applied (applied, with the right id), answered too late, two identical
+//! orders (exact with the snapshot, ambiguous without it, never wrong), an order filled at once
+//! (found in the history) and a cancel of an order that was already filled.
 
 use std::time::Duration;
 
 use digifinex_core::policy::RetryPolicy;
-use digifinex_core::reconcile::{Options, Outcome, Resolution, Verdict};
+use digifinex_core::reconcile::{
+    Options, Outcome, Resolution, SnapshotPolicy, Verdict, WriteRequest,
+};
 use digifinex_core::spot::{
     BatchPlaceOrdersRequest, CancelOrdersRequest, CancelWithdrawRequest, ClosePositionRequest,
     LimitOrder, Market, OrderBookRequest, PlaceOrderRequest, TransferAccount, TransferRequest,
@@ -22,7 +25,13 @@ trait Driver {
     where
         E: Endpoint + Sync,
         E::Output: Send;
+    fn send_write<E>(&self, e: &E, policy: SnapshotPolicy) -> Result<E::Output, Error>
+    where
+        E: WriteRequest + Sync,
+        E::Output: Send;
     fn reconcile(&self, e: &Error, options: Options) -> Result<Outcome, Error>;
+    /// Whether the client remembers `id` as placed or seen.
+    fn known(&self, id: &str) -> bool;
 }
 
 struct Ureq(digifinex_ureq::Client);
@@ -35,8 +44,18 @@ impl Driver for Ureq {
     {
         self.0.send(e)
     }
+    fn send_write<E>(&self, e: &E, policy: SnapshotPolicy) -> Result<E::Output, Error>
+    where
+        E: WriteRequest + Sync,
+        E::Output: Send,
+    {
+        self.0.send_write(e, policy)
+    }
     fn reconcile(&self, e: &Error, options: Options) -> Result<Outcome, Error> {
         self.0.reconcile_with(e, options)
+    }
+    fn known(&self, id: &str) -> bool {
+        self.0.known_ids().known_before(u64::MAX).contains(id)
     }
 }
 
@@ -50,8 +69,18 @@ impl Driver for Hyper {
     {
         self.1.block_on(self.0.send(e))
     }
+    fn send_write<E>(&self, e: &E, policy: SnapshotPolicy) -> Result<E::Output, Error>
+    where
+        E: WriteRequest + Sync,
+        E::Output: Send,
+    {
+        self.1.block_on(self.0.send_write(e, policy))
+    }
     fn reconcile(&self, e: &Error, options: Options) -> Result<Outcome, Error> {
         self.1.block_on(self.0.reconcile_with(e, options))
+    }
+    fn known(&self, id: &str) -> bool {
+        self.0.known_ids().known_before(u64::MAX).contains(id)
     }
 }
 
@@ -115,10 +144,26 @@ fn dec(text: &str) -> Decimal {
     text.parse().unwrap()
 }
 
-/// Sends `req` with `fault` on its route for that one request; returns the unknown outcome.
+/// Sends `req` after a snapshot, with `fault` on its route for that one request; returns the
+/// unknown outcome.
 fn unknown<D: Driver, E>(w: &World, d: &D, req: &E, fault: FaultKind) -> Error
 where
-    E: Endpoint + Sync,
+    E: WriteRequest + Sync,
+    E::Output: Send,
+{
+    unknown_with(w, d, req, fault, SnapshotPolicy::BeforeSend)
+}
+
+/// [`unknown`] with a snapshot policy.
+fn unknown_with<D: Driver, E>(
+    w: &World,
+    d: &D,
+    req: &E,
+    fault: FaultKind,
+    policy: SnapshotPolicy,
+) -> Error
+where
+    E: WriteRequest + Sync,
     E::Output: Send,
 {
     let path = if E::META.family == digifinex_core::Family::Spot {
@@ -131,7 +176,7 @@ where
     w.sim
         .control()
         .add_fault(FaultRule::route("POST", &path, fault).times(1));
-    let e = match d.send(req) {
+    let e = match d.send_write(req, policy) {
         Err(e) => e,
         Ok(_) => panic!("{} succeeded despite the fault", E::META.name),
     };
@@ -141,7 +186,7 @@ where
 
 fn before<D: Driver, E>(w: &World, d: &D, req: &E) -> Outcome
 where
-    E: Endpoint + Sync,
+    E: WriteRequest + Sync,
     E::Output: Send,
 {
     d.reconcile(
@@ -153,7 +198,7 @@ where
 
 fn after<D: Driver, E>(w: &World, d: &D, req: &E) -> Outcome
 where
-    E: Endpoint + Sync,
+    E: WriteRequest + Sync,
     E::Output: Send,
 {
     let o = d
@@ -283,25 +328,48 @@ fn spot_order_answered_too_late_is_applied<D: Driver>(w: &World, d: &D) {
     assert_eq!(applied_id(&o), last_spot_order(w));
 }
 
-fn spot_two_identical_orders_are_ambiguous<D: Driver>(w: &World, d: &D) {
-    let first = d.send(&resting_buy("10000")).unwrap().order_id;
-    let e = unknown(w, d, &resting_buy("10000"), FaultKind::DropAfterApply);
+/// Issue 25's case: an identical order placed a moment before by another program (unknown to
+/// this client). Without a snapshot the verdict is ambiguous, never applied (after the drop
+/// before apply) and never "not applied" naming nothing (after the drop after apply); with a
+/// snapshot it is exact.
+fn spot_identical_orders_exact_with_a_snapshot_never_wrong_without<D: Driver, O: Driver>(
+    w: &World,
+    d: &D,
+    other: &O,
+) {
+    let first = other.send(&resting_buy("10000")).unwrap().order_id;
+    let skip = SnapshotPolicy::Skip;
+    let e = unknown_with(
+        w,
+        d,
+        &resting_buy("10000"),
+        FaultKind::DropBeforeApply,
+        skip,
+    );
     let o = d.reconcile(&e, Options::new()).unwrap();
-    assert_eq!(o.resolution(), Resolution::Ambiguous);
-    let second = last_spot_order(w);
     match &o.verdicts[0] {
-        Verdict::Ambiguous { candidates, .. } => {
-            let mut c = candidates.clone();
-            c.sort();
-            let mut want = vec![first.clone(), second.clone()];
-            want.sort();
-            assert_eq!(c, want);
+        Verdict::Ambiguous { candidates, why } => {
+            assert_eq!(candidates, std::slice::from_ref(&first));
+            assert!(
+                why.contains("created before the request can have been built"),
+                "{why}"
+            );
         }
         other => panic!("{other:?}"),
     }
-    // Knowing the first one decides it.
-    let o = d.reconcile(&e, Options::new().known_ids([first])).unwrap();
-    assert_eq!(applied_id(&o), second);
+    let e = unknown_with(w, d, &resting_buy("10000"), FaultKind::DropAfterApply, skip);
+    let o = d.reconcile(&e, Options::new()).unwrap();
+    assert_eq!(o.resolution(), Resolution::Ambiguous, "{o:?}");
+    let second = last_spot_order(w);
+    // With a snapshot: exact, both ways.
+    let o = before(w, d, &resting_buy("10000"));
+    not_applied(&o, "no order of this pair");
+    let o = after(w, d, &resting_buy("10000"));
+    let third = applied_id(&o);
+    assert_eq!(third, last_spot_order(w));
+    assert!(third != first && third != second);
+    // This client remembers what it placed and saw: the ids of the orders before.
+    assert!(d.known(&second) && d.known(&third));
 }
 
 fn spot_order_filled_at_once_is_found_in_the_history<D: Driver>(w: &World, d: &D) {
@@ -419,18 +487,18 @@ fn swap_order_dropped_before_after_and_late<D: Driver>(w: &World, d: &D) {
     assert!(swap_order_ids(w).is_empty());
     let o = after(w, d, &req);
     assert_eq!(vec![applied_id(&o)], swap_order_ids(w));
-    // Answered too late: applied, the new one (the first is known now).
+    // Answered too late: applied, the new one (the first is in the snapshot).
     let first = swap_order_ids(w);
     let e = unknown(w, d, &req, FaultKind::LateAnswer { delay_ms: 1_500 });
-    let o = d
-        .reconcile(&e, Options::new().known_ids(first.clone()))
-        .unwrap();
+    let o = d.reconcile(&e, Options::new()).unwrap();
     let id = applied_id(&o);
     assert!(
         !first.contains(&id) && swap_order_ids(w).contains(&id),
         "{id}"
     );
-    // Without the known id: two identical orders in the window.
+    // Without a snapshot: its record is within the clock uncertainty of the build, so it may
+    // be an older identical order's: ambiguous.
+    let e = unknown_with(w, d, &req, FaultKind::DropAfterApply, SnapshotPolicy::Skip);
     let o = d.reconcile(&e, Options::new()).unwrap();
     assert_eq!(o.resolution(), Resolution::Ambiguous, "{o:?}");
 }
@@ -569,16 +637,21 @@ fn swap_settings_dropped<D: Driver>(w: &World, d: &D) {
         Amount::new(dec("5")),
     );
     let opts = Options::new().position_margin_before(margin_before);
-    let e = unknown(w, d, &add, FaultKind::DropBeforeApply);
+    let skip = SnapshotPolicy::Skip;
+    let e = unknown_with(w, d, &add, FaultKind::DropBeforeApply, skip);
     not_applied(&d.reconcile(&e, opts.clone()).unwrap(), "still");
     // Without the margin before, the venue's records cannot tell.
     assert_eq!(
         d.reconcile(&e, Options::new()).unwrap().resolution(),
         Resolution::Ambiguous
     );
-    let e = unknown(w, d, &add, FaultKind::DropAfterApply);
+    let e = unknown_with(w, d, &add, FaultKind::DropAfterApply, skip);
     assert_eq!(applied(&d.reconcile(&e, opts).unwrap()), [None]);
     assert_eq!(position().posi_balance, Some(margin_before + dec("5")));
+    // The snapshot reads the margin before by itself.
+    let e = unknown(w, d, &add, FaultKind::DropAfterApply);
+    assert_eq!(applied(&d.reconcile(&e, Options::new()).unwrap()), [None]);
+    assert_eq!(position().posi_balance, Some(margin_before + dec("10")));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -719,7 +792,6 @@ macro_rules! scenarios {
 scenarios! {
     spot_order_dropped_before_and_after_apply;
     spot_order_answered_too_late_is_applied (500);
-    spot_two_identical_orders_are_ambiguous;
     spot_order_filled_at_once_is_found_in_the_history;
     spot_cancel_dropped_and_cancel_of_a_filled_order;
     spot_batch_dropped;
@@ -733,4 +805,22 @@ scenarios! {
     swap_settings_dropped;
     copy_sponsor_close_and_cancel_dropped;
     copy_algos_dropped;
+}
+
+/// Two clients of one account: the other one places the identical order first.
+#[test]
+fn ureq_spot_identical_orders_exact_with_a_snapshot_never_wrong_without() {
+    let (w, creds) = world();
+    let d = ureq(&w, creds.clone(), Duration::from_secs(5));
+    let other = ureq(&w, creds, Duration::from_secs(5));
+    spot_identical_orders_exact_with_a_snapshot_never_wrong_without(&w, &d, &other);
+}
+
+/// The same through the async client.
+#[test]
+fn hyper_spot_identical_orders_exact_with_a_snapshot_never_wrong_without() {
+    let (w, creds) = world();
+    let d = hyper(&w, creds.clone(), Duration::from_secs(5));
+    let other = ureq(&w, creds, Duration::from_secs(5));
+    spot_identical_orders_exact_with_a_snapshot_never_wrong_without(&w, &d, &other);
 }

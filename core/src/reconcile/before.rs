@@ -30,7 +30,7 @@ use crate::{spot as sp, swap as sw};
 ///
 /// Its cost: for a spot order 2 reads (`GET /v3/{market}/order/current` and
 /// `GET /v3/{market}/order/history`, weight 1 each as the spot budget counts them); for a swap
-/// order 2 reads (`open_orders` and `history_orders`) per instrument; see
+/// order 2 reads (`open_orders` and `history_orders`, weight 2 + 5) per instrument; see
 /// [`Snapshot::weight`].
 ///
 /// ```
@@ -97,7 +97,7 @@ impl Snapshot {
         };
         let weight = queue
             .iter()
-            .map(|r| r.meta().weight.unwrap_or(1))
+            .map(venue_weight)
             .fold(0u32, u32::saturating_add);
         Snapshot {
             write: write.clone(),
@@ -122,8 +122,9 @@ impl Snapshot {
         self.planned
     }
 
-    /// The declared weight of the planned reads (1 for a read that declares none, as the spot
-    /// budget counts it).
+    /// The weight of the planned reads: spot 1 per request (the spot budget's count), swap the
+    /// venue's published route weights (`open_orders` 2, `history_orders` 5, `positions` 2,
+    /// `transfer_record` 5, the copy-trading reads 5 each).
     pub fn weight(&self) -> u32 {
         self.weight
     }
@@ -178,6 +179,25 @@ impl Snapshot {
         prior.snapshot_reads = u32::try_from(self.planned).unwrap_or(u32::MAX);
         prior.snapshot_weight = self.weight;
         prior
+    }
+}
+
+/// The weight a snapshot read costs.
+///
+/// DESIGN: the swap private reads declare no weight in their `Meta` (the venue publishes them
+/// through `GET /swap/v2/public/api_weight`, which a client may load); the figures here are
+/// the published ones for the reads a snapshot makes, so that its cost can be stated before
+/// any table is loaded.
+fn venue_weight(read: &Read) -> u32 {
+    match read {
+        Read::SwapOpenOrders(_) | Read::SwapPositions(_) => 2,
+        Read::SwapHistoryOrders(_)
+        | Read::SwapTransferRecords(_)
+        | Read::CopyCurrent(_)
+        | Read::CopyHistory(_)
+        | Read::ExpertOpenOrders(_)
+        | Read::PlanTasks(_) => 5,
+        other => other.meta().weight.unwrap_or(1),
     }
 }
 

@@ -70,16 +70,20 @@
 //! ## Why a verdict is never wrong (proof sketch)
 //!
 //! Assumptions: (A1) the session's estimate of the server clock is off by at most `u` when the
-//! request is built and when the reads are made; (A2) the venue lists every record it created,
+//! request is built and when the reads are made (spot enforces it: the venue refuses a request
+//! stamped more than 1 s ahead or 5 s behind its clock; for swap, whose tolerance is not
+//! documented, sync the clock with `sync_time`); (A2) the venue lists every record it created,
 //! with its attributes and creation time, in the reads (a page that came back full is treated
 //! as possibly missing records); (A3) between the snapshot (or, without one, the build) and the
 //! reads, nothing but this write creates a record that fits it: no other program, and no other
 //! thread of this one, sends an identical write in that interval (the one assumption reads
 //! cannot check); (A4) a known id is not the write's result (a placed id is another write's, and
-//! a seen id was seen before the write existed).
+//! a seen id was seen before the write existed); (A5) the write is no longer in flight when the
+//! reads are made: the failure that left its outcome unknown ended it (the venue applies a
+//! request while it handles it, not later).
 //!
 //! - *Not applied is right.* If the write took effect, its record `r` was created between the
-//!   build and the reads, so inside the window (A1); it fits the write; it is not known (A4); and
+//!   build and the reads (A5), so inside the window (A1); it fits the write; it is not known (A4); and
 //!   it is in the reads (A2). So `r` is in `F`, and `F` empty means the write did not take effect.
 //! - *Applied is right.* Every late record was created after the request was built (by A1, or by
 //!   the snapshot's completeness: it did not exist when the snapshot was read, which was before
@@ -1300,7 +1304,8 @@ impl Outcome {
             Resolution::Ambiguous => format!(
                 "Do not send it again yet: the account cannot tell whether it took effect. Look \
                  at the candidates (or reconcile again with the ids you knew before the write as \
-                 known ids) before deciding.{harmless}"
+                 known ids) before deciding; a write sent after a snapshot of its evidence gets \
+                 an exact verdict.{harmless}"
             ),
             Resolution::Mixed => "Some elements took effect and some did not: send again only \
                                   the elements marked not applied."
