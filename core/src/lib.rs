@@ -121,6 +121,8 @@ pub mod sign;
 pub mod spot;
 pub mod swap;
 #[cfg(feature = "ws")]
+pub mod track;
+#[cfg(feature = "ws")]
 pub mod ws;
 
 mod text;
