@@ -80,6 +80,8 @@ mod client;
 mod pages;
 mod rules;
 #[cfg(feature = "ws")]
+pub mod track;
+#[cfg(feature = "ws")]
 pub mod ws;
 
 pub use client::{Client, ClientBuilder, DefaultConnector, HyperClient, DEFAULT_MAX_BODY};

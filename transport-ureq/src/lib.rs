@@ -76,6 +76,8 @@ mod pages;
 mod phase;
 mod rules;
 #[cfg(feature = "ws")]
+pub mod track;
+#[cfg(feature = "ws")]
 pub mod ws;
 
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_BODY};
