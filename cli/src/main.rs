@@ -93,6 +93,7 @@ mod record;
 mod replay;
 mod stream;
 mod table;
+mod track;
 
 use clap::{Args, Parser, Subcommand};
 use digifinex_core::catalog::{self, CatalogEntry, ParamMap};
@@ -139,6 +140,10 @@ enum Command {
     /// Streams websocket events as JSON lines: SUB is `FAMILY:CHANNEL[:ID]` (spot:depth:btc_usdt,
     /// swap:ticker:BTCUSDTPERP, spot:order); --limit N exits 0 after N events.
     Stream(stream::StreamArgs),
+    /// Tracks the account's state: one JSON line per change (placed, progress, filled with
+    /// its trade id and fee, completed, cancelled, balance_changed, position_changed, ...), then
+    /// on exit one line `{"state":{...}}` with open orders, balances and positions.
+    Track(track::TrackArgs),
 }
 
 #[derive(Args)]
@@ -280,6 +285,7 @@ fn main() -> ExitCode {
         Command::Sim(args) => live::sim(args),
         Command::Demo => demo::run(),
         Command::Stream(args) => stream::run(args),
+        Command::Track(args) => track::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

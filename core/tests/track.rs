@@ -350,7 +350,10 @@ fn a_resync_after_a_gap_finds_an_order_filled_while_the_socket_was_down() {
     );
     let trades = r#"{"code":0,"list":[{"symbol":"BTC_USDT","order_id":"198361cecdc65f9c8c9bb2fa68faec40","id":"7001","price":30000,"amount":0.006,"fee":0.000006,"fee_currency":"BTC","timestamp":1700000000},{"symbol":"BTC_USDT","order_id":"198361cecdc65f9c8c9bb2fa68faec40","id":"7002","price":30000,"amount":0.004,"fee":0.000004,"fee_currency":"BTC","timestamp":1700000000}]}"#;
     let assets = r#"{"code":0,"list":[{"currency":"USDT","free":"700","total":"700"},{"currency":"BTC","free":"0.00999","total":"0.00999"}]}"#;
-    let reads = drive(&mut t, at(500), |r| {
+    // The resync waits 200 ms for the other channels' acknowledgements.
+    assert_eq!(t.next_deadline(), Some(at(600)));
+    assert_eq!(t.next_read(at(599)), None);
+    let reads = drive(&mut t, at(600), |r| {
         match r {
             TrackRead::SpotOpenOrders(_) => EMPTY_ORDERS,
             TrackRead::SpotOrders(_) => filled.as_str(),

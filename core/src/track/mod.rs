@@ -90,7 +90,8 @@
 //! A resync reads, per pair or instrument, the open orders (and by id each order believed open
 //! that the list lacks, and each order a reconciliation found applied), the fills since the
 //! cursor, then the balances (and the swap positions). One is due at the start, after every
-//! acknowledgement of a private channel (every reconnect), after every unknown outcome, after a
+//! acknowledgement of private channels (every reconnect; [`TrackConfig::ack_delay`] after the
+//! first of a burst), after every unknown outcome, after a
 //! failed read (after [`TrackConfig::retry_delay`]), on [`Tracker::request_resync`], and every
 //! [`TrackConfig::resync_interval`] (60 s by default) after the last one. Its cost per pair at the
 //! default interval: spot 3 requests of weight 1 a minute (open orders, `mytrades`; `assets` once
@@ -161,6 +162,9 @@ pub struct TrackConfig {
     pub change_capacity: usize,
     /// Fills before this instant are not emitted; `None`: the tracker's creation.
     pub fills_since: Option<TimestampMillis>,
+    /// The resync after a private channel's acknowledgement waits this long for the other
+    /// channels' (one resync per reconnect): 200 ms.
+    pub ack_delay: Duration,
     /// The reconciliation options of unknown outcomes (clock uncertainty).
     pub reconcile: Options,
 }
@@ -178,6 +182,7 @@ impl Default for TrackConfig {
             order_memory: 10_000,
             change_capacity: 100_000,
             fills_since: None,
+            ack_delay: Duration::from_millis(200),
             reconcile: Options::default(),
         }
     }
@@ -318,6 +323,7 @@ pub struct Tracker {
     resync_requested: bool,
     gap_epoch: u64,
     awaiting_subscribe: bool,
+    ack_at: Option<i64>,
 }
 
 fn ms(d: Duration) -> i64 {
@@ -369,6 +375,7 @@ impl Tracker {
             resync_requested: false,
             gap_epoch: 0,
             awaiting_subscribe: false,
+            ack_at: None,
         }
     }
 
@@ -464,7 +471,8 @@ impl Tracker {
 
     /// Takes a stream event: private pushes of this family are applied; a disconnection of its
     /// socket makes the tracker unsure ([`Unsure::Gap`]); the acknowledgement of a private
-    /// channel requests a resync. Other events are ignored.
+    /// channel requests a resync [`TrackConfig::ack_delay`] later (the acknowledgements of one
+    /// connection share it). Other events are ignored.
     pub fn on_event(&mut self, event: &Event, now: TimestampMillis) {
         match (self.family, event) {
             (Family::Spot, Event::SpotOrders { orders }) => {
@@ -505,7 +513,7 @@ impl Tracker {
                     .any(|s| s.family == family && s.channel.is_private()) =>
             {
                 self.awaiting_subscribe = false;
-                self.resync_requested = true;
+                self.ack_at = Some(now.0.saturating_add(ms(self.config.ack_delay)));
             }
             _ => {}
         }
@@ -526,6 +534,9 @@ impl Tracker {
     pub fn resync_due(&self, now: TimestampMillis) -> bool {
         if self.run.as_ref().is_some_and(|r| r.full) {
             return false;
+        }
+        if self.ack_at.is_some_and(|at| now.0 >= at) {
+            return true;
         }
         if let Some(at) = self.retry_at {
             return now.0 >= at;
@@ -554,8 +565,13 @@ impl Tracker {
             (None, Some(_)) if self.resync_requested => return None,
             (None, Some(last)) => last.0.saturating_add(ms(self.config.resync_interval)),
         };
-        let fills = self.fills_due.values().map(|d| d.at).min();
-        Some(TimestampMillis(fills.map_or(periodic, |f| f.min(periodic))))
+        let soonest = self
+            .fills_due
+            .values()
+            .map(|d| d.at)
+            .chain(self.ack_at)
+            .fold(periodic, i64::min);
+        Some(TimestampMillis(soonest))
     }
 
     /// The next read to perform at `now`, `None` when nothing is due (see
@@ -635,6 +651,7 @@ impl Tracker {
     fn start_run(&mut self, full: bool, now: TimestampMillis) {
         self.resync_requested = false;
         self.retry_at = None;
+        self.ack_at = None;
         let mut queue = VecDeque::new();
         for m in self.markets.clone() {
             let read = match self.family {
