@@ -171,6 +171,7 @@ fn spot_round(client: &Client, pair: &str, depth: u32, p: &mut Progress) -> Vec<
                         volume: x.vol,
                         quote_volume: x.base_vol,
                         change: x.change_percent,
+                        ..Ticker::default()
                     },
                 },
             });
@@ -238,6 +239,7 @@ fn swap_round(client: &Client, id: &str, depth: u32, p: &mut Progress) -> Vec<Re
                     volume: x.volume_24h,
                     quote_volume: None,
                     change: x.price_change_percent,
+                    ..Ticker::default()
                 },
             },
         });

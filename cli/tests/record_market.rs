@@ -63,6 +63,7 @@ fn kinds(file: &str) -> (Vec<&'static str>, usize) {
             Data::SwapTicker { .. } => "swap_ticker",
             Data::Funding { .. } => "funding",
             Data::Mark { .. } => "mark",
+            other => panic!("the REST recorder wrote {}", other.kind()),
         };
         if !kinds.contains(&k) {
             kinds.push(k);

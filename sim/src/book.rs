@@ -508,6 +508,31 @@ impl Book {
         fills
     }
 
+    /// A recorded trade in a market whose book comes from websocket depth frames: own orders
+    /// fill as [`Book::recorded_trade`] fills them, but the recorded sizes stay as they were
+    /// (the depth frames report them, the trade's included); what the trade took ahead of
+    /// an own order joins the back of its level again, so the own order moves up the queue.
+    /// Returns the own orders' fills.
+    pub fn streamed_trade(&mut self, taker: Side, price: Decimal, qty: Decimal) -> Vec<Fill> {
+        let side = taker.opposite();
+        let reached: Vec<(Decimal, Decimal)> = {
+            let levels = self.side(side);
+            let prices: Vec<Decimal> = match taker {
+                Side::Buy => levels.range(..=price).map(|(p, _)| *p).collect(),
+                Side::Sell => levels.range(price..).map(|(p, _)| *p).collect(),
+            };
+            prices
+                .into_iter()
+                .map(|p| (p, self.recorded_at(side, p)))
+                .collect()
+        };
+        let fills = self.recorded_trade(taker, price, qty);
+        for (p, q) in reached {
+            self.set_recorded(side, p, q);
+        }
+        fills
+    }
+
     /// Own orders that recorded liquidity on the other side now crosses (the market moved
     /// through them between two snapshots) fill as makers at their own price, as far as that
     /// liquidity goes, best own price first and in queue order; the liquidity they take is
@@ -653,6 +678,43 @@ mod tests {
         assert_eq!(w.fills.len(), 1);
         assert!(w.exhausted);
         assert_eq!(b.best_bid(), None);
+    }
+
+    #[test]
+    fn a_streamed_trade_fills_own_orders_and_leaves_recorded_sizes() {
+        let mut b = Book::default();
+        // Recorded 2 ahead of an own order of 1 at 101; recorded 4 at 100.5 (traded through).
+        b.set_recorded(Side::Sell, d("100.5"), d("4"));
+        b.set_recorded(Side::Sell, d("101"), d("2"));
+        b.push(Side::Sell, d("101"), Some("own".into()), d("1"));
+        b.set_recorded(Side::Sell, d("102"), d("7"));
+        let fills = b.streamed_trade(Side::Buy, d("101"), d("2.5"));
+        assert_eq!(
+            fills,
+            vec![Fill {
+                maker: Some("own".into()),
+                price: d("101"),
+                qty: d("0.5")
+            }]
+        );
+        // The recorded sizes are what the depth frames said; the own order's rest is now
+        // ahead of the recorded size at its level.
+        assert_eq!(
+            b.levels(Side::Sell, 10),
+            vec![
+                (d("100.5"), d("4")),
+                (d("101"), d("2.5")),
+                (d("102"), d("7"))
+            ]
+        );
+        assert_eq!(b.recorded_at(Side::Sell, d("101")), d("2"));
+        let next = b.streamed_trade(Side::Buy, d("101"), d("0.5"));
+        assert_eq!(next.len(), 1);
+        assert_eq!(next[0].qty, d("0.5"));
+        // A trade that reaches no own order changes nothing.
+        let before = (b.levels(Side::Buy, 10), b.levels(Side::Sell, 10));
+        assert!(b.streamed_trade(Side::Buy, d("101"), d("1")).is_empty());
+        assert_eq!((b.levels(Side::Buy, 10), b.levels(Side::Sell, 10)), before);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! hand out is [`crate::market`]'s work.
 
 use super::flow::Flow;
-use super::format::{Data, Reader, Record, Ticker, Trade};
+use super::format::{Data, Family, MarketId, Reader, Record, Ticker, Trade};
 use super::latency::Latency;
 use crate::config::SimConfig;
 use crate::rng::{mix, Rng};
@@ -64,6 +64,24 @@ pub(crate) enum Event {
         inst: usize,
         mark: Decimal,
         index: Option<Decimal>,
+    },
+    /// A websocket depth frame (version 2).
+    Depth {
+        target: Target,
+        snapshot: bool,
+        bids: Vec<(Decimal, Decimal)>,
+        asks: Vec<(Decimal, Decimal)>,
+    },
+    /// An index price push (version 2).
+    Index {
+        inst: usize,
+        index: Decimal,
+    },
+    /// The books of `targets` wait for their next snapshot (a resync or a reconnect);
+    /// `family` set: every streamed book of that family.
+    Invalidate {
+        targets: Vec<Target>,
+        family: Option<Family>,
     },
 }
 
@@ -139,6 +157,9 @@ pub struct ReplayStats {
     pub repeated_trades: u64,
     /// Records skipped because their receive time already had [`MAX_BATCH`] records.
     pub over_batch: u64,
+    /// Depth deltas not applied: the market's book was not valid (before its first depth
+    /// snapshot, or after a resync or reconnect marker until its next snapshot).
+    pub dropped_deltas: u64,
     /// Whether the whole recording has been read.
     pub ended: bool,
 }
@@ -352,6 +373,87 @@ impl Replay {
                 Some(inst) => self.push(t, Event::Mark { inst, mark, index }),
                 None => self.stats.unknown += 1,
             },
+            Data::SpotDepth {
+                symbol,
+                snapshot,
+                bids,
+                asks,
+                ..
+            } => match spot(&symbol) {
+                Some(m) => self.push(
+                    t,
+                    Event::Depth {
+                        target: Target::Spot(m),
+                        snapshot,
+                        bids,
+                        asks,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::SwapDepth {
+                instrument,
+                snapshot,
+                bids,
+                asks,
+                ..
+            } => match swap(&instrument) {
+                Some(i) => self.push(
+                    t,
+                    Event::Depth {
+                        target: Target::Swap(i),
+                        snapshot,
+                        bids,
+                        asks,
+                    },
+                ),
+                None => self.stats.unknown += 1,
+            },
+            Data::Index {
+                instrument, index, ..
+            } => match swap(&instrument) {
+                Some(inst) => self.push(t, Event::Index { inst, index }),
+                None => self.stats.unknown += 1,
+            },
+            Data::Resync { market, .. } => {
+                let target = match &market {
+                    MarketId::Spot(s) => spot(s).map(Target::Spot),
+                    MarketId::Swap(i) => swap(i).map(Target::Swap),
+                };
+                match target {
+                    Some(target) => self.push(
+                        t,
+                        Event::Invalidate {
+                            targets: vec![target],
+                            family: None,
+                        },
+                    ),
+                    None => self.stats.unknown += 1,
+                }
+            }
+            Data::Reconnect {
+                family, markets, ..
+            } => {
+                let event = if markets.is_empty() {
+                    Event::Invalidate {
+                        targets: Vec::new(),
+                        family: Some(family),
+                    }
+                } else {
+                    let targets = markets
+                        .iter()
+                        .filter_map(|m| match family {
+                            Family::Spot => spot(m).map(Target::Spot),
+                            Family::Swap => swap(m).map(Target::Swap),
+                        })
+                        .collect();
+                    Event::Invalidate {
+                        targets,
+                        family: None,
+                    }
+                };
+                self.push(t, event);
+            }
         }
     }
 
@@ -419,6 +521,14 @@ pub struct Feed {
     pending_seq: u64,
     pub(crate) spot_tickers: HashMap<usize, Ticker>,
     pub(crate) swap_tickers: HashMap<usize, Ticker>,
+    /// Markets whose book comes from websocket depth frames (version 2).
+    pub(crate) streamed: HashSet<Target>,
+    /// Streamed markets whose book is valid (a snapshot since the last resync or reconnect).
+    pub(crate) synced: HashSet<Target>,
+    /// Instruments with recorded index pushes (a mark push then leaves the index alone).
+    pub(crate) indexed: HashSet<usize>,
+    /// Depth deltas dropped (see [`ReplayStats::dropped_deltas`]).
+    pub(crate) dropped_deltas: u64,
 }
 
 impl Feed {
@@ -433,6 +543,10 @@ impl Feed {
             pending_seq: 0,
             spot_tickers: HashMap::new(),
             swap_tickers: HashMap::new(),
+            streamed: HashSet::new(),
+            synced: HashSet::new(),
+            indexed: HashSet::new(),
+            dropped_deltas: 0,
         }
     }
 
@@ -448,7 +562,10 @@ impl Feed {
 
     /// Counters of the replay (`None` without one).
     pub fn stats(&self) -> Option<ReplayStats> {
-        self.replay.as_ref().map(Replay::stats)
+        self.replay.as_ref().map(|r| ReplayStats {
+            dropped_deltas: self.dropped_deltas,
+            ..r.stats()
+        })
     }
 
     /// Orders placed but not yet at the engine.

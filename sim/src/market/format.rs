@@ -2,7 +2,7 @@
 //! gzip-compressed. `digifinex record` writes it with [`Writer`]; the simulator replays it
 //! ([`crate::market`]) after reading it with [`Reader`].
 //!
-//! # Format `digifinex-market`, version 1
+//! # Format `digifinex-market`, versions 1 and 2
 //!
 //! **File.** A gzip file of one or more concatenated gzip members (RFC 1952 allows it; `zcat`
 //! reads it whole). The decompressed text is UTF-8, one JSON object per line, each line ended by
@@ -14,7 +14,7 @@
 //! the first and otherwise ignores:
 //!
 //! ```json
-//! {"format":"digifinex-market","version":1,"created_ms":1706763540000,"source":"...",
+//! {"format":"digifinex-market","version":2,"created_ms":1706763540000,"source":"...",
 //!  "spot":[{"symbol":"icp_usdt","price_precision":3,"amount_precision":2,
 //!           "min_amount":"0.01","min_value":"2"}],
 //!  "swap":[{"instrument_id":"ICPUSDTPERP","base":"ICP","quote":"USDT","contract_value":"1",
@@ -23,39 +23,61 @@
 //! ```
 //!
 //! `format` is `digifinex-market`; `version` is [`VERSION`] (a reader refuses a higher version:
-//! a new version is written only when an old reader would misread a file; new record kinds and
-//! new optional fields do not need one, readers skip what they do not know). `created_ms`
+//! a new version is written only when an old reader would misread a file; new optional fields
+//! do not need one, readers skip what they do not know). `created_ms`
 //! (when the session started) and `source` (free text: where the data came from) are optional.
 //! `spot` and `swap` optionally describe the recorded pairs and instruments (as the venue's
 //! `/v3/spot/symbols` and `/swap/v2/public/instrument` give them), so that a simulator that
 //! does not know a pair can still list and trade it.
 //!
+//! **Versions.** Version 1 is what the REST poller writes: book snapshots, polled trades,
+//! tickers, funding, mark. Version 2 adds what a websocket recording needs: depth frames as
+//! received (snapshots *and deltas*), index pushes, tick fields of tickers, and markers where
+//! the recorder's book was rebuilt (`resync`) or a socket was replaced (`reconnect`).
+//! DESIGN: a version 1 reader would skip the delta kinds as unknown and replay a book frozen
+//! at its last snapshot, a silent misreading, so these kinds need the new version. This
+//! module writes version 2 headers (a [`Writer`] given a version 1 header refuses the version 2
+//! kinds) and reads both.
+//!
 //! **Records.** Every other line is one observation:
 //!
 //! | field | meaning |
 //! |---|---|
-//! | `t` | receive time: when the recorder got the answer, ms since the Unix epoch (integer) |
+//! | `t` | receive time: when the recorder got the answer or frame, ms since the Unix epoch on the recorder's clock (integer) |
 //! | `kind` | one of the kinds below |
 //!
 //! plus the fields of its kind. Prices, quantities and rates are **decimal strings** in the
 //! grammar of [`crate::num::parse_dec`] (`"11.357"`, `"1e-07"`), never JSON numbers (which
-//! readers would see through binary floating point). Book levels are `[price, quantity]` pairs,
-//! **best first** on both sides. Trades carry the venue's trade id (a string) and the trade time
-//! in ms (the spot venue reports seconds: the recorder writes seconds × 1000); `side` is the
-//! taker's side, `buy` or `sell` (spot `type`; swap `direction` 1 and 4 buy, 2 and 3 sell, the
-//! venue's code kept in the optional `direction`). Polled recent-trade lists overlap: a reader
-//! takes the lines as written and the replay drops a trade id it has already seen.
+//! readers would see through binary floating point). Book levels are `[price, quantity]` pairs;
+//! in `spot_book` and `swap_book` **best first** on both sides. Trades carry the venue's trade
+//! id (a string) and the trade time in ms (the spot venue reports seconds: the recorder writes
+//! seconds × 1000); `side` is the taker's side, `buy` or `sell` (spot `type`; swap `direction`
+//! 1 and 4 buy, 2 and 3 sell, the venue's code kept in the optional `direction`). Polled
+//! recent-trade lists overlap, and a websocket sends the recent list again after each
+//! subscription: a reader takes the lines as written and the replay drops a trade id it has
+//! already seen. Several records may share a receive time: their order is the file's.
 //!
-//! | `kind` | fields |
-//! |---|---|
-//! | `spot_book` | `symbol` (`icp_usdt`), optional `depth` (levels asked for), `bids`, `asks` |
-//! | `spot_trades` | `symbol`, `trades`: list of `{id, time, price, qty, side}` (qty in base) |
-//! | `spot_ticker` | `symbol` and, each optional: `last`, `bid`, `ask`, `high`, `low`, `open`, `volume` (base, the venue's `vol`), `quote_volume` (the venue's `base_vol`), `change` (24 h, in percent as the venue writes it) |
-//! | `swap_book` | `instrument` (`BTCUSDTPERP`), optional `depth`, `bids`, `asks` (contracts) |
-//! | `swap_trades` | `instrument`, `trades`: list of `{id, time, price, qty, side, direction?}` (qty in contracts) |
-//! | `swap_ticker` | `instrument` and the optional ticker fields above (`volume` in contracts, `change` a fraction as the venue writes `price_change_percent`) |
-//! | `funding` | `instrument`, `rate` (settled at `next_time`), `next_time` (ms), optional `next_rate` (forecast for the settlement after) and `last_rate` (last settled) |
-//! | `mark` | `instrument`, `mark` (mark price), optional `index` (index price) |
+//! | `kind` | since | fields |
+//! |---|---|---|
+//! | `spot_book` | 1 | `symbol` (`icp_usdt`), optional `depth` (levels asked for), `bids`, `asks` |
+//! | `spot_trades` | 1 | `symbol`, `trades`: list of `{id, time, price, qty, side}` (qty in base) |
+//! | `spot_ticker` | 1 | `symbol` and, each optional: `last`, `bid`, `ask`, `high`, `low`, `open`, `volume` (base, the venue's `vol`), `quote_volume` (the venue's `base_vol`), `change` (24 h, in percent as the venue writes it); since 2: `bid_size`, `ask_size`, `last_qty`, `ts` (the venue's time, ms) |
+//! | `swap_book` | 1 | `instrument` (`BTCUSDTPERP`), optional `depth`, `bids`, `asks` (contracts) |
+//! | `swap_trades` | 1 | `instrument`, `trades`: list of `{id, time, price, qty, side, direction?}` (qty in contracts) |
+//! | `swap_ticker` | 1 | `instrument` and the optional ticker fields above (`volume` in contracts, `change` a fraction as the venue writes `price_change_percent`) |
+//! | `funding` | 1 | `instrument`, `rate` (settled at `next_time`), `next_time` (ms), optional `next_rate` (forecast for the settlement after) and `last_rate` (last settled) |
+//! | `mark` | 1 | `instrument`, `mark` (mark price), optional `index` (index price) |
+//! | `spot_depth` | 2 | `symbol`, `snapshot` (`true`: the whole book, replacing it; `false`: a delta), `bids`, `asks` (levels as the frame sent them, in its order; in a delta a quantity `"0"` deletes the level, any other quantity is the level's new size), optional `ts` (the venue's time of the frame, ms) |
+//! | `swap_depth` | 2 | `instrument` and the fields of `spot_depth` (quantities in contracts) |
+//! | `index` | 2 | `instrument`, `index` (index price), optional `ts` |
+//! | `resync` | 2 | `symbol` or `instrument` (exactly one), `reason` (`delta_before_snapshot`, `crossed`, `stale`, `reconnect`, `refused`, or other text): the recorder's book of that market was invalid here; its deltas up to its next `*_depth` snapshot must not be applied |
+//! | `reconnect` | 2 | `family` (`spot` or `swap`), optional `socket` (the recorder's number of the socket when markets are sharded over several), `lost` (local ms when the loss was noticed), `reason` (text), `markets` (the symbols or instruments the socket carried; absent: every market of the family): data between `lost` and `t` may be missing, and every book on the socket waits for its next snapshot |
+//!
+//! A websocket recorder writes each depth frame, trade push, ticker, index, mark and funding
+//! push as one record with the frame's receive time: ticker pushes as `*_ticker` (the 24-hour
+//! fields mapped as above), mark pushes as `mark` without `index`, funding pushes as `funding`
+//! (`funding_rate` → `rate`, `funding_time` → `next_time`, `next_funding_rate` →
+//! `next_rate`), trade pushes as `*_trades` with the trades of the frame.
 //!
 //! Example lines:
 //!
@@ -63,7 +85,17 @@
 //! {"t":1706763541000,"kind":"spot_book","symbol":"icp_usdt","depth":5,"bids":[["11.356","120.5"]],"asks":[["11.358","80"]]}
 //! {"t":1706763541020,"kind":"spot_trades","symbol":"icp_usdt","trades":[{"id":"9001","time":1706763540000,"price":"11.357","qty":"0.5","side":"buy"}]}
 //! {"t":1706763541050,"kind":"funding","instrument":"ICPUSDTPERP","rate":"0.0001","next_time":1706774400000}
+//! {"t":1706763542000,"kind":"spot_depth","symbol":"btc_usdt","snapshot":true,"bids":[["100.5","2"],["100.4","1"]],"asks":[["100.6","3"]]}
+//! {"t":1706763542001,"kind":"spot_depth","symbol":"btc_usdt","snapshot":false,"bids":[["100.4","0"]],"asks":[]}
+//! {"t":1706763542002,"kind":"swap_depth","instrument":"BTCUSDTPERP","snapshot":false,"bids":[],"asks":[["100.7","12"]],"ts":1706763542000}
+//! {"t":1706763542003,"kind":"index","instrument":"BTCUSDTPERP","index":"100.55","ts":1706763542001}
+//! {"t":1706763542004,"kind":"swap_ticker","instrument":"BTCUSDTPERP","bid":"100.5","bid_size":"7","last_qty":"1","ts":1706763542003}
+//! {"t":1706763542005,"kind":"resync","symbol":"btc_usdt","reason":"crossed"}
+//! {"t":1706763542006,"kind":"reconnect","family":"swap","socket":1,"lost":1706763541990,"reason":"connection lost: reset","markets":["BTCUSDTPERP"]}
 //! ```
+//!
+//! [`Writer::write`] writes any record; [`Writer::write_depth`], [`Writer::write_index`],
+//! [`Writer::write_resync`] and [`Writer::write_reconnect`] write the version 2 kinds.
 //!
 //! **Crashes.** The writer flushes the compressor after every record (a sync flush), so a
 //! record is on disk once [`Writer::write`] returns. A crash can leave the last member
@@ -90,8 +122,13 @@ use std::path::Path;
 /// The `format` name of the header line.
 pub const FORMAT: &str = "digifinex-market";
 
-/// The format version this module writes and the highest it reads.
-pub const VERSION: u32 = 1;
+/// The format version this module writes and the highest it reads (it reads every version
+/// from 1 up).
+pub const VERSION: u32 = 2;
+
+/// The version that introduced the websocket kinds (`spot_depth`, `swap_depth`, `index`,
+/// `resync`, `reconnect`): a writer whose header names an older version refuses them.
+pub const WS_VERSION: u32 = 2;
 
 /// Longest line a reader takes (1 MiB): a longer one is skipped, whole, with a
 /// [`ReadError::Line`] naming it, without being held in memory. The longest lines the
@@ -206,10 +243,47 @@ pub struct Ticker {
     pub quote_volume: Option<Decimal>,
     /// 24-hour change (spot percent; swap fraction).
     pub change: Option<Decimal>,
+    /// Size at the best bid (version 2; websocket tickers).
+    pub bid_size: Option<Decimal>,
+    /// Size at the best ask (version 2).
+    pub ask_size: Option<Decimal>,
+    /// Size of the last trade (version 2).
+    pub last_qty: Option<Decimal>,
+    /// The venue's time of the ticker, ms (version 2; when the venue sends one).
+    pub ts: Option<i64>,
+}
+
+/// A market by name: a spot pair or a swap instrument.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MarketId {
+    /// A spot pair (`btc_usdt`).
+    Spot(String),
+    /// A swap instrument (`BTCUSDTPERP`).
+    Swap(String),
+}
+
+/// Which websocket: spot (`/ws/v1/`) or swap (`/swap_ws/v2/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// The spot socket.
+    Spot,
+    /// The swap socket.
+    Swap,
+}
+
+impl Family {
+    /// `spot` or `swap`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Spot => "spot",
+            Family::Swap => "swap",
+        }
+    }
 }
 
 /// What a record observed.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Data {
     /// A spot order book snapshot.
     SpotBook {
@@ -283,6 +357,98 @@ pub enum Data {
         /// Index price.
         index: Option<Decimal>,
     },
+    /// A spot depth frame as received from the websocket (version 2).
+    SpotDepth {
+        /// Pair (`icp_usdt`, lower case).
+        symbol: String,
+        /// A snapshot (the whole book, replacing it) or a delta (changed levels).
+        snapshot: bool,
+        /// Bid levels as sent (in a delta a size of 0 deletes the level).
+        bids: Vec<Level>,
+        /// Ask levels as sent.
+        asks: Vec<Level>,
+        /// The venue's time of the frame (ms), when it sends one.
+        ts: Option<i64>,
+    },
+    /// A swap depth frame as received from the websocket (version 2; sizes in contracts).
+    SwapDepth {
+        /// Instrument (`BTCUSDTPERP`).
+        instrument: String,
+        /// A snapshot or a delta.
+        snapshot: bool,
+        /// Bid levels as sent.
+        bids: Vec<Level>,
+        /// Ask levels as sent.
+        asks: Vec<Level>,
+        /// The venue's time of the frame (ms).
+        ts: Option<i64>,
+    },
+    /// An index price push of a swap instrument (version 2).
+    Index {
+        /// Instrument.
+        instrument: String,
+        /// Index price.
+        index: Decimal,
+        /// The venue's time (ms).
+        ts: Option<i64>,
+    },
+    /// The recorder's book of a market was found invalid here (version 2): depth deltas that
+    /// follow, up to the market's next depth snapshot, must not be applied.
+    Resync {
+        /// The market.
+        market: MarketId,
+        /// Why (`delta_before_snapshot`, `crossed`, `stale`, `reconnect`, `refused`, or other
+        /// text).
+        reason: String,
+    },
+    /// A websocket was lost and opened again (version 2): data between `lost` and `t` may be
+    /// missing, and every book on that socket waits for its next snapshot.
+    Reconnect {
+        /// Which socket family.
+        family: Family,
+        /// The recorder's number of the socket (when it shards markets over several).
+        socket: Option<u32>,
+        /// When the loss was noticed (local ms).
+        lost: Option<i64>,
+        /// Why the socket ended (free text).
+        reason: Option<String>,
+        /// The markets on that socket (symbols or instruments); empty: every market of the
+        /// family.
+        markets: Vec<String>,
+    },
+}
+
+impl Data {
+    /// The record kind as written in the `kind` field.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Data::SpotBook { .. } => "spot_book",
+            Data::SpotTrades { .. } => "spot_trades",
+            Data::SpotTicker { .. } => "spot_ticker",
+            Data::SwapBook { .. } => "swap_book",
+            Data::SwapTrades { .. } => "swap_trades",
+            Data::SwapTicker { .. } => "swap_ticker",
+            Data::Funding { .. } => "funding",
+            Data::Mark { .. } => "mark",
+            Data::SpotDepth { .. } => "spot_depth",
+            Data::SwapDepth { .. } => "swap_depth",
+            Data::Index { .. } => "index",
+            Data::Resync { .. } => "resync",
+            Data::Reconnect { .. } => "reconnect",
+        }
+    }
+
+    /// The version of the format that introduced this kind.
+    pub fn since_version(&self) -> u32 {
+        match self {
+            Data::SpotDepth { .. }
+            | Data::SwapDepth { .. }
+            | Data::Index { .. }
+            | Data::Resync { .. }
+            | Data::Reconnect { .. } => WS_VERSION,
+            _ => 1,
+        }
+    }
 }
 
 /// One observation with its receive time.
@@ -373,12 +539,25 @@ fn ticker_json(mut j: J, t: &Ticker) -> J {
         ("volume", t.volume),
         ("quote_volume", t.quote_volume),
         ("change", t.change),
+        ("bid_size", t.bid_size),
+        ("ask_size", t.ask_size),
+        ("last_qty", t.last_qty),
     ] {
         if let Some(v) = v {
             j = j.with(name, dec(v));
         }
     }
-    j
+    match t.ts {
+        Some(ts) => j.with("ts", ts),
+        None => j,
+    }
+}
+
+fn opt_i64(j: J, name: &'static str, v: Option<i64>) -> J {
+    match v {
+        Some(v) => j.with(name, v),
+        None => j,
+    }
 }
 
 fn opt_dec(j: J, name: &'static str, v: Option<Decimal>) -> J {
@@ -516,6 +695,81 @@ impl Record {
                 "index",
                 *index,
             ),
+            Data::SpotDepth {
+                symbol,
+                snapshot,
+                bids,
+                asks,
+                ts,
+            } => opt_i64(
+                j.with("kind", "spot_depth")
+                    .with("symbol", symbol.as_str())
+                    .with("snapshot", *snapshot)
+                    .with("bids", levels_json(bids))
+                    .with("asks", levels_json(asks)),
+                "ts",
+                *ts,
+            ),
+            Data::SwapDepth {
+                instrument,
+                snapshot,
+                bids,
+                asks,
+                ts,
+            } => opt_i64(
+                j.with("kind", "swap_depth")
+                    .with("instrument", instrument.as_str())
+                    .with("snapshot", *snapshot)
+                    .with("bids", levels_json(bids))
+                    .with("asks", levels_json(asks)),
+                "ts",
+                *ts,
+            ),
+            Data::Index {
+                instrument,
+                index,
+                ts,
+            } => opt_i64(
+                j.with("kind", "index")
+                    .with("instrument", instrument.as_str())
+                    .with("index", dec(*index)),
+                "ts",
+                *ts,
+            ),
+            Data::Resync { market, reason } => {
+                let j = j.with("kind", "resync");
+                let j = match market {
+                    MarketId::Spot(s) => j.with("symbol", s.as_str()),
+                    MarketId::Swap(i) => j.with("instrument", i.as_str()),
+                };
+                j.with("reason", reason.as_str())
+            }
+            Data::Reconnect {
+                family,
+                socket,
+                lost,
+                reason,
+                markets,
+            } => {
+                let j = j.with("kind", "reconnect").with("family", family.as_str());
+                let j = match socket {
+                    Some(s) => j.with("socket", *s),
+                    None => j,
+                };
+                let j = opt_i64(j, "lost", *lost);
+                let j = match reason {
+                    Some(r) => j.with("reason", r.as_str()),
+                    None => j,
+                };
+                if markets.is_empty() {
+                    j
+                } else {
+                    j.with(
+                        "markets",
+                        J::Arr(markets.iter().map(|m| J::from(m.as_str())).collect()),
+                    )
+                }
+            }
         };
         j.to_json()
     }
@@ -547,6 +801,8 @@ impl<W: Write> Write for Counting<W> {
 #[derive(Debug)]
 pub struct Writer<W: Write> {
     enc: Option<GzEncoder<Counting<W>>>,
+    /// The version the header names.
+    version: u32,
     in_member: usize,
     records: u64,
     line: Vec<u8>,
@@ -565,6 +821,7 @@ impl<W: Write> Writer<W> {
                 Counting { inner: out, bytes },
                 Compression::default(),
             )),
+            version: header.version,
             in_member: 0,
             records: 0,
             line: Vec::with_capacity(1024),
@@ -586,8 +843,20 @@ impl<W: Write> Writer<W> {
         enc.flush()
     }
 
-    /// Appends one record and flushes it to the underlying writer.
+    /// Appends one record and flushes it to the underlying writer. A kind newer than the
+    /// header's version is refused (`InvalidInput`): an older reader would misread the file.
     pub fn write(&mut self, record: &Record) -> io::Result<()> {
+        if record.data.since_version() > self.version {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "record kind {} needs format version {}; the header says {}",
+                    record.data.kind(),
+                    record.data.since_version(),
+                    self.version
+                ),
+            ));
+        }
         if self.in_member >= MEMBER_RECORDS {
             self.roll()?;
         }
@@ -595,6 +864,90 @@ impl<W: Write> Writer<W> {
         self.in_member += 1;
         self.records += 1;
         Ok(())
+    }
+
+    /// Appends a websocket depth frame as received (`spot_depth` or `swap_depth`): a
+    /// `snapshot` replaces the book, a delta changes the levels it lists (size 0 deletes).
+    pub fn write_depth(
+        &mut self,
+        t: i64,
+        market: &MarketId,
+        snapshot: bool,
+        bids: &[Level],
+        asks: &[Level],
+        ts: Option<i64>,
+    ) -> io::Result<()> {
+        let (bids, asks) = (bids.to_vec(), asks.to_vec());
+        let data = match market {
+            MarketId::Spot(symbol) => Data::SpotDepth {
+                symbol: symbol.clone(),
+                snapshot,
+                bids,
+                asks,
+                ts,
+            },
+            MarketId::Swap(instrument) => Data::SwapDepth {
+                instrument: instrument.clone(),
+                snapshot,
+                bids,
+                asks,
+                ts,
+            },
+        };
+        self.write(&Record { t, data })
+    }
+
+    /// Appends an index price push (`index`).
+    pub fn write_index(
+        &mut self,
+        t: i64,
+        instrument: &str,
+        index: Decimal,
+        ts: Option<i64>,
+    ) -> io::Result<()> {
+        self.write(&Record {
+            t,
+            data: Data::Index {
+                instrument: instrument.to_owned(),
+                index,
+                ts,
+            },
+        })
+    }
+
+    /// Appends a resync marker (`resync`): the market's deltas up to its next depth snapshot
+    /// are not to be applied.
+    pub fn write_resync(&mut self, t: i64, market: &MarketId, reason: &str) -> io::Result<()> {
+        self.write(&Record {
+            t,
+            data: Data::Resync {
+                market: market.clone(),
+                reason: reason.to_owned(),
+            },
+        })
+    }
+
+    /// Appends a reconnect marker (`reconnect`) for socket `socket` of `family`, lost at
+    /// `lost`, carrying `markets` (empty: every market of the family).
+    pub fn write_reconnect(
+        &mut self,
+        t: i64,
+        family: Family,
+        socket: Option<u32>,
+        lost: Option<i64>,
+        reason: Option<&str>,
+        markets: &[String],
+    ) -> io::Result<()> {
+        self.write(&Record {
+            t,
+            data: Data::Reconnect {
+                family,
+                socket,
+                lost,
+                reason: reason.map(str::to_owned),
+                markets: markets.to_vec(),
+            },
+        })
     }
 
     /// Finishes the current member and starts a new one.
@@ -787,6 +1140,14 @@ struct WireTicker {
     quote_volume: Option<String>,
     #[serde(default)]
     change: Option<String>,
+    #[serde(default)]
+    bid_size: Option<String>,
+    #[serde(default)]
+    ask_size: Option<String>,
+    #[serde(default)]
+    last_qty: Option<String>,
+    #[serde(default)]
+    ts: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -838,6 +1199,47 @@ enum WireData {
         mark: String,
         #[serde(default)]
         index: Option<String>,
+    },
+    SpotDepth {
+        symbol: String,
+        snapshot: bool,
+        bids: Vec<[String; 2]>,
+        asks: Vec<[String; 2]>,
+        #[serde(default)]
+        ts: Option<i64>,
+    },
+    SwapDepth {
+        instrument: String,
+        snapshot: bool,
+        bids: Vec<[String; 2]>,
+        asks: Vec<[String; 2]>,
+        #[serde(default)]
+        ts: Option<i64>,
+    },
+    Index {
+        instrument: String,
+        index: String,
+        #[serde(default)]
+        ts: Option<i64>,
+    },
+    Resync {
+        #[serde(default)]
+        symbol: Option<String>,
+        #[serde(default)]
+        instrument: Option<String>,
+        #[serde(default)]
+        reason: String,
+    },
+    Reconnect {
+        family: String,
+        #[serde(default)]
+        socket: Option<u32>,
+        #[serde(default)]
+        lost: Option<i64>,
+        #[serde(default)]
+        reason: Option<String>,
+        #[serde(default)]
+        markets: Vec<String>,
     },
     #[serde(other)]
     Unknown,
@@ -895,6 +1297,10 @@ fn ticker(t: &WireTicker) -> Result<Ticker, String> {
         volume: opt_num("volume", t.volume.as_ref())?,
         quote_volume: opt_num("quote_volume", t.quote_volume.as_ref())?,
         change: opt_num("change", t.change.as_ref())?,
+        bid_size: opt_num("bid_size", t.bid_size.as_ref())?,
+        ask_size: opt_num("ask_size", t.ask_size.as_ref())?,
+        last_qty: opt_num("last_qty", t.last_qty.as_ref())?,
+        ts: t.ts,
     })
 }
 
@@ -965,6 +1371,70 @@ fn data(w: WireData) -> Result<Option<Data>, String> {
             instrument,
             mark: num("mark", &mark)?,
             index: opt_num("index", index.as_ref())?,
+        },
+        WireData::SpotDepth {
+            symbol,
+            snapshot,
+            bids,
+            asks,
+            ts,
+        } => Data::SpotDepth {
+            symbol: symbol.to_ascii_lowercase(),
+            snapshot,
+            bids: levels("bid", &bids)?,
+            asks: levels("ask", &asks)?,
+            ts,
+        },
+        WireData::SwapDepth {
+            instrument,
+            snapshot,
+            bids,
+            asks,
+            ts,
+        } => Data::SwapDepth {
+            instrument,
+            snapshot,
+            bids: levels("bid", &bids)?,
+            asks: levels("ask", &asks)?,
+            ts,
+        },
+        WireData::Index {
+            instrument,
+            index,
+            ts,
+        } => Data::Index {
+            instrument,
+            index: num("index", &index)?,
+            ts,
+        },
+        WireData::Resync {
+            symbol,
+            instrument,
+            reason,
+        } => Data::Resync {
+            market: match (symbol, instrument) {
+                (Some(s), None) => MarketId::Spot(s.to_ascii_lowercase()),
+                (None, Some(i)) => MarketId::Swap(i),
+                _ => return Err("resync names neither or both of symbol and instrument".into()),
+            },
+            reason,
+        },
+        WireData::Reconnect {
+            family,
+            socket,
+            lost,
+            reason,
+            markets,
+        } => Data::Reconnect {
+            family: match family.as_str() {
+                "spot" => Family::Spot,
+                "swap" => Family::Swap,
+                other => return Err(format!("reconnect family {other:?} is not spot or swap")),
+            },
+            socket,
+            lost,
+            reason,
+            markets,
         },
         WireData::Unknown => return Ok(None),
     }))
@@ -1474,8 +1944,8 @@ mod tests {
             std::io::Cursor::new(enc.finish().unwrap())
         };
         assert!(matches!(
-            Reader::new(gz("{\"format\":\"digifinex-market\",\"version\":2}\n")),
-            Err(ReadError::Version { found: 2 })
+            Reader::new(gz("{\"format\":\"digifinex-market\",\"version\":3}\n")),
+            Err(ReadError::Version { found: 3 })
         ));
         assert!(matches!(
             Reader::new(gz("{\"t\":1,\"kind\":\"mark\"}\n")),
@@ -1485,6 +1955,225 @@ mod tests {
             Reader::new(gz("")),
             Err(ReadError::NotARecording(_))
         ));
+    }
+
+    fn ws_sample() -> Vec<Record> {
+        vec![
+            Record {
+                t: 2000,
+                data: Data::SpotDepth {
+                    symbol: "btc_usdt".into(),
+                    snapshot: true,
+                    bids: vec![(d("100.5"), d("2")), (d("100.4"), d("1"))],
+                    asks: vec![(d("100.6"), d("3"))],
+                    ts: None,
+                },
+            },
+            Record {
+                t: 2001,
+                data: Data::SpotDepth {
+                    symbol: "btc_usdt".into(),
+                    snapshot: false,
+                    bids: vec![(d("100.4"), d("0"))],
+                    asks: vec![],
+                    ts: None,
+                },
+            },
+            Record {
+                t: 2002,
+                data: Data::SwapDepth {
+                    instrument: "BTCUSDTPERP".into(),
+                    snapshot: false,
+                    bids: vec![],
+                    asks: vec![(d("100.7"), d("12"))],
+                    ts: Some(2000),
+                },
+            },
+            Record {
+                t: 2003,
+                data: Data::Index {
+                    instrument: "BTCUSDTPERP".into(),
+                    index: d("100.55"),
+                    ts: Some(2001),
+                },
+            },
+            Record {
+                t: 2004,
+                data: Data::SwapTicker {
+                    instrument: "BTCUSDTPERP".into(),
+                    ticker: Ticker {
+                        bid: Some(d("100.5")),
+                        bid_size: Some(d("7")),
+                        last_qty: Some(d("1")),
+                        ts: Some(2003),
+                        ..Ticker::default()
+                    },
+                },
+            },
+            Record {
+                t: 2005,
+                data: Data::Resync {
+                    market: MarketId::Spot("btc_usdt".into()),
+                    reason: "crossed".into(),
+                },
+            },
+            Record {
+                t: 2006,
+                data: Data::Reconnect {
+                    family: Family::Swap,
+                    socket: Some(1),
+                    lost: Some(1990),
+                    reason: Some("connection lost: reset".into()),
+                    markets: vec!["BTCUSDTPERP".into()],
+                },
+            },
+            Record {
+                t: 2007,
+                data: Data::Reconnect {
+                    family: Family::Spot,
+                    socket: None,
+                    lost: None,
+                    reason: None,
+                    markets: vec![],
+                },
+            },
+        ]
+    }
+
+    #[test]
+    fn websocket_kinds_round_trip_as_documented() {
+        let all = ws_sample();
+        let bytes = write_all(&all);
+        let got: Vec<Record> = Reader::new(std::io::Cursor::new(bytes))
+            .unwrap()
+            .map(|x| x.unwrap())
+            .collect();
+        assert_eq!(got, all);
+        let lines: Vec<String> = all.iter().map(Record::to_line).collect();
+        assert_eq!(
+            lines,
+            [
+                r#"{"t":2000,"kind":"spot_depth","symbol":"btc_usdt","snapshot":true,"bids":[["100.5","2"],["100.4","1"]],"asks":[["100.6","3"]]}"#,
+                r#"{"t":2001,"kind":"spot_depth","symbol":"btc_usdt","snapshot":false,"bids":[["100.4","0"]],"asks":[]}"#,
+                r#"{"t":2002,"kind":"swap_depth","instrument":"BTCUSDTPERP","snapshot":false,"bids":[],"asks":[["100.7","12"]],"ts":2000}"#,
+                r#"{"t":2003,"kind":"index","instrument":"BTCUSDTPERP","index":"100.55","ts":2001}"#,
+                r#"{"t":2004,"kind":"swap_ticker","instrument":"BTCUSDTPERP","bid":"100.5","bid_size":"7","last_qty":"1","ts":2003}"#,
+                r#"{"t":2005,"kind":"resync","symbol":"btc_usdt","reason":"crossed"}"#,
+                r#"{"t":2006,"kind":"reconnect","family":"swap","socket":1,"lost":1990,"reason":"connection lost: reset","markets":["BTCUSDTPERP"]}"#,
+                r#"{"t":2007,"kind":"reconnect","family":"spot"}"#,
+            ]
+        );
+        assert!(header().to_line().contains(r#""version":2"#));
+    }
+
+    #[test]
+    fn writer_methods_write_the_websocket_kinds() {
+        let all = ws_sample();
+        let mut w = Writer::new(Vec::new(), &header()).unwrap();
+        let spot = MarketId::Spot("btc_usdt".into());
+        w.write_depth(
+            2000,
+            &spot,
+            true,
+            &[(d("100.5"), d("2")), (d("100.4"), d("1"))],
+            &[(d("100.6"), d("3"))],
+            None,
+        )
+        .unwrap();
+        w.write_depth(2001, &spot, false, &[(d("100.4"), d("0"))], &[], None)
+            .unwrap();
+        let swap = MarketId::Swap("BTCUSDTPERP".into());
+        w.write_depth(
+            2002,
+            &swap,
+            false,
+            &[],
+            &[(d("100.7"), d("12"))],
+            Some(2000),
+        )
+        .unwrap();
+        w.write_index(2003, "BTCUSDTPERP", d("100.55"), Some(2001))
+            .unwrap();
+        w.write(&all[4]).unwrap();
+        w.write_resync(2005, &spot, "crossed").unwrap();
+        w.write_reconnect(
+            2006,
+            Family::Swap,
+            Some(1),
+            Some(1990),
+            Some("connection lost: reset"),
+            &["BTCUSDTPERP".to_owned()],
+        )
+        .unwrap();
+        w.write_reconnect(2007, Family::Spot, None, None, None, &[])
+            .unwrap();
+        let bytes = w.finish().unwrap();
+        let got: Vec<Record> = Reader::new(std::io::Cursor::new(bytes))
+            .unwrap()
+            .map(|x| x.unwrap())
+            .collect();
+        assert_eq!(got, all);
+    }
+
+    #[test]
+    fn a_version_1_header_refuses_websocket_kinds_and_still_reads() {
+        let v1 = Header {
+            version: 1,
+            ..header()
+        };
+        let mut w = Writer::new(Vec::new(), &v1).unwrap();
+        let e = w.write(&ws_sample()[0]).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(
+            e.to_string(),
+            "record kind spot_depth needs format version 2; the header says 1"
+        );
+        w.write(&sample()[0]).unwrap();
+        let r = Reader::new(std::io::Cursor::new(w.finish().unwrap())).unwrap();
+        assert_eq!(r.header().version, 1);
+        assert_eq!(
+            r.map(|x| x.unwrap()).collect::<Vec<_>>(),
+            vec![sample()[0].clone()]
+        );
+    }
+
+    #[test]
+    fn a_version_1_file_as_written_before_version_2_reads() {
+        // The bytes of a version 1 recording as the version 1 writer wrote them.
+        let text = concat!(
+            r#"{"format":"digifinex-market","version":1,"created_ms":999,"source":"test"}"#,
+            "\n",
+            r#"{"t":1000,"kind":"spot_book","symbol":"icp_usdt","depth":5,"bids":[["11.356","120.5"],["11.355","3"]],"asks":[["11.358","80"]]}"#,
+            "\n",
+            r#"{"t":1060,"kind":"funding","instrument":"ICPUSDTPERP","rate":"0.0001","next_time":28800000,"next_rate":"-0.00005"}"#,
+            "\n",
+        );
+        let r = Reader::new(std::io::Cursor::new(gz(text.as_bytes()))).unwrap();
+        assert_eq!(r.header().version, 1);
+        let got: Vec<Record> = r.map(|x| x.unwrap()).collect();
+        assert_eq!(got, vec![sample()[0].clone(), sample()[6].clone()]);
+    }
+
+    #[test]
+    fn a_resync_must_name_one_market() {
+        let mut text = header().to_line();
+        text.push_str("\n{\"t\":1,\"kind\":\"resync\",\"reason\":\"x\"}\n");
+        text.push_str("{\"t\":2,\"kind\":\"reconnect\",\"family\":\"margin\"}\n");
+        let mut r = Reader::new(std::io::Cursor::new(gz(text.as_bytes()))).unwrap();
+        match r.next() {
+            Some(Err(ReadError::Line { line: 2, message })) => assert_eq!(
+                message,
+                "resync names neither or both of symbol and instrument"
+            ),
+            other => panic!("{other:?}"),
+        }
+        match r.next() {
+            Some(Err(ReadError::Line { line: 3, message })) => {
+                assert_eq!(message, "reconnect family \"margin\" is not spot or swap")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(r.next().is_none());
     }
 
     #[test]

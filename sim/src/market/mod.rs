@@ -41,6 +41,26 @@
 //!   before. Settlement itself runs as always (at each instrument's interval, with the mark
 //!   price of that moment), as do liquidations (checked at every swap event).
 //!
+//! Version 2 (websocket) records, tick by tick, each at its receive time:
+//!
+//! - **Depth snapshot** (`spot_depth`/`swap_depth` with `snapshot`): as a book snapshot above
+//!   (levels sorted best first first); the market's book is *streamed* from then on and valid.
+//! - **Depth delta**: each listed level gets its new recorded size ([`crate::book::Book::set_recorded`];
+//!   size 0 deletes it); own orders a delta crosses fill as makers. A delta for a book that is
+//!   not valid (before the market's first depth snapshot, or after a resync or reconnect
+//!   marker until its next snapshot) is not applied and is counted
+//!   ([`ReplayStats::dropped_deltas`]).
+//! - **Resync** marker: the market's book stays as it last was (clients keep seeing it) but is
+//!   no longer valid: its deltas wait for the next snapshot, which replaces the book.
+//!   **Reconnect** marker: the same for every market the socket carried (all streamed markets
+//!   of its family when the marker lists none).
+//! - **Trade** of a streamed market: on the tape as above and filling own orders it reaches,
+//!   but the recorded sizes stay as the depth frames say
+//!   ([`crate::book::Book::streamed_trade`]): the frame after the trade reports its effect, so
+//!   taking it from the book as well would count it twice. What the trade took ahead of an own
+//!   order moves that order up its queue.
+//! - **Index**: the index price; a later mark record without an index leaves it alone.
+//!
 //! Pairs and instruments the header describes and the configuration lacks are added (their
 //! reference price from their first recorded book). A pair or instrument changes over to the
 //! recording at its first event: the synthetic maker's quotes and trades (and swap funding
@@ -77,6 +97,7 @@ pub use source::{MarketConfig, MarketSource};
 
 use feed::{Event, Names, Replay, Target};
 use flow::Step;
+use format::Family;
 
 use crate::book::Side;
 use crate::config::{MarketSpec, SimConfig, SwapInstrumentSpec};
@@ -104,17 +125,33 @@ pub fn prepare(mut config: SimConfig) -> Result<(SimConfig, Option<Prepared>), R
         let (name, bids, asks) = match &r.data {
             Data::SpotBook {
                 symbol, bids, asks, ..
+            }
+            | Data::SpotDepth {
+                symbol,
+                snapshot: true,
+                bids,
+                asks,
+                ..
             } => (symbol.to_ascii_lowercase(), bids, asks),
             Data::SwapBook {
                 instrument,
                 bids,
                 asks,
                 ..
+            }
+            | Data::SwapDepth {
+                instrument,
+                snapshot: true,
+                bids,
+                asks,
+                ..
             } => (instrument.clone(), bids, asks),
             _ => (String::new(), &Vec::new(), &Vec::new()),
         };
-        if let (Some(b), Some(a)) = (bids.first(), asks.first()) {
-            mids.entry(name).or_insert((a.0 + b.0) / Decimal::TWO);
+        let best_bid = bids.iter().map(|l| l.0).max();
+        let best_ask = asks.iter().map(|l| l.0).min();
+        if let (Some(b), Some(a)) = (best_bid, best_ask) {
+            mids.entry(name).or_insert((a + b) / Decimal::TWO);
         }
         let late = r.t > t0.saturating_add(LOOKAHEAD_MS);
         prefetched.push_back(r);
@@ -438,10 +475,29 @@ fn activate(st: &mut State, target: Target) {
 
 fn apply(st: &mut State, time: i64, event: Event) {
     let target = match &event {
-        Event::Book { target, .. } | Event::Trade { target, .. } | Event::Ticker { target, .. } => {
-            *target
+        Event::Book { target, .. }
+        | Event::Trade { target, .. }
+        | Event::Ticker { target, .. }
+        | Event::Depth { target, .. } => *target,
+        Event::Funding { inst, .. } | Event::Mark { inst, .. } | Event::Index { inst, .. } => {
+            Target::Swap(*inst)
         }
-        Event::Funding { inst, .. } | Event::Mark { inst, .. } => Target::Swap(*inst),
+        Event::Invalidate { targets, family } => {
+            // Markers change no market: the books named wait for their next snapshot.
+            let feed = &mut st.feed;
+            for t in targets {
+                feed.synced.remove(t);
+            }
+            if let Some(f) = family {
+                feed.synced.retain(|t| {
+                    !matches!(
+                        (f, t),
+                        (Family::Spot, Target::Spot(_)) | (Family::Swap, Target::Swap(_))
+                    )
+                });
+            }
+            return;
+        }
     };
     activate(st, target);
     if let Target::Swap(_) = target {
@@ -463,6 +519,7 @@ fn apply(st: &mut State, time: i64, event: Event) {
             fill_own(st, target, fills, time);
         }
         Event::Trade { target, trade } => {
+            let streamed = st.feed.streamed.contains(&target);
             let (id, tape) = match target {
                 Target::Spot(m) => {
                     st.spot.next_trade_id += 1;
@@ -494,10 +551,60 @@ fn apply(st: &mut State, time: i64, event: Event) {
                 Target::Spot(m) => st.spot.books.get_mut(m),
                 Target::Swap(i) => st.swap.books.get_mut(i),
             }
-            .map(|book| book.recorded_trade(trade.side, trade.price, trade.qty))
+            .map(|book| {
+                if streamed {
+                    book.streamed_trade(trade.side, trade.price, trade.qty)
+                } else {
+                    book.recorded_trade(trade.side, trade.price, trade.qty)
+                }
+            })
             .unwrap_or_default();
             fill_own(st, target, fills, time);
         }
+        Event::Depth {
+            target,
+            snapshot,
+            mut bids,
+            mut asks,
+        } => {
+            if snapshot {
+                st.feed.streamed.insert(target);
+                st.feed.synced.insert(target);
+            } else if !st.feed.synced.contains(&target) {
+                st.feed.dropped_deltas += 1;
+                return;
+            }
+            let fills = match target {
+                Target::Spot(m) => st.spot.books.get_mut(m),
+                Target::Swap(i) => st.swap.books.get_mut(i),
+            }
+            .map(|book| {
+                if snapshot {
+                    // Best first, as a snapshot is applied.
+                    bids.sort_by_key(|l| std::cmp::Reverse(l.0));
+                    asks.sort_by_key(|l| l.0);
+                    book.apply_snapshot(Side::Buy, &bids);
+                    book.apply_snapshot(Side::Sell, &asks);
+                } else {
+                    for (p, q) in bids {
+                        book.set_recorded(Side::Buy, p, q);
+                    }
+                    for (p, q) in asks {
+                        book.set_recorded(Side::Sell, p, q);
+                    }
+                }
+                book.uncross()
+            })
+            .unwrap_or_default();
+            fill_own(st, target, fills, time);
+        }
+        Event::Index { inst, index } => {
+            st.feed.indexed.insert(inst);
+            if let Some(x) = st.swap.indexes.get_mut(inst) {
+                *x = Some(index);
+            }
+        }
+        Event::Invalidate { .. } => {}
         Event::Ticker { target, ticker } => match target {
             Target::Spot(m) => {
                 st.feed.spot_tickers.insert(m, ticker);
@@ -510,7 +617,9 @@ fn apply(st: &mut State, time: i64, event: Event) {
             if let Some(m) = st.swap.marks.get_mut(inst) {
                 *m = Some(mark);
             }
-            if let Some(x) = st.swap.indexes.get_mut(inst) {
+            // A mark push without an index leaves a pushed index alone.
+            let keep = index.is_none() && st.feed.indexed.contains(&inst);
+            if let Some(x) = st.swap.indexes.get_mut(inst).filter(|_| !keep) {
                 *x = index;
             }
             // Liquidations at the new mark price.

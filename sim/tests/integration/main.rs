@@ -10,6 +10,7 @@ mod invariants;
 mod limits;
 mod market;
 mod market_replay;
+mod market_ws_replay;
 mod retention;
 mod routing;
 mod spot_venue;

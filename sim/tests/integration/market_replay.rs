@@ -211,6 +211,7 @@ fn a_recording_of_the_simulator_replays_with_the_same_books_and_trades() {
                 volume: Some(num(&tk["vol"])),
                 quote_volume: Some(num(&tk["base_vol"])),
                 change: Some(num(&tk["change"])),
+                ..Ticker::default()
             },
         },
     });
@@ -275,6 +276,7 @@ fn a_recording_of_the_simulator_replays_with_the_same_books_and_trades() {
                 volume: Some(num(&stk["volume_24h"])),
                 quote_volume: None,
                 change: Some(num(&stk["price_change_percent"])),
+                ..Ticker::default()
             },
         },
     });
@@ -753,6 +755,9 @@ fn sample_levels(
 /// Every record of the sample, in the order a recorder polling once a second writes them.
 pub fn sample_records() -> (Header, Vec<Record>) {
     let header = Header {
+        // The sample stays a version 1 file (as the REST recorder wrote it before version 2):
+        // reading version 1 is checked on real bytes.
+        version: 1,
         created_ms: Some(SAMPLE_START),
         source: Some(
             "sample: ICP_USDT 2024-02-01 05:00 UTC candle (shared/fixtures/real/v3_kline_4.json) \
@@ -777,7 +782,6 @@ pub fn sample_records() -> (Header, Vec<Record>) {
             min_order_amount: dec("1"),
             funding_interval_hours: 8,
         }],
-        ..Header::default()
     };
     let trades = sample_spot_trades();
     let mut rng = Rng::new(42);
@@ -889,6 +893,7 @@ pub fn sample_records() -> (Header, Vec<Record>) {
                         volume: Some(volume),
                         quote_volume: None,
                         change: None,
+                        ..Ticker::default()
                     },
                 },
             });
