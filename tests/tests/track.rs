@@ -1,0 +1,518 @@
+//! The account tracker against the simulator (issue 29), through the blocking client: random
+//! order activity on both families (resting orders, orders that cross the book and fill,
+//! cancels, placements whose answer is lost after they were applied), with the simulator's push
+//! faults (duplicated and reordered private pushes, every socket dropped). After each resync the
+//! tracker's state equals the simulator's (open orders and their executed amounts, balances,
+//! positions) and every fill was emitted exactly once.
+//!
+//! Rounds: `TRACK_ROUNDS` (default 12); seeds: `TRACK_SEEDS` (default 2).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use digifinex_core::reconcile::Write;
+use digifinex_core::track::{Answer, Change, TrackConfig, Tracker};
+use digifinex_core::ws::{Event, WsConfig};
+use digifinex_core::{spot, swap, Amount, Credentials, Decimal, Family, Price, Size};
+use digifinex_sim::{
+    AccountType, FaultKind, FaultRule, Sim, SimConfig, SimHandle, WsFamily, WsFault, WsSettings,
+};
+use digifinex_ureq::track::Tracking;
+use digifinex_ureq::ws::StreamBuilder;
+use digifinex_ureq::Client;
+
+const PAIR: &str = "btc_usdt";
+const INST: &str = "BTCUSDTPERP";
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+struct Bot {
+    sim: SimHandle,
+    client: Client,
+    account: digifinex_sim::AccountId,
+    spot: Tracking,
+    swap: Tracking,
+    rx: mpsc::Receiver<(Family, Event)>,
+    /// Trade ids emitted, per family, in order.
+    fills: HashMap<Family, Vec<String>>,
+    /// Unknown outcomes reconciled.
+    settled: usize,
+}
+
+fn fast_ws() -> WsConfig {
+    WsConfig {
+        ping_interval: Duration::from_millis(500),
+        pong_timeout: Duration::from_secs(3),
+        reconnect_initial: Duration::from_millis(50),
+        reconnect_max: Duration::from_millis(300),
+        ..WsConfig::default()
+    }
+}
+
+fn start() -> Bot {
+    let mut config = SimConfig::default().without_flow().without_limits();
+    config.ws = WsSettings {
+        tick: Duration::from_millis(20),
+        ..config.ws
+    };
+    let sim = Sim::start(config).expect("the simulator starts");
+    let demo = sim.control().demo_account();
+    let creds = Credentials::new(demo.keys.key.clone(), demo.keys.secret.clone());
+    let client = Client::builder()
+        .spot_base_url(sim.spot_base_url())
+        .swap_base_url(sim.swap_base_url())
+        .allow_http(true)
+        .credentials(creds.clone())
+        .build()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let mut trackings = Vec::new();
+    for (family, url, subs) in [
+        (
+            Family::Spot,
+            sim.spot_ws_url(),
+            vec!["spot:order:btc_usdt", "spot:balance"],
+        ),
+        (
+            Family::Swap,
+            sim.swap_ws_url(),
+            vec!["swap:order", "swap:account", "swap:position"],
+        ),
+    ] {
+        let mut b = StreamBuilder::new(family)
+            .url(url)
+            .allow_plain()
+            .credentials(creds.clone())
+            .config(fast_ws());
+        for s in subs {
+            b = b.subscribe(s.parse().unwrap());
+        }
+        let stream = b.build().unwrap();
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            for e in stream {
+                if tx.send((family, e)).is_err() {
+                    return;
+                }
+            }
+        });
+        let market = if family == Family::Spot { PAIR } else { INST };
+        let config = TrackConfig::default().resync_interval(Duration::from_secs(3600));
+        trackings.push(client.tracker(Tracker::new(
+            family,
+            [market],
+            config,
+            client.session().now(),
+        )));
+    }
+    let swap = trackings.pop().unwrap();
+    let spot = trackings.pop().unwrap();
+    Bot {
+        sim,
+        client,
+        account: demo.account,
+        spot,
+        swap,
+        rx,
+        fills: HashMap::new(),
+        settled: 0,
+    }
+}
+
+impl Bot {
+    fn tracking(&mut self, family: Family) -> &mut Tracking {
+        match family {
+            Family::Spot => &mut self.spot,
+            _ => &mut self.swap,
+        }
+    }
+
+    fn collect(&mut self) {
+        for family in [Family::Spot, Family::Swap] {
+            while let Some(c) = self.tracking(family).poll_change() {
+                if let Change::Settled { .. } = &c {
+                    self.settled += 1;
+                }
+                if let Change::Filled { trade, fee } = &c {
+                    assert!(fee.is_some(), "{c:?}");
+                    self.fills
+                        .entry(family)
+                        .or_default()
+                        .push(trade.trade_id.clone());
+                }
+            }
+        }
+    }
+
+    /// Feeds events and performs due reads for `d`.
+    fn pump(&mut self, d: Duration) {
+        let end = Instant::now() + d;
+        while Instant::now() < end {
+            if let Ok((family, e)) = self.rx.recv_timeout(Duration::from_millis(10)) {
+                self.tracking(family).on_event(&e);
+            }
+            self.spot.sync();
+            self.swap.sync();
+            self.collect();
+        }
+    }
+
+    /// Waits until both trackers are sure (a socket dropped is back and resynced), then
+    /// resyncs both now.
+    fn resync(&mut self) {
+        let end = Instant::now() + Duration::from_secs(10);
+        self.pump(Duration::from_millis(300));
+        while self.spot.tracker().is_unsure() || self.swap.tracker().is_unsure() {
+            assert!(
+                Instant::now() < end,
+                "still unsure: spot {:?}, swap {:?}",
+                self.spot.tracker().unsure(),
+                self.swap.tracker().unsure()
+            );
+            self.pump(Duration::from_millis(50));
+        }
+        // No event is fed from here to the comparison: the state is the resync's.
+        self.spot.tracker_mut().request_resync();
+        self.swap.tracker_mut().request_resync();
+        self.spot.sync();
+        self.swap.sync();
+        self.collect();
+        assert!(!self.spot.tracker().is_unsure());
+        assert!(!self.swap.tracker().is_unsure());
+    }
+
+    fn best(&self, family: WsFamily, target: &str) -> (Decimal, Decimal) {
+        let book = self.sim.control().book(family, target, 1).unwrap();
+        (book.bids[0].0, book.asks[0].0)
+    }
+
+    fn spot_order(&mut self, buy: bool, price: Decimal, unknown: bool) {
+        let amount = Amount::new(Decimal::new(1, 3));
+        let price = Price::new(price);
+        let order = if buy {
+            spot::LimitOrder::buy(amount, price)
+        } else {
+            spot::LimitOrder::sell(amount, price)
+        };
+        let req = spot::PlaceOrderRequest::new(spot::Market::Spot, PAIR, order);
+        if unknown {
+            self.sim.control().add_fault(
+                FaultRule::route("POST", "/v3/spot/order/new", FaultKind::DropAfterApply).times(1),
+            );
+        }
+        match self.client.send(&req) {
+            Ok(placed) => {
+                assert!(self
+                    .spot
+                    .on_answer(&Write::SpotOrder(req), &Answer::SpotPlaced(placed)));
+            }
+            Err(e) => assert!(self.spot.on_error(&e), "{e}"),
+        }
+    }
+
+    fn swap_order(&mut self, side: swap::OrderSide, price: Decimal, unknown: bool) {
+        let req = swap::PlaceOrderRequest::new(swap::OrderSpec::limit(
+            INST,
+            side,
+            Size::new(Decimal::ONE),
+            Price::new(price),
+        ));
+        if unknown {
+            self.sim.control().add_fault(
+                FaultRule::route(
+                    "POST",
+                    "/swap/v2/trade/order_place",
+                    FaultKind::DropAfterApply,
+                )
+                .times(1),
+            );
+        }
+        match self.client.send(&req) {
+            Ok(placed) => {
+                assert!(self
+                    .swap
+                    .on_answer(&Write::SwapOrder(req), &Answer::SwapPlaced(placed)));
+            }
+            Err(e) => assert!(self.swap.on_error(&e), "{e}"),
+        }
+    }
+
+    fn cancel_one(&mut self, family: Family, rng: &mut Rng) {
+        let open: Vec<String> = self
+            .tracking(family)
+            .tracker()
+            .open_orders()
+            .map(|o| o.order_id.clone())
+            .collect();
+        if open.is_empty() {
+            return;
+        }
+        let id = open[rng.below(open.len() as u64) as usize].clone();
+        match family {
+            Family::Spot => {
+                let req = spot::CancelOrdersRequest::new(spot::Market::Spot, [id]);
+                if let Ok(a) = self.client.send(&req) {
+                    self.spot
+                        .on_answer(&Write::SpotCancel(req), &Answer::SpotCancelled(a));
+                }
+            }
+            _ => {
+                let req = swap::CancelOrderRequest::new(INST, id);
+                if let Ok(a) = self.client.send(&req) {
+                    self.swap
+                        .on_answer(&Write::SwapCancel(req), &Answer::SwapCancelled(a));
+                }
+            }
+        }
+    }
+
+    fn step(&mut self, rng: &mut Rng) {
+        let (bid, ask) = self.best(WsFamily::Spot, PAIR);
+        let (sbid, sask) = self.best(WsFamily::Swap, INST);
+        let unknown = rng.below(5) == 0;
+        match rng.below(9) {
+            0 => self.spot_order(true, (bid * Decimal::new(8, 1)).round_dp(0), unknown),
+            1 => self.spot_order(true, (ask * Decimal::new(101, 2)).round_dp(0), unknown),
+            2 => self.spot_order(false, (bid * Decimal::new(99, 2)).round_dp(0), unknown),
+            3 | 4 => self.cancel_one(Family::Spot, rng),
+            5 => self.swap_order(
+                swap::OrderSide::OpenLong,
+                (sbid * Decimal::new(8, 1)).round_dp(0),
+                unknown,
+            ),
+            6 => self.swap_order(
+                if rng.below(2) == 0 {
+                    swap::OrderSide::OpenLong
+                } else {
+                    swap::OrderSide::OpenShort
+                },
+                if rng.below(2) == 0 {
+                    (sask * Decimal::new(101, 2)).round_dp(0)
+                } else {
+                    (sbid * Decimal::new(99, 2)).round_dp(0)
+                },
+                unknown,
+            ),
+            _ => self.cancel_one(Family::Swap, rng),
+        }
+        match rng.below(6) {
+            0 => self.sim.control().ws_fault(WsFault::DuplicatePrivate, 2),
+            1 => self.sim.control().ws_fault(WsFault::ReorderPrivate, 2),
+            2 => self.sim.control().ws_disconnect_all(),
+            _ => {}
+        }
+        self.pump(Duration::from_millis(40));
+    }
+
+    /// The tracker's state equals the simulator's.
+    fn check(&mut self, round: u32) {
+        let control = self.sim.control();
+        // Spot: open orders of the pair with their executed amounts.
+        let want: BTreeMap<String, Decimal> = control
+            .orders(self.account)
+            .into_iter()
+            .filter(|o| o.symbol.eq_ignore_ascii_case(PAIR) && o.kind == "spot" && o.status <= 1)
+            .map(|o| (o.order_id, o.executed_amount.normalize()))
+            .collect();
+        let got: BTreeMap<String, Decimal> = self
+            .spot
+            .tracker()
+            .open_orders()
+            .map(|o| (o.order_id.clone(), o.filled.normalize()))
+            .collect();
+        assert_eq!(got, want, "round {round}: spot open orders");
+        // Swap: open orders of the instrument.
+        let want: BTreeMap<String, Decimal> = control
+            .swap_orders(self.account)
+            .into_iter()
+            .filter(|o| o.instrument_id == INST && (o.state == 0 || o.state == 1) && !o.copy)
+            .map(|o| (o.order_id, o.filled.normalize()))
+            .collect();
+        let got: BTreeMap<String, Decimal> = self
+            .swap
+            .tracker()
+            .open_orders()
+            .map(|o| (o.order_id.clone(), o.filled.normalize()))
+            .collect();
+        assert_eq!(got, want, "round {round}: swap open orders");
+        // Spot balances: free and total.
+        let want: BTreeMap<String, (Decimal, Decimal)> = control
+            .balances(self.account)
+            .unwrap()
+            .into_iter()
+            .filter(|b| b.account_type == AccountType::Spot)
+            .map(|b| {
+                (
+                    b.currency.to_ascii_uppercase(),
+                    (
+                        b.balance.free.normalize(),
+                        (b.balance.free + b.balance.frozen).normalize(),
+                    ),
+                )
+            })
+            .filter(|(_, (f, t))| !(f.is_zero() && t.is_zero()))
+            .collect();
+        let got: BTreeMap<String, (Decimal, Decimal)> = self
+            .spot
+            .tracker()
+            .balances()
+            .map(|b| {
+                (
+                    b.currency.clone(),
+                    (
+                        b.free.unwrap_or_default().normalize(),
+                        b.total.unwrap_or_default().normalize(),
+                    ),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "round {round}: spot balances");
+        // Swap positions.
+        let want: BTreeMap<(String, String), Decimal> = control
+            .swap_positions(self.account)
+            .into_iter()
+            .filter(|p| p.instrument_id == INST && !p.size.is_zero())
+            .map(|p| ((p.instrument_id, p.side.to_owned()), p.size.normalize()))
+            .collect();
+        let got: BTreeMap<(String, String), Decimal> = self
+            .swap
+            .tracker()
+            .positions()
+            .map(|p| {
+                (
+                    (p.instrument_id.clone(), p.side.clone()),
+                    p.size.normalize(),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "round {round}: swap positions");
+        // Swap balances, read over REST.
+        let want: BTreeMap<String, (Option<Decimal>, Option<Decimal>)> = self
+            .client
+            .send(&swap::BalanceRequest::new())
+            .unwrap()
+            .into_iter()
+            .map(|b| {
+                (
+                    b.currency.to_ascii_uppercase(),
+                    (
+                        b.avail_balance.map(|v| v.normalize()),
+                        b.equity.map(|v| v.normalize()),
+                    ),
+                )
+            })
+            .filter(|(_, (f, t))| {
+                f.is_some_and(|v| !v.is_zero()) || t.is_some_and(|v| !v.is_zero())
+            })
+            .collect();
+        let got: BTreeMap<String, (Option<Decimal>, Option<Decimal>)> = self
+            .swap
+            .tracker()
+            .balances()
+            .map(|b| {
+                (
+                    b.currency.clone(),
+                    (
+                        b.free.map(|v| v.normalize()),
+                        b.total.map(|v| v.normalize()),
+                    ),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "round {round}: swap balances");
+        // Every fill emitted exactly once: the ids emitted are the account's fills.
+        for family in [Family::Spot, Family::Swap] {
+            let emitted = self.fills.get(&family).cloned().unwrap_or_default();
+            let unique: BTreeSet<String> = emitted.iter().cloned().collect();
+            assert_eq!(
+                unique.len(),
+                emitted.len(),
+                "round {round}: a fill emitted twice: {emitted:?}"
+            );
+            let venue: BTreeSet<String> = match family {
+                Family::Spot => self
+                    .client
+                    .send(
+                        &spot::MyTradesRequest::new(spot::Market::Spot)
+                            .symbol(PAIR)
+                            .limit(500),
+                    )
+                    .unwrap()
+                    .list
+                    .into_iter()
+                    .map(|t| t.id)
+                    .collect(),
+                _ => self
+                    .client
+                    .send(
+                        &swap::HistoryTradesRequest::new()
+                            .instrument_id(INST)
+                            .limit(100),
+                    )
+                    .unwrap()
+                    .into_iter()
+                    .map(|t| t.trade_id)
+                    .collect(),
+            };
+            assert_eq!(unique, venue, "round {round}: {family} fills");
+        }
+    }
+}
+
+fn run(seed: u64, rounds: u32) {
+    let mut bot = start();
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    bot.resync();
+    bot.check(0);
+    // One placement of each family whose answer is lost after it was applied.
+    let (bid, _) = bot.best(WsFamily::Spot, PAIR);
+    bot.spot_order(true, (bid * Decimal::new(8, 1)).round_dp(0), true);
+    let (sbid, _) = bot.best(WsFamily::Swap, INST);
+    bot.swap_order(
+        swap::OrderSide::OpenLong,
+        (sbid * Decimal::new(8, 1)).round_dp(0),
+        true,
+    );
+    bot.resync();
+    assert_eq!(bot.settled, 2);
+    assert_eq!(bot.spot.tracker().open_orders().count(), 1);
+    assert_eq!(bot.swap.tracker().open_orders().count(), 1);
+    bot.check(0);
+    for round in 1..=rounds {
+        for _ in 0..=rng.below(4) {
+            bot.step(&mut rng);
+        }
+        bot.resync();
+        bot.check(round);
+    }
+    let fills: usize = bot.fills.values().map(Vec::len).sum();
+    assert!(fills > 0, "no fill in {rounds} rounds (seed {seed})");
+}
+
+#[test]
+fn blocking_tracker_equals_the_simulator_after_every_resync() {
+    let rounds = u32::try_from(env("TRACK_ROUNDS", 12)).unwrap_or(12);
+    for seed in 1..=env("TRACK_SEEDS", 2) {
+        run(seed, rounds);
+    }
+}
