@@ -88,6 +88,7 @@ mod checks;
 mod demo;
 mod describe;
 mod live;
+mod market;
 mod reconcile;
 mod record;
 mod replay;
@@ -123,6 +124,9 @@ enum Command {
     /// Polls public market data (books, trades, tickers; swap funding and mark prices) into a
     /// recording that `digifinex sim --market FILE` replays; stops at --duration-s or Ctrl-C.
     Record(record::RecordArgs),
+    /// Works with market recordings: `market export FILE --format parquet|csv --out DIR`
+    /// writes one table per record kind for pandas, polars and DuckDB.
+    Market(market::MarketArgs),
     /// Serves a recording (`call --record`, or a client's recorder) over HTTP on loopback: each
     /// request gets its recorded answer (404 with the difference when none matches).
     Replay(ReplayArgs),
@@ -280,6 +284,7 @@ fn main() -> ExitCode {
         Command::Decode(args) => decode(args),
         Command::Replay(args) => replay_cmd(args),
         Command::Record(args) => record::run(args),
+        Command::Market(args) => market::run(args),
         Command::Request(args) => request(args),
         Command::Call(args) => live::call(args),
         Command::Sim(args) => live::sim(args),

@@ -453,10 +453,36 @@ fn the_error_tables_are_the_librarys() {
 
 /// A command's `--help`: the usage line and the heads of its argument and option lines.
 fn help_surface(exe: &Path, command: &str) -> (String, BTreeSet<String>) {
+    help_surface_of(exe, &[command])
+}
+
+/// The subcommands `digifinex COMMAND.. --help` lists (none for most commands).
+fn subcommands(exe: &Path, command: &[&str]) -> Vec<String> {
     let out = Command::new(exe)
-        .args([command, "--help"])
+        .args(command)
+        .arg("--help")
         .output()
         .expect("digifinex runs");
+    let help = String::from_utf8(out.stdout).expect("utf-8");
+    let Some(list) = help.split("Commands:").nth(1) else {
+        return Vec::new();
+    };
+    list.lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+fn help_surface_of(exe: &Path, command: &[&str]) -> (String, BTreeSet<String>) {
+    let out = Command::new(exe)
+        .args(command)
+        .arg("--help")
+        .output()
+        .expect("digifinex runs");
+    let command = command.join(" ");
     assert!(out.status.success(), "digifinex {command} --help");
     let help = String::from_utf8(out.stdout).expect("utf-8");
     let mut usage = String::new();
@@ -519,6 +545,31 @@ fn the_cli_reference_is_the_clis() {
             .map(|r| unquote(&r[0]).to_owned())
             .collect();
         assert_eq!(rows, heads, "the arguments and options of `{command}`");
+        // A command with subcommands (`market export`): each has a `### ` subsection checked
+        // the same way.
+        for sub in subcommands(&exe, &[command]) {
+            let name = format!("{command} {sub}");
+            let heading = format!("### `digifinex {name}`");
+            let start = section
+                .find(&heading)
+                .unwrap_or_else(|| panic!("docs/cli.md: no {heading}"));
+            let sub_section = &section[start + heading.len()..];
+            let sub_section =
+                &sub_section[..sub_section.find("\n### ").unwrap_or(sub_section.len())];
+            let (usage, heads) = help_surface_of(&exe, &[command, &sub]);
+            let shown_usage = blocks(sub_section)
+                .into_iter()
+                .find(|b| b.lang == "text")
+                .map(|b| b.text.trim().to_owned())
+                .unwrap_or_default();
+            assert_eq!(shown_usage, usage, "the usage line of `{name}`");
+            let rows: BTreeSet<String> = table_after(sub_section, "| argument or option |")
+                .into_iter()
+                .map(|r| unquote(&r[0]).to_owned())
+                .collect();
+            assert_eq!(rows, heads, "the arguments and options of `{name}`");
+            helps.insert(name, heads);
+        }
         helps.insert(command.to_string(), heads);
     }
     // Command lines in any document use only options their command has.
@@ -544,10 +595,17 @@ fn the_cli_reference_is_the_clis() {
                 let Some(command) = words.get(at + 1) else {
                     continue;
                 };
-                let Some(heads) = helps.get(command) else {
+                // `market export ..`: the subcommand's options.
+                let (command, rest) = match words.get(at + 2) {
+                    Some(sub) if helps.contains_key(&format!("{command} {sub}")) => {
+                        (format!("{command} {sub}"), at + 3)
+                    }
+                    _ => (command.clone(), at + 2),
+                };
+                let Some(heads) = helps.get(&command) else {
                     panic!("{name}: `{line}`: no command {command}");
                 };
-                for flag in words[at + 2..].iter().filter(|w| w.starts_with("--")) {
+                for flag in words[rest..].iter().filter(|w| w.starts_with("--")) {
                     let flag = flag.split('=').next().unwrap_or(flag);
                     assert!(
                         heads
