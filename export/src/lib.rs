@@ -6,6 +6,17 @@
 //! clients depend on it; the CLI uses it behind its `export` feature
 //! (`digifinex market export`).
 //!
+//! ```no_run
+//! use digifinex_export::{export, Format, Options};
+//!
+//! let opts = Options { format: Format::Parquet, float: false, top: None };
+//! let summary = export("m.jsonl.gz".as_ref(), "out".as_ref(), &opts)?;
+//! for t in &summary.tables {
+//!     println!("{} {} rows", t.name, t.rows);
+//! }
+//! # Ok::<(), digifinex_export::Error>(())
+//! ```
+//!
 //! # Tables
 //!
 //! Every table starts with `time` (the recorder's receive time: Parquet

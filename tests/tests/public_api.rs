@@ -328,9 +328,27 @@ fn cli_surface() -> String {
         .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
         .filter(|c| c != "help")
         .collect();
+    // Commands with subcommands (`market export`) list each subcommand as a command too.
+    let mut all: Vec<Vec<String>> = Vec::new();
     for command in commands {
-        out.push_str(&format!("\ncommand {command}\n"));
-        for line in help(&[&command, "--help"]).lines() {
+        let text = help(&[&command, "--help"]);
+        all.push(vec![command.clone()]);
+        if let Some(list) = text.split("Commands:").nth(1) {
+            all.extend(
+                list.lines()
+                    .skip(1)
+                    .take_while(|l| l.starts_with("  "))
+                    .filter_map(|l| l.split_whitespace().next())
+                    .filter(|c| *c != "help")
+                    .map(|sub| vec![command.clone(), sub.to_owned()]),
+            );
+        }
+    }
+    for command in all {
+        let mut args: Vec<&str> = command.iter().map(String::as_str).collect();
+        out.push_str(&format!("\ncommand {}\n", args.join(" ")));
+        args.push("--help");
+        for line in help(&args).lines() {
             let trimmed = line.trim();
             let usage = trimmed.to_ascii_lowercase().starts_with("usage:");
             // Options (`--json <BODY>`, `-h, --help`) and arguments (`<METHOD>`, `[KEY=VALUE]...`)
