@@ -572,7 +572,7 @@ fn watch_order_updates<W: Write>(
     use digifinex_core::ws::Event;
     let stream = digifinex_ureq::ws::StreamBuilder::new(Family::Spot)
         .url(sim.spot_ws_url())
-        .allow_plain()
+        .allow_http(true)
         .credentials(creds)
         // The ticker keeps frames coming while we wait for the private ones.
         .subscribe(ws_sub("spot:ticker:btc_usdt")?)

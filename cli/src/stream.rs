@@ -3,8 +3,16 @@
 //!
 //! SUB is `FAMILY:CHANNEL[:ID[:LEVEL|GRANULARITY]]` (`spot:depth:btc_usdt`,
 //! `swap:ticker:BTCUSDTPERP`, `swap:depth:BTCUSDTPERP:100`, `spot:order`). Each family's
-//! subscriptions share one socket of the blocking client (`digifinex_ureq::ws`); every event,
-//! connection state included, is one JSON line on stdout. `--limit N` exits 0 after N lines.
+//! subscriptions share one stream of the blocking client (`digifinex_ureq::ws`: as many sockets
+//! as they need); every event, connection state included, is one JSON line on stdout.
+//! `--limit N` exits 0 after N data events (pushes of market or account data; connection
+//! states and replies are printed but not counted); a stream that ends before any data event
+//! exits 1.
+//!
+//! DESIGN: the output blocks. When stdout is not read, at most [`QUEUE`] events wait here,
+//! then the streams stop reading their sockets (each holds at most 1,024 frames), and the
+//! server may close them after its keepalive; they are reopened once stdout is read again. No
+//! event is dropped silently and memory does not grow.
 //! `--base-url` and `--swap-base-url` are the websocket URLs (`wss://.../ws/v1/`,
 //! `wss://.../swap_ws/v2/`); plain `ws://` only to loopback hosts. `--sim` starts an embedded
 //! simulator (REST and websockets) and uses its demo key pair for the private channels unless a
@@ -12,6 +20,9 @@
 
 use std::io::Write;
 use std::sync::mpsc;
+
+/// Events held between the streams and stdout.
+const QUEUE: usize = 4_096;
 
 use clap::Args;
 use digifinex_core::ws::{Event, Subscription};
@@ -43,11 +54,13 @@ pub(crate) struct StreamArgs {
     /// release.
     #[arg(long = "swap-ws-url", alias = "swap-base-url", value_name = "URL")]
     swap_ws_url: Option<String>,
-    /// Exit 0 after N events (lines).
+    /// Exit 0 after N data events (market or account pushes; connection states are printed
+    /// but not counted). Exit 1 if the stream ends before any data event.
     #[arg(long, value_name = "N")]
     limit: Option<u64>,
     /// API access key for the private channels (requires --secret; wins over
-    /// DIGIFINEX_API_KEY).
+    /// DIGIFINEX_API_KEY). Prefer the variables: arguments are visible to other users of this
+    /// machine.
     #[arg(long, value_name = "K", requires = "secret")]
     key: Option<String>,
     /// API secret key (requires --key; wins over DIGIFINEX_API_SECRET); never printed.
@@ -104,7 +117,7 @@ pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
                 .into(),
         ));
     }
-    let (tx, rx) = mpsc::channel::<Event>();
+    let (tx, rx) = mpsc::sync_channel::<Event>(QUEUE);
     for family in [Family::Spot, Family::Swap] {
         let mine: Vec<Subscription> = subs
             .iter()
@@ -121,7 +134,7 @@ pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
         let mut b = StreamBuilder::new(family);
         if let Some(url) = url {
             if check_url(flag, &url)? {
-                b = b.allow_plain();
+                b = b.allow_http(true);
             }
             b = b.url(url);
         }
@@ -148,7 +161,7 @@ pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
     }
     drop(tx);
     let mut out = std::io::stdout().lock();
-    let mut printed = 0u64;
+    let mut data = 0u64;
     if args.limit == Some(0) {
         return Ok(());
     }
@@ -157,11 +170,18 @@ pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Other(format!("cannot print an event: {e}")))?;
         writeln!(out, "{line}")?;
         out.flush()?;
-        printed = printed.saturating_add(1);
-        if args.limit.is_some_and(|n| printed >= n) {
+        if event.is_data() {
+            data = data.saturating_add(1);
+        }
+        if args.limit.is_some_and(|n| data >= n) {
             // The stream threads end with the process.
             return Ok(());
         }
+    }
+    if data == 0 {
+        return Err(Failure::Other(
+            "the stream ended before any data event".into(),
+        ));
     }
     Ok(())
 }

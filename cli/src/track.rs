@@ -214,7 +214,7 @@ pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
         let mut b = StreamBuilder::new(family).credentials(creds.clone());
         if let Some(url) = url {
             if ws_plain(flag, &url)? {
-                b = b.allow_plain();
+                b = b.allow_http(true);
             }
             b = b.url(url);
         }

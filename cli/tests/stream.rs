@@ -33,8 +33,25 @@ fn streams_json_lines_from_the_simulator_and_stops_at_the_limit() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect();
-    assert_eq!(lines.len(), 12);
     let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    // `--limit` counts data events (market and account pushes), not connection states.
+    let states = [
+        "connecting",
+        "connected",
+        "disconnected",
+        "authenticated",
+        "subscribed",
+        "unsubscribed",
+        "refused",
+        "server_time",
+        "resync",
+        "switched",
+        "undecodable",
+    ];
+    let data = types.iter().filter(|t| !states.contains(t)).count();
+    assert_eq!(data, 12, "{types:?}");
+    assert!(lines.len() > 12, "{types:?}");
+    assert!(!states.contains(types.last().unwrap()), "{types:?}");
     assert!(types.contains(&"authenticated"), "{types:?}");
     let book = lines
         .iter()
@@ -64,4 +81,42 @@ fn usage_errors_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!out.stderr.is_empty());
     }
+}
+
+/// A reader that never reads: the stream blocks (bounded queues all the way to the sockets)
+/// instead of holding what it cannot print.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unread_stdout_does_not_grow_the_process() {
+    use std::process::Stdio;
+    use std::time::Duration;
+    let rss_kib = |pid: u32| -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_digifinex"))
+        .args([
+            "stream",
+            "--sim",
+            "swap:depth:BTCUSDTPERP:100",
+            "swap:trades:BTCUSDTPERP",
+            "spot:depth:btc_usdt",
+            "spot:trades:btc_usdt",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    std::thread::sleep(Duration::from_secs(4));
+    let early = rss_kib(child.id());
+    std::thread::sleep(Duration::from_secs(6));
+    let late = rss_kib(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        late < early + 20 * 1024,
+        "grew from {early} KiB to {late} KiB while nobody read"
+    );
+    assert!(late < 300 * 1024, "{late} KiB");
 }

@@ -433,6 +433,11 @@ impl Session {
         self.clock.now()
     }
 
+    /// The session's clock (local time; [`Session::now`] adds the measured offset).
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
     /// The current server offset estimate (server minus local), in milliseconds.
     pub fn offset_ms(&self) -> i64 {
         self.offset_ms.load(Ordering::Relaxed)
@@ -597,6 +602,51 @@ impl Session {
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A panic while holding the lock cannot leave a budget inconsistent in a harmful way.
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A [`Call`] whose typed output is turned into another type by a function: how a machine that
+/// hands out reads of several endpoints (reconciliation, a stream's private snapshot) gives the
+/// transport one [`Drive`] type per machine.
+pub struct MappedCall<'a, E: Endpoint, T> {
+    call: Call<'a, E>,
+    wrap: fn(E::Output) -> T,
+}
+
+impl<'a, E: Endpoint, T> MappedCall<'a, E, T> {
+    /// `request` as a call of `session`, its output mapped by `wrap`.
+    pub fn new(session: &'a Session, request: &'a E, wrap: fn(E::Output) -> T) -> Self {
+        MappedCall {
+            call: session.call(request),
+            wrap,
+        }
+    }
+}
+
+impl<E: Endpoint, T> Drive for MappedCall<'_, E, T> {
+    type Output = T;
+    fn next(&mut self) -> Action<T> {
+        match self.call.next() {
+            Action::Send(r) => Action::Send(r),
+            Action::Wait(d) => Action::Wait(d),
+            Action::Done(result) => Action::Done(result.map(|r| Response {
+                value: (self.wrap)(r.value),
+                status: r.status,
+                headers: r.headers,
+                usage: r.usage,
+                latency: r.latency,
+                attempts: r.attempts,
+            })),
+        }
+    }
+    fn on_response(&mut self, response: &http::Response<&[u8]>) {
+        self.call.on_response(response)
+    }
+    fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
+        self.call.on_owned_response(response)
+    }
+    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
+        self.call.on_transport_error(kind, error)
+    }
 }
 
 /// A state machine a transport drives: [`Call`] and [`SyncCall`] implement it, so one generic

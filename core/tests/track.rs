@@ -330,6 +330,7 @@ fn a_resync_after_a_gap_finds_an_order_filled_while_the_socket_was_down() {
     t.on_event(
         &Event::Disconnected {
             family: Family::Spot,
+            socket: 0,
             reason: CloseReason::Lost("reset".into()),
             retry_in_ms: Some(250),
         },

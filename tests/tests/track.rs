@@ -101,7 +101,7 @@ fn start() -> Bot {
     ] {
         let mut b = StreamBuilder::new(family)
             .url(url)
-            .allow_plain()
+            .allow_http(true)
             .credentials(creds.clone())
             .config(fast_ws());
         for s in subs {

@@ -134,6 +134,10 @@ pub struct Client<C = DefaultConnector> {
     hooks: Hooks,
     /// The ids this session placed or saw (see [`Client::known_ids`]).
     known: SessionIds,
+    /// `http://` allowed (a stream of this client allows `ws://`).
+    allow_http: bool,
+    /// The caller's roots (a stream of this client trusts the same).
+    roots: Option<Vec<Vec<u8>>>,
 }
 
 impl<C: Clone> Clone for Client<C> {
@@ -148,6 +152,8 @@ impl<C: Clone> Clone for Client<C> {
             max_body: self.max_body,
             hooks: self.hooks.clone(),
             known: self.known.clone(),
+            allow_http: self.allow_http,
+            roots: self.roots.clone(),
         }
     }
 }
@@ -309,6 +315,18 @@ where
         let prior = s.finish();
         self.known.seen(prior.known_ids.iter().cloned());
         Ok(prior)
+    }
+
+    /// Whether `http://` (and so `ws://`) URLs are allowed.
+    #[cfg(feature = "ws")]
+    pub(crate) fn allows_http(&self) -> bool {
+        self.allow_http
+    }
+
+    /// The caller's root certificates, if given.
+    #[cfg(feature = "ws")]
+    pub(crate) fn trusted_roots(&self) -> Option<&[Vec<u8>]> {
+        self.roots.as_deref()
     }
 
     /// The ids this session has placed (named by its writes' answers) or seen (by its
@@ -892,6 +910,8 @@ where
             max_body: o.max_body,
             hooks: o.hooks,
             known: SessionIds::new(o.known_ids),
+            allow_http: o.allow_http,
+            roots: o.roots,
         })
     }
 }

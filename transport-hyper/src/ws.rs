@@ -1,22 +1,27 @@
-//! Async websocket streams on [`tokio_tungstenite`] (issue 19).
+//! Async websocket streams on [`tokio_tungstenite`].
 //!
-//! A [`Stream`] is one socket of one family, driven by the sans-IO
-//! [`Connection`]: this module only opens sockets (TCP, rustls,
-//! the upgrade), moves frames, and waits until the machine's next deadline. Keepalive pings,
-//! the lifetime recycle, `server.auth`, resubscription after every reconnect, reconnect backoff
-//! with jitter and the local order books live in the core and behave the same in the blocking
-//! `digifinex-ureq` client. [`Stream::next_event`] is the plain async call;
-//! [`Stream::into_stream`] gives a `futures` [`Stream`](futures_core::Stream) of events.
+//! Everything but the sockets lives in the core ([`digifinex_core::ws::Streams`] and
+//! [`digifinex_core::ws::StreamBuilder`]): sharding, keepalive, recycling, `server.auth`,
+//! books, backoff, the private REST snapshot. Here each socket is a task that opens it
+//! (connect, TLS and upgrade within `connect_timeout` in all), reads whole messages (each
+//! within `message_timeout` of its first byte) into one bounded queue, and writes what the
+//! stream hands it. A full queue stops the socket tasks from reading (backpressure).
+//!
+//! [`Stream::next_event`] is cancel-safe: dropping its future loses nothing (the queue and
+//! the machine keep their state; a private snapshot cut short is read again). A
+//! [`StreamHandle`] changes the subscriptions from another task while one awaits events.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use digifinex_hyper::ws::StreamBuilder;
 //! use digifinex_hyper::core::ws::Event;
 //! use digifinex_hyper::core::Family;
 //!
-//! let mut stream = StreamBuilder::new(Family::Spot)
+//! let client = digifinex_hyper::Client::new()?;
+//! let mut stream = client.stream(Family::Spot)
 //!     .subscribe("spot:depth:btc_usdt".parse()?)
 //!     .build()?;
+//! let handle = stream.handle();
+//! tokio::spawn(async move { handle.subscribe("spot:trades:eth_usdt".parse()?).await });
 //! while let Some(event) = stream.next_event().await {
 //!     if let Event::Book(update) = event {
 //!         println!("{:?} / {:?}", update.best_bid, update.best_ask);
@@ -25,217 +30,201 @@
 //! # Ok(()) }
 //! ```
 
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use digifinex_core::ws::{
-    Action, Connection, Event, Frame, PrivateSnapshot, SubscribeError, Subscription, WsConfig,
-    SPOT_WS_URL, SWAP_WS_URL,
+    url_beside, Event, Frame, PrivateReads, PrivateSnapshot, StreamAction, StreamSettings,
+    StreamTransport, Streams, SubscribeError, Subscription, Target,
 };
-use digifinex_core::{Clock, Credentials, Error, Family, SystemClock, TimestampMillis};
+use digifinex_core::{Error, Family};
 use futures_util::{SinkExt, StreamExt};
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::{self, protocol::Message};
-use tokio_tungstenite::WebSocketStream;
 
-/// The socket under the websocket: plain TCP or rustls over TCP.
-trait Io: AsyncRead + AsyncWrite + Unpin + Send + Sync {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send + Sync> Io for T {}
+/// The async transport of [`digifinex_core::ws::StreamBuilder`].
+#[derive(Debug)]
+pub struct Async;
 
-/// Builds a [`Stream`].
-pub struct StreamBuilder {
-    family: Family,
-    url: String,
-    subs: Vec<Subscription>,
-    credentials: Option<Credentials>,
-    config: WsConfig,
-    clock: Arc<dyn Clock>,
-    connect_timeout: Duration,
-    allow_plain: bool,
-    roots: Option<Vec<Vec<u8>>>,
-    tls: Option<Arc<rustls::ClientConfig>>,
-    rest: Option<crate::Client>,
-}
+/// Builds a [`Stream`] (see [`digifinex_core::ws::StreamBuilder`] for its settings).
+pub type StreamBuilder = digifinex_core::ws::StreamBuilder<Async>;
 
-impl std::fmt::Debug for StreamBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StreamBuilder")
-            .field("family", &self.family)
-            .field("url", &self.url)
-            .field("subs", &self.subs)
-            .field("credentials", &self.credentials)
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
-}
+impl StreamTransport for Async {
+    type Stream = Stream;
+    type Tls = Arc<rustls::ClientConfig>;
+    type Rest = crate::Client;
 
-impl StreamBuilder {
-    /// A stream of `family`'s socket at its venue URL.
-    pub fn new(family: Family) -> Self {
-        StreamBuilder {
-            family,
-            url: match family {
-                Family::Spot => SPOT_WS_URL,
-                _ => SWAP_WS_URL,
-            }
-            .to_owned(),
-            subs: Vec::new(),
-            credentials: None,
-            config: WsConfig {
-                seed: random_seed(),
-                ..WsConfig::default()
-            },
-            clock: Arc::new(SystemClock),
-            connect_timeout: Duration::from_secs(10),
-            allow_plain: false,
-            roots: None,
-            tls: None,
-            rest: None,
-        }
-    }
-
-    /// The socket's URL (`wss://...`; `ws://` needs [`StreamBuilder::allow_plain`]).
-    pub fn url(mut self, url: impl Into<String>) -> Self {
-        self.url = url.into();
-        self
-    }
-
-    /// Adds a subscription (checked by [`StreamBuilder::build`]).
-    pub fn subscribe(mut self, sub: Subscription) -> Self {
-        self.subs.push(sub);
-        self
-    }
-
-    /// Credentials, for the private channels (`server.auth`).
-    pub fn credentials(mut self, credentials: Credentials) -> Self {
-        self.credentials = Some(credentials);
-        self
-    }
-
-    /// Timers and limits (keepalive, lifetime, backoff). The jitter seed is random unless set.
-    pub fn config(mut self, config: WsConfig) -> Self {
-        self.config = config;
-        self
-    }
-
-    /// The clock (the `server.auth` timestamp and every deadline).
-    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = clock;
-        self
-    }
-
-    /// Limit for TCP connect, TLS and the upgrade together: 10 s by default.
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// Allows `ws://` URLs (the simulator).
-    pub fn allow_plain(mut self) -> Self {
-        self.allow_plain = true;
-        self
-    }
-
-    /// Trusts only these DER root certificates instead of the feature-chosen roots.
-    pub fn trust_only_roots(mut self, ders: Vec<Vec<u8>>) -> Self {
-        self.roots = Some(ders);
-        self
-    }
-
-    /// A rustls configuration of your own.
-    pub fn tls_config(mut self, config: Arc<rustls::ClientConfig>) -> Self {
-        self.tls = Some(config);
-        self
-    }
-
-    /// Reconciles the private state over REST with `client` (the same account) each time the
-    /// private subscriptions are acknowledged on a new socket: open orders, balances and
-    /// (swap) positions are read and the differences with what the pushes said are reported
-    /// as [`Event::Reconciled`] (or [`Event::ReconcileFailed`]).
-    pub fn reconcile_with(mut self, client: crate::Client) -> Self {
-        self.rest = Some(client);
-        self
-    }
-
-    /// Checks the URL and the subscriptions and returns the stream; the first socket is
-    /// opened by the first call to [`Stream::next_event`].
-    pub fn build(self) -> Result<Stream, Error> {
-        let target = Target::parse(&self.url)?;
-        if !target.tls && !self.allow_plain {
-            return Err(Error::validation(
-                "url",
-                "a ws:// URL needs allow_plain (the simulator)",
-            ));
-        }
-        let tls = match (target.tls, self.tls) {
+    fn build(builder: StreamBuilder) -> Result<Stream, Error> {
+        let (settings, tls, rest) = builder.into_parts();
+        let target = settings.target()?;
+        let tls = match (target.tls, tls) {
             (false, _) => None,
             (true, Some(c)) => Some(c),
-            (true, None) => Some(Arc::new(crate::client::tls_config(self.roots.as_deref())?)),
+            (true, None) => Some(Arc::new(crate::client::tls_config(settings.roots())?)),
         };
-        let mut conn = Connection::new(self.family, self.config, self.credentials);
-        for sub in self.subs {
-            conn.subscribe(sub)
-                .map_err(|e| Error::validation("subscription", e.to_string()))?;
-        }
-        Ok(Stream {
-            conn,
-            socket: None,
+        let streams = settings.streams()?;
+        let (tx, inbox) = mpsc::channel(settings.queue());
+        let link = Arc::new(Link {
             target,
             tls,
-            clock: self.clock,
-            connect_timeout: self.connect_timeout,
-            rest: self.rest,
+            settings,
+        });
+        Ok(Stream {
+            streams,
+            link,
+            rest,
+            tx,
+            inbox,
+            sockets: HashMap::new(),
+            generation: 0,
         })
     }
 }
 
-/// One websocket of one family: reconnects by itself and ends only after [`Stream::close`].
-pub struct Stream {
-    conn: Connection,
-    socket: Option<WebSocketStream<Box<dyn Io>>>,
+impl crate::Client {
+    /// A stream of `family` sharing this client's credentials, clock and measured offset, base
+    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots.
+    pub fn stream(&self, family: Family) -> StreamBuilder {
+        let session = self.session();
+        let config = session.config();
+        let base = if family == Family::Spot {
+            &config.spot_base_url
+        } else {
+            &config.swap_base_url
+        };
+        let mut b = StreamBuilder::new(family)
+            .clock(session.clock().clone())
+            .time_offset_ms(session.offset_ms())
+            .allow_http(self.allows_http())
+            .resync_private_with(self.clone());
+        if let Some(url) = url_beside(family, base) {
+            b = b.url(url);
+        }
+        if let Some(c) = session.credentials() {
+            b = b.credentials(c.clone());
+        }
+        if let Some(roots) = self.trusted_roots() {
+            b = b.trust_only_roots(roots);
+        }
+        b
+    }
+}
+
+/// What the socket tasks and handles tell the stream: the socket, its task's generation.
+enum Input {
+    Opened(u32, u64),
+    Failed(u32, u64, String),
+    Frame(u32, u64, Vec<u8>, bool),
+    Closed(u32, u64, String),
+    Subscribe(Subscription),
+    Unsubscribe(Subscription),
+}
+
+/// Where the sockets go and how they are opened (shared with the socket tasks).
+struct Link {
     target: Target,
     tls: Option<Arc<rustls::ClientConfig>>,
-    clock: Arc<dyn Clock>,
-    connect_timeout: Duration,
+    settings: StreamSettings,
+}
+
+/// A stream of one family over as many sockets as its subscriptions need; reconnects by
+/// itself and ends only after [`Stream::close`].
+pub struct Stream {
+    streams: Streams,
+    link: Arc<Link>,
     rest: Option<crate::Client>,
+    tx: mpsc::Sender<Input>,
+    inbox: mpsc::Receiver<Input>,
+    /// Socket number -> (task generation, its command line: `Some(text)` sends, `None` closes).
+    sockets: HashMap<u32, (u64, mpsc::UnboundedSender<Option<String>>)>,
+    generation: u64,
 }
 
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let url = &self.link.target.url;
         f.debug_struct("Stream")
-            .field("conn", &self.conn)
-            .field("url", &self.target.url)
-            .field("open", &self.socket.is_some())
+            .field("streams", &self.streams)
+            .field("url", url)
             .finish_non_exhaustive()
     }
 }
 
-impl Stream {
-    /// The protocol machine: subscriptions, their states, and the local books.
-    pub fn connection(&self) -> &Connection {
-        &self.conn
+/// Changes a [`Stream`]'s subscriptions from another task (cloneable).
+#[derive(Clone, Debug)]
+pub struct StreamHandle {
+    tx: mpsc::Sender<Input>,
+    family: Family,
+}
+
+impl StreamHandle {
+    /// Adds a subscription; it takes effect when the stream is next awaited. Refused at once:
+    /// the other family's; `Closed` when the stream is gone.
+    pub async fn subscribe(&self, sub: Subscription) -> Result<(), SubscribeError> {
+        if sub.family != self.family {
+            return Err(SubscribeError::WrongFamily {
+                connection: self.family,
+            });
+        }
+        self.tx
+            .send(Input::Subscribe(sub))
+            .await
+            .map_err(|_| SubscribeError::Closed)
     }
 
-    /// Adds a subscription now (sent at once when a socket is open).
+    /// Removes a subscription when the stream is next awaited.
+    pub async fn unsubscribe(&self, sub: Subscription) -> Result<(), SubscribeError> {
+        self.tx
+            .send(Input::Unsubscribe(sub))
+            .await
+            .map_err(|_| SubscribeError::Closed)
+    }
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Input")
+    }
+}
+
+impl Stream {
+    /// The protocol machine: sockets, subscriptions and their states, the local books.
+    pub fn streams(&self) -> &Streams {
+        &self.streams
+    }
+
+    /// A handle to change the subscriptions from another task.
+    pub fn handle(&self) -> StreamHandle {
+        StreamHandle {
+            tx: self.tx.clone(),
+            family: self.streams.family(),
+        }
+    }
+
+    /// Adds a subscription now (sent at once when its socket is open).
     pub fn subscribe(&mut self, sub: Subscription) -> Result<(), SubscribeError> {
-        self.conn.subscribe(sub)
+        self.streams.subscribe(sub)
     }
 
     /// Removes a subscription.
     pub fn unsubscribe(&mut self, sub: &Subscription) -> bool {
-        self.conn.unsubscribe(sub)
+        self.streams.unsubscribe(sub)
     }
 
-    /// Asks the server for its time: [`Event::ServerTime`] follows every frame the server
-    /// sent before answering (a marker in tests).
+    /// Asks every socket for the server time ([`Event::ServerTime`]: a marker in tests).
     pub fn request_time(&mut self) {
-        self.conn.request_time();
+        self.streams.request_time();
     }
 
-    /// Closes the socket; the stream ends after reporting it.
+    /// Closes every socket; the stream ends after reporting it.
     pub fn close(&mut self) {
-        let now = self.clock.now();
-        self.conn.close(now);
+        self.streams.close(self.link.settings.clock().now());
     }
 
     /// The events as a `futures` stream.
@@ -246,203 +235,254 @@ impl Stream {
         )
     }
 
-    /// The next event; `None` once the stream was closed. Cancel-safe except while a frame is
-    /// being written (a dropped call may lose that frame; the keepalive recovers).
+    /// The next event; `None` once the stream was closed. Cancel-safe.
     pub async fn next_event(&mut self) -> Option<Event> {
+        let clock = self.link.settings.clock().clone();
         loop {
-            if self.conn.reconcile_due() {
-                if let Some(client) = &self.rest {
-                    match read_private(client, self.conn.family()).await {
-                        Ok(snapshot) => self.conn.on_private_snapshot(snapshot),
-                        Err(e) => self.conn.on_reconcile_failed(e.to_string()),
+            if let Some(client) = &self.rest {
+                self.streams.set_time_offset(client.session().offset_ms());
+                if self.streams.reconcile_due() {
+                    match read_private(client, self.streams.family()).await {
+                        Ok(snapshot) => self.streams.on_private_snapshot(snapshot),
+                        Err(e) => self.streams.on_reconcile_failed(e.to_string()),
                     }
                 }
             }
-            let now = self.clock.now();
-            match self.conn.poll(now) {
-                Action::Event(e) => return Some(e),
-                Action::Connect => match self.connect().await {
-                    Ok(()) => self.conn.on_connected(self.clock.now()),
-                    Err(detail) => self.conn.on_connect_failed(self.clock.now(), detail),
-                },
-                Action::Send(text) => {
-                    if let Some(ws) = &mut self.socket {
-                        if let Err(e) = ws.send(Message::text(text)).await {
-                            self.socket = None;
-                            self.conn.on_closed(self.clock.now(), e.to_string());
-                        }
+            let now = clock.now();
+            match self.streams.poll(now) {
+                StreamAction::Event(e) => return Some(e),
+                StreamAction::Connect(id) => self.open(id),
+                StreamAction::Send(id, text) => {
+                    if let Some((_, line)) = self.sockets.get(&id) {
+                        let _ = line.send(Some(text));
                     }
                 }
-                Action::Close(_) => {
-                    if let Some(mut ws) = self.socket.take() {
-                        let _ = tokio::time::timeout(Duration::from_secs(1), ws.close(None)).await;
+                StreamAction::Close(id, _) => {
+                    if let Some((_, line)) = self.sockets.remove(&id) {
+                        let _ = line.send(None);
                     }
                 }
-                Action::Wait(deadline) => self.read_until(now, deadline).await,
-                Action::Stopped => return None,
+                StreamAction::Wait(deadline) => {
+                    let ms =
+                        deadline.map_or(60_000, |d| d.0.saturating_sub(now.0).clamp(0, 60_000));
+                    let wait = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+                    if let Ok(Some(input)) = tokio::time::timeout(wait, self.inbox.recv()).await {
+                        self.apply(input);
+                    }
+                }
+                StreamAction::Stopped => return None,
             }
         }
     }
 
-    async fn read_until(&mut self, now: TimestampMillis, deadline: Option<TimestampMillis>) {
-        let wait_ms = deadline.map_or(60_000, |d| d.0.saturating_sub(now.0).clamp(1, 60_000));
-        let wait = Duration::from_millis(u64::try_from(wait_ms).unwrap_or(1));
-        let Some(ws) = &mut self.socket else {
-            tokio::time::sleep(wait).await;
-            return;
-        };
-        let msg = match tokio::time::timeout(wait, ws.next()).await {
-            Err(_elapsed) => return,
-            Ok(msg) => msg,
-        };
-        match msg {
-            Some(Ok(Message::Binary(b))) => self.conn.on_frame(self.clock.now(), Frame::Binary(&b)),
-            Some(Ok(Message::Text(t))) => self.conn.on_frame(self.clock.now(), Frame::Text(&t)),
-            // tokio-tungstenite answers pings itself on the next write or flush.
-            Some(Ok(Message::Ping(_))) => {
-                let _ = ws.flush().await;
+    /// Starts socket `id`'s task.
+    fn open(&mut self, id: u32) {
+        self.generation = self.generation.wrapping_add(1);
+        let (line, commands) = mpsc::unbounded_channel();
+        let (link, tx, g) = (self.link.clone(), self.tx.clone(), self.generation);
+        tokio::spawn(async move { run_socket(link, id, g, tx, commands).await });
+        self.sockets.insert(id, (g, line));
+    }
+
+    fn apply(&mut self, input: Input) {
+        let now = self.link.settings.clock().now();
+        let current =
+            |s: &HashMap<u32, (u64, _)>, id: u32, g: u64| s.get(&id).is_some_and(|x| x.0 == g);
+        match input {
+            Input::Opened(id, g) if current(&self.sockets, id, g) => {
+                self.streams.on_connected(id, now)
             }
-            Some(Ok(Message::Pong(_) | Message::Frame(_))) => {}
-            Some(Ok(Message::Close(frame))) => {
-                let detail = frame.map_or_else(
+            Input::Failed(id, g, detail) if current(&self.sockets, id, g) => {
+                self.sockets.remove(&id);
+                self.streams.on_connect_failed(id, now, detail);
+            }
+            Input::Frame(id, g, bytes, text) if current(&self.sockets, id, g) => {
+                let frame = match (text, std::str::from_utf8(&bytes)) {
+                    (true, Ok(t)) => Frame::Text(t),
+                    _ => Frame::Binary(&bytes),
+                };
+                self.streams.on_frame(id, now, frame);
+            }
+            Input::Closed(id, g, detail) if current(&self.sockets, id, g) => {
+                self.sockets.remove(&id);
+                self.streams.on_closed(id, now, detail);
+            }
+            Input::Subscribe(sub) => drop(self.streams.subscribe(sub)),
+            Input::Unsubscribe(sub) => drop(self.streams.unsubscribe(&sub)),
+            // A task the stream has already let go of.
+            _ => {}
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        for (_, (_, line)) in self.sockets.drain() {
+            let _ = line.send(None);
+        }
+    }
+}
+
+/// The private state over REST, through the stream's client.
+async fn read_private(client: &crate::Client, family: Family) -> Result<PrivateSnapshot, Error> {
+    let mut reads = PrivateReads::new(family);
+    while let Some(read) = reads.next_read() {
+        let answer = client.drive(read.call(client.session())).await?;
+        reads.feed(answer.value);
+    }
+    reads
+        .finish()
+        .ok_or_else(|| Error::validation("snapshot", "a private read was not answered"))
+}
+
+/// A socket's task: open, then move frames both ways until closed.
+async fn run_socket(
+    link: Arc<Link>,
+    id: u32,
+    g: u64,
+    tx: mpsc::Sender<Input>,
+    mut commands: mpsc::UnboundedReceiver<Option<String>>,
+) {
+    let (started, base) = (Arc::new(AtomicU64::new(0)), Instant::now());
+    let opened = tokio::time::timeout(
+        link.settings.connect_timeout(),
+        open(&link, started.clone(), base),
+    );
+    let mut ws = match opened.await {
+        Ok(Ok(ws)) => ws,
+        Ok(Err(detail)) => return drop(tx.send(Input::Failed(id, g, detail)).await),
+        Err(_) => {
+            return drop(
+                tx.send(Input::Failed(id, g, "connect timed out".into()))
+                    .await,
+            )
+        }
+    };
+    if tx.send(Input::Opened(id, g)).await.is_err() {
+        return;
+    }
+    let limit = link.settings.message_timeout();
+    let end = loop {
+        // The message in progress must be whole by its first byte + the limit.
+        let first = started.load(Ordering::Relaxed);
+        let by = (first > 0).then(|| base + Duration::from_millis(first) + limit);
+        let cut = async {
+            match by {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        let frame = tokio::select! {
+            command = commands.recv() => match command {
+                Some(Some(text)) => match ws.send(Message::text(text)).await {
+                    Ok(()) => continue,
+                    Err(e) => break e.to_string(),
+                },
+                Some(None) | None => return drop(ws.close(None).await),
+            },
+            () = cut => break format!("no whole message within {limit:?}"),
+            message = ws.next() => match message {
+                Some(Ok(Message::Binary(b))) => Input::Frame(id, g, b.to_vec(), false),
+                Some(Ok(Message::Text(t))) => Input::Frame(id, g, t.as_bytes().to_vec(), true),
+                Some(Ok(Message::Close(f))) => break f.map_or_else(
                     || "close frame".to_owned(),
                     |f| format!("close frame {} {}", u16::from(f.code), f.reason),
-                );
-                self.socket = None;
-                self.conn.on_closed(self.clock.now(), detail);
-            }
-            Some(Err(e)) => {
-                self.socket = None;
-                self.conn.on_closed(self.clock.now(), e.to_string());
-            }
-            None => {
-                self.socket = None;
-                self.conn.on_closed(self.clock.now(), "connection closed");
-            }
-        }
-    }
-
-    async fn connect(&mut self) -> Result<(), String> {
-        self.socket = None;
-        match tokio::time::timeout(self.connect_timeout, self.open()).await {
-            Ok(Ok(ws)) => {
-                self.socket = Some(ws);
-                Ok(())
-            }
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err("connect timed out".to_owned()),
-        }
-    }
-
-    async fn open(&self) -> Result<WebSocketStream<Box<dyn Io>>, String> {
-        let t = &self.target;
-        let tcp = tokio::net::TcpStream::connect((t.host.as_str(), t.port))
-            .await
-            .map_err(|e| format!("connect {}:{}: {e}", t.host, t.port))?;
-        let _ = tcp.set_nodelay(true);
-        let io: Box<dyn Io> = match &self.tls {
-            None => Box::new(tcp),
-            Some(config) => {
-                let name = rustls::pki_types::ServerName::try_from(t.host.clone())
-                    .map_err(|e| format!("server name {}: {e}", t.host))?;
-                let tls = tokio_rustls::TlsConnector::from(config.clone())
-                    .connect(name, tcp)
-                    .await
-                    .map_err(|e| format!("tls: {e}"))?;
-                Box::new(tls)
-            }
+                ),
+                Some(Ok(_)) => {
+                    started.store(0, Ordering::Relaxed);
+                    continue;
+                }
+                Some(Err(e)) => break e.to_string(),
+                None => break "connection closed".to_owned(),
+            },
         };
-        let (ws, _response) = tokio_tungstenite::client_async(t.url.as_str(), io)
-            .await
-            .map_err(|e| match e {
-                tungstenite::Error::Http(resp) => format!("HTTP {}", resp.status().as_u16()),
-                e => e.to_string(),
-            })?;
-        Ok(ws)
-    }
-}
-
-/// The private state over REST: open orders, balances and (swap) positions.
-async fn read_private(client: &crate::Client, family: Family) -> Result<PrivateSnapshot, Error> {
-    use digifinex_core::{spot, swap};
-    match family {
-        Family::Spot => {
-            let open = client
-                .send(&spot::CurrentOrdersRequest::new(spot::Market::Spot))
-                .await?;
-            let assets = client.send(&spot::SpotAssetsRequest::new()).await?;
-            Ok(PrivateSnapshot::spot(&open.data, &assets.list))
+        started.store(0, Ordering::Relaxed);
+        if tx.send(frame).await.is_err() {
+            return;
         }
-        _ => {
-            let open = client
-                .send(&swap::OpenOrdersRequest::new().limit(100))
-                .await?;
-            let balances = client.send(&swap::BalanceRequest::new()).await?;
-            let positions = client.send(&swap::PositionsRequest::new()).await?;
-            Ok(PrivateSnapshot::swap(&open, &balances, &positions))
+    };
+    let _ = tx.send(Input::Closed(id, g, end)).await;
+}
+
+/// The socket under the websocket: plain TCP or rustls over TCP.
+trait Io: AsyncRead + AsyncWrite + Unpin + Send + Sync {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send + Sync> Io for T {}
+
+/// A byte stream that notes when the first byte of a message arrived (ms after `base`, in
+/// `started`; 0 when none is in progress), for the message deadline.
+struct Noted {
+    inner: Box<dyn Io>,
+    started: Arc<AtomicU64>,
+    base: Instant,
+}
+
+impl AsyncRead for Noted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let result = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if buf.filled().len() > before && self.started.load(Ordering::Relaxed) == 0 {
+            let ms = u64::try_from(self.base.elapsed().as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1);
+            self.started.store(ms, Ordering::Relaxed);
         }
+        result
     }
 }
 
-/// Where a socket goes.
-#[derive(Debug, Clone)]
-struct Target {
-    url: String,
-    host: String,
-    port: u16,
-    tls: bool,
-}
-
-impl Target {
-    fn parse(url: &str) -> Result<Self, Error> {
-        let uri: http::Uri = url
-            .parse()
-            .map_err(|e| Error::validation("url", format!("not a URL: {e}")))?;
-        let tls = match uri.scheme_str() {
-            Some("wss") => true,
-            Some("ws") => false,
-            _ => return Err(Error::validation("url", "the scheme is ws or wss")),
-        };
-        let host = uri
-            .host()
-            .ok_or_else(|| Error::validation("url", "no host"))?
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned();
-        let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
-        Ok(Target {
-            url: url.to_owned(),
-            host,
-            port,
-            tls,
-        })
+impl AsyncWrite for Noted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
 
-/// A seed for the reconnect and lifetime jitter.
-fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(u64::from(std::process::id()));
-    h.finish()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn builder_checks() {
-        let e = StreamBuilder::new(Family::Spot)
-            .url("ws://127.0.0.1:1/ws/v1/")
-            .build()
-            .unwrap_err();
-        assert!(e.to_string().contains("allow_plain"), "{e}");
-        let e = StreamBuilder::new(Family::Swap)
-            .subscribe("spot:ticker:btc_usdt".parse().unwrap())
-            .build()
-            .unwrap_err();
-        assert!(e.to_string().contains("not for the swap socket"), "{e}");
-        assert!(StreamBuilder::new(Family::Swap).build().is_ok());
-    }
+/// TCP, TLS and the upgrade (the caller bounds the whole).
+async fn open(
+    link: &Link,
+    started: Arc<AtomicU64>,
+    base: Instant,
+) -> Result<tokio_tungstenite::WebSocketStream<Noted>, String> {
+    let t = &link.target;
+    let tcp = tokio::net::TcpStream::connect((t.host.as_str(), t.port))
+        .await
+        .map_err(|e| format!("connect {}:{}: {e}", t.host, t.port))?;
+    let _ = tcp.set_nodelay(true);
+    let inner: Box<dyn Io> = match &link.tls {
+        None => Box::new(tcp),
+        Some(config) => {
+            let name = rustls::pki_types::ServerName::try_from(t.host.clone())
+                .map_err(|e| format!("server name {}: {e}", t.host))?;
+            let tls = tokio_rustls::TlsConnector::from(config.clone())
+                .connect(name, tcp)
+                .await;
+            Box::new(tls.map_err(|e| format!("tls: {e}"))?)
+        }
+    };
+    let io = Noted {
+        inner,
+        started: started.clone(),
+        base,
+    };
+    let (ws, _) = tokio_tungstenite::client_async(t.url.as_str(), io)
+        .await
+        .map_err(|e| match e {
+            tungstenite::Error::Http(resp) => format!("HTTP {}", resp.status().as_u16()),
+            e => format!("handshake: {e}"),
+        })?;
+    started.store(0, Ordering::Relaxed);
+    Ok(ws)
 }

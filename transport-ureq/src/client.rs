@@ -73,6 +73,10 @@ pub struct Client {
     hooks: Hooks,
     /// The ids this session placed or saw (see [`Client::known_ids`]).
     known: SessionIds,
+    /// `http://` allowed (a stream of this client allows `ws://`).
+    allow_http: bool,
+    /// The caller's roots (a stream of this client trusts the same).
+    roots: Option<Vec<Vec<u8>>>,
 }
 
 /// Request-level settings for a caller's agent: its status handling must return 4xx/5xx as
@@ -242,6 +246,18 @@ impl Client {
         let prior = s.finish();
         self.known.seen(prior.known_ids.iter().cloned());
         Ok(prior)
+    }
+
+    /// Whether `http://` (and so `ws://`) URLs are allowed.
+    #[cfg(feature = "ws")]
+    pub(crate) fn allows_http(&self) -> bool {
+        self.allow_http
+    }
+
+    /// The caller's root certificates, if given.
+    #[cfg(feature = "ws")]
+    pub(crate) fn trusted_roots(&self) -> Option<&[Vec<u8>]> {
+        self.roots.as_deref()
     }
 
     /// The ids this session has placed (named by its writes' answers) or seen (by its
@@ -746,6 +762,8 @@ impl ClientBuilder {
             max_body: self.max_body as u64,
             hooks: self.hooks,
             known: SessionIds::new(self.known_ids),
+            allow_http: self.allow_http,
+            roots: self.roots,
         })
     }
 }
@@ -806,6 +824,44 @@ fn tls_config(roots: Option<Vec<ureq::tls::Certificate<'static>>>) -> ureq::tls:
         b = b.root_certs(ureq::tls::RootCerts::Specific(Arc::new(roots)));
     }
     b.build()
+}
+
+/// rustls for the websocket: the feature-chosen provider and the caller's roots, or the
+/// webpki roots.
+#[cfg(feature = "ws")]
+pub(crate) fn ws_tls_config(roots: Option<&[Vec<u8>]>) -> Result<rustls::ClientConfig, Error> {
+    #[cfg(feature = "ring")]
+    let provider = rustls::crypto::ring::default_provider();
+    #[cfg(all(feature = "aws-lc-rs", not(feature = "ring")))]
+    let provider = rustls::crypto::aws_lc_rs::default_provider();
+    #[cfg(not(any(feature = "ring", feature = "aws-lc-rs")))]
+    return Err(Error::validation(
+        "tls",
+        "no TLS provider: enable the `ring` or `aws-lc-rs` feature, or give a tls_config",
+    ));
+    #[cfg(any(feature = "ring", feature = "aws-lc-rs"))]
+    {
+        let builder = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| Error::validation("tls", e.to_string()))?;
+        let mut store = rustls::RootCertStore::empty();
+        match roots {
+            Some(ders) => {
+                for (i, der) in ders.iter().enumerate() {
+                    store
+                        .add(rustls::pki_types::CertificateDer::from(der.as_slice()).into_owned())
+                        .map_err(|e| {
+                            Error::validation(
+                                "trust_only_roots",
+                                format!("certificate {i} is not a usable root: {e}"),
+                            )
+                        })?;
+                }
+            }
+            None => store.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
+        }
+        Ok(builder.with_root_certificates(store).with_no_client_auth())
+    }
 }
 
 #[cfg(test)]

@@ -1,18 +1,19 @@
-//! Blocking websocket streams on [`tungstenite`] (issue 19).
+//! Blocking websocket streams on [`tungstenite`].
 //!
-//! A [`Stream`] is one socket of one family, driven by the sans-IO
-//! [`Connection`]: this module only opens sockets (TCP, rustls,
-//! the upgrade), moves frames, and reads until the machine's next deadline. Keepalive pings,
-//! the lifetime recycle, `server.auth`, resubscription after every reconnect, reconnect backoff
-//! with jitter and the local order books all live in the core and behave the same in the async
-//! `digifinex-hyper` client.
+//! Everything but the sockets lives in the core ([`digifinex_core::ws::Streams`] and
+//! [`digifinex_core::ws::StreamBuilder`]): sharding, keepalive, recycling, `server.auth`,
+//! books, backoff, the private REST snapshot. Here each socket is a thread that opens it
+//! (connect, TLS and upgrade within `connect_timeout` in all), reads whole messages (each within
+//! `message_timeout` of its first byte) into one bounded queue, and writes what the stream
+//! hands it. A full queue stops the socket threads from reading (backpressure, no memory
+//! growth).
 //!
 //! ```no_run
-//! use digifinex_ureq::ws::StreamBuilder;
 //! use digifinex_ureq::core::ws::Event;
 //! use digifinex_ureq::core::Family;
 //!
-//! let mut stream = StreamBuilder::new(Family::Swap)
+//! let client = digifinex_ureq::Client::new()?;
+//! let mut stream = client.stream(Family::Swap)
 //!     .subscribe("swap:depth:BTCUSDTPERP".parse()?)
 //!     .build()?;
 //! for event in stream.by_ref().take(100) {
@@ -23,379 +24,290 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::io::{Read, Write};
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use digifinex_core::ws::{
-    Action, Connection, Event, Frame, PrivateSnapshot, SubscribeError, Subscription, WsConfig,
-    SPOT_WS_URL, SWAP_WS_URL,
+    url_beside, Event, Frame, PrivateReads, StreamAction, StreamSettings, StreamTransport, Streams,
+    SubscribeError, Subscription, Target,
 };
-use digifinex_core::{Clock, Credentials, Error, Family, SystemClock, TimestampMillis};
+use digifinex_core::{Clock, Error, Family};
 use tungstenite::protocol::Message;
-use tungstenite::WebSocket;
 
-/// The socket under the websocket: plain TCP or rustls over TCP.
-trait Io: Read + Write + Send {}
-impl<T: Read + Write + Send> Io for T {}
+/// The blocking transport of [`digifinex_core::ws::StreamBuilder`].
+#[derive(Debug)]
+pub struct Blocking;
 
-/// Builds a [`Stream`].
-pub struct StreamBuilder {
-    family: Family,
-    url: String,
-    subs: Vec<Subscription>,
-    credentials: Option<Credentials>,
-    config: WsConfig,
-    clock: Arc<dyn Clock>,
-    connect_timeout: Duration,
-    allow_plain: bool,
-    roots: Option<Vec<Vec<u8>>>,
-    tls: Option<Arc<rustls::ClientConfig>>,
-    rest: Option<crate::Client>,
-}
+/// Builds a [`Stream`] (see [`digifinex_core::ws::StreamBuilder`] for its settings).
+pub type StreamBuilder = digifinex_core::ws::StreamBuilder<Blocking>;
 
-impl std::fmt::Debug for StreamBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StreamBuilder")
-            .field("family", &self.family)
-            .field("url", &self.url)
-            .field("subs", &self.subs)
-            .field("credentials", &self.credentials)
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
-}
+impl StreamTransport for Blocking {
+    type Stream = Stream;
+    type Tls = Arc<rustls::ClientConfig>;
+    type Rest = crate::Client;
 
-impl StreamBuilder {
-    /// A stream of `family`'s socket at its venue URL.
-    pub fn new(family: Family) -> Self {
-        StreamBuilder {
-            family,
-            url: match family {
-                Family::Spot => SPOT_WS_URL,
-                _ => SWAP_WS_URL,
-            }
-            .to_owned(),
-            subs: Vec::new(),
-            credentials: None,
-            config: WsConfig {
-                seed: random_seed(),
-                ..WsConfig::default()
-            },
-            clock: Arc::new(SystemClock),
-            connect_timeout: Duration::from_secs(10),
-            allow_plain: false,
-            roots: None,
-            tls: None,
-            rest: None,
-        }
-    }
-
-    /// The socket's URL (`wss://...`; `ws://` needs [`StreamBuilder::allow_plain`]).
-    pub fn url(mut self, url: impl Into<String>) -> Self {
-        self.url = url.into();
-        self
-    }
-
-    /// Adds a subscription (checked by [`StreamBuilder::build`]).
-    pub fn subscribe(mut self, sub: Subscription) -> Self {
-        self.subs.push(sub);
-        self
-    }
-
-    /// Credentials, for the private channels (`server.auth`).
-    pub fn credentials(mut self, credentials: Credentials) -> Self {
-        self.credentials = Some(credentials);
-        self
-    }
-
-    /// Timers and limits (keepalive, lifetime, backoff). The jitter seed is random unless set.
-    pub fn config(mut self, config: WsConfig) -> Self {
-        self.config = config;
-        self
-    }
-
-    /// The clock (the `server.auth` timestamp and every deadline).
-    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = clock;
-        self
-    }
-
-    /// Limit for TCP connect, TLS and the upgrade together: 10 s by default.
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// Allows `ws://` URLs (the simulator).
-    pub fn allow_plain(mut self) -> Self {
-        self.allow_plain = true;
-        self
-    }
-
-    /// Trusts only these DER root certificates instead of the webpki roots. (The websocket
-    /// uses the webpki roots even with the `native-roots` feature, which concerns the REST
-    /// agent; give [`StreamBuilder::tls_config`] for the platform's.)
-    pub fn trust_only_roots(mut self, ders: Vec<Vec<u8>>) -> Self {
-        self.roots = Some(ders);
-        self
-    }
-
-    /// A rustls configuration of your own (roots, provider, client certificates).
-    pub fn tls_config(mut self, config: Arc<rustls::ClientConfig>) -> Self {
-        self.tls = Some(config);
-        self
-    }
-
-    /// Reconciles the private state over REST with `client` (the same account) each time the
-    /// private subscriptions are acknowledged on a new socket: open orders, balances and
-    /// (swap) positions are read and the differences with what the pushes said are reported
-    /// as [`Event::Reconciled`] (or [`Event::ReconcileFailed`]).
-    pub fn reconcile_with(mut self, client: crate::Client) -> Self {
-        self.rest = Some(client);
-        self
-    }
-
-    /// Checks the URL and the subscriptions and returns the stream; the first socket is
-    /// opened by the first call to [`Stream::next_event`].
-    pub fn build(self) -> Result<Stream, Error> {
-        let target = Target::parse(&self.url)?;
-        if !target.tls && !self.allow_plain {
-            return Err(Error::validation(
-                "url",
-                "a ws:// URL needs allow_plain (the simulator)",
-            ));
-        }
-        let tls = match (target.tls, self.tls) {
+    fn build(builder: StreamBuilder) -> Result<Stream, Error> {
+        let (settings, tls, rest) = builder.into_parts();
+        let target = settings.target()?;
+        let tls = match (target.tls, tls) {
             (false, _) => None,
             (true, Some(c)) => Some(c),
-            (true, None) => Some(Arc::new(tls_config(self.roots.as_deref())?)),
+            (true, None) => Some(Arc::new(crate::client::ws_tls_config(settings.roots())?)),
         };
-        let mut conn = Connection::new(self.family, self.config, self.credentials);
-        for sub in self.subs {
-            conn.subscribe(sub).map_err(subscribe_error)?;
-        }
+        let streams = settings.streams()?;
+        let (tx, inbox) = mpsc::sync_channel(settings.queue());
         Ok(Stream {
-            conn,
-            socket: None,
-            tcp: None,
-            target,
-            tls,
-            clock: self.clock,
-            connect_timeout: self.connect_timeout,
-            rest: self.rest,
+            streams,
+            link: Arc::new(Link {
+                target,
+                tls,
+                settings,
+            }),
+            rest,
+            tx,
+            inbox,
+            sockets: HashMap::new(),
+            generation: 0,
         })
     }
 }
 
-/// A subscription refused locally, as a validation error.
-fn subscribe_error(e: SubscribeError) -> Error {
-    Error::validation("subscription", e.to_string())
+impl crate::Client {
+    /// A stream of `family` sharing this client's credentials, clock and measured offset, base
+    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots.
+    pub fn stream(&self, family: Family) -> StreamBuilder {
+        let session = self.session();
+        let config = session.config();
+        let base = match family {
+            Family::Spot => &config.spot_base_url,
+            _ => &config.swap_base_url,
+        };
+        let mut b = StreamBuilder::new(family)
+            .clock(session.clock().clone())
+            .time_offset_ms(session.offset_ms())
+            .allow_http(self.allows_http())
+            .resync_private_with(self.clone());
+        if let Some(url) = url_beside(family, base) {
+            b = b.url(url);
+        }
+        if let Some(c) = session.credentials() {
+            b = b.credentials(c.clone());
+        }
+        if let Some(roots) = self.trusted_roots() {
+            b = b.trust_only_roots(roots);
+        }
+        b
+    }
 }
 
-/// One websocket of one family; an [`Iterator`] of [`Event`]s that reconnects by itself and
-/// ends only after [`Stream::close`].
-pub struct Stream {
-    conn: Connection,
-    socket: Option<WebSocket<Box<dyn Io>>>,
-    /// A handle on the TCP socket under the websocket, to set read timeouts.
-    tcp: Option<TcpStream>,
+/// What the socket threads and handles tell the stream.
+enum Input {
+    Opened(u32, u64),
+    Failed(u32, u64, String),
+    Frame(u32, u64, Vec<u8>, bool),
+    Closed(u32, u64, String),
+    Subscribe(Subscription),
+    Unsubscribe(Subscription),
+}
+
+/// Where the sockets go and how they are opened (shared with the socket threads).
+struct Link {
     target: Target,
     tls: Option<Arc<rustls::ClientConfig>>,
-    clock: Arc<dyn Clock>,
-    connect_timeout: Duration,
+    settings: StreamSettings,
+}
+
+/// A stream of one family over as many sockets as its subscriptions need; an [`Iterator`] of
+/// [`Event`]s that reconnects by itself and ends only after [`Stream::close`].
+pub struct Stream {
+    streams: Streams,
+    link: Arc<Link>,
     rest: Option<crate::Client>,
+    tx: SyncSender<Input>,
+    inbox: Receiver<Input>,
+    /// Socket number -> (thread generation, its command line: `Some(text)` sends, `None` closes).
+    sockets: HashMap<u32, (u64, Sender<Option<String>>)>,
+    generation: u64,
 }
 
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Stream")
-            .field("conn", &self.conn)
-            .field("url", &self.target.url)
-            .field("open", &self.socket.is_some())
+            .field("streams", &self.streams)
+            .field("url", &self.link.target.url)
             .finish_non_exhaustive()
     }
 }
 
-impl Stream {
-    /// The protocol machine: subscriptions, their states, and the local books.
-    pub fn connection(&self) -> &Connection {
-        &self.conn
+/// Changes a [`Stream`]'s subscriptions from another thread (cloneable).
+#[derive(Clone)]
+pub struct StreamHandle {
+    tx: SyncSender<Input>,
+    family: Family,
+}
+
+impl StreamHandle {
+    /// Adds a subscription; it takes effect when the stream is next read. Refused at once: the
+    /// other family's; `Closed` when the stream is gone.
+    pub fn subscribe(&self, sub: Subscription) -> Result<(), SubscribeError> {
+        if sub.family != self.family {
+            return Err(SubscribeError::WrongFamily {
+                connection: self.family,
+            });
+        }
+        self.tx
+            .send(Input::Subscribe(sub))
+            .map_err(|_| SubscribeError::Closed)
     }
 
-    /// Adds a subscription now (sent at once when a socket is open).
+    /// Removes a subscription when the stream is next read.
+    pub fn unsubscribe(&self, sub: Subscription) -> Result<(), SubscribeError> {
+        self.tx
+            .send(Input::Unsubscribe(sub))
+            .map_err(|_| SubscribeError::Closed)
+    }
+}
+
+impl Stream {
+    /// The protocol machine: sockets, subscriptions and their states, the local books.
+    pub fn streams(&self) -> &Streams {
+        &self.streams
+    }
+
+    /// A handle to change the subscriptions from another thread.
+    pub fn handle(&self) -> StreamHandle {
+        let family = self.streams.family();
+        StreamHandle {
+            tx: self.tx.clone(),
+            family,
+        }
+    }
+
+    /// Adds a subscription now (sent at once when its socket is open).
     pub fn subscribe(&mut self, sub: Subscription) -> Result<(), SubscribeError> {
-        self.conn.subscribe(sub)
+        self.streams.subscribe(sub)
     }
 
     /// Removes a subscription.
     pub fn unsubscribe(&mut self, sub: &Subscription) -> bool {
-        self.conn.unsubscribe(sub)
+        self.streams.unsubscribe(sub)
     }
 
-    /// Asks the server for its time: [`Event::ServerTime`] follows every frame the server
-    /// sent before answering (a marker in tests).
+    /// Asks every socket for the server time ([`Event::ServerTime`]: a marker in tests).
     pub fn request_time(&mut self) {
-        self.conn.request_time();
+        self.streams.request_time();
     }
 
-    /// Closes the socket; the iterator ends after reporting it.
+    /// Closes every socket; the iterator ends after reporting it.
     pub fn close(&mut self) {
-        let now = self.clock.now();
-        self.conn.close(now);
+        let now = self.link.settings.clock().now();
+        self.streams.close(now);
     }
 
     /// The next event, blocking; `None` once the stream was closed.
     pub fn next_event(&mut self) -> Option<Event> {
+        let clock = self.link.settings.clock().clone();
         loop {
-            if self.conn.reconcile_due() {
-                if let Some(client) = &self.rest {
-                    match read_private(client, self.conn.family()) {
-                        Ok(snapshot) => self.conn.on_private_snapshot(snapshot),
-                        Err(e) => self.conn.on_reconcile_failed(e.to_string()),
+            if let Some(client) = &self.rest {
+                self.streams.set_time_offset(client.session().offset_ms());
+                if self.streams.reconcile_due() {
+                    match read_private(client, self.streams.family()) {
+                        Ok(snapshot) => self.streams.on_private_snapshot(snapshot),
+                        Err(e) => self.streams.on_reconcile_failed(e.to_string()),
                     }
                 }
             }
-            let now = self.clock.now();
-            match self.conn.poll(now) {
-                Action::Event(e) => return Some(e),
-                Action::Connect => match self.connect() {
-                    Ok(()) => self.conn.on_connected(self.clock.now()),
-                    Err(detail) => self.conn.on_connect_failed(self.clock.now(), detail),
-                },
-                Action::Send(text) => {
-                    if let Some(ws) = &mut self.socket {
-                        if let Err(e) = ws.send(Message::text(text)) {
-                            self.drop_socket();
-                            self.conn.on_closed(self.clock.now(), e.to_string());
-                        }
+            let now = clock.now();
+            match self.streams.poll(now) {
+                StreamAction::Event(e) => return Some(e),
+                StreamAction::Connect(id) => self.open(id),
+                StreamAction::Send(id, text) => {
+                    if let Some((_, line)) = self.sockets.get(&id) {
+                        let _ = line.send(Some(text));
                     }
                 }
-                Action::Close(_) => {
-                    if let Some(ws) = &mut self.socket {
-                        let _ = ws.close(None);
-                        let _ = ws.flush();
+                StreamAction::Close(id, _) => {
+                    if let Some((_, line)) = self.sockets.remove(&id) {
+                        let _ = line.send(None);
                     }
-                    self.drop_socket();
                 }
-                Action::Wait(deadline) => self.read_until(now, deadline),
-                Action::Stopped => return None,
+                StreamAction::Wait(deadline) => {
+                    let ms =
+                        deadline.map_or(60_000, |d| d.0.saturating_sub(now.0).clamp(0, 60_000));
+                    let wait = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+                    match self.inbox.recv_timeout(wait) {
+                        Ok(input) => self.apply(input, clock.as_ref()),
+                        Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
+                    }
+                }
+                StreamAction::Stopped => return None,
             }
         }
     }
 
-    fn drop_socket(&mut self) {
-        self.socket = None;
-        if let Some(tcp) = self.tcp.take() {
-            let _ = tcp.shutdown(std::net::Shutdown::Both);
-        }
-    }
-
-    /// Reads one message, or returns at the deadline.
-    fn read_until(&mut self, now: TimestampMillis, deadline: Option<TimestampMillis>) {
-        let wait_ms = deadline.map_or(60_000, |d| d.0.saturating_sub(now.0).clamp(1, 60_000));
-        let Some(ws) = &mut self.socket else {
-            // No socket (backoff): sleep until the deadline.
-            std::thread::sleep(Duration::from_millis(u64::try_from(wait_ms).unwrap_or(1)));
-            return;
-        };
-        if let Some(tcp) = &self.tcp {
-            let _ = tcp.set_read_timeout(Some(Duration::from_millis(
-                u64::try_from(wait_ms).unwrap_or(1),
-            )));
-        }
-        match ws.read() {
-            Ok(Message::Binary(b)) => self.conn.on_frame(self.clock.now(), Frame::Binary(&b)),
-            Ok(Message::Text(t)) => self.conn.on_frame(self.clock.now(), Frame::Text(&t)),
-            // tungstenite queues the pong; it goes out with the next write or flush.
-            Ok(Message::Ping(_)) => {
-                let _ = ws.flush();
+    /// Starts socket `id`'s thread.
+    fn open(&mut self, id: u32) {
+        self.generation = self.generation.wrapping_add(1);
+        let (line, commands) = mpsc::channel();
+        let (link, tx, generation) = (self.link.clone(), self.tx.clone(), self.generation);
+        let spawned = std::thread::Builder::new()
+            .name(format!("digifinex-ws-{id}"))
+            .spawn(move || run_socket(&link, id, generation, &tx, &commands));
+        match spawned {
+            Ok(_) => {
+                self.sockets.insert(id, (generation, line));
             }
-            Ok(Message::Pong(_) | Message::Frame(_)) => {}
-            Ok(Message::Close(frame)) => {
-                let detail = frame.map_or_else(
-                    || "close frame".to_owned(),
-                    |f| format!("close frame {} {}", u16::from(f.code), f.reason),
-                );
-                self.drop_socket();
-                self.conn.on_closed(self.clock.now(), detail);
-            }
-            Err(tungstenite::Error::Io(e))
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
             Err(e) => {
-                self.drop_socket();
-                self.conn.on_closed(self.clock.now(), e.to_string());
+                let now = self.link.settings.clock().now();
+                self.streams
+                    .on_connect_failed(id, now, format!("thread: {e}"));
             }
         }
     }
 
-    /// TCP, TLS and the upgrade; an error is the reason given to the machine.
-    fn connect(&mut self) -> Result<(), String> {
-        self.drop_socket();
-        let t = &self.target;
-        let addrs: Vec<_> = (t.host.as_str(), t.port)
-            .to_socket_addrs()
-            .map_err(|e| format!("resolve {}: {e}", t.host))?
-            .collect();
-        let mut last = format!("no address for {}", t.host);
-        let mut tcp = None;
-        for addr in addrs {
-            match TcpStream::connect_timeout(&addr, self.connect_timeout) {
-                Ok(s) => {
-                    tcp = Some(s);
-                    break;
-                }
-                Err(e) => last = format!("connect {addr}: {e}"),
+    fn apply(&mut self, input: Input, clock: &dyn Clock) {
+        let current =
+            |s: &HashMap<u32, (u64, _)>, id: u32, g: u64| s.get(&id).is_some_and(|x| x.0 == g);
+        let now = clock.now();
+        match input {
+            Input::Opened(id, g) if current(&self.sockets, id, g) => {
+                self.streams.on_connected(id, now)
             }
+            Input::Failed(id, g, detail) if current(&self.sockets, id, g) => {
+                self.sockets.remove(&id);
+                self.streams.on_connect_failed(id, now, detail);
+            }
+            Input::Frame(id, g, bytes, text) if current(&self.sockets, id, g) => {
+                let frame = match (text, std::str::from_utf8(&bytes)) {
+                    (true, Ok(t)) => Frame::Text(t),
+                    _ => Frame::Binary(&bytes),
+                };
+                self.streams.on_frame(id, now, frame);
+            }
+            Input::Closed(id, g, detail) if current(&self.sockets, id, g) => {
+                self.sockets.remove(&id);
+                self.streams.on_closed(id, now, detail);
+            }
+            Input::Subscribe(sub) => {
+                let _ = self.streams.subscribe(sub);
+            }
+            Input::Unsubscribe(sub) => {
+                self.streams.unsubscribe(&sub);
+            }
+            // A thread the stream has already let go of.
+            _ => {}
         }
-        let tcp = tcp.ok_or(last)?;
-        let _ = tcp.set_nodelay(true);
-        tcp.set_read_timeout(Some(self.connect_timeout))
-            .and_then(|()| tcp.set_write_timeout(Some(self.connect_timeout)))
-            .map_err(|e| e.to_string())?;
-        let handle = tcp.try_clone().map_err(|e| e.to_string())?;
-        let io: Box<dyn Io> = match &self.tls {
-            None => Box::new(tcp),
-            Some(config) => {
-                let name = rustls::pki_types::ServerName::try_from(t.host.clone())
-                    .map_err(|e| format!("server name {}: {e}", t.host))?;
-                let session = rustls::ClientConnection::new(config.clone(), name)
-                    .map_err(|e| format!("tls: {e}"))?;
-                Box::new(rustls::StreamOwned::new(session, tcp))
-            }
-        };
-        let (ws, _response) = tungstenite::client(t.url.as_str(), io).map_err(|e| match e {
-            tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp)) => {
-                format!("HTTP {}", resp.status().as_u16())
-            }
-            tungstenite::HandshakeError::Failure(e) => e.to_string(),
-            tungstenite::HandshakeError::Interrupted(_) => "handshake timed out".to_owned(),
-        })?;
-        let _ = handle.set_write_timeout(Some(Duration::from_secs(10)));
-        self.socket = Some(ws);
-        self.tcp = Some(handle);
-        Ok(())
     }
 }
 
-/// The private state over REST: open orders, balances and (swap) positions.
-fn read_private(client: &crate::Client, family: Family) -> Result<PrivateSnapshot, Error> {
-    use digifinex_core::{spot, swap};
-    match family {
-        Family::Spot => {
-            let open = client.send(&spot::CurrentOrdersRequest::new(spot::Market::Spot))?;
-            let assets = client.send(&spot::SpotAssetsRequest::new())?;
-            Ok(PrivateSnapshot::spot(&open.data, &assets.list))
-        }
-        _ => {
-            let open = client.send(&swap::OpenOrdersRequest::new().limit(100))?;
-            let balances = client.send(&swap::BalanceRequest::new())?;
-            let positions = client.send(&swap::PositionsRequest::new())?;
-            Ok(PrivateSnapshot::swap(&open, &balances, &positions))
+impl Drop for Stream {
+    fn drop(&mut self) {
+        for (_, (_, line)) in self.sockets.drain() {
+            let _ = line.send(None);
         }
     }
 }
@@ -408,107 +320,181 @@ impl Iterator for Stream {
     }
 }
 
-/// Where a socket goes.
-#[derive(Debug, Clone)]
-struct Target {
-    url: String,
-    host: String,
-    port: u16,
-    tls: bool,
-}
-
-impl Target {
-    fn parse(url: &str) -> Result<Self, Error> {
-        let uri: http::Uri = url
-            .parse()
-            .map_err(|e| Error::validation("url", format!("not a URL: {e}")))?;
-        let tls = match uri.scheme_str() {
-            Some("wss") => true,
-            Some("ws") => false,
-            _ => return Err(Error::validation("url", "the scheme is ws or wss")),
-        };
-        let host = uri
-            .host()
-            .ok_or_else(|| Error::validation("url", "no host"))?
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned();
-        let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
-        Ok(Target {
-            url: url.to_owned(),
-            host,
-            port,
-            tls,
-        })
+/// The private state over REST, through the stream's client.
+fn read_private(
+    client: &crate::Client,
+    family: Family,
+) -> Result<digifinex_core::ws::PrivateSnapshot, Error> {
+    let mut reads = PrivateReads::new(family);
+    while let Some(read) = reads.next_read() {
+        let answer = client.drive(read.call(client.session()))?;
+        reads.feed(answer.value);
     }
+    reads
+        .finish()
+        .ok_or_else(|| Error::validation("snapshot", "a private read was not answered"))
 }
 
-/// A seed for the reconnect and lifetime jitter.
-fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(u64::from(std::process::id()));
-    h.finish()
-}
+/// How often a socket thread looks at its commands while no frame comes.
+const TICK: Duration = Duration::from_millis(20);
 
-/// rustls with the feature-chosen provider and the caller's roots, or the webpki roots.
-fn tls_config(roots: Option<&[Vec<u8>]>) -> Result<rustls::ClientConfig, Error> {
-    #[cfg(feature = "ring")]
-    let provider = rustls::crypto::ring::default_provider();
-    #[cfg(all(feature = "aws-lc-rs", not(feature = "ring")))]
-    let provider = rustls::crypto::aws_lc_rs::default_provider();
-    #[cfg(not(any(feature = "ring", feature = "aws-lc-rs")))]
-    return Err(Error::validation(
-        "tls",
-        "no TLS provider: enable the `ring` or `aws-lc-rs` feature, or give a tls_config",
-    ));
-    #[cfg(any(feature = "ring", feature = "aws-lc-rs"))]
-    {
-        let builder = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| Error::validation("tls", e.to_string()))?;
-        let mut store = rustls::RootCertStore::empty();
-        match roots {
-            Some(ders) => {
-                for (i, der) in ders.iter().enumerate() {
-                    store
-                        .add(rustls::pki_types::CertificateDer::from(der.as_slice()).into_owned())
-                        .map_err(|e| {
-                            Error::validation(
-                                "trust_only_roots",
-                                format!("certificate {i} is not a usable root: {e}"),
-                            )
-                        })?;
-                }
-            }
-            None => store.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
+/// A socket's thread: open, then move frames both ways until closed.
+fn run_socket(
+    link: &Link,
+    id: u32,
+    g: u64,
+    tx: &SyncSender<Input>,
+    commands: &Receiver<Option<String>>,
+) {
+    let mut ws = match open(link) {
+        Ok(ws) => ws,
+        Err(detail) => {
+            let _ = tx.send(Input::Failed(id, g, detail));
+            return;
         }
-        Ok(builder.with_root_certificates(store).with_no_client_auth())
+    };
+    if tx.send(Input::Opened(id, g)).is_err() {
+        return;
+    }
+    let end = loop {
+        match commands.try_recv() {
+            Ok(Some(text)) => match ws.send(Message::text(text)) {
+                Ok(()) => continue,
+                Err(e) => break e.to_string(),
+            },
+            Ok(None) | Err(mpsc::TryRecvError::Disconnected) => {
+                let _ = ws.close(None);
+                let _ = ws.flush();
+                return;
+            }
+            Err(mpsc::TryRecvError::Empty) => {}
+        }
+        let frame = match ws.read() {
+            Ok(Message::Binary(b)) => Input::Frame(id, g, b.to_vec(), false),
+            Ok(Message::Text(t)) => Input::Frame(id, g, t.as_bytes().to_vec(), true),
+            Ok(Message::Close(f)) => {
+                break f.map_or_else(
+                    || "close frame".to_owned(),
+                    |f| format!("close frame {} {}", u16::from(f.code), f.reason),
+                )
+            }
+            // tungstenite queues the pong; it goes out with the next write or flush.
+            Ok(_) => {
+                ws.get_mut().since = None;
+                let _ = ws.flush();
+                continue;
+            }
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                continue
+            }
+            Err(e) => break e.to_string(),
+        };
+        ws.get_mut().since = None;
+        if tx.send(frame).is_err() {
+            return;
+        }
+    };
+    let _ = tx.send(Input::Closed(id, g, end));
+}
+
+/// The socket under the websocket: plain TCP or rustls over TCP, read under a deadline.
+trait Io: Read + Write + Send {}
+impl<T: Read + Write + Send> Io for T {}
+
+/// A byte stream whose reads fail once a message (or the handshake) took longer than its
+/// limit since its first byte (or since the handshake began).
+struct Timed {
+    inner: Box<dyn Io>,
+    limit: Duration,
+    since: Option<Instant>,
+}
+
+impl Read for Timed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.since.is_some_and(|t| t.elapsed() > self.limit) {
+            return Err(io::Error::other(format!(
+                "no whole message within {:?}",
+                self.limit
+            )));
+        }
+        let n = self.inner.read(buf)?;
+        if n > 0 && self.since.is_none() {
+            self.since = Some(Instant::now());
+        }
+        Ok(n)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+impl Write for Timed {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
 
-    #[test]
-    fn builder_checks() {
-        let e = StreamBuilder::new(Family::Spot)
-            .url("ws://127.0.0.1:1/ws/v1/")
-            .build()
-            .unwrap_err();
-        assert!(e.to_string().contains("allow_plain"), "{e}");
-        let e = StreamBuilder::new(Family::Spot)
-            .subscribe("swap:ticker:BTCUSDTPERP".parse().unwrap())
-            .build()
-            .unwrap_err();
-        assert!(e.to_string().contains("not for the spot socket"), "{e}");
-        let t = Target::parse("wss://openapi.digifinex.com/swap_ws/v2/").unwrap();
-        assert_eq!(
-            (t.host.as_str(), t.port, t.tls),
-            ("openapi.digifinex.com", 443, true)
-        );
-        assert!(Target::parse("https://x/").is_err());
-        assert!(StreamBuilder::new(Family::Swap).build().is_ok());
+/// TCP, TLS and the upgrade, all within `connect_timeout`; an error is the reason given to
+/// the machine.
+fn open(link: &Link) -> Result<tungstenite::WebSocket<Timed>, String> {
+    let (t, limit) = (&link.target, link.settings.connect_timeout());
+    let start = Instant::now();
+    let addrs = (t.host.as_str(), t.port)
+        .to_socket_addrs()
+        .map_err(|e| format!("resolve {}: {e}", t.host))?;
+    let mut last = format!("no address for {}", t.host);
+    let mut tcp = None;
+    for addr in addrs {
+        let left = limit
+            .saturating_sub(start.elapsed())
+            .max(Duration::from_millis(1));
+        match TcpStream::connect_timeout(&addr, left) {
+            Ok(s) => {
+                tcp = Some(s);
+                break;
+            }
+            Err(e) => last = format!("connect {addr}: {e}"),
+        }
+    }
+    let tcp = tcp.ok_or(last)?;
+    let _ = tcp.set_nodelay(true);
+    tcp.set_read_timeout(Some(TICK))
+        .and_then(|()| tcp.set_write_timeout(Some(limit)))
+        .map_err(|e| e.to_string())?;
+    let inner: Box<dyn Io> = match &link.tls {
+        None => Box::new(tcp),
+        Some(config) => {
+            let name = rustls::pki_types::ServerName::try_from(t.host.clone())
+                .map_err(|e| format!("server name {}: {e}", t.host))?;
+            let session = rustls::ClientConnection::new(config.clone(), name)
+                .map_err(|e| format!("tls: {e}"))?;
+            Box::new(rustls::StreamOwned::new(session, tcp))
+        }
+    };
+    // The handshake's deadline runs from the start of the connect.
+    let io = Timed {
+        inner,
+        limit,
+        since: Some(start),
+    };
+    let mut attempt = tungstenite::client(t.url.as_str(), io);
+    loop {
+        match attempt {
+            Ok((mut ws, _)) => {
+                ws.get_mut().since = None;
+                ws.get_mut().limit = link.settings.message_timeout();
+                return Ok(ws);
+            }
+            Err(tungstenite::HandshakeError::Interrupted(mid)) => attempt = mid.handshake(),
+            Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
+                return Err(format!("HTTP {}", resp.status().as_u16()))
+            }
+            Err(tungstenite::HandshakeError::Failure(e)) => return Err(format!("handshake: {e}")),
+        }
     }
 }

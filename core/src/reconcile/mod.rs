@@ -163,10 +163,9 @@ use crate::endpoint::{Endpoint, Family};
 use crate::error::Error;
 pub use crate::error::Prior;
 use crate::params::{FromParams, ParamMap};
-use crate::session::{Action, Drive, Response, Session};
+use crate::session::{Drive, Session};
 use crate::types::TimestampMillis;
 use crate::{spot as sp, swap as sw};
-use crate::{BoxError, TransportErrorKind};
 
 /// Default [`Options::clock_uncertainty`]: 5 seconds.
 pub const DEFAULT_CLOCK_UNCERTAINTY: Duration = Duration::from_secs(5);
@@ -658,39 +657,6 @@ pub enum Evidence {
     PlanTasks(sw::PlanTasks),
 }
 
-/// A [`Call`](crate::session::Call) whose output is wrapped into [`Evidence`].
-struct EvidenceCall<'a, E: Endpoint> {
-    call: crate::session::Call<'a, E>,
-    wrap: fn(E::Output) -> Evidence,
-}
-
-impl<E: Endpoint> Drive for EvidenceCall<'_, E> {
-    type Output = Evidence;
-    fn next(&mut self) -> Action<Evidence> {
-        match self.call.next() {
-            Action::Send(r) => Action::Send(r),
-            Action::Wait(d) => Action::Wait(d),
-            Action::Done(result) => Action::Done(result.map(|r| Response {
-                value: (self.wrap)(r.value),
-                status: r.status,
-                headers: r.headers,
-                usage: r.usage,
-                latency: r.latency,
-                attempts: r.attempts,
-            })),
-        }
-    }
-    fn on_response(&mut self, response: &http::Response<&[u8]>) {
-        self.call.on_response(response)
-    }
-    fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
-        self.call.on_owned_response(response)
-    }
-    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
-        self.call.on_transport_error(kind, error)
-    }
-}
-
 fn evidence_call<'a, E: Endpoint + Send + Sync>(
     session: &'a Session,
     request: &'a E,
@@ -699,10 +665,7 @@ fn evidence_call<'a, E: Endpoint + Send + Sync>(
 where
     E::Output: Send,
 {
-    Box::new(EvidenceCall {
-        call: session.call(request),
-        wrap,
-    })
+    Box::new(crate::session::MappedCall::new(session, request, wrap))
 }
 
 impl Read {
@@ -934,9 +897,11 @@ impl Facts {
 /// let mut r = Reconciler::new(unknown, Options::new());
 /// // The transport sends each read and feeds its answer back.
 /// while let Some(read) = r.next_read() {
+///     // Created 7 s after the request was built: later than the clock uncertainty (5 s) and
+///     // the whole-second times allow an older identical order to be, so it is this one's.
 ///     let body = match read {
 ///         Read::SpotCurrentOrders(_) => r#"{"code":0,"data":[{"order_id":"a1","symbol":"BTC_USDT",
-///             "created_date":1700000001,"price":10000,"amount":0.01,"status":0,"type":"buy"}]}"#,
+///             "created_date":1700000007,"price":10000,"amount":0.01,"status":0,"type":"buy"}]}"#,
 ///         _ => r#"{"code":0,"data":[]}"#,
 ///     };
 ///     let orders: spot::Orders = serde_json::from_str(body)?;
@@ -945,7 +910,7 @@ impl Facts {
 ///         _ => Evidence::SpotOrderHistory(orders),
 ///     });
 /// }
-/// let outcome = r.verdict(TimestampMillis(1_700_000_003_000));
+/// let outcome = r.verdict(TimestampMillis(1_700_000_008_000));
 /// assert!(matches!(&outcome.verdicts[0], Verdict::Applied { id: Some(id), .. } if id == "a1"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

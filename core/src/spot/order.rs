@@ -1046,7 +1046,8 @@ impl PlaceOrderRequest {
     ///     "btc_usdt",
     ///     LimitOrder::buy("0.00123456".parse()?, "30000.129".parse()?),
     /// );
-    /// assert_eq!(req.checked(&rules, &Checks::strict()).unwrap_err().api_code(), None);
+    /// // Off the price grid: refused before sending, with the code the venue would answer.
+    /// assert_eq!(req.checked(&rules, &Checks::strict()).unwrap_err().api_code(), Some(20007));
     /// let sent = req.checked(&rules, &Checks::rounding(Rounding::Passive))?;
     /// assert_eq!(sent.order().price().map(|p| p.to_string()), Some("30000.12".to_owned()));
     /// assert_eq!(sent.order().amount().to_string(), "0.0012");

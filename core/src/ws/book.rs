@@ -31,6 +31,12 @@ pub enum ResyncReason {
     Reconnect,
     /// The server refused the stream (a reply code other than success).
     Refused,
+    /// A level with a price at or below zero or a negative size.
+    InvalidLevel,
+    /// A side grew past the most levels a book holds (`WsConfig::max_book_levels`).
+    TooManyLevels,
+    /// A depth push could not be read: the change it carried is unknown.
+    Undecodable,
 }
 
 /// A local order book.
@@ -44,6 +50,8 @@ pub struct Book {
     live: bool,
     /// The server's time of the last frame (swap), when sent.
     timestamp: Option<TimestampMillis>,
+    /// Most levels a side holds; past it the book is invalid (`None`: no limit).
+    max_levels: Option<usize>,
 }
 
 impl Book {
@@ -53,6 +61,12 @@ impl Book {
             window,
             ..Book::default()
         }
+    }
+
+    /// The same book refusing a side of more than `max` levels ([`ResyncReason::TooManyLevels`]).
+    pub fn with_max_levels(mut self, max: usize) -> Self {
+        self.max_levels = Some(max);
+        self
     }
 
     /// Whether a snapshot was applied and no desync has been seen since.
@@ -143,6 +157,17 @@ impl Book {
         asks: &[Level],
         timestamp: Option<TimestampMillis>,
     ) -> Result<(), ResyncReason> {
+        // DESIGN: a level with a price at or below zero or a negative size is not a book the
+        // venue can have: the whole frame is refused and the book rebuilt, rather than kept
+        // with a level dropped (which would hide what else the sender got wrong).
+        if bids
+            .iter()
+            .chain(asks)
+            .any(|l| l.price <= Decimal::ZERO || l.size.is_sign_negative() && !l.size.is_zero())
+        {
+            self.reset();
+            return Err(ResyncReason::InvalidLevel);
+        }
         for (side, levels) in [(&mut self.bids, bids), (&mut self.asks, asks)] {
             for l in levels {
                 if l.size.is_zero() {
@@ -162,6 +187,13 @@ impl Book {
         }
         if timestamp.is_some() {
             self.timestamp = timestamp;
+        }
+        if self
+            .max_levels
+            .is_some_and(|max| self.bids.len() > max || self.asks.len() > max)
+        {
+            self.reset();
+            return Err(ResyncReason::TooManyLevels);
         }
         if self.is_crossed() {
             self.reset();
@@ -234,6 +266,35 @@ mod tests {
         assert_eq!(
             b.apply_delta(&[l("11", "1")], &[], None),
             Err(ResyncReason::Crossed)
+        );
+        assert!(!b.is_live() && b.is_empty());
+    }
+
+    #[test]
+    fn invalid_levels_and_too_many_levels() {
+        let mut b = Book::new(None).with_max_levels(2);
+        b.apply_snapshot(&[l("10", "1")], &[l("11", "1")], None)
+            .unwrap();
+        assert_eq!(
+            b.apply_delta(&[l("0", "1")], &[], None),
+            Err(ResyncReason::InvalidLevel)
+        );
+        assert!(!b.is_live());
+        b.apply_snapshot(&[l("10", "1")], &[l("11", "1")], None)
+            .unwrap();
+        assert_eq!(
+            b.apply_delta(&[l("9", "-1")], &[], None),
+            Err(ResyncReason::InvalidLevel)
+        );
+        b.apply_snapshot(&[l("10", "1")], &[l("11", "1")], None)
+            .unwrap();
+        // "-0" is a size of zero: a deletion.
+        b.apply_delta(&[l("10", "-0")], &[], None).unwrap();
+        b.apply_delta(&[l("9", "1"), l("8", "1")], &[], None)
+            .unwrap();
+        assert_eq!(
+            b.apply_delta(&[l("7", "1")], &[], None),
+            Err(ResyncReason::TooManyLevels)
         );
         assert!(!b.is_live() && b.is_empty());
     }

@@ -70,6 +70,16 @@ pub struct WsConfig {
     pub reconnect_max: Duration,
     /// A socket that lived at least this long resets the backoff: 10 s.
     pub healthy_after: Duration,
+    /// Most levels a side of a local book holds (a book without a subscribed level): a
+    /// delta past it resyncs the book (a server adding levels forever cannot grow it without
+    /// bound): 5,000.
+    pub max_book_levels: usize,
+    /// First delay before resubscribing a book that needed a resync again soon after its
+    /// last one (a book crossed after every snapshot): 1 s, doubling per resync, up to
+    /// `resync_max`. The first resync after a healthy minute is at once.
+    pub resync_initial: Duration,
+    /// Largest delay between two resyncs of one book: 60 s.
+    pub resync_max: Duration,
     /// Seed of the jitter (the transports seed it at random).
     pub seed: u64,
     /// Server clock minus local clock, ms, added to the `server.auth` timestamp.
@@ -88,6 +98,9 @@ impl Default for WsConfig {
             reconnect_initial: Duration::from_millis(500),
             reconnect_max: Duration::from_secs(30),
             healthy_after: Duration::from_secs(10),
+            max_book_levels: 5_000,
+            resync_initial: Duration::from_secs(1),
+            resync_max: Duration::from_secs(60),
             seed: 0x5eed_d161_f1e7,
             time_offset_ms: 0,
         }
@@ -137,6 +150,10 @@ struct Entry {
     snapshot_at: Option<i64>,
     /// Resubscription in flight: deltas are dropped until the next snapshot.
     resyncing: bool,
+    /// Resyncs in a row, each within a minute of the previous snapshot (backoff).
+    resyncs: u32,
+    /// A resubscription held back by the backoff, sent at this time.
+    resubscribe_at: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,6 +224,11 @@ pub struct Connection {
     reconcile_due: bool,
     /// A reconciliation was made on this connection.
     reconciled: bool,
+    /// The socket's number in its stream (reported in the socket's events).
+    socket: u32,
+    /// The lifetime recycle is left to the owner ([`crate::ws::Streams`], which opens the
+    /// next socket before closing this one).
+    managed: bool,
 }
 
 impl Connection {
@@ -230,6 +252,89 @@ impl Connection {
             private: PrivateState::default(),
             reconcile_due: false,
             reconciled: false,
+            socket: 0,
+            managed: false,
+        }
+    }
+
+    /// Numbers the socket and leaves its lifetime recycle to the owner (a [`crate::ws::Streams`]).
+    pub(crate) fn managed(mut self, socket: u32) -> Self {
+        self.socket = socket;
+        self.managed = true;
+        self
+    }
+
+    /// The socket's number in its stream (0 for a connection used alone).
+    pub fn socket(&self) -> u32 {
+        self.socket
+    }
+
+    /// The number of subscriptions held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no subscription is held.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether the socket is open, every subscription answered (acknowledged or refused) and
+    /// every acknowledged book holds a snapshot: a replacement socket can take over.
+    pub(crate) fn is_ready(&self) -> bool {
+        self.is_open()
+            && self.entries.iter().all(|e| match e.state {
+                SubscriptionState::Pending => false,
+                SubscriptionState::Refused => true,
+                SubscriptionState::Active => e.book.as_ref().is_none_or(Book::is_live),
+            })
+    }
+
+    /// The time the current socket opened.
+    pub(crate) fn open_since(&self) -> Option<i64> {
+        match &self.phase {
+            Phase::Open(open) => Some(open.since),
+            _ => None,
+        }
+    }
+
+    /// Every live book as a snapshot update (what a replacement socket hands over).
+    pub(crate) fn book_snapshots(&self) -> Vec<Event> {
+        self.entries
+            .iter()
+            .filter_map(|e| {
+                let book = e.book.as_ref().filter(|b| b.is_live())?;
+                Some(Event::Book(BookUpdate {
+                    subscription: e.sub.clone(),
+                    snapshot: true,
+                    bids: book.bids().collect(),
+                    asks: book.asks().collect(),
+                    timestamp: book.timestamp(),
+                    best_bid: book.best_bid(),
+                    best_ask: book.best_ask(),
+                    depth: book.len(),
+                }))
+            })
+            .collect()
+    }
+
+    /// Closes the socket for good because a replacement took over: reported as a recycle,
+    /// without resyncs (the books live on in the replacement).
+    pub(crate) fn retire(&mut self, now: TimestampMillis) {
+        if matches!(self.phase, Phase::Stopped) {
+            return;
+        }
+        if matches!(self.phase, Phase::Open(_) | Phase::Connecting) {
+            self.close_now = Some(CloseReason::Recycle);
+        }
+        for e in &mut self.entries {
+            if let Some(book) = &mut e.book {
+                book.reset();
+            }
+        }
+        self.lose(now.0, CloseReason::Requested);
+        if let Some(Event::Disconnected { reason, .. }) = self.events.back_mut() {
+            *reason = CloseReason::Recycle;
         }
     }
 
@@ -271,7 +376,9 @@ impl Connection {
                 limit: MAX_SWAP_CHANNELS,
             });
         }
-        let book = (sub.channel == Channel::Depth).then(|| Book::new(sub.level.map(usize::from)));
+        let max_levels = self.config.max_book_levels;
+        let book = (sub.channel == Channel::Depth)
+            .then(|| Book::new(sub.level.map(usize::from)).with_max_levels(max_levels));
         self.entries.push(Entry {
             sub: sub.clone(),
             state: SubscriptionState::Pending,
@@ -279,6 +386,8 @@ impl Connection {
             snapshot_due: None,
             snapshot_at: None,
             resyncing: false,
+            resyncs: 0,
+            resubscribe_at: None,
         });
         if matches!(self.phase, Phase::Open(_)) {
             self.send_subscriptions(vec![sub], Kind::Subscribe);
@@ -372,9 +481,14 @@ impl Connection {
         self.now = now;
         let jitter = self.random_below(duration_ms(self.config.lifetime_jitter));
         let lifetime = duration_ms(self.config.lifetime);
+        let recycle_at = if self.managed {
+            i64::MAX
+        } else {
+            now.saturating_add(lifetime.saturating_sub(jitter).max(1))
+        };
         self.phase = Phase::Open(Open {
             since: now,
-            recycle_at: now.saturating_add(lifetime.saturating_sub(jitter).max(1)),
+            recycle_at,
             next_ping: now.saturating_add(duration_ms(self.config.ping_interval)),
             pong: None,
             auth: Auth::No,
@@ -382,6 +496,7 @@ impl Connection {
         });
         self.events.push_back(Event::Connected {
             family: self.family,
+            socket: self.socket,
         });
         let wanted: Vec<Subscription> = self
             .entries
@@ -390,6 +505,7 @@ impl Connection {
                 e.state = SubscriptionState::Pending;
                 e.snapshot_due = None;
                 e.resyncing = false;
+                e.resubscribe_at = None;
                 e.sub.clone()
             })
             .collect();
@@ -439,8 +555,13 @@ impl Connection {
             Incoming::Reply { id, outcome } => self.on_reply(now.0, id, outcome),
             Incoming::Depth(push) => self.on_depth(now.0, push),
             Incoming::Event(event) => {
+                let depth = matches!(event, Event::Undecodable { .. })
+                    && contains_ignore_case(&text, b"depth");
                 self.private.observe(&event);
                 self.events.push_back(event);
+                if depth {
+                    self.resync_unreadable_depth(&text);
+                }
             }
         }
     }
@@ -511,7 +632,7 @@ impl Connection {
                     d = d.min(due);
                 }
                 for e in &self.entries {
-                    if let Some(due) = e.snapshot_due {
+                    if let Some(due) = e.snapshot_due.or(e.resubscribe_at) {
                         d = d.min(due);
                     }
                     if let (Some(age), Some(at)) = (self.config.book_max_age, e.snapshot_at) {
@@ -531,6 +652,7 @@ impl Connection {
                 self.connect_now = true;
                 self.events.push_back(Event::Connecting {
                     family: self.family,
+                    socket: self.socket,
                     attempt: self.attempt,
                 });
             }
@@ -575,6 +697,18 @@ impl Connection {
                 for i in stale {
                     self.resync(i, ResyncReason::Stale);
                 }
+                let held: Vec<Subscription> = self
+                    .entries
+                    .iter_mut()
+                    .filter(|e| e.resubscribe_at.is_some_and(|at| now >= at))
+                    .map(|e| {
+                        e.resubscribe_at = None;
+                        e.sub.clone()
+                    })
+                    .collect();
+                for sub in held {
+                    self.send_group(&[&sub], Kind::Resubscribe);
+                }
             }
             _ => {}
         }
@@ -596,12 +730,14 @@ impl Connection {
             e.snapshot_due = None;
             e.snapshot_at = None;
             e.resyncing = false;
+            e.resubscribe_at = None;
             if let Some(book) = &mut e.book {
                 if book.is_live() {
                     book.reset();
                     self.events.push_back(Event::Resync {
                         subscription: e.sub.clone(),
                         reason: ResyncReason::Reconnect,
+                        retry_in_ms: 0,
                     });
                 }
             }
@@ -621,6 +757,7 @@ impl Connection {
         };
         self.events.push_back(Event::Disconnected {
             family: self.family,
+            socket: self.socket,
             reason,
             retry_in_ms: retry,
         });
@@ -955,29 +1092,89 @@ impl Connection {
         }
     }
 
-    /// Rebuilds a book from a fresh snapshot: unsubscribe, then subscribe again.
+    /// Rebuilds a book from a fresh snapshot: unsubscribe, then subscribe again, at once the
+    /// first time and after a growing delay when the book needs it again within a minute of
+    /// its last snapshot (a server that sends a bad book every time must not be asked again
+    /// and again: against the venue, a ban risk).
     fn resync(&mut self, i: usize, reason: ResyncReason) {
+        let now = self.now;
+        let initial = duration_ms(self.config.resync_initial);
+        let max = duration_ms(self.config.resync_max);
         let Some(entry) = self.entries.get_mut(i) else {
             return;
         };
         if let Some(b) = &mut entry.book {
             b.reset();
         }
+        let recent = entry
+            .snapshot_at
+            .is_none_or(|at| now.saturating_sub(at) < 60_000);
+        entry.resyncs = if recent {
+            entry.resyncs.saturating_add(1)
+        } else {
+            1
+        };
+        let delay = match entry.resyncs {
+            0 | 1 => 0,
+            n => initial
+                .saturating_mul(1i64 << n.saturating_sub(2).min(30))
+                .min(max),
+        };
         entry.snapshot_due = None;
         entry.snapshot_at = None;
         entry.resyncing = true;
+        entry.resubscribe_at = (delay > 0).then(|| now.saturating_add(delay));
         let sub = entry.sub.clone();
         self.events.push_back(Event::Resync {
             subscription: sub.clone(),
             reason,
+            retry_in_ms: u64::try_from(delay).unwrap_or(0),
         });
         self.send_group(&[&sub], Kind::Unsubscribe { by_user: false });
-        self.send_group(&[&sub], Kind::Resubscribe);
+        if delay == 0 {
+            self.send_group(&[&sub], Kind::Resubscribe);
+        }
+    }
+
+    /// A depth push that could not be read: the books it may concern are resynced (the
+    /// targets its text names, or every book of the socket), instead of living on without
+    /// the change it carried.
+    fn resync_unreadable_depth(&mut self, text: &[u8]) {
+        let books: Vec<usize> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.book.as_ref().is_some_and(Book::is_live))
+            .map(|(i, _)| i)
+            .collect();
+        let named: Vec<usize> = books
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.entries.get(i).is_some_and(|e| {
+                    e.sub
+                        .target
+                        .as_deref()
+                        .is_some_and(|t| contains_ignore_case(text, t.as_bytes()))
+                })
+            })
+            .collect();
+        for i in if named.is_empty() { books } else { named } {
+            self.resync(i, ResyncReason::Undecodable);
+        }
     }
 }
 
+/// Whether `needle` occurs in `hay`, ASCII case ignored.
+fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty()
+        && hay
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
 /// A duration in whole milliseconds, saturating.
-fn duration_ms(d: Duration) -> i64 {
+pub(crate) fn duration_ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
@@ -1022,6 +1219,7 @@ mod tests {
             ev,
             vec![Event::Connecting {
                 family: Family::Swap,
+                socket: 0,
                 attempt: 1
             }]
         );
@@ -1080,7 +1278,8 @@ mod tests {
             ev,
             vec![Event::Resync {
                 subscription: sub.clone(),
-                reason: ResyncReason::Crossed
+                reason: ResyncReason::Crossed,
+                retry_in_ms: 0
             }]
         );
         assert_eq!(
@@ -1131,7 +1330,8 @@ mod tests {
             ev[0],
             Event::Resync {
                 subscription: sub.clone(),
-                reason: ResyncReason::Reconnect
+                reason: ResyncReason::Reconnect,
+                retry_in_ms: 0
             }
         );
         let Event::Disconnected {
@@ -1340,7 +1540,8 @@ mod tests {
                 },
                 Event::Resync {
                     subscription: sub.clone(),
-                    reason: ResyncReason::Stale
+                    reason: ResyncReason::Stale,
+                    retry_in_ms: 0
                 }
             ]
         );
@@ -1373,7 +1574,8 @@ mod tests {
             ev,
             vec![Event::Resync {
                 subscription: sub,
-                reason: ResyncReason::Stale
+                reason: ResyncReason::Stale,
+                retry_in_ms: 0
             }]
         );
         assert_eq!(

@@ -124,21 +124,28 @@ pub struct BookUpdate {
 pub enum Event {
     /// A socket is being opened (attempt 1 is the first after a loss or a recycle).
     Connecting {
-        /// The socket.
+        /// The socket's family.
         family: Family,
+        /// The socket's number in its stream (0 for the first; a stream of many
+        /// subscriptions, or a recycle, opens more).
+        socket: u32,
         /// Attempt number since the last good connection.
         attempt: u32,
     },
     /// The socket is open; subscriptions are being replayed.
     Connected {
-        /// The socket.
+        /// The socket's family.
         family: Family,
+        /// The socket's number in its stream.
+        socket: u32,
     },
     /// The socket ended; another is opened after `retry_in_ms` unless the connection was
     /// closed on request.
     Disconnected {
-        /// The socket.
+        /// The socket's family.
         family: Family,
+        /// The socket's number in its stream.
+        socket: u32,
         /// Why.
         reason: CloseReason,
         /// Delay before the next attempt, ms (`None` when closed on request).
@@ -183,6 +190,21 @@ pub enum Event {
         subscription: Subscription,
         /// Why.
         reason: ResyncReason,
+        /// Delay before the resubscription, ms: 0 the first time, growing when the same
+        /// book needs a resync again within a minute of its last snapshot.
+        retry_in_ms: u64,
+    },
+    /// A socket that reached its lifetime was replaced: the new one was opened and
+    /// subscribed, its books got their snapshots, and the stream switched to it before the old
+    /// one was closed (make before break). Every live book is reported once more as a
+    /// snapshot from the new socket right after this event; trades are never reported twice.
+    Switched {
+        /// The sockets' family.
+        family: Family,
+        /// The socket closed.
+        from: u32,
+        /// The socket that took over.
+        to: u32,
     },
     /// A depth frame applied to the local book.
     Book(BookUpdate),
@@ -323,6 +345,7 @@ impl Event {
                 | Event::Refused { .. }
                 | Event::ServerTime { .. }
                 | Event::Resync { .. }
+                | Event::Switched { .. }
                 | Event::Undecodable { .. }
         )
     }
@@ -357,12 +380,13 @@ mod tests {
         );
         let ev = Event::Disconnected {
             family: Family::Spot,
+            socket: 1,
             reason: CloseReason::Lost("reset".into()),
             retry_in_ms: Some(250),
         };
         assert_eq!(
             serde_json::to_string(&ev).unwrap(),
-            r#"{"type":"disconnected","family":"spot","reason":{"kind":"lost","detail":"reset"},"retry_in_ms":250}"#
+            r#"{"type":"disconnected","family":"spot","socket":1,"reason":{"kind":"lost","detail":"reset"},"retry_in_ms":250}"#
         );
     }
 }

@@ -43,8 +43,11 @@ pub mod frame;
 pub mod model;
 pub mod private;
 mod protocol;
+mod reads;
 pub(crate) mod record;
+mod settings;
 mod spot;
+mod streams;
 pub mod subscription;
 mod swap;
 
@@ -54,7 +57,13 @@ pub use event::{BookUpdate, CloseReason, Event, RawJson, ReplyError};
 pub use frame::{Frame, FrameError};
 pub use model::Level;
 pub use private::{BalanceState, Change, OrderState, PositionState, PrivateSnapshot};
+pub use reads::{PrivateAnswer, PrivateRead, PrivateReads};
 pub use record::Extra;
+pub use settings::{
+    random_seed, url_beside, StreamBuilder, StreamSettings, StreamTransport, Target,
+    SPOT_CHANNELS_PER_SOCKET,
+};
+pub use streams::{StreamAction, Streams};
 pub use subscription::{Channel, SubscribeError, Subscription};
 
 /// The spot socket's URL.

@@ -205,6 +205,8 @@ pub enum SubscribeError {
         /// The connection's family.
         connection: Family,
     },
+    /// The stream the handle belongs to is gone.
+    Closed,
 }
 
 impl std::fmt::Display for SubscribeError {
@@ -225,6 +227,7 @@ impl std::fmt::Display for SubscribeError {
             SubscribeError::WrongFamily { connection } => {
                 write!(f, "the subscription is not for the {connection} socket")
             }
+            SubscribeError::Closed => f.write_str("the stream is closed"),
         }
     }
 }

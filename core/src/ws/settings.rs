@@ -1,0 +1,456 @@
+//! The transport-independent half of a stream: its settings and builder, where its sockets go,
+//! the jitter seed. Both transports' `StreamBuilder` is [`StreamBuilder`] with their
+//! [`StreamTransport`]; each transport adds only what moves bytes.
+//!
+//! The names are the REST client's where the setting is the same: `allow_http(bool)`,
+//! `trust_only_roots(ders)`, `connect_timeout`, `credentials`, `clock`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::clock::{Clock, SystemClock};
+use crate::credentials::Credentials;
+use crate::endpoint::Family;
+use crate::error::Error;
+use crate::ws::connection::WsConfig;
+use crate::ws::streams::Streams;
+use crate::ws::subscription::Subscription;
+use crate::ws::{SPOT_WS_URL, SWAP_WS_URL};
+
+/// Channels per spot socket by default (the venue states no limit).
+pub const SPOT_CHANNELS_PER_SOCKET: usize = 100;
+
+/// What a transport provides to [`StreamBuilder`]: its stream type, its TLS configuration type
+/// and its REST client (for the private snapshots).
+pub trait StreamTransport: Sized {
+    /// The stream the builder makes.
+    type Stream;
+    /// A TLS configuration of the caller's own.
+    type Tls;
+    /// The REST client of the same account.
+    type Rest;
+    /// Makes the stream.
+    fn build(builder: StreamBuilder<Self>) -> Result<Self::Stream, Error>;
+}
+
+/// Everything a stream is made of, checked by [`StreamSettings::streams`].
+#[derive(Clone)]
+pub struct StreamSettings {
+    family: Family,
+    url: String,
+    subscriptions: Vec<Subscription>,
+    credentials: Option<Credentials>,
+    config: WsConfig,
+    seed: Option<u64>,
+    clock: Arc<dyn Clock>,
+    connect_timeout: Duration,
+    message_timeout: Duration,
+    allow_http: bool,
+    roots: Option<Vec<Vec<u8>>>,
+    channels_per_socket: usize,
+    open_interval: Duration,
+    queue: usize,
+}
+
+impl std::fmt::Debug for StreamSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamSettings")
+            .field("family", &self.family)
+            .field("url", &self.url)
+            .field("subscriptions", &self.subscriptions)
+            .field("credentials", &self.credentials)
+            .field("config", &self.config)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("message_timeout", &self.message_timeout)
+            .field("allow_http", &self.allow_http)
+            .field("trusted_roots", &self.roots.as_ref().map(Vec::len))
+            .field("channels_per_socket", &self.channels_per_socket)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamSettings {
+    /// `family`'s socket at the venue, no subscription, the default timers.
+    pub fn new(family: Family) -> Self {
+        StreamSettings {
+            family,
+            url: match family {
+                Family::Spot => SPOT_WS_URL,
+                _ => SWAP_WS_URL,
+            }
+            .to_owned(),
+            subscriptions: Vec::new(),
+            credentials: None,
+            config: WsConfig::default(),
+            seed: None,
+            clock: Arc::new(SystemClock),
+            connect_timeout: Duration::from_secs(10),
+            message_timeout: Duration::from_secs(10),
+            allow_http: false,
+            roots: None,
+            channels_per_socket: match family {
+                Family::Spot => SPOT_CHANNELS_PER_SOCKET,
+                _ => crate::ws::MAX_SWAP_CHANNELS,
+            },
+            open_interval: Duration::from_millis(500),
+            queue: 1_024,
+        }
+    }
+
+    /// The family.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+
+    /// Where every socket goes.
+    pub fn target(&self) -> Result<Target, Error> {
+        let target = Target::parse(&self.url)?;
+        if !target.tls && !self.allow_http {
+            return Err(Error::validation(
+                "url",
+                "a ws:// URL needs allow_http(true) (the simulator)",
+            ));
+        }
+        Ok(target)
+    }
+
+    /// The clock of every deadline and of `server.auth`'s timestamp (plus the offset).
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    /// Limit for TCP connect, TLS and the upgrade together (a total: a server that dribbles
+    /// its handshake is cut at it).
+    pub fn connect_timeout(&self) -> Duration {
+        self.connect_timeout
+    }
+
+    /// Limit for one message once its first byte arrived (a total: a server that trickles a
+    /// message, or sends empty fragments forever, is cut at it).
+    pub fn message_timeout(&self) -> Duration {
+        self.message_timeout
+    }
+
+    /// The caller's root certificates (DER), if any.
+    pub fn roots(&self) -> Option<&[Vec<u8>]> {
+        self.roots.as_deref()
+    }
+
+    /// Frames a transport holds between its sockets and the stream before the sockets wait
+    /// (backpressure instead of memory): 1,024.
+    pub fn queue(&self) -> usize {
+        self.queue
+    }
+
+    /// The protocol machine of the stream: every subscription checked, the seed random unless
+    /// set.
+    pub fn streams(&self) -> Result<Streams, Error> {
+        let mut config = self.config.clone();
+        config.seed = self.seed.unwrap_or_else(random_seed);
+        let mut streams = Streams::new(
+            self.family,
+            config,
+            self.credentials.clone(),
+            self.channels_per_socket,
+            self.open_interval,
+        );
+        for sub in &self.subscriptions {
+            streams
+                .subscribe(sub.clone())
+                .map_err(|e| Error::validation("subscription", e.to_string()))?;
+        }
+        Ok(streams)
+    }
+}
+
+/// Builds a stream of one family over as many sockets as its subscriptions need. The
+/// transports name it `StreamBuilder` (`digifinex_ureq::ws::StreamBuilder`,
+/// `digifinex_hyper::ws::StreamBuilder`); a client's `stream(family)` gives one that shares
+/// the client's credentials, clock offset, base URL, TLS settings and REST reads.
+pub struct StreamBuilder<T: StreamTransport> {
+    settings: StreamSettings,
+    tls: Option<T::Tls>,
+    rest: Option<T::Rest>,
+}
+
+impl<T: StreamTransport> std::fmt::Debug for StreamBuilder<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamBuilder")
+            .field("settings", &self.settings)
+            .field("tls", &self.tls.is_some())
+            .field("rest", &self.rest.is_some())
+            .finish()
+    }
+}
+
+impl<T: StreamTransport> StreamBuilder<T> {
+    /// A stream of `family`'s socket at its venue URL.
+    pub fn new(family: Family) -> Self {
+        StreamBuilder {
+            settings: StreamSettings::new(family),
+            tls: None,
+            rest: None,
+        }
+    }
+
+    /// The socket's URL (`wss://...`; `ws://` needs [`StreamBuilder::allow_http`]).
+    pub fn url(mut self, url: impl Into<String>) -> Self {
+        self.settings.url = url.into();
+        self
+    }
+
+    /// Adds a subscription (checked by [`StreamBuilder::build`]). Any number: the stream
+    /// opens as many sockets as they need.
+    pub fn subscribe(mut self, sub: Subscription) -> Self {
+        self.settings.subscriptions.push(sub);
+        self
+    }
+
+    /// Credentials, for the private channels (`server.auth`).
+    pub fn credentials(mut self, credentials: Credentials) -> Self {
+        self.settings.credentials = Some(credentials);
+        self
+    }
+
+    /// Timers and limits (keepalive, lifetime, backoff, book limits). Its `seed` is not used:
+    /// the jitter seed is random unless [`StreamBuilder::seed`] sets it.
+    pub fn config(mut self, config: WsConfig) -> Self {
+        self.settings.config = config;
+        self
+    }
+
+    /// A fixed jitter seed (tests); by default each stream draws its own, so that processes
+    /// started together do not reconnect and recycle in lockstep.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.settings.seed = Some(seed);
+        self
+    }
+
+    /// The clock (every deadline, and `server.auth`'s timestamp with the offset).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.settings.clock = clock;
+        self
+    }
+
+    /// Server clock minus local clock, ms, added to `server.auth`'s timestamp (a client's
+    /// stream keeps it equal to the REST session's measured offset).
+    pub fn time_offset_ms(mut self, offset: i64) -> Self {
+        self.settings.config.time_offset_ms = offset;
+        self
+    }
+
+    /// Limit for TCP connect, TLS and the upgrade together, a total: 10 s by default.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.connect_timeout = timeout;
+        self
+    }
+
+    /// Limit for one message once its first byte arrived, a total: 10 s by default.
+    pub fn message_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.message_timeout = timeout;
+        self
+    }
+
+    /// Allows `ws://` URLs (the simulator), as the REST client's `allow_http`.
+    pub fn allow_http(mut self, allow: bool) -> Self {
+        self.settings.allow_http = allow;
+        self
+    }
+
+    /// Trusts only these root certificates (DER) instead of the default roots, as the REST
+    /// client's `trust_only_roots`.
+    pub fn trust_only_roots<I, D>(mut self, ders: I) -> Self
+    where
+        I: IntoIterator<Item = D>,
+        D: AsRef<[u8]>,
+    {
+        self.settings.roots = Some(ders.into_iter().map(|d| d.as_ref().to_vec()).collect());
+        self
+    }
+
+    /// A TLS configuration of your own (roots, provider, client certificates).
+    pub fn tls_config(mut self, config: T::Tls) -> Self {
+        self.tls = Some(config);
+        self
+    }
+
+    /// Most channels per socket: swap at most 30 (the venue's limit, the default); spot 100
+    /// by default.
+    pub fn channels_per_socket(mut self, channels: usize) -> Self {
+        self.settings.channels_per_socket = channels;
+        self
+    }
+
+    /// Least time between two socket openings: 500 ms by default (no burst of handshakes).
+    pub fn open_interval(mut self, interval: Duration) -> Self {
+        self.settings.open_interval = interval;
+        self
+    }
+
+    /// Frames held between the sockets and the stream before the sockets stop reading (the
+    /// server then waits): 1,024 by default.
+    pub fn queue(mut self, frames: usize) -> Self {
+        self.settings.queue = frames.max(1);
+        self
+    }
+
+    /// Reads the private state over REST with `client` (the same account) each time private
+    /// subscriptions are acknowledged on a new socket: open orders, balances and (swap)
+    /// positions; the differences with what the pushes said are reported as
+    /// [`crate::ws::Event::Reconciled`] (or [`crate::ws::Event::ReconcileFailed`]). A client's
+    /// `stream(family)` sets it.
+    pub fn resync_private_with(mut self, client: T::Rest) -> Self {
+        self.rest = Some(client);
+        self
+    }
+
+    /// The settings so far.
+    pub fn settings(&self) -> &StreamSettings {
+        &self.settings
+    }
+
+    /// Takes the builder apart (for the transport).
+    pub fn into_parts(self) -> (StreamSettings, Option<T::Tls>, Option<T::Rest>) {
+        (self.settings, self.tls, self.rest)
+    }
+
+    /// Checks the URL and the subscriptions and returns the stream; the first socket is
+    /// opened when the stream is first read.
+    pub fn build(self) -> Result<T::Stream, Error> {
+        T::build(self)
+    }
+}
+
+/// Where a socket goes: the URL, its host, port and whether it is TLS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The URL as given.
+    pub url: String,
+    /// The host (an IPv6 address without brackets).
+    pub host: String,
+    /// The port (443 or 80 when the URL names none).
+    pub port: u16,
+    /// `wss://`.
+    pub tls: bool,
+}
+
+impl Target {
+    /// Parses a `ws://` or `wss://` URL.
+    pub fn parse(url: &str) -> Result<Self, Error> {
+        let uri: http::Uri = url
+            .parse()
+            .map_err(|e| Error::validation("url", format!("not a URL: {e}")))?;
+        let tls = match uri.scheme_str() {
+            Some("wss") => true,
+            Some("ws") => false,
+            _ => return Err(Error::validation("url", "the scheme is ws or wss")),
+        };
+        let host = uri
+            .host()
+            .ok_or_else(|| Error::validation("url", "no host"))?
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
+        Ok(Target {
+            url: url.to_owned(),
+            host,
+            port,
+            tls,
+        })
+    }
+}
+
+/// The socket URL beside a REST base URL: the venue's own for the venue's bases; otherwise the
+/// same host and port with `ws`/`wss` for `http`/`https` and the socket's path (`/ws/v1/`,
+/// `/swap_ws/v2/`), as the simulator serves them. `None` for a base that is not a URL.
+pub fn url_beside(family: Family, rest_base: &str) -> Option<String> {
+    let uri: http::Uri = rest_base.parse().ok()?;
+    let scheme = match uri.scheme_str()? {
+        "https" => "wss",
+        "http" => "ws",
+        _ => return None,
+    };
+    let authority = uri.authority()?;
+    if authority
+        .host()
+        .eq_ignore_ascii_case("openapi.digifinex.com")
+        && scheme == "wss"
+    {
+        return Some(
+            match family {
+                Family::Spot => SPOT_WS_URL,
+                _ => SWAP_WS_URL,
+            }
+            .to_owned(),
+        );
+    }
+    let path = match family {
+        Family::Spot => "/ws/v1/",
+        _ => "/swap_ws/v2/",
+    };
+    Some(format!("{scheme}://{authority}{path}"))
+}
+
+/// A seed for the reconnect and lifetime jitter, different in every process and call.
+pub fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(u64::from(std::process::id()));
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_and_urls() {
+        let t = Target::parse("wss://openapi.digifinex.com/swap_ws/v2/").unwrap();
+        assert_eq!(
+            (t.host.as_str(), t.port, t.tls),
+            ("openapi.digifinex.com", 443, true)
+        );
+        assert_eq!(Target::parse("ws://[::1]:9/ws/v1/").unwrap().host, "::1");
+        assert!(Target::parse("https://x/").is_err());
+        assert_eq!(
+            url_beside(Family::Spot, "https://openapi.digifinex.com/v3").as_deref(),
+            Some(SPOT_WS_URL)
+        );
+        assert_eq!(
+            url_beside(Family::Swap, "https://openapi.digifinex.com/swap/v2").as_deref(),
+            Some(SWAP_WS_URL)
+        );
+        assert_eq!(
+            url_beside(Family::Swap, "http://127.0.0.1:8080").as_deref(),
+            Some("ws://127.0.0.1:8080/swap_ws/v2/")
+        );
+        assert_eq!(
+            url_beside(Family::Spot, "http://127.0.0.1:8080/v3").as_deref(),
+            Some("ws://127.0.0.1:8080/ws/v1/")
+        );
+        assert_eq!(url_beside(Family::Spot, "ftp://x"), None);
+    }
+
+    #[test]
+    fn seeds_differ_unless_set() {
+        let s = StreamSettings::new(Family::Spot);
+        let a = s.streams().unwrap();
+        let b = s.streams().unwrap();
+        assert_ne!(
+            a.connections().next().map(|c| c.config().seed),
+            b.connections().next().map(|c| c.config().seed)
+        );
+        let mut fixed = StreamSettings::new(Family::Spot);
+        fixed.seed = Some(7);
+        assert_eq!(
+            fixed
+                .streams()
+                .unwrap()
+                .connections()
+                .next()
+                .map(|c| c.config().seed),
+            Some(7)
+        );
+    }
+}
