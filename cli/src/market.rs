@@ -91,7 +91,10 @@ fn export(a: ExportArgs) -> Result<(), Failure> {
         ));
     }
     if s.truncated {
-        skipped.push("the end of the file (cut by a crash while recording)".to_owned());
+        skipped.push(
+            "the rest of the file from a cut line or an unfinished or damaged gzip member"
+                .to_owned(),
+        );
     }
     eprintln!(
         "exported {} record(s) from {}{}",

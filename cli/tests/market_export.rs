@@ -87,8 +87,8 @@ fn exports_tables_and_reports_a_damaged_recording() {
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
         err.contains(&format!(
-            "exported 2 record(s) from {}; skipped 1 bad line(s), the end of the file (cut by a \
-             crash while recording)\n  line 4: missing field `index`",
+            "exported 2 record(s) from {}; skipped 1 bad line(s), the rest of the file from a \
+             cut line or an unfinished or damaged gzip member\n  line 4: missing field `index`",
             file.display()
         )),
         "{err}"
