@@ -71,6 +71,9 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+// Only for its compile-time cap of the dependencies' TRACE records (see Cargo.toml).
+use log as _;
+
 mod client;
 mod pages;
 mod phase;
