@@ -68,6 +68,12 @@ use std::sync::Arc;
 /// Rows buffered per table before a Parquet record batch is written.
 pub const BATCH_ROWS: usize = 8192;
 
+/// Rows per Parquet row group at most (the writer holds one row group per table in memory).
+pub const ROW_GROUP_ROWS: usize = 128 * 1024;
+
+/// Estimated encoded bytes of a Parquet row group at most (64 MiB; wide `--top` tables).
+pub const ROW_GROUP_BYTES: usize = 64 << 20;
+
 /// Trade ids remembered per market to drop repeated trades (overlapping polls, the recent list
 /// a websocket sends after each subscription).
 pub const SEEN_TRADES: usize = 16_384;
@@ -812,6 +818,8 @@ impl Out {
                 let schema = Arc::new(Schema::new(fields));
                 let props = WriterProperties::builder()
                     .set_compression(Compression::SNAPPY)
+                    .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+                    .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
                     .build();
                 let writer = ArrowWriter::try_new(file, schema.clone(), Some(props))
                     .map_err(|e| parquet_error(&path, e))?;
@@ -1021,7 +1029,8 @@ fn csv_text(c: &Cell) -> String {
 /// Exports the recording at `input` into `out_dir` (created if missing): one file per table
 /// with rows (see the module docs). Reads the recording twice for Parquet (the first pass
 /// chooses each decimal column's scale), once for CSV; memory stays bounded by
-/// [`BATCH_ROWS`] rows per table and the books of `--top`.
+/// [`BATCH_ROWS`] buffered and [`ROW_GROUP_ROWS`] encoded rows per table and the books of
+/// `--top`.
 pub fn export(input: &Path, out_dir: &Path, opts: &Options) -> Result<Summary, Error> {
     let top = match opts.top {
         Some(n) if n == 0 || n > MAX_TOP => return Err(Error::Top(n)),

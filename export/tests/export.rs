@@ -586,3 +586,54 @@ fn a_damaged_recording_exports_what_is_intact() {
     assert!(matches!(e, digifinex_export::Error::Read(_)), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn many_rows_span_several_batches() {
+    let dir = dir("many");
+    let input = dir.join("m.jsonl.gz");
+    let mut w = Writer::create(&input, &Header::default()).unwrap();
+    let mut id = 0u64;
+    for r in 0..3i64 {
+        let trades = (0..7000)
+            .map(|k| {
+                id += 1;
+                Trade {
+                    id: id.to_string(),
+                    time_ms: T0 + r,
+                    price: Decimal::new(100_000 + k, 3),
+                    qty: Decimal::new(k + 1, 8),
+                    side: Side::Buy,
+                    direction: None,
+                }
+            })
+            .collect();
+        w.write(&Record {
+            t: T0 + r,
+            data: Data::SpotTrades {
+                symbol: "btc_usdt".into(),
+                trades,
+            },
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+    let out = dir.join("out");
+    let opts = Options {
+        format: Format::Parquet,
+        float: false,
+        top: None,
+    };
+    let summary = export(&input, &out, &opts).unwrap();
+    assert_eq!(table_rows(&summary), [("trades".to_owned(), 21_000)]);
+    let all = batches(&out.join("trades.parquet"));
+    assert!(all.len() > 1, "{} batches", all.len());
+    let ids: Vec<Option<String>> = all.iter().flat_map(|b| texts(b, "id")).collect();
+    let qtys: Vec<Option<String>> = all.iter().flat_map(|b| decs(b, "qty")).collect();
+    let prices: Vec<Option<String>> = all.iter().flat_map(|b| decs(b, "price")).collect();
+    assert_eq!(ids.len(), 21_000);
+    assert_eq!(ids[20_999].as_deref(), Some("21000"));
+    assert_eq!(qtys[0].as_deref(), Some("0.00000001"));
+    assert_eq!(qtys[20_999].as_deref(), Some("0.00007000"));
+    assert_eq!(prices[8192].as_deref(), Some("101.192"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
