@@ -47,8 +47,8 @@
 //!   (levels sorted best first first); the market's book is *streamed* from then on and valid.
 //! - **Depth delta**: each listed level gets its new recorded size ([`crate::book::Book::set_recorded`];
 //!   size 0 deletes it); own orders a delta crosses fill as makers. A delta for a book that is
-//!   not valid (before the market's first depth snapshot, or after a resync or reconnect
-//!   marker until its next snapshot) is not applied and is counted
+//!   not valid (before the market's first snapshot, depth or book, or after a resync or
+//!   reconnect marker until its next snapshot) is not applied and is counted
 //!   ([`ReplayStats::dropped_deltas`]).
 //! - **Resync** marker: the market's book stays as it last was (clients keep seeing it) but is
 //!   no longer valid: its deltas wait for the next snapshot, which replaces the book.
@@ -506,6 +506,8 @@ fn apply(st: &mut State, time: i64, event: Event) {
     }
     match event {
         Event::Book { target, bids, asks } => {
+            // A whole book: deltas that follow apply to it.
+            st.feed.synced.insert(target);
             let fills = match target {
                 Target::Spot(m) => st.spot.books.get_mut(m),
                 Target::Swap(i) => st.swap.books.get_mut(i),
