@@ -159,6 +159,15 @@ impl<C: Clone> Clone for Client<C> {
 }
 
 impl Client {
+    /// A stream of `family` sharing this client's credentials, clock and measured offset, base
+    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots (see
+    /// [`crate::ws`]).
+    #[cfg(feature = "ws")]
+    pub fn stream(&self, family: digifinex_core::Family) -> crate::ws::StreamBuilder {
+        let (http, roots) = (self.allow_http, self.roots.as_deref());
+        crate::ws::StreamBuilder::beside(family, self.session(), http, roots, self.clone())
+    }
+
     /// A builder with the defaults: production URLs, no credentials, system clock, 5 s connect /
     /// 10 s read / 15 s total timeouts, default retries, automatic time sync, weight budgets on,
     /// rustls with webpki roots.
@@ -315,18 +324,6 @@ where
         let prior = s.finish();
         self.known.seen(prior.known_ids.iter().cloned());
         Ok(prior)
-    }
-
-    /// Whether `http://` (and so `ws://`) URLs are allowed.
-    #[cfg(feature = "ws")]
-    pub(crate) fn allows_http(&self) -> bool {
-        self.allow_http
-    }
-
-    /// The caller's root certificates, if given.
-    #[cfg(feature = "ws")]
-    pub(crate) fn trusted_roots(&self) -> Option<&[Vec<u8>]> {
-        self.roots.as_deref()
     }
 
     /// The ids this session has placed (named by its writes' answers) or seen (by its

@@ -38,8 +38,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use digifinex_core::ws::{
-    url_beside, Event, Frame, PrivateReads, PrivateSnapshot, StreamAction, StreamSettings,
-    StreamTransport, Streams, SubscribeError, Subscription, Target,
+    check_family, Event, Link, PrivateReads, PrivateSnapshot, SocketReport, StreamAction,
+    StreamInput, StreamTransport, Streams, SubscribeError, Subscription,
 };
 use digifinex_core::{Error, Family};
 use futures_util::{SinkExt, StreamExt};
@@ -52,98 +52,46 @@ use tokio_tungstenite::tungstenite::{self, protocol::Message};
 #[derive(Debug)]
 pub struct Async;
 
+/// The TLS configuration of the sockets.
+type Tls = Arc<rustls::ClientConfig>;
+
 /// Builds a [`Stream`] (see [`digifinex_core::ws::StreamBuilder`] for its settings).
 pub type StreamBuilder = digifinex_core::ws::StreamBuilder<Async>;
 
 impl StreamTransport for Async {
     type Stream = Stream;
-    type Tls = Arc<rustls::ClientConfig>;
+    type Tls = Tls;
     type Rest = crate::Client;
 
     fn build(builder: StreamBuilder) -> Result<Stream, Error> {
         let (settings, tls, rest) = builder.into_parts();
-        let target = settings.target()?;
-        let tls = match (target.tls, tls) {
-            (false, _) => None,
-            (true, Some(c)) => Some(c),
-            (true, None) => Some(Arc::new(crate::client::tls_config(settings.roots())?)),
-        };
         let streams = settings.streams()?;
         let (tx, inbox) = mpsc::channel(settings.queue());
-        let link = Arc::new(Link {
-            target,
-            tls,
-            settings,
-        });
+        let link = Link::new(settings, tls, |roots| {
+            Ok(Arc::new(crate::client::tls_config(roots)?))
+        })?;
+        let (link, sockets) = (Arc::new(link), HashMap::new());
         Ok(Stream {
             streams,
             link,
             rest,
             tx,
             inbox,
-            sockets: HashMap::new(),
-            generation: 0,
+            sockets,
         })
     }
-}
-
-impl crate::Client {
-    /// A stream of `family` sharing this client's credentials, clock and measured offset, base
-    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots.
-    pub fn stream(&self, family: Family) -> StreamBuilder {
-        let session = self.session();
-        let config = session.config();
-        let base = if family == Family::Spot {
-            &config.spot_base_url
-        } else {
-            &config.swap_base_url
-        };
-        let mut b = StreamBuilder::new(family)
-            .clock(session.clock().clone())
-            .time_offset_ms(session.offset_ms())
-            .allow_http(self.allows_http())
-            .resync_private_with(self.clone());
-        if let Some(url) = url_beside(family, base) {
-            b = b.url(url);
-        }
-        if let Some(c) = session.credentials() {
-            b = b.credentials(c.clone());
-        }
-        if let Some(roots) = self.trusted_roots() {
-            b = b.trust_only_roots(roots);
-        }
-        b
-    }
-}
-
-/// What the socket tasks and handles tell the stream: the socket, its task's generation.
-enum Input {
-    Opened(u32, u64),
-    Failed(u32, u64, String),
-    Frame(u32, u64, Vec<u8>, bool),
-    Closed(u32, u64, String),
-    Subscribe(Subscription),
-    Unsubscribe(Subscription),
-}
-
-/// Where the sockets go and how they are opened (shared with the socket tasks).
-struct Link {
-    target: Target,
-    tls: Option<Arc<rustls::ClientConfig>>,
-    settings: StreamSettings,
 }
 
 /// A stream of one family over as many sockets as its subscriptions need; reconnects by
 /// itself and ends only after [`Stream::close`].
 pub struct Stream {
     streams: Streams,
-    link: Arc<Link>,
+    link: Arc<Link<Tls>>,
     rest: Option<crate::Client>,
-    tx: mpsc::Sender<Input>,
-    inbox: mpsc::Receiver<Input>,
-    /// Socket number -> (task generation, its command line: `Some(text)` sends, `None` closes).
-    sockets: HashMap<u32, (u64, mpsc::UnboundedSender<Option<String>>)>,
-    generation: u64,
+    tx: mpsc::Sender<StreamInput>,
+    inbox: mpsc::Receiver<StreamInput>,
+    /// Socket number -> its command line (`Some(text)` sends, `None` closes).
+    sockets: HashMap<u32, mpsc::UnboundedSender<Option<String>>>,
 }
 
 impl std::fmt::Debug for Stream {
@@ -159,7 +107,7 @@ impl std::fmt::Debug for Stream {
 /// Changes a [`Stream`]'s subscriptions from another task (cloneable).
 #[derive(Clone, Debug)]
 pub struct StreamHandle {
-    tx: mpsc::Sender<Input>,
+    tx: mpsc::Sender<StreamInput>,
     family: Family,
 }
 
@@ -167,13 +115,9 @@ impl StreamHandle {
     /// Adds a subscription; it takes effect when the stream is next awaited. Refused at once:
     /// the other family's; `Closed` when the stream is gone.
     pub async fn subscribe(&self, sub: Subscription) -> Result<(), SubscribeError> {
-        if sub.family != self.family {
-            return Err(SubscribeError::WrongFamily {
-                connection: self.family,
-            });
-        }
+        check_family(&sub, self.family)?;
         self.tx
-            .send(Input::Subscribe(sub))
+            .send(StreamInput::Subscribe(sub))
             .await
             .map_err(|_| SubscribeError::Closed)
     }
@@ -181,15 +125,9 @@ impl StreamHandle {
     /// Removes a subscription when the stream is next awaited.
     pub async fn unsubscribe(&self, sub: Subscription) -> Result<(), SubscribeError> {
         self.tx
-            .send(Input::Unsubscribe(sub))
+            .send(StreamInput::Unsubscribe(sub))
             .await
             .map_err(|_| SubscribeError::Closed)
-    }
-}
-
-impl std::fmt::Debug for Input {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Input")
     }
 }
 
@@ -253,21 +191,22 @@ impl Stream {
                 StreamAction::Event(e) => return Some(e),
                 StreamAction::Connect(id) => self.open(id),
                 StreamAction::Send(id, text) => {
-                    if let Some((_, line)) = self.sockets.get(&id) {
+                    if let Some(line) = self.sockets.get(&id) {
                         let _ = line.send(Some(text));
                     }
                 }
                 StreamAction::Close(id, _) => {
-                    if let Some((_, line)) = self.sockets.remove(&id) {
+                    if let Some(line) = self.sockets.remove(&id) {
                         let _ = line.send(None);
                     }
+                    self.streams.released(id);
                 }
                 StreamAction::Wait(deadline) => {
                     let ms =
                         deadline.map_or(60_000, |d| d.0.saturating_sub(now.0).clamp(0, 60_000));
                     let wait = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
                     if let Ok(Some(input)) = tokio::time::timeout(wait, self.inbox.recv()).await {
-                        self.apply(input);
+                        self.streams.apply(input, clock.now());
                     }
                 }
                 StreamAction::Stopped => return None,
@@ -277,47 +216,17 @@ impl Stream {
 
     /// Starts socket `id`'s task.
     fn open(&mut self, id: u32) {
-        self.generation = self.generation.wrapping_add(1);
+        let g = self.streams.started(id);
         let (line, commands) = mpsc::unbounded_channel();
-        let (link, tx, g) = (self.link.clone(), self.tx.clone(), self.generation);
+        let (link, tx) = (self.link.clone(), self.tx.clone());
         tokio::spawn(async move { run_socket(link, id, g, tx, commands).await });
-        self.sockets.insert(id, (g, line));
-    }
-
-    fn apply(&mut self, input: Input) {
-        let now = self.link.settings.clock().now();
-        let current =
-            |s: &HashMap<u32, (u64, _)>, id: u32, g: u64| s.get(&id).is_some_and(|x| x.0 == g);
-        match input {
-            Input::Opened(id, g) if current(&self.sockets, id, g) => {
-                self.streams.on_connected(id, now)
-            }
-            Input::Failed(id, g, detail) if current(&self.sockets, id, g) => {
-                self.sockets.remove(&id);
-                self.streams.on_connect_failed(id, now, detail);
-            }
-            Input::Frame(id, g, bytes, text) if current(&self.sockets, id, g) => {
-                let frame = match (text, std::str::from_utf8(&bytes)) {
-                    (true, Ok(t)) => Frame::Text(t),
-                    _ => Frame::Binary(&bytes),
-                };
-                self.streams.on_frame(id, now, frame);
-            }
-            Input::Closed(id, g, detail) if current(&self.sockets, id, g) => {
-                self.sockets.remove(&id);
-                self.streams.on_closed(id, now, detail);
-            }
-            Input::Subscribe(sub) => drop(self.streams.subscribe(sub)),
-            Input::Unsubscribe(sub) => drop(self.streams.unsubscribe(&sub)),
-            // A task the stream has already let go of.
-            _ => {}
-        }
+        self.sockets.insert(id, line);
     }
 }
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        for (_, (_, line)) in self.sockets.drain() {
+        for (_, line) in self.sockets.drain() {
             let _ = line.send(None);
         }
     }
@@ -337,10 +246,10 @@ async fn read_private(client: &crate::Client, family: Family) -> Result<PrivateS
 
 /// A socket's task: open, then move frames both ways until closed.
 async fn run_socket(
-    link: Arc<Link>,
+    link: Arc<Link<Tls>>,
     id: u32,
     g: u64,
-    tx: mpsc::Sender<Input>,
+    tx: mpsc::Sender<StreamInput>,
     mut commands: mpsc::UnboundedReceiver<Option<String>>,
 ) {
     let (started, base) = (Arc::new(AtomicU64::new(0)), Instant::now());
@@ -350,15 +259,28 @@ async fn run_socket(
     );
     let mut ws = match opened.await {
         Ok(Ok(ws)) => ws,
-        Ok(Err(detail)) => return drop(tx.send(Input::Failed(id, g, detail)).await),
-        Err(_) => {
+        Ok(Err(detail)) => {
             return drop(
-                tx.send(Input::Failed(id, g, "connect timed out".into()))
+                tx.send(StreamInput::Socket(id, g, SocketReport::Failed(detail)))
                     .await,
             )
         }
+        Err(_) => {
+            return drop(
+                tx.send(StreamInput::Socket(
+                    id,
+                    g,
+                    SocketReport::Failed("connect timed out".into()),
+                ))
+                .await,
+            )
+        }
     };
-    if tx.send(Input::Opened(id, g)).await.is_err() {
+    if tx
+        .send(StreamInput::Socket(id, g, SocketReport::Opened))
+        .await
+        .is_err()
+    {
         return;
     }
     let limit = link.settings.message_timeout();
@@ -382,8 +304,8 @@ async fn run_socket(
             },
             () = cut => break format!("no whole message within {limit:?}"),
             message = ws.next() => match message {
-                Some(Ok(Message::Binary(b))) => Input::Frame(id, g, b.to_vec(), false),
-                Some(Ok(Message::Text(t))) => Input::Frame(id, g, t.as_bytes().to_vec(), true),
+                Some(Ok(Message::Binary(b))) => StreamInput::Socket(id, g, SocketReport::Frame(b.to_vec(), false)),
+                Some(Ok(Message::Text(t))) => StreamInput::Socket(id, g, SocketReport::Frame(t.as_bytes().to_vec(), true)),
                 Some(Ok(Message::Close(f))) => break f.map_or_else(
                     || "close frame".to_owned(),
                     |f| format!("close frame {} {}", u16::from(f.code), f.reason),
@@ -401,7 +323,9 @@ async fn run_socket(
             return;
         }
     };
-    let _ = tx.send(Input::Closed(id, g, end)).await;
+    let _ = tx
+        .send(StreamInput::Socket(id, g, SocketReport::Closed(end)))
+        .await;
 }
 
 /// The socket under the websocket: plain TCP or rustls over TCP.
@@ -452,7 +376,7 @@ impl AsyncWrite for Noted {
 
 /// TCP, TLS and the upgrade (the caller bounds the whole).
 async fn open(
-    link: &Link,
+    link: &Link<Tls>,
     started: Arc<AtomicU64>,
     base: Instant,
 ) -> Result<tokio_tungstenite::WebSocketStream<Noted>, String> {

@@ -248,16 +248,13 @@ impl Client {
         Ok(prior)
     }
 
-    /// Whether `http://` (and so `ws://`) URLs are allowed.
+    /// A stream of `family` sharing this client's credentials, clock and measured offset, base
+    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots (see
+    /// [`crate::ws`]).
     #[cfg(feature = "ws")]
-    pub(crate) fn allows_http(&self) -> bool {
-        self.allow_http
-    }
-
-    /// The caller's root certificates, if given.
-    #[cfg(feature = "ws")]
-    pub(crate) fn trusted_roots(&self) -> Option<&[Vec<u8>]> {
-        self.roots.as_deref()
+    pub fn stream(&self, family: digifinex_core::Family) -> crate::ws::StreamBuilder {
+        let (http, roots) = (self.allow_http, self.roots.as_deref());
+        crate::ws::StreamBuilder::beside(family, self.session(), http, roots, self.clone())
     }
 
     /// The ids this session has placed (named by its writes' answers) or seen (by its

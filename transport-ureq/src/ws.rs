@@ -32,106 +32,56 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use digifinex_core::ws::{
-    url_beside, Event, Frame, PrivateReads, StreamAction, StreamSettings, StreamTransport, Streams,
-    SubscribeError, Subscription, Target,
+    check_family, Event, Link, PrivateReads, SocketReport, StreamAction, StreamInput,
+    StreamTransport, Streams, SubscribeError, Subscription,
 };
-use digifinex_core::{Clock, Error, Family};
+use digifinex_core::{Error, Family};
 use tungstenite::protocol::Message;
 
 /// The blocking transport of [`digifinex_core::ws::StreamBuilder`].
 #[derive(Debug)]
 pub struct Blocking;
 
+/// The TLS configuration of the sockets.
+type Tls = Arc<rustls::ClientConfig>;
+
 /// Builds a [`Stream`] (see [`digifinex_core::ws::StreamBuilder`] for its settings).
 pub type StreamBuilder = digifinex_core::ws::StreamBuilder<Blocking>;
 
 impl StreamTransport for Blocking {
     type Stream = Stream;
-    type Tls = Arc<rustls::ClientConfig>;
+    type Tls = Tls;
     type Rest = crate::Client;
 
     fn build(builder: StreamBuilder) -> Result<Stream, Error> {
         let (settings, tls, rest) = builder.into_parts();
-        let target = settings.target()?;
-        let tls = match (target.tls, tls) {
-            (false, _) => None,
-            (true, Some(c)) => Some(c),
-            (true, None) => Some(Arc::new(crate::client::ws_tls_config(settings.roots())?)),
-        };
         let streams = settings.streams()?;
         let (tx, inbox) = mpsc::sync_channel(settings.queue());
+        let link = Link::new(settings, tls, |roots| {
+            Ok(Arc::new(crate::client::ws_tls_config(roots)?))
+        })?;
+        let (link, sockets) = (Arc::new(link), HashMap::new());
         Ok(Stream {
             streams,
-            link: Arc::new(Link {
-                target,
-                tls,
-                settings,
-            }),
+            link,
             rest,
             tx,
             inbox,
-            sockets: HashMap::new(),
-            generation: 0,
+            sockets,
         })
     }
-}
-
-impl crate::Client {
-    /// A stream of `family` sharing this client's credentials, clock and measured offset, base
-    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots.
-    pub fn stream(&self, family: Family) -> StreamBuilder {
-        let session = self.session();
-        let config = session.config();
-        let base = match family {
-            Family::Spot => &config.spot_base_url,
-            _ => &config.swap_base_url,
-        };
-        let mut b = StreamBuilder::new(family)
-            .clock(session.clock().clone())
-            .time_offset_ms(session.offset_ms())
-            .allow_http(self.allows_http())
-            .resync_private_with(self.clone());
-        if let Some(url) = url_beside(family, base) {
-            b = b.url(url);
-        }
-        if let Some(c) = session.credentials() {
-            b = b.credentials(c.clone());
-        }
-        if let Some(roots) = self.trusted_roots() {
-            b = b.trust_only_roots(roots);
-        }
-        b
-    }
-}
-
-/// What the socket threads and handles tell the stream.
-enum Input {
-    Opened(u32, u64),
-    Failed(u32, u64, String),
-    Frame(u32, u64, Vec<u8>, bool),
-    Closed(u32, u64, String),
-    Subscribe(Subscription),
-    Unsubscribe(Subscription),
-}
-
-/// Where the sockets go and how they are opened (shared with the socket threads).
-struct Link {
-    target: Target,
-    tls: Option<Arc<rustls::ClientConfig>>,
-    settings: StreamSettings,
 }
 
 /// A stream of one family over as many sockets as its subscriptions need; an [`Iterator`] of
 /// [`Event`]s that reconnects by itself and ends only after [`Stream::close`].
 pub struct Stream {
     streams: Streams,
-    link: Arc<Link>,
+    link: Arc<Link<Tls>>,
     rest: Option<crate::Client>,
-    tx: SyncSender<Input>,
-    inbox: Receiver<Input>,
-    /// Socket number -> (thread generation, its command line: `Some(text)` sends, `None` closes).
-    sockets: HashMap<u32, (u64, Sender<Option<String>>)>,
-    generation: u64,
+    tx: SyncSender<StreamInput>,
+    inbox: Receiver<StreamInput>,
+    /// Socket number -> its command line (`Some(text)` sends, `None` closes).
+    sockets: HashMap<u32, Sender<Option<String>>>,
 }
 
 impl std::fmt::Debug for Stream {
@@ -146,7 +96,7 @@ impl std::fmt::Debug for Stream {
 /// Changes a [`Stream`]'s subscriptions from another thread (cloneable).
 #[derive(Clone)]
 pub struct StreamHandle {
-    tx: SyncSender<Input>,
+    tx: SyncSender<StreamInput>,
     family: Family,
 }
 
@@ -154,20 +104,16 @@ impl StreamHandle {
     /// Adds a subscription; it takes effect when the stream is next read. Refused at once: the
     /// other family's; `Closed` when the stream is gone.
     pub fn subscribe(&self, sub: Subscription) -> Result<(), SubscribeError> {
-        if sub.family != self.family {
-            return Err(SubscribeError::WrongFamily {
-                connection: self.family,
-            });
-        }
+        check_family(&sub, self.family)?;
         self.tx
-            .send(Input::Subscribe(sub))
+            .send(StreamInput::Subscribe(sub))
             .map_err(|_| SubscribeError::Closed)
     }
 
     /// Removes a subscription when the stream is next read.
     pub fn unsubscribe(&self, sub: Subscription) -> Result<(), SubscribeError> {
         self.tx
-            .send(Input::Unsubscribe(sub))
+            .send(StreamInput::Unsubscribe(sub))
             .map_err(|_| SubscribeError::Closed)
     }
 }
@@ -226,21 +172,22 @@ impl Stream {
                 StreamAction::Event(e) => return Some(e),
                 StreamAction::Connect(id) => self.open(id),
                 StreamAction::Send(id, text) => {
-                    if let Some((_, line)) = self.sockets.get(&id) {
+                    if let Some(line) = self.sockets.get(&id) {
                         let _ = line.send(Some(text));
                     }
                 }
                 StreamAction::Close(id, _) => {
-                    if let Some((_, line)) = self.sockets.remove(&id) {
+                    if let Some(line) = self.sockets.remove(&id) {
                         let _ = line.send(None);
                     }
+                    self.streams.released(id);
                 }
                 StreamAction::Wait(deadline) => {
                     let ms =
                         deadline.map_or(60_000, |d| d.0.saturating_sub(now.0).clamp(0, 60_000));
                     let wait = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
                     match self.inbox.recv_timeout(wait) {
-                        Ok(input) => self.apply(input, clock.as_ref()),
+                        Ok(input) => self.streams.apply(input, clock.now()),
                         Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
                     }
                 }
@@ -251,62 +198,27 @@ impl Stream {
 
     /// Starts socket `id`'s thread.
     fn open(&mut self, id: u32) {
-        self.generation = self.generation.wrapping_add(1);
+        let g = self.streams.started(id);
         let (line, commands) = mpsc::channel();
-        let (link, tx, generation) = (self.link.clone(), self.tx.clone(), self.generation);
+        let (link, tx) = (self.link.clone(), self.tx.clone());
         let spawned = std::thread::Builder::new()
             .name(format!("digifinex-ws-{id}"))
-            .spawn(move || run_socket(&link, id, generation, &tx, &commands));
-        match spawned {
+            .spawn(move || run_socket(&link, id, g, &tx, &commands));
+        let report = match spawned {
             Ok(_) => {
-                self.sockets.insert(id, (generation, line));
+                self.sockets.insert(id, line);
+                return;
             }
-            Err(e) => {
-                let now = self.link.settings.clock().now();
-                self.streams
-                    .on_connect_failed(id, now, format!("thread: {e}"));
-            }
-        }
-    }
-
-    fn apply(&mut self, input: Input, clock: &dyn Clock) {
-        let current =
-            |s: &HashMap<u32, (u64, _)>, id: u32, g: u64| s.get(&id).is_some_and(|x| x.0 == g);
-        let now = clock.now();
-        match input {
-            Input::Opened(id, g) if current(&self.sockets, id, g) => {
-                self.streams.on_connected(id, now)
-            }
-            Input::Failed(id, g, detail) if current(&self.sockets, id, g) => {
-                self.sockets.remove(&id);
-                self.streams.on_connect_failed(id, now, detail);
-            }
-            Input::Frame(id, g, bytes, text) if current(&self.sockets, id, g) => {
-                let frame = match (text, std::str::from_utf8(&bytes)) {
-                    (true, Ok(t)) => Frame::Text(t),
-                    _ => Frame::Binary(&bytes),
-                };
-                self.streams.on_frame(id, now, frame);
-            }
-            Input::Closed(id, g, detail) if current(&self.sockets, id, g) => {
-                self.sockets.remove(&id);
-                self.streams.on_closed(id, now, detail);
-            }
-            Input::Subscribe(sub) => {
-                let _ = self.streams.subscribe(sub);
-            }
-            Input::Unsubscribe(sub) => {
-                self.streams.unsubscribe(&sub);
-            }
-            // A thread the stream has already let go of.
-            _ => {}
-        }
+            Err(e) => SocketReport::Failed(format!("thread: {e}")),
+        };
+        let now = self.link.settings.clock().now();
+        self.streams.report(id, g, report, now);
     }
 }
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        for (_, (_, line)) in self.sockets.drain() {
+        for (_, line) in self.sockets.drain() {
             let _ = line.send(None);
         }
     }
@@ -340,20 +252,23 @@ const TICK: Duration = Duration::from_millis(20);
 
 /// A socket's thread: open, then move frames both ways until closed.
 fn run_socket(
-    link: &Link,
+    link: &Link<Tls>,
     id: u32,
     g: u64,
-    tx: &SyncSender<Input>,
+    tx: &SyncSender<StreamInput>,
     commands: &Receiver<Option<String>>,
 ) {
     let mut ws = match open(link) {
         Ok(ws) => ws,
         Err(detail) => {
-            let _ = tx.send(Input::Failed(id, g, detail));
+            let _ = tx.send(StreamInput::Socket(id, g, SocketReport::Failed(detail)));
             return;
         }
     };
-    if tx.send(Input::Opened(id, g)).is_err() {
+    if tx
+        .send(StreamInput::Socket(id, g, SocketReport::Opened))
+        .is_err()
+    {
         return;
     }
     let end = loop {
@@ -370,8 +285,12 @@ fn run_socket(
             Err(mpsc::TryRecvError::Empty) => {}
         }
         let frame = match ws.read() {
-            Ok(Message::Binary(b)) => Input::Frame(id, g, b.to_vec(), false),
-            Ok(Message::Text(t)) => Input::Frame(id, g, t.as_bytes().to_vec(), true),
+            Ok(Message::Binary(b)) => {
+                StreamInput::Socket(id, g, SocketReport::Frame(b.to_vec(), false))
+            }
+            Ok(Message::Text(t)) => {
+                StreamInput::Socket(id, g, SocketReport::Frame(t.as_bytes().to_vec(), true))
+            }
             Ok(Message::Close(f)) => {
                 break f.map_or_else(
                     || "close frame".to_owned(),
@@ -399,7 +318,7 @@ fn run_socket(
             return;
         }
     };
-    let _ = tx.send(Input::Closed(id, g, end));
+    let _ = tx.send(StreamInput::Socket(id, g, SocketReport::Closed(end)));
 }
 
 /// The socket under the websocket: plain TCP or rustls over TCP, read under a deadline.
@@ -441,7 +360,7 @@ impl Write for Timed {
 
 /// TCP, TLS and the upgrade, all within `connect_timeout`; an error is the reason given to
 /// the machine.
-fn open(link: &Link) -> Result<tungstenite::WebSocket<Timed>, String> {
+fn open(link: &Link<Tls>) -> Result<tungstenite::WebSocket<Timed>, String> {
     let (t, limit) = (&link.target, link.settings.connect_timeout());
     let start = Instant::now();
     let addrs = (t.host.as_str(), t.port)

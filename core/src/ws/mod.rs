@@ -60,10 +60,10 @@ pub use private::{BalanceState, Change, OrderState, PositionState, PrivateSnapsh
 pub use reads::{PrivateAnswer, PrivateRead, PrivateReads};
 pub use record::Extra;
 pub use settings::{
-    random_seed, url_beside, StreamBuilder, StreamSettings, StreamTransport, Target,
-    SPOT_CHANNELS_PER_SOCKET,
+    check_family, random_seed, url_beside, Link, StreamBuilder, StreamSettings, StreamTransport,
+    Target, SPOT_CHANNELS_PER_SOCKET,
 };
-pub use streams::{StreamAction, Streams};
+pub use streams::{SocketReport, StreamAction, StreamInput, Streams};
 pub use subscription::{Channel, SubscribeError, Subscription};
 
 /// The spot socket's URL.

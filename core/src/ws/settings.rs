@@ -319,6 +319,77 @@ impl<T: StreamTransport> StreamBuilder<T> {
     pub fn build(self) -> Result<T::Stream, Error> {
         T::build(self)
     }
+
+    /// A stream of `family` beside a REST session: its clock and measured offset, credentials,
+    /// the socket beside its base URL, its `allow_http` and roots, and `rest` for the private
+    /// snapshots (what the clients' `stream(family)` gives).
+    pub fn beside(
+        family: Family,
+        session: &crate::session::Session,
+        allow_http: bool,
+        roots: Option<&[Vec<u8>]>,
+        rest: T::Rest,
+    ) -> Self {
+        let config = session.config();
+        let base = match family {
+            Family::Spot => &config.spot_base_url,
+            _ => &config.swap_base_url,
+        };
+        let mut b = StreamBuilder::new(family)
+            .clock(session.clock().clone())
+            .time_offset_ms(session.offset_ms())
+            .allow_http(allow_http)
+            .resync_private_with(rest);
+        if let Some(url) = url_beside(family, base) {
+            b = b.url(url);
+        }
+        b.settings.credentials = session.credentials().cloned();
+        b.settings.roots = roots.map(<[Vec<u8>]>::to_vec);
+        b
+    }
+}
+
+/// Refuses, before it travels to a stream, a subscription of the other family.
+pub fn check_family(sub: &Subscription, family: Family) -> Result<(), crate::ws::SubscribeError> {
+    if sub.family == family {
+        Ok(())
+    } else {
+        Err(crate::ws::SubscribeError::WrongFamily { connection: family })
+    }
+}
+
+/// What every socket of a stream is opened with (shared by a transport with its sockets'
+/// threads or tasks): where they go, the TLS configuration, the settings.
+#[derive(Debug)]
+pub struct Link<Tls> {
+    /// Where the sockets go.
+    pub target: Target,
+    /// The TLS configuration (`None` for `ws://`).
+    pub tls: Option<Tls>,
+    /// The settings (timeouts, clock).
+    pub settings: StreamSettings,
+}
+
+impl<Tls> Link<Tls> {
+    /// The link of `settings`, with `tls` for a `wss://` target (`make` builds one when none
+    /// is given; nothing is built for `ws://`).
+    pub fn new(
+        settings: StreamSettings,
+        tls: Option<Tls>,
+        make: impl FnOnce(Option<&[Vec<u8>]>) -> Result<Tls, Error>,
+    ) -> Result<Self, Error> {
+        let target = settings.target()?;
+        let tls = match (target.tls, tls) {
+            (false, _) => None,
+            (true, Some(c)) => Some(c),
+            (true, None) => Some(make(settings.roots())?),
+        };
+        Ok(Link {
+            target,
+            tls,
+            settings,
+        })
+    }
 }
 
 /// Where a socket goes: the URL, its host, port and whether it is TLS.

@@ -68,6 +68,31 @@ pub enum StreamAction {
     Stopped,
 }
 
+/// What a socket's thread or task reports (see [`Streams::report`]).
+#[derive(Debug)]
+pub enum SocketReport {
+    /// The socket is open.
+    Opened,
+    /// Opening it failed (the reason).
+    Failed(String),
+    /// A frame arrived: its bytes and whether it was a text frame.
+    Frame(Vec<u8>, bool),
+    /// The socket closed or failed (the reason).
+    Closed(String),
+}
+
+/// What reaches a stream from its sockets' threads or tasks and from its handles (the
+/// transports queue these in one bounded queue).
+#[derive(Debug)]
+pub enum StreamInput {
+    /// A report of socket `.0`'s thread or task of generation `.1`.
+    Socket(u32, u64, SocketReport),
+    /// A handle adds a subscription.
+    Subscribe(Subscription),
+    /// A handle removes a subscription.
+    Unsubscribe(Subscription),
+}
+
 /// One socket: its machine and whether it waits for its turn to be opened.
 #[derive(Debug)]
 struct Socket {
@@ -150,6 +175,10 @@ pub struct Streams {
     seen: SeenTrades,
     /// Round-robin start of the next poll.
     turn: usize,
+    /// The generation of each socket's current thread or task: reports of older ones are
+    /// ignored (a socket reopened while its old thread still reports).
+    generations: HashMap<u32, u64>,
+    generation: u64,
     closed: bool,
     rng: u64,
 }
@@ -182,6 +211,8 @@ impl Streams {
             events: VecDeque::new(),
             seen: SeenTrades::default(),
             turn: 0,
+            generations: HashMap::new(),
+            generation: 0,
             closed: false,
             rng,
         };
@@ -331,6 +362,65 @@ impl Streams {
             if s.primary.conn.reconcile_due() {
                 s.primary.conn.on_reconcile_failed(error.clone());
             }
+        }
+    }
+
+    /// The transport starts a thread or task for socket `socket` (after
+    /// [`StreamAction::Connect`]): the generation its reports carry.
+    pub fn started(&mut self, socket: u32) -> u64 {
+        self.generation = self.generation.wrapping_add(1);
+        self.generations.insert(socket, self.generation);
+        self.generation
+    }
+
+    /// The transport let go of socket `socket` (after [`StreamAction::Close`]): its later
+    /// reports are ignored.
+    pub fn released(&mut self, socket: u32) {
+        self.generations.remove(&socket);
+    }
+
+    /// A report of socket `socket`'s thread or task of `generation`, at `now`; one of an
+    /// older generation, or of a released socket, is ignored.
+    pub fn report(
+        &mut self,
+        socket: u32,
+        generation: u64,
+        report: SocketReport,
+        now: TimestampMillis,
+    ) {
+        if self.generations.get(&socket) != Some(&generation) {
+            return;
+        }
+        match report {
+            SocketReport::Opened => self.on_connected(socket, now),
+            SocketReport::Failed(detail) => {
+                self.generations.remove(&socket);
+                self.on_connect_failed(socket, now, detail);
+            }
+            SocketReport::Frame(bytes, text) => {
+                let frame = match (text, std::str::from_utf8(&bytes)) {
+                    (true, Ok(t)) => Frame::Text(t),
+                    _ => Frame::Binary(&bytes),
+                };
+                self.on_frame(socket, now, frame);
+            }
+            SocketReport::Closed(detail) => {
+                self.generations.remove(&socket);
+                self.on_closed(socket, now, detail);
+            }
+        }
+    }
+
+    /// Takes one input from the transport's queue at `now` (a handle's subscription that is
+    /// refused is dropped: the handle checked its family, and a private channel without
+    /// credentials cannot be held).
+    pub fn apply(&mut self, input: StreamInput, now: TimestampMillis) {
+        match input {
+            StreamInput::Socket(socket, generation, report) => {
+                self.report(socket, generation, report, now)
+            }
+            StreamInput::Subscribe(sub) => drop(self.subscribe(sub)),
+            StreamInput::Unsubscribe(sub) => drop(self.unsubscribe(&sub)),
         }
     }
 
