@@ -174,9 +174,9 @@ pub enum Error {
         /// What failed.
         source: io::Error,
     },
-    /// The Parquet writer failed.
+    /// The Parquet or CSV encoder failed.
     #[error("writing {path}: {message}")]
-    Parquet {
+    Encode {
         /// The file.
         path: PathBuf,
         /// What failed.
@@ -756,8 +756,8 @@ struct Out {
     rows: u64,
 }
 
-fn parquet_error(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Parquet {
+fn encode_error(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Encode {
         path: path.to_owned(),
         message: e.to_string(),
     }
@@ -786,7 +786,7 @@ impl Out {
             Format::Csv => {
                 let mut w = csv::Writer::from_writer(file);
                 w.write_record(columns.iter().map(|(n, _)| n.as_str()))
-                    .map_err(|e| parquet_error(&path, e))?;
+                    .map_err(|e| encode_error(&path, e))?;
                 Sink::Csv(w)
             }
             Format::Parquet => {
@@ -822,7 +822,7 @@ impl Out {
                     .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
                     .build();
                 let writer = ArrowWriter::try_new(file, schema.clone(), Some(props))
-                    .map_err(|e| parquet_error(&path, e))?;
+                    .map_err(|e| encode_error(&path, e))?;
                 Sink::Parquet {
                     writer,
                     schema,
@@ -846,7 +846,7 @@ impl Out {
             Sink::Csv(w) => {
                 let fields: Vec<String> = row.iter().map(csv_text).collect();
                 w.write_record(&fields)
-                    .map_err(|e| parquet_error(&self.path, e))
+                    .map_err(|e| encode_error(&self.path, e))
             }
             Sink::Parquet { buf, .. } => {
                 buf.push(row);
@@ -921,7 +921,7 @@ impl Out {
                         for x in cells {
                             values.push(match x {
                                 Cell::Dec(d) => Some(at_scale(*d, scale).ok_or_else(|| {
-                                    parquet_error(
+                                    encode_error(
                                         &self.path,
                                         format!("{d} does not fit DECIMAL({PRECISION}, {s})"),
                                     )
@@ -932,7 +932,7 @@ impl Out {
                         Arc::new(
                             Decimal128Array::from(values)
                                 .with_precision_and_scale(PRECISION, s)
-                                .map_err(|e| parquet_error(&self.path, e))?,
+                                .map_err(|e| encode_error(&self.path, e))?,
                         )
                     }
                     None => Arc::new(StringArray::from(
@@ -948,10 +948,10 @@ impl Out {
             arrays.push(array);
         }
         let batch = RecordBatch::try_new(schema.clone(), arrays)
-            .map_err(|e| parquet_error(&self.path, e))?;
+            .map_err(|e| encode_error(&self.path, e))?;
         writer
             .write(&batch)
-            .map_err(|e| parquet_error(&self.path, e))
+            .map_err(|e| encode_error(&self.path, e))
     }
 
     fn finish(mut self) -> Result<TableSummary, Error> {
@@ -962,7 +962,7 @@ impl Out {
                 source,
             })?,
             Sink::Parquet { writer, .. } => {
-                writer.close().map_err(|e| parquet_error(&self.path, e))?;
+                writer.close().map_err(|e| encode_error(&self.path, e))?;
             }
         }
         Ok(TableSummary {
