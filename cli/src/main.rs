@@ -91,6 +91,7 @@ mod live;
 mod market;
 mod reconcile;
 mod record;
+mod record_ws;
 mod replay;
 mod stream;
 mod table;

@@ -1,6 +1,8 @@
-//! `digifinex record`: polls the venue's public market data through the client (and its
-//! weight budget) into a `digifinex-market` recording (`digifinex_sim::market::format`), which
-//! `digifinex sim --market FILE` replays.
+//! `digifinex record`: the venue's public market data into a `digifinex-market` recording
+//! (`digifinex_sim::market::format`), which `digifinex sim --market FILE` replays: polled
+//! through the REST client and its weight budget (`--source rest`, the default), or every
+//! websocket frame as received (`--source ws`, see `record_ws`). `--spot all` / `--swap all`
+//! record every listed market.
 //!
 //! DESIGN:
 //! - Each round polls, per spot pair, the order book (`--depth` levels), the recent trades and
@@ -63,6 +65,40 @@ pub(crate) struct RecordArgs {
     /// Record from an embedded simulator instead of the venue (to try the recorder).
     #[arg(long)]
     sim: bool,
+    /// Where the data comes from: `rest` polls (one book per interval), `ws` records every
+    /// websocket depth frame, trade, ticker, index, mark and funding push as received.
+    #[arg(long, value_enum, default_value_t = Source::Rest)]
+    source: Source,
+}
+
+/// Where `record` takes its data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Source {
+    /// REST polling.
+    Rest,
+    /// The websockets.
+    Ws,
+}
+
+/// `all` as the only market: every listed one (spot pairs trading, swap instruments).
+fn expand(client: &Client, args: &mut RecordArgs, p: &mut Progress) -> Result<(), Failure> {
+    let all =
+        |v: &[String]| v.len() == 1 && v.first().is_some_and(|s| s.eq_ignore_ascii_case("all"));
+    if all(&args.spot) {
+        let list = poll(client, &spot::SpotSymbolsRequest::new(), p)
+            .ok_or_else(|| Failure::Other("cannot list the spot pairs".into()))?;
+        args.spot = list
+            .symbol_list
+            .iter()
+            .map(|s| s.symbol.as_str().to_ascii_lowercase())
+            .collect();
+    }
+    if all(&args.swap) {
+        let list = poll(client, &swap::InstrumentsRequest::new(), p)
+            .ok_or_else(|| Failure::Other("cannot list the swap instruments".into()))?;
+        args.swap = list.iter().map(|i| i.instrument_id.clone()).collect();
+    }
+    Ok(())
 }
 
 /// What a round costs and how far the session got.
@@ -347,7 +383,7 @@ fn interrupt_flag() -> Arc<AtomicBool> {
     flag
 }
 
-pub(crate) fn run(args: RecordArgs) -> Result<(), Failure> {
+pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
     if args.spot.is_empty() && args.swap.is_empty() {
         return Err(Failure::Usage(
             "nothing to record: give --spot PAIRS and/or --swap IDS (comma-separated)".to_owned(),
@@ -379,6 +415,7 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), Failure> {
     };
     let client = builder.build()?;
     let mut p = Progress::default();
+    expand(&client, &mut args, &mut p)?;
     let head = header(&client, &args, &mut p);
     let mut writer = Writer::<std::fs::File>::append(&args.out, &head).map_err(|e| {
         Failure::Usage(format!(
@@ -387,6 +424,29 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), Failure> {
         ))
     })?;
     let stop = interrupt_flag();
+    if args.source == Source::Ws {
+        let end = args.duration_s.map(Duration::from_secs);
+        let counts = crate::record_ws::record(
+            &client,
+            &args.spot,
+            &args.swap,
+            args.depth,
+            &mut writer,
+            &stop,
+            end,
+        )?;
+        writer.finish()?;
+        drop(sim);
+        println!(
+            "recorded {} records ({} depth frames, {} resyncs, {} reconnects) from the websockets to {}",
+            counts.records,
+            counts.frames,
+            counts.resyncs,
+            counts.reconnects,
+            args.out.display()
+        );
+        return Ok(());
+    }
     let started = Instant::now();
     let interval = Duration::from_millis(args.interval_ms);
     let end = args.duration_s.map(Duration::from_secs);

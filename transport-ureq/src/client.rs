@@ -189,7 +189,7 @@ impl Client {
     /// let order = spot::PlaceOrderRequest::new(
     ///     spot::Market::Spot,
     ///     "btc_usdt",
-    ///     spot::LimitOrder::buy("0.001".parse()?, price.into()),
+    ///     spot::LimitOrder::buy("0.001".parse()?, digifinex_ureq::core::Price::new(price)),
     /// );
     /// match client.place_spot(&order, SnapshotPolicy::BeforeSend) {
     ///     Ok(placed) => assert!(client.known_ids().len() >= 1, "{}", placed.order_id),
