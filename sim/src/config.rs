@@ -661,7 +661,7 @@ impl SwapInstrumentSpec {
 /// Leverage up to 100; `open_max_limits` 20x: 1,000,000, 50x: 200,000, 75x: 50,000 USDT.
 /// Every contract but `XRPUSDTPERP` funds every 8 hours.
 ///
-/// DESIGN: the live venue funds most contracts every 8 hours and some every 4 (venue-notes.md)
+/// DESIGN: the live venue funds most contracts every 8 hours and some every 4 (docs/protocol.md, "The live venue")
 /// without saying which; the simulator picks `XRPUSDTPERP` (an altcoin, where short intervals
 /// are usual) so that the BTC and ETH contracts keep the documented 8-hour rhythm.
 pub fn default_swap_instruments() -> Vec<SwapInstrumentSpec> {

@@ -2,7 +2,7 @@
 //!
 //! Written independently of `digifinex-core` from the specification, so that it checks the client
 //! instead of agreeing with it, and following the live venue where it differs from the documents
-//! (`shared/spec/venue-notes.md`; each such place has a DESIGN note). It serves the spot/margin
+//! (`docs/protocol.md`, "The live venue"; each such place has a DESIGN note). It serves the spot/margin
 //! v3 interface under `/v3`, the perpetual swap and copy-trading v2 interface under `/swap/v2`,
 //! and the control API under `/__sim`, on loopback (a public address only with
 //! `allow_public_bind`, `--public` on the command line: the control API hands out keys).

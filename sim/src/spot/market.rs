@@ -6,7 +6,7 @@
 //! fills periods without trades with the previous close and zero volume. Unknown or malformed pairs
 //! answer 20019.
 //!
-//! As the live venue answers (venue-notes.md, which wins over the documents):
+//! As the live venue answers (docs/protocol.md, "The live venue", which wins over the documents):
 //! - `/ticker`'s `change` is the 24-hour change in **percent** (`-1.91` is -1.91 %), not the
 //!   fraction the retired v2 documentation describes: `(last - open) / open * 100`, where `open`
 //!   is the first trade of the last 24 hours. DESIGN: rounded to 2 places, as published values

@@ -25,7 +25,7 @@
 //!   (`-?digits`), else 10004 (the history windows' times keep 20014 "invalid date format",
 //!   the withdrawal id 20033). In a form value a literal `+` is a space: `amount=+5` reads ` 5`
 //!   and `%2B5` reads `+5`; both are refused.
-//! - Pair case in answers follows the live venue (venue-notes.md): upper case (`BTC_USDT`) in
+//! - Pair case in answers follows the live venue (docs/protocol.md, "The live venue"): upper case (`BTC_USDT`) in
 //!   the symbol lists and in order, order-detail, own-trade and margin-position records
 //!   ([`pair_upper`]); lower case in `/ticker` and `/markets`. Requests accept either case.
 

@@ -7,7 +7,7 @@
 //!   for public routes and per account and per API key for private routes, against
 //!   [`crate::LimitsConfig::swap_weight_per_minute`] (6,000 by default: the live venue's headers
 //!   show 6,000 per minute per IP for public routes, `ip-weight-minute-use` 5 and `-remain` 5995
-//!   after one call of weight 5; venue-notes.md). The notes do not show the private totals; the
+//!   after one call of weight 5; docs/protocol.md, "Route weights"). The notes do not show the private totals; the
 //!   same figure applies per account and per API key. Each route's weight is the one
 //!   `/swap/v2/public/api_weight` lists. The unknown-path 404 is not charged.
 //! - A request that would cross the limit is refused with HTTP 429, code 403001 and a

@@ -2,7 +2,7 @@
 //!
 //! DESIGN:
 //! - `depth` levels are `[price, amount (contracts)]`, both JSON numbers as on the live venue
-//!   (the documents show a string price; venue-notes.md), asks ascending and bids descending.
+//!   (the documents show a string price; docs/protocol.md, "The live venue"), asks ascending and bids descending.
 //! - Candles are aligned to multiples of the granularity since the Unix epoch (weeks start on
 //!   Thursdays) and listed newest first. A period with trades takes its prices from them
 //!   (volume in contracts, token volume = contracts * contract value), read from the
@@ -18,13 +18,13 @@
 //!   `open_interest` is the long contracts held by all accounts. `max_buy_price` and
 //!   `min_sell_price` are the mark price plus and minus 10% (orders beyond fail with 401010 and
 //!   401011).
-//! - Ticker `timestamp` (venue-notes.md: one value shared by every row, 0.5-60 s stale, not the
+//! - Ticker `timestamp` (docs/protocol.md, "The live venue": one value shared by every row, 0.5-60 s stale, not the
 //!   time of the prices): the tickers are taken to be refreshed every [`TICKER_REFRESH_MS`]
 //!   (5 s) and published [`TICKER_LAG_MS`] (0.5 s) later, so `timestamp` is the latest multiple
 //!   of 5 s at or before `now - 0.5 s` ([`ticker_timestamp`]): 0.5 s to 5.5 s behind the
 //!   simulator clock, the same for `ticker` and every row of `tickers` read in the same
 //!   instant. The figures themselves are computed at the request time.
-//! - `funding_rate` follows the live venue (venue-notes.md): `funding_rate` is the **last
+//! - `funding_rate` follows the live venue (docs/protocol.md, "The live venue"): `funding_rate` is the **last
 //!   settled** rate, labelled with the **next** funding time (`funding_time`); DESIGN (the notes
 //!   leave the rest open): `next_funding_rate` is the rate that will be settled at
 //!   `funding_time` (the forecast the control API sets) and `next_funding_time` is

@@ -2,7 +2,7 @@
 //!
 //! Every answer is `{"code":0,"data":...}` on success and `{"code":N,"msg":"..."}` on error.
 //!
-//! As on the live venue (venue-notes.md, "Perpetual swap and copy trading (v2)"):
+//! As on the live venue (docs/protocol.md, "The live venue", "Swap and copy trading"):
 //! - Errors (parameter, authentication, permission and business errors alike) answer **HTTP
 //!   400** with `{"code":N,"msg":"..."}`, e.g. `{"code":400002,"msg":"invalid InstrumentId"}`.
 //! - An unknown path under `/swap/` answers HTTP 404 with the plain-text body
@@ -255,7 +255,7 @@ const fn r(
     }
 }
 
-/// The route table (also served by `public/api_weight`). Public weights follow venue-notes.md:
+/// The route table (also served by `public/api_weight`). Public weights follow docs/protocol.md ("Route weights"):
 /// tickers, ticker, funding_rate, instrument, time, trades and candles 1; depth 2; instruments
 /// 5; funding_rate_history and candles_history 10. GET routes read the query, POST routes a
 /// JSON body; signed GET routes need read, signed POST routes trade, except the read-only

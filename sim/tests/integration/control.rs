@@ -310,7 +310,7 @@ fn unknown_swap_and_other_paths_answer_json() {
     let env = Env::new();
     let r = send(env.addr(), "GET", "/swap/v2/public/nothing", &[], "").unwrap();
     assert_eq!(r.status, 404);
-    // Plain text without usage headers, as on the live venue (venue-notes.md).
+    // Plain text without usage headers, as on the live venue (docs/protocol.md, "The live venue").
     assert!(r.header("content-type").unwrap().starts_with("text/plain"));
     assert!(r.header("ip-weight-minute-use").is_none());
     let r = send(env.addr(), "POST", "/swap/v2/public/time", &[], "").unwrap();

@@ -760,7 +760,7 @@ pub fn sample_records() -> (Header, Vec<Record>) {
         version: 1,
         created_ms: Some(SAMPLE_START),
         source: Some(
-            "sample: ICP_USDT 2024-02-01 05:00 UTC candle (shared/fixtures/real/v3_kline_4.json) \
+            "sample: ICP_USDT 2024-02-01 05:00 UTC candle (core/tests/data/real/v3_kline_4.json) \
              and pair rules (v3_spot_symbols_2.json); books, minutes 1-2 and the whole swap \
              instrument are synthetic (sim/tests/data/SOURCES.md)"
                 .into(),
@@ -977,7 +977,7 @@ fn the_sample_replays_the_captured_candle() {
             ],
         )
         .json();
-    // Exactly the captured candle (shared/fixtures/real/v3_kline_4.json).
+    // Exactly the captured candle (core/tests/data/real/v3_kline_4.json).
     assert_eq!(
         k["data"],
         json!([[1706763600, 3.36, 11.364, 11.367, 11.353, 11.357]])

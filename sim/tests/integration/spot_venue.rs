@@ -1,4 +1,4 @@
-//! The spot API as the live venue answers it (venue-notes.md), through raw HTTP with the venue's
+//! The spot API as the live venue answers it (docs/protocol.md, "The live venue"), through raw HTTP with the venue's
 //! spellings: signed POSTs without a Content-Type, percent-encoded values, JSON with spaces.
 
 use crate::common::*;

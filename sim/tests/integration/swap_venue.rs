@@ -1,5 +1,5 @@
 //! The swap API as the live venue answers where it differs from the documents
-//! (venue-notes.md, "Perpetual swap and copy trading (v2)"), driven over raw HTTP.
+//! (docs/protocol.md, "The live venue", "Swap and copy trading"), driven over raw HTTP.
 
 use crate::common::*;
 use crate::swap_trading::{place_ok, BTC};
