@@ -7,11 +7,12 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
-use digifinex_core::reconcile::{SnapshotPolicy, Verdict};
+use digifinex_core::reconcile::{SnapshotPolicy, Verdict, Write as TrackedWrite};
 use digifinex_core::rules::{Checks, Rounding};
 use digifinex_core::spot::{self, Market, TransferAccount};
 use digifinex_core::swap::{self, CopyCurrentView, CopyMarginMode, CopyMarketStyle, CopyPricing};
 use digifinex_core::swap::{MarketStyle, OrderSide, SponsorSide, TriggerPriceType};
+use digifinex_core::track::{Answer as TrackAnswer, Change, TrackConfig, Tracker};
 use digifinex_core::{Amount, Credentials, Decimal, Error, Family, Price, Size};
 use digifinex_sim::{FaultKind, FaultRule, SimConfig};
 use digifinex_ureq::Client;
@@ -383,11 +384,25 @@ pub(crate) fn run() -> Result<(), Failure> {
     // 6. A market order.
     t.step("market order filled")?;
     let spend = dec("1000");
-    let placed = t.send(&spot::PlaceOrderRequest::new(
+    // The account's state, tracked from here: the tracker takes the write's answer and reads
+    // what follows (the order, then its fills with their fees, then the balances).
+    let config = TrackConfig::new().fill_delay(std::time::Duration::ZERO);
+    let now = t.client.session().now();
+    let mut tracking = t
+        .client
+        .tracker(Tracker::new(Family::Spot, [SYMBOL], config, now));
+    tracking.sync();
+    while tracking.poll_change().is_some() {} // the opening state
+    let request = spot::PlaceOrderRequest::new(
         Market::Spot,
         SYMBOL,
         spot::MarketOrder::buy(Amount::new(spend)),
-    ))?;
+    );
+    let placed = t.send(&request)?;
+    tracking.on_answer(
+        &TrackedWrite::SpotOrder(request),
+        &TrackAnswer::SpotPlaced(placed.clone()),
+    );
     let filled = t
         .send(&spot::OrderDetailRequest::new(
             Market::Spot,
@@ -406,6 +421,36 @@ pub(crate) fn run() -> Result<(), Failure> {
             opt_debug(filled.status.as_ref())
         ),
     )?;
+
+    t.step("account state tracked: each fill once, with its fee")?;
+    let mut fills = 0;
+    for _ in 0..5 {
+        tracking.tracker_mut().request_resync();
+        tracking.sync();
+        while let Some(change) = tracking.poll_change() {
+            if let Change::Filled { trade, fee } = change {
+                fills += 1;
+                let fee = fee.map_or("not given".to_owned(), |f| {
+                    format!("{} {}", f.amount, f.currency.unwrap_or_default())
+                });
+                t.line(
+                    "fill",
+                    format_args!(
+                        "trade {}  {} BTC at {}  fee {fee}",
+                        trade.trade_id,
+                        opt(trade.amount),
+                        opt(trade.price)
+                    ),
+                )?;
+            }
+        }
+        if fills > 0 {
+            break;
+        }
+    }
+    if fills == 0 {
+        return Err(t.wrong("the tracker reported no fill of the market order".into()));
+    }
 
     t.step("spot balances after trading")?;
     show_balances(&mut t)?;

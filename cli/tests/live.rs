@@ -360,6 +360,7 @@ fn demo_walks_through_every_step_quickly() {
         "order updates over the websocket",
         "unknown outcome reconciled (answer lost after the order was applied)",
         "market order filled",
+        "account state tracked: each fill once, with its fee",
         "spot balances after trading",
         "transfer to margin",
         "swap leverage change",
@@ -369,6 +370,20 @@ fn demo_walks_through_every_step_quickly() {
         assert!(out.contains(heading), "missing `{heading}`:\n{out}");
     }
     assert!(out.contains("cancelled"), "{out}");
+    // The tracker reports the market order's fills with their trade ids and fees (in BTC, the
+    // currency bought).
+    let fill = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("fill "))
+        .unwrap_or_else(|| panic!("no fill line:\n{out}"));
+    assert!(
+        fill.contains("trade ") && fill.contains(" BTC at "),
+        "{fill}"
+    );
+    assert!(
+        fill.trim_end().ends_with(" BTC") && fill.contains("fee 0.0"),
+        "{fill}"
+    );
     // The websocket step sees the order open, then cancelled.
     assert!(
         out.contains("status NotExecuted  filled 0 of 0.01"),
