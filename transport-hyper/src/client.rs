@@ -159,13 +159,10 @@ impl<C: Clone> Clone for Client<C> {
 }
 
 impl Client {
-    /// A stream of `family` sharing this client's credentials, clock and measured offset, base
-    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots (see
-    /// [`crate::ws`]).
+    /// What a stream of this client shares with it: `allow_http` and the caller's roots.
     #[cfg(feature = "ws")]
-    pub fn stream(&self, family: digifinex_core::Family) -> crate::ws::StreamBuilder {
-        let (http, roots) = (self.allow_http, self.roots.as_deref());
-        crate::ws::StreamBuilder::beside(family, self.session(), http, roots, self.clone())
+    pub(crate) fn stream_settings(&self) -> (bool, Option<&[Vec<u8>]>) {
+        (self.allow_http, self.roots.as_deref())
     }
 
     /// A builder with the defaults: production URLs, no credentials, system clock, 5 s connect /

@@ -248,13 +248,10 @@ impl Client {
         Ok(prior)
     }
 
-    /// A stream of `family` sharing this client's credentials, clock and measured offset, base
-    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots (see
-    /// [`crate::ws`]).
+    /// What a stream of this client shares with it: `allow_http` and the caller's roots.
     #[cfg(feature = "ws")]
-    pub fn stream(&self, family: digifinex_core::Family) -> crate::ws::StreamBuilder {
-        let (http, roots) = (self.allow_http, self.roots.as_deref());
-        crate::ws::StreamBuilder::beside(family, self.session(), http, roots, self.clone())
+    pub(crate) fn stream_settings(&self) -> (bool, Option<&[Vec<u8>]>) {
+        (self.allow_http, self.roots.as_deref())
     }
 
     /// The ids this session has placed (named by its writes' answers) or seen (by its

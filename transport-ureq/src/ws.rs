@@ -72,6 +72,15 @@ impl StreamTransport for Blocking {
     }
 }
 
+impl crate::Client {
+    /// A stream of `family` sharing this client's credentials, clock and measured offset, base
+    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots.
+    pub fn stream(&self, family: Family) -> StreamBuilder {
+        let (http, roots) = self.stream_settings();
+        StreamBuilder::beside(family, self.session(), http, roots, self.clone())
+    }
+}
+
 /// A stream of one family over as many sockets as its subscriptions need; an [`Iterator`] of
 /// [`Event`]s that reconnects by itself and ends only after [`Stream::close`].
 pub struct Stream {
