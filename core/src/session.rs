@@ -604,28 +604,32 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A [`Call`] whose typed output is turned into another type by a function: how a machine that
-/// hands out reads of several endpoints (reconciliation, a stream's private snapshot) gives the
-/// transport one [`Drive`] type per machine.
-pub struct MappedCall<'a, E: Endpoint, T> {
-    call: Call<'a, E>,
-    wrap: fn(E::Output) -> T,
+/// A [`Drive`] whose output is turned into another type by a function: how a machine that
+/// hands out reads of several endpoints (reconciliation, a stream's private snapshot, the
+/// account tracker) gives the transport one [`Drive`] type per machine.
+pub struct Mapped<D: Drive, T> {
+    inner: D,
+    wrap: fn(D::Output) -> T,
 }
 
-impl<'a, E: Endpoint, T> MappedCall<'a, E, T> {
-    /// `request` as a call of `session`, its output mapped by `wrap`.
-    pub fn new(session: &'a Session, request: &'a E, wrap: fn(E::Output) -> T) -> Self {
-        MappedCall {
-            call: session.call(request),
-            wrap,
-        }
+impl<D: Drive, T> Mapped<D, T> {
+    /// `inner`, its output mapped by `wrap`.
+    pub fn new(inner: D, wrap: fn(D::Output) -> T) -> Self {
+        Mapped { inner, wrap }
     }
 }
 
-impl<E: Endpoint, T> Drive for MappedCall<'_, E, T> {
+impl<'a, E: Endpoint, T> Mapped<Call<'a, E>, T> {
+    /// `request` as a call of `session`, its output mapped by `wrap`.
+    pub fn call(session: &'a Session, request: &'a E, wrap: fn(E::Output) -> T) -> Self {
+        Mapped::new(session.call(request), wrap)
+    }
+}
+
+impl<D: Drive, T> Drive for Mapped<D, T> {
     type Output = T;
     fn next(&mut self) -> Action<T> {
-        match self.call.next() {
+        match self.inner.next() {
             Action::Send(r) => Action::Send(r),
             Action::Wait(d) => Action::Wait(d),
             Action::Done(result) => Action::Done(result.map(|r| Response {
@@ -639,13 +643,13 @@ impl<E: Endpoint, T> Drive for MappedCall<'_, E, T> {
         }
     }
     fn on_response(&mut self, response: &http::Response<&[u8]>) {
-        self.call.on_response(response)
+        self.inner.on_response(response)
     }
     fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
-        self.call.on_owned_response(response)
+        self.inner.on_owned_response(response)
     }
     fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
-        self.call.on_transport_error(kind, error)
+        self.inner.on_transport_error(kind, error)
     }
 }
 

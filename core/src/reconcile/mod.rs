@@ -665,7 +665,7 @@ fn evidence_call<'a, E: Endpoint + Send + Sync>(
 where
     E::Output: Send,
 {
-    Box::new(crate::session::MappedCall::new(session, request, wrap))
+    Box::new(crate::session::Mapped::call(session, request, wrap))
 }
 
 impl Read {

@@ -2,9 +2,8 @@
 
 use crate::endpoint::Endpoint;
 use crate::reconcile::{Evidence, Read};
-use crate::session::{Action, Drive, Response, Session};
+use crate::session::{Drive, Session};
 use crate::{spot as sp, swap as sw};
-use crate::{BoxError, TransportErrorKind};
 
 /// An idempotent read the tracker needs, as the typed request to send.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,42 +122,9 @@ impl TrackRead {
     }
 }
 
-/// A [`Drive`] whose output is wrapped into a [`TrackAnswer`].
-struct Wrapped<D: Drive> {
-    inner: D,
-    wrap: fn(D::Output) -> TrackAnswer,
-}
-
 fn wrap<'a, D: Drive + Send + 'a>(
     inner: D,
     wrap: fn(D::Output) -> TrackAnswer,
 ) -> Box<dyn Drive<Output = TrackAnswer> + Send + 'a> {
-    Box::new(Wrapped { inner, wrap })
-}
-
-impl<D: Drive> Drive for Wrapped<D> {
-    type Output = TrackAnswer;
-    fn next(&mut self) -> Action<TrackAnswer> {
-        match self.inner.next() {
-            Action::Send(r) => Action::Send(r),
-            Action::Wait(d) => Action::Wait(d),
-            Action::Done(result) => Action::Done(result.map(|r| Response {
-                value: (self.wrap)(r.value),
-                status: r.status,
-                headers: r.headers,
-                usage: r.usage,
-                latency: r.latency,
-                attempts: r.attempts,
-            })),
-        }
-    }
-    fn on_response(&mut self, response: &http::Response<&[u8]>) {
-        self.inner.on_response(response)
-    }
-    fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
-        self.inner.on_owned_response(response)
-    }
-    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
-        self.inner.on_transport_error(kind, error)
-    }
+    Box::new(crate::session::Mapped::new(inner, wrap))
 }

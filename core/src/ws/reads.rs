@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use crate::endpoint::Family;
-use crate::session::{Drive, MappedCall, Session};
+use crate::session::{Drive, Mapped, Session};
 use crate::ws::private::PrivateSnapshot;
 use crate::{spot as sp, swap as sw};
 
@@ -54,19 +54,19 @@ impl PrivateRead {
     ) -> Box<dyn Drive<Output = PrivateAnswer> + Send + 'a> {
         match self {
             PrivateRead::SpotOpenOrders(r) => {
-                Box::new(MappedCall::new(session, r, PrivateAnswer::SpotOpenOrders))
+                Box::new(Mapped::call(session, r, PrivateAnswer::SpotOpenOrders))
             }
             PrivateRead::SpotAssets(r) => {
-                Box::new(MappedCall::new(session, r, PrivateAnswer::SpotAssets))
+                Box::new(Mapped::call(session, r, PrivateAnswer::SpotAssets))
             }
             PrivateRead::SwapOpenOrders(r) => {
-                Box::new(MappedCall::new(session, r, PrivateAnswer::SwapOpenOrders))
+                Box::new(Mapped::call(session, r, PrivateAnswer::SwapOpenOrders))
             }
             PrivateRead::SwapBalances(r) => {
-                Box::new(MappedCall::new(session, r, PrivateAnswer::SwapBalances))
+                Box::new(Mapped::call(session, r, PrivateAnswer::SwapBalances))
             }
             PrivateRead::SwapPositions(r) => {
-                Box::new(MappedCall::new(session, r, PrivateAnswer::SwapPositions))
+                Box::new(Mapped::call(session, r, PrivateAnswer::SwapPositions))
             }
         }
     }
