@@ -135,8 +135,10 @@ pub struct Client<C = DefaultConnector> {
     /// The ids this session placed or saw (see [`Client::known_ids`]).
     known: SessionIds,
     /// `http://` allowed (a stream of this client allows `ws://`).
+    #[cfg(feature = "ws")]
     allow_http: bool,
     /// The caller's roots (a stream of this client trusts the same).
+    #[cfg(feature = "ws")]
     roots: Option<Vec<Vec<u8>>>,
 }
 
@@ -152,7 +154,9 @@ impl<C: Clone> Clone for Client<C> {
             max_body: self.max_body,
             hooks: self.hooks.clone(),
             known: self.known.clone(),
+            #[cfg(feature = "ws")]
             allow_http: self.allow_http,
+            #[cfg(feature = "ws")]
             roots: self.roots.clone(),
         }
     }
@@ -904,7 +908,9 @@ where
             max_body: o.max_body,
             hooks: o.hooks,
             known: SessionIds::new(o.known_ids),
+            #[cfg(feature = "ws")]
             allow_http: o.allow_http,
+            #[cfg(feature = "ws")]
             roots: o.roots,
         })
     }

@@ -74,8 +74,10 @@ pub struct Client {
     /// The ids this session placed or saw (see [`Client::known_ids`]).
     known: SessionIds,
     /// `http://` allowed (a stream of this client allows `ws://`).
+    #[cfg(feature = "ws")]
     allow_http: bool,
     /// The caller's roots (a stream of this client trusts the same).
+    #[cfg(feature = "ws")]
     roots: Option<Vec<Vec<u8>>>,
 }
 
@@ -756,7 +758,9 @@ impl ClientBuilder {
             max_body: self.max_body as u64,
             hooks: self.hooks,
             known: SessionIds::new(self.known_ids),
+            #[cfg(feature = "ws")]
             allow_http: self.allow_http,
+            #[cfg(feature = "ws")]
             roots: self.roots,
         })
     }

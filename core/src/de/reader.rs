@@ -45,6 +45,7 @@ pub(crate) fn decode_with_code<T: DeserializeOwned>(
 
 /// `T` from JSON text: the single-pass reader (see [`fast`]), or serde_json for whatever it
 /// leaves, so results and errors are serde_json's (the websocket decoders).
+#[cfg(feature = "ws")]
 pub(crate) fn from_str<'de, T: serde::Deserialize<'de>>(
     text: &'de str,
 ) -> Result<T, serde_json::Error> {
