@@ -110,6 +110,41 @@ pub struct Response<T> {
     pub attempts: u32,
 }
 
+impl<T> Response<T> {
+    /// The value, and the rest of the answer without it.
+    pub fn split(self) -> (T, Response<()>) {
+        let Response {
+            value,
+            status,
+            headers,
+            usage,
+            latency,
+            attempts,
+        } = self;
+        let rest = Response {
+            value: (),
+            status,
+            headers,
+            usage,
+            latency,
+            attempts,
+        };
+        (value, rest)
+    }
+
+    /// The same answer carrying `value` instead.
+    pub fn with<U>(self, value: U) -> Response<U> {
+        Response {
+            value,
+            status: self.status,
+            headers: self.headers,
+            usage: self.usage,
+            latency: self.latency,
+            attempts: self.attempts,
+        }
+    }
+}
+
 /// What the transport must do next for a [`Call`].
 #[derive(Debug)]
 pub enum Action<T> {
@@ -626,19 +661,22 @@ impl<'a, E: Endpoint, T> Mapped<Call<'a, E>, T> {
     }
 }
 
+impl<'a, E: Endpoint, T> Mapped<Call<'a, E>, T> {
+    /// `request` as a call of `session` that owns it, its output mapped by `wrap`.
+    pub fn owned(session: &'a Session, request: E, wrap: fn(E::Output) -> T) -> Self {
+        Mapped::new(session.call_owned(request), wrap)
+    }
+}
+
 impl<D: Drive, T> Drive for Mapped<D, T> {
     type Output = T;
     fn next(&mut self) -> Action<T> {
         match self.inner.next() {
             Action::Send(r) => Action::Send(r),
             Action::Wait(d) => Action::Wait(d),
-            Action::Done(result) => Action::Done(result.map(|r| Response {
-                value: (self.wrap)(r.value),
-                status: r.status,
-                headers: r.headers,
-                usage: r.usage,
-                latency: r.latency,
-                attempts: r.attempts,
+            Action::Done(result) => Action::Done(result.map(|r| {
+                let (value, rest) = r.split();
+                rest.with((self.wrap)(value))
             })),
         }
     }

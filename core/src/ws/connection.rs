@@ -449,6 +449,21 @@ impl Connection {
         self.lose(now.0, CloseReason::Requested);
     }
 
+    /// When [`Connection::poll`] next has something to do without new input, without running
+    /// any timer: `Some(TimestampMillis(i64::MIN))` when something is already waiting to be
+    /// handed out, `None` when nothing happens until a frame or a call arrives. Peeking twice
+    /// gives the same answer; only `poll` moves the machine.
+    pub fn next_deadline(&self) -> Option<TimestampMillis> {
+        let pending = self.close_now.is_some()
+            || !self.out.is_empty()
+            || !self.events.is_empty()
+            || self.connect_now;
+        if pending {
+            return Some(TimestampMillis(i64::MIN));
+        }
+        self.deadline().map(TimestampMillis)
+    }
+
     /// The next thing to do at `now` (see the module docs).
     pub fn poll(&mut self, now: TimestampMillis) -> Action {
         self.now = now.0;

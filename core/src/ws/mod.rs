@@ -38,6 +38,7 @@
 
 pub mod book;
 mod connection;
+mod driver;
 pub mod event;
 pub mod frame;
 pub mod model;
@@ -53,11 +54,12 @@ mod swap;
 
 pub use book::{Book, ResyncReason};
 pub use connection::{Action, Connection, SubscriptionState, WsConfig};
+pub use driver::{Line, Step, StreamCore};
 pub use event::{BookUpdate, CloseReason, Event, RawJson, ReplyError};
 pub use frame::{Frame, FrameError};
 pub use model::Level;
 pub use private::{BalanceState, Change, OrderState, PositionState, PrivateSnapshot};
-pub use reads::{PrivateAnswer, PrivateRead, PrivateReads};
+pub use reads::{PrivateAnswer, PrivateRead, PrivateReads, SnapshotCall};
 pub use record::Extra;
 pub use settings::{
     check_family, random_seed, url_beside, Link, StreamBuilder, StreamSettings, StreamTransport,

@@ -2,11 +2,14 @@
 //! [`crate::reconcile::Reconciler`] hands out its reads: the transport performs each through
 //! its REST client ([`PrivateRead::call`]) and feeds the answer back; the result is the
 //! [`PrivateSnapshot`] a [`crate::ws::Streams`] compares with what the pushes said.
+//! [`PrivateReads::call`] performs them all as one [`Drive`], for a transport that has a
+//! driving loop and nothing to do between the reads.
 
 use std::collections::VecDeque;
 
 use crate::endpoint::Family;
-use crate::session::{Drive, Mapped, Session};
+use crate::error::{BoxError, Error, TransportErrorKind};
+use crate::session::{Action, Drive, Mapped, Response, Session};
 use crate::ws::private::PrivateSnapshot;
 use crate::{spot as sp, swap as sw};
 
@@ -45,13 +48,13 @@ pub enum PrivateAnswer {
     SwapPositions(Vec<sw::Position>),
 }
 
+/// A read in flight, its answer mapped to a [`PrivateAnswer`].
+type ReadCall<'a> = Box<dyn Drive<Output = PrivateAnswer> + Send + 'a>;
+
 impl PrivateRead {
     /// The read as a call of `session` (its budget, retries and clock): what a transport
     /// drives to perform it.
-    pub fn call<'a>(
-        &'a self,
-        session: &'a Session,
-    ) -> Box<dyn Drive<Output = PrivateAnswer> + Send + 'a> {
+    pub fn call<'a>(&'a self, session: &'a Session) -> ReadCall<'a> {
         match self {
             PrivateRead::SpotOpenOrders(r) => {
                 Box::new(Mapped::call(session, r, PrivateAnswer::SpotOpenOrders))
@@ -68,6 +71,22 @@ impl PrivateRead {
             PrivateRead::SwapPositions(r) => {
                 Box::new(Mapped::call(session, r, PrivateAnswer::SwapPositions))
             }
+        }
+    }
+
+    /// The read as a call of `session` that owns the request.
+    fn into_call(self, session: &Session) -> ReadCall<'_> {
+        use PrivateAnswer as A;
+        match self {
+            PrivateRead::SpotOpenOrders(r) => {
+                Box::new(Mapped::owned(session, r, A::SpotOpenOrders))
+            }
+            PrivateRead::SpotAssets(r) => Box::new(Mapped::owned(session, r, A::SpotAssets)),
+            PrivateRead::SwapOpenOrders(r) => {
+                Box::new(Mapped::owned(session, r, A::SwapOpenOrders))
+            }
+            PrivateRead::SwapBalances(r) => Box::new(Mapped::owned(session, r, A::SwapBalances)),
+            PrivateRead::SwapPositions(r) => Box::new(Mapped::owned(session, r, A::SwapPositions)),
         }
     }
 }
@@ -112,6 +131,18 @@ impl PrivateReads {
         self.answers.push(answer);
     }
 
+    /// Every read, one after the other, as one call of `session`: it ends with the snapshot
+    /// (the status, headers and usage of the last read's answer), or with the first read's
+    /// error.
+    pub fn call(self, session: &Session) -> SnapshotCall<'_> {
+        SnapshotCall {
+            session,
+            reads: Some(self),
+            current: None,
+            last: None,
+        }
+    }
+
     /// The snapshot, once every read was answered.
     pub fn finish(self) -> Option<PrivateSnapshot> {
         let mut spot_orders = None;
@@ -138,6 +169,84 @@ impl PrivateReads {
                 &swap_balances?,
                 &swap_positions?,
             )),
+        }
+    }
+}
+
+/// The reads of a snapshot as one [`Drive`] (see [`PrivateReads::call`]).
+pub struct SnapshotCall<'a> {
+    session: &'a Session,
+    /// `None` once the result was handed out.
+    reads: Option<PrivateReads>,
+    current: Option<ReadCall<'a>>,
+    /// The last answer's status, headers, usage, latency and attempts.
+    last: Option<Response<()>>,
+}
+
+impl std::fmt::Debug for SnapshotCall<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SnapshotCall")
+            .field("reads", &self.reads)
+            .field("in_flight", &self.current.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drive for SnapshotCall<'_> {
+    type Output = PrivateSnapshot;
+
+    fn next(&mut self) -> Action<PrivateSnapshot> {
+        let unanswered = || Error::validation("snapshot", "a private read was not answered");
+        loop {
+            let Some(reads) = self.reads.as_mut() else {
+                return Action::Done(Err(unanswered()));
+            };
+            let call = match &mut self.current {
+                Some(call) => call,
+                None => match reads.next_read() {
+                    Some(read) => self.current.insert(read.into_call(self.session)),
+                    None => {
+                        let snapshot = self.reads.take().and_then(PrivateReads::finish);
+                        return Action::Done(match (snapshot, self.last.take()) {
+                            (Some(value), Some(last)) => Ok(last.with(value)),
+                            _ => Err(unanswered()),
+                        });
+                    }
+                },
+            };
+            match call.next() {
+                Action::Send(request) => return Action::Send(request),
+                Action::Wait(delay) => return Action::Wait(delay),
+                Action::Done(Ok(answer)) => {
+                    let (value, last) = answer.split();
+                    reads.feed(value);
+                    self.last = Some(last);
+                    self.current = None;
+                }
+                Action::Done(Err(e)) => {
+                    self.reads = None;
+                    self.current = None;
+                    return Action::Done(Err(e));
+                }
+            }
+        }
+    }
+
+    fn on_response(&mut self, response: &http::Response<&[u8]>) {
+        if let Some(call) = &mut self.current {
+            call.on_response(response);
+        }
+    }
+
+    fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
+        if let Some(call) = &mut self.current {
+            call.on_owned_response(response);
+        }
+    }
+
+    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
+        if let Some(call) = &mut self.current {
+            call.on_transport_error(kind, error);
         }
     }
 }

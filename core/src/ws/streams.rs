@@ -467,6 +467,40 @@ impl Streams {
         }
     }
 
+    /// When [`Streams::poll`] next has something to do without new input, without running any
+    /// timer (a transport's select over its sockets and a sleep can ask this first):
+    /// `Some(TimestampMillis(i64::MIN))` when something is already waiting, `None` when
+    /// nothing happens until input arrives. Only `poll` moves the machine.
+    pub fn next_deadline(&self) -> Option<TimestampMillis> {
+        if !self.events.is_empty() {
+            return Some(TimestampMillis(i64::MIN));
+        }
+        let mut at: Option<i64> = None;
+        let mut earlier = |t: i64| at = Some(at.map_or(t, |a| a.min(t)));
+        for shard in &self.shards {
+            for socket in std::iter::once(&shard.primary).chain(shard.standby.as_ref()) {
+                if let Some(TimestampMillis(t)) = socket.conn.next_deadline() {
+                    earlier(t);
+                }
+            }
+            if let Some(t) = shard.switch_by {
+                earlier(t);
+            }
+            if shard.standby.is_none() && !self.closed && shard.primary.conn.is_open() {
+                if let Some(t) = shard.recycle_at {
+                    earlier(t);
+                }
+            }
+        }
+        if self.waiting_socket().is_some() {
+            earlier(
+                self.last_open
+                    .map_or(i64::MIN, |t| t.saturating_add(self.open_interval)),
+            );
+        }
+        at.map(TimestampMillis)
+    }
+
     /// The next thing to do at `now`.
     pub fn poll(&mut self, now: TimestampMillis) -> StreamAction {
         // Each round that hands nothing out dropped an event (a trade already reported, a

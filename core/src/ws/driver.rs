@@ -1,0 +1,219 @@
+//! The loop both transports run around [`Streams`], written once: the sockets' command lines,
+//! the clock, the REST offset, the private snapshot. A transport turns each [`Step`] into I/O
+//! (open a socket, perform the snapshot's reads, wait for its queue) and feeds back what
+//! happened; it never calls [`Streams`] itself.
+//!
+//! ```text
+//! loop {
+//!     match core.step(rest.map(|c| c.session().offset_ms())) {
+//!         Step::Event(e) => return Some(e),
+//!         Step::Open { socket, generation } => spawn a reader; core.opened(socket, line)
+//!                                              (or core.open_failed(..)),
+//!         Step::ReadPrivate(reads) => core.snapshot(client.drive(reads.call(session))),
+//!         Step::Wait(d) => if an input comes within d { core.apply(input) },
+//!         Step::Stopped => return None,
+//!     }
+//! }
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::Error;
+use crate::session::Response;
+use crate::types::TimestampMillis;
+use crate::ws::event::Event;
+use crate::ws::private::PrivateSnapshot;
+use crate::ws::reads::PrivateReads;
+use crate::ws::settings::{Link, StreamSettings};
+use crate::ws::streams::{SocketReport, StreamAction, StreamInput, Streams};
+use crate::ws::subscription::{SubscribeError, Subscription};
+
+/// The longest a transport waits for its queue before stepping again.
+const MAX_WAIT_MS: i64 = 60_000;
+
+/// A socket's command line, from the stream to the socket's thread or task: `Some(text)`
+/// sends a text frame, `None` closes the socket. A line whose reader is gone drops commands.
+pub trait Line {
+    /// Hands `command` to the socket.
+    fn command(&self, command: Option<String>);
+}
+
+/// What a transport does next (see [`StreamCore::step`]).
+// Consumed at once by the caller, as `StreamAction` is.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Step {
+    /// Hand this event to the user.
+    Event(Event),
+    /// Open socket `socket` in a thread or task of its own that reports as
+    /// `StreamInput::Socket(socket, generation, ..)`; then [`StreamCore::opened`] with its
+    /// command line, or [`StreamCore::open_failed`].
+    Open {
+        /// The socket's number.
+        socket: u32,
+        /// The generation its reports carry.
+        generation: u64,
+    },
+    /// Perform these reads through the REST client ([`PrivateReads::call`]) and hand the
+    /// result to [`StreamCore::snapshot`]. Cut short (a cancelled future), it is asked again.
+    ReadPrivate(PrivateReads),
+    /// Wait at most this long for an input of the queue ([`StreamCore::apply`]), then step.
+    Wait(Duration),
+    /// Every socket was closed on request; nothing more to report.
+    Stopped,
+}
+
+/// A stream without its I/O: the [`Streams`] machine, what its sockets are opened with
+/// ([`Link`]) and their command lines `L`.
+pub struct StreamCore<L: Line, Tls> {
+    streams: Streams,
+    link: Arc<Link<Tls>>,
+    lines: HashMap<u32, L>,
+}
+
+impl<L: Line, Tls> std::fmt::Debug for StreamCore<L, Tls> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamCore")
+            .field("streams", &self.streams)
+            .field("url", &self.link.target.url)
+            .field("sockets", &self.lines.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<L: Line, Tls> StreamCore<L, Tls> {
+    /// The stream of `settings`, with `tls` for a `wss://` target (`make` builds one from the
+    /// caller's roots when none is given).
+    pub fn new(
+        settings: StreamSettings,
+        tls: Option<Tls>,
+        make: impl FnOnce(Option<&[Vec<u8>]>) -> Result<Tls, Error>,
+    ) -> Result<Self, Error> {
+        let streams = settings.streams()?;
+        let link = Arc::new(Link::new(settings, tls, make)?);
+        Ok(StreamCore {
+            streams,
+            link,
+            lines: HashMap::new(),
+        })
+    }
+
+    /// What every socket is opened with (handed to each socket's thread or task).
+    pub fn link(&self) -> &Arc<Link<Tls>> {
+        &self.link
+    }
+
+    /// The protocol machine: sockets, subscriptions and their states, the local books.
+    pub fn streams(&self) -> &Streams {
+        &self.streams
+    }
+
+    /// Adds a subscription now (sent at once when its socket is open).
+    pub fn subscribe(&mut self, sub: Subscription) -> Result<(), SubscribeError> {
+        self.streams.subscribe(sub)
+    }
+
+    /// Removes a subscription.
+    pub fn unsubscribe(&mut self, sub: &Subscription) -> bool {
+        self.streams.unsubscribe(sub)
+    }
+
+    /// Asks every socket for the server time ([`Event::ServerTime`]: a marker in tests).
+    pub fn request_time(&mut self) {
+        self.streams.request_time();
+    }
+
+    /// Closes every socket; the stream ends after reporting it.
+    pub fn close(&mut self) {
+        let now = self.now();
+        self.streams.close(now);
+    }
+
+    /// When the stream next has something to do without new input (see
+    /// [`Streams::next_deadline`]); peeking runs no timer.
+    pub fn next_deadline(&self) -> Option<TimestampMillis> {
+        self.streams.next_deadline()
+    }
+
+    /// The next step. `rest_offset_ms` is the REST session's measured clock offset when the
+    /// stream has a REST client (it is given to `server.auth`, and only then are private
+    /// snapshots asked for); `None` without one.
+    pub fn step(&mut self, rest_offset_ms: Option<i64>) -> Step {
+        loop {
+            if let Some(offset) = rest_offset_ms {
+                self.streams.set_time_offset(offset);
+                if self.streams.reconcile_due() {
+                    return Step::ReadPrivate(PrivateReads::new(self.streams.family()));
+                }
+            }
+            let now = self.now();
+            match self.streams.poll(now) {
+                StreamAction::Event(e) => return Step::Event(e),
+                StreamAction::Connect(socket) => {
+                    let generation = self.streams.started(socket);
+                    return Step::Open { socket, generation };
+                }
+                StreamAction::Send(socket, text) => {
+                    if let Some(line) = self.lines.get(&socket) {
+                        line.command(Some(text));
+                    }
+                }
+                StreamAction::Close(socket, _) => {
+                    if let Some(line) = self.lines.remove(&socket) {
+                        line.command(None);
+                    }
+                    self.streams.released(socket);
+                }
+                StreamAction::Wait(deadline) => {
+                    let ms = deadline.map_or(MAX_WAIT_MS, |d| {
+                        d.0.saturating_sub(now.0).clamp(0, MAX_WAIT_MS)
+                    });
+                    return Step::Wait(Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
+                }
+                StreamAction::Stopped => return Step::Stopped,
+            }
+        }
+    }
+
+    /// Socket `socket`'s thread or task runs; `line` carries its commands.
+    pub fn opened(&mut self, socket: u32, line: L) {
+        self.lines.insert(socket, line);
+    }
+
+    /// Socket `socket`'s thread or task could not be started (the reason).
+    pub fn open_failed(&mut self, socket: u32, generation: u64, detail: String) {
+        let now = self.now();
+        self.streams
+            .report(socket, generation, SocketReport::Failed(detail), now);
+    }
+
+    /// An input from the queue (a socket's report, a handle's subscription change).
+    pub fn apply(&mut self, input: StreamInput) {
+        let now = self.now();
+        self.streams.apply(input, now);
+    }
+
+    /// The result of a [`Step::ReadPrivate`].
+    pub fn snapshot(&mut self, result: Result<Response<PrivateSnapshot>, Error>) {
+        match result {
+            Ok(answer) => self.streams.on_private_snapshot(answer.value),
+            Err(e) => self.streams.on_reconcile_failed(e.to_string()),
+        }
+    }
+
+    fn now(&self) -> TimestampMillis {
+        self.link.settings.clock().now()
+    }
+}
+
+impl<L: Line, Tls> Drop for StreamCore<L, Tls> {
+    /// Closes every socket still open.
+    fn drop(&mut self) {
+        for (_, line) in self.lines.drain() {
+            line.command(None);
+        }
+    }
+}

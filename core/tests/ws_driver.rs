@@ -1,0 +1,372 @@
+//! The stream loop both transports run (`digifinex_core::ws::StreamCore`), without sockets: the
+//! steps it hands out (paced opening of the sockets 40 swap subscriptions need, commands on
+//! each socket's line, waits that match the peekable deadline, closing), the REST offset
+//! reaching `server.auth`, and the private snapshot's reads as one `Drive`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use digifinex_core::session::{Action, Drive, Session};
+use digifinex_core::ws::{
+    Line, PrivateRead, PrivateReads, SocketReport, Step, StreamBuilder, StreamCore, StreamInput,
+    StreamTransport,
+};
+use digifinex_core::ManualClock;
+use digifinex_core::{Config, Credentials, ErrorKind, Family, TimestampMillis};
+
+const T0: i64 = 1_700_000_000_000;
+
+/// What a socket's line was handed.
+#[derive(Clone, Default)]
+struct Recorded(Rc<RefCell<Vec<Option<String>>>>);
+
+impl Line for Recorded {
+    fn command(&self, command: Option<String>) {
+        self.0.borrow_mut().push(command);
+    }
+}
+
+impl Recorded {
+    fn texts(&self) -> Vec<String> {
+        self.0.borrow().iter().flatten().cloned().collect()
+    }
+    fn closed(&self) -> bool {
+        self.0.borrow().last() == Some(&None)
+    }
+}
+
+/// A transport that only hands back the settings (the core needs no sockets to be tested).
+struct NoSockets;
+
+impl StreamTransport for NoSockets {
+    type Stream = ();
+    type Tls = ();
+    type Rest = ();
+    fn build(_: StreamBuilder<Self>) -> Result<(), digifinex_core::Error> {
+        Ok(())
+    }
+}
+
+type Core = StreamCore<Recorded, ()>;
+
+fn core(builder: StreamBuilder<NoSockets>) -> Core {
+    let (settings, tls, _) = builder.into_parts();
+    StreamCore::new(settings, tls, |_| panic!("no TLS for ws://")).unwrap()
+}
+
+fn swap_builder(clock: &Arc<ManualClock>, instruments: usize) -> StreamBuilder<NoSockets> {
+    let mut b = StreamBuilder::<NoSockets>::new(Family::Swap)
+        .url("ws://127.0.0.1:9/")
+        .allow_http(true)
+        .seed(7)
+        .clock(clock.clone());
+    for i in 0..instruments {
+        b = b.subscribe(format!("swap:ticker:C{i}USDTPERP").parse().unwrap());
+    }
+    b
+}
+
+/// Steps (past events) to the next socket to open.
+fn next_open(c: &mut Core, offset: Option<i64>) -> (u32, u64) {
+    for _ in 0..1_000 {
+        match c.step(offset) {
+            Step::Open { socket, generation } => return (socket, generation),
+            Step::Event(_) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    panic!("no open")
+}
+
+/// Steps until the core waits; returns the events' names and the wait.
+fn until_wait(c: &mut Core, offset: Option<i64>) -> (Vec<String>, std::time::Duration) {
+    let mut events = Vec::new();
+    for _ in 0..1_000 {
+        match c.step(offset) {
+            Step::Event(e) => events.push(format!("{e:?}").chars().take(40).collect()),
+            Step::Wait(d) => return (events, d),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    panic!("no wait")
+}
+
+#[test]
+fn forty_swap_subscriptions_open_two_sockets_paced_and_subscribe_each_share() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let mut c = core(swap_builder(&clock, 40));
+    let lines = [Recorded::default(), Recorded::default()];
+
+    // The first socket opens at once.
+    let first = next_open(&mut c, None);
+    c.opened(first.0, lines[0].clone());
+    // The second waits for the pace (500 ms); the wait is the peekable deadline.
+    let (_, wait) = until_wait(&mut c, None);
+    assert_eq!(wait.as_millis(), 500);
+    assert_eq!(c.next_deadline(), Some(TimestampMillis(T0 + 500)));
+    assert_eq!(
+        c.next_deadline(),
+        Some(TimestampMillis(T0 + 500)),
+        "peeking moves nothing"
+    );
+    clock.advance(500);
+    let second = next_open(&mut c, None);
+    assert_ne!(first.0, second.0);
+    assert_ne!(first.1, second.1);
+    c.opened(second.0, lines[1].clone());
+
+    // Each socket, once open, is handed its share: 30 and 10 channels.
+    c.apply(StreamInput::Socket(first.0, first.1, SocketReport::Opened));
+    c.apply(StreamInput::Socket(
+        second.0,
+        second.1,
+        SocketReport::Opened,
+    ));
+    let (events, _) = until_wait(&mut c, None);
+    assert!(
+        events.iter().any(|e| e.starts_with("Connected")),
+        "{events:?}"
+    );
+    let channels = |l: &Recorded| -> usize {
+        l.texts()
+            .iter()
+            .filter(|t| t.contains("ticker.subscribe") || t.contains("\"ticker\""))
+            .map(|t| t.matches("USDTPERP").count())
+            .sum()
+    };
+    assert_eq!(
+        (channels(&lines[0]), channels(&lines[1])),
+        (30, 10),
+        "{:?} / {:?}",
+        lines[0].texts(),
+        lines[1].texts()
+    );
+    assert_eq!(c.streams().family(), Family::Swap);
+
+    // A report of an older generation of a socket changes nothing.
+    c.apply(StreamInput::Socket(
+        first.0,
+        first.1.wrapping_add(100),
+        SocketReport::Closed("stale".into()),
+    ));
+    let (events, _) = until_wait(&mut c, None);
+    assert!(
+        !events.iter().any(|e| e.starts_with("Disconnected")),
+        "{events:?}"
+    );
+
+    // Closing closes every line, then the stream stops.
+    c.close();
+    let mut stopped = false;
+    for _ in 0..1_000 {
+        match c.step(None) {
+            Step::Stopped => {
+                stopped = true;
+                break;
+            }
+            Step::Event(_) => {}
+            Step::Wait(_) => clock.advance(1_000),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert!(stopped);
+    assert!(lines.iter().all(Recorded::closed));
+}
+
+#[test]
+fn a_socket_that_could_not_start_is_retried_later() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let mut c = core(swap_builder(&clock, 1));
+    let (socket, generation) = next_open(&mut c, None);
+    c.open_failed(socket, generation, "thread: out of threads".into());
+    let (events, wait) = until_wait(&mut c, None);
+    assert!(
+        events.iter().any(|e| e.starts_with("Disconnected")),
+        "{events:?}"
+    );
+    assert!(wait.as_millis() > 0);
+    // After the backoff, the socket is opened again.
+    clock.advance(i64::try_from(wait.as_millis()).unwrap());
+    let again = loop {
+        match c.step(None) {
+            Step::Open { socket, .. } => break socket,
+            Step::Event(_) => {}
+            Step::Wait(d) => clock.advance(i64::try_from(d.as_millis()).unwrap().max(1)),
+            other => panic!("unexpected {other:?}"),
+        }
+    };
+    assert_eq!(again, socket);
+}
+
+#[test]
+fn dropping_the_core_closes_every_line() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let mut c = core(swap_builder(&clock, 1));
+    let line = Recorded::default();
+    let (socket, _) = next_open(&mut c, None);
+    c.opened(socket, line.clone());
+    assert!(!line.closed());
+    drop(c);
+    assert!(line.closed());
+}
+
+#[test]
+fn the_rest_offset_times_server_auth_and_private_snapshots_are_asked_for() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let builder = StreamBuilder::<NoSockets>::new(Family::Swap)
+        .url("ws://127.0.0.1:9/")
+        .allow_http(true)
+        .clock(clock.clone())
+        .credentials(Credentials::new("key", "secret"))
+        .subscribe("swap:account".parse().unwrap());
+    let mut c = core(builder);
+    let line = Recorded::default();
+    let offset = Some(5_000);
+    let (socket, generation) = next_open(&mut c, offset);
+    c.opened(socket, line.clone());
+    c.apply(StreamInput::Socket(
+        socket,
+        generation,
+        SocketReport::Opened,
+    ));
+    let (_, _) = until_wait(&mut c, offset);
+    let auth = line
+        .texts()
+        .into_iter()
+        .find(|t| t.contains("server.auth"))
+        .expect("auth sent");
+    assert!(
+        auth.contains(&format!("\"timestamp\":{}", T0 + 5_000)),
+        "{auth}"
+    );
+    let id = |text: &str| -> u64 {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v["id"].as_u64().unwrap()
+    };
+    let reply = |event: &str, id: u64| {
+        let text = format!(r#"{{"event":"{event}","id":{id},"code":1,"msg":"success"}}"#);
+        StreamInput::Socket(
+            socket,
+            generation,
+            SocketReport::Frame(text.into_bytes(), true),
+        )
+    };
+    c.apply(reply("server.auth", id(&auth)));
+    let (_, _) = until_wait(&mut c, offset);
+    let sub = line
+        .texts()
+        .into_iter()
+        .find(|t| t.contains("account.subscribe"))
+        .expect("private subscription sent after the auth");
+    c.apply(reply("account.subscribe", id(&sub)));
+    // The subscription acknowledged on a new socket: the snapshot's reads are asked for, and
+    // asked again until a result comes (a cancelled read is not lost).
+    for _ in 0..2 {
+        let step = loop {
+            match c.step(offset) {
+                Step::Event(_) => {}
+                other => break other,
+            }
+        };
+        let Step::ReadPrivate(mut reads) = step else {
+            panic!("no snapshot asked for: {step:?}")
+        };
+        let all: Vec<PrivateRead> = std::iter::from_fn(|| reads.next_read()).collect();
+        assert!(
+            matches!(
+                all.as_slice(),
+                [
+                    PrivateRead::SwapOpenOrders(_),
+                    PrivateRead::SwapBalances(_),
+                    PrivateRead::SwapPositions(_)
+                ]
+            ),
+            "{all:?}"
+        );
+    }
+    // Without a REST client (no offset) the stream never asks.
+    let (_, _) = until_wait(&mut c, None);
+}
+
+fn session() -> Session {
+    Session::builder()
+        .config(Config::default())
+        .credentials(Credentials::new("k", "s"))
+        .clock(Arc::new(ManualClock::new(TimestampMillis(T0))))
+        .build()
+}
+
+fn answer<D: Drive>(call: &mut D, body: &str) {
+    let response = http::Response::builder()
+        .status(200)
+        .body(body.as_bytes())
+        .unwrap();
+    call.on_response(&response);
+}
+
+#[test]
+fn the_spot_snapshot_reads_run_as_one_drive() {
+    let s = session();
+    let mut call = PrivateReads::new(Family::Spot).call(&s);
+    let Action::Send(first) = call.next() else {
+        panic!("no read")
+    };
+    assert!(
+        first.uri().path().ends_with("/spot/order/current"),
+        "{}",
+        first.uri()
+    );
+    answer(
+        &mut call,
+        r#"{"code":0,"data":[{"order_id":"x9","symbol":"BTC_USDT","created_date":1700000003,"price":25000,"amount":0.01,"executed_amount":0.004,"status":1,"type":"buy"}]}"#,
+    );
+    let Action::Send(second) = call.next() else {
+        panic!("no second read")
+    };
+    assert!(
+        second.uri().path().ends_with("/spot/assets"),
+        "{}",
+        second.uri()
+    );
+    answer(
+        &mut call,
+        r#"{"code":0,"list":[{"currency":"USDT","free":"700","total":"1000"}]}"#,
+    );
+    let Action::Done(Ok(done)) = call.next() else {
+        panic!("not done")
+    };
+    assert_eq!(done.status, 200);
+    let snapshot = done.value;
+    assert_eq!(snapshot.orders.len(), 1);
+    assert_eq!(snapshot.orders[0].id, "x9");
+    assert_eq!(snapshot.orders[0].market.as_deref(), Some("BTC_USDT"));
+    assert_eq!(snapshot.orders[0].filled, Some("0.004".parse().unwrap()));
+    assert_eq!(snapshot.balances.len(), 1);
+    assert_eq!(snapshot.balances[0].currency, "USDT");
+    assert_eq!(snapshot.balances[0].free, Some("700".parse().unwrap()));
+    assert_eq!(snapshot.balances[0].total, Some("1000".parse().unwrap()));
+    assert!(snapshot.positions.is_empty());
+}
+
+#[test]
+fn the_first_failed_read_ends_the_snapshot_with_its_error() {
+    let s = session();
+    let mut call = PrivateReads::new(Family::Swap).call(&s);
+    let Action::Send(first) = call.next() else {
+        panic!("no read")
+    };
+    assert!(
+        first.uri().path().ends_with("/trade/open_orders"),
+        "{}",
+        first.uri()
+    );
+    answer(&mut call, r#"{"code":401003,"msg":"NotEnoughMoney"}"#);
+    let Action::Done(Err(e)) = call.next() else {
+        panic!("not an error")
+    };
+    assert_eq!(e.api_code(), Some(401003), "{e}");
+    assert_eq!(e.kind(), ErrorKind::InsufficientFunds, "{e}");
+    // Asked again, it does not start over.
+    assert!(matches!(call.next(), Action::Done(Err(_))));
+}
