@@ -1,4 +1,5 @@
-//! The account tracker against the simulator (issue 29), through the blocking client: random
+//! The account tracker against the simulator (issue 29), through the blocking client and
+//! through the async client (its streams, orders and tracker reads on tokio): random
 //! order activity on both families (resting orders, orders that cross the book and fill,
 //! cancels, placements whose answer is lost after they were applied), with the simulator's push
 //! faults (duplicated and reordered private pushes, every socket dropped). After each resync the
@@ -15,6 +16,7 @@ use digifinex_core::reconcile::Write;
 use digifinex_core::track::{Answer, Change, TrackConfig, Tracker};
 use digifinex_core::ws::{Event, WsConfig};
 use digifinex_core::{spot, swap, Amount, Credentials, Decimal, Family, Price, Size};
+use digifinex_core::{Endpoint, Error};
 use digifinex_sim::{
     AccountType, FaultKind, FaultRule, Sim, SimConfig, SimHandle, WsFamily, WsFault, WsSettings,
 };
@@ -46,12 +48,74 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// A tracker driven by one of the clients.
+trait Track {
+    fn sync(&mut self);
+    fn on_event(&mut self, event: &Event);
+    fn on_answer(&mut self, write: &Write, answer: &Answer) -> bool;
+    fn on_error(&mut self, error: &Error) -> bool;
+    fn poll_change(&mut self) -> Option<Change>;
+    fn tracker(&self) -> &Tracker;
+    fn tracker_mut(&mut self) -> &mut Tracker;
+}
+
+macro_rules! track_methods {
+    () => {
+        fn on_event(&mut self, event: &Event) {
+            self.0.on_event(event)
+        }
+        fn on_answer(&mut self, write: &Write, answer: &Answer) -> bool {
+            self.0.on_answer(write, answer)
+        }
+        fn on_error(&mut self, error: &Error) -> bool {
+            self.0.on_error(error)
+        }
+        fn poll_change(&mut self) -> Option<Change> {
+            self.0.poll_change()
+        }
+        fn tracker(&self) -> &Tracker {
+            self.0.tracker()
+        }
+        fn tracker_mut(&mut self) -> &mut Tracker {
+            self.0.tracker_mut()
+        }
+    };
+}
+
+struct BlockingTrack(Tracking);
+
+impl Track for BlockingTrack {
+    fn sync(&mut self) {
+        self.0.sync();
+    }
+    track_methods!();
+}
+
+struct AsyncTrack(digifinex_hyper::track::Tracking, tokio::runtime::Handle);
+
+impl Track for AsyncTrack {
+    fn sync(&mut self) {
+        self.1.block_on(self.0.sync());
+    }
+    track_methods!();
+}
+
+/// Which client the bot trades, streams and tracks through.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Blocking,
+    Async,
+}
+
 struct Bot {
     sim: SimHandle,
+    /// The blocking client: the bot's own in `Kind::Blocking`, and the checks' reads in both.
     client: Client,
+    /// The async client and its runtime (`Kind::Async`).
+    async_client: Option<(digifinex_hyper::Client, tokio::runtime::Runtime)>,
     account: digifinex_sim::AccountId,
-    spot: Tracking,
-    swap: Tracking,
+    spot: Box<dyn Track>,
+    swap: Box<dyn Track>,
     rx: mpsc::Receiver<(Family, Event)>,
     /// Trade ids emitted, per family, in order.
     fills: HashMap<Family, Vec<String>>,
@@ -69,7 +133,7 @@ fn fast_ws() -> WsConfig {
     }
 }
 
-fn start() -> Bot {
+fn start(kind: Kind) -> Bot {
     let mut config = SimConfig::default().without_flow().without_limits();
     config.ws = WsSettings {
         tick: Duration::from_millis(20),
@@ -85,8 +149,23 @@ fn start() -> Bot {
         .credentials(creds.clone())
         .build()
         .unwrap();
+    let async_client = (kind == Kind::Async).then(|| {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = digifinex_hyper::Client::builder()
+            .spot_base_url(sim.spot_base_url())
+            .swap_base_url(sim.swap_base_url())
+            .allow_http(true)
+            .credentials(creds.clone())
+            .build()
+            .unwrap();
+        (client, rt)
+    });
     let (tx, rx) = mpsc::channel();
-    let mut trackings = Vec::new();
+    let mut trackings: Vec<Box<dyn Track>> = Vec::new();
     for (family, url, subs) in [
         (
             Family::Spot,
@@ -99,6 +178,30 @@ fn start() -> Bot {
             vec!["swap:order", "swap:account", "swap:position"],
         ),
     ] {
+        let market = if family == Family::Spot { PAIR } else { INST };
+        let config = TrackConfig::default().resync_interval(Duration::from_secs(3600));
+        let tracker = Tracker::new(family, [market], config, client.session().now());
+        let tx = tx.clone();
+        if let Some((client, rt)) = &async_client {
+            // The async client's own stream (its credentials, clock offset and REST reads).
+            let mut b = client.stream(family).url(url).config(fast_ws());
+            for s in subs {
+                b = b.subscribe(s.parse().unwrap());
+            }
+            let mut stream = b.build().unwrap();
+            rt.spawn(async move {
+                while let Some(e) = stream.next_event().await {
+                    if tx.send((family, e)).is_err() {
+                        return;
+                    }
+                }
+            });
+            trackings.push(Box::new(AsyncTrack(
+                client.tracker(tracker),
+                rt.handle().clone(),
+            )));
+            continue;
+        }
         let mut b = StreamBuilder::new(family)
             .url(url)
             .allow_http(true)
@@ -108,7 +211,6 @@ fn start() -> Bot {
             b = b.subscribe(s.parse().unwrap());
         }
         let stream = b.build().unwrap();
-        let tx = tx.clone();
         std::thread::spawn(move || {
             for e in stream {
                 if tx.send((family, e)).is_err() {
@@ -116,20 +218,14 @@ fn start() -> Bot {
                 }
             }
         });
-        let market = if family == Family::Spot { PAIR } else { INST };
-        let config = TrackConfig::default().resync_interval(Duration::from_secs(3600));
-        trackings.push(client.tracker(Tracker::new(
-            family,
-            [market],
-            config,
-            client.session().now(),
-        )));
+        trackings.push(Box::new(BlockingTrack(client.tracker(tracker))));
     }
     let swap = trackings.pop().unwrap();
     let spot = trackings.pop().unwrap();
     Bot {
         sim,
         client,
+        async_client,
         account: demo.account,
         spot,
         swap,
@@ -140,10 +236,22 @@ fn start() -> Bot {
 }
 
 impl Bot {
-    fn tracking(&mut self, family: Family) -> &mut Tracking {
+    fn tracking(&mut self, family: Family) -> &mut dyn Track {
         match family {
-            Family::Spot => &mut self.spot,
-            _ => &mut self.swap,
+            Family::Spot => self.spot.as_mut(),
+            _ => self.swap.as_mut(),
+        }
+    }
+
+    /// Sends through the bot's client.
+    fn send<E>(&self, request: &E) -> Result<E::Output, Error>
+    where
+        E: Endpoint + Sync,
+        E::Output: Send,
+    {
+        match &self.async_client {
+            Some((client, rt)) => rt.block_on(client.send(request)),
+            None => self.client.send(request),
         }
     }
 
@@ -220,7 +328,7 @@ impl Bot {
                 FaultRule::route("POST", "/v3/spot/order/new", FaultKind::DropAfterApply).times(1),
             );
         }
-        match self.client.send(&req) {
+        match self.send(&req) {
             Ok(placed) => {
                 assert!(self
                     .spot
@@ -247,7 +355,7 @@ impl Bot {
                 .times(1),
             );
         }
-        match self.client.send(&req) {
+        match self.send(&req) {
             Ok(placed) => {
                 assert!(self
                     .swap
@@ -271,14 +379,14 @@ impl Bot {
         match family {
             Family::Spot => {
                 let req = spot::CancelOrdersRequest::new(spot::Market::Spot, [id]);
-                if let Ok(a) = self.client.send(&req) {
+                if let Ok(a) = self.send(&req) {
                     self.spot
                         .on_answer(&Write::SpotCancel(req), &Answer::SpotCancelled(a));
                 }
             }
             _ => {
                 let req = swap::CancelOrderRequest::new(INST, id);
-                if let Ok(a) = self.client.send(&req) {
+                if let Ok(a) = self.send(&req) {
                     self.swap
                         .on_answer(&Write::SwapCancel(req), &Answer::SwapCancelled(a));
                 }
@@ -479,8 +587,8 @@ impl Bot {
     }
 }
 
-fn run(seed: u64, rounds: u32) {
-    let mut bot = start();
+fn run(kind: Kind, seed: u64, rounds: u32) {
+    let mut bot = start(kind);
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     bot.resync();
     bot.check(0);
@@ -506,13 +614,24 @@ fn run(seed: u64, rounds: u32) {
         bot.check(round);
     }
     let fills: usize = bot.fills.values().map(Vec::len).sum();
-    assert!(fills > 0, "no fill in {rounds} rounds (seed {seed})");
+    assert!(
+        fills > 0,
+        "no fill in {rounds} rounds ({kind:?}, seed {seed})"
+    );
 }
 
 #[test]
 fn blocking_tracker_equals_the_simulator_after_every_resync() {
     let rounds = u32::try_from(env("TRACK_ROUNDS", 12)).unwrap_or(12);
     for seed in 1..=env("TRACK_SEEDS", 2) {
-        run(seed, rounds);
+        run(Kind::Blocking, seed, rounds);
+    }
+}
+
+#[test]
+fn async_tracker_equals_the_simulator_after_every_resync() {
+    let rounds = u32::try_from(env("TRACK_ROUNDS", 12)).unwrap_or(12);
+    for seed in 1..=env("TRACK_SEEDS", 2) {
+        run(Kind::Async, seed.wrapping_add(100), rounds);
     }
 }
