@@ -16,6 +16,8 @@ pub trait Clock: Send + Sync {
 pub struct SystemClock;
 
 impl Clock for SystemClock {
+    // The one reading of the system time the core makes (see `core/clippy.toml`).
+    #[allow(clippy::disallowed_methods)]
     fn now(&self) -> TimestampMillis {
         let ms = match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
             Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),

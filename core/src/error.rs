@@ -184,7 +184,7 @@ pub enum Error {
     /// The order breaks a rule of its market (precision, minimum, permission, open-value cap),
     /// found before sending with [`crate::rules`]; nothing was sent. The rule error names the
     /// field, the venue's code for the same refusal and the nearest valid values.
-    Rule(Box<crate::rules::RuleError>),
+    Rule(Box<crate::rules::refusal::RuleError>),
 }
 
 /// What a client knew before it sent a write whose outcome became unknown: carried by
@@ -244,8 +244,8 @@ impl Prior {
     }
 }
 
-impl From<crate::rules::RuleError> for Error {
-    fn from(e: crate::rules::RuleError) -> Self {
+impl From<crate::rules::refusal::RuleError> for Error {
+    fn from(e: crate::rules::refusal::RuleError) -> Self {
         Error::Rule(Box::new(e))
     }
 }
@@ -253,6 +253,9 @@ impl From<crate::rules::RuleError> for Error {
 /// The reason of a required parameter that is absent: shown as "missing required parameter
 /// `symbol`" (a reason that goes on, "is required for a limit order", is shown after the name).
 pub(crate) const REQUIRED: &str = "is required";
+
+/// The reason of an unknown parameter (see [`Error`]'s `Display`: "unknown parameter `x`").
+pub(crate) const NOT_A_PARAMETER: &str = "is not a parameter of this endpoint";
 
 /// One line per error; a cause is shown after a colon and is also the error's `source()`.
 ///
@@ -265,7 +268,7 @@ impl std::fmt::Display for Error {
             Error::Validation { field, reason } => {
                 if let Some(rest) = reason.strip_prefix(REQUIRED) {
                     write!(f, "missing required parameter `{field}`{rest}")
-                } else if let Some(rest) = reason.strip_prefix(crate::params::NOT_A_PARAMETER) {
+                } else if let Some(rest) = reason.strip_prefix(NOT_A_PARAMETER) {
                     write!(f, "unknown parameter `{field}`{rest}")
                 } else {
                     write!(f, "invalid `{field}`: {reason}")
@@ -1007,9 +1010,8 @@ impl Error {
             Error::BanActive { .. } => ErrorKind::Ban,
             Error::Redirect { .. } => ErrorKind::Redirect,
             Error::Rule(e) => match e.rule {
-                crate::rules::Rule::NotApiTradable | crate::rules::Rule::NotTrading => {
-                    ErrorKind::Suspended
-                }
+                crate::rules::refusal::Rule::NotApiTradable
+                | crate::rules::refusal::Rule::NotTrading => ErrorKind::Suspended,
                 _ => ErrorKind::InvalidRequest,
             },
         }

@@ -46,6 +46,9 @@ pub trait Exchange {
 
     /// Waits `duration` before the session continues (a weight budget or a retry's backoff).
     /// The default sleeps the thread; a test with a manual clock advances the clock instead.
+    // The blocking helper's one wait: `send_with` runs on the caller's thread, as a transport
+    // would (see `core/clippy.toml`).
+    #[allow(clippy::disallowed_methods)]
     fn wait(&mut self, duration: Duration) {
         std::thread::sleep(duration);
     }

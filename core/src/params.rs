@@ -7,7 +7,8 @@ use rust_decimal::Decimal;
 use serde_json::value::RawValue;
 
 use crate::de::num::parse_decimal;
-use crate::error::Error;
+use crate::error::{Error, NOT_A_PARAMETER};
+use crate::text::closest;
 
 /// Builds a typed request from wire parameters.
 pub trait FromParams: Sized {
@@ -231,9 +232,6 @@ impl ParamMap {
     }
 }
 
-/// The reason of an unknown parameter (see [`Error`]'s `Display`: "unknown parameter `x`").
-pub(crate) const NOT_A_PARAMETER: &str = "is not a parameter of this endpoint";
-
 /// The error for a parameter `key` the endpoint does not take, listing the ones it takes
 /// (`known`) and naming the closest when `key` looks like a typo of it.
 pub fn unknown_parameter(key: String, known: &[&str]) -> Error {
@@ -247,44 +245,6 @@ pub fn unknown_parameter(key: String, known: &[&str]) -> Error {
         reason.push_str(&format!("; this endpoint takes: {}", known.join(", ")));
     }
     Error::validation(key, reason)
-}
-
-/// The name in `known` closest to `key` when it is a likely typo: at most 2 edits away (1 for
-/// names of up to 4 letters), compared without case.
-fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
-    let key = key.to_ascii_lowercase();
-    let limit = if key.chars().count() <= 4 { 1 } else { 2 };
-    known
-        .iter()
-        .map(|k| (edit_distance(&key, &k.to_ascii_lowercase()), *k))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance between two short texts, by characters.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row.first().copied().unwrap_or(0);
-        if let Some(first) = row.first_mut() {
-            *first = i.saturating_add(1);
-        }
-        for (j, cb) in b.iter().enumerate() {
-            let above = row.get(j.saturating_add(1)).copied().unwrap_or(usize::MAX);
-            let left = row.get(j).copied().unwrap_or(usize::MAX);
-            let substitute = diagonal.saturating_add(usize::from(ca != *cb));
-            let best = substitute
-                .min(above.saturating_add(1))
-                .min(left.saturating_add(1));
-            diagonal = above;
-            if let Some(cell) = row.get_mut(j.saturating_add(1)) {
-                *cell = best;
-            }
-        }
-    }
-    row.last().copied().unwrap_or(0)
 }
 
 /// Names the array element in a validation error: `price` becomes `[3].price`.
@@ -301,6 +261,7 @@ pub fn element_error(index: usize, e: Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::edit_distance;
 
     #[test]
     fn distances() {

@@ -62,11 +62,13 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
+use std::sync::Arc;
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::{Clock, SystemClock};
 use crate::credentials::Credentials;
 use crate::error::BoxError;
 use crate::exchange::Exchange;
@@ -190,14 +192,6 @@ fn kept_header(name: &str) -> bool {
         || name.contains("limit")
 }
 
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .ok()
-        .and_then(|d| i64::try_from(d.as_millis()).ok())
-        .unwrap_or(0)
-}
-
 /// Appends exchanges to a writer (a file), secret-free.
 ///
 /// Thread-safe: the clients share one recorder between requests. A write failure is reported
@@ -207,6 +201,8 @@ pub struct Recorder<W: Write + Send> {
     /// Texts replaced anywhere in a line: the key and the secret.
     scrub: Vec<String>,
     error: Mutex<Option<std::io::Error>>,
+    /// The time of each exchange through [`Recorder::wrap`] (the clients give their own).
+    clock: Arc<dyn Clock>,
 }
 
 impl<W: Write + Send> std::fmt::Debug for Recorder<W> {
@@ -219,6 +215,9 @@ impl<W: Write + Send> std::fmt::Debug for Recorder<W> {
 
 impl Recorder<std::io::BufWriter<std::fs::File>> {
     /// A recorder appending to the file at `path` (created when missing).
+    // One of the core's two file conveniences (with `Replayer::open`); the recorder itself
+    // writes to any `Write` (see `core/clippy.toml`).
+    #[allow(clippy::disallowed_methods)]
     pub fn append_to(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
         let file = std::fs::OpenOptions::new()
             .create(true)
@@ -235,7 +234,16 @@ impl<W: Write + Send> Recorder<W> {
             out: Mutex::new(out),
             scrub: Vec::new(),
             error: Mutex::new(None),
+            clock: Arc::new(SystemClock),
         }
+    }
+
+    /// Times the exchanges through [`Recorder::wrap`] by `clock` (the system clock by
+    /// default): the session's clock, so that a recording of a test with a manual clock is
+    /// reproducible.
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// Also replaces the text of `credentials`' key and secret wherever it appears.
@@ -377,11 +385,12 @@ impl<X: Exchange, W: Write + Send> Exchange for Recording<'_, X, W> {
         &mut self,
         request: http::Request<Vec<u8>>,
     ) -> Result<http::Response<Vec<u8>>, BoxError> {
-        let at = now_ms();
-        let started = std::time::Instant::now();
+        let clock = &self.recorder.clock;
+        let at = clock.now().0;
         let copy = clone_request(&request);
         let answer = self.inner.exchange(request);
-        let elapsed = started.elapsed();
+        let ms = clock.now().0.saturating_sub(at).max(0);
+        let elapsed = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
         match &answer {
             Ok(r) => self.recorder.record(&copy, Ok(r), at, elapsed),
             Err(e) => self
@@ -676,6 +685,9 @@ impl Replayer {
     }
 
     /// Reads the recording at `path`.
+    // One of the core's two file conveniences (with `Recorder::append_to`); the replayer itself
+    // reads any `BufRead` (see `core/clippy.toml`).
+    #[allow(clippy::disallowed_methods)]
     pub fn open(path: impl AsRef<std::path::Path>, mode: ReplayMode) -> Result<Replayer, BoxError> {
         let file = std::fs::File::open(path)?;
         Replayer::from_reader(std::io::BufReader::new(file), mode)
@@ -847,6 +859,25 @@ mod tests {
             .header("ip-weight-minute-use", "5")
             .body(body.as_bytes().to_vec())
             .expect("response")
+    }
+
+    #[test]
+    fn a_wrapped_exchange_is_timed_by_the_recorders_clock() {
+        let clock = Arc::new(crate::clock::ManualClock::new(crate::TimestampMillis(
+            1_700_000_000_000,
+        )));
+        let rec = Recorder::new(Vec::new()).clock(clock.clone());
+        let venue = |_: http::Request<Vec<u8>>| {
+            clock.advance(42);
+            Ok::<_, BoxError>(ok(r#"{"code":0}"#))
+        };
+        rec.wrap(venue)
+            .exchange(req("GET", "https://h/v3/ping", ""))
+            .expect("answer");
+        let text = String::from_utf8(rec.into_inner()).expect("utf-8");
+        let line: Record = serde_json::from_str(text.trim_end()).expect("record");
+        assert_eq!(line.at, 1_700_000_000_000);
+        assert_eq!(line.elapsed_ms, 42);
     }
 
     #[test]

@@ -104,6 +104,44 @@ pub(crate) fn uint(mut v: u64, buf: &mut [u8; 20]) -> &str {
     std::str::from_utf8(buf.get(start..).unwrap_or_default()).unwrap_or_default()
 }
 
+/// The name in `known` closest to `key` when it is a likely typo: at most 2 edits away (1 for
+/// names of up to 4 letters), compared without case.
+pub(crate) fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    let key = key.to_ascii_lowercase();
+    let limit = if key.chars().count() <= 4 { 1 } else { 2 };
+    known
+        .iter()
+        .map(|k| (edit_distance(&key, &k.to_ascii_lowercase()), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance between two short texts, by characters.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row.first().copied().unwrap_or(0);
+        if let Some(first) = row.first_mut() {
+            *first = i.saturating_add(1);
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let above = row.get(j.saturating_add(1)).copied().unwrap_or(usize::MAX);
+            let left = row.get(j).copied().unwrap_or(usize::MAX);
+            let substitute = diagonal.saturating_add(usize::from(ca != *cb));
+            let best = substitute
+                .min(above.saturating_add(1))
+                .min(left.saturating_add(1));
+            diagonal = above;
+            if let Some(cell) = row.get_mut(j.saturating_add(1)) {
+                *cell = best;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

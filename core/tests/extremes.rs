@@ -18,6 +18,9 @@
 //! * `extreme_parameters_never_panic` (proptest): random entries with random subsets of their
 //!   numeric parameters set to extremes or random wide numbers.
 
+// Reads its fixtures from files: the core's no-I/O lint (`core/clippy.toml`) is for the library.
+#![allow(clippy::disallowed_methods)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;

@@ -482,6 +482,17 @@ impl SimConfig {
         self.limits.withdraw_frequency = false;
         self
     }
+
+    /// Adds `spot` synthetic spot pairs ([`synthetic_markets`]) and `swap` synthetic swap
+    /// instruments ([`synthetic_swap_instruments`]) after the configured ones, each with the
+    /// default order flow, their prices drawn from this configuration's seed (the simulator's
+    /// `--synthetic SPOT,SWAP`: markets at the venue's scale for load measurements).
+    pub fn with_synthetic(mut self, spot: usize, swap: usize) -> SimConfig {
+        self.markets.extend(synthetic_markets(spot, self.seed));
+        self.swap_instruments
+            .extend(synthetic_swap_instruments(swap, self.seed));
+        self
+    }
 }
 
 /// The default pairs.
@@ -681,4 +692,118 @@ pub fn default_swap_instruments() -> Vec<SwapInstrumentSpec> {
     sim_btc.simulated = true;
     sim_btc.copy_trading = false;
     vec![btc, eth, xrp, luna, sim_btc]
+}
+
+/// The mid price of synthetic coin `i` and its decimal exponent `e` (the price is three
+/// significant digits times `10^e`, `e` from -3 to 4: from 0.001 to 99,900), drawn from `seed`.
+fn synthetic_price(seed: u64, i: usize) -> (Decimal, i32) {
+    let mut rng = crate::rng::Rng::new(crate::rng::mix(
+        crate::rng::mix(seed ^ 0x7379_6e74_6865_7469).wrapping_add(i as u64),
+    ));
+    let mantissa = 100 + rng.below(900);
+    let exponent = i32::try_from(rng.below(8)).unwrap_or(0) - 3;
+    (Decimal::from(mantissa) * pow10(exponent - 2), exponent)
+}
+
+/// `10^k` (`k` between -28 and 19).
+fn pow10(k: i32) -> Decimal {
+    let n = k.unsigned_abs().min(19);
+    if k >= 0 {
+        Decimal::from(10u64.pow(n))
+    } else {
+        Decimal::new(1, n)
+    }
+}
+
+/// Prices with five significant digits at exponent `e` (see [`synthetic_price`]).
+fn synthetic_price_precision(exponent: i32) -> u32 {
+    u32::try_from(4 - exponent).unwrap_or(0)
+}
+
+/// `count` synthetic spot pairs `s0_usdt`, `s1_usdt`, ...: trading, API-tradable, spot only,
+/// zone `MAIN`, with the default order flow ([`FlowSpec::default`]). Pair `i` quotes around a
+/// price drawn from `seed` and `i`, from 0.001 to 99,900 USDT (three significant digits), with
+/// five significant digits of price, an amount step worth 0.1 to 1 USDT (whole units below
+/// 0.1 USDT), a minimum of ten amount steps and 2 USDT, and maker orders of about 3,000 USDT.
+pub fn synthetic_markets(count: usize, seed: u64) -> Vec<MarketSpec> {
+    (0..count)
+        .map(|i| {
+            let (mid, e) = synthetic_price(seed, i);
+            let amount_precision = u32::try_from((e + 1).clamp(0, 8)).unwrap_or(0);
+            let min_amount = Decimal::TEN * crate::num::step(amount_precision);
+            let mut m = MarketSpec::new(
+                &format!("S{i}"),
+                "USDT",
+                mid,
+                (synthetic_price_precision(e), amount_precision),
+                (min_amount, Decimal::TWO),
+            );
+            let size = crate::num::round_dp(Decimal::from(3000) / mid, amount_precision);
+            m.maker_size = size.max(min_amount);
+            m
+        })
+        .collect()
+}
+
+/// `count` synthetic swap instruments `S0USDTPERP`, `S1USDTPERP`, ...: online, trading,
+/// linear in USDT, with the default order flow ([`FlowSpec::default`]). Instrument `i` quotes
+/// around the price of the synthetic spot pair `s{i}_usdt` ([`synthetic_markets`] with the same
+/// `seed`), with five significant digits of price and contracts worth 10 to 100 USDT.
+pub fn synthetic_swap_instruments(count: usize, seed: u64) -> Vec<SwapInstrumentSpec> {
+    (0..count)
+        .map(|i| {
+            let (mid, e) = synthetic_price(seed, i);
+            SwapInstrumentSpec::new(
+                &format!("S{i}"),
+                "USDT",
+                pow10(1 - e),
+                synthetic_price_precision(e),
+                mid,
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::num::places;
+
+    #[test]
+    fn synthetic_markets_are_valid_and_varied() {
+        let spot = synthetic_markets(200, 1);
+        let swap = synthetic_swap_instruments(200, 1);
+        let mut prices: Vec<Decimal> = spot.iter().map(|m| m.mid_price).collect();
+        prices.sort();
+        prices.dedup();
+        assert!(prices.len() > 150, "{} distinct prices", prices.len());
+        assert!(prices[0] >= d("0.001") && prices[prices.len() - 1] <= d("99900"));
+        assert!(prices[0] < d("0.01") && prices[prices.len() - 1] >= d("10000"));
+        for (i, (m, s)) in spot.iter().zip(&swap).enumerate() {
+            assert_eq!(m.symbol(), format!("s{i}_usdt"));
+            assert_eq!(s.instrument_id, format!("S{i}USDTPERP"));
+            assert_eq!(m.mid_price, s.mid_price);
+            // Five significant digits of price, the mid on the grid.
+            assert!(places(m.mid_price) <= m.price_precision, "{m:?}");
+            assert!(m.mid_price * Decimal::from(10_000) >= crate::num::step(m.price_precision));
+            assert!(places(m.min_amount) <= m.amount_precision);
+            assert!(places(m.maker_size) <= m.amount_precision);
+            assert!(m.maker_size >= m.min_amount);
+            let maker_value = m.maker_size * m.mid_price;
+            assert!(maker_value > d("2000") && maker_value < d("4000"), "{m:?}");
+            assert!(m.flow.is_some() && m.status == MarketStatus::Trading && m.api_tradable);
+            let contract = s.contract_value * s.mid_price;
+            assert!(contract >= d("10") && contract < d("100"), "{s:?}");
+            assert!(places(s.mid_price) <= s.price_precision);
+            assert!(s.flow.is_some() && s.is_trading && !s.simulated);
+        }
+        assert_eq!(synthetic_markets(3, 1), spot[..3].to_vec());
+        assert_ne!(synthetic_markets(3, 2), spot[..3].to_vec());
+        let with = SimConfig::default().with_synthetic(2, 1);
+        assert_eq!(with.markets.len(), default_markets().len() + 2);
+        assert_eq!(
+            with.swap_instruments.len(),
+            default_swap_instruments().len() + 1
+        );
+    }
 }

@@ -1,9 +1,6 @@
-//! `digifinex-sim [--addr ADDR] [--public] [--seed N] [--no-limits] [--market FILE [--speed X]]`
-//! `[--latency L]`: runs the simulator until killed and prints its base URLs and a funded demo
-//! key pair.
-//!
-//! The options are [`digifinex_sim::options`], shared with `digifinex sim` (the same simulator
-//! behind the `digifinex` command line): an option exists in both or in neither.
+//! `digifinex-sim [--addr ADDR] [--public] [--seed N] [--no-limits] [--still]`
+//! `[--market FILE [--speed X]] [--latency L] [--synthetic SPOT,SWAP]`: runs the simulator until
+//! killed and prints its base URLs and a funded demo key pair.
 //!
 //! The options are [`digifinex_sim::options`], shared with `digifinex sim` (the same simulator
 //! behind the `digifinex` command line): an option exists in both or in neither.

@@ -28,8 +28,15 @@ pub const OPTIONS_HELP: &str = concat!(
     "                or the replay with --market, lives X seconds each second\n",
     "  --latency L   time from an order request to the matching engine: none (default),\n",
     "                fixed:MS, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA (drawn from the seed)\n",
+    "  --synthetic SPOT,SWAP\n",
+    "                add SPOT synthetic spot pairs (s0_usdt, s1_usdt, ...) and SWAP synthetic\n",
+    "                swap instruments (S0USDTPERP, ...) beside the default markets, each with the\n",
+    "                order flow (unless --still), prices drawn from the seed; at most 5000 each\n",
     "  -h, --help    print this help"
 );
+
+/// The most synthetic spot pairs, and the most synthetic swap instruments, `--synthetic` adds.
+pub const MAX_SYNTHETIC: usize = 5_000;
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +66,9 @@ pub struct SimOptions {
     pub speed: Decimal,
     /// `--latency L`: the order latency model.
     pub latency: Latency,
+    /// `--synthetic SPOT,SWAP`: synthetic spot pairs and swap instruments added beside the
+    /// default markets (`(0, 0)` by default; see [`SimConfig::with_synthetic`]).
+    pub synthetic: (usize, usize),
 }
 
 impl Default for SimOptions {
@@ -73,6 +83,7 @@ impl Default for SimOptions {
             market: None,
             speed: Decimal::ONE,
             latency: Latency::None,
+            synthetic: (0, 0),
         }
     }
 }
@@ -80,7 +91,7 @@ impl Default for SimOptions {
 impl SimOptions {
     /// Reads the arguments after the command's name: `--addr ADDR` (or `--addr=ADDR`),
     /// `--public`, `--seed N` (or `--seed=N`), `--no-limits`, `--still`, `--market FILE`,
-    /// `--speed X`, `--latency L`, `-h`/`--help`. The error is one
+    /// `--speed X`, `--latency L`, `--synthetic SPOT,SWAP`, `-h`/`--help`. The error is one
     /// line naming the argument.
     pub fn parse<I, S>(args: I) -> Result<Parsed, String>
     where
@@ -126,6 +137,15 @@ impl SimOptions {
                     let text = value("a model like fixed:50")?;
                     options.latency = text.parse().map_err(|e| format!("--latency {e}"))?;
                 }
+                "--synthetic" => {
+                    let text = value("two counts like 716,300")?;
+                    options.synthetic = parse_synthetic(&text).ok_or_else(|| {
+                        format!(
+                            "--synthetic {text:?} is not two counts like 716,300 (spot pairs, \
+                             swap instruments; each at most {MAX_SYNTHETIC})"
+                        )
+                    })?;
+                }
                 "--public" | "--no-limits" | "--still" | "-h" | "--help" if inline.is_some() => {
                     return Err(format!("{name} takes no value"));
                 }
@@ -159,7 +179,8 @@ impl SimOptions {
                 .map(|m| MarketConfig::file(m).with_speed(self.speed)),
             latency: self.latency.clone(),
             ..SimConfig::with_seed(self.seed)
-        };
+        }
+        .with_synthetic(self.synthetic.0, self.synthetic.1);
         let config = if self.still {
             config.without_flow()
         } else {
@@ -171,6 +192,18 @@ impl SimOptions {
             config
         })
     }
+}
+
+/// `SPOT,SWAP`: two counts of at most [`MAX_SYNTHETIC`].
+fn parse_synthetic(text: &str) -> Option<(usize, usize)> {
+    let (spot, swap) = text.split_once(',')?;
+    let count = |t: &str| {
+        t.trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n <= MAX_SYNTHETIC)
+    };
+    Some((count(spot)?, count(swap)?))
 }
 
 #[cfg(test)]
@@ -256,6 +289,57 @@ mod tests {
         assert!(still.markets.iter().all(|m| m.flow.is_none()));
         assert!(run(&[]).config().unwrap().markets[0].flow.is_some());
         assert_eq!(e(&["--still=1"]), "--still takes no value");
+    }
+
+    #[test]
+    fn synthetic_markets_beside_the_default_ones() {
+        assert_eq!(run(&[]).synthetic, (0, 0));
+        let o = run(&["--synthetic", "716,300"]);
+        assert_eq!(o.synthetic, (716, 300));
+        assert_eq!(run(&["--synthetic=3,0"]).synthetic, (3, 0));
+        assert_eq!(run(&["--synthetic", "5000,5000"]).synthetic, (5000, 5000));
+        let c = run(&["--synthetic", "3,2", "--seed", "9"])
+            .config()
+            .unwrap();
+        let defaults = SimConfig::default();
+        assert_eq!(c.markets.len(), defaults.markets.len() + 3);
+        assert_eq!(
+            c.swap_instruments.len(),
+            defaults.swap_instruments.len() + 2
+        );
+        let added: Vec<String> = c.markets[defaults.markets.len()..]
+            .iter()
+            .map(|m| m.symbol())
+            .collect();
+        assert_eq!(added, ["s0_usdt", "s1_usdt", "s2_usdt"]);
+        let ids: Vec<&str> = c.swap_instruments[defaults.swap_instruments.len()..]
+            .iter()
+            .map(|i| i.instrument_id.as_str())
+            .collect();
+        assert_eq!(ids, ["S0USDTPERP", "S1USDTPERP"]);
+        assert!(c.markets.iter().rev().take(3).all(|m| m.flow.is_some()));
+        // The same seed gives the same markets; another seed other prices.
+        let again = run(&["--synthetic=3,2", "--seed=9"]).config().unwrap();
+        assert_eq!(again.markets, c.markets);
+        assert_eq!(again.swap_instruments, c.swap_instruments);
+        let other = run(&["--synthetic=3,2", "--seed=10"]).config().unwrap();
+        assert_ne!(other.markets, c.markets);
+        let still = run(&["--synthetic", "3,2", "--still"]).config().unwrap();
+        assert!(still.markets.iter().all(|m| m.flow.is_none()));
+        assert!(still.swap_instruments.iter().all(|i| i.flow.is_none()));
+        let e = |args: &[&str]| SimOptions::parse(args.iter().copied()).unwrap_err();
+        let refused = "is not two counts like 716,300 (spot pairs, swap instruments; each at \
+                       most 5000)";
+        for bad in ["5001,0", "0,5001", "716", "a,b", "-1,2", "1,2,3", ""] {
+            assert_eq!(
+                e(&["--synthetic", bad]),
+                format!("--synthetic {bad:?} {refused}")
+            );
+        }
+        assert_eq!(
+            e(&["--synthetic"]),
+            "--synthetic needs two counts like 716,300"
+        );
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! The account tracker against the simulator (issue 29), through the blocking client and
 //! through the async client (its streams, orders and tracker reads on tokio): random
 //! order activity on both families (resting orders, orders that cross the book and fill,
-//! cancels, placements whose answer is lost after they were applied), with the simulator's push
-//! faults (duplicated and reordered private pushes, every socket dropped). After each resync the
-//! tracker's state equals the simulator's (open orders and their executed amounts, balances,
-//! positions) and every fill was emitted exactly once.
+//! cancels, placements whose answer is lost after they were applied or comes after the timeout,
+//! answers late but in time), with the simulator's push faults (duplicated and reordered private
+//! pushes, every socket dropped). After each resync the tracker's state equals the simulator's
+//! (open orders and their executed amounts, balances, positions) and every fill was emitted
+//! exactly once.
 //!
 //! Rounds: `TRACK_ROUNDS` (default 12); seeds: `TRACK_SEEDS` (default 2).
 
@@ -26,6 +27,8 @@ use digifinex_ureq::Client;
 
 const PAIR: &str = "btc_usdt";
 const INST: &str = "BTCUSDTPERP";
+/// The clients' timeout: a later answer is an unknown outcome.
+const TIMEOUT_MS: u64 = 1_000;
 
 struct Rng(u64);
 
@@ -146,6 +149,7 @@ fn start(kind: Kind) -> Bot {
         .spot_base_url(sim.spot_base_url())
         .swap_base_url(sim.swap_base_url())
         .allow_http(true)
+        .timeout(Duration::from_millis(TIMEOUT_MS))
         .credentials(creds.clone())
         .build()
         .unwrap();
@@ -159,6 +163,7 @@ fn start(kind: Kind) -> Bot {
             .spot_base_url(sim.spot_base_url())
             .swap_base_url(sim.swap_base_url())
             .allow_http(true)
+            .timeout(Duration::from_millis(TIMEOUT_MS))
             .credentials(creds.clone())
             .build()
             .unwrap();
@@ -314,7 +319,7 @@ impl Bot {
         (book.bids[0].0, book.asks[0].0)
     }
 
-    fn spot_order(&mut self, buy: bool, price: Decimal, unknown: bool) {
+    fn spot_order(&mut self, buy: bool, price: Decimal, fault: Option<FaultKind>) {
         let amount = Amount::new(Decimal::new(1, 3));
         let price = Price::new(price);
         let order = if buy {
@@ -323,10 +328,10 @@ impl Bot {
             spot::LimitOrder::sell(amount, price)
         };
         let req = spot::PlaceOrderRequest::new(spot::Market::Spot, PAIR, order);
-        if unknown {
-            self.sim.control().add_fault(
-                FaultRule::route("POST", "/v3/spot/order/new", FaultKind::DropAfterApply).times(1),
-            );
+        if let Some(fault) = fault {
+            self.sim
+                .control()
+                .add_fault(FaultRule::route("POST", "/v3/spot/order/new", fault).times(1));
         }
         match self.send(&req) {
             Ok(placed) => {
@@ -338,22 +343,17 @@ impl Bot {
         }
     }
 
-    fn swap_order(&mut self, side: swap::OrderSide, price: Decimal, unknown: bool) {
+    fn swap_order(&mut self, side: swap::OrderSide, price: Decimal, fault: Option<FaultKind>) {
         let req = swap::PlaceOrderRequest::new(swap::OrderSpec::limit(
             INST,
             side,
             Size::new(Decimal::ONE),
             Price::new(price),
         ));
-        if unknown {
-            self.sim.control().add_fault(
-                FaultRule::route(
-                    "POST",
-                    "/swap/v2/trade/order_place",
-                    FaultKind::DropAfterApply,
-                )
-                .times(1),
-            );
+        if let Some(fault) = fault {
+            self.sim
+                .control()
+                .add_fault(FaultRule::route("POST", "/swap/v2/trade/order_place", fault).times(1));
         }
         match self.send(&req) {
             Ok(placed) => {
@@ -397,11 +397,32 @@ impl Bot {
     fn step(&mut self, rng: &mut Rng) {
         let (bid, ask) = self.best(WsFamily::Spot, PAIR);
         let (sbid, sask) = self.best(WsFamily::Swap, INST);
-        let unknown = rng.below(5) == 0;
+        // REST faults: an answer lost after the order was applied, an answer later than the
+        // client's timeout (an unknown outcome too), an answer late but in time.
+        let unknown = match rng.below(10) {
+            0 => Some(FaultKind::DropAfterApply),
+            1 => Some(FaultKind::LateAnswer {
+                delay_ms: TIMEOUT_MS + 500,
+            }),
+            2 => Some(FaultKind::LateAnswer { delay_ms: 200 }),
+            _ => None,
+        };
         match rng.below(9) {
-            0 => self.spot_order(true, (bid * Decimal::new(8, 1)).round_dp(0), unknown),
-            1 => self.spot_order(true, (ask * Decimal::new(101, 2)).round_dp(0), unknown),
-            2 => self.spot_order(false, (bid * Decimal::new(99, 2)).round_dp(0), unknown),
+            0 => self.spot_order(
+                true,
+                (bid * Decimal::new(8, 1)).round_dp(0),
+                unknown.clone(),
+            ),
+            1 => self.spot_order(
+                true,
+                (ask * Decimal::new(101, 2)).round_dp(0),
+                unknown.clone(),
+            ),
+            2 => self.spot_order(
+                false,
+                (bid * Decimal::new(99, 2)).round_dp(0),
+                unknown.clone(),
+            ),
             3 | 4 => self.cancel_one(Family::Spot, rng),
             5 => self.swap_order(
                 swap::OrderSide::OpenLong,
@@ -594,12 +615,18 @@ fn run(kind: Kind, seed: u64, rounds: u32) {
     bot.check(0);
     // One placement of each family whose answer is lost after it was applied.
     let (bid, _) = bot.best(WsFamily::Spot, PAIR);
-    bot.spot_order(true, (bid * Decimal::new(8, 1)).round_dp(0), true);
+    bot.spot_order(
+        true,
+        (bid * Decimal::new(8, 1)).round_dp(0),
+        Some(FaultKind::DropAfterApply),
+    );
     let (sbid, _) = bot.best(WsFamily::Swap, INST);
     bot.swap_order(
         swap::OrderSide::OpenLong,
         (sbid * Decimal::new(8, 1)).round_dp(0),
-        true,
+        Some(FaultKind::LateAnswer {
+            delay_ms: TIMEOUT_MS + 500,
+        }),
     );
     bot.resync();
     assert_eq!(bot.settled, 2);

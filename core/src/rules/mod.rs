@@ -44,17 +44,18 @@
 mod cache;
 mod grid;
 mod placement;
+pub(crate) mod refusal;
 mod spot;
 mod swap;
 
 pub use cache::RulesCache;
 pub use grid::{Grid, Rounding};
 pub use placement::{check_placement, placement_markets, Markets, Refused};
+pub use refusal::{Rule, RuleError};
 pub use spot::SpotRules;
 pub use swap::{Exposure, SwapRules};
 
 use rust_decimal::Decimal;
-use std::fmt;
 
 /// What a checked placement does besides checking: round (and how), and what it knows of the
 /// market and the account.
@@ -222,7 +223,7 @@ pub fn suggest_market<'a, I: IntoIterator<Item = &'a str>>(
         let d = if have == want || want_swapped.as_deref() == Some(have.as_str()) {
             0
         } else {
-            crate::params::edit_distance(&want, &have)
+            crate::text::edit_distance(&want, &have)
         };
         if d <= 2 && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, m));
@@ -240,165 +241,6 @@ pub fn unlisted_instrument(instrument_id: &str) -> crate::error::Error {
         ),
     )
 }
-
-/// The rule an order broke.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Rule {
-    /// API trading is not allowed on the pair (spot 20042).
-    NotApiTradable,
-    /// The pair or instrument does not trade now (spot 20002, swap 401004).
-    NotTrading,
-    /// The pair does not offer this order type (spot 20012).
-    OrderType {
-        /// The types it offers.
-        offered: Vec<String>,
-    },
-    /// The price is not on the grid (spot 20007, swap 401007).
-    Price {
-        /// The price step (a tick or `10^-precision`).
-        step: Decimal,
-    },
-    /// The amount is not on the grid (spot 20008), or a swap size is not whole contracts
-    /// (400002).
-    Amount {
-        /// The amount step.
-        step: Decimal,
-    },
-    /// The amount in the base currency is below the pair's minimum base amount (spot 20009;
-    /// [`SpotRules::min_base_amount`]).
-    MinBaseAmount {
-        /// The minimum, in the base currency.
-        min: Decimal,
-    },
-    /// The size is below the instrument's minimum number of contracts (swap 401006;
-    /// [`SwapRules::min_size`]).
-    MinSize {
-        /// The minimum, in contracts.
-        min: Decimal,
-    },
-    /// The order value in the quote currency (price times amount, or a market buy's quote
-    /// amount) is below the pair's minimum (spot 20010; [`SpotRules::min_quote_value`]).
-    MinQuoteValue {
-        /// The minimum value in the quote currency.
-        min: Decimal,
-        /// The order's value.
-        value: Decimal,
-    },
-    /// The position's open value would exceed the cap of `open_max_limits` at the leverage
-    /// (swap 401002).
-    OpenValue {
-        /// The leverage the cap applies at.
-        leverage: Decimal,
-        /// The cap.
-        max: Decimal,
-        /// The open value with this order.
-        value: Decimal,
-    },
-}
-
-/// An order the venue would refuse, found before sending.
-///
-/// `field` is the request field (`price`, `amount`, `size`, `symbol`, `instrument_id`);
-/// `nearest` holds the two valid values around the offending one, where there are such
-/// (precision and minimum rules).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RuleError {
-    /// The request field.
-    pub field: &'static str,
-    /// The market (`btc_usdt`, `BTCUSDTPERP`).
-    pub market: String,
-    /// The rule.
-    pub rule: Rule,
-    /// The offending value, when the rule is about a value.
-    pub value: Option<Decimal>,
-    /// The valid values below and above the offending value (`(below, above)`; `below` is
-    /// `None` when no valid value lies below, as under a minimum).
-    pub nearest: Option<(Option<Decimal>, Decimal)>,
-    code: i64,
-}
-
-impl RuleError {
-    fn new(field: &'static str, market: &str, rule: Rule, code: i64) -> RuleError {
-        RuleError {
-            field,
-            market: market.to_owned(),
-            rule,
-            value: None,
-            nearest: None,
-            code,
-        }
-    }
-
-    fn value(mut self, value: Decimal) -> RuleError {
-        self.value = Some(value);
-        self
-    }
-
-    fn nearest(mut self, below: Option<Decimal>, above: Decimal) -> RuleError {
-        self.nearest = Some((below, above));
-        self
-    }
-
-    /// The error code the venue answers for the same order.
-    pub fn code(&self) -> Option<i64> {
-        Some(self.code)
-    }
-}
-
-impl fmt::Display for RuleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let m = &self.market;
-        let field = self.field;
-        match &self.rule {
-            Rule::NotApiTradable => write!(f, "{m} does not allow API trading")?,
-            Rule::NotTrading => write!(f, "{m} is not trading now")?,
-            Rule::OrderType { offered } => {
-                write!(f, "{m} offers only these order types: {}", offered.join(", "))?
-            }
-            Rule::Price { step } => write!(f, "`{field}` must be a multiple of {step} on {m}")?,
-            Rule::Amount { step } => write!(f, "`{field}` must be a multiple of {step} on {m}")?,
-            Rule::MinBaseAmount { min } => write!(
-                f,
-                "`{field}` is below {m}'s minimum base amount {min}"
-            )?,
-            Rule::MinSize { min } => write!(
-                f,
-                "`{field}` is below {m}'s minimum size {min} contracts"
-            )?,
-            Rule::MinQuoteValue { min, value } => write!(
-                f,
-                "order value {value} is below {m}'s minimum quote value {min} (raise `{field}`)"
-            )?,
-            Rule::OpenValue {
-                leverage,
-                max,
-                value,
-            } => write!(
-                f,
-                "open value {value} would exceed {m}'s cap {max} at leverage {leverage} (lower `{field}` or the leverage)"
-            )?,
-        }
-        if let Some(v) = self.value {
-            if !matches!(
-                self.rule,
-                Rule::MinQuoteValue { .. } | Rule::OpenValue { .. }
-            ) {
-                write!(f, " (got {v})")?;
-            }
-        }
-        match self.nearest {
-            Some((Some(below), above)) if below != above => {
-                write!(f, "; nearest valid: {below} or {above}")?
-            }
-            Some((_, above)) => write!(f, "; smallest valid: {above}")?,
-            None => {}
-        }
-        write!(f, " [venue code {}]", self.code)
-    }
-}
-
-impl std::error::Error for RuleError {}
 
 /// The side an order trades on, as rounding sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

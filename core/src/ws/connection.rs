@@ -40,8 +40,9 @@ use crate::types::{Family, TimestampMillis};
 use crate::ws::book::{Book, ResyncReason};
 use crate::ws::event::{BookUpdate, CloseReason, Event, ReplyError};
 use crate::ws::frame::{self, Frame};
-use crate::ws::private::{PrivateSnapshot, PrivateState};
+use crate::ws::private::PrivateSnapshot;
 use crate::ws::protocol::{DepthPush, Incoming, ReplyValue};
+use crate::ws::seen::PrivateState;
 use crate::ws::subscription::{Channel, SubscribeError, Subscription};
 use crate::ws::{spot, swap, MAX_SWAP_CHANNELS};
 

@@ -46,6 +46,7 @@ pub mod private;
 mod protocol;
 mod reads;
 pub(crate) mod record;
+mod seen;
 mod settings;
 mod spot;
 mod streams;

@@ -11,6 +11,7 @@ mod limits;
 mod market;
 mod market_replay;
 mod market_ws_replay;
+mod options;
 mod retention;
 mod routing;
 mod spot_venue;
