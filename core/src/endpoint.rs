@@ -119,7 +119,7 @@ impl Meta {
 }
 
 /// A typed request: data plus validation. The generic [`build`] and [`parse`] do the rest.
-pub trait Endpoint {
+pub trait Endpoint: Clone + Send + Sync + 'static {
     /// The typed result.
     type Output: DeserializeOwned + Serialize;
 
@@ -325,7 +325,7 @@ const JSON: HeaderValue = HeaderValue::from_static("application/json");
 /// assert!(matches!(&err, digifinex_core::Error::Validation { field, .. } if field == "limit"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn build<E: Endpoint + ?Sized>(
+pub fn build<E: Endpoint>(
     endpoint: &E,
     config: &Config,
     credentials: Option<&Credentials>,
@@ -498,7 +498,7 @@ pub fn build<E: Endpoint + ?Sized>(
 /// assert_eq!(err.kind(), ErrorKind::InvalidRequest);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn parse<E: Endpoint + ?Sized>(response: &http::Response<&[u8]>) -> Result<E::Output, Error> {
+pub fn parse<E: Endpoint>(response: &http::Response<&[u8]>) -> Result<E::Output, Error> {
     parse_body::<E::Output>(
         &E::META,
         response.status().as_u16(),

@@ -180,11 +180,56 @@ pub enum Error {
         /// seen, a snapshot of the write's evidence), set by the clients; `None` when built by
         /// the core alone. [`crate::reconcile`] excludes these ids from the write's results.
         prior: Option<Box<Prior>>,
+        /// The typed request that was sent (set by the session's call): reconciliation takes
+        /// the write from it ([`crate::reconcile::Write::from_request`]) instead of parsing
+        /// the URL and body back; `None` when the error was built from the HTTP request alone.
+        request: Option<Box<TypedRequest>>,
     },
     /// The order breaks a rule of its market (precision, minimum, permission, open-value cap),
     /// found before sending with [`crate::rules`]; nothing was sent. The rule error names the
     /// field, the venue's code for the same refusal and the nearest valid values.
     Rule(Box<crate::rules::refusal::RuleError>),
+}
+
+/// The typed request of an [`Error::OutcomeUnknown`]: any endpoint's request value, taken
+/// back with [`TypedRequest::downcast_ref`] (shared, cheap to clone).
+#[derive(Clone)]
+pub struct TypedRequest {
+    value: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    type_name: &'static str,
+}
+
+impl TypedRequest {
+    /// `request`, typed.
+    pub fn new<E: std::any::Any + Send + Sync>(request: E) -> Self {
+        TypedRequest {
+            value: std::sync::Arc::new(request),
+            type_name: std::any::type_name::<E>(),
+        }
+    }
+
+    /// The request, if it is an `E`.
+    pub fn downcast_ref<E: std::any::Any>(&self) -> Option<&E> {
+        self.value.downcast_ref::<E>()
+    }
+
+    /// The request's Rust type (`digifinex_core::spot::order::PlaceOrderRequest`).
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+}
+
+impl std::fmt::Debug for TypedRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TypedRequest({})", self.type_name)
+    }
+}
+
+/// Two typed requests are equal when they share the same value (the same unknown outcome).
+impl PartialEq for TypedRequest {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.value, &other.value)
+    }
 }
 
 /// What a client knew before it sent a write whose outcome became unknown: carried by

@@ -162,6 +162,7 @@ pub use endpoint::{
 };
 pub use error::{
     ApiCode, ApiError, BoxError, Error, ErrorKind, SpotCode, SwapCode, TransportErrorKind,
+    TypedRequest,
 };
 pub use money::{Amount, Price, Size};
 pub use rust_decimal::Decimal;

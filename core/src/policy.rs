@@ -158,6 +158,7 @@ pub fn settle(meta: &Meta, request: &http::Request<Vec<u8>>, error: Error) -> Er
         built_at: built_at(meta, request),
         cause: Box::new(error),
         prior: None,
+        request: None,
     }
 }
 

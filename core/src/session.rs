@@ -85,7 +85,9 @@ use crate::clock::{estimate_offset, Clock, SystemClock};
 use crate::config::Config;
 use crate::credentials::Credentials;
 use crate::endpoint::{build, parse_body, Endpoint, Family, Meta};
-use crate::error::{ApiCode, BoxError, Error, SpotCode, SwapCode, TransportErrorKind};
+use crate::error::{
+    ApiCode, BoxError, Error, SpotCode, SwapCode, TransportErrorKind, TypedRequest,
+};
 use crate::policy::{settle, RetryDecision, RetryPolicy};
 use crate::ratelimit::{RateLimitUsage, WeightTable};
 use crate::rules::{RulesCache, RulesLookup, SpotRules, SwapRules};
@@ -816,6 +818,28 @@ impl<E: Endpoint> Call<'_, E> {
         let e = match &self.last {
             Some(req) => settle(&meta, req, e),
             None => e,
+        };
+        let e = match e {
+            Error::OutcomeUnknown {
+                method,
+                url,
+                body,
+                endpoint,
+                built_at,
+                cause,
+                prior,
+                request: None,
+            } => Error::OutcomeUnknown {
+                method,
+                url,
+                body,
+                endpoint,
+                built_at,
+                cause,
+                prior,
+                request: Some(Box::new(TypedRequest::new(self.endpoint.get().clone()))),
+            },
+            other => other,
         };
         self.state =
             match self

@@ -1556,3 +1556,72 @@ fn a_snapshot_covers_only_the_window_it_read() {
     );
     assert_eq!(applied_id(&o).as_deref(), Some("a2"));
 }
+
+/// A write sent through a session carries its typed request: reconciliation takes the write
+/// from it, not from the URL and body (which it needs only for errors built without one).
+#[test]
+fn the_session_hands_the_typed_write_to_reconciliation() {
+    use std::sync::Arc;
+    let session = digifinex_core::session::Session::builder()
+        .credentials(Credentials::new("key", "secret"))
+        .clock(Arc::new(digifinex_core::FixedClock(TimestampMillis(T0))))
+        .build();
+    let req = spot_buy();
+    let e = digifinex_core::exchange::send_with(&session, &req, |_: http::Request<Vec<u8>>| {
+        Err::<http::Response<Vec<u8>>, _>("connection reset")
+    })
+    .unwrap_err();
+    let Error::OutcomeUnknown {
+        method,
+        url,
+        body,
+        endpoint,
+        built_at,
+        cause,
+        prior,
+        request,
+    } = e
+    else {
+        panic!("not an unknown outcome: {e:?}")
+    };
+    let typed = *request.clone().expect("the typed request");
+    assert_eq!(
+        typed.downcast_ref::<spot::PlaceOrderRequest>(),
+        Some(&req),
+        "{typed:?}"
+    );
+    assert_eq!(
+        Write::from_request(&typed),
+        Some(Write::SpotOrder(req.clone()))
+    );
+    // The URL and body are not read back when the typed request is there.
+    let garbled = Error::OutcomeUnknown {
+        method,
+        url: "not a url".into(),
+        body: "neither form nor JSON".into(),
+        endpoint,
+        built_at,
+        cause: Box::new(Error::validation("x", "the cause")),
+        prior: prior.clone(),
+        request,
+    };
+    let u = Unknown::from_error(&garbled).unwrap();
+    assert_eq!(u.write, Write::SpotOrder(req.clone()));
+    assert_eq!(u.built_at, built_at);
+    // Without it, they are.
+    let untyped = Error::OutcomeUnknown {
+        method: "POST".into(),
+        url: "not a url".into(),
+        body: String::new(),
+        endpoint,
+        built_at,
+        cause,
+        prior,
+        request: None,
+    };
+    assert!(Unknown::from_error(&untyped).is_err());
+    // A typed request that is not a write is not taken for one.
+    let read = digifinex_core::TypedRequest::new(spot::ServerTimeRequest::new());
+    assert_eq!(Write::from_request(&read), None);
+    let _ = (url, body);
+}

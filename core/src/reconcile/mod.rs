@@ -160,8 +160,8 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 
 use crate::endpoint::{Endpoint, Family};
-use crate::error::Error;
 pub use crate::error::Prior;
+use crate::error::{Error, TypedRequest};
 use crate::params::{FromParams, ParamMap};
 use crate::session::{Drive, Session};
 use crate::types::TimestampMillis;
@@ -176,10 +176,47 @@ const PAGE: u32 = 100;
 // ---------------------------------------------------------------------------------------------
 // The write
 
-/// A write that can have an unknown outcome, as its typed request (one arm per write endpoint).
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Write {
+/// Declares the writes once: the enum [`Write`] (one arm per write endpoint), how each is
+/// rebuilt from its wire parameters, its [`crate::Meta`], and how it is taken back from the
+/// typed request an [`Error::OutcomeUnknown`] carries.
+macro_rules! writes {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+        /// A write that can have an unknown outcome, as its typed request (one arm per write
+        /// endpoint).
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum Write {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        /// The endpoint names of the writes, with how each is rebuilt from wire parameters.
+        const WRITES: &[(&str, Rebuild)] = &[
+            $((<$ty>::META.name, |p| FromParams::from_params(p).map(Write::$variant)),)*
+        ];
+
+        impl Write {
+            /// The endpoint's [`crate::Meta`].
+            pub fn meta(&self) -> crate::Meta {
+                match self {
+                    $(Write::$variant(_) => <$ty>::META,)*
+                }
+            }
+
+            /// The write an unknown outcome's typed request is, when it is one of the writes.
+            pub fn from_request(request: &TypedRequest) -> Option<Write> {
+                $(if let Some(r) = request.downcast_ref::<$ty>() {
+                    return Some(Write::$variant(r.clone()));
+                })*
+                None
+            }
+        }
+    };
+}
+
+/// Rebuilds a write from wire parameters.
+type Rebuild = fn(&mut ParamMap) -> Result<Write, Error>;
+
+writes! {
     /// `POST /v3/{market}/order/new`.
     SpotOrder(sp::PlaceOrderRequest),
     /// `POST /v3/{market}/order/batch_new`.
@@ -222,100 +259,7 @@ pub enum Write {
     CancelAlgo(sw::CancelAlgoRequest),
 }
 
-/// Rebuilds a write from wire parameters.
-type Rebuild = fn(&mut ParamMap) -> Result<Write, Error>;
-
-/// The endpoint names of the writes, with how each is rebuilt from wire parameters.
-const WRITES: &[(&str, Rebuild)] = &[
-    (sp::PlaceOrderRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::SpotOrder)
-    }),
-    (sp::BatchPlaceOrdersRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::SpotBatch)
-    }),
-    (sp::CancelOrdersRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::SpotCancel)
-    }),
-    (sp::TransferRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::SpotTransfer)
-    }),
-    (sp::ClosePositionRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::MarginClose)
-    }),
-    (sp::WithdrawRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::Withdraw)
-    }),
-    (sp::CancelWithdrawRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::WithdrawCancel)
-    }),
-    (sw::PlaceOrderRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::SwapOrder)
-    }),
-    (sw::BatchPlaceOrdersRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::SwapBatch)
-    }),
-    (sw::CancelOrderRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::SwapCancel)
-    }),
-    (sw::BatchCancelOrdersRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::SwapBatchCancel)
-    }),
-    (sw::TransferRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::SwapTransfer)
-    }),
-    (sw::LeverageRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::Leverage)
-    }),
-    (sw::PositionModeRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::PositionMode)
-    }),
-    (sw::PositionMarginRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::PositionMargin)
-    }),
-    (sw::SponsorOrderRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::Sponsor)
-    }),
-    (sw::CloseCopyOrderRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::CopyClose)
-    }),
-    (sw::CancelCopyOrderRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::CopyCancel)
-    }),
-    (sw::AddAlgoRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::AddAlgo)
-    }),
-    (sw::CancelAlgoRequest::META.name, |p| {
-        FromParams::from_params(p).map(Write::CancelAlgo)
-    }),
-];
-
 impl Write {
-    /// The endpoint's [`crate::Meta`].
-    pub fn meta(&self) -> crate::Meta {
-        match self {
-            Write::SpotOrder(_) => sp::PlaceOrderRequest::META,
-            Write::SpotBatch(_) => sp::BatchPlaceOrdersRequest::META,
-            Write::SpotCancel(_) => sp::CancelOrdersRequest::META,
-            Write::SpotTransfer(_) => sp::TransferRequest::META,
-            Write::MarginClose(_) => sp::ClosePositionRequest::META,
-            Write::Withdraw(_) => sp::WithdrawRequest::META,
-            Write::WithdrawCancel(_) => sp::CancelWithdrawRequest::META,
-            Write::SwapOrder(_) => sw::PlaceOrderRequest::META,
-            Write::SwapBatch(_) => sw::BatchPlaceOrdersRequest::META,
-            Write::SwapCancel(_) => sw::CancelOrderRequest::META,
-            Write::SwapBatchCancel(_) => sw::BatchCancelOrdersRequest::META,
-            Write::SwapTransfer(_) => sw::TransferRequest::META,
-            Write::Leverage(_) => sw::LeverageRequest::META,
-            Write::PositionMode(_) => sw::PositionModeRequest::META,
-            Write::PositionMargin(_) => sw::PositionMarginRequest::META,
-            Write::Sponsor(_) => sw::SponsorOrderRequest::META,
-            Write::CopyClose(_) => sw::CloseCopyOrderRequest::META,
-            Write::CopyCancel(_) => sw::CancelCopyOrderRequest::META,
-            Write::AddAlgo(_) => sw::AddAlgoRequest::META,
-            Write::CancelAlgo(_) => sw::CancelAlgoRequest::META,
-        }
-    }
-
     /// The endpoint's stable name (`spot.order_new`).
     pub fn endpoint(&self) -> &'static str {
         self.meta().name
@@ -386,9 +330,14 @@ impl Unknown {
                 endpoint,
                 built_at,
                 prior,
+                request,
                 ..
             } => {
-                let u = Unknown::from_parts(endpoint, url, body, *built_at)?;
+                let typed = request.as_deref().and_then(Write::from_request);
+                let u = match typed {
+                    Some(write) => Unknown::new(write, *built_at),
+                    None => Unknown::from_parts(endpoint, url, body, *built_at)?,
+                };
                 Ok(match prior {
                     Some(p) => u.with_prior((**p).clone()),
                     None => u,
