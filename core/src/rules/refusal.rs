@@ -30,19 +30,20 @@ pub enum Rule {
         step: Decimal,
     },
     /// The amount in the base currency is below the pair's minimum base amount (spot 20009;
-    /// [`SpotRules::min_base_amount`]).
+    /// [`crate::rules::SpotRules::min_base_amount`]).
     MinBaseAmount {
         /// The minimum, in the base currency.
         min: Decimal,
     },
     /// The size is below the instrument's minimum number of contracts (swap 401006;
-    /// [`SwapRules::min_size`]).
+    /// [`crate::rules::SwapRules::min_size`]).
     MinSize {
         /// The minimum, in contracts.
         min: Decimal,
     },
     /// The order value in the quote currency (price times amount, or a market buy's quote
-    /// amount) is below the pair's minimum (spot 20010; [`SpotRules::min_quote_value`]).
+    /// amount) is below the pair's minimum (spot 20010;
+    /// [`crate::rules::SpotRules::min_quote_value`]).
     MinQuoteValue {
         /// The minimum value in the quote currency.
         min: Decimal,
