@@ -20,8 +20,8 @@
 //! A client points at it with its base URLs and plain HTTP allowed; with the blocking client
 //! (`digifinex-ureq`): `.spot_base_url(sim.spot_base_url())`,
 //! `.swap_base_url(sim.swap_base_url())`, `.allow_http(true)` and
-//! `.credentials(Credentials::new(demo.keys.key, demo.keys.secret))` (the workspace README's
-//! "From the simulator to your bot" has the whole program).
+//! `.credentials(Credentials::new(demo.keys.key, demo.keys.secret))` (the repository's
+//! `docs/guide.md`, "From the simulator to your bot", has the whole program).
 //!
 //! # Public API in brief
 //!

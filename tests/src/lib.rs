@@ -8,6 +8,17 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+/// The Rust examples of `docs/guide.md` (the simulator bot, streams, rules, recordings),
+/// compiled and run as doctests.
+#[doc = include_str!("../../docs/guide.md")]
+#[cfg(doctest)]
+pub struct GuideDoctests;
+
+/// The Rust examples of `docs/benchmarks.md`, compiled as doctests should one be added.
+#[doc = include_str!("../../docs/benchmarks.md")]
+#[cfg(doctest)]
+pub struct BenchmarksDoctests;
+
 /// The Rust examples of `docs/safety.md`, compiled as doctests.
 #[doc = include_str!("../../docs/safety.md")]
 #[cfg(doctest)]

@@ -1,7 +1,8 @@
-//! The README's program in "From the simulator to your bot" is `transport-ureq/examples/sim_bot.rs`
-//! word for word: the example is what CI runs (`.ci/examples`), the README is what people copy.
+//! The guide's program in "From the simulator to your bot" (`docs/guide.md`, where the README
+//! leads) is `transport-ureq/examples/sim_bot.rs` word for word: the example is what CI runs
+//! (`.ci/examples`), the guide is what people copy.
 
-const README: &str = include_str!("../../README.md");
+const GUIDE: &str = include_str!("../../docs/guide.md");
 const SIM_BOT: &str = include_str!("../../transport-ureq/examples/sim_bot.rs");
 
 /// The first ```` ```rust ```` block after the heading `heading`.
@@ -13,9 +14,9 @@ fn rust_block_after(text: &str, heading: &str) -> Option<String> {
 }
 
 #[test]
-fn readme_sim_bot_is_the_example() {
-    let block = rust_block_after(README, "\n## From the simulator to your bot\n")
-        .expect("README has the section and its rust block");
+fn the_guides_sim_bot_is_the_example() {
+    let block = rust_block_after(GUIDE, "\n## From the simulator to your bot\n")
+        .expect("the guide has the section and its rust block");
     if block != SIM_BOT {
         let line = block
             .lines()
@@ -23,8 +24,8 @@ fn readme_sim_bot_is_the_example() {
             .position(|(a, b)| a != b)
             .map_or_else(|| "one is longer".to_owned(), |n| format!("line {}", n + 1));
         panic!(
-            "README's program differs from transport-ureq/examples/sim_bot.rs ({line}); \
-             copy the example into the README's block"
+            "the guide's program differs from transport-ureq/examples/sim_bot.rs ({line}); \
+             copy the example into docs/guide.md's block"
         );
     }
 }

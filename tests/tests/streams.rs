@@ -829,7 +829,7 @@ fn async_swap_private() {
 /// 30 busiest contracts is 75 frames/s, peak 122): the client's thread time over 10 s from
 /// `/proc/thread-self/stat`, in the test (debug) build. Run by hand
 /// (`cargo test -p digifinex-tests --test streams -- --ignored --nocapture cpu`); the figure is
-/// in the README.
+/// in docs/benchmarks.md.
 #[test]
 #[ignore]
 fn async_30_channels_cpu() {
