@@ -90,9 +90,7 @@ use crate::error::{
 };
 use crate::policy::{settle, RetryDecision, RetryPolicy};
 use crate::ratelimit::{RateLimitUsage, WeightTable};
-use crate::rules::{RulesCache, RulesLookup, SpotRules, SwapRules};
-use crate::spot::{SymbolList, TradesSymbolsRequest};
-use crate::swap::{Instrument, InstrumentsRequest};
+use crate::rules::RulesCache;
 use crate::types::TimestampMillis;
 
 /// A typed result with the facts of the exchange that produced it.
@@ -193,8 +191,9 @@ pub struct Session {
     /// Spot rate-limit violations and the ban they incur.
     spot_ban: Mutex<SpotBan>,
     time_probes: TimeProbes,
-    /// The market rules, loaded on demand (see [`Session::spot_rules`]).
-    rules: Mutex<RulesCache>,
+    /// The market rules, loaded on demand (see [`Session::spot_rules`]; the methods that
+    /// name the rules' endpoints live in `rules/cache.rs`).
+    pub(crate) rules: Mutex<RulesCache>,
 }
 
 /// What the session knows of a spot ban.
@@ -485,49 +484,6 @@ impl Session {
         self.offset_ms.store(offset, Ordering::Relaxed);
     }
 
-    /// The rules of spot `pair`, when fresh ones are cached; else the request that loads them
-    /// (send it and hand the answer to [`Session::load_spot_rules`]); or
-    /// [`RulesLookup::Unlisted`] when fresh rules do not list the pair.
-    pub fn spot_rules(&self, pair: &str) -> RulesLookup<SpotRules, TradesSymbolsRequest> {
-        let cache = lock(&self.rules);
-        if cache.spot_is_stale(self.now().0) {
-            return RulesLookup::Load(RulesCache::spot_request());
-        }
-        match cache.spot(pair) {
-            Some(r) => RulesLookup::Ready(r.clone()),
-            None => RulesLookup::Unlisted,
-        }
-    }
-
-    /// Caches the spot rules of `list` (the answer of `GET /v3/trades/symbols`).
-    pub fn load_spot_rules(&self, list: &SymbolList) {
-        let now = self.now().0;
-        lock(&self.rules).load_spot(list, now);
-    }
-
-    /// The rules of swap `instrument_id`, like [`Session::spot_rules`].
-    pub fn swap_rules(&self, instrument_id: &str) -> RulesLookup<SwapRules, InstrumentsRequest> {
-        let cache = lock(&self.rules);
-        if cache.swap_is_stale(self.now().0) {
-            return RulesLookup::Load(RulesCache::swap_request());
-        }
-        match cache.swap(instrument_id) {
-            Some(r) => RulesLookup::Ready(r.clone()),
-            None => RulesLookup::Unlisted,
-        }
-    }
-
-    /// Caches the swap rules of `list` (the answer of `GET /swap/v2/public/instruments`).
-    pub fn load_swap_rules(&self, list: &[Instrument]) {
-        let now = self.now().0;
-        lock(&self.rules).load_swap(list, now);
-    }
-
-    /// Forgets the cached market rules: the next lookup loads them again.
-    pub fn invalidate_rules(&self) {
-        lock(&self.rules).invalidate();
-    }
-
     /// Loads the swap route weights (from `GET /swap/v2/public/api_weight`) into the budget.
     pub fn set_swap_weights(&self, table: WeightTable) {
         if let Some(b) = &self.budgets {
@@ -636,7 +592,7 @@ impl Session {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A panic while holding the lock cannot leave a budget inconsistent in a harmful way.
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use super::{SpotRules, SwapRules};
+use super::{RulesLookup, SpotRules, SwapRules};
+use crate::session::{lock, Session};
 use crate::spot::{SymbolList, TradesSymbolsRequest};
 use crate::swap::{Instrument, InstrumentsRequest};
 
@@ -149,5 +150,52 @@ impl RulesCache {
     pub fn invalidate(&mut self) {
         self.spot_at = None;
         self.swap_at = None;
+    }
+}
+
+/// The session's rules (the cache lives in the session; the lookups that name the rules'
+/// endpoints live here, so that the session names no endpoint).
+impl Session {
+    /// The rules of spot `pair`, when fresh ones are cached; else the request that loads them
+    /// (send it and hand the answer to [`Session::load_spot_rules`]); or
+    /// [`RulesLookup::Unlisted`] when fresh rules do not list the pair.
+    pub fn spot_rules(&self, pair: &str) -> RulesLookup<SpotRules, TradesSymbolsRequest> {
+        let cache = lock(&self.rules);
+        if cache.spot_is_stale(self.now().0) {
+            return RulesLookup::Load(RulesCache::spot_request());
+        }
+        match cache.spot(pair) {
+            Some(r) => RulesLookup::Ready(r.clone()),
+            None => RulesLookup::Unlisted,
+        }
+    }
+
+    /// Caches the spot rules of `list` (the answer of `GET /v3/trades/symbols`).
+    pub fn load_spot_rules(&self, list: &SymbolList) {
+        let now = self.now().0;
+        lock(&self.rules).load_spot(list, now);
+    }
+
+    /// The rules of swap `instrument_id`, like [`Session::spot_rules`].
+    pub fn swap_rules(&self, instrument_id: &str) -> RulesLookup<SwapRules, InstrumentsRequest> {
+        let cache = lock(&self.rules);
+        if cache.swap_is_stale(self.now().0) {
+            return RulesLookup::Load(RulesCache::swap_request());
+        }
+        match cache.swap(instrument_id) {
+            Some(r) => RulesLookup::Ready(r.clone()),
+            None => RulesLookup::Unlisted,
+        }
+    }
+
+    /// Caches the swap rules of `list` (the answer of `GET /swap/v2/public/instruments`).
+    pub fn load_swap_rules(&self, list: &[Instrument]) {
+        let now = self.now().0;
+        lock(&self.rules).load_swap(list, now);
+    }
+
+    /// Forgets the cached market rules: the next lookup loads them again.
+    pub fn invalidate_rules(&self) {
+        lock(&self.rules).invalidate();
     }
 }

@@ -2,8 +2,10 @@
 
 use rust_decimal::Decimal;
 
-use super::{round_price, Grid, Rounding, Rule, RuleError, Side};
+use super::{round_price, Checks, Grid, Rounding, Rule, RuleError, Side};
+use crate::error::Error;
 use crate::money::{Amount, Price};
+use crate::spot::PlaceOrderRequest;
 use crate::spot::{
     LimitOrder, MarketOrder, OrderSide, OrderSpec, SymbolInfo, SymbolOrderType, SymbolStatus,
 };
@@ -286,6 +288,43 @@ impl SpotRules {
             e = e.nearest(None, s);
         }
         Err(e)
+    }
+}
+
+/// The order checked against its market's rules: written here, beside the rules, so that the
+/// spot requests name no rule.
+impl PlaceOrderRequest {
+    /// This request checked against the pair's `rules` (after rounding, when `checks.round` is
+    /// set): the request to send, or the broken rule ([`Error::Rule`]) with the venue's code.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use digifinex_core::rules::{Checks, Rounding, SpotRules};
+    /// use digifinex_core::spot::{LimitOrder, Market, PlaceOrderRequest, SymbolInfo};
+    /// let info: SymbolInfo = serde_json::from_str(
+    ///     r#"{"symbol":"BTC_USDT","price_precision":2,"amount_precision":4,"minimum_value":5}"#,
+    /// )?;
+    /// let rules = SpotRules::from_symbol(&info);
+    /// let req = PlaceOrderRequest::new(
+    ///     Market::Spot,
+    ///     "btc_usdt",
+    ///     LimitOrder::buy("0.00123456".parse()?, "30000.129".parse()?),
+    /// );
+    /// // Off the price grid: refused before sending, with the code the venue would answer.
+    /// assert_eq!(req.checked(&rules, &Checks::strict()).unwrap_err().api_code(), Some(20007));
+    /// let sent = req.checked(&rules, &Checks::rounding(Rounding::Passive))?;
+    /// assert_eq!(sent.order().price().map(|p| p.to_string()), Some("30000.12".to_owned()));
+    /// assert_eq!(sent.order().amount().to_string(), "0.0012");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn checked(&self, rules: &SpotRules, checks: &Checks) -> Result<PlaceOrderRequest, Error> {
+        let order = match checks.round {
+            Some(mode) => rules.round(self.order(), mode)?,
+            None => *self.order(),
+        };
+        rules.check(&order, checks.reference)?;
+        Ok(PlaceOrderRequest::new(self.market(), self.symbol(), order))
     }
 }
 

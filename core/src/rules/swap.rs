@@ -2,8 +2,10 @@
 
 use rust_decimal::Decimal;
 
-use super::{round_price, Grid, Rounding, Rule, RuleError, Side};
+use super::{round_price, Checks, Grid, Rounding, Rule, RuleError, Side};
+use crate::error::Error;
 use crate::money::{Price, Size};
+use crate::swap::PlaceOrderRequest;
 use crate::swap::{Instrument, InstrumentStatus, OrderPricing, OrderSide, OrderSpec};
 
 /// The trading rules of one swap instrument: tick size and price precision, minimum size,
@@ -280,6 +282,40 @@ fn side_of(side: &OrderSide) -> Side {
     match side {
         OrderSide::OpenLong | OrderSide::CloseShort => Side::Buy,
         _ => Side::Sell,
+    }
+}
+
+/// The order checked against its market's rules: written here, beside the rules, so that the
+/// swap requests name no rule.
+impl PlaceOrderRequest {
+    /// This request checked against the instrument's `rules` (after rounding, when
+    /// `checks.round` is set; the open-value cap when `checks.exposure` is given): the request
+    /// to send, or the broken rule ([`Error::Rule`]) with the venue's code.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use digifinex_core::rules::{Checks, Rounding, SwapRules};
+    /// use digifinex_core::swap::{Instrument, OrderSide, OrderSpec, PlaceOrderRequest};
+    /// use digifinex_core::Size;
+    /// let inst: Instrument = serde_json::from_str(
+    ///     r#"{"instrument_id":"BTCUSDTPERP","tick_size":"0.1","price_precision":1,"min_order_amount":"1"}"#,
+    /// )?;
+    /// let rules = SwapRules::from_instrument(&inst);
+    /// let req = PlaceOrderRequest::new(OrderSpec::limit("BTCUSDTPERP", OrderSide::OpenShort, Size::ONE, "30000.04".parse()?));
+    /// let err = req.checked(&rules, &Checks::strict()).unwrap_err();
+    /// assert!(err.to_string().contains("401007"));
+    /// let sent = req.checked(&rules, &Checks::rounding(Rounding::Passive))?;
+    /// assert_eq!(sent.order().price().map(|p| p.to_string()), Some("30000.1".to_owned()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn checked(&self, rules: &SwapRules, checks: &Checks) -> Result<PlaceOrderRequest, Error> {
+        let order = match checks.round {
+            Some(mode) => rules.round(self.order(), mode)?,
+            None => self.order().clone(),
+        };
+        rules.check(&order, checks.exposure.as_ref(), checks.reference)?;
+        Ok(PlaceOrderRequest::new(order))
     }
 }
 

@@ -1028,46 +1028,6 @@ impl PlaceOrderRequest {
     pub fn market(&self) -> Market {
         self.market
     }
-
-    /// This request checked against the pair's `rules` (after rounding, when `checks.round` is
-    /// set): the request to send, or the broken rule ([`Error::Rule`]) with the venue's code.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use digifinex_core::rules::{Checks, Rounding, SpotRules};
-    /// use digifinex_core::spot::{LimitOrder, Market, PlaceOrderRequest, SymbolInfo};
-    /// let info: SymbolInfo = serde_json::from_str(
-    ///     r#"{"symbol":"BTC_USDT","price_precision":2,"amount_precision":4,"minimum_value":5}"#,
-    /// )?;
-    /// let rules = SpotRules::from_symbol(&info);
-    /// let req = PlaceOrderRequest::new(
-    ///     Market::Spot,
-    ///     "btc_usdt",
-    ///     LimitOrder::buy("0.00123456".parse()?, "30000.129".parse()?),
-    /// );
-    /// // Off the price grid: refused before sending, with the code the venue would answer.
-    /// assert_eq!(req.checked(&rules, &Checks::strict()).unwrap_err().api_code(), Some(20007));
-    /// let sent = req.checked(&rules, &Checks::rounding(Rounding::Passive))?;
-    /// assert_eq!(sent.order().price().map(|p| p.to_string()), Some("30000.12".to_owned()));
-    /// assert_eq!(sent.order().amount().to_string(), "0.0012");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn checked(
-        &self,
-        rules: &crate::rules::SpotRules,
-        checks: &crate::rules::Checks,
-    ) -> Result<PlaceOrderRequest, Error> {
-        let order = match checks.round {
-            Some(mode) => rules.round(&self.order, mode)?,
-            None => self.order,
-        };
-        rules.check(&order, checks.reference)?;
-        Ok(PlaceOrderRequest {
-            order,
-            ..self.clone()
-        })
-    }
 }
 
 /// Answer of [`PlaceOrderRequest`].
