@@ -194,7 +194,7 @@ fn entry_head(trimmed: &str) -> String {
             || word.starts_with('[')
             || word
                 .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_' || c == ',');
         if head.is_empty() || word.starts_with('-') || (after_flag && placeholder) {
             head.push(word);
         } else {
