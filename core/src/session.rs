@@ -771,32 +771,15 @@ impl<E: Endpoint> Call<'_, E> {
                 return;
             }
         }
-        let e = match &self.last {
+        let mut e = match &self.last {
             Some(req) => settle(&meta, req, e),
             None => e,
         };
-        let e = match e {
-            Error::OutcomeUnknown {
-                method,
-                url,
-                body,
-                endpoint,
-                built_at,
-                cause,
-                prior,
-                request: None,
-            } => Error::OutcomeUnknown {
-                method,
-                url,
-                body,
-                endpoint,
-                built_at,
-                cause,
-                prior,
-                request: Some(Box::new(TypedRequest::new(self.endpoint.get().clone()))),
-            },
-            other => other,
-        };
+        if let Error::OutcomeUnknown { request, .. } = &mut e {
+            // The typed write, for reconciliation (see `reconcile::Write::from_request`).
+            let endpoint = &self.endpoint;
+            request.get_or_insert_with(|| Box::new(TypedRequest::new(endpoint.get().clone())));
+        }
         self.state =
             match self
                 .session
