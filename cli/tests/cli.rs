@@ -779,8 +779,8 @@ fn parameter_errors_list_the_parameters_and_point_at_describe() {
     assert_eq!(code(&o), 2);
     assert_eq!(
         stderr(&o),
-        "error: unknown parameter `limt` (did you mean `limit`?); this endpoint takes: symbol, \
-         limit; see `digifinex describe GET /v3/order_book`\n"
+        "error: unknown parameter `limt`: did you mean `limit`? (this endpoint takes: symbol, \
+         limit); see `digifinex describe GET /v3/order_book`\n"
     );
     let o = run(&["request", "GET", "/v3/order_book"]);
     assert_eq!(code(&o), 2);

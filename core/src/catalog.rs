@@ -8,7 +8,7 @@
 use crate::config::Config;
 use crate::credentials::Credentials;
 use crate::de::Unreadable;
-use crate::endpoint::{build, parse_body, parse_body_report, Endpoint, Meta};
+use crate::endpoint::{build, Endpoint, Meta};
 use crate::error::Error;
 pub use crate::params::{element_error, FromParams, ParamMap};
 pub use crate::request::{Choice, Describe, ParamInfo};
@@ -89,9 +89,9 @@ fn read_request<E: FromParams + Describe>(mut params: ParamMap) -> Result<E, Err
         }
         // A known parameter is missing or wrong while an unknown one was given: the unknown
         // one is most likely the mistyped name.
-        Err(Error::Validation { field, reason }) if known.contains(&field.as_ref()) => Err(params
-            .unknown_error(&known)
-            .unwrap_or(Error::Validation { field, reason })),
+        Err(e @ Error::Validation { .. }) if e.field().is_some_and(|f| known.contains(&f)) => {
+            Err(params.unknown_error(&known).unwrap_or(e))
+        }
         Err(e) => Err(e),
     }
 }
@@ -111,7 +111,7 @@ fn decode_entry<E: Endpoint>(
     headers: &http::HeaderMap,
     body: &[u8],
 ) -> Result<serde_json::Value, Error> {
-    let output = parse_body::<E::Output>(&E::META, status, headers, body)?;
+    let output = crate::endpoint::parse_endpoint::<E>(status, headers, body)?;
     render::<E>(&output, status)
 }
 
@@ -120,7 +120,7 @@ fn decode_report_entry<E: Endpoint>(
     headers: &http::HeaderMap,
     body: &[u8],
 ) -> Result<(serde_json::Value, Vec<Unreadable>), Error> {
-    let (output, unreadable) = parse_body_report::<E::Output>(&E::META, status, headers, body)?;
+    let (output, unreadable) = crate::endpoint::parse_endpoint_report::<E>(status, headers, body)?;
     Ok((render::<E>(&output, status)?, unreadable))
 }
 

@@ -331,9 +331,32 @@ pub fn build<E: Endpoint>(
     credentials: Option<&Credentials>,
     now: TimestampMillis,
 ) -> Result<http::Request<Vec<u8>>, Error> {
-    let meta = E::META;
     let mut params = Params::new(now);
     endpoint.encode(&mut params)?;
+    assemble(
+        &E::META,
+        params,
+        &|url: &mut String| endpoint.write_path(url),
+        config,
+        credentials,
+        now,
+    )
+}
+
+/// The part of [`build`] that does not depend on the endpoint's type: URL, headers and
+/// signature from the encoded parameters.
+///
+/// DESIGN: compiled once, not once per endpoint (`build` is instantiated for every endpoint
+/// the core calls itself, about forty), which keeps the crate's release build short; the one
+/// dynamic call writes the path.
+fn assemble(
+    meta: &Meta,
+    params: Params,
+    write_path: &dyn Fn(&mut String),
+    config: &Config,
+    credentials: Option<&Credentials>,
+    now: TimestampMillis,
+) -> Result<http::Request<Vec<u8>>, Error> {
     let credentials = match (meta.signed, credentials) {
         (true, None) => {
             return Err(Error::validation(
@@ -385,7 +408,7 @@ pub fn build<E: Endpoint>(
     );
     url.push_str(base);
     let path_start = url.len();
-    endpoint.write_path(&mut url);
+    write_path(&mut url);
     if !query.is_empty() {
         url.push('?');
         url.push_str(&query);
@@ -462,7 +485,7 @@ pub fn build<E: Endpoint>(
     // The URL text becomes the URI's buffer (no copy); on error it is rebuilt for the message.
     let uri = http::Uri::try_from(url).map_err(|e| {
         let mut url = base.to_owned();
-        endpoint.write_path(&mut url);
+        write_path(&mut url);
         if !query.is_empty() {
             url.push('?');
             url.push_str(&query);
@@ -499,12 +522,73 @@ pub fn build<E: Endpoint>(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn parse<E: Endpoint>(response: &http::Response<&[u8]>) -> Result<E::Output, Error> {
-    parse_body::<E::Output>(
-        &E::META,
+    parse_endpoint::<E>(
         response.status().as_u16(),
         response.headers(),
         response.body(),
     )
+}
+
+/// An endpoint's family as a constant the compiler branches on.
+///
+/// DESIGN: `if <E as OfFamily>::SPOT` leaves the other family's wire shape uninstantiated (a
+/// `match` on `E::META.family` is decided only when the program runs, so both would be
+/// compiled for every answer type): half the decoders in the crate's build.
+trait OfFamily {
+    const SPOT: bool;
+}
+
+impl<E: Endpoint> OfFamily for E {
+    const SPOT: bool = matches!(E::META.family, Family::Spot);
+}
+
+/// [`parse_body`] for endpoint `E`, with only its family's wire shape compiled.
+pub(crate) fn parse_endpoint<E: Endpoint>(
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+) -> Result<E::Output, Error> {
+    let (value, unreadable) = parse_endpoint_report::<E>(status, headers, body)?;
+    if !unreadable.is_empty() {
+        warn_unreadable(&E::META, &unreadable);
+    }
+    Ok(value)
+}
+
+/// [`parse_body_report`] for endpoint `E`, with only its family's wire shape compiled.
+pub(crate) fn parse_endpoint_report<E: Endpoint>(
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+) -> Result<(E::Output, Vec<Unreadable>), Error> {
+    let meta = &E::META;
+    let (value, unreadable) = if <E as OfFamily>::SPOT {
+        parse_wire::<E::Output, E::Output>(meta, status, headers, body, |v| v)?
+    } else {
+        parse_wire::<reader::Data<E::Output>, E::Output>(meta, status, headers, body, |v| v.0)?
+    };
+    let list = if unreadable == 0 {
+        Vec::new()
+    } else if <E as OfFamily>::SPOT {
+        unreadable_paths::<E::Output>(body, unreadable)
+    } else {
+        unreadable_paths::<reader::Data<E::Output>>(body, unreadable)
+    };
+    Ok((value, list))
+}
+
+/// Logs the optional values taken as absent (`tracing` warnings, target
+/// `digifinex_core::decode`).
+fn warn_unreadable(meta: &Meta, list: &[Unreadable]) {
+    for u in list {
+        tracing::warn!(
+            target: "digifinex_core::decode",
+            endpoint = meta.name,
+            path = %u.path,
+            problem = %u.problem,
+            "unreadable optional value taken as absent"
+        );
+    }
 }
 
 #[derive(Deserialize)]
@@ -547,15 +631,7 @@ pub fn parse_body<T: DeserializeOwned>(
 ) -> Result<T, Error> {
     let (value, unreadable) = parse_family::<T>(meta, status, headers, body)?;
     if unreadable > 0 {
-        for u in unreadable_values::<T>(meta, body, unreadable) {
-            tracing::warn!(
-                target: "digifinex_core::decode",
-                endpoint = meta.name,
-                path = %u.path,
-                problem = %u.problem,
-                "unreadable optional value taken as absent"
-            );
-        }
+        warn_unreadable(meta, &unreadable_values::<T>(meta, body, unreadable));
     }
     Ok(value)
 }
@@ -631,68 +707,13 @@ fn parse_wire<W: DeserializeOwned, T>(
     unwrap: fn(W) -> T,
 ) -> Result<(T, u32), Error> {
     if (300..400).contains(&status) {
-        // A redirect is never an answer, whatever its body says (see `Error::Redirect`).
-        return Err(Error::Redirect {
-            status,
-            location: headers
-                .get(http::header::LOCATION)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned),
-        });
+        return Err(redirect(status, headers));
     }
     let (decoded, code, unreadable) = reader::decode_with_code::<W>(body);
-    let retry_after = retry_after(headers);
-    let api_error = |code: i64, message: Option<String>| {
-        Error::Api(ApiError {
-            family: meta.family,
-            code: ApiCode::from_family(meta.family, code),
-            message,
-            status,
-            retry_after,
-        })
-    };
-    match (decoded, code) {
-        (Ok(v), Some(c)) if c == meta.success_code => Ok((unwrap(v), unreadable)),
-        (decoded, code) => {
-            // Slow path: errors only. Read the envelope on its own.
-            // Only an object is an envelope: serde would also read `Envelope` from an array
-            // (`[0]` as code 0).
-            let envelope = body
-                .trim_ascii_start()
-                .starts_with(b"{")
-                .then(|| serde_json::from_slice::<Envelope>(body).ok())
-                .flatten();
-            let code = code.or(envelope.as_ref().and_then(|e| e.code));
-            if let Some(c) = code {
-                if c != meta.success_code {
-                    return Err(api_error(c, envelope.and_then(|e| e.msg)));
-                }
-            }
-            let is_envelope = code.is_some();
-            if !is_envelope || !(200..300).contains(&status) {
-                match status {
-                    429 => {
-                        return Err(Error::RateLimited {
-                            status,
-                            retry_after,
-                            snippet: snippet(body),
-                        })
-                    }
-                    403 => {
-                        return Err(Error::Banned {
-                            status,
-                            snippet: snippet(body),
-                        })
-                    }
-                    s if !(200..300).contains(&s) => {
-                        return Err(Error::HttpStatus {
-                            status,
-                            snippet: snippet(body),
-                        })
-                    }
-                    _ => {}
-                }
-            }
+    match decoded {
+        Ok(v) if code == Some(meta.success_code) => Ok((unwrap(v), unreadable)),
+        decoded => {
+            let is_envelope = failure(meta, status, headers, body, code)?;
             match decoded {
                 Ok(v) if is_envelope => Ok((unwrap(v), unreadable)),
                 Ok(_) => Err(Error::Decode {
@@ -706,6 +727,77 @@ fn parse_wire<W: DeserializeOwned, T>(
             }
         }
     }
+}
+
+/// A redirect is never an answer, whatever its body says (see [`Error::Redirect`]).
+fn redirect(status: u16, headers: &http::HeaderMap) -> Error {
+    Error::Redirect {
+        status,
+        location: headers
+            .get(http::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+    }
+}
+
+/// The slow path of [`parse_wire`], for every answer that is not a success envelope that
+/// decoded: the error the envelope code or the HTTP status means, else whether the body is an
+/// envelope (has a success code). `code` is the envelope code the reader noted, if any.
+///
+/// DESIGN: not generic, so that it is compiled once rather than once per answer type.
+fn failure(
+    meta: &Meta,
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+    code: Option<i64>,
+) -> Result<bool, Error> {
+    let retry_after = retry_after(headers);
+    // Only an object is an envelope: serde would also read `Envelope` from an array (`[0]` as
+    // code 0).
+    let envelope = body
+        .trim_ascii_start()
+        .starts_with(b"{")
+        .then(|| serde_json::from_slice::<Envelope>(body).ok())
+        .flatten();
+    let code = code.or(envelope.as_ref().and_then(|e| e.code));
+    if let Some(c) = code {
+        if c != meta.success_code {
+            return Err(Error::Api(ApiError {
+                family: meta.family,
+                code: ApiCode::from_family(meta.family, c),
+                message: envelope.and_then(|e| e.msg),
+                status,
+                retry_after,
+            }));
+        }
+    }
+    let is_envelope = code.is_some();
+    if !is_envelope || !(200..300).contains(&status) {
+        match status {
+            429 => {
+                return Err(Error::RateLimited {
+                    status,
+                    retry_after,
+                    snippet: snippet(body),
+                })
+            }
+            403 => {
+                return Err(Error::Banned {
+                    status,
+                    snippet: snippet(body),
+                })
+            }
+            s if !(200..300).contains(&s) => {
+                return Err(Error::HttpStatus {
+                    status,
+                    snippet: snippet(body),
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(is_envelope)
 }
 
 /// The decode error of a body whose decode failed at `failure`'s JSON path.

@@ -76,7 +76,11 @@ pub enum Error {
     Validation {
         /// The parameter (as named on the wire, or `list[3].price` for nested values).
         field: Cow<'static, str>,
-        /// What is wrong with it.
+        /// Whether it is invalid, missing or not a parameter of the endpoint at all.
+        kind: ValidationKind,
+        /// What is wrong with it (for [`ValidationKind::Missing`]: when it is required, or
+        /// empty; for [`ValidationKind::Unknown`]: the closest name and the ones the endpoint
+        /// takes).
         reason: String,
     },
     /// The exchange answered with an error code in its JSON envelope (whatever the HTTP status).
@@ -295,28 +299,44 @@ impl From<crate::rules::refusal::RuleError> for Error {
     }
 }
 
-/// The reason of a required parameter that is absent: shown as "missing required parameter
-/// `symbol`" (a reason that goes on, "is required for a limit order", is shown after the name).
-pub(crate) const REQUIRED: &str = "is required";
-
-/// The reason of an unknown parameter (see [`Error`]'s `Display`: "unknown parameter `x`").
-pub(crate) const NOT_A_PARAMETER: &str = "is not a parameter of this endpoint";
+/// What an [`Error::Validation`] says of its field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ValidationKind {
+    /// The value breaks a documented rule (the reason says which).
+    Invalid,
+    /// A required parameter is absent (the reason says when it is required, or is empty when
+    /// it always is).
+    Missing,
+    /// The endpoint takes no parameter of this name (the reason names the closest one and
+    /// those it takes).
+    Unknown,
+}
 
 /// One line per error; a cause is shown after a colon and is also the error's `source()`.
 ///
-/// A validation error reads `invalid `field`: reason`, except an absent required parameter
-/// (`missing required parameter `symbol``) and a parameter the endpoint does not take
-/// (`unknown parameter `limt` (did you mean `limit`?); this endpoint takes: symbol, limit`).
+/// A validation error reads by its [`ValidationKind`]: `invalid `field`: reason`, an absent
+/// required parameter `missing required parameter `price` for a limit order`, and a parameter
+/// the endpoint does not take `unknown parameter `limt`: did you mean `limit`? (this endpoint
+/// takes: symbol, limit)`.
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::Validation { field, reason } => {
-                if let Some(rest) = reason.strip_prefix(REQUIRED) {
-                    write!(f, "missing required parameter `{field}`{rest}")
-                } else if let Some(rest) = reason.strip_prefix(NOT_A_PARAMETER) {
-                    write!(f, "unknown parameter `{field}`{rest}")
+            Error::Validation {
+                field,
+                kind,
+                reason,
+            } => {
+                let (head, sep) = match kind {
+                    ValidationKind::Invalid => ("invalid", ": "),
+                    ValidationKind::Missing => ("missing required parameter", " "),
+                    ValidationKind::Unknown => ("unknown parameter", ": "),
+                };
+                write!(f, "{head} `{field}`")?;
+                if reason.is_empty() {
+                    Ok(())
                 } else {
-                    write!(f, "invalid `{field}`: {reason}")
+                    write!(f, "{sep}{reason}")
                 }
             }
             Error::Api(e) => write!(f, "{e}"),
@@ -1024,11 +1044,67 @@ impl SwapCode {
 }
 
 impl Error {
-    /// A validation error for `field`.
+    /// A validation error for `field`: its value breaks the rule `reason` states
+    /// ([`ValidationKind::Invalid`]).
     pub fn validation(field: impl Into<Cow<'static, str>>, reason: impl Into<String>) -> Self {
         Error::Validation {
             field: field.into(),
+            kind: ValidationKind::Invalid,
             reason: reason.into(),
+        }
+    }
+
+    /// The error for the required parameter `field`, absent ([`ValidationKind::Missing`]).
+    pub fn missing(field: impl Into<Cow<'static, str>>) -> Self {
+        Error::missing_when(field, String::new())
+    }
+
+    /// The error for the parameter `field`, absent where `when` requires it: `when` continues
+    /// "missing required parameter `price`", as in "for a limit order".
+    pub fn missing_when(field: impl Into<Cow<'static, str>>, when: impl Into<String>) -> Self {
+        Error::Validation {
+            field: field.into(),
+            kind: ValidationKind::Missing,
+            reason: when.into(),
+        }
+    }
+
+    /// The error for `field`, a parameter the endpoint does not take
+    /// ([`ValidationKind::Unknown`]); `hint` names the closest name and those it takes.
+    pub fn unknown_parameter(field: impl Into<Cow<'static, str>>, hint: impl Into<String>) -> Self {
+        Error::Validation {
+            field: field.into(),
+            kind: ValidationKind::Unknown,
+            reason: hint.into(),
+        }
+    }
+
+    /// The parameter a validation error names (`None` for other errors).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Error::Validation { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+
+    /// What a validation error says of its field (`None` for other errors).
+    pub fn validation_kind(&self) -> Option<ValidationKind> {
+        match self {
+            Error::Validation { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// The same error naming `field` instead (a validation error's field with its batch
+    /// element, for example); other errors are returned as they are.
+    pub fn with_field(self, field: impl Into<Cow<'static, str>>) -> Self {
+        match self {
+            Error::Validation { kind, reason, .. } => Error::Validation {
+                field: field.into(),
+                kind,
+                reason,
+            },
+            other => other,
         }
     }
 
@@ -1252,12 +1328,16 @@ mod tests {
     #[test]
     fn validation_errors_read_naturally() {
         assert_eq!(
-            Error::validation("symbol", "is required").to_string(),
+            Error::missing("symbol").to_string(),
             "missing required parameter `symbol`"
         );
         assert_eq!(
-            Error::validation("price", "is required for a limit order").to_string(),
+            Error::missing_when("price", "for a limit order").to_string(),
             "missing required parameter `price` for a limit order"
+        );
+        assert_eq!(
+            Error::unknown_parameter("x", "").to_string(),
+            "unknown parameter `x`"
         );
         assert_eq!(
             Error::validation("limit", "151 is outside 1..=150").to_string(),

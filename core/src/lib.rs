@@ -162,7 +162,7 @@ pub use endpoint::{
 };
 pub use error::{
     ApiCode, ApiError, BoxError, Error, ErrorKind, SpotCode, SwapCode, TransportErrorKind,
-    TypedRequest,
+    TypedRequest, ValidationKind,
 };
 pub use money::{Amount, Price, Size};
 pub use rust_decimal::Decimal;

@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 use serde_json::value::RawValue;
 
 use crate::de::num::parse_decimal;
-use crate::error::{Error, NOT_A_PARAMETER};
+use crate::error::{Error, ValidationKind};
 use crate::text::closest;
 
 /// Builds a typed request from wire parameters.
@@ -121,8 +121,7 @@ impl ParamMap {
 
     /// Takes a required text parameter.
     pub fn take_str(&mut self, key: &'static str) -> Result<String, Error> {
-        self.take_opt_str(key)?
-            .ok_or_else(|| Error::validation(key, "is required"))
+        self.take_opt_str(key)?.ok_or_else(|| Error::missing(key))
     }
 
     /// Takes the raw JSON text of `key` (arrays and objects, e.g. the batch `list`); a text
@@ -147,7 +146,7 @@ impl ParamMap {
     /// Takes a required exact decimal.
     pub fn take_decimal(&mut self, key: &'static str) -> Result<Decimal, Error> {
         self.take_opt_decimal(key)?
-            .ok_or_else(|| Error::validation(key, "is required"))
+            .ok_or_else(|| Error::missing(key))
     }
 
     /// Takes an optional integer of type `T`.
@@ -168,8 +167,7 @@ impl ParamMap {
 
     /// Takes a required integer of type `T`.
     pub fn take_int<T: std::str::FromStr>(&mut self, key: &'static str) -> Result<T, Error> {
-        self.take_opt_int(key)?
-            .ok_or_else(|| Error::validation(key, "is required"))
+        self.take_opt_int(key)?.ok_or_else(|| Error::missing(key))
     }
 
     /// Takes an optional flag: `1`/`0`/`true`/`false`.
@@ -205,7 +203,7 @@ impl ParamMap {
             .next()
         {
             None => Ok(()),
-            Some(k) => Err(Error::validation(k, NOT_A_PARAMETER)),
+            Some(k) => Err(Error::unknown_parameter(k, "")),
         }
     }
 
@@ -214,9 +212,11 @@ impl ParamMap {
     /// looks like a typo of it (`limt`: did you mean `limit`?).
     pub fn finish_known(self, known: &[&str]) -> Result<(), Error> {
         match self.finish() {
-            Err(Error::Validation { field, reason }) if reason == NOT_A_PARAMETER => {
-                Err(unknown_parameter(field.into_owned(), known))
-            }
+            Err(Error::Validation {
+                field,
+                kind: ValidationKind::Unknown,
+                ..
+            }) => Err(unknown_parameter(field.into_owned(), known)),
             other => other,
         }
     }
@@ -235,25 +235,25 @@ impl ParamMap {
 /// The error for a parameter `key` the endpoint does not take, listing the ones it takes
 /// (`known`) and naming the closest when `key` looks like a typo of it.
 pub fn unknown_parameter(key: String, known: &[&str]) -> Error {
-    let mut reason = String::from(NOT_A_PARAMETER);
-    if known.is_empty() {
-        reason.push_str(": this endpoint takes no parameters");
+    let hint = if known.is_empty() {
+        "this endpoint takes no parameters".to_owned()
     } else {
-        if let Some(close) = closest(&key, known) {
-            reason.push_str(&format!(" (did you mean `{close}`?)"));
+        let takes = format!("this endpoint takes: {}", known.join(", "));
+        match closest(&key, known) {
+            Some(close) => format!("did you mean `{close}`? ({takes})"),
+            None => takes,
         }
-        reason.push_str(&format!("; this endpoint takes: {}", known.join(", ")));
-    }
-    Error::validation(key, reason)
+    };
+    Error::unknown_parameter(key, hint)
 }
 
 /// Names the array element in a validation error: `price` becomes `[3].price`.
 pub fn element_error(index: usize, e: Error) -> Error {
     match e {
-        Error::Validation { field, reason } => Error::Validation {
-            field: format!("[{index}].{field}").into(),
-            reason,
-        },
+        Error::Validation { ref field, .. } => {
+            let field = format!("[{index}].{field}");
+            e.with_field(field)
+        }
         other => other,
     }
 }
@@ -276,11 +276,11 @@ mod tests {
     fn unknown_parameters_list_the_known_ones() {
         assert_eq!(
             unknown_parameter("limt".into(), &["symbol", "limit"]).to_string(),
-            "unknown parameter `limt` (did you mean `limit`?); this endpoint takes: symbol, limit"
+            "unknown parameter `limt`: did you mean `limit`? (this endpoint takes: symbol, limit)"
         );
         assert_eq!(
             unknown_parameter("depth".into(), &["symbol", "limit"]).to_string(),
-            "unknown parameter `depth`; this endpoint takes: symbol, limit"
+            "unknown parameter `depth`: this endpoint takes: symbol, limit"
         );
         assert_eq!(
             unknown_parameter("x".into(), &[]).to_string(),

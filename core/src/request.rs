@@ -625,7 +625,7 @@ pub fn split_marker<'t>(template: &'t str, marker: &str) -> Option<(&'t str, &'t
 /// The error for a required parameter that is absent.
 #[doc(hidden)]
 pub fn required(field: &'static str) -> Error {
-    Error::validation(field, crate::error::REQUIRED)
+    Error::missing(field)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -84,7 +84,7 @@ use crate::budget::{BanSchedule, WeightBudget, SPOT_WEIGHT_PER_MINUTE, SWAP_WEIG
 use crate::clock::{estimate_offset, Clock, SystemClock};
 use crate::config::Config;
 use crate::credentials::Credentials;
-use crate::endpoint::{build, parse_body, Endpoint, Family, Meta};
+use crate::endpoint::{build, parse_endpoint, Endpoint, Family, Meta};
 use crate::error::{
     ApiCode, BoxError, Error, SpotCode, SwapCode, TransportErrorKind, TypedRequest,
 };
@@ -249,8 +249,7 @@ impl TimeProbe {
         TimeProbe {
             build: |config, now| build(&E::default(), config, None, now),
             read: |status, headers, body| {
-                parse_body::<E::Output>(&E::META, status, headers, body)
-                    .map(|out| E::server_time(&out))
+                parse_endpoint::<E>(status, headers, body).map(|out| E::server_time(&out))
             },
         }
     }
@@ -898,7 +897,7 @@ impl<E: Endpoint> Call<'_, E> {
                 let status = response.status().as_u16();
                 let usage = RateLimitUsage::from_headers(headers);
                 self.session.observe(&meta, &usage, received);
-                match parse_body::<E::Output>(&meta, status, headers, response.body()) {
+                match parse_endpoint::<E>(status, headers, response.body()) {
                     Ok(value) => {
                         self.state = State::Finished(Ok(Response {
                             value,

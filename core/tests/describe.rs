@@ -3,7 +3,7 @@
 //! builds.
 
 use digifinex_core::catalog::{self, ParamInfo, ParamMap};
-use digifinex_core::{Config, Credentials, TimestampMillis};
+use digifinex_core::{Config, Credentials, Error, TimestampMillis, ValidationKind};
 
 const NOW: TimestampMillis = TimestampMillis(1_700_000_000_000);
 
@@ -110,7 +110,7 @@ fn described_samples_build() {
 }
 
 /// The error of a request built from `k=v` parameters at `METHOD PATH`.
-fn catalog_error(method: &str, path: &str, params: &[(&str, &str)]) -> String {
+fn catalog_failure(method: &str, path: &str, params: &[(&str, &str)]) -> Error {
     let (entry, vars) = catalog::find(method, path).expect("endpoint");
     let mut map = ParamMap::new();
     for (k, v) in vars {
@@ -122,8 +122,13 @@ fn catalog_error(method: &str, path: &str, params: &[(&str, &str)]) -> String {
     let creds = Credentials::new("k", "s");
     match (entry.build)(map, &Config::default(), Some(&creds), NOW) {
         Ok(r) => panic!("built {}", r.uri()),
-        Err(e) => e.to_string(),
+        Err(e) => e,
     }
+}
+
+/// The message of [`catalog_failure`].
+fn catalog_error(method: &str, path: &str, params: &[(&str, &str)]) -> String {
+    catalog_failure(method, path, params).to_string()
 }
 
 #[test]
@@ -134,12 +139,12 @@ fn unknown_parameters_name_the_endpoints_parameters() {
             "/v3/order_book",
             &[("symbol", "btc_usdt"), ("limt", "5")]
         ),
-        "unknown parameter `limt` (did you mean `limit`?); this endpoint takes: symbol, limit"
+        "unknown parameter `limt`: did you mean `limit`? (this endpoint takes: symbol, limit)"
     );
     // A mistyped required parameter is reported as the typo, not as the missing one.
     assert_eq!(
         catalog_error("GET", "/v3/order_book", &[("symbl", "btc_usdt")]),
-        "unknown parameter `symbl` (did you mean `symbol`?); this endpoint takes: symbol, limit"
+        "unknown parameter `symbl`: did you mean `symbol`? (this endpoint takes: symbol, limit)"
     );
     assert_eq!(
         catalog_error(
@@ -147,7 +152,7 @@ fn unknown_parameters_name_the_endpoints_parameters() {
             "/v3/order_book",
             &[("depth", "5"), ("symbol", "btc_usdt")]
         ),
-        "unknown parameter `depth`; this endpoint takes: symbol, limit"
+        "unknown parameter `depth`: this endpoint takes: symbol, limit"
     );
     assert_eq!(
         catalog_error("GET", "/v3/ping", &[("x", "1")]),
@@ -155,7 +160,7 @@ fn unknown_parameters_name_the_endpoints_parameters() {
     );
     assert_eq!(
         catalog_error("GET", "/v3/spot/order/current", &[("pair", "btc_usdt")]),
-        "unknown parameter `pair`; this endpoint takes: market, symbol"
+        "unknown parameter `pair`: this endpoint takes: market, symbol"
     );
     assert_eq!(
         catalog_error(
@@ -163,7 +168,7 @@ fn unknown_parameters_name_the_endpoints_parameters() {
             "/swap/v2/public/depth",
             &[("instrument", "BTCUSDTPERP")]
         ),
-        "unknown parameter `instrument`; this endpoint takes: instrument_id, limit"
+        "unknown parameter `instrument`: this endpoint takes: instrument_id, limit"
     );
     assert_eq!(
         catalog_error("GET", "/v3/order_book", &[]),
@@ -177,6 +182,55 @@ fn unknown_parameters_name_the_endpoints_parameters() {
         ),
         "invalid `instrument_id`: \"BTCUSDT\" is not a swap instrument id: did you mean \
          BTCUSDTPERP? (ids are upper-case letters and digits ending in PERP)"
+    );
+}
+
+/// The kind of each refusal is typed (no message is parsed back): the typo is `Unknown`, the
+/// absent parameter `Missing`, the bad value `Invalid`, each naming its field.
+#[test]
+fn validation_kinds_are_typed() {
+    let kind = |method: &str, path: &str, params: &[(&str, &str)]| {
+        let e = catalog_failure(method, path, params);
+        (e.field().map(str::to_owned), e.validation_kind())
+    };
+    let get = |field: &str, k| (Some(field.to_owned()), Some(k));
+    assert_eq!(
+        kind(
+            "GET",
+            "/v3/order_book",
+            &[("symbol", "btc_usdt"), ("limt", "5")]
+        ),
+        get("limt", ValidationKind::Unknown)
+    );
+    assert_eq!(
+        kind("GET", "/v3/order_book", &[]),
+        get("symbol", ValidationKind::Missing)
+    );
+    assert_eq!(
+        kind(
+            "GET",
+            "/v3/order_book",
+            &[("symbol", "btc_usdt"), ("limit", "151")]
+        ),
+        get("limit", ValidationKind::Invalid)
+    );
+    // A limit order without its price: missing, with the condition in the reason.
+    let e = catalog_failure(
+        "POST",
+        "/v3/spot/order/new",
+        &[("symbol", "btc_usdt"), ("type", "buy"), ("amount", "1")],
+    );
+    assert!(
+        matches!(
+            &e,
+            Error::Validation { field, kind: ValidationKind::Missing, reason }
+                if field == "price" && reason == "for a limit order"
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "missing required parameter `price` for a limit order"
     );
 }
 

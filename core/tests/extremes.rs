@@ -27,7 +27,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use digifinex_core::catalog::{self, CatalogEntry, ParamMap};
-use digifinex_core::{Config, Credentials, Error, TimestampMillis};
+use digifinex_core::{Config, Credentials, Error, TimestampMillis, ValidationKind};
 use proptest::prelude::*;
 
 const NOW: TimestampMillis = TimestampMillis(1_700_000_000_000);
@@ -384,7 +384,7 @@ fn solve(entry: &CatalogEntry, mut probe: Probe) -> Option<Probe> {
     for _ in 0..60 {
         let (field, reason) = match probe.build(entry) {
             Ok(_) => return Some(probe),
-            Err(Error::Validation { field, reason }) => (field.into_owned(), reason),
+            Err(Error::Validation { field, reason, .. }) => (field.into_owned(), reason),
             Err(_) => return None,
         };
         if field == "body" && reason.contains("array") && probe.element.is_none() {
@@ -500,9 +500,9 @@ fn numeric_slots(entry: &CatalogEntry, max: &Probe, element: bool) -> Vec<Slot> 
         let mut p = max.clone();
         p.set(&s, Value::Text("1".to_owned()));
         let refused = match p.build(entry) {
-            Err(Error::Validation { field, reason }) => {
+            Err(Error::Validation { field, kind, .. }) => {
                 let field = field.strip_prefix("[0].").unwrap_or(&field);
-                field == name && reason.contains("is not a parameter")
+                field == name && kind == ValidationKind::Unknown
             }
             _ => false,
         };
@@ -676,7 +676,7 @@ fn kline_range_at_the_i64_limits_is_a_validation_error() {
         p.insert_text("start_time", start);
         p.insert_text("end_time", end);
         match (entry.build)(p, &Config::default(), None, NOW) {
-            Err(Error::Validation { field, reason }) => {
+            Err(Error::Validation { field, reason, .. }) => {
                 assert_eq!(field, "start_time", "{start}..{end}: {reason}")
             }
             other => panic!("{start}..{end}: {other:?}"),

@@ -297,7 +297,7 @@ fn close_order_shape_validation_round_trip() {
     let e = build_from_json("POST", p, r#"{"order_id":"1"}"#).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "unknown parameter `order_id`; this endpoint takes: open_order_id"
+        "unknown parameter `order_id`: this endpoint takes: open_order_id"
     );
 }
 

@@ -182,7 +182,7 @@ fn a_market_parameter_must_agree_with_the_path() {
     let same = build(Some("margin")).unwrap();
     assert_eq!(same.body(), plain.body());
     match build(Some("spot")) {
-        Err(Error::Validation { field, reason }) => {
+        Err(Error::Validation { field, reason, .. }) => {
             assert_eq!(field, "market");
             assert!(reason.contains("disagrees"), "{reason}");
         }

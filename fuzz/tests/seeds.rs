@@ -437,7 +437,7 @@ fn solve(entry: &catalog::CatalogEntry, mut probe: Probe) -> Option<Probe> {
     for _ in 0..60 {
         let err = match probe.build(entry) {
             Ok(_) => return Some(probe),
-            Err(Error::Validation { field, reason }) => (field.into_owned(), reason),
+            Err(Error::Validation { field, reason, .. }) => (field.into_owned(), reason),
             Err(_) => return None,
         };
         let (field, reason) = err;

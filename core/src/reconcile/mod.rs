@@ -648,7 +648,7 @@ impl Read {
     /// transport of one's own that sends the read's request (and for tests).
     pub fn decode(&self, body: &[u8]) -> Result<Evidence, Error> {
         fn de<E: Endpoint>(_: &E, body: &[u8]) -> Result<E::Output, Error> {
-            crate::parse_body::<E::Output>(&E::META, 200, &http::HeaderMap::new(), body)
+            crate::endpoint::parse_endpoint::<E>(200, &http::HeaderMap::new(), body)
         }
         Ok(match self {
             Read::SpotCurrentOrders(r) => Evidence::SpotCurrentOrders(de(r, body)?),

@@ -122,7 +122,7 @@ impl crate::params::ParamMap {
             }
             (Some(p), _) => p,
             (None, Some(q)) => q,
-            (None, None) => return Err(Error::validation("market", "is required")),
+            (None, None) => return Err(Error::missing("market")),
         };
         Market::parse("market", &text)
     }

@@ -841,10 +841,8 @@ impl OrderSpec {
         amount: Option<Decimal>,
         post_only: Option<bool>,
     ) -> Result<Self, Error> {
-        let order_type =
-            order_type.ok_or_else(|| Error::validation(field(index, "type"), "is required"))?;
-        let amount =
-            amount.ok_or_else(|| Error::validation(field(index, "amount"), "is required"))?;
+        let order_type = order_type.ok_or_else(|| Error::missing(field(index, "type")))?;
+        let amount = amount.ok_or_else(|| Error::missing(field(index, "amount")))?;
         let (side, limit) = match order_type.trim() {
             "buy" => (OrderSide::Buy, true),
             "sell" => (OrderSide::Sell, true),
@@ -858,9 +856,8 @@ impl OrderSpec {
             }
         };
         if limit {
-            let price = price.ok_or_else(|| {
-                Error::validation(field(index, "price"), "is required for a limit order")
-            })?;
+            let price = price
+                .ok_or_else(|| Error::missing_when(field(index, "price"), "for a limit order"))?;
             let order = LimitOrder::new(side, Amount::new(amount), Price::new(price));
             Ok(OrderSpec::Limit(if post_only == Some(true) {
                 order.post_only()
@@ -911,10 +908,7 @@ fn field(index: Option<usize>, name: &'static str) -> Cow<'static, str> {
 }
 
 fn positive(index: Option<usize>, name: &'static str, value: &Decimal) -> Result<(), Error> {
-    check_positive(name, value).map_err(|e| match e {
-        Error::Validation { reason, .. } => Error::validation(field(index, name), reason),
-        other => other,
-    })
+    check_positive(name, value).map_err(|e| e.with_field(field(index, name)))
 }
 
 /// An order as form parameters, in wire order: `price` (limit orders only), `amount`, `type`

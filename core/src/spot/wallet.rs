@@ -425,10 +425,7 @@ fn check_usdt_chain(r: &WithdrawRequest, _: &Params) -> Result<(), Error> {
         return Ok(());
     }
     match r.chain.as_ref().and_then(OmitBlank::given) {
-        None => Err(Error::validation(
-            "chain",
-            "is required for USDT (ERC20 or OMNI)",
-        )),
+        None => Err(Error::missing_when("chain", "for USDT (ERC20 or OMNI)")),
         Some(c) if !USDT_CHAINS.contains(&c) => Err(Error::validation(
             "chain",
             format!("{c:?} is not a USDT chain (ERC20 or OMNI)"),

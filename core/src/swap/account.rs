@@ -57,10 +57,10 @@ pub struct TransferAck {
 
 // ---------------------------------------------------------------------------------------------
 
-/// A check: a required text must not be empty ("is required", as when it is absent).
+/// A check: a required text must not be empty (refused as missing, as when it is absent).
 fn check_required(field: &'static str, value: &str) -> Result<(), Error> {
     if value.is_empty() {
-        Err(Error::validation(field, "is required"))
+        Err(Error::missing(field))
     } else {
         Ok(())
     }

@@ -820,9 +820,7 @@ impl CopyPricing {
 
     fn from_wire(t: CopyOrderPriceType, price: Option<Price>) -> Result<Self, Error> {
         let need = |price: Option<Price>| {
-            price.ok_or_else(|| {
-                Error::validation("limit_price", format!("is required for order_type {t}"))
-            })
+            price.ok_or_else(|| Error::missing_when("limit_price", format!("for order_type {t}")))
         };
         match t {
             CopyOrderPriceType::Limit => Ok(CopyPricing::Limit(need(price)?)),

@@ -724,7 +724,7 @@ mod tests {
         );
         let creds = crate::Credentials::new("k", "s");
         match crate::build(&PlaceOrderRequest::new(spec), &config, Some(&creds), now) {
-            Err(Error::Validation { field, reason }) => {
+            Err(Error::Validation { field, reason, .. }) => {
                 assert_eq!(field, "instrument_id");
                 assert!(reason.contains("did you mean BTCUSDTPERP?"), "{reason}");
             }

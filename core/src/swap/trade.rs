@@ -198,9 +198,8 @@ impl OrderPricing {
         post_only: bool,
     ) -> Result<Self, Error> {
         let need_price = |price: Option<Price>| {
-            price.ok_or_else(|| {
-                Error::validation("price", format!("is required for order_type {order_type}"))
-            })
+            price
+                .ok_or_else(|| Error::missing_when("price", format!("for order_type {order_type}")))
         };
         if post_only && order_type != OrderType::Limit {
             return Err(Error::validation(

@@ -83,7 +83,7 @@ impl TrackRead {
     /// transport of one's own that sends the read's request (and for tests).
     pub fn decode(&self, body: &[u8]) -> Result<TrackAnswer, crate::Error> {
         fn de<E: Endpoint>(_: &E, body: &[u8]) -> Result<E::Output, crate::Error> {
-            crate::parse_body::<E::Output>(&E::META, 200, &http::HeaderMap::new(), body)
+            crate::endpoint::parse_endpoint::<E>(200, &http::HeaderMap::new(), body)
         }
         Ok(match self {
             TrackRead::SpotOpenOrders(r) => TrackAnswer::SpotOpenOrders(de(r, body)?),
