@@ -76,14 +76,50 @@ pub trait Param: Sized {
     }
 }
 
+/// Where parameters go: the query string or form body ([`Params`]) or a JSON body object
+/// ([`JsonWriter`]), each value in its own form there ([`Param::put`] or
+/// [`Param::put_json`]). A [`Fields`] value writes its parameters once, to either.
+pub trait Sink {
+    /// Writes `key` with `value`.
+    fn field<P: Param>(&mut self, key: &'static str, value: &P) -> Result<(), Error>;
+    /// Writes `key` with the text `value` (a JSON string in a body), for a wire code held as
+    /// text.
+    fn text(&mut self, key: &'static str, value: &str);
+}
+
+impl Sink for Params {
+    fn field<P: Param>(&mut self, key: &'static str, value: &P) -> Result<(), Error> {
+        value.put(key, self)
+    }
+    fn text(&mut self, key: &'static str, value: &str) {
+        self.push(key, value);
+    }
+}
+
+impl Sink for JsonWriter {
+    fn field<P: Param>(&mut self, key: &'static str, value: &P) -> Result<(), Error> {
+        value.put_json(key, self)
+    }
+    fn text(&mut self, key: &'static str, value: &str) {
+        self.str(key, value);
+    }
+}
+
 /// A value sent as several parameters (an order: its type, price and amount).
 pub trait Fields: Sized {
     /// Checks the value before anything is written.
     fn check(&self) -> Result<(), Error>;
-    /// Writes its parameters to the query string or form body, in wire order.
-    fn put_all(&self, p: &mut Params) -> Result<(), Error>;
-    /// Writes its members to a JSON body object, in wire order.
-    fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error>;
+    /// Writes its parameters, in wire order, to a form or a JSON body: the one declaration of
+    /// its wire shape.
+    fn write<S: Sink>(&self, s: &mut S) -> Result<(), Error>;
+    /// Writes its parameters to the query string or form body ([`Fields::write`]).
+    fn put_all(&self, p: &mut Params) -> Result<(), Error> {
+        self.write(p)
+    }
+    /// Writes its members to a JSON body object ([`Fields::write`]).
+    fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error> {
+        self.write(w)
+    }
     /// Reads it from wire parameters.
     fn take_all(p: &mut ParamMap) -> Result<Self, Error>;
     /// Appends its parameters, in wire order, for `digifinex describe`. By default none.

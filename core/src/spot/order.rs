@@ -24,7 +24,7 @@ use crate::json::JsonWriter;
 use crate::money::{Amount, Price};
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{range, server_default, Fields, IntoArg, Param};
+use crate::request::{range, server_default, Fields, IntoArg, Param, Sink};
 use crate::spot::{check_positive, check_symbol, check_window, Market};
 use crate::types::{Pair, TimestampSecs};
 
@@ -885,6 +885,13 @@ impl OrderSpec {
     }
 
     /// Appends this order as a JSON object of the batch `list`.
+    ///
+    /// DESIGN: the one wire shape not written by [`Fields::write`]: a batch element keeps the
+    /// documented element's member order (`type` first, as in the spec's example and the
+    /// clients that ran against the live venue), while a single order's form follows the
+    /// official signing example (`price`, `amount`, `type`). The signature covers the bytes
+    /// sent either way; the order is kept so that a request matches the documented one byte
+    /// for byte.
     fn write_json(&self, out: &mut String) {
         // Writing to a String cannot fail.
         let _ = write!(out, "{{\"type\":\"{}\"", self.wire_type());
@@ -918,25 +925,16 @@ impl Fields for OrderSpec {
     fn check(&self) -> Result<(), Error> {
         OrderSpec::check(self, None)
     }
-    fn put_all(&self, p: &mut Params) -> Result<(), Error> {
+    /// `post_only` is `1` in a form and in JSON alike (the documented form), not a JSON
+    /// boolean.
+    fn write<S: Sink>(&self, s: &mut S) -> Result<(), Error> {
         if let Some(price) = self.price() {
-            p.push_decimal("price", &price.get());
+            s.field("price", &price)?;
         }
-        p.push_decimal("amount", &self.amount().get());
-        p.push("type", self.wire_type());
+        s.field("amount", &self.amount())?;
+        s.text("type", self.wire_type());
         if self.is_post_only() {
-            p.push("post_only", "1");
-        }
-        Ok(())
-    }
-    fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error> {
-        if let Some(price) = self.price() {
-            w.decimal_string("price", &price.get());
-        }
-        w.decimal_string("amount", &self.amount().get());
-        w.str("type", self.wire_type());
-        if self.is_post_only() {
-            w.int("post_only", 1);
+            s.field("post_only", &1i64)?;
         }
         Ok(())
     }

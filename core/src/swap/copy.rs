@@ -46,7 +46,7 @@ use crate::json::JsonWriter;
 use crate::money::{Price, Size};
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{known_code, positive, server_default, Fields, IntoArg, Param};
+use crate::request::{known_code, positive, server_default, Fields, IntoArg, Param, Sink};
 use crate::types::TimestampMillis;
 
 /// Highest `page` of `plan_task` (the copy-trading documents and their limits).
@@ -884,17 +884,10 @@ impl Fields for CopyPricing {
         known_code("order_type", &self.price_type())?;
         Ok(())
     }
-    fn put_all(&self, p: &mut Params) -> Result<(), Error> {
-        self.price_type().put("order_type", p)?;
+    fn write<S: Sink>(&self, s: &mut S) -> Result<(), Error> {
+        s.field("order_type", &self.price_type())?;
         if let Some(price) = self.price() {
-            price.put("limit_price", p)?;
-        }
-        Ok(())
-    }
-    fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error> {
-        self.price_type().put_json("order_type", w)?;
-        if let Some(price) = self.price() {
-            price.put_json("limit_price", w)?;
+            s.field("limit_price", &price)?;
         }
         Ok(())
     }

@@ -38,6 +38,7 @@ use crate::params::{element_error, ParamMap};
 use crate::request;
 use crate::request::{
     known_code, positive, range, server_default, Body, Check, Fields, IntoArg, Param, ParamInfo,
+    Sink,
 };
 use crate::types::TimestampMillis;
 
@@ -320,30 +321,16 @@ impl Fields for OrderSpec {
         Ok(())
     }
 
-    fn put_all(&self, p: &mut Params) -> Result<(), Error> {
-        self.instrument_id.put("instrument_id", p)?;
-        self.side.put("type", p)?;
-        self.pricing.order_type().put("order_type", p)?;
-        self.size.put("size", p)?;
+    fn write<S: Sink>(&self, s: &mut S) -> Result<(), Error> {
+        s.field("instrument_id", &self.instrument_id)?;
+        s.field("type", &self.side)?;
+        s.field("order_type", &self.pricing.order_type())?;
+        s.field("size", &self.size)?;
         if let Some(price) = self.pricing.price() {
-            price.put("price", p)?;
+            s.field("price", &price)?;
         }
         if self.pricing.is_post_only() {
-            true.put("post_only", p)?;
-        }
-        Ok(())
-    }
-
-    fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error> {
-        self.instrument_id.put_json("instrument_id", w)?;
-        self.side.put_json("type", w)?;
-        self.pricing.order_type().put_json("order_type", w)?;
-        self.size.put_json("size", w)?;
-        if let Some(price) = self.pricing.price() {
-            price.put_json("price", w)?;
-        }
-        if self.pricing.is_post_only() {
-            true.put_json("post_only", w)?;
+            s.field("post_only", &true)?;
         }
         Ok(())
     }
@@ -447,14 +434,9 @@ impl Fields for OrderRef {
         check_order_id("order_id", &self.order_id)
     }
 
-    fn put_all(&self, p: &mut Params) -> Result<(), Error> {
-        self.instrument_id.put("instrument_id", p)?;
-        self.order_id.put("order_id", p)
-    }
-
-    fn put_json_all(&self, w: &mut JsonWriter) -> Result<(), Error> {
-        self.instrument_id.put_json("instrument_id", w)?;
-        self.order_id.put_json("order_id", w)
+    fn write<S: Sink>(&self, s: &mut S) -> Result<(), Error> {
+        s.field("instrument_id", &self.instrument_id)?;
+        s.field("order_id", &self.order_id)
     }
 
     fn take_all(p: &mut ParamMap) -> Result<Self, Error> {
