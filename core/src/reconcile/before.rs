@@ -9,9 +9,7 @@ use super::{spot as spot_rules, Evidence, Facts, Options, Read, Reconciler, Unkn
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Prior};
 use crate::params::ParamMap;
-use crate::session::{Drive, JsonCall, Session};
 use crate::types::TimestampMillis;
-use crate::{spot as sp, swap as sw};
 
 // ---------------------------------------------------------------------------------------------
 // The snapshot
@@ -446,58 +444,6 @@ pub trait WriteRequest: Endpoint {
     fn to_write(&self) -> Write;
     /// The ids of the records the answer says were created (orders, withdrawals, plans).
     fn created_ids(output: &Self::Output) -> Vec<String>;
-}
-
-macro_rules! write_requests {
-    ($($ty:ty => $arm:ident, |$o:ident| $ids:expr;)*) => {
-        $(
-            impl WriteRequest for $ty {
-                fn to_write(&self) -> Write {
-                    Write::$arm(self.clone())
-                }
-                #[allow(unused_variables)]
-                fn created_ids($o: &Self::Output) -> Vec<String> {
-                    $ids
-                }
-            }
-        )*
-
-        impl Write {
-            /// The write as a call of `session` whose output is rendered as JSON (what the
-            /// catalog's calls give): for sending a write held as a [`Write`].
-            pub fn json_call<'a>(
-                &'a self,
-                session: &'a Session,
-            ) -> Box<dyn Drive<Output = serde_json::Value> + Send + 'a> {
-                match self {
-                    $( Write::$arm(r) => Box::new(JsonCall(session.call(r))), )*
-                }
-            }
-        }
-    };
-}
-
-write_requests! {
-    sp::PlaceOrderRequest => SpotOrder, |o| vec![o.order_id.clone()];
-    sp::BatchPlaceOrdersRequest => SpotBatch, |o| o.order_ids.clone();
-    sp::CancelOrdersRequest => SpotCancel, |o| Vec::new();
-    sp::TransferRequest => SpotTransfer, |o| Vec::new();
-    sp::ClosePositionRequest => MarginClose, |o| Vec::new();
-    sp::WithdrawRequest => Withdraw, |o| vec![o.withdraw_id.clone()];
-    sp::CancelWithdrawRequest => WithdrawCancel, |o| Vec::new();
-    sw::PlaceOrderRequest => SwapOrder, |o| vec![o.order_id.clone()];
-    sw::BatchPlaceOrdersRequest => SwapBatch, |o| o.ids().map(str::to_owned).collect();
-    sw::CancelOrderRequest => SwapCancel, |o| Vec::new();
-    sw::BatchCancelOrdersRequest => SwapBatchCancel, |o| Vec::new();
-    sw::TransferRequest => SwapTransfer, |o| Vec::new();
-    sw::LeverageRequest => Leverage, |o| Vec::new();
-    sw::PositionModeRequest => PositionMode, |o| Vec::new();
-    sw::PositionMarginRequest => PositionMargin, |o| Vec::new();
-    sw::SponsorOrderRequest => Sponsor, |o| Vec::new();
-    sw::CloseCopyOrderRequest => CopyClose, |o| Vec::new();
-    sw::CancelCopyOrderRequest => CopyCancel, |o| Vec::new();
-    sw::AddAlgoRequest => AddAlgo, |o| o.algos.clone();
-    sw::CancelAlgoRequest => CancelAlgo, |o| Vec::new();
 }
 
 impl Write {

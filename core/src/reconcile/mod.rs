@@ -163,7 +163,7 @@ use crate::endpoint::{Endpoint, Family};
 pub use crate::error::Prior;
 use crate::error::{Error, TypedRequest};
 use crate::params::{FromParams, ParamMap};
-use crate::session::{Drive, Session};
+use crate::session::{Drive, JsonCall, Session};
 use crate::types::TimestampMillis;
 use crate::{spot as sp, swap as sw};
 
@@ -177,10 +177,11 @@ const PAGE: u32 = 100;
 // The write
 
 /// Declares the writes once: the enum [`Write`] (one arm per write endpoint), how each is
-/// rebuilt from its wire parameters, its [`crate::Meta`], and how it is taken back from the
-/// typed request an [`Error::OutcomeUnknown`] carries.
+/// rebuilt from its wire parameters, its [`crate::Meta`], how it is taken back from the typed
+/// request an [`Error::OutcomeUnknown`] carries, its [`WriteRequest`] impl (the ids its answer
+/// names as created) and its call rendered as JSON.
 macro_rules! writes {
-    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty) => |$o:ident| $ids:expr,)*) => {
         /// A write that can have an unknown outcome, as its typed request (one arm per write
         /// endpoint).
         #[derive(Debug, Clone, PartialEq)]
@@ -209,7 +210,30 @@ macro_rules! writes {
                 })*
                 None
             }
+
+            /// The write as a call of `session` whose output is rendered as JSON (what the
+            /// catalog's calls give): for sending a write held as a [`Write`].
+            pub fn json_call<'a>(
+                &'a self,
+                session: &'a Session,
+            ) -> Box<dyn Drive<Output = serde_json::Value> + Send + 'a> {
+                match self {
+                    $(Write::$variant(r) => Box::new(JsonCall(session.call(r))),)*
+                }
+            }
         }
+
+        $(
+            impl WriteRequest for $ty {
+                fn to_write(&self) -> Write {
+                    Write::$variant(self.clone())
+                }
+                #[allow(unused_variables)]
+                fn created_ids($o: &Self::Output) -> Vec<String> {
+                    $ids
+                }
+            }
+        )*
     };
 }
 
@@ -218,45 +242,45 @@ type Rebuild = fn(&mut ParamMap) -> Result<Write, Error>;
 
 writes! {
     /// `POST /v3/{market}/order/new`.
-    SpotOrder(sp::PlaceOrderRequest),
+    SpotOrder(sp::PlaceOrderRequest) => |o| vec![o.order_id.clone()],
     /// `POST /v3/{market}/order/batch_new`.
-    SpotBatch(sp::BatchPlaceOrdersRequest),
+    SpotBatch(sp::BatchPlaceOrdersRequest) => |o| o.order_ids.clone(),
     /// `POST /v3/{market}/order/cancel`.
-    SpotCancel(sp::CancelOrdersRequest),
+    SpotCancel(sp::CancelOrdersRequest) => |o| Vec::new(),
     /// `POST /v3/transfer`.
-    SpotTransfer(sp::TransferRequest),
+    SpotTransfer(sp::TransferRequest) => |o| Vec::new(),
     /// `POST /v3/margin/position/close`.
-    MarginClose(sp::ClosePositionRequest),
+    MarginClose(sp::ClosePositionRequest) => |o| Vec::new(),
     /// `POST /v3/withdraw/new`.
-    Withdraw(sp::WithdrawRequest),
+    Withdraw(sp::WithdrawRequest) => |o| vec![o.withdraw_id.clone()],
     /// `POST /v3/withdraw/cancel`.
-    WithdrawCancel(sp::CancelWithdrawRequest),
+    WithdrawCancel(sp::CancelWithdrawRequest) => |o| Vec::new(),
     /// `POST /swap/v2/trade/order_place`.
-    SwapOrder(sw::PlaceOrderRequest),
+    SwapOrder(sw::PlaceOrderRequest) => |o| vec![o.order_id.clone()],
     /// `POST /swap/v2/trade/batch_order`.
-    SwapBatch(sw::BatchPlaceOrdersRequest),
+    SwapBatch(sw::BatchPlaceOrdersRequest) => |o| o.ids().map(str::to_owned).collect(),
     /// `POST /swap/v2/trade/cancel_order`.
-    SwapCancel(sw::CancelOrderRequest),
+    SwapCancel(sw::CancelOrderRequest) => |o| Vec::new(),
     /// `POST /swap/v2/trade/batch_cancel_order`.
-    SwapBatchCancel(sw::BatchCancelOrdersRequest),
+    SwapBatchCancel(sw::BatchCancelOrdersRequest) => |o| Vec::new(),
     /// `POST /swap/v2/account/transfer`.
-    SwapTransfer(sw::TransferRequest),
+    SwapTransfer(sw::TransferRequest) => |o| Vec::new(),
     /// `POST /swap/v2/account/leverage`.
-    Leverage(sw::LeverageRequest),
+    Leverage(sw::LeverageRequest) => |o| Vec::new(),
     /// `POST /swap/v2/account/position_mode` (margin mode).
-    PositionMode(sw::PositionModeRequest),
+    PositionMode(sw::PositionModeRequest) => |o| Vec::new(),
     /// `POST /swap/v2/account/position_margin`.
-    PositionMargin(sw::PositionMarginRequest),
+    PositionMargin(sw::PositionMarginRequest) => |o| Vec::new(),
     /// `POST /swap/v2/follow/sponsor_order`.
-    Sponsor(sw::SponsorOrderRequest),
+    Sponsor(sw::SponsorOrderRequest) => |o| Vec::new(),
     /// `POST /swap/v2/follow/close_order`.
-    CopyClose(sw::CloseCopyOrderRequest),
+    CopyClose(sw::CloseCopyOrderRequest) => |o| Vec::new(),
     /// `POST /swap/v2/follow/cancel_order`.
-    CopyCancel(sw::CancelCopyOrderRequest),
+    CopyCancel(sw::CancelCopyOrderRequest) => |o| Vec::new(),
     /// `POST /swap/v2/follow/add_algo`.
-    AddAlgo(sw::AddAlgoRequest),
+    AddAlgo(sw::AddAlgoRequest) => |o| o.algos.clone(),
     /// `POST /swap/v2/follow/cancel_algo`.
-    CancelAlgo(sw::CancelAlgoRequest),
+    CancelAlgo(sw::CancelAlgoRequest) => |o| Vec::new(),
 }
 
 impl Write {
