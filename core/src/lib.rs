@@ -112,6 +112,7 @@ pub mod paging;
 pub mod params;
 pub mod policy;
 pub mod ratelimit;
+mod reads;
 pub mod reconcile;
 pub mod record;
 pub mod request;

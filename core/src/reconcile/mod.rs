@@ -558,169 +558,41 @@ impl Options {
 // ---------------------------------------------------------------------------------------------
 // Reads and evidence
 
-/// An idempotent read the reconciler needs, as the typed request to send.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Read {
+crate::reads::typed_reads! {
+    /// An idempotent read the reconciler needs, as the typed request to send.
+    Read;
+    /// The typed answer to a [`Read`] (the arm of the same name).
+    Evidence;
     /// `GET /v3/{market}/order/current`.
-    SpotCurrentOrders(sp::CurrentOrdersRequest),
+    SpotCurrentOrders(sp::CurrentOrdersRequest) => sp::Orders, |o| o;
     /// `GET /v3/{market}/order/history`.
-    SpotOrderHistory(sp::OrderHistoryRequest),
+    SpotOrderHistory(sp::OrderHistoryRequest) => sp::Orders, |o| o;
     /// `GET /v3/{market}/order`.
-    SpotOrders(sp::OrdersRequest),
+    SpotOrders(sp::OrdersRequest) => sp::Orders, |o| o;
     /// `GET /v3/{market}/financelog`.
-    SpotFinanceLog(sp::FinanceLogRequest),
+    SpotFinanceLog(sp::FinanceLogRequest) => sp::FinanceLog, |o| o;
     /// `GET /v3/margin/positions`.
-    MarginPositions(sp::MarginPositionsRequest),
+    MarginPositions(sp::MarginPositionsRequest) => sp::MarginPositions, |o| o;
     /// `GET /v3/withdraw/history`.
-    WithdrawHistory(sp::WithdrawHistoryRequest),
+    WithdrawHistory(sp::WithdrawHistoryRequest) => sp::WithdrawHistory, |o| o;
     /// `GET /swap/v2/trade/open_orders`.
-    SwapOpenOrders(sw::OpenOrdersRequest),
+    SwapOpenOrders(sw::OpenOrdersRequest) => Vec<sw::Order>, |o| o;
     /// `GET /swap/v2/trade/history_orders`.
-    SwapHistoryOrders(sw::HistoryOrdersRequest),
+    SwapHistoryOrders(sw::HistoryOrdersRequest) => Vec<sw::Order>, |o| o;
     /// `GET /swap/v2/trade/order_info`.
-    SwapOrderInfo(sw::OrderInfoRequest),
+    SwapOrderInfo(sw::OrderInfoRequest) => Box<sw::Order>, |o| Box::new(o); // boxed: an order is large
     /// `GET /swap/v2/account/positions`.
-    SwapPositions(sw::PositionsRequest),
+    SwapPositions(sw::PositionsRequest) => Vec<sw::Position>, |o| o;
     /// `GET /swap/v2/account/transfer_record`.
-    SwapTransferRecords(sw::TransferRecordRequest),
+    SwapTransferRecords(sw::TransferRecordRequest) => Vec<sw::TransferRecord>, |o| o;
     /// `POST /swap/v2/follow/user_center_current` (a read).
-    CopyCurrent(sw::CopyCurrentRequest),
+    CopyCurrent(sw::CopyCurrentRequest) => sw::CopyPositions, |o| o;
     /// `POST /swap/v2/follow/user_center_history` (a read).
-    CopyHistory(sw::CopyHistoryRequest),
+    CopyHistory(sw::CopyHistoryRequest) => sw::CopyHistory, |o| o;
     /// `POST /swap/v2/follow/expert_current_open_order` (a read).
-    ExpertOpenOrders(sw::ExpertOpenOrdersRequest),
+    ExpertOpenOrders(sw::ExpertOpenOrdersRequest) => sw::ExpertOpenOrders, |o| o;
     /// `POST /swap/v2/follow/plan_task` (a read).
-    PlanTasks(sw::PlanTaskRequest),
-}
-
-/// The typed answer to a [`Read`] (the arm of the same name).
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Evidence {
-    /// Answer of [`Read::SpotCurrentOrders`].
-    SpotCurrentOrders(sp::Orders),
-    /// Answer of [`Read::SpotOrderHistory`].
-    SpotOrderHistory(sp::Orders),
-    /// Answer of [`Read::SpotOrders`].
-    SpotOrders(sp::Orders),
-    /// Answer of [`Read::SpotFinanceLog`].
-    SpotFinanceLog(sp::FinanceLog),
-    /// Answer of [`Read::MarginPositions`].
-    MarginPositions(sp::MarginPositions),
-    /// Answer of [`Read::WithdrawHistory`].
-    WithdrawHistory(sp::WithdrawHistory),
-    /// Answer of [`Read::SwapOpenOrders`].
-    SwapOpenOrders(Vec<sw::Order>),
-    /// Answer of [`Read::SwapHistoryOrders`].
-    SwapHistoryOrders(Vec<sw::Order>),
-    /// Answer of [`Read::SwapOrderInfo`] (boxed: an order is large).
-    SwapOrderInfo(Box<sw::Order>),
-    /// Answer of [`Read::SwapPositions`].
-    SwapPositions(Vec<sw::Position>),
-    /// Answer of [`Read::SwapTransferRecords`].
-    SwapTransferRecords(Vec<sw::TransferRecord>),
-    /// Answer of [`Read::CopyCurrent`].
-    CopyCurrent(sw::CopyPositions),
-    /// Answer of [`Read::CopyHistory`].
-    CopyHistory(sw::CopyHistory),
-    /// Answer of [`Read::ExpertOpenOrders`].
-    ExpertOpenOrders(sw::ExpertOpenOrders),
-    /// Answer of [`Read::PlanTasks`].
-    PlanTasks(sw::PlanTasks),
-}
-
-fn evidence_call<'a, E: Endpoint + Send + Sync>(
-    session: &'a Session,
-    request: &'a E,
-    wrap: fn(E::Output) -> Evidence,
-) -> Box<dyn Drive<Output = Evidence> + Send + 'a>
-where
-    E::Output: Send,
-{
-    Box::new(crate::session::Mapped::call(session, request, wrap))
-}
-
-impl Read {
-    /// The endpoint's stable name (`spot.order_current`).
-    pub fn endpoint(&self) -> &'static str {
-        self.meta().name
-    }
-
-    /// The endpoint's [`crate::Meta`] (its weight among others).
-    pub fn meta(&self) -> crate::Meta {
-        match self {
-            Read::SpotCurrentOrders(_) => sp::CurrentOrdersRequest::META,
-            Read::SpotOrderHistory(_) => sp::OrderHistoryRequest::META,
-            Read::SpotOrders(_) => sp::OrdersRequest::META,
-            Read::SpotFinanceLog(_) => sp::FinanceLogRequest::META,
-            Read::MarginPositions(_) => sp::MarginPositionsRequest::META,
-            Read::WithdrawHistory(_) => sp::WithdrawHistoryRequest::META,
-            Read::SwapOpenOrders(_) => sw::OpenOrdersRequest::META,
-            Read::SwapHistoryOrders(_) => sw::HistoryOrdersRequest::META,
-            Read::SwapOrderInfo(_) => sw::OrderInfoRequest::META,
-            Read::SwapPositions(_) => sw::PositionsRequest::META,
-            Read::SwapTransferRecords(_) => sw::TransferRecordRequest::META,
-            Read::CopyCurrent(_) => sw::CopyCurrentRequest::META,
-            Read::CopyHistory(_) => sw::CopyHistoryRequest::META,
-            Read::ExpertOpenOrders(_) => sw::ExpertOpenOrdersRequest::META,
-            Read::PlanTasks(_) => sw::PlanTaskRequest::META,
-        }
-    }
-
-    /// Decodes a success answer's body (HTTP 200) into the matching [`Evidence`], for a
-    /// transport of one's own that sends the read's request (and for tests).
-    pub fn decode(&self, body: &[u8]) -> Result<Evidence, Error> {
-        fn de<E: Endpoint>(_: &E, body: &[u8]) -> Result<E::Output, Error> {
-            crate::endpoint::parse_endpoint::<E>(200, &http::HeaderMap::new(), body)
-        }
-        Ok(match self {
-            Read::SpotCurrentOrders(r) => Evidence::SpotCurrentOrders(de(r, body)?),
-            Read::SpotOrderHistory(r) => Evidence::SpotOrderHistory(de(r, body)?),
-            Read::SpotOrders(r) => Evidence::SpotOrders(de(r, body)?),
-            Read::SpotFinanceLog(r) => Evidence::SpotFinanceLog(de(r, body)?),
-            Read::MarginPositions(r) => Evidence::MarginPositions(de(r, body)?),
-            Read::WithdrawHistory(r) => Evidence::WithdrawHistory(de(r, body)?),
-            Read::SwapOpenOrders(r) => Evidence::SwapOpenOrders(de(r, body)?),
-            Read::SwapHistoryOrders(r) => Evidence::SwapHistoryOrders(de(r, body)?),
-            Read::SwapOrderInfo(r) => Evidence::SwapOrderInfo(Box::new(de(r, body)?)),
-            Read::SwapPositions(r) => Evidence::SwapPositions(de(r, body)?),
-            Read::SwapTransferRecords(r) => Evidence::SwapTransferRecords(de(r, body)?),
-            Read::CopyCurrent(r) => Evidence::CopyCurrent(de(r, body)?),
-            Read::CopyHistory(r) => Evidence::CopyHistory(de(r, body)?),
-            Read::ExpertOpenOrders(r) => Evidence::ExpertOpenOrders(de(r, body)?),
-            Read::PlanTasks(r) => Evidence::PlanTasks(de(r, body)?),
-        })
-    }
-
-    /// The read as a call of `session` (its budget, retries and clock), whose output is the
-    /// matching [`Evidence`]: what a transport drives to perform it.
-    pub fn call<'a>(
-        &'a self,
-        session: &'a Session,
-    ) -> Box<dyn Drive<Output = Evidence> + Send + 'a> {
-        match self {
-            Read::SpotCurrentOrders(r) => evidence_call(session, r, Evidence::SpotCurrentOrders),
-            Read::SpotOrderHistory(r) => evidence_call(session, r, Evidence::SpotOrderHistory),
-            Read::SpotOrders(r) => evidence_call(session, r, Evidence::SpotOrders),
-            Read::SpotFinanceLog(r) => evidence_call(session, r, Evidence::SpotFinanceLog),
-            Read::MarginPositions(r) => evidence_call(session, r, Evidence::MarginPositions),
-            Read::WithdrawHistory(r) => evidence_call(session, r, Evidence::WithdrawHistory),
-            Read::SwapOpenOrders(r) => evidence_call(session, r, Evidence::SwapOpenOrders),
-            Read::SwapHistoryOrders(r) => evidence_call(session, r, Evidence::SwapHistoryOrders),
-            Read::SwapOrderInfo(r) => {
-                evidence_call(session, r, |o| Evidence::SwapOrderInfo(Box::new(o)))
-            }
-            Read::SwapPositions(r) => evidence_call(session, r, Evidence::SwapPositions),
-            Read::SwapTransferRecords(r) => {
-                evidence_call(session, r, Evidence::SwapTransferRecords)
-            }
-            Read::CopyCurrent(r) => evidence_call(session, r, Evidence::CopyCurrent),
-            Read::CopyHistory(r) => evidence_call(session, r, Evidence::CopyHistory),
-            Read::ExpertOpenOrders(r) => evidence_call(session, r, Evidence::ExpertOpenOrders),
-            Read::PlanTasks(r) => evidence_call(session, r, Evidence::PlanTasks),
-        }
-    }
+    PlanTasks(sw::PlanTaskRequest) => sw::PlanTasks, |o| o;
 }
 
 /// Everything the reads answered, merged (orders by id: a later answer replaces an earlier one).
