@@ -330,7 +330,10 @@ mod tests {
         c.set_speed(Decimal::ONE);
         let u = c.now_ms();
         let wall_ms = i64::try_from(before.elapsed().as_millis()).unwrap() + 1;
-        assert!(u >= t && u - t <= wall_ms * 1_000, "{t} {u} after {wall_ms} ms");
+        assert!(
+            u >= t && u - t <= wall_ms * 1_000,
+            "{t} {u} after {wall_ms} ms"
+        );
         c.freeze_now();
         c.advance_ms(5);
         assert_eq!(c.now_ms(), c.now_ms());
