@@ -15,13 +15,10 @@
 //! each runs once, as a check that it still works.
 use std::hint::black_box;
 
+mod sides;
 mod support;
 
-use bytes::Bytes;
-use digifinex_core::spot::OrderBookRequest;
-use digifinex_core::{Clock, Config, SystemClock};
-use digifinex_hyper::{Client, DefaultConnector, HyperClient};
-use http_body_util::{BodyExt, Full};
+use sides::{raw_core_get, raw_get, Sides};
 
 const OPS: [&str; 4] = ["raw", "raw_core", "client", "client_untimed"];
 
@@ -38,45 +35,22 @@ fn main() {
         .build()
         .unwrap();
     let base = support::server();
-    let url: http::Uri = format!("{base}/v3/order_book?symbol=btc_usdt&limit=5")
-        .parse()
-        .unwrap();
     rt.block_on(async {
-        let client = Client::builder()
-            .spot_base_url(format!("{base}/v3"))
-            .allow_http(true)
-            .without_weight_budget()
-            .build()
-            .unwrap();
-        let raw: HyperClient<DefaultConnector> = client.hyper_client().clone();
-        let untimed = Client::builder()
-            .spot_base_url(format!("{base}/v3"))
-            .allow_http(true)
-            .hyper_client(raw.clone())
-            .without_timeouts()
-            .without_weight_budget()
-            .build()
-            .unwrap();
-        let config = Config::default().with_spot_base_url(format!("{base}/v3"));
-        let req = OrderBookRequest::new("btc_usdt").limit(5);
+        let Sides {
+            url,
+            client,
+            raw,
+            untimed,
+            config,
+            req,
+        } = sides::sides(&base);
         for op in ops {
             // One request first, outside the count: the connection is opened and pooled.
             let _ = raw_get(&raw, &url).await;
             for _ in 0..n {
                 match op {
                     "raw" => drop(black_box(raw_get(&raw, &url).await)),
-                    "raw_core" => {
-                        let r =
-                            digifinex_core::build(&req, &config, None, SystemClock.now()).unwrap();
-                        let (parts, body) = r.into_parts();
-                        let r = http::Request::from_parts(parts, Full::new(Bytes::from(body)));
-                        let (parts, body) = raw.request(r).await.unwrap().into_parts();
-                        let body = body.collect().await.unwrap().to_bytes();
-                        let answer = http::Response::from_parts(parts, &body[..]);
-                        drop(black_box(
-                            digifinex_core::parse::<OrderBookRequest>(&answer).unwrap(),
-                        ));
-                    }
+                    "raw_core" => drop(black_box(raw_core_get(&raw, &config, &req).await)),
                     "client" => drop(black_box(client.send(&req).await.unwrap())),
                     "client_untimed" => drop(black_box(untimed.send(&req).await.unwrap())),
                     other => panic!("unknown op {other}; ops: {OPS:?}"),
@@ -84,12 +58,4 @@ fn main() {
             }
         }
     });
-}
-
-async fn raw_get(raw: &HyperClient<DefaultConnector>, url: &http::Uri) -> Bytes {
-    let req = http::Request::get(url.clone())
-        .body(Full::new(Bytes::new()))
-        .unwrap();
-    let resp = raw.request(req).await.unwrap();
-    resp.into_body().collect().await.unwrap().to_bytes()
 }

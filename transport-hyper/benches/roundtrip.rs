@@ -18,36 +18,13 @@ use std::future::Future;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+mod sides;
 mod support;
 
-use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Bencher, Criterion, Throughput};
-use digifinex_core::spot::{OrderBook, OrderBookRequest};
-use digifinex_core::{Clock, Config, SystemClock};
-use digifinex_hyper::{Client, DefaultConnector, HyperClient};
+use digifinex_core::spot::OrderBookRequest;
 use futures_util::future::join_all;
-use http_body_util::{BodyExt, Full};
-
-type Raw = HyperClient<DefaultConnector>;
-
-async fn raw_get(raw: &Raw, url: &http::Uri) -> Bytes {
-    let req = http::Request::get(url.clone())
-        .body(Full::new(Bytes::new()))
-        .unwrap();
-    let resp = raw.request(req).await.unwrap();
-    resp.into_body().collect().await.unwrap().to_bytes()
-}
-
-/// `build` with the core, send with raw hyper-util, `parse` with the core.
-async fn raw_core_get(raw: &Raw, config: &Config, req: &OrderBookRequest) -> OrderBook {
-    let request = digifinex_core::build(req, config, None, SystemClock.now()).unwrap();
-    let (parts, body) = request.into_parts();
-    let request = http::Request::from_parts(parts, Full::new(Bytes::from(body)));
-    let (parts, body) = raw.request(request).await.unwrap().into_parts();
-    let body = body.collect().await.unwrap().to_bytes();
-    digifinex_core::parse::<OrderBookRequest>(&http::Response::from_parts(parts, &body[..]))
-        .unwrap()
-}
+use sides::{raw_core_get, raw_get, Sides};
 
 /// Requests (or batches) per side before switching, in the `paired` groups.
 const BLOCK: u64 = 64;
@@ -117,36 +94,14 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let base = support::server();
-    let url: http::Uri = format!("{base}/v3/order_book?symbol=btc_usdt&limit=5")
-        .parse()
-        .unwrap();
-    // No weight budget (on by default since issue 11): the benchmark measures the round trip,
-    // not waits for the per-minute budget, as it did when the budget was opt-in.
-    let client = rt.block_on(async {
-        Client::builder()
-            .spot_base_url(format!("{base}/v3"))
-            .allow_http(true)
-            .without_weight_budget()
-            .build()
-            .unwrap()
-    });
-    // The baselines use raw hyper-util on the client's own hyper client: the same connector
-    // and pool, so the same keep-alive connections and server threads. With separate pools,
-    // each side's latency depends on whether its server thread happens to share a core with
-    // the thread polling its connection (a direct switch) or not (a cross-core wake-up, about
-    // twice as slow on this VM), which swamps the differences measured here.
-    let raw: Raw = client.hyper_client().clone();
-    // The same client without its per-request timer (`without_timeouts`), on the same pool.
-    let untimed = Client::builder()
-        .spot_base_url(format!("{base}/v3"))
-        .allow_http(true)
-        .hyper_client(raw.clone())
-        .without_timeouts()
-        .without_weight_budget()
-        .build()
-        .unwrap();
-    let req = OrderBookRequest::new("btc_usdt").limit(5);
-    let config = Config::default().with_spot_base_url(format!("{base}/v3"));
+    let Sides {
+        url,
+        client,
+        raw,
+        untimed,
+        config,
+        req,
+    } = rt.block_on(async { sides::sides(&base) });
 
     let raw_one = || raw_get(&raw, &url);
     let core_one = || raw_core_get(&raw, &config, &req);
