@@ -13,8 +13,6 @@ use crate::error::Error;
 pub use crate::params::{element_error, FromParams, ParamMap};
 pub use crate::request::{Choice, Describe, ParamInfo};
 use crate::session::{Drive, JsonCall, Session};
-use crate::spot;
-use crate::swap;
 use crate::types::TimestampMillis;
 
 /// Builds the signed request of a catalog entry.
@@ -161,90 +159,15 @@ where
     }
 }
 
-/// Every endpoint, in documentation order (spot market, account, order, wallet; swap public,
-/// account, trade, copy trading).
-static ENTRIES: &[CatalogEntry] = &[
-    // spot::market
-    entry::<spot::market::PingRequest>(),
-    entry::<spot::market::ServerTimeRequest>(),
-    entry::<spot::market::MarketsRequest>(),
-    entry::<spot::market::TickerRequest>(),
-    entry::<spot::market::OrderBookRequest>(),
-    entry::<spot::market::TradesRequest>(),
-    entry::<spot::market::KlineRequest>(),
-    entry::<spot::market::SpotSymbolsRequest>(),
-    entry::<spot::market::MarginCurrenciesRequest>(),
-    entry::<spot::market::MarginSymbolsRequest>(),
-    entry::<spot::market::TradesSymbolsRequest>(),
-    entry::<spot::market::CurrenciesRequest>(),
-    // spot::account
-    entry::<spot::account::SpotAssetsRequest>(),
-    entry::<spot::account::MarginAssetsRequest>(),
-    entry::<spot::account::FinanceLogRequest>(),
-    entry::<spot::account::MarginPositionsRequest>(),
-    entry::<spot::account::TransferRequest>(),
-    entry::<spot::account::ClosePositionRequest>(),
-    // spot::order
-    entry::<spot::order::OrdersRequest>(),
-    entry::<spot::order::OrderDetailRequest>(),
-    entry::<spot::order::CurrentOrdersRequest>(),
-    entry::<spot::order::OrderHistoryRequest>(),
-    entry::<spot::order::MyTradesRequest>(),
-    entry::<spot::order::PlaceOrderRequest>(),
-    entry::<spot::order::BatchPlaceOrdersRequest>(),
-    entry::<spot::order::CancelOrdersRequest>(),
-    // spot::wallet
-    entry::<spot::wallet::DepositAddressRequest>(),
-    entry::<spot::wallet::DepositHistoryRequest>(),
-    entry::<spot::wallet::WithdrawHistoryRequest>(),
-    entry::<spot::wallet::WithdrawRequest>(),
-    entry::<spot::wallet::CancelWithdrawRequest>(),
-    // swap::public
-    entry::<swap::public::ServerTimeRequest>(),
-    entry::<swap::public::ApiWeightRequest>(),
-    entry::<swap::public::InstrumentsRequest>(),
-    entry::<swap::public::InstrumentRequest>(),
-    entry::<swap::public::DepthRequest>(),
-    entry::<swap::public::TradesRequest>(),
-    entry::<swap::public::TickerRequest>(),
-    entry::<swap::public::TickersRequest>(),
-    entry::<swap::public::CandlesRequest>(),
-    entry::<swap::public::FundingRateRequest>(),
-    entry::<swap::public::CandlesHistoryRequest>(),
-    entry::<swap::public::FundingRateHistoryRequest>(),
-    // swap::account
-    entry::<swap::account::BalanceRequest>(),
-    entry::<swap::account::TransferRequest>(),
-    entry::<swap::account::PositionsRequest>(),
-    entry::<swap::account::PositionModeRequest>(),
-    entry::<swap::account::PositionMarginRequest>(),
-    entry::<swap::account::LeverageRequest>(),
-    entry::<swap::account::TradingFeeRateRequest>(),
-    entry::<swap::account::FinanceRecordRequest>(),
-    entry::<swap::account::FundingFeeRequest>(),
-    entry::<swap::account::TransferRecordRequest>(),
-    // swap::trade
-    entry::<swap::trade::PlaceOrderRequest>(),
-    entry::<swap::trade::CancelOrderRequest>(),
-    entry::<swap::trade::BatchPlaceOrdersRequest>(),
-    entry::<swap::trade::BatchCancelOrdersRequest>(),
-    entry::<swap::trade::OpenOrdersRequest>(),
-    entry::<swap::trade::OrderInfoRequest>(),
-    entry::<swap::trade::HistoryOrdersRequest>(),
-    entry::<swap::trade::HistoryTradesRequest>(),
-    // swap::copy
-    entry::<swap::copy::SponsorOrderRequest>(),
-    entry::<swap::copy::CloseCopyOrderRequest>(),
-    entry::<swap::copy::CancelCopyOrderRequest>(),
-    entry::<swap::copy::CopyCurrentRequest>(),
-    entry::<swap::copy::CopyHistoryRequest>(),
-    entry::<swap::copy::ExpertOpenOrdersRequest>(),
-    entry::<swap::copy::AddAlgoRequest>(),
-    entry::<swap::copy::CancelAlgoRequest>(),
-    entry::<swap::copy::CopyAvailableRequest>(),
-    entry::<swap::copy::PlanTaskRequest>(),
-    entry::<swap::copy::CopyInstrumentsRequest>(),
-];
+/// Every endpoint, in documentation order, from the one endpoint list
+/// ([`crate::endpoints::endpoints`]).
+macro_rules! catalog_entries {
+    ($($(#[$doc:meta])* $kind:ident $ty:ty $(=> $variant:ident |$o:ident| $ids:expr)?;)*) => {
+        static ENTRIES: &[CatalogEntry] = &[$(entry::<$ty>(),)*];
+    };
+}
+
+crate::endpoints::endpoints!(catalog_entries);
 
 /// Every endpoint, in documentation order.
 pub fn all() -> impl Iterator<Item = &'static CatalogEntry> {

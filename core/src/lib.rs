@@ -101,6 +101,7 @@ mod config;
 mod credentials;
 mod de;
 pub mod endpoint;
+mod endpoints;
 pub mod error;
 pub mod exchange;
 mod json;

@@ -240,48 +240,28 @@ macro_rules! writes {
 /// Rebuilds a write from wire parameters.
 type Rebuild = fn(&mut ParamMap) -> Result<Write, Error>;
 
-writes! {
-    /// `POST /v3/{market}/order/new`.
-    SpotOrder(sp::PlaceOrderRequest) => |o| vec![o.order_id.clone()],
-    /// `POST /v3/{market}/order/batch_new`.
-    SpotBatch(sp::BatchPlaceOrdersRequest) => |o| o.order_ids.clone(),
-    /// `POST /v3/{market}/order/cancel`.
-    SpotCancel(sp::CancelOrdersRequest) => |o| Vec::new(),
-    /// `POST /v3/transfer`.
-    SpotTransfer(sp::TransferRequest) => |o| Vec::new(),
-    /// `POST /v3/margin/position/close`.
-    MarginClose(sp::ClosePositionRequest) => |o| Vec::new(),
-    /// `POST /v3/withdraw/new`.
-    Withdraw(sp::WithdrawRequest) => |o| vec![o.withdraw_id.clone()],
-    /// `POST /v3/withdraw/cancel`.
-    WithdrawCancel(sp::CancelWithdrawRequest) => |o| Vec::new(),
-    /// `POST /swap/v2/trade/order_place`.
-    SwapOrder(sw::PlaceOrderRequest) => |o| vec![o.order_id.clone()],
-    /// `POST /swap/v2/trade/batch_order`.
-    SwapBatch(sw::BatchPlaceOrdersRequest) => |o| o.ids().map(str::to_owned).collect(),
-    /// `POST /swap/v2/trade/cancel_order`.
-    SwapCancel(sw::CancelOrderRequest) => |o| Vec::new(),
-    /// `POST /swap/v2/trade/batch_cancel_order`.
-    SwapBatchCancel(sw::BatchCancelOrdersRequest) => |o| Vec::new(),
-    /// `POST /swap/v2/account/transfer`.
-    SwapTransfer(sw::TransferRequest) => |o| Vec::new(),
-    /// `POST /swap/v2/account/leverage`.
-    Leverage(sw::LeverageRequest) => |o| Vec::new(),
-    /// `POST /swap/v2/account/position_mode` (margin mode).
-    PositionMode(sw::PositionModeRequest) => |o| Vec::new(),
-    /// `POST /swap/v2/account/position_margin`.
-    PositionMargin(sw::PositionMarginRequest) => |o| Vec::new(),
-    /// `POST /swap/v2/follow/sponsor_order`.
-    Sponsor(sw::SponsorOrderRequest) => |o| Vec::new(),
-    /// `POST /swap/v2/follow/close_order`.
-    CopyClose(sw::CloseCopyOrderRequest) => |o| Vec::new(),
-    /// `POST /swap/v2/follow/cancel_order`.
-    CopyCancel(sw::CancelCopyOrderRequest) => |o| Vec::new(),
-    /// `POST /swap/v2/follow/add_algo`.
-    AddAlgo(sw::AddAlgoRequest) => |o| o.algos.clone(),
-    /// `POST /swap/v2/follow/cancel_algo`.
-    CancelAlgo(sw::CancelAlgoRequest) => |o| Vec::new(),
+/// Takes the writes out of the one endpoint list ([`crate::endpoints::endpoints`]) and declares
+/// them with [`writes!`].
+macro_rules! writes_of_endpoints {
+    (@acc [$($acc:tt)*]) => {
+        writes! { $($acc)* }
+    };
+    (@acc [$($acc:tt)*] $(#[$doc:meta])* read $ty:ty; $($rest:tt)*) => {
+        writes_of_endpoints! { @acc [$($acc)*] $($rest)* }
+    };
+    (
+        @acc [$($acc:tt)*]
+        $(#[$doc:meta])* write $ty:ty => $variant:ident |$o:ident| $ids:expr;
+        $($rest:tt)*
+    ) => {
+        writes_of_endpoints! { @acc [$($acc)* $(#[$doc])* $variant($ty) => |$o| $ids,] $($rest)* }
+    };
+    ($($list:tt)*) => {
+        writes_of_endpoints! { @acc [] $($list)* }
+    };
 }
+
+crate::endpoints::endpoints!(writes_of_endpoints);
 
 impl Write {
     /// The endpoint's stable name (`spot.order_new`).
@@ -1312,4 +1292,23 @@ fn fits_text(record: Option<&str>, wanted: &str) -> bool {
 /// A decimal that must be present and equal (exact, by value).
 fn same(record: Option<Decimal>, wanted: Decimal) -> bool {
     record.is_some_and(|r| r.normalize() == wanted.normalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WRITES;
+
+    /// The writes taken from the endpoint list are exactly the endpoints that are not
+    /// idempotent, in list order, so every write can be reconciled and no read is taken for one.
+    #[test]
+    fn the_writes_are_the_endpoints_that_are_not_idempotent() {
+        let writes: Vec<&str> = WRITES.iter().map(|(name, _)| *name).collect();
+        let not_idempotent: Vec<&str> = crate::catalog::all()
+            .filter(|e| !e.meta.idempotent)
+            .map(|e| e.meta.name)
+            .collect();
+        assert_eq!(writes, not_idempotent);
+        assert_eq!(writes.len(), 20);
+        assert_eq!(crate::catalog::all().count(), 72);
+    }
 }
