@@ -682,9 +682,9 @@ fn unreadable_paths<W: DeserializeOwned>(body: &[u8], count: u32) -> Vec<Unreada
     for n in 0..count.min(MAX_REPORTED) {
         // Report mode: the n-th unreadable value fails, and the path-tracking decode names it.
         let _mode = crate::de::unreadable::fail_at(n);
-        match reader::tracked::<W>(body) {
+        match reader::decode::<W>(body) {
             Err(failure) => {
-                let mut problem = failure.error.to_string();
+                let mut problem = failure.message;
                 if let Some(at) = problem.find(" at line ") {
                     problem.truncate(at);
                 }
@@ -810,7 +810,7 @@ fn decode_error(
     Error::Decode {
         path: failure.path,
         type_name,
-        message: failure.error.to_string(),
+        message: failure.message,
         status,
         snippet: snippet(body),
     }

@@ -887,6 +887,9 @@ pub(crate) const ROW_TOKEN: &str = "$digifinex_core::de::Row";
 thread_local! {
     /// The length of the row just read from an open text (see [`ROW_TOKEN`]).
     pub(crate) static ROW_END: Cell<Option<usize>> = const { Cell::new(None) };
+    /// The row whose reading from an open text failed: its index in the list and the offset
+    /// of the fault in the text (the reader adds both to the failure's path and position).
+    pub(crate) static ROW_FAILED: Cell<Option<(usize, usize)>> = const { Cell::new(None) };
 }
 
 /// Reads a positional JSON array whole, its elements straight from its text instead of one
@@ -934,14 +937,24 @@ impl<'de, T: Row<'de> + Deserialize<'de>> serde::de::Visitor<'de> for Rows<T> {
             }
             pos
         };
-        let not_json = || E::custom(format_args!("a list of {} arrays is not JSON", T::WHAT));
         let mut out = Vec::new();
+        // A failure names the row and where in the text it happened (see `ROW_FAILED`).
+        let failed = |row: usize, at: usize, e: E| {
+            ROW_FAILED.with(|f| f.set(Some((row, at))));
+            e
+        };
+        let not_json = || E::custom(format_args!("a list of {} arrays is not JSON", T::WHAT));
         let mut pos = ws(1);
         if bytes.get(pos) != Some(&b']') {
             loop {
                 let row = text.get(pos..).unwrap_or_default();
                 if row.as_bytes().first() != Some(&b'[') {
-                    return Err(not_json());
+                    // An element that is not an array: what `positional` says of it.
+                    let e = match reader::fast::skip_json(bytes, pos, reader::fast::MAX_DEPTH) {
+                        Ok(end) => not_an_array::<E>(T::WHAT, text.get(pos..end).unwrap_or(row)),
+                        Err(_) => not_json(),
+                    };
+                    return Err(failed(out.len(), pos, e));
                 }
                 let mut columns = Columns {
                     text: row,
@@ -951,12 +964,17 @@ impl<'de, T: Row<'de> + Deserialize<'de>> serde::de::Visitor<'de> for Rows<T> {
                     open: true,
                     error: std::marker::PhantomData,
                 };
-                out.push(T::read(&mut columns)?);
-                pos = ws(pos + columns.finish()?);
+                let read = T::read(&mut columns).and_then(|v| Ok((v, columns.finish()?)));
+                let (value, len) = match read {
+                    Ok(read) => read,
+                    Err(e) => return Err(failed(out.len(), pos + columns.pos, e)),
+                };
+                out.push(value);
+                pos = ws(pos + len);
                 match bytes.get(pos) {
                     Some(b',') => pos = ws(pos + 1),
                     Some(b']') => break,
-                    _ => return Err(not_json()),
+                    _ => return Err(failed(out.len(), pos, not_json())),
                 }
             }
         }
@@ -988,10 +1006,17 @@ impl<'de, T: Row<'de>> serde::de::Visitor<'de> for Positional<T> {
             open: true,
             error: std::marker::PhantomData,
         };
-        let value = T::read(&mut columns)?;
-        let end = columns.finish()?;
-        ROW_END.with(|e| e.set(Some(end)));
-        Ok(value)
+        let read = T::read(&mut columns).and_then(|v| Ok((v, columns.finish()?)));
+        match read {
+            Ok((value, end)) => {
+                ROW_END.with(|e| e.set(Some(end)));
+                Ok(value)
+            }
+            Err(e) => {
+                ROW_FAILED.with(|f| f.set(Some((0, columns.pos))));
+                Err(e)
+            }
+        }
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
@@ -1011,13 +1036,18 @@ impl<'de, T: Row<'de>> serde::de::Visitor<'de> for Positional<T> {
                 columns.finish()?;
                 Ok(value)
             }
-            _ => Err(D::Error::custom(format_args!(
-                "expected a {} array, found `{}`",
-                T::WHAT,
-                text.chars().take(40).collect::<String>()
-            ))),
+            _ => Err(not_an_array(T::WHAT, text)),
         }
     }
+}
+
+/// The error for a positional row that is not an array (`text`: the value found).
+#[cold]
+fn not_an_array<E: serde::de::Error>(what: &str, text: &str) -> E {
+    E::custom(format_args!(
+        "expected a {what} array, found `{}`",
+        text.chars().take(40).collect::<String>()
+    ))
 }
 
 /// Whether the first `read` bytes of `bytes`, a plain number (`-?[0-9]*(\.[0-9]*)?`), are a JSON
@@ -1180,8 +1210,20 @@ impl<'a, E: serde::de::Error> Columns<'a, E> {
             let token = match self.text.as_bytes().get(self.pos) {
                 // Strings and containers of a checked text are JSON.
                 Some(b'"' | b'[' | b'{') if !self.open => return Ok(self.text.len()),
-                // No container in an open text (see `text`).
-                Some(b'[' | b'{') => Token::Other(""),
+                // A container of an open text is skipped, its syntax checked.
+                Some(b'[' | b'{') => {
+                    match reader::fast::skip_json(
+                        self.text.as_bytes(),
+                        self.pos,
+                        reader::fast::MAX_DEPTH,
+                    ) {
+                        Ok(end) => {
+                            self.pos = end;
+                            continue;
+                        }
+                        Err(_) => Token::Other(""),
+                    }
+                }
                 _ => self.token(),
             };
             if let Token::Other(_) = token {
@@ -1600,11 +1642,7 @@ mod tests {
     fn both<T: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(
         json: &str,
     ) -> Result<T, String> {
-        let reference = serde_json::from_str::<T>(json).map_err(|e| e.to_string());
-        let (got, _, _) = reader::decode_with_code::<T>(json.as_bytes());
-        let got = got.map_err(|e| e.to_string());
-        assert_eq!(got, reference, "{json}");
-        reference
+        reader::agree::<T>(json)
     }
 
     #[test]
