@@ -1,9 +1,9 @@
 //! Decoding, in one module: the one place that knows how the exchange really writes its values.
 //!
 //! * [`num`]: the one JSON-number scanner and the one exact decimal parser ([`parse_decimal`]);
-//! * `reader` (private): the single-pass reader for the common success shapes, entered through
-//!   `reader::decode_with_code` by [`crate::parse_body`]; anything it does not handle falls back
-//!   to serde_json, so results and errors are serde_json's;
+//! * `reader` (private): the single-pass JSON reader of every answer, entered through
+//!   `reader::decode_with_code` by [`crate::parse_body`]: it makes serde_json's visitor calls,
+//!   so results are serde_json's, and names a failure's JSON path and position itself;
 //! * this module: the tolerant field helpers every model uses, and the required/optional rule.
 //!
 //! Every model field goes through one of the helpers here (`#[serde(with = "crate::de::NAME")]`);
@@ -1078,9 +1078,9 @@ pub(crate) struct Columns<'a, E> {
     ///
     /// DESIGN: an open text is checked here, in the same pass that reads it: every token read
     /// must be a JSON number, literal or string without control characters, separators are
-    /// strict, [`Self::finish`] checks the elements left unread and finds the closing `]`, and
-    /// a nested array or object is an error (the body then goes to serde_json, as after any
-    /// other error of the single-pass reader).
+    /// strict, [`Self::finish`] checks the elements left unread (a nested array or object is
+    /// skipped, its syntax checked) and finds the closing `]`; a nested array or object where
+    /// a value is read is an error of that element.
     text: &'a str,
     /// Byte offset of the next unread character: at most `text.len() + 2` (a position moves
     /// at most two bytes past one `get` found), so position arithmetic cannot overflow a

@@ -4,9 +4,9 @@
 //! The exchange puts `code` beside the payload fields (`{"bids":[..],"asks":[..],"code":0}`), and
 //! often last. Reading the envelope first would scan the body twice; `#[serde(flatten)]` would
 //! buffer it. Instead the single-pass reader ([`fast`]) notes the value of every top-level
-//! `code` member while `T`'s visitor reads (and ignores) it. A body the reader leaves to
-//! serde_json has its code read by a second, non-generic pass ([`top_code`]), so no wrapper is
-//! instantiated per answer type.
+//! `code` member while `T`'s visitor reads (and ignores) it. A body whose decode failed has its
+//! code read by a second, non-generic pass ([`top_code`]) (the code may come after the
+//! failure), so no wrapper is instantiated per answer type.
 
 use std::cell::Cell;
 use std::fmt;
@@ -1113,7 +1113,7 @@ pub(crate) mod fast {
             let value = match v.visit_map(Map {
                 r: self,
                 first: true,
-                key: None,
+                key: (0, 0),
             }) {
                 Ok(value) => value,
                 Err(e) => return Err(self.stamp_close(e, b'}')),
@@ -1429,7 +1429,7 @@ pub(crate) mod fast {
             match self.skip_ws() {
                 Some(b'"') => {
                     let s = self.string()?;
-                    v.visit_enum(UnitVariant(s)).map_err(|e| self.stamp(e))
+                    v.visit_enum(UnitName(s)).map_err(|e| self.stamp(e))
                 }
                 // `{"Variant": value}`.
                 Some(b'{') => {
@@ -1494,8 +1494,27 @@ pub(crate) mod fast {
     struct Map<'a, 'de> {
         r: &'a mut Reader<'de>,
         first: bool,
-        /// The name of the member being read (for the path of a failure).
-        key: Option<Text<'de>>,
+        /// Where the name of the member being read is (from its opening quote to past its
+        /// closing one), for the path of a failure: read again only then.
+        key: (usize, usize),
+    }
+
+    impl Map<'_, '_> {
+        /// Adds the member's name to the path of a failure of its value.
+        #[cold]
+        #[inline(never)]
+        fn member_failed(&self, e: Fail) -> Fail {
+            let (start, end) = self.key;
+            if end == 0 {
+                return e;
+            }
+            let mut name = String::new();
+            let bytes = self.r.text.as_bytes();
+            match scan_string(bytes.get(..end).unwrap_or_default(), start, Some(&mut name)) {
+                Ok(_) => e.key(&name),
+                Err(_) => e,
+            }
+        }
     }
 
     impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
@@ -1529,19 +1548,18 @@ pub(crate) mod fast {
                 });
             }
             self.first = false;
+            let start = self.r.pos;
             let key = self.r.string()?;
+            self.key = (start, self.r.pos);
             if self.r.skip_ws() != Some(b':') {
                 return Err(self.r.colon_fault());
             }
             self.r.pos += 1;
             self.r.code_next = self.r.depth == 1 && key.as_str() == "code";
-            let value = match &key {
-                Text::Borrowed(s) => seed.deserialize(Key(Cow::Borrowed(s))),
-                Text::Owned(s) => seed.deserialize(Key(Cow::Owned(s.clone()))),
+            match seed.deserialize(Key::from(key)) {
+                Ok(value) => Ok(Some(value)),
+                Err(e) => Err(self.r.stamp(e)),
             }
-            .map_err(|e| self.r.stamp(e))?;
-            self.key = Some(key);
-            Ok(Some(value))
         }
 
         fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Fail> {
@@ -1550,23 +1568,30 @@ pub(crate) mod fast {
             }
             match seed.deserialize(&mut *self.r) {
                 Ok(value) => Ok(value),
-                Err(e) => Err(match &self.key {
-                    Some(key) => e.key(key.as_str()),
-                    None => e,
-                }),
+                Err(e) => Err(self.member_failed(e)),
             }
         }
     }
 
     /// A member name (serde_json's `MapKey`): a string, or a number or boolean written as one.
+    ///
+    /// DESIGN (code size): a name is always visited with `visit_str`, borrowed or not, so a
+    /// struct's field matching is compiled once per struct, not once per way of visiting. Every
+    /// answer type is `DeserializeOwned`, for which the two are the same.
     struct Key<'de>(Cow<'de, str>);
+
+    impl<'de> From<Text<'de>> for Key<'de> {
+        fn from(text: Text<'de>) -> Self {
+            match text {
+                Text::Borrowed(s) => Key(Cow::Borrowed(s)),
+                Text::Owned(s) => Key(Cow::Owned(s)),
+            }
+        }
+    }
 
     impl<'de> Key<'de> {
         fn visit<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Fail> {
-            match self.0 {
-                Cow::Borrowed(s) => v.visit_borrowed_str(s),
-                Cow::Owned(s) => v.visit_str(&s),
-            }
+            v.visit_str(&self.0)
         }
 
         /// A number written as a member name.
@@ -1684,7 +1709,7 @@ pub(crate) mod fast {
                 Cow::Borrowed(s) => Text::Borrowed(s),
                 Cow::Owned(s) => Text::Owned(s),
             };
-            v.visit_enum(UnitVariant(text))
+            v.visit_enum(UnitName(text))
         }
 
         fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Fail> {
@@ -1693,22 +1718,24 @@ pub(crate) mod fast {
     }
 
     /// A string enum value: a unit variant named by the string.
-    struct UnitVariant<'de>(Text<'de>);
+    struct UnitName<'de>(Text<'de>);
 
-    impl<'de> de::EnumAccess<'de> for UnitVariant<'de> {
+    /// The variant of a [`UnitName`], once named.
+    struct UnitVariant;
+
+    impl<'de> de::EnumAccess<'de> for UnitName<'de> {
         type Error = Fail;
-        type Variant = Self;
+        type Variant = UnitVariant;
 
-        fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self), Fail> {
-            let key = match &self.0 {
-                Text::Borrowed(s) => Key(Cow::Borrowed(s)),
-                Text::Owned(s) => Key(Cow::Owned(s.clone())),
-            };
-            Ok((seed.deserialize(key)?, self))
+        fn variant_seed<S: DeserializeSeed<'de>>(
+            self,
+            seed: S,
+        ) -> Result<(S::Value, UnitVariant), Fail> {
+            Ok((seed.deserialize(Key::from(self.0))?, UnitVariant))
         }
     }
 
-    impl<'de> de::VariantAccess<'de> for UnitVariant<'de> {
+    impl<'de> de::VariantAccess<'de> for UnitVariant {
         type Error = Fail;
 
         fn unit_variant(self) -> Result<(), Fail> {
@@ -1759,11 +1786,9 @@ pub(crate) mod fast {
                 return Err(self.r.colon_fault());
             }
             self.r.pos += 1;
-            let value = match key {
-                Text::Borrowed(s) => seed.deserialize(Key(Cow::Borrowed(s))),
-                Text::Owned(s) => seed.deserialize(Key(Cow::Owned(s))),
-            }
-            .map_err(|e| self.r.stamp(e))?;
+            let value = seed
+                .deserialize(Key::from(key))
+                .map_err(|e| self.r.stamp(e))?;
             Ok((value, self))
         }
     }
@@ -1805,7 +1830,7 @@ pub(crate) mod fast {
             seed: K,
         ) -> Result<Option<K::Value>, Fail> {
             match self.raw {
-                Some(_) => seed.deserialize(Key(Cow::Borrowed(RAW_TOKEN))).map(Some),
+                Some(_) => seed.deserialize(Borrowed::new(RAW_TOKEN)).map(Some),
                 None => Ok(None),
             }
         }
@@ -1815,9 +1840,12 @@ pub(crate) mod fast {
                 .raw
                 .take()
                 .ok_or_else(|| Fail::custom("a raw value read twice"))?;
-            seed.deserialize(Key(Cow::Borrowed(raw)))
+            seed.deserialize(Borrowed::new(raw))
         }
     }
+
+    /// A borrowed string, visited as one whatever is asked (the `RawValue` hand-over).
+    type Borrowed<'de> = de::value::BorrowedStrDeserializer<'de, Fail>;
 }
 
 /// Decodes `json` by the reader and by serde_json with path tracking, and checks that they
