@@ -10,7 +10,6 @@
 //! they are never retried automatically; the GET queries are.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use rust_decimal::Decimal;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
@@ -884,25 +883,52 @@ impl OrderSpec {
         }
     }
 
-    /// Appends this order as a JSON object of the batch `list`.
-    ///
-    /// DESIGN: the one wire shape not written by [`Fields::write`]: a batch element keeps the
-    /// documented element's member order (`type` first, as in the spec's example and the
-    /// clients that ran against the live venue), while a single order's form follows the
-    /// official signing example (`price`, `amount`, `type`). The signature covers the bytes
-    /// sent either way; the order is kept so that a request matches the documented one byte
-    /// for byte.
-    fn write_json(&self, out: &mut String) {
-        // Writing to a String cannot fail.
-        let _ = write!(out, "{{\"type\":\"{}\"", self.wire_type());
-        if let Some(price) = self.price() {
-            let _ = write!(out, ",\"price\":\"{price}\"");
+    /// Appends this order as a JSON object of the batch `list`: its members as
+    /// [`Fields::write`] writes them (the one declaration of the order's wire shape), through
+    /// the batch element's sink, [`Element`], which puts `type` first.
+    fn write_json(&self, out: &mut String) -> Result<(), Error> {
+        let mut element = Element::default();
+        self.write(&mut element)?;
+        let head = element.head.into_bytes();
+        let rest = element.rest.into_bytes();
+        out.push('{');
+        out.push_str(&String::from_utf8_lossy(&head));
+        if !head.is_empty() && !rest.is_empty() {
+            out.push(',');
         }
-        let _ = write!(out, ",\"amount\":\"{}\"", self.amount());
-        if self.is_post_only() {
-            out.push_str(",\"post_only\":1");
-        }
+        out.push_str(&String::from_utf8_lossy(&rest));
         out.push('}');
+        Ok(())
+    }
+}
+
+/// The sink of a batch element: the members of an order as JSON, `type` first.
+///
+/// DESIGN: a batch element keeps the documented element's member order (`type` first, as in
+/// the spec's example and the clients that ran against the live venue), while a single order's
+/// form follows the official signing example (`price`, `amount`, `type`). The signature covers
+/// the bytes sent either way; the order is kept so that a request matches the documented one
+/// byte for byte. The sink moves the member; what is written, and how, stays
+/// [`Fields::write`]'s.
+#[derive(Default)]
+struct Element {
+    /// `"type":"buy"`.
+    head: JsonWriter,
+    /// The other members, in wire order.
+    rest: JsonWriter,
+}
+
+impl Sink for Element {
+    fn field<P: Param>(&mut self, key: &'static str, value: &P) -> Result<(), Error> {
+        self.rest.field(key, value)
+    }
+    fn text(&mut self, key: &'static str, value: &str) {
+        let to = if key == "type" {
+            &mut self.head
+        } else {
+            &mut self.rest
+        };
+        to.str(key, value);
     }
 }
 
@@ -1063,17 +1089,17 @@ impl OrderList {
     }
 
     /// The JSON text of the array.
-    fn to_json_text(&self) -> String {
+    fn to_json_text(&self) -> Result<String, Error> {
         let mut list = String::with_capacity(self.0.len().saturating_mul(72).saturating_add(2));
         list.push('[');
         for (i, order) in self.0.iter().enumerate() {
             if i > 0 {
                 list.push(',');
             }
-            order.write_json(&mut list);
+            order.write_json(&mut list)?;
         }
         list.push(']');
-        list
+        Ok(list)
     }
 }
 
@@ -1131,11 +1157,11 @@ struct WireOrder {
 /// JSON array given directly (`--json`), or from a JSON string holding the array's text.
 impl Param for OrderList {
     fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-        p.push(key, &self.to_json_text());
+        p.push(key, &self.to_json_text()?);
         Ok(())
     }
     fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
-        w.str(key, &self.to_json_text());
+        w.str(key, &self.to_json_text()?);
         Ok(())
     }
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
