@@ -34,7 +34,7 @@ pub(crate) fn decode_with_code<T: DeserializeOwned>(
     body: &[u8],
 ) -> (Result<T, Failure>, Option<i64>, u32) {
     crate::de::unreadable::reset();
-    let text = String::from_utf8_lossy(body);
+    let text = utf8(body);
     let mut reader = fast::Reader::new(&text);
     match T::deserialize(&mut reader).and_then(|v| reader.end().map(|()| v)) {
         Ok(v) => (Ok(v), reader.code(), crate::de::unreadable::count()),
@@ -121,9 +121,18 @@ fn line_column(text: &str, at: usize) -> (usize, usize) {
     (line, before.len().saturating_sub(start))
 }
 
+/// The body as text: borrowed when it is UTF-8 (checked by the standard library's fast
+/// validation), else with each invalid sequence replaced by U+FFFD.
+fn utf8(body: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(body) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(body),
+    }
+}
+
 /// Decodes `T` from `body` (see [`decode_with_code`]), for the reporting of unreadable values.
 pub(crate) fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, Failure> {
-    let text = String::from_utf8_lossy(body);
+    let text = utf8(body);
     let mut reader = fast::Reader::new(&text);
     T::deserialize(&mut reader)
         .and_then(|v| reader.end().map(|()| v))
@@ -396,7 +405,6 @@ impl<'de, T: serde::Deserialize<'de>> DeserializeSeed<'de> for NullTolerant<T> {
 /// object member adds its index or name as the failure passes back through it, the format of
 /// serde_path_to_error: `bids[0]`, `data.list[3].price`).
 pub(crate) mod fast {
-    use std::borrow::Cow;
     use std::fmt;
 
     use serde::de::Error as _;
@@ -935,13 +943,7 @@ pub(crate) mod fast {
         #[allow(clippy::arithmetic_side_effects)]
         fn skip_value(&mut self) -> Result<(), Fail> {
             match self.skip_ws() {
-                Some(b'"') => match scan_string(self.text.as_bytes(), self.pos, None) {
-                    Ok(end) => {
-                        self.pos = end;
-                        Ok(())
-                    }
-                    Err(at) => Err(Fail::syntax("invalid string", at)),
-                },
+                Some(b'"') => self.string().map(drop),
                 Some(b'-' | b'0'..=b'9') => self.number().map(drop),
                 Some(b'n') => self.literal(b"null"),
                 Some(b't') => self.literal(b"true"),
@@ -1429,7 +1431,8 @@ pub(crate) mod fast {
             match self.skip_ws() {
                 Some(b'"') => {
                     let s = self.string()?;
-                    v.visit_enum(UnitName(s)).map_err(|e| self.stamp(e))
+                    v.visit_enum(UnitName(s.as_str()))
+                        .map_err(|e| self.stamp(e))
                 }
                 // `{"Variant": value}`.
                 Some(b'{') => {
@@ -1555,8 +1558,9 @@ pub(crate) mod fast {
                 return Err(self.r.colon_fault());
             }
             self.r.pos += 1;
-            self.r.code_next = self.r.depth == 1 && key.as_str() == "code";
-            match seed.deserialize(Key::from(key)) {
+            let name = key.as_str();
+            self.r.code_next = self.r.depth == 1 && name == "code";
+            match seed.deserialize(Key(name)) {
                 Ok(value) => Ok(Some(value)),
                 Err(e) => Err(self.r.stamp(e)),
             }
@@ -1578,25 +1582,16 @@ pub(crate) mod fast {
     /// DESIGN (code size): a name is always visited with `visit_str`, borrowed or not, so a
     /// struct's field matching is compiled once per struct, not once per way of visiting. Every
     /// answer type is `DeserializeOwned`, for which the two are the same.
-    struct Key<'de>(Cow<'de, str>);
+    struct Key<'a>(&'a str);
 
-    impl<'de> From<Text<'de>> for Key<'de> {
-        fn from(text: Text<'de>) -> Self {
-            match text {
-                Text::Borrowed(s) => Key(Cow::Borrowed(s)),
-                Text::Owned(s) => Key(Cow::Owned(s)),
-            }
-        }
-    }
-
-    impl<'de> Key<'de> {
-        fn visit<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Fail> {
-            v.visit_str(&self.0)
+    impl<'a> Key<'a> {
+        fn visit<'de, V: Visitor<'de>>(self, v: V) -> Result<V::Value, Fail> {
+            v.visit_str(self.0)
         }
 
         /// A number written as a member name.
-        fn number<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Fail> {
-            let text = self.0.as_ref();
+        fn number<'de, V: Visitor<'de>>(self, v: V) -> Result<V::Value, Fail> {
+            let text = self.0;
             let scanned = crate::de::num::scan_json_number(text.as_bytes(), 0)
                 .filter(|&(end, _)| end == text.len());
             match scanned.map(|(_, integer)| number(text, integer)) {
@@ -1624,7 +1619,7 @@ pub(crate) mod fast {
         };
     }
 
-    impl<'de> de::Deserializer<'de> for Key<'de> {
+    impl<'de> de::Deserializer<'de> for Key<'_> {
         type Error = Fail;
 
         key_as_str! {
@@ -1639,7 +1634,7 @@ pub(crate) mod fast {
         }
 
         fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Fail> {
-            match self.0.as_ref() {
+            match self.0 {
                 "true" => v.visit_bool(true),
                 "false" => v.visit_bool(false),
                 other => Err(Fail::invalid_type(Unexpected::Str(other), &v)),
@@ -1647,10 +1642,7 @@ pub(crate) mod fast {
         }
 
         fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Fail> {
-            match self.0 {
-                Cow::Borrowed(s) => v.visit_borrowed_bytes(s.as_bytes()),
-                Cow::Owned(s) => v.visit_bytes(s.as_bytes()),
-            }
+            v.visit_bytes(self.0.as_bytes())
         }
 
         fn deserialize_byte_buf<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Fail> {
@@ -1705,11 +1697,7 @@ pub(crate) mod fast {
             _: &'static [&'static str],
             v: V,
         ) -> Result<V::Value, Fail> {
-            let text = match self.0 {
-                Cow::Borrowed(s) => Text::Borrowed(s),
-                Cow::Owned(s) => Text::Owned(s),
-            };
-            v.visit_enum(UnitName(text))
+            v.visit_enum(UnitName(self.0))
         }
 
         fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Fail> {
@@ -1718,12 +1706,12 @@ pub(crate) mod fast {
     }
 
     /// A string enum value: a unit variant named by the string.
-    struct UnitName<'de>(Text<'de>);
+    struct UnitName<'a>(&'a str);
 
     /// The variant of a [`UnitName`], once named.
     struct UnitVariant;
 
-    impl<'de> de::EnumAccess<'de> for UnitName<'de> {
+    impl<'de> de::EnumAccess<'de> for UnitName<'_> {
         type Error = Fail;
         type Variant = UnitVariant;
 
@@ -1731,7 +1719,7 @@ pub(crate) mod fast {
             self,
             seed: S,
         ) -> Result<(S::Value, UnitVariant), Fail> {
-            Ok((seed.deserialize(Key::from(self.0))?, UnitVariant))
+            Ok((seed.deserialize(Key(self.0))?, UnitVariant))
         }
     }
 
@@ -1787,7 +1775,7 @@ pub(crate) mod fast {
             }
             self.r.pos += 1;
             let value = seed
-                .deserialize(Key::from(key))
+                .deserialize(Key(key.as_str()))
                 .map_err(|e| self.r.stamp(e))?;
             Ok((value, self))
         }
