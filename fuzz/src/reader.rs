@@ -3,7 +3,8 @@
 
 use digifinex_core::{spot, swap, Endpoint, Family};
 
-/// Checks one body; true when the reader decoded it itself (false: serde_json alone decided).
+/// Checks one body; true when the reader and serde_json decoded it to the same value (false:
+/// both refused it).
 pub type ReaderFn = fn(&[u8]) -> bool;
 
 fn check<E: Endpoint>(body: &[u8]) -> bool
