@@ -83,6 +83,7 @@ macro_rules! int_enum {
             }
             /// A code, one of the documented ones, each with its first documented name (or
             /// the variant's name in snake case).
+            #[inline]
             fn describe(info: &mut crate::request::ParamInfo) {
                 info.type_name("code");
                 $( info.value(crate::request::Choice::named(
@@ -188,6 +189,7 @@ macro_rules! str_enum {
                 Ok(p.take_opt_str(key)?.map(|t| $name::from_wire(t.trim())))
             }
             /// A word, one of the documented ones.
+            #[inline]
             fn describe(info: &mut crate::request::ParamInfo) {
                 info.type_name("word");
                 $( info.value(crate::request::Choice::word($text)); )+

@@ -71,6 +71,7 @@ pub trait Param: Sized {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error>;
     /// Describes the type in `info` for `digifinex describe`: its name, its allowed values
     /// when they are a closed set, an example. By default it says nothing (`value`).
+    #[inline]
     fn describe(info: &mut ParamInfo) {
         let _ = info;
     }
@@ -123,6 +124,7 @@ pub trait Fields: Sized {
     /// Reads it from wire parameters.
     fn take_all(p: &mut ParamMap) -> Result<Self, Error>;
     /// Appends its parameters, in wire order, for `digifinex describe`. By default none.
+    #[inline]
     fn describe(out: &mut Vec<ParamInfo>) {
         let _ = out;
     }
@@ -136,6 +138,7 @@ pub trait Body: Sized {
     fn take_body(p: &mut ParamMap) -> Result<Self, Error>;
     /// Appends its parameters for `digifinex describe`: the members of each element, named
     /// `[].name`. By default none.
+    #[inline]
     fn describe(out: &mut Vec<ParamInfo>) {
         let _ = out;
     }
@@ -362,6 +365,7 @@ pub trait Check<T: ?Sized, M> {
     /// Refuses a bad `value` of `field` with [`Error::Validation`] naming the field.
     fn check(&self, field: &'static str, value: &T) -> Result<(), Error>;
     /// Adds what the check requires to `info` (rules, an example, allowed values, a default).
+    #[inline]
     fn describe(&self, info: &mut ParamInfo) {
         let _ = info;
     }
@@ -459,6 +463,7 @@ where
     fn check(&self, field: &'static str, value: &T) -> Result<(), Error> {
         (self.check)(field, value.borrow())
     }
+    #[inline]
     fn describe(&self, info: &mut ParamInfo) {
         info.rule(self.rule);
         if let Some(e) = self.example {
@@ -505,6 +510,7 @@ impl<T: PartialOrd + std::fmt::Display> Check<T, RangeCheck> for Range<T> {
     fn check(&self, field: &'static str, value: &T) -> Result<(), Error> {
         Range::check(self, field, value)
     }
+    #[inline]
     fn describe(&self, info: &mut ParamInfo) {
         info.rule(format!("{}..={}", self.min, self.max));
         info.example(self.min.to_string());
@@ -545,6 +551,7 @@ impl<T: Copy + Into<Decimal>> Check<T, PositiveCheck> for Positive {
     fn check(&self, field: &'static str, value: &T) -> Result<(), Error> {
         Positive::check(self, field, value)
     }
+    #[inline]
     fn describe(&self, info: &mut ParamInfo) {
         info.rule("> 0");
     }
@@ -582,6 +589,7 @@ impl<T: Param> Check<T, ExampleCheck> for Example<T> {
     fn check(&self, _: &'static str, _: &T) -> Result<(), Error> {
         Ok(())
     }
+    #[inline]
     fn describe(&self, info: &mut ParamInfo) {
         if let Some(text) = wire_text(&self.0) {
             info.example(text);
@@ -598,6 +606,7 @@ impl<T: Param> Check<T, DefaultCheck> for ServerDefault<T> {
     fn check(&self, _: &'static str, _: &T) -> Result<(), Error> {
         Ok(())
     }
+    #[inline]
     fn describe(&self, info: &mut ParamInfo) {
         if let Some(text) = wire_text(&self.0) {
             info.default = Some(Cow::Owned(text));
@@ -679,6 +688,7 @@ impl Param for String {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         p.take_opt_str(key)
     }
+    #[inline]
     fn describe(info: &mut ParamInfo) {
         info.type_name("string");
     }
@@ -700,6 +710,7 @@ macro_rules! int_param {
             fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
                 p.take_opt_int(key)
             }
+            #[inline]
             fn describe(info: &mut ParamInfo) {
                 info.type_name("integer");
                 info.placeholder("1");
@@ -721,6 +732,7 @@ impl Param for i64 {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         p.take_opt_int(key)
     }
+    #[inline]
     fn describe(info: &mut ParamInfo) {
         info.type_name("integer");
         info.placeholder("1");
@@ -740,6 +752,7 @@ impl Param for bool {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         p.take_opt_flag(key)
     }
+    #[inline]
     fn describe(info: &mut ParamInfo) {
         info.type_name("flag (1 or 0, true or false)");
         info.placeholder("1");
@@ -760,6 +773,7 @@ impl Param for Decimal {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         p.take_opt_decimal(key)
     }
+    #[inline]
     fn describe(info: &mut ParamInfo) {
         info.type_name("decimal");
         info.placeholder("1");
@@ -781,6 +795,7 @@ macro_rules! money_param {
             fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
                 Ok(p.take_opt_decimal(key)?.map($t::new))
             }
+            #[inline]
             fn describe(info: &mut ParamInfo) {
                 info.type_name($name);
                 info.placeholder("1");
@@ -809,6 +824,7 @@ macro_rules! time_param {
             fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
                 Ok(p.take_opt_int(key)?.map($t))
             }
+            #[inline]
             fn describe(info: &mut ParamInfo) {
                 info.type_name($name);
             }
@@ -883,12 +899,14 @@ macro_rules! request {
         }
 
         impl $crate::__private::FromParams for $name {
+            #[inline]
             fn from_params(_: &mut $crate::__private::ParamMap) -> ::std::result::Result<Self, $crate::Error> {
                 Ok($name)
             }
         }
 
         impl $crate::__private::Describe for $name {
+            #[inline]
             fn params() -> ::std::vec::Vec<$crate::__private::ParamInfo> {
                 ::std::vec::Vec::new()
             }
@@ -967,6 +985,7 @@ macro_rules! request {
 
         impl $crate::__private::FromParams for $name {
             #[allow(unused_variables)]
+            #[inline]
             fn from_params(p: &mut $crate::__private::ParamMap) -> ::std::result::Result<Self, $crate::Error> {
                 Ok($name {
                     $( $field: $crate::request!(@take $kind p, $crate::request!(@wire $field $($wire)?), $fty $(, $default)?), )*
@@ -975,6 +994,7 @@ macro_rules! request {
         }
 
         impl $crate::__private::Describe for $name {
+            #[inline]
             fn params() -> ::std::vec::Vec<$crate::__private::ParamInfo> {
                 #[allow(unused_mut)]
                 let mut out = ::std::vec::Vec::new();

@@ -104,10 +104,7 @@ fn reader() {
     }
     eprintln!("reader: bodies decoded (by both), per type: {fast:?}");
     for ((name, _), n) in digifinex_fuzz::READER_TYPES.iter().zip(&fast) {
-        assert!(
-            *n > 0,
-            "no corpus body of {name} is decoded"
-        );
+        assert!(*n > 0, "no corpus body of {name} is decoded");
     }
 }
 

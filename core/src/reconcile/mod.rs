@@ -213,6 +213,9 @@ macro_rules! writes {
 
             /// The write as a call of `session` whose output is rendered as JSON (what the
             /// catalog's calls give): for sending a write held as a [`Write`].
+            // Inline: compiled only in a program that sends writes this way (the CLI), not in
+            // every program of the core.
+            #[inline]
             pub fn json_call<'a>(
                 &'a self,
                 session: &'a Session,

@@ -547,6 +547,7 @@ impl Param for TransferAccount {
             .map(|t| TransferAccount::parse(key, &t))
             .transpose()
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         use crate::request::Choice;
         info.type_name("code");

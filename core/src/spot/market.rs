@@ -537,6 +537,7 @@ impl Param for KlinePeriod {
             .map(|t| KlinePeriod::parse(&t))
             .transpose()
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         info.type_name("word (minutes, 1D or 1W)");
         for period in KlinePeriod::ALL {

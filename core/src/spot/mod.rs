@@ -85,6 +85,7 @@ impl crate::request::Param for Market {
             .map(|t| Market::parse(key, &t))
             .transpose()
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         info.type_name("word");
         info.value(crate::request::Choice::word("spot"));

@@ -109,6 +109,7 @@ impl Param for OrderIds {
         Ok(p.take_opt_str(key)?
             .map(|text| OrderIds(text.split(',').map(|s| s.trim().to_owned()).collect())))
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         info.type_name("order ids, comma-separated");
     }
@@ -972,6 +973,7 @@ impl Fields for OrderSpec {
         OrderSpec::from_wire(None, order_type.as_deref(), price, amount, post_only)
     }
     /// The four members [`Fields::take_all`] reads, in wire order.
+    #[inline]
     fn describe(out: &mut Vec<crate::request::ParamInfo>) {
         use crate::request::{Choice, ParamInfo};
         let mut price = ParamInfo::new(
@@ -1191,6 +1193,7 @@ impl Param for OrderList {
             .collect::<Result<Vec<_>, _>>()
             .map(|orders| Some(OrderList(orders)))
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         info.type_name("JSON array of orders");
     }

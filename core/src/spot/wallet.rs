@@ -149,6 +149,7 @@ impl Param for HistoryDirection {
             .map(|text| HistoryDirection::parse(key, text.trim()))
             .transpose()
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         info.type_name("word");
         info.value(crate::request::Choice::word("prev"));
@@ -492,6 +493,7 @@ impl Param for OmitBlank {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         Ok(p.take_opt_str(key)?.map(OmitBlank))
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         info.type_name("string (not sent when blank)");
     }
@@ -588,6 +590,7 @@ impl Param for WithdrawId {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         Ok(p.take_opt_str(key)?.map(WithdrawId))
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         info.type_name("withdrawal id");
     }

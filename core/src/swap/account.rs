@@ -323,6 +323,7 @@ impl Param for AdjustmentCode {
         Ok(p.take_opt_int(key)?
             .map(|code| AdjustmentCode(MarginAdjustment::from_code(code))))
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         MarginAdjustment::describe(info);
     }

@@ -855,6 +855,7 @@ impl Param for SponsorSide {
         w.int(key, self.code());
         Ok(())
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         use crate::request::Choice;
         info.type_name("code");
@@ -900,6 +901,7 @@ impl Fields for CopyPricing {
 
     /// `order_type` and `limit_price`; the priced types are those `CopyPricing::from_wire`
     /// refuses without a price.
+    #[inline]
     fn describe(out: &mut Vec<crate::request::ParamInfo>) {
         use crate::request::{Check, ParamInfo};
         let mut order_type = ParamInfo::new(
@@ -1068,6 +1070,7 @@ impl Param for SponsoredOrderId {
             (None, None) => Ok(None),
         }
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         info.type_name("order id (also read as `order_i`)");
     }
@@ -1142,6 +1145,7 @@ impl Param for CopyCurrentView {
         w.int(key, self.code());
         Ok(())
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         use crate::request::Choice;
         info.type_name("code");
@@ -1289,6 +1293,7 @@ impl Param for CancelAlgoFlag {
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
         Ok(p.take_opt_flag(key)?.map(CancelAlgoFlag))
     }
+    #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {
         info.type_name("flag (1 or 0)");
         info.example("1");

@@ -356,6 +356,7 @@ impl Fields for OrderSpec {
 
     /// The members [`Fields::take_all`] reads, in wire order; which order types take a price
     /// comes from [`OrderType::takes_price`].
+    #[inline]
     fn describe(out: &mut Vec<ParamInfo>) {
         let mut id = ParamInfo::new("instrument_id", true, &["The instrument."]);
         String::describe(&mut id);
@@ -446,6 +447,7 @@ impl Fields for OrderRef {
         })
     }
 
+    #[inline]
     fn describe(out: &mut Vec<ParamInfo>) {
         let mut id = ParamInfo::new("instrument_id", true, &["The instrument."]);
         String::describe(&mut id);
@@ -519,6 +521,7 @@ impl<T: Fields> Body for Batch<T> {
     }
 
     /// The array itself (`[]`: 1..=20 elements), then each element's members (`[].price`).
+    #[inline]
     fn describe(out: &mut Vec<ParamInfo>) {
         let mut array = ParamInfo::new(
             "[]",
