@@ -104,6 +104,7 @@ pub mod endpoint;
 mod endpoints;
 pub mod error;
 pub mod exchange;
+mod files;
 mod json;
 mod money;
 pub mod paging;

@@ -213,20 +213,6 @@ impl<W: Write + Send> std::fmt::Debug for Recorder<W> {
     }
 }
 
-impl Recorder<std::io::BufWriter<std::fs::File>> {
-    /// A recorder appending to the file at `path` (created when missing).
-    // One of the core's two file conveniences (with `Replayer::open`); the recorder itself
-    // writes to any `Write` (see `core/clippy.toml`).
-    #[allow(clippy::disallowed_methods)]
-    pub fn append_to(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        Ok(Recorder::new(std::io::BufWriter::new(file)))
-    }
-}
-
 impl<W: Write + Send> Recorder<W> {
     /// A recorder writing to `out`.
     pub fn new(out: W) -> Self {
@@ -682,15 +668,6 @@ impl Replayer {
     /// line was whole.
     pub fn cut(&self) -> Option<usize> {
         self.cut
-    }
-
-    /// Reads the recording at `path`.
-    // One of the core's two file conveniences (with `Recorder::append_to`); the replayer itself
-    // reads any `BufRead` (see `core/clippy.toml`).
-    #[allow(clippy::disallowed_methods)]
-    pub fn open(path: impl AsRef<std::path::Path>, mode: ReplayMode) -> Result<Replayer, BoxError> {
-        let file = std::fs::File::open(path)?;
-        Replayer::from_reader(std::io::BufReader::new(file), mode)
     }
 
     /// The records.
