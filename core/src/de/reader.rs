@@ -617,6 +617,8 @@ pub(crate) mod fast {
     /// The `\uXXXX` escape at `i` (a surrogate pair counts as one when `strict`; a string being
     /// skipped only needs four hex digits per escape, as for serde_json): the character and the
     /// length read.
+    // Bound: `i` is an offset into `bytes` (a slice: at most `isize::MAX`), so `i + 12` cannot
+    // overflow; a code point is at most 0x10FFFF.
     #[allow(clippy::arithmetic_side_effects)]
     fn unicode_escape(bytes: &[u8], i: usize, strict: bool) -> Result<(char, usize), usize> {
         let hex = |at: usize| -> Result<u32, usize> {
@@ -724,6 +726,7 @@ pub(crate) mod fast {
     }
 
     /// The member name and colon at `p`: the offset of the value after them.
+    // Bound: `p` moves past bytes `get` found, so it is at most `bytes.len()`.
     #[allow(clippy::arithmetic_side_effects)]
     fn member_name(bytes: &[u8], p: usize) -> Result<usize, usize> {
         if bytes.get(p) != Some(&b'"') {
