@@ -144,14 +144,15 @@ pub mod __private {
     };
 }
 
-/// Hooks for the fuzz targets, the benches and the crate's own tests: the decoding helpers,
-/// the single-pass reader checked against serde_json, and a websocket frame's decode alone.
-/// Not a stable API.
+/// Hooks for the fuzz targets, the benches and the crate's own tests (feature `hooks`, off by
+/// default): the decoding helpers, the single-pass reader checked against serde_json, and a
+/// websocket frame's decode alone. Not a stable API.
+#[cfg(feature = "hooks")]
 #[doc(hidden)]
 pub mod __fuzz {
+    pub use crate::de::num::{parse_decimal, DecimalError};
     pub use crate::de::reader::check_reader;
     pub use crate::de::{decimal, int, opt, opt_decimal};
-    pub use crate::de::{parse_decimal, DecimalError};
     #[cfg(feature = "ws")]
     pub use crate::ws::__decode_only as decode_only;
 }

@@ -243,6 +243,7 @@ fn top_code(body: &[u8]) -> Option<i64> {
 /// `Ok(true)` when both decode the same value with the same top-level `code`; `Ok(false)` when
 /// both refuse the body (or it is not UTF-8, which the reader reads lossily); `Err` with both
 /// results when they disagree. For the fuzz target `reader` and tests; not a stable API.
+#[cfg(any(test, feature = "hooks"))]
 #[doc(hidden)]
 pub fn check_reader<T>(body: &[u8], swap: bool) -> Result<bool, String>
 where

@@ -82,7 +82,8 @@ pub const SWAP_WS_URL: &str = "wss://openapi.digifinex.com/swap_ws/v2/";
 pub const MAX_SWAP_CHANNELS: usize = 30;
 
 /// Inflates and decodes one frame into the connection's input (no book, no event handed
-/// out): the decode cost alone, for the benchmark. Not a stable API.
+/// out): the decode cost alone, for the benchmark. Not a stable API (feature `hooks`).
+#[cfg(feature = "hooks")]
 #[doc(hidden)]
 pub fn __decode_only(family: crate::Family, frame: Frame<'_>) -> bool {
     let Ok(text) = frame::decode(frame) else {
