@@ -97,7 +97,7 @@ impl JsonWriter {
         }
         let mut digits = [0; 20];
         let digits = crate::text::uint(value.unsigned_abs(), &mut digits);
-        self.buf.extend_from_slice(digits.as_bytes());
+        self.buf.extend_from_slice(digits);
         self
     }
 
@@ -151,7 +151,7 @@ impl JsonWriter {
 fn write_str(buf: &mut Vec<u8>, s: &str) {
     // The usual member name or value needs no escape (serde_json escapes only the quote, the
     // backslash and control characters): copied as is.
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    if plain(s.as_bytes()) {
         buf.reserve(s.len().saturating_add(2));
         buf.push(b'"');
         buf.extend_from_slice(s.as_bytes());
@@ -162,6 +162,36 @@ fn write_str(buf: &mut Vec<u8>, s: &str) {
     let mut ser = serde_json::Serializer::new(&mut *buf);
     // Serialising a &str into a Vec cannot fail.
     let _ = ser.serialize_str(s);
+}
+
+/// Whether `bytes` hold no byte JSON escapes: no quote, no backslash, no control character.
+///
+/// DESIGN (issue 28): eight bytes at a time, with the classic tests for a zero byte
+/// (`(v - 0x01..) & !v & 0x80..`) and a byte below `n` (`(v - n..) & !v & 0x80..`, exact as a
+/// yes or no for `n <= 0x80`); a member name or value is mostly one or two words.
+#[inline]
+fn plain(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let below = |v: u64, n: u8| v.wrapping_sub(ONES.wrapping_mul(u64::from(n))) & !v & HIGHS;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let mut w = [0; 8];
+        w.copy_from_slice(word);
+        let v = u64::from_ne_bytes(w);
+        if below(v, 0x20)
+            | zero(v ^ ONES.wrapping_mul(u64::from(b'"')))
+            | zero(v ^ ONES.wrapping_mul(u64::from(b'\\')))
+            != 0
+        {
+            return false;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
 }
 
 #[cfg(test)]
@@ -183,6 +213,24 @@ mod tests {
             String::from_utf8(w.into_bytes()).unwrap(),
             r#"{"instrument_id":"BTCUSDTPERP","type":1,"size":0.000000000000000000000000001,"price":"30000.10","post_only":true,"q":"a\"b\\c\n"}"#
         );
+    }
+
+    #[test]
+    fn plain_finds_every_byte_that_needs_an_escape_in_any_place() {
+        for len in 0..20 {
+            let base = vec![b'a'; len];
+            assert!(plain(&base));
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut text = base.clone();
+                    text[at] = b;
+                    let want = b >= 0x20 && b != b'"' && b != b'\\';
+                    assert_eq!(plain(&text), want, "byte {b:#04x} at {at} of {len}");
+                }
+            }
+        }
+        // Bytes of multi-byte characters need no escape.
+        assert!(plain("prix: 30 000 € — ü".as_bytes()));
     }
 
     #[test]

@@ -58,6 +58,16 @@ pub fn spot_signed_text<'a>(query: &'a str, body: &'a str) -> [&'a str; 3] {
     }
 }
 
+/// [`spot_signed_text`] over bytes (the form `build` writes is bytes).
+#[inline]
+pub(crate) fn spot_signed_bytes<'a>(query: &'a [u8], body: &'a [u8]) -> [&'a [u8]; 3] {
+    match (query.is_empty(), body.is_empty()) {
+        (false, false) => [query, b"&", body],
+        (true, _) => [body, b"", b""],
+        (false, true) => [query, b"", b""],
+    }
+}
+
 /// The spot v3 `ACCESS-SIGN` value: hex HMAC-SHA256 of [`spot_signed_text`].
 pub fn sign_spot(secret: &[u8], query: &str, body: &str) -> Result<String, Error> {
     let [a, b, c] = spot_signed_text(query, body);

@@ -13,6 +13,12 @@ pub(crate) type DecimalBuf = [u8; 40];
 /// when the mantissa needs more than 64 bits (the caller then uses `Display`).
 #[inline]
 pub(crate) fn decimal<'b>(d: &Decimal, buf: &'b mut DecimalBuf) -> Option<&'b str> {
+    std::str::from_utf8(decimal_ascii(d, buf)?).ok()
+}
+
+/// [`decimal`] as the ASCII bytes it is, for writers of bytes (no UTF-8 check).
+#[inline]
+pub(crate) fn decimal_ascii<'b>(d: &Decimal, buf: &'b mut DecimalBuf) -> Option<&'b [u8]> {
     let mut v = u64::try_from(d.mantissa().unsigned_abs()).ok()?;
     let scale = usize::try_from(d.scale()).ok()?;
     // Digits right to left; the zeros a scale needs are the buffer's fill.
@@ -38,32 +44,18 @@ pub(crate) fn decimal<'b>(d: &Decimal, buf: &'b mut DecimalBuf) -> Option<&'b st
         start = start.checked_sub(1)?;
         *buf.get_mut(start)? = b'-';
     }
-    std::str::from_utf8(buf.get(start..)?).ok()
+    buf.get(start..)
 }
 
 /// Appends `d` in plain notation (see [`decimal`]).
 #[inline]
 pub(crate) fn push_decimal(out: &mut Vec<u8>, d: &Decimal) {
     let mut buf = [0; 40];
-    match decimal(d, &mut buf) {
-        Some(text) => out.extend_from_slice(text.as_bytes()),
+    match decimal_ascii(d, &mut buf) {
+        Some(text) => out.extend_from_slice(text),
         None => {
             use std::io::Write;
             // Writing to a Vec cannot fail.
-            let _ = write!(out, "{d}");
-        }
-    }
-}
-
-/// Appends `d` in plain notation (see [`decimal`]).
-#[inline]
-pub(crate) fn push_decimal_str(out: &mut String, d: &Decimal) {
-    let mut buf = [0; 40];
-    match decimal(d, &mut buf) {
-        Some(text) => out.push_str(text),
-        None => {
-            use std::fmt::Write;
-            // Writing to a String cannot fail.
             let _ = write!(out, "{d}");
         }
     }
@@ -86,9 +78,9 @@ pub(crate) fn fmt_decimal(d: &Decimal, f: &mut std::fmt::Formatter<'_>) -> std::
     }
 }
 
-/// The decimal digits of `v`, written to the end of `buf`.
+/// The decimal digits of `v` (ASCII), written to the end of `buf`.
 #[inline]
-pub(crate) fn uint(mut v: u64, buf: &mut [u8; 20]) -> &str {
+pub(crate) fn uint(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut start = buf.len();
     while let Some(i) = start.checked_sub(1) {
         start = i;
@@ -101,7 +93,7 @@ pub(crate) fn uint(mut v: u64, buf: &mut [u8; 20]) -> &str {
             break;
         }
     }
-    std::str::from_utf8(buf.get(start..).unwrap_or_default()).unwrap_or_default()
+    buf.get(start..).unwrap_or_default()
 }
 
 /// The name in `known` closest to `key` when it is a likely typo: at most 2 edits away (1 for
@@ -186,9 +178,9 @@ mod tests {
         let mut out = Vec::new();
         push_decimal(&mut out, &big);
         assert_eq!(out, b"18446744073709551616");
-        let mut out = String::new();
-        push_decimal_str(&mut out, &Decimal::from_str("-0.5").unwrap());
-        assert_eq!(out, "-0.5");
+        let mut out = Vec::new();
+        push_decimal(&mut out, &Decimal::from_str("-0.5").unwrap());
+        assert_eq!(out, b"-0.5");
     }
 
     #[test]
@@ -208,7 +200,7 @@ mod tests {
     #[test]
     fn integers() {
         for v in [0u64, 1, 9, 10, 1_589_872_188, u64::MAX] {
-            assert_eq!(uint(v, &mut [0; 20]), v.to_string());
+            assert_eq!(uint(v, &mut [0; 20]), v.to_string().as_bytes());
         }
     }
 
