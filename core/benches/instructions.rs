@@ -8,9 +8,9 @@
 //!
 //! runs `OP` `N` times (the per-call cost is the difference between `N` and `0` calls, divided
 //! by `N`); `BINARY list` names the operations; `BINARY time N ROUNDS OP...` times operations
-//! taking turns in one process (the fastest round of each, in ns per call). Without arguments (as `cargo bench` runs it)
-//! every operation runs once, as a check that each still works. CONTRIBUTING.md has the
-//! per-stage table and the script that makes it.
+//! taking turns in one process (the fastest round of each, in ns per call). Without arguments
+//! (as `cargo bench` runs it) every operation runs once, as a check that each still works.
+//! CONTRIBUTING.md ("Performance") has the per-stage table and the commands that make it.
 //!
 //! Note: valgrind hides the SHA extensions of the CPU, so under callgrind SHA-256 runs its
 //! portable code: the HMAC baselines cost more instructions there than they take time natively.
