@@ -206,6 +206,9 @@ where
         E: Endpoint + Sync,
         E::Output: Send,
     {
+        if E::META.idempotent {
+            return self.send_traced(endpoint).await.map(|r| r.value);
+        }
         self.send_full(endpoint).await.map(|r| r.value)
     }
 
@@ -426,7 +429,13 @@ where
     pub async fn drive<D: Drive>(&self, mut call: D) -> Result<Response<D::Output>, Error> {
         loop {
             match call.next() {
-                Action::Send(request) => match self.exchange(request).await {
+                // Without hooks the exchange is awaited directly: its future is half the
+                // size, and each await moves the future it starts.
+                Action::Send(request) => match if self.hooks.is_empty() {
+                    self.exchange_net(request).await
+                } else {
+                    self.exchange(request).await
+                } {
                     Ok(response) => {
                         let (parts, body) = response.into_parts();
                         call.on_owned_response(http::Response::from_parts(parts, &body[..]));
