@@ -186,6 +186,67 @@ impl Client {
     }
 }
 
+/// The driving loop of [`Client::drive`], written out where it is used so that the hot path
+/// (a request without a subscriber) awaits it in place.
+///
+/// DESIGN (issue 28): see `send_traced!`.
+macro_rules! drive_loop {
+    ($client:expr, $call:expr) => {{
+        let client = $client;
+        let mut call = $call;
+        loop {
+            match call.next() {
+                // Without hooks the exchange is awaited directly: its future is half the
+                // size, and each await moves the future it starts.
+                Action::Send(request) => match if client.hooks.is_empty() {
+                    client.exchange_net(request).await
+                } else {
+                    client.exchange(request).await
+                } {
+                    Ok(response) => {
+                        let (parts, body) = response.into_parts();
+                        call.on_owned_response(http::Response::from_parts(parts, &body[..]));
+                    }
+                    Err((kind, error)) => {
+                        tracing::debug!(%kind, %error, "transport error");
+                        call.on_transport_error(kind, error);
+                    }
+                },
+                Action::Wait(delay) => {
+                    tracing::debug!(delay_ms = delay.as_millis() as u64, "waiting");
+                    tokio::time::sleep(delay).await;
+                }
+                Action::Done(result) => break result,
+            }
+        }
+    }};
+}
+
+/// One request of endpoint type `$e` through the session, in its `digifinex.request` span:
+/// the typed answer with its facts, or the error.
+///
+/// DESIGN (issue 28, instructions per loopback GET, `benches/instructions.rs`): the request
+/// cycle is written out and awaited in place by each public call, not boxed (boxing its future
+/// cost an allocation and a copy: 526 instructions of 43,356) nor awaited through a private
+/// `async fn` (each layer moves the future it starts, several KB: 0.8k instructions), and it
+/// is instrumented only when a subscriber takes the span (a further 214).
+macro_rules! send_traced {
+    ($client:expr, $endpoint:expr, $e:ty) => {{
+        let client = $client;
+        let span = request_span(&<$e as Endpoint>::META);
+        let result = if span.is_disabled() {
+            drive_loop!(client, client.session.call($endpoint))
+        } else {
+            client
+                .drive(client.session.call($endpoint))
+                .instrument(span.clone())
+                .await
+        };
+        record(&span, &result);
+        result
+    }};
+}
+
 impl<C> Client<C>
 where
     C: Connect + Clone + Send + Sync + 'static,
@@ -206,10 +267,21 @@ where
         E: Endpoint + Sync,
         E::Output: Send,
     {
-        if E::META.idempotent {
-            return self.send_traced(endpoint).await.map(|r| r.value);
+        // As `send_full`, written out (see `send_traced!`).
+        let mark = (!E::META.idempotent).then(|| self.known.mark());
+        let result = send_traced!(self, endpoint, E);
+        match mark {
+            None => result.map(|r| r.value),
+            Some(mark) => self
+                .known
+                .after_write(
+                    mark,
+                    result,
+                    |r| created_ids_of(E::META.name, &r.value),
+                    None,
+                )
+                .map(|r| r.value),
         }
-        self.send_full(endpoint).await.map(|r| r.value)
     }
 
     /// Sends `endpoint` and returns its typed output with the status, headers, rate-limit
@@ -223,38 +295,17 @@ where
         E: Endpoint + Sync,
         E::Output: Send,
     {
-        if E::META.idempotent {
-            return self.send_traced(endpoint).await;
+        let mark = (!E::META.idempotent).then(|| self.known.mark());
+        let result = send_traced!(self, endpoint, E);
+        match mark {
+            None => result,
+            Some(mark) => self.known.after_write(
+                mark,
+                result,
+                |r| created_ids_of(E::META.name, &r.value),
+                None,
+            ),
         }
-        let mark = self.known.mark();
-        let result = self.send_traced(endpoint).await;
-        self.known.after_write(
-            mark,
-            result,
-            |r| created_ids_of(E::META.name, &r.value),
-            None,
-        )
-    }
-
-    async fn send_traced<E>(&self, endpoint: &E) -> Result<Response<E::Output>, Error>
-    where
-        E: Endpoint + Sync,
-        E::Output: Send,
-    {
-        let meta = E::META;
-        let span = request_span(&meta);
-        // DESIGN (issue 28, instructions per loopback GET, `benches/instructions.rs`): the
-        // request cycle is awaited in place, not boxed (boxing its ~2.5 KB future to keep the
-        // caller's small cost a copy and an allocation: 526 instructions of 43,356), and it
-        // is instrumented only when a subscriber takes the span (a further 214).
-        let call = self.drive(self.session.call(endpoint));
-        let result = if span.is_disabled() {
-            call.await
-        } else {
-            call.instrument(span.clone()).await
-        };
-        record(&span, &result);
-        result
     }
 
     /// Sends the write `request` after a snapshot of its evidence set when `policy` asks for
@@ -276,7 +327,7 @@ where
             _ => None,
         };
         let mark = self.known.mark();
-        let result = self.send_traced(request).await.map(|r| r.value);
+        let result = send_traced!(self, request, E).map(|r| r.value);
         self.known
             .after_write(mark, result, |o| E::created_ids(o), snapshot)
     }
@@ -426,32 +477,8 @@ where
     /// The one driving loop, for every [`Drive`] state machine of the core: [`Client::send`]
     /// and [`Client::sync_time`] use it, and so can callers holding a type-erased call (for
     /// example a catalog entry's `call`).
-    pub async fn drive<D: Drive>(&self, mut call: D) -> Result<Response<D::Output>, Error> {
-        loop {
-            match call.next() {
-                // Without hooks the exchange is awaited directly: its future is half the
-                // size, and each await moves the future it starts.
-                Action::Send(request) => match if self.hooks.is_empty() {
-                    self.exchange_net(request).await
-                } else {
-                    self.exchange(request).await
-                } {
-                    Ok(response) => {
-                        let (parts, body) = response.into_parts();
-                        call.on_owned_response(http::Response::from_parts(parts, &body[..]));
-                    }
-                    Err((kind, error)) => {
-                        tracing::debug!(%kind, %error, "transport error");
-                        call.on_transport_error(kind, error);
-                    }
-                },
-                Action::Wait(delay) => {
-                    tracing::debug!(delay_ms = delay.as_millis() as u64, "waiting");
-                    tokio::time::sleep(delay).await;
-                }
-                Action::Done(result) => return result,
-            }
-        }
+    pub async fn drive<D: Drive>(&self, call: D) -> Result<Response<D::Output>, Error> {
+        drive_loop!(self, call)
     }
 
     /// Sends one request (or asks the replayer) and hands the exchange to the recorder.
