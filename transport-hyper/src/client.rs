@@ -21,7 +21,8 @@ use digifinex_core::session::{Action, Drive, Response, Session, SessionBuilder};
 use digifinex_core::{
     spot, swap, BoxError, Clock, Config, Credentials, Endpoint, Error, Family, TransportErrorKind,
 };
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::combinators::Collect;
+use http_body_util::{BodyExt, Collected, Full, Limited};
 use hyper_util::client::legacy::connect::{capture_connection, Connect, HttpConnector};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tracing::Instrument;
@@ -510,8 +511,10 @@ where
         let (parts, body) = request.into_parts();
         let mut request = http::Request::from_parts(parts, Full::new(Bytes::from(body)));
         if !self.timed {
-            let (parts, body) = self.head(request).await?.into_parts();
-            return Ok(http::Response::from_parts(parts, self.body(body).await?));
+            let head = self.http.request(request).await;
+            let (parts, body) = head.map_err(head_failure)?.into_parts();
+            let body = self.collect(body).await;
+            return Ok(http::Response::from_parts(parts, self.read_body(body)?));
         }
         // Tells a limit that runs out before the request got a connection (nothing sent)
         // from one after: hyper-util notes the connection here just before sending on it.
@@ -527,7 +530,7 @@ where
         tokio::pin!(timer);
         let response = tokio::select! {
             biased;
-            r = self.head(request) => r?,
+            r = self.http.request(request) => r.map_err(head_failure)?,
             () = &mut timer => {
                 let limit = if head_by == end { self.total } else { self.read };
                 let connected = connection.is_none_or(|c| c.connection_metadata().is_some());
@@ -543,25 +546,21 @@ where
         timer.as_mut().reset(body_by);
         let body = tokio::select! {
             biased;
-            r = self.body(body) => r?,
+            r = self.collect(body) => self.read_body(r)?,
             () = &mut timer => return Err(self.expired(body_by == end, "body not read")),
         };
         Ok(http::Response::from_parts(parts, body))
     }
 
-    /// Sends the request and waits for the answer's head.
-    async fn head(
-        &self,
-        request: http::Request<Full<Bytes>>,
-    ) -> Result<http::Response<hyper::body::Incoming>, Failed> {
-        self.http.request(request).await.map_err(head_failure)
+    /// Reads the whole body, up to the size limit (awaited in place by `exchange_net`: an
+    /// `async fn` layer would move the future it starts).
+    fn collect(&self, body: hyper::body::Incoming) -> Collect<Limited<hyper::body::Incoming>> {
+        Limited::new(body, self.max_body).collect()
     }
 
-    /// Reads the whole body, up to the size limit.
-    async fn body(&self, body: hyper::body::Incoming) -> Result<Bytes, Failed> {
-        Limited::new(body, self.max_body)
-            .collect()
-            .await
+    /// The collected body, or the failure that stopped it.
+    fn read_body(&self, collected: Result<Collected<Bytes>, BoxError>) -> Result<Bytes, Failed> {
+        collected
             .map(|c| c.to_bytes())
             .map_err(|e| body_failure(e, self.max_body))
     }
