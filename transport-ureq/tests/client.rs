@@ -1,47 +1,21 @@
 //! The blocking client over real loopback HTTP against a scripted server.
 
+mod common;
 mod support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{client, order, KEY, SECRET};
 use digifinex_core::paging::{DepositPager, WindowPager};
 use digifinex_core::policy::RetryPolicy;
-use digifinex_core::spot::{
-    HistoryDirection, LimitOrder, Market, MyTradesRequest, OrderBookRequest, PlaceOrderRequest,
-};
+use digifinex_core::spot::{HistoryDirection, Market, MyTradesRequest, OrderBookRequest};
 use digifinex_core::{
     swap, Credentials, Decimal, Error, ErrorKind, Family, OffsetClock, SystemClock,
     TransportErrorKind,
 };
 use digifinex_ureq::Client;
 use support::{hmac_hex, Reply, TestServer, BOOK};
-
-const KEY: &str = "test-key";
-const SECRET: &str = "test-secret";
-
-fn client(server: &TestServer) -> digifinex_ureq::ClientBuilder {
-    Client::builder()
-        .spot_base_url(server.spot_url())
-        .swap_base_url(server.url())
-        .allow_http(true)
-        .credentials(Credentials::new(KEY, SECRET))
-        .retry_policy(RetryPolicy {
-            base_delay: Duration::from_millis(20),
-            ..RetryPolicy::default()
-        })
-}
-
-fn order() -> PlaceOrderRequest {
-    PlaceOrderRequest::new(
-        Market::Spot,
-        "btc_usdt",
-        LimitOrder::buy(
-            digifinex_core::Amount::new(Decimal::new(1, 2)),
-            digifinex_core::Price::new(Decimal::new(30000, 0)),
-        ),
-    )
-}
 
 #[test]
 fn a_public_get_is_decoded() {

@@ -5,41 +5,11 @@
 //! site at the moment this test installed its subscriber, the site could stay switched off, and
 //! the span would go missing. Here no other test runs beside it.
 
+mod common;
 mod support;
 
-use std::time::Duration;
-
-use digifinex_core::policy::RetryPolicy;
-use digifinex_core::spot::{LimitOrder, Market, PlaceOrderRequest};
-use digifinex_core::{Credentials, Decimal};
-use digifinex_ureq::Client;
+use common::{client, order, SECRET};
 use support::{Reply, TestServer};
-
-const KEY: &str = "test-key";
-const SECRET: &str = "test-secret";
-
-fn client(server: &TestServer) -> digifinex_ureq::ClientBuilder {
-    Client::builder()
-        .spot_base_url(server.spot_url())
-        .swap_base_url(server.url())
-        .allow_http(true)
-        .credentials(Credentials::new(KEY, SECRET))
-        .retry_policy(RetryPolicy {
-            base_delay: Duration::from_millis(20),
-            ..RetryPolicy::default()
-        })
-}
-
-fn order() -> PlaceOrderRequest {
-    PlaceOrderRequest::new(
-        Market::Spot,
-        "btc_usdt",
-        LimitOrder::buy(
-            digifinex_core::Amount::new(Decimal::new(1, 2)),
-            digifinex_core::Price::new(Decimal::new(30000, 0)),
-        ),
-    )
-}
 
 /// Collects what a `fmt` subscriber writes (span closes included) while `f` runs.
 fn traced<R>(f: impl FnOnce() -> R) -> (R, String) {
