@@ -51,20 +51,27 @@ const HEX_PAIRS: [[u8; 2]; 256] = {
 /// The text a spot v3 request signs: the transmitted parameter text, that is the query string,
 /// the form body, or `query + "&" + body` when both carry parameters.
 pub fn spot_signed_text<'a>(query: &'a str, body: &'a str) -> [&'a str; 3] {
-    match (query.is_empty(), body.is_empty()) {
-        (false, false) => [query, "&", body],
-        (true, _) => [body, "", ""],
-        (false, true) => [query, "", ""],
-    }
+    spot_parts(query, body, "&", "")
 }
 
 /// [`spot_signed_text`] over bytes (the form `build` writes is bytes).
 #[inline]
 pub(crate) fn spot_signed_bytes<'a>(query: &'a [u8], body: &'a [u8]) -> [&'a [u8]; 3] {
-    match (query.is_empty(), body.is_empty()) {
-        (false, false) => [query, b"&", body],
-        (true, _) => [body, b"", b""],
-        (false, true) => [query, b"", b""],
+    spot_parts(query, body, b"&".as_slice(), b"".as_slice())
+}
+
+/// The rule of [`spot_signed_text`] for text or bytes: `amp` and `none` are `"&"` and `""`.
+#[inline]
+fn spot_parts<'a, T: AsRef<[u8]> + ?Sized>(
+    query: &'a T,
+    body: &'a T,
+    amp: &'a T,
+    none: &'a T,
+) -> [&'a T; 3] {
+    match (query.as_ref().is_empty(), body.as_ref().is_empty()) {
+        (false, false) => [query, amp, body],
+        (true, _) => [body, none, none],
+        (false, true) => [query, none, none],
     }
 }
 
