@@ -197,8 +197,8 @@ fn ops() -> Vec<(&'static str, Op)> {
     out
 }
 
-const FORM: &str = "application/x-www-form-urlencoded";
-const JSON: &str = "application/json";
+const FORM: http::HeaderValue = http::HeaderValue::from_static("application/x-www-form-urlencoded");
+const JSON: http::HeaderValue = http::HeaderValue::from_static("application/json");
 
 /// An `http::Request` like a signed POST's, from parts at hand (see `spot_request_floor`):
 /// `text` is the URL (`..url_end`), the hex signature and the timestamp.
@@ -206,7 +206,7 @@ const JSON: &str = "application/json";
 fn request_floor(
     text: &[u8],
     url_end: usize,
-    content_type: &'static str,
+    content_type: http::HeaderValue,
     key: &http::HeaderValue,
     body: &[u8],
 ) -> http::Request<Vec<u8>> {
@@ -214,7 +214,7 @@ fn request_floor(
     let text = bytes::Bytes::from(black_box(text).to_vec());
     let uri = http::Uri::from_maybe_shared(text.slice(..url_end)).unwrap();
     let mut headers = http::HeaderMap::with_capacity(5);
-    headers.append(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.append(CONTENT_TYPE, content_type);
     headers.append(HeaderName::from_static("access-key"), key.clone());
     headers.append(
         HeaderName::from_static("access-sign"),
