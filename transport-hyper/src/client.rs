@@ -271,18 +271,7 @@ where
         // As `send_full`, written out (see `send_traced!`).
         let mark = (!E::META.idempotent).then(|| self.known.mark());
         let result = send_traced!(self, endpoint, E);
-        match mark {
-            None => result.map(|r| r.value),
-            Some(mark) => self
-                .known
-                .after_write(
-                    mark,
-                    result,
-                    |r| created_ids_of(E::META.name, &r.value),
-                    None,
-                )
-                .map(|r| r.value),
-        }
+        self.settle::<E>(mark, result).map(|r| r.value)
     }
 
     /// Sends `endpoint` and returns its typed output with the status, headers, rate-limit
@@ -298,6 +287,16 @@ where
     {
         let mark = (!E::META.idempotent).then(|| self.known.mark());
         let result = send_traced!(self, endpoint, E);
+        self.settle::<E>(mark, result)
+    }
+
+    /// A write's answer, its ids remembered, or its unknown outcome with the ids remembered
+    /// before it (`mark`); a read's (no mark) as it is.
+    fn settle<E: Endpoint>(
+        &self,
+        mark: Option<u64>,
+        result: Result<Response<E::Output>, Error>,
+    ) -> Result<Response<E::Output>, Error> {
         match mark {
             None => result,
             Some(mark) => self.known.after_write(
