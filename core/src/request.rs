@@ -83,26 +83,17 @@ pub trait Param: Sized {
 pub trait Sink {
     /// Writes `key` with `value`.
     fn field<P: Param>(&mut self, key: &'static str, value: &P) -> Result<(), Error>;
-    /// Writes `key` with the text `value` (a JSON string in a body), for a wire code held as
-    /// text.
-    fn text(&mut self, key: &'static str, value: &str);
 }
 
 impl Sink for Params {
     fn field<P: Param>(&mut self, key: &'static str, value: &P) -> Result<(), Error> {
         value.put(key, self)
     }
-    fn text(&mut self, key: &'static str, value: &str) {
-        self.push(key, value);
-    }
 }
 
 impl Sink for JsonWriter {
     fn field<P: Param>(&mut self, key: &'static str, value: &P) -> Result<(), Error> {
         value.put_json(key, self)
-    }
-    fn text(&mut self, key: &'static str, value: &str) {
-        self.str(key, value);
     }
 }
 
@@ -129,6 +120,119 @@ pub trait Fields: Sized {
         let _ = out;
     }
 }
+
+/// Declares a value's [`Fields`] implementation from one list of its members, in wire order.
+/// Each member's wire name, type, checks and meaning are written once; the check, the writer
+/// (form and JSON alike, through a [`Sink`]), the reader from wire parameters and the
+/// description for `digifinex describe` all come from that list.
+///
+/// ```text
+/// fields! {
+///     /// docs of the impl
+///     impl Fields for Type {
+///         |value| {                                   (wire order)
+///             /// meaning
+///             <req|opt> name [as "wire"]: ParamType [[checks]] = <expression over `value`>
+///                 [=> |info| { more description }];
+///         }
+///         read => <expression over the members' names: Result<Type, Error>>;
+///     }
+/// }
+/// ```
+///
+/// `req`: the expression gives the value (or a reference to it); always written; required when
+/// read. `opt`: the expression gives an `Option`; written when `Some`; read as an `Option`.
+/// `read` builds the value from what was read (refusing inconsistent combinations); the
+/// members' checks run on the value before it is written.
+macro_rules! fields {
+    (
+        $(#[$attr:meta])*
+        impl Fields for $ty:ty {
+            |$this:ident| {
+                $(
+                    $(#[doc = $doc:literal])*
+                    $kind:ident $name:ident $(as $wire:literal)? : $t:ty
+                    $([$($check:expr),+ $(,)?])?
+                    = $get:expr
+                    $(=> |$info:ident| $extra:block)?
+                    ;
+                )+
+            }
+            read => $build:expr;
+        }
+    ) => {
+        $(#[$attr])*
+        impl $crate::request::Fields for $ty {
+            #[allow(unused_variables)]
+            fn check(&self) -> ::std::result::Result<(), $crate::Error> {
+                let $this = self;
+                $( $crate::request::fields!(@check $kind $crate::request::fields!(@wire $name $($wire)?), $t, $get, [$($($check),+)?]); )+
+                Ok(())
+            }
+
+            fn write<S: $crate::request::Sink>(&self, s: &mut S) -> ::std::result::Result<(), $crate::Error> {
+                let $this = self;
+                $( $crate::request::fields!(@write $kind s, $crate::request::fields!(@wire $name $($wire)?), $t, $get); )+
+                Ok(())
+            }
+
+            fn take_all(p: &mut $crate::params::ParamMap) -> ::std::result::Result<Self, $crate::Error> {
+                $( let $name = $crate::request::fields!(@take $kind p, $crate::request::fields!(@wire $name $($wire)?), $t); )+
+                $build
+            }
+
+            #[inline]
+            fn describe(out: &mut ::std::vec::Vec<$crate::request::ParamInfo>) {
+                $( {
+                    let mut info = $crate::request::ParamInfo::new(
+                        $crate::request::fields!(@wire $name $($wire)?),
+                        $crate::request::fields!(@required $kind),
+                        &[$($doc),*],
+                    );
+                    <$t as $crate::request::Param>::describe(&mut info);
+                    $($( $crate::request::Check::<$t, _>::describe(&($check), &mut info); )+)?
+                    $( {
+                        let $info = &mut info;
+                        $extra
+                    } )?
+                    out.push(info);
+                } )+
+            }
+        }
+    };
+
+    (@wire $name:ident) => { stringify!($name) };
+    (@wire $name:ident $wire:literal) => { $wire };
+    (@required req) => { true };
+    (@required opt) => { false };
+
+    (@check req $wire:expr, $t:ty, $get:expr, [$($check:expr),*]) => {
+        $( $crate::request::Check::<$t, _>::check(&($check), $wire, ::std::borrow::Borrow::<$t>::borrow(&($get)))?; )*
+    };
+    (@check opt $wire:expr, $t:ty, $get:expr, []) => {};
+    (@check opt $wire:expr, $t:ty, $get:expr, [$($check:expr),+]) => {
+        if let Some(v) = $get {
+            $( $crate::request::Check::<$t, _>::check(&($check), $wire, ::std::borrow::Borrow::<$t>::borrow(&v))?; )+
+        }
+    };
+
+    (@write req $s:ident, $wire:expr, $t:ty, $get:expr) => {
+        $crate::request::Sink::field::<$t>($s, $wire, ::std::borrow::Borrow::<$t>::borrow(&($get)))?;
+    };
+    (@write opt $s:ident, $wire:expr, $t:ty, $get:expr) => {
+        if let Some(v) = $get {
+            $crate::request::Sink::field::<$t>($s, $wire, ::std::borrow::Borrow::<$t>::borrow(&v))?;
+        }
+    };
+
+    (@take req $p:ident, $wire:expr, $t:ty) => {
+        <$t as $crate::request::Param>::take($p, $wire)?.ok_or_else(|| $crate::request::required($wire))?
+    };
+    (@take opt $p:ident, $wire:expr, $t:ty) => {
+        <$t as $crate::request::Param>::take($p, $wire)?
+    };
+}
+pub(crate) use fields;
 
 /// A value that is the whole request body (the swap batch arrays).
 pub trait Body: Sized {
@@ -667,6 +771,20 @@ pub fn split_marker<'t>(template: &'t str, marker: &str) -> Option<(&'t str, &'t
     }
 }
 
+/// The codes of `T` (as its [`Param::describe`] lists them) that `keep` accepts, joined with
+/// `, `: which order types take a price, for a member's `required when`.
+pub(crate) fn described_codes<T: Param>(keep: impl Fn(i64) -> bool) -> String {
+    let mut info = ParamInfo::new("", true, &[]);
+    T::describe(&mut info);
+    let codes: Vec<&str> = info
+        .values
+        .iter()
+        .map(|c| c.wire.as_ref())
+        .filter(|w| w.parse::<i64>().is_ok_and(&keep))
+        .collect();
+    codes.join(", ")
+}
+
 /// The error for a required parameter that is absent.
 #[doc(hidden)]
 pub fn required(field: &'static str) -> Error {
@@ -756,6 +874,29 @@ impl Param for bool {
     fn describe(info: &mut ParamInfo) {
         info.type_name("flag (1 or 0, true or false)");
         info.placeholder("1");
+    }
+}
+
+/// A flag sent as the number `1` or `0` in a form and in a JSON body alike (not `true`/`false`,
+/// as a `bool` is in JSON); read from `1`, `0`, `true` or `false`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub(crate) struct OneOrZero(pub(crate) bool);
+
+impl Param for OneOrZero {
+    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
+        p.push(key, if self.0 { "1" } else { "0" });
+        Ok(())
+    }
+    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
+        w.int(key, i64::from(self.0));
+        Ok(())
+    }
+    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
+        Ok(p.take_opt_flag(key)?.map(OneOrZero))
+    }
+    #[inline]
+    fn describe(info: &mut ParamInfo) {
+        bool::describe(info);
     }
 }
 

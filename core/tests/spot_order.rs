@@ -7,7 +7,9 @@ use digifinex_core::spot::{
     MarketOrder, MyTradesRequest, OrderDetailRequest, OrderHistoryRequest, OrderKind, OrderSide,
     OrderSpec, OrderStatus, OrderType, OrdersRequest, PlaceOrderRequest,
 };
-use digifinex_core::{Amount, Config, Error, ErrorKind, Pair, Price, TimestampSecs};
+use digifinex_core::{
+    Amount, Config, Error, ErrorKind, Pair, Price, TimestampSecs, ValidationKind,
+};
 
 const BASE: &str = "https://openapi.digifinex.com/v3";
 const NOW_SECS: i64 = 1_700_000_000;
@@ -1314,9 +1316,16 @@ fn catalog_batch_element_errors_name_the_element() {
     );
     assert_field(batch("[]"), "list");
     assert_field(batch("not json"), "list");
+    // A member the order does not have is refused, naming it in its element.
+    let unknown = batch(r#"[{"type":"buy","price":1,"amount":1,"prce":2}]"#);
+    assert!(
+        matches!(&unknown, Err(e) if e.validation_kind() == Some(ValidationKind::Unknown)),
+        "{unknown:?}"
+    );
+    assert_field(unknown, "list[0].prce");
     assert_field(
-        batch(r#"[{"type":"buy","price":1,"amount":1,"prce":2}]"#),
-        "list",
+        batch(r#"[{"type":"buy","price":1,"amount":1},7]"#),
+        "list[1]",
     );
     assert_field(
         from_catalog(

@@ -21,7 +21,6 @@ pub use market::*;
 pub use order::*;
 pub use wallet::*;
 
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
@@ -156,18 +155,6 @@ fn pair_form(field: &'static str, symbol: &str) -> Result<(), Error> {
     }
 }
 
-/// Checks that a price or amount is strictly positive.
-pub(crate) fn check_positive(field: &'static str, value: &Decimal) -> Result<(), Error> {
-    if value.is_sign_positive() && !value.is_zero() {
-        Ok(())
-    } else {
-        Err(Error::validation(
-            field,
-            format!("{value} must be positive"),
-        ))
-    }
-}
-
 /// Seconds in a day.
 pub(crate) const DAY_SECS: i64 = 86_400;
 
@@ -210,6 +197,7 @@ pub(crate) fn check_window(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rust_decimal::Decimal;
 
     #[test]
     fn symbol_form() {
@@ -235,9 +223,10 @@ mod tests {
 
     #[test]
     fn positive_and_range() {
-        assert!(check_positive("price", &Decimal::new(1, 8)).is_ok());
-        assert!(check_positive("price", &Decimal::ZERO).is_err());
-        assert!(check_positive("price", &Decimal::new(-1, 0)).is_err());
+        let positive = crate::request::positive;
+        assert!(positive.check("price", &Decimal::new(1, 8)).is_ok());
+        assert!(positive.check("price", &Decimal::ZERO).is_err());
+        assert!(positive.check("price", &Decimal::new(-1, 0)).is_err());
         assert!(crate::request::range(1, 150).check("limit", &150).is_ok());
         assert!(crate::request::range(1, 150).check("limit", &0).is_err());
         assert!(crate::request::range(1, 150).check("limit", &151).is_err());

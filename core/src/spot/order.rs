@@ -9,11 +9,10 @@
 //! DESIGN: order POSTs (`order/new`, `order/batch_new`, `order/cancel`) are not idempotent, so
 //! they are never retried automatically; the GET queries are.
 
-use std::borrow::Cow;
-
 use rust_decimal::Decimal;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::codes::int_enum;
 use crate::codes::str_enum;
@@ -21,10 +20,12 @@ use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
 use crate::money::{Amount, Price};
-use crate::params::ParamMap;
+use crate::params::{element_error, ParamMap};
 use crate::request;
-use crate::request::{range, server_default, Fields, IntoArg, Param, Sink};
-use crate::spot::{check_positive, check_symbol, check_window, Market};
+use crate::request::{
+    fields, positive, range, server_default, Fields, IntoArg, OneOrZero, Param, Sink,
+};
+use crate::spot::{check_symbol, check_window, Market};
 use crate::types::{Pair, TimestampSecs};
 
 /// Most order ids one query or cancel call takes.
@@ -825,41 +826,31 @@ impl OrderSpec {
         matches!(self, OrderSpec::Limit(o) if o.post_only)
     }
 
-    /// Checks price and amount; `index` names the batch element in the field (`list[3].price`).
-    fn check(&self, index: Option<usize>) -> Result<(), Error> {
-        if let Some(price) = self.price() {
-            positive(index, "price", &price.get())?;
-        }
-        positive(index, "amount", &self.amount().get())
-    }
-
-    /// Builds an order from its wire parts, refusing inconsistent combinations.
+    /// Builds an order from its wire members, refusing inconsistent combinations (a market
+    /// order with a price or post-only, a limit order without a price, an unknown type).
     fn from_wire(
-        index: Option<usize>,
-        order_type: Option<&str>,
-        price: Option<Decimal>,
-        amount: Option<Decimal>,
-        post_only: Option<bool>,
+        order_type: OrderType,
+        price: Option<Price>,
+        amount: Amount,
+        post_only: Option<OneOrZero>,
     ) -> Result<Self, Error> {
-        let order_type = order_type.ok_or_else(|| Error::missing(field(index, "type")))?;
-        let amount = amount.ok_or_else(|| Error::missing(field(index, "amount")))?;
-        let (side, limit) = match order_type.trim() {
-            "buy" => (OrderSide::Buy, true),
-            "sell" => (OrderSide::Sell, true),
-            "buy_market" => (OrderSide::Buy, false),
-            "sell_market" => (OrderSide::Sell, false),
+        let post_only = post_only.is_some_and(|f| f.0);
+        let (side, limit) = match order_type {
+            OrderType::Buy => (OrderSide::Buy, true),
+            OrderType::Sell => (OrderSide::Sell, true),
+            OrderType::BuyMarket => (OrderSide::Buy, false),
+            OrderType::SellMarket => (OrderSide::Sell, false),
             other => {
                 return Err(Error::validation(
-                    field(index, "type"),
+                    "type",
                     format!("{other:?} is not one of buy, sell, buy_market, sell_market"),
                 ))
             }
         };
         if limit {
-            let price = price
-                .ok_or_else(|| Error::missing_when(field(index, "price"), "for a limit order"))?;
-            let order = LimitOrder::new(side, Amount::new(amount), Price::new(price));
-            Ok(OrderSpec::Limit(if post_only == Some(true) {
+            let price = price.ok_or_else(|| Error::missing_when("price", "for a limit order"))?;
+            let order = LimitOrder::new(side, amount, price);
+            Ok(OrderSpec::Limit(if post_only {
                 order.post_only()
             } else {
                 order
@@ -867,20 +858,17 @@ impl OrderSpec {
         } else {
             if price.is_some() {
                 return Err(Error::validation(
-                    field(index, "price"),
+                    "price",
                     "must not be given for a market order",
                 ));
             }
-            if post_only == Some(true) {
+            if post_only {
                 return Err(Error::validation(
-                    field(index, "post_only"),
+                    "post_only",
                     "a market order cannot be post-only",
                 ));
             }
-            Ok(OrderSpec::Market(MarketOrder {
-                side,
-                amount: Amount::new(amount),
-            }))
+            Ok(OrderSpec::Market(MarketOrder { side, amount }))
         }
     }
 
@@ -921,91 +909,48 @@ struct Element {
 
 impl Sink for Element {
     fn field<P: Param>(&mut self, key: &'static str, value: &P) -> Result<(), Error> {
-        self.rest.field(key, value)
-    }
-    fn text(&mut self, key: &'static str, value: &str) {
         let to = if key == "type" {
             &mut self.head
         } else {
             &mut self.rest
         };
-        to.str(key, value);
+        to.field(key, value)
     }
 }
 
-/// The field name, prefixed with the batch element when there is one.
-fn field(index: Option<usize>, name: &'static str) -> Cow<'static, str> {
-    match index {
-        None => Cow::Borrowed(name),
-        Some(i) => Cow::Owned(format!("list[{i}].{name}")),
+/// The error of the `index`th order of the batch parameter `key`, its field named in it
+/// (`list[3].price`).
+fn in_list(key: &'static str, index: usize, e: Error) -> Error {
+    let e = element_error(index, e);
+    match e.field().map(|f| format!("{key}{f}")) {
+        Some(field) => e.with_field(field),
+        None => e,
     }
 }
 
-fn positive(index: Option<usize>, name: &'static str, value: &Decimal) -> Result<(), Error> {
-    check_positive(name, value).map_err(|e| e.with_field(field(index, name)))
-}
-
-/// An order as form parameters, in wire order: `price` (limit orders only), `amount`, `type`
-/// and `post_only=1` when set; read back refusing inconsistent combinations (a market order
-/// with a price or post-only, a limit order without a price).
-impl Fields for OrderSpec {
-    fn check(&self) -> Result<(), Error> {
-        OrderSpec::check(self, None)
-    }
-    /// `post_only` is `1` in a form and in JSON alike (the documented form), not a JSON
-    /// boolean.
-    fn write<S: Sink>(&self, s: &mut S) -> Result<(), Error> {
-        if let Some(price) = self.price() {
-            s.field("price", &price)?;
+fields! {
+    /// An order as form parameters, in wire order: `price` (limit orders only), `amount`,
+    /// `type` and `post_only=1` when set; read back refusing inconsistent combinations (a
+    /// market order with a price or post-only, a limit order without a price). `post_only` is
+    /// `1` in a form and in JSON alike (the documented form), not a JSON boolean.
+    impl Fields for OrderSpec {
+        |o| {
+            /// The limit price (buy and sell orders only).
+            opt price: Price [positive] = o.price() => |info| {
+                info.rule("refused for buy_market and sell_market");
+                info.required_when("type buy or sell");
+            };
+            /// The amount: quote currency for buy_market, base currency otherwise.
+            req amount: Amount [positive] = o.amount();
+            /// The order type.
+            req order_type as "type": OrderType = o.order_type();
+            /// Maker only (buy and sell orders only).
+            opt post_only: OneOrZero = o.is_post_only().then_some(OneOrZero(true)) => |info| {
+                info.default = Some("0".into());
+                info.rule("refused for buy_market and sell_market");
+            };
         }
-        s.field("amount", &self.amount())?;
-        s.text("type", self.wire_type());
-        if self.is_post_only() {
-            s.field("post_only", &1i64)?;
-        }
-        Ok(())
-    }
-    fn take_all(p: &mut ParamMap) -> Result<Self, Error> {
-        let order_type = p.take_opt_str("type")?;
-        let price = p.take_opt_decimal("price")?;
-        let amount = p.take_opt_decimal("amount")?;
-        let post_only = p.take_opt_flag("post_only")?;
-        OrderSpec::from_wire(None, order_type.as_deref(), price, amount, post_only)
-    }
-    /// The four members [`Fields::take_all`] reads, in wire order.
-    #[inline]
-    fn describe(out: &mut Vec<crate::request::ParamInfo>) {
-        use crate::request::{Choice, ParamInfo};
-        let mut price = ParamInfo::new(
-            "price",
-            false,
-            &["The limit price (buy and sell orders only)."],
-        );
-        Price::describe(&mut price);
-        price.rule("> 0");
-        price.rule("refused for buy_market and sell_market");
-        price.required_when("type buy or sell");
-        let mut amount = ParamInfo::new(
-            "amount",
-            true,
-            &["The amount: quote currency for buy_market, base currency otherwise."],
-        );
-        Amount::describe(&mut amount);
-        amount.rule("> 0");
-        let mut order_type = ParamInfo::new("type", true, &["The order type."]);
-        order_type.type_name("word");
-        for t in ["buy", "sell", "buy_market", "sell_market"] {
-            order_type.value(Choice::word(t));
-        }
-        let mut post_only = ParamInfo::new(
-            "post_only",
-            false,
-            &["Maker only (buy and sell orders only)."],
-        );
-        bool::describe(&mut post_only);
-        post_only.default = Some("0".into());
-        post_only.rule("refused for buy_market and sell_market");
-        out.extend([price, amount, order_type, post_only]);
+        read => OrderSpec::from_wire(order_type, price, amount, post_only);
     }
 }
 
@@ -1138,21 +1083,7 @@ fn batch_form(field: &'static str, list: &OrderList) -> Result<(), Error> {
     list.0
         .iter()
         .enumerate()
-        .try_for_each(|(i, order)| order.check(Some(i)))
-}
-
-/// One element of the batch `list` as given on the wire; numbers may be strings or numbers.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WireOrder {
-    #[serde(default, rename = "type", with = "crate::de::opt_string")]
-    order_type: Option<String>,
-    #[serde(default, with = "crate::de::opt_decimal")]
-    price: Option<Decimal>,
-    #[serde(default, with = "crate::de::opt_decimal")]
-    amount: Option<Decimal>,
-    #[serde(default, with = "crate::de::opt_flag")]
-    post_only: Option<bool>,
+        .try_for_each(|(i, order)| Fields::check(order).map_err(|e| in_list(field, i, e)))
 }
 
 /// The array's JSON text, in a form or a JSON body (a JSON string). Read from that text, from a
@@ -1177,18 +1108,21 @@ impl Param for OrderList {
         } else {
             raw
         };
-        let wire: Vec<WireOrder> = serde_json::from_str(&text)
+        let items: Vec<Box<RawValue>> = serde_json::from_str(&text)
             .map_err(|e| Error::validation(key, format!("not a JSON array of orders: {e}")))?;
-        wire.into_iter()
+        // Each element is read by the order's one declaration (`Fields::take_all`); a member
+        // it does not read is refused, naming the element (`list[1].prise`).
+        items
+            .iter()
             .enumerate()
-            .map(|(i, w)| {
-                OrderSpec::from_wire(
-                    Some(i),
-                    w.order_type.as_deref(),
-                    w.price,
-                    w.amount,
-                    w.post_only,
-                )
+            .map(|(i, raw)| {
+                let mut members = ParamMap::new();
+                members.insert_json_object(raw.get()).map_err(|_| {
+                    Error::validation(format!("{key}[{i}]"), "must be a JSON object (an order)")
+                })?;
+                let order = OrderSpec::take_all(&mut members).map_err(|e| in_list(key, i, e))?;
+                members.finish().map_err(|e| in_list(key, i, e))?;
+                Ok(order)
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|orders| Some(OrderList(orders)))

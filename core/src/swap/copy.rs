@@ -46,7 +46,9 @@ use crate::json::JsonWriter;
 use crate::money::{Price, Size};
 use crate::params::ParamMap;
 use crate::request;
-use crate::request::{known_code, positive, server_default, Fields, IntoArg, Param, Sink};
+use crate::request::{
+    described_codes, fields, known_code, positive, server_default, IntoArg, OneOrZero, Param,
+};
 use crate::types::TimestampMillis;
 
 /// Highest `page` of `plan_task` (the copy-trading documents and their limits).
@@ -876,60 +878,23 @@ impl Param for SponsorSide {
     }
 }
 
-/// The members `order_type` and `limit_price` (priced types only), in this order.
-impl Fields for CopyPricing {
-    fn check(&self) -> Result<(), Error> {
-        if let Some(price) = self.price() {
-            positive.check("limit_price", &price)?;
-        }
-        known_code("order_type", &self.price_type())?;
-        Ok(())
-    }
-    fn write<S: Sink>(&self, s: &mut S) -> Result<(), Error> {
-        s.field("order_type", &self.price_type())?;
-        if let Some(price) = self.price() {
-            s.field("limit_price", &price)?;
-        }
-        Ok(())
-    }
-    fn take_all(p: &mut ParamMap) -> Result<Self, Error> {
-        let price_type = CopyOrderPriceType::take(p, "order_type")?
-            .ok_or_else(|| request::required("order_type"))?;
-        let price = Price::take(p, "limit_price")?;
-        CopyPricing::from_wire(price_type, price)
-    }
-
-    /// `order_type` and `limit_price`; the priced types are those `CopyPricing::from_wire`
-    /// refuses without a price.
-    #[inline]
-    fn describe(out: &mut Vec<crate::request::ParamInfo>) {
-        use crate::request::{Check, ParamInfo};
-        let mut order_type = ParamInfo::new(
-            "order_type",
-            true,
-            &["How the order is priced and how long it rests (copy-trading numbering)."],
-        );
-        CopyOrderPriceType::describe(&mut order_type);
-        let priced: Vec<&str> = order_type
-            .values
-            .iter()
-            .map(|c| c.wire.as_ref())
-            .filter(|w| {
-                w.parse::<i64>().is_ok_and(|code| {
+fields! {
+    /// The members `order_type` and `limit_price` (priced types only), in this order.
+    impl Fields for CopyPricing {
+        |c| {
+            /// How the order is priced and how long it rests (copy-trading numbering).
+            req order_type: CopyOrderPriceType [known_code] = c.price_type();
+            /// The price (priced order types only).
+            opt limit_price: Price [positive] = c.price() => |info| {
+                info.rule("refused for the other order types");
+                // The priced types are those `CopyPricing::from_wire` refuses without a price.
+                let priced = described_codes::<CopyOrderPriceType>(|code| {
                     CopyPricing::from_wire(CopyOrderPriceType::from_code(code), None).is_err()
-                })
-            })
-            .collect();
-        let mut price = ParamInfo::new(
-            "limit_price",
-            false,
-            &["The price (priced order types only)."],
-        );
-        Price::describe(&mut price);
-        Check::<Price, _>::describe(&positive, &mut price);
-        price.rule("refused for the other order types");
-        price.required_when(format!("order_type {}", priced.join(", ")));
-        out.extend([order_type, price]);
+                });
+                info.required_when(format!("order_type {priced}"));
+            };
+        }
+        read => CopyPricing::from_wire(order_type, limit_price);
     }
 }
 
@@ -1283,15 +1248,13 @@ impl IntoArg<CancelAlgoFlag> for bool {
 /// `1`/`0` in a form or a JSON body (a number, not `true`/`false`).
 impl Param for CancelAlgoFlag {
     fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-        p.push(key, if self.0 { "1" } else { "0" });
-        Ok(())
+        OneOrZero(self.0).put(key, p)
     }
     fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
-        w.int(key, i64::from(self.0));
-        Ok(())
+        OneOrZero(self.0).put_json(key, w)
     }
     fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
-        Ok(p.take_opt_flag(key)?.map(CancelAlgoFlag))
+        Ok(OneOrZero::take(p, key)?.map(|f| CancelAlgoFlag(f.0)))
     }
     #[inline]
     fn describe(info: &mut crate::request::ParamInfo) {

@@ -37,8 +37,8 @@ use crate::money::{Price, Size};
 use crate::params::{element_error, ParamMap};
 use crate::request;
 use crate::request::{
-    known_code, positive, range, server_default, Body, Check, Fields, IntoArg, Param, ParamInfo,
-    Sink,
+    described_codes, fields, known_code, positive, range, server_default, Body, Fields, IntoArg,
+    ParamInfo,
 };
 use crate::types::TimestampMillis;
 
@@ -309,89 +309,40 @@ impl OrderSpec {
     }
 }
 
-impl Fields for OrderSpec {
-    fn check(&self) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        known_code("type", &self.side)?;
-        positive.check("size", &self.size)?;
-        if let Some(price) = self.pricing.price() {
-            positive.check("price", &price)?;
+fields! {
+    /// An order's members: `type` and `order_type` as integer codes, `size` and `price` as
+    /// exact decimals, `post_only` as a flag; an inconsistent order is refused when read (see
+    /// [`OrderPricing`]).
+    impl Fields for OrderSpec {
+        |o| {
+            /// The instrument.
+            req instrument_id: String [check_instrument] = o.instrument_id;
+            /// Open or close, long or short.
+            req side as "type": OrderSide [known_code] = o.side;
+            /// How the order is priced and how long it rests.
+            req order_type: OrderType [known_code] = o.pricing.order_type();
+            /// The number of contracts.
+            req size: Size [positive] = o.size;
+            /// The price (priced order types only).
+            opt price: Price [positive] = o.pricing.price() => |info| {
+                info.rule("refused for the other order types");
+                let priced = described_codes::<OrderType>(|code| {
+                    OrderType::from_code(code).takes_price()
+                });
+                info.required_when(format!("order_type {priced}"));
+            };
+            /// Maker only (order_type 0 only).
+            opt post_only: bool = o.pricing.is_post_only().then_some(true) => |info| {
+                info.default = Some("false".into());
+                info.rule("order_type 0 only");
+            };
         }
-        known_code("order_type", &self.pricing.order_type())?;
-        Ok(())
-    }
-
-    fn write<S: Sink>(&self, s: &mut S) -> Result<(), Error> {
-        s.field("instrument_id", &self.instrument_id)?;
-        s.field("type", &self.side)?;
-        s.field("order_type", &self.pricing.order_type())?;
-        s.field("size", &self.size)?;
-        if let Some(price) = self.pricing.price() {
-            s.field("price", &price)?;
-        }
-        if self.pricing.is_post_only() {
-            s.field("post_only", &true)?;
-        }
-        Ok(())
-    }
-
-    /// Reads an order from wire parameters (a JSON object or one batch element): `type` and
-    /// `order_type` as integer codes, `size` and `price` as exact decimals, `post_only` as a
-    /// flag; an inconsistent order is refused (see [`OrderPricing`]).
-    fn take_all(p: &mut ParamMap) -> Result<Self, Error> {
-        let instrument_id = p.take_str("instrument_id")?;
-        let side = OrderSide::from_code(p.take_int("type")?);
-        let order_type = OrderType::from_code(p.take_int("order_type")?);
-        let size = Size::new(p.take_decimal("size")?);
-        let price = p.take_opt_decimal("price")?.map(Price::new);
-        let post_only = p.take_opt_flag("post_only")?.unwrap_or(false);
-        let pricing = OrderPricing::from_wire(order_type, price, post_only)?;
-        Ok(OrderSpec {
+        read => Ok(OrderSpec {
             instrument_id,
             side,
             size,
-            pricing,
-        })
-    }
-
-    /// The members [`Fields::take_all`] reads, in wire order; which order types take a price
-    /// comes from [`OrderType::takes_price`].
-    #[inline]
-    fn describe(out: &mut Vec<ParamInfo>) {
-        let mut id = ParamInfo::new("instrument_id", true, &["The instrument."]);
-        String::describe(&mut id);
-        Check::<String, _>::describe(&check_instrument, &mut id);
-        let mut side = ParamInfo::new("type", true, &["Open or close, long or short."]);
-        OrderSide::describe(&mut side);
-        let mut order_type = ParamInfo::new(
-            "order_type",
-            true,
-            &["How the order is priced and how long it rests."],
-        );
-        OrderType::describe(&mut order_type);
-        let priced: Vec<&str> = order_type
-            .values
-            .iter()
-            .map(|c| c.wire.as_ref())
-            .filter(|w| {
-                w.parse::<i64>()
-                    .is_ok_and(|code| OrderType::from_code(code).takes_price())
-            })
-            .collect();
-        let mut size = ParamInfo::new("size", true, &["The number of contracts."]);
-        Size::describe(&mut size);
-        Check::<Size, _>::describe(&positive, &mut size);
-        let mut price = ParamInfo::new("price", false, &["The price (priced order types only)."]);
-        Price::describe(&mut price);
-        Check::<Price, _>::describe(&positive, &mut price);
-        price.rule("refused for the other order types");
-        price.required_when(format!("order_type {}", priced.join(", ")));
-        let mut post_only =
-            ParamInfo::new("post_only", false, &["Maker only (order_type 0 only)."]);
-        bool::describe(&mut post_only);
-        post_only.default = Some("false".into());
-        post_only.rule("order_type 0 only");
-        out.extend([id, side, order_type, size, price, post_only]);
+            pricing: OrderPricing::from_wire(order_type, price, post_only.unwrap_or(false))?,
+        });
     }
 }
 
@@ -429,32 +380,16 @@ impl<A: Into<String>, B: Into<String>> From<(A, B)> for OrderRef {
     }
 }
 
-impl Fields for OrderRef {
-    fn check(&self) -> Result<(), Error> {
-        check_instrument("instrument_id", &self.instrument_id)?;
-        check_order_id("order_id", &self.order_id)
-    }
-
-    fn write<S: Sink>(&self, s: &mut S) -> Result<(), Error> {
-        s.field("instrument_id", &self.instrument_id)?;
-        s.field("order_id", &self.order_id)
-    }
-
-    fn take_all(p: &mut ParamMap) -> Result<Self, Error> {
-        Ok(OrderRef {
-            instrument_id: p.take_str("instrument_id")?,
-            order_id: p.take_str("order_id")?,
-        })
-    }
-
-    #[inline]
-    fn describe(out: &mut Vec<ParamInfo>) {
-        let mut id = ParamInfo::new("instrument_id", true, &["The instrument."]);
-        String::describe(&mut id);
-        Check::<String, _>::describe(&check_instrument, &mut id);
-        let mut order_id = ParamInfo::new("order_id", true, &["The order id."]);
-        String::describe(&mut order_id);
-        out.extend([id, order_id]);
+fields! {
+    /// The members `instrument_id` and `order_id` (a JSON string).
+    impl Fields for OrderRef {
+        |o| {
+            /// The instrument.
+            req instrument_id: String [check_instrument] = o.instrument_id;
+            /// The order id.
+            req order_id: String [check_order_id] = o.order_id;
+        }
+        read => Ok(OrderRef { instrument_id, order_id });
     }
 }
 
