@@ -1,6 +1,8 @@
 //! Open enums over the exchange's codes and words: `int_enum!` (integer codes that also accept
 //! words) and `str_enum!` (text values). Decoding never fails on an unknown value (it is kept);
-//! a request refuses to send one (each enum is a [`crate::request::Param`]).
+//! a request refuses to send one (each enum is a [`crate::request::Param`]). Closed enums that
+//! only requests send (`input_enum!`: a transfer's account, a listing's direction) know every
+//! value, so reading anything else is refused.
 
 /// Declares an open enum over integer codes (states, sides, types). A value decodes from the
 /// code as a number or a numeric string (`2`, `"2"`, `"2.0"`), or from a word: a documented name
@@ -238,7 +240,156 @@ macro_rules! str_enum {
     };
 }
 
-pub(crate) use {int_enum, str_enum};
+/// Declares a closed enum that requests send, from one list: each variant with its wire value
+/// (a code and its name, or a word). From it come the enum, `ALL`, `code()` or `as_str()`,
+/// `parse(field, text)` (the code, the name or the word, trimmed and compared without case;
+/// anything else refused on `field`), `Display` (the wire value) and the
+/// [`crate::request::Param`] implementation (the code as a number in a JSON body, a word as a
+/// string; `describe` lists the values).
+macro_rules! input_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident: code $int:ty {
+            $( $(#[$vmeta:meta])* $variant:ident = $code:literal $word:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )+
+        }
+
+        impl $name {
+            /// Every value, in the order of their codes.
+            pub const ALL: [$name; [$(stringify!($variant)),+].len()] = [$($name::$variant),+];
+
+            /// The wire code.
+            pub fn code(self) -> $int {
+                match self {
+                    $( $name::$variant => $code, )+
+                }
+            }
+
+            /// Parses a wire code or its name; anything else is a validation error on `field`.
+            pub fn parse(field: &'static str, text: &str) -> Result<Self, crate::error::Error> {
+                let text = text.trim();
+                $( if text == stringify!($code) || text.eq_ignore_ascii_case($word) {
+                    return Ok($name::$variant);
+                } )+
+                Err(crate::error::Error::validation(
+                    field,
+                    format!(
+                        concat!("{:?} is not one of ", $crate::codes::input_enum!(@list $($code ($word)),+)),
+                        text
+                    ),
+                ))
+            }
+        }
+
+        /// The wire code.
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}", self.code())
+            }
+        }
+
+        /// Sent as its code (a JSON number in a body); read from the code or its name,
+        /// anything else refused on the field.
+        impl crate::request::Param for $name {
+            fn put(&self, key: &'static str, p: &mut crate::endpoint::Params) -> Result<(), crate::error::Error> {
+                p.push_i64(key, i64::from(self.code()));
+                Ok(())
+            }
+            fn put_json(&self, key: &'static str, w: &mut crate::json::JsonWriter) -> Result<(), crate::error::Error> {
+                w.int(key, i64::from(self.code()));
+                Ok(())
+            }
+            fn take(p: &mut crate::params::ParamMap, key: &'static str) -> Result<Option<Self>, crate::error::Error> {
+                p.take_opt_str(key)?.map(|t| $name::parse(key, &t)).transpose()
+            }
+            #[inline]
+            fn describe(info: &mut crate::request::ParamInfo) {
+                info.type_name("code");
+                $( info.value(crate::request::Choice::named(stringify!($code), $word)); )+
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident: word $(($type_name:literal))? {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: [$name; [$(stringify!($variant)),+].len()] = [$($name::$variant),+];
+
+            /// The wire value.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $text, )+
+                }
+            }
+
+            /// Parses a wire value (trimmed, without case); anything else is a validation error
+            /// on `field`.
+            pub fn parse(field: &'static str, text: &str) -> Result<Self, crate::error::Error> {
+                let text = text.trim();
+                $( if text.eq_ignore_ascii_case($text) {
+                    return Ok($name::$variant);
+                } )+
+                Err(crate::error::Error::validation(
+                    field,
+                    format!(
+                        concat!("{:?} is not one of ", $crate::codes::input_enum!(@list $($text),+)),
+                        text
+                    ),
+                ))
+            }
+        }
+
+        /// The wire value.
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        /// Sent as its wire value (a JSON string in a body); read without case, anything else
+        /// refused on the field.
+        impl crate::request::Param for $name {
+            fn put(&self, key: &'static str, p: &mut crate::endpoint::Params) -> Result<(), crate::error::Error> {
+                p.push(key, self.as_str());
+                Ok(())
+            }
+            fn put_json(&self, key: &'static str, w: &mut crate::json::JsonWriter) -> Result<(), crate::error::Error> {
+                w.str(key, self.as_str());
+                Ok(())
+            }
+            fn take(p: &mut crate::params::ParamMap, key: &'static str) -> Result<Option<Self>, crate::error::Error> {
+                p.take_opt_str(key)?.map(|t| $name::parse(key, &t)).transpose()
+            }
+            #[inline]
+            fn describe(info: &mut crate::request::ParamInfo) {
+                info.type_name($crate::codes::input_enum!(@type_name $($type_name)?));
+                $( info.value(crate::request::Choice::word($text)); )+
+            }
+        }
+    };
+    (@type_name) => { "word" };
+    (@type_name $type_name:literal) => { $type_name };
+    (@list $first:literal $(($firstname:literal))? $(, $item:literal $(($name:literal))?)*) => {
+        concat!($first $(, " (", $firstname, ")")? $(, ", ", $item $(, " (", $name, ")")?)*)
+    };
+}
+
+pub(crate) use {input_enum, int_enum, str_enum};
 
 /// The name of an `int_enum!` value for `digifinex describe`: its first documented word
 /// (`open_long`), else its variant's name in snake case (`PartFilled` reads `part_filled`).

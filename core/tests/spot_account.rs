@@ -186,7 +186,7 @@ fn catalog_transfer_refuses_unknown_account_codes() {
     for (from, to, field) in [
         ("0", "2", "from"),
         ("4", "2", "from"),
-        ("spot", "2", "from"),
+        ("spotty", "2", "from"),
         ("1", "", "to"),
         ("1", "x", "to"),
         ("1", "-1", "to"),
@@ -413,7 +413,19 @@ fn transfer_account_codes() {
         TransferAccount::parse("from", " 3 ").unwrap(),
         TransferAccount::Otc
     );
-    assert!(TransferAccount::parse("from", "otc").is_err());
+    // The name describe lists beside the code is read too, without case; nothing else is.
+    assert_eq!(
+        TransferAccount::parse("from", "otc").unwrap(),
+        TransferAccount::Otc
+    );
+    let e = TransferAccount::parse("from", "4").unwrap_err();
+    assert_eq!(e.field(), Some("from"));
+    assert!(
+        e.to_string()
+            .contains(r#""4" is not one of 1 (spot), 2 (margin), 3 (OTC)"#),
+        "{e}"
+    );
+    assert_eq!(TransferAccount::ALL.len(), 3);
 }
 
 // ------------------------------------------------------------------------------------------

@@ -141,13 +141,13 @@ fn public_request_validation_names_the_field() {
         }
     }
     for bad in ["2", "1h", "1d1", ""] {
-        match KlinePeriod::parse(bad) {
+        match KlinePeriod::parse("period", bad) {
             Err(Error::Validation { field, .. }) => assert_eq!(field, "period"),
             other => panic!("{bad}: {other:?}"),
         }
     }
     for p in KlinePeriod::ALL {
-        assert_eq!(KlinePeriod::parse(p.as_str()).unwrap(), p);
+        assert_eq!(KlinePeriod::parse("period", p.as_str()).unwrap(), p);
     }
 }
 

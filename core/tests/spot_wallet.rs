@@ -762,7 +762,7 @@ fn catalog_builds_match_typed_builders() {
 fn catalog_refuses_bad_direct_and_unknown_keys() {
     for (params, field) in [
         (&[("direct", "up")][..], "direct"),
-        (&[("direct", "PREV")][..], "direct"),
+        (&[("direct", "previous")][..], "direct"),
         (&[("size", "x")][..], "size"),
         (&[("size", "0")][..], "size"),
         (&[("limit", "5")][..], "limit"),
@@ -772,6 +772,11 @@ fn catalog_refuses_bad_direct_and_unknown_keys() {
             other => panic!("expected a validation error on {field}, got {other:?}"),
         }
     }
+    // A word is read without case and sent as documented.
+    assert_eq!(
+        render_catalog("GET", "/v3/deposit/history", &[("direct", " PREV ")]).unwrap(),
+        render_catalog("GET", "/v3/deposit/history", &[("direct", "prev")]).unwrap()
+    );
     match render_catalog(
         "POST",
         "/v3/withdraw/new",

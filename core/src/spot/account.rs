@@ -7,14 +7,12 @@ use rust_decimal::Decimal;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::codes::str_enum;
+use crate::codes::{input_enum, str_enum};
 use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
-use crate::json::JsonWriter;
 use crate::money::Amount;
-use crate::params::ParamMap;
 use crate::request;
-use crate::request::{example, non_empty, positive, range, server_default, Param};
+use crate::request::{example, non_empty, positive, range, server_default};
 use crate::spot::{check_symbol, check_window, Market};
 use crate::types::{Pair, TimestampSecs};
 
@@ -490,70 +488,15 @@ pub struct MarginPositions {
 
 // ---------------------------------------------------------------------------------------------
 
-/// An account that [`TransferRequest`] moves funds between.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TransferAccount {
-    /// The spot account (code 1).
-    Spot,
-    /// The margin account (code 2).
-    Margin,
-    /// The OTC account (code 3).
-    Otc,
-}
-
-impl TransferAccount {
-    /// The wire code: 1 spot, 2 margin, 3 OTC.
-    pub fn code(self) -> u8 {
-        match self {
-            TransferAccount::Spot => 1,
-            TransferAccount::Margin => 2,
-            TransferAccount::Otc => 3,
-        }
-    }
-
-    /// Parses a wire code (`1`, `2` or `3`), naming `field` in the error.
-    pub fn parse(field: &'static str, text: &str) -> Result<Self, Error> {
-        match text.trim() {
-            "1" => Ok(TransferAccount::Spot),
-            "2" => Ok(TransferAccount::Margin),
-            "3" => Ok(TransferAccount::Otc),
-            other => Err(Error::validation(
-                field,
-                format!("must be 1 (spot), 2 (margin) or 3 (OTC), not {other:?}"),
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for TransferAccount {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.code())
-    }
-}
-
-/// Sent as its code (`1`, `2`, `3`; a JSON number in a body); read from the code, anything
-/// else refused on the field.
-impl Param for TransferAccount {
-    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-        p.push_display(key, self.code());
-        Ok(())
-    }
-    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
-        w.int(key, i64::from(self.code()));
-        Ok(())
-    }
-    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
-        p.take_opt_str(key)?
-            .map(|t| TransferAccount::parse(key, &t))
-            .transpose()
-    }
-    #[inline]
-    fn describe(info: &mut crate::request::ParamInfo) {
-        use crate::request::Choice;
-        info.type_name("code");
-        info.value(Choice::named("1", "spot"));
-        info.value(Choice::named("2", "margin"));
-        info.value(Choice::named("3", "OTC"));
+input_enum! {
+    /// An account that [`TransferRequest`] moves funds between.
+    pub enum TransferAccount: code u8 {
+        /// The spot account (code 1).
+        Spot = 1 "spot",
+        /// The margin account (code 2).
+        Margin = 2 "margin",
+        /// The OTC account (code 3).
+        Otc = 3 "OTC",
     }
 }
 

@@ -3,13 +3,11 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::codes::str_enum;
+use crate::codes::{input_enum, str_enum};
 use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
-use crate::json::JsonWriter;
-use crate::params::ParamMap;
 use crate::request;
-use crate::request::{non_empty, range, server_default, Param};
+use crate::request::{non_empty, range, server_default};
 use crate::spot::check_symbol;
 use crate::types::{Pair, TimestampSecs};
 
@@ -377,58 +375,31 @@ pub struct PublicTrade {
 
 // ---------------------------------------------------------------------------------------------
 
-/// Candle period of [`KlineRequest`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum KlinePeriod {
-    /// 1 minute (`1`).
-    M1,
-    /// 5 minutes (`5`).
-    M5,
-    /// 15 minutes (`15`).
-    M15,
-    /// 30 minutes (`30`).
-    M30,
-    /// 1 hour (`60`).
-    H1,
-    /// 4 hours (`240`).
-    H4,
-    /// 12 hours (`720`).
-    H12,
-    /// 1 day (`1D`).
-    D1,
-    /// 1 week (`1W`).
-    W1,
+input_enum! {
+    /// Candle period of [`KlineRequest`].
+    pub enum KlinePeriod: word("word (minutes, 1D or 1W)") {
+        /// 1 minute (`1`).
+        M1 = "1",
+        /// 5 minutes (`5`).
+        M5 = "5",
+        /// 15 minutes (`15`).
+        M15 = "15",
+        /// 30 minutes (`30`).
+        M30 = "30",
+        /// 1 hour (`60`).
+        H1 = "60",
+        /// 4 hours (`240`).
+        H4 = "240",
+        /// 12 hours (`720`).
+        H12 = "720",
+        /// 1 day (`1D`).
+        D1 = "1D",
+        /// 1 week (`1W`).
+        W1 = "1W",
+    }
 }
 
 impl KlinePeriod {
-    /// Every period, in increasing length.
-    pub const ALL: [KlinePeriod; 9] = [
-        KlinePeriod::M1,
-        KlinePeriod::M5,
-        KlinePeriod::M15,
-        KlinePeriod::M30,
-        KlinePeriod::H1,
-        KlinePeriod::H4,
-        KlinePeriod::H12,
-        KlinePeriod::D1,
-        KlinePeriod::W1,
-    ];
-
-    /// The wire value (`1`, `5`, ..., `1D`, `1W`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KlinePeriod::M1 => "1",
-            KlinePeriod::M5 => "5",
-            KlinePeriod::M15 => "15",
-            KlinePeriod::M30 => "30",
-            KlinePeriod::H1 => "60",
-            KlinePeriod::H4 => "240",
-            KlinePeriod::H12 => "720",
-            KlinePeriod::D1 => "1D",
-            KlinePeriod::W1 => "1W",
-        }
-    }
-
     /// The period's length in seconds.
     pub fn seconds(self) -> i64 {
         match self {
@@ -442,20 +413,6 @@ impl KlinePeriod {
             KlinePeriod::D1 => 86_400,
             KlinePeriod::W1 => 604_800,
         }
-    }
-
-    /// Parses a wire value; anything outside the documented set is a validation error on
-    /// `period`.
-    pub fn parse(text: &str) -> Result<Self, Error> {
-        KlinePeriod::ALL
-            .into_iter()
-            .find(|p| p.as_str().eq_ignore_ascii_case(text))
-            .ok_or_else(|| {
-                Error::validation(
-                    "period",
-                    format!("{text:?} is not one of 1, 5, 15, 30, 60, 240, 720, 1D, 1W"),
-                )
-            })
     }
 }
 
@@ -520,30 +477,6 @@ fn check_kline_range(r: &KlineRequest, _: &Params) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-/// Sent as its text (`1`, `1D`); read case-insensitively, anything else refused.
-impl Param for KlinePeriod {
-    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-        p.push(key, self.as_str());
-        Ok(())
-    }
-    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
-        w.str(key, self.as_str());
-        Ok(())
-    }
-    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
-        p.take_opt_str(key)?
-            .map(|t| KlinePeriod::parse(&t))
-            .transpose()
-    }
-    #[inline]
-    fn describe(info: &mut crate::request::ParamInfo) {
-        info.type_name("word (minutes, 1D or 1W)");
-        for period in KlinePeriod::ALL {
-            info.value(crate::request::Choice::word(period.as_str()));
-        }
-    }
 }
 
 /// Answer of [`KlineRequest`]: oldest first; the last candle is still forming.

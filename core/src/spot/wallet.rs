@@ -30,7 +30,7 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::codes::int_enum;
+use crate::codes::{input_enum, int_enum};
 use crate::endpoint::{Family, Meta, Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
@@ -93,67 +93,17 @@ pub struct DepositAddress {
 
 // ---------------------------------------------------------------------------------------------
 
-/// Direction of a deposit or withdrawal history listing.
-///
-/// With [`Prev`](HistoryDirection::Prev) and no `from`, listing starts at record id 1 in
-/// ascending order; with [`Next`](HistoryDirection::Next) and no `from`, it starts at the newest
-/// record and descends. The server's default is `prev`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HistoryDirection {
-    /// `prev`.
-    Prev,
-    /// `next`.
-    Next,
-}
-
-impl HistoryDirection {
-    /// `prev` or `next`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HistoryDirection::Prev => "prev",
-            HistoryDirection::Next => "next",
-        }
-    }
-
-    /// Parses `prev` or `next`; anything else is a validation error on `field`.
-    pub fn parse(field: &'static str, text: &str) -> Result<Self, Error> {
-        match text {
-            "prev" => Ok(HistoryDirection::Prev),
-            "next" => Ok(HistoryDirection::Next),
-            other => Err(Error::validation(
-                field,
-                format!("must be prev or next, not {other:?}"),
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for HistoryDirection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Sent as `prev` or `next`; read exactly (after trimming), anything else refused on the field.
-impl Param for HistoryDirection {
-    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-        p.push(key, self.as_str());
-        Ok(())
-    }
-    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
-        w.str(key, self.as_str());
-        Ok(())
-    }
-    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
-        p.take_opt_str(key)?
-            .map(|text| HistoryDirection::parse(key, text.trim()))
-            .transpose()
-    }
-    #[inline]
-    fn describe(info: &mut crate::request::ParamInfo) {
-        info.type_name("word");
-        info.value(crate::request::Choice::word("prev"));
-        info.value(crate::request::Choice::word("next"));
+input_enum! {
+    /// Direction of a deposit or withdrawal history listing.
+    ///
+    /// With [`Prev`](HistoryDirection::Prev) and no `from`, listing starts at record id 1 in
+    /// ascending order; with [`Next`](HistoryDirection::Next) and no `from`, it starts at the
+    /// newest record and descends. The server's default is `prev`.
+    pub enum HistoryDirection: word {
+        /// `prev`.
+        Prev = "prev",
+        /// `next`.
+        Next = "next",
     }
 }
 

@@ -40,6 +40,7 @@ use super::{
     CopyOrderPriceType, CopyResult, ExpertOrderStatus, OrderSide, PlanComType, PlanStatus,
     TriggerCondition, TriggerPriceType,
 };
+use crate::codes::input_enum;
 use crate::endpoint::{Method, Params};
 use crate::error::Error;
 use crate::json::JsonWriter;
@@ -688,35 +689,22 @@ pub struct CopyInstrument {
 // ---------------------------------------------------------------------------------------------
 // sponsor_order
 
-/// Opening direction of a sponsored order: copy trading only opens (wire `type` 1 or 2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SponsorSide {
-    /// 1: open long.
-    OpenLong,
-    /// 2: open short.
-    OpenShort,
+input_enum! {
+    /// Opening direction of a sponsored order: copy trading only opens (wire `type` 1 or 2).
+    pub enum SponsorSide: code i64 {
+        /// 1: open long.
+        OpenLong = 1 "open_long",
+        /// 2: open short.
+        OpenShort = 2 "open_short",
+    }
 }
 
 impl SponsorSide {
-    /// The wire code.
-    pub fn code(self) -> i64 {
-        match self {
-            SponsorSide::OpenLong => 1,
-            SponsorSide::OpenShort => 2,
-        }
-    }
     /// The same direction as an [`OrderSide`].
     pub fn order_side(self) -> OrderSide {
         match self {
             SponsorSide::OpenLong => OrderSide::OpenLong,
             SponsorSide::OpenShort => OrderSide::OpenShort,
-        }
-    }
-    fn from_code(code: i64) -> Option<Self> {
-        match code {
-            1 => Some(SponsorSide::OpenLong),
-            2 => Some(SponsorSide::OpenShort),
-            _ => None,
         }
     }
 }
@@ -844,37 +832,6 @@ impl CopyPricing {
                 )),
             },
         }
-    }
-}
-
-/// Sent as its code (1 open long, 2 open short); anything else is refused when read.
-impl Param for SponsorSide {
-    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-        p.push_display(key, self.code());
-        Ok(())
-    }
-    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
-        w.int(key, self.code());
-        Ok(())
-    }
-    #[inline]
-    fn describe(info: &mut crate::request::ParamInfo) {
-        use crate::request::Choice;
-        info.type_name("code");
-        info.value(Choice::named("1", "open_long"));
-        info.value(Choice::named("2", "open_short"));
-    }
-    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
-        p.take_opt_int::<i64>(key)?
-            .map(|code| {
-                SponsorSide::from_code(code).ok_or_else(|| {
-                    Error::validation(
-                        key,
-                        format!("{code} is not an opening direction (1 open long, 2 open short)"),
-                    )
-                })
-            })
-            .transpose()
     }
 }
 
@@ -1074,57 +1031,13 @@ request! {
 
 // ---------------------------------------------------------------------------------------------
 
-/// The `type` of `user_center_current`: one entry per copy order, or one per instrument.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CopyCurrentView {
-    /// 1: detailed.
-    Detailed,
-    /// 2: summary.
-    Summary,
-}
-
-impl CopyCurrentView {
-    /// The wire code.
-    pub fn code(self) -> i64 {
-        match self {
-            CopyCurrentView::Detailed => 1,
-            CopyCurrentView::Summary => 2,
-        }
-    }
-    fn from_code(code: i64) -> Option<Self> {
-        match code {
-            1 => Some(CopyCurrentView::Detailed),
-            2 => Some(CopyCurrentView::Summary),
-            _ => None,
-        }
-    }
-}
-
-/// Sent as its code (1 detailed, 2 summary); anything else is refused when read.
-impl Param for CopyCurrentView {
-    fn put(&self, key: &'static str, p: &mut Params) -> Result<(), Error> {
-        p.push_display(key, self.code());
-        Ok(())
-    }
-    fn put_json(&self, key: &'static str, w: &mut JsonWriter) -> Result<(), Error> {
-        w.int(key, self.code());
-        Ok(())
-    }
-    #[inline]
-    fn describe(info: &mut crate::request::ParamInfo) {
-        use crate::request::Choice;
-        info.type_name("code");
-        info.value(Choice::named("1", "detailed"));
-        info.value(Choice::named("2", "summary"));
-    }
-    fn take(p: &mut ParamMap, key: &'static str) -> Result<Option<Self>, Error> {
-        p.take_opt_int::<i64>(key)?
-            .map(|code| {
-                CopyCurrentView::from_code(code).ok_or_else(|| {
-                    Error::validation(key, format!("{code} is not 1 (detailed) or 2 (summary)"))
-                })
-            })
-            .transpose()
+input_enum! {
+    /// The `type` of `user_center_current`: one entry per copy order, or one per instrument.
+    pub enum CopyCurrentView: code i64 {
+        /// 1: detailed.
+        Detailed = 1 "detailed",
+        /// 2: summary.
+        Summary = 2 "summary",
     }
 }
 
