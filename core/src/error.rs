@@ -518,6 +518,7 @@ impl std::fmt::Display for ErrorKind {
 
 /// An error code returned by the exchange in its JSON envelope.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ApiError {
     /// Which API answered.
     pub family: Family,
@@ -529,6 +530,21 @@ pub struct ApiError {
     pub status: u16,
     /// `retry-after` sent with the response, when present.
     pub retry_after: Option<Duration>,
+}
+
+impl ApiError {
+    /// The error `code` of `family`, answered with HTTP `status`, without a message or a
+    /// `retry-after` (set those fields when there are: an error built by hand, in a test or a
+    /// mock).
+    pub fn new(family: Family, code: ApiCode, status: u16) -> Self {
+        ApiError {
+            family,
+            code,
+            message: None,
+            status,
+            retry_after: None,
+        }
+    }
 }
 
 impl std::error::Error for ApiError {}

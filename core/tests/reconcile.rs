@@ -69,13 +69,11 @@ fn run_with(
                 } else {
                     Family::Swap
                 };
-                r.feed_error(Error::Api(ApiError {
+                r.feed_error(Error::Api(ApiError::new(
                     family,
-                    code: ApiCode::from_family(family, code),
-                    message: None,
-                    status: 200,
-                    retry_after: None,
-                }))
+                    ApiCode::from_family(family, code),
+                    200,
+                )))
                 .unwrap();
             }
         }

@@ -550,7 +550,7 @@ fn sim_drops_the_31st_swap_channel() {
 use digifinex_core::spot::{
     CancelOrdersRequest, LimitOrder, Market, OrderStatus, PlaceOrderRequest,
 };
-use digifinex_core::ws::{Change, OrderState};
+use digifinex_core::ws::Change;
 use digifinex_core::{swap, Amount, Credentials, Decimal, Price, Size};
 use digifinex_sim::Sim;
 
@@ -734,16 +734,12 @@ fn spot_private(kind: Kind) {
     else {
         panic!("{events:?}")
     };
-    assert_eq!(
-        changes,
-        &vec![Change::OrderClosed {
-            order: OrderState {
-                id: b,
-                market: Some("BTC_USDT".into()),
-                filled: Some(Decimal::ZERO)
-            }
-        }]
-    );
+    let [Change::OrderClosed { order }] = changes.as_slice() else {
+        panic!("{changes:?}")
+    };
+    assert_eq!(order.id, b);
+    assert_eq!(order.market.as_deref(), Some("BTC_USDT"));
+    assert_eq!(order.filled, Some(Decimal::ZERO));
 }
 
 /// Drops the balance channel (through the machine, as a user would).

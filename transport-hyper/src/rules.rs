@@ -51,7 +51,7 @@ where
         let rules = self.spot_rules(req.symbol()).await?;
         let request = req.checked(&rules, checks)?;
         let output = self.send(&request).await?;
-        Ok(Sent { request, output })
+        Ok(Sent::new(request, output))
     }
 
     /// `POST /swap/v2/trade/order_place`, checked first against the instrument's rules like
@@ -64,6 +64,6 @@ where
         let rules = self.swap_rules(req.order().instrument_id()).await?;
         let request = req.checked(&rules, checks)?;
         let output = self.send(&request).await?;
-        Ok(Sent { request, output })
+        Ok(Sent::new(request, output))
     }
 }

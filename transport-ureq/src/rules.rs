@@ -47,7 +47,7 @@ impl Client {
         let rules = self.spot_rules(req.symbol())?;
         let request = req.checked(&rules, checks)?;
         let output = self.send(&request)?;
-        Ok(Sent { request, output })
+        Ok(Sent::new(request, output))
     }
 
     /// `POST /swap/v2/trade/order_place`, checked first against the instrument's rules like
@@ -60,6 +60,6 @@ impl Client {
         let rules = self.swap_rules(req.order().instrument_id())?;
         let request = req.checked(&rules, checks)?;
         let output = self.send(&request)?;
-        Ok(Sent { request, output })
+        Ok(Sent::new(request, output))
     }
 }

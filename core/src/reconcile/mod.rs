@@ -1036,6 +1036,7 @@ pub enum Resolution {
 
 /// The verdicts on a write: one per element (1 for single writes).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Outcome {
     /// The write's endpoint name (`spot.order_new`).
     pub endpoint: &'static str,

@@ -123,11 +123,19 @@ pub enum RulesLookup<T, R> {
 /// A placement made through the checked path: the request as sent (rounded when asked) and
 /// the venue's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Sent<R, O> {
     /// The request as sent.
     pub request: R,
     /// The answer.
     pub output: O,
+}
+
+impl<R, O> Sent<R, O> {
+    /// The request as sent and its answer (what a client's checked placement returns).
+    pub fn new(request: R, output: O) -> Self {
+        Sent { request, output }
+    }
 }
 
 /// The error for a spot pair the fresh symbol list does not list.

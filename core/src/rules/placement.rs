@@ -42,6 +42,7 @@ pub fn placement_markets(write: &Write) -> Markets {
 
 /// An order of a placement that the rules refuse.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Refused {
     /// Its index in a batch (`None` for a single order).
     pub element: Option<usize>,

@@ -68,6 +68,7 @@ pub enum Rule {
 /// `nearest` holds the two valid values around the offending one, where there are such
 /// (precision and minimum rules).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct RuleError {
     /// The request field.
     pub field: &'static str,

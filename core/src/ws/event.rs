@@ -45,6 +45,7 @@ impl Serialize for RawJson {
 
 /// A refusal by the server (a reply with `error` non-null on spot, `code` other than 1 on swap).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ReplyError {
     /// The code: swap `code` (2 invalid param, 3 auth fail, 4 need auth, 5 repeat subscribe,
     /// 6 subscribe fail, 7 unsubscribe fail, 8 api not active, 9 repeat auth); spot `error.code`
@@ -97,6 +98,7 @@ impl std::fmt::Display for CloseReason {
 
 /// A book update: the levels one frame changed, and the book's top afterwards.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct BookUpdate {
     /// The depth subscription (its target is the symbol or instrument).
     pub subscription: Subscription,

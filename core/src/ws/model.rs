@@ -370,6 +370,7 @@ ws_record! {
 /// A candle: `[start ms, open, high, low, close, volume (contracts), volume (coins)]`; the
 /// mark-price candle has only the first five (docs/protocol.md, "Subscribing": accept 5 or more).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Candle {
     /// Start time, ms.
     pub start: TimestampMillis,
@@ -469,6 +470,7 @@ impl<'de> Deserialize<'de> for OptDec {
 
 /// One book level: price and size (spot: amount in base; swap: contracts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Level {
     /// Price.
     pub price: Decimal,

@@ -19,6 +19,7 @@ use crate::swap::{
 
 /// An order as both sources can tell it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct OrderState {
     /// Order id.
     pub id: String,
@@ -31,6 +32,7 @@ pub struct OrderState {
 
 /// A balance as both sources can tell it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct BalanceState {
     /// Currency, upper case.
     pub currency: String,
@@ -44,6 +46,7 @@ pub struct BalanceState {
 
 /// A swap position as both sources can tell it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PositionState {
     /// Instrument.
     pub instrument_id: String,
@@ -66,6 +69,7 @@ impl PositionState {
 
 /// What REST says now: open orders, balances, positions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PrivateSnapshot {
     /// Open orders.
     pub orders: Vec<OrderState>,

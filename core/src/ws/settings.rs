@@ -394,6 +394,7 @@ impl<Tls> Link<Tls> {
 
 /// Where a socket goes: the URL, its host, port and whether it is TLS.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Target {
     /// The URL as given.
     pub url: String,
