@@ -943,6 +943,10 @@ impl Window {
 }
 
 /// The verdict on one write (or one element of a batch).
+///
+/// DESIGN: deliberately exhaustive (not `#[non_exhaustive]`, unlike the answers): a new kind of
+/// verdict must break a `match` that decides whether to send an order again, rather than fall
+/// into a wildcard arm. The same holds for [`Resolution`] and the tracker's `OrderStatus`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// The write took effect: do not send it again.

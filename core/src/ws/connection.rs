@@ -109,6 +109,11 @@ impl Default for WsConfig {
 }
 
 /// What the transport must do next.
+///
+/// DESIGN: the instructions of a sans-IO machine ([`Action`], `StreamAction`, `SocketReport`,
+/// `policy::RetryDecision`) are deliberately exhaustive: a transport must carry out every one,
+/// so a new instruction is a breaking change that stops a transport from compiling instead of
+/// being ignored by a wildcard arm.
 // An action is consumed at once by the caller; boxing the event would cost an allocation per
 // pushed frame for nothing.
 #[allow(clippy::large_enum_variant)]
