@@ -7,7 +7,9 @@
 //! ```
 //!
 //! runs `N` public GETs one after another through `OP`: `raw` (raw hyper-util, bytes only),
-//! `raw_core` (raw hyper-util with the core's `build` and `parse` by hand), `client` (the
+//! `raw_core` (raw hyper-util with the core's `build` and `parse` by hand), `raw_core_timed`
+//! (the same inside one `tokio::time::timeout`: the floor of a client that bounds its waits),
+//! `client` (the
 //! client) or `client_untimed` (the client without its read and total limits), on a
 //! current-thread runtime against the loopback server of the `roundtrip` bench. The per-request
 //! cost is the difference between `N` and `0` requests, divided by `N` (the server's threads
@@ -18,9 +20,15 @@ use std::hint::black_box;
 mod sides;
 mod support;
 
-use sides::{raw_core_get, raw_get, Sides};
+use sides::{raw_core_get, raw_core_timed_get, raw_get, Sides};
 
-const OPS: [&str; 4] = ["raw", "raw_core", "client", "client_untimed"];
+const OPS: [&str; 5] = [
+    "raw",
+    "raw_core",
+    "raw_core_timed",
+    "client",
+    "client_untimed",
+];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -51,6 +59,9 @@ fn main() {
                 match op {
                     "raw" => drop(black_box(raw_get(&raw, &url).await)),
                     "raw_core" => drop(black_box(raw_core_get(&raw, &config, &req).await)),
+                    "raw_core_timed" => {
+                        drop(black_box(raw_core_timed_get(&raw, &config, &req).await))
+                    }
                     "client" => drop(black_box(client.send(&req).await.unwrap())),
                     "client_untimed" => drop(black_box(untimed.send(&req).await.unwrap())),
                     other => panic!("unknown op {other}; ops: {OPS:?}"),

@@ -6,7 +6,9 @@
 //!   client / raw is the whole cost of using the library, client / raw + core the transport
 //!   crate's own cost. The baselines are raw hyper-util on the client's own hyper client (same
 //!   connector, same pool, same connections: see `bench`);
-//! * throughput with 32 requests in flight: the client beside the same two baselines.
+//! * throughput with 32 requests in flight: the client beside the same two baselines, and
+//!   beside `raw_hyper_util_core_timed`, raw + core inside one `tokio::time::timeout`: the floor
+//!   of a client that bounds its waits, as ours must.
 //!
 //! Loopback latency on a small shared machine drifts by more than the differences measured
 //! here between one criterion function and the next, so the `paired` groups run the client and
@@ -24,7 +26,7 @@ mod support;
 use criterion::{criterion_group, criterion_main, Bencher, Criterion, Throughput};
 use digifinex_core::spot::OrderBookRequest;
 use futures_util::future::join_all;
-use sides::{raw_core_get, raw_get, Sides};
+use sides::{raw_core_get, raw_core_timed_get, raw_get, Sides};
 
 /// Requests (or batches) per side before switching, in the `paired` groups.
 const BLOCK: u64 = 64;
@@ -141,6 +143,15 @@ fn bench(c: &mut Criterion) {
             }
         })
     };
+    let timed_32 = || {
+        batch(|| {
+            let (raw, config) = (raw.clone(), shared.clone());
+            async move {
+                let req = OrderBookRequest::new("btc_usdt").limit(5);
+                raw_core_timed_get(&raw, &config, &req).await
+            }
+        })
+    };
     let client_32 = || {
         batch(|| {
             let client = client.clone();
@@ -168,8 +179,12 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("paired_32_in_flight");
     g.throughput(Throughput::Elements(32));
-    let (vs_raw_32, vs_core_32, untimed_vs_core_32) =
-        (Tally::default(), Tally::default(), Tally::default());
+    let (vs_raw_32, vs_core_32, untimed_vs_core_32, vs_timed_32) = (
+        Tally::default(),
+        Tally::default(),
+        Tally::default(),
+        Tally::default(),
+    );
     g.bench_function("digifinex_hyper_vs_raw_hyper_util", |b| {
         paired(b, &rt, &vs_raw_32, raw_32, client_32)
     });
@@ -180,6 +195,9 @@ fn bench(c: &mut Criterion) {
         "digifinex_hyper_without_timeouts_vs_raw_hyper_util_core",
         |b| paired(b, &rt, &untimed_vs_core_32, core_32, untimed_32),
     );
+    g.bench_function("digifinex_hyper_vs_raw_hyper_util_core_timed", |b| {
+        paired(b, &rt, &vs_timed_32, timed_32, client_32)
+    });
     g.finish();
 
     support::report("digifinex_hyper vs raw_hyper_util (one GET)", &vs_raw);
@@ -195,6 +213,10 @@ fn bench(c: &mut Criterion) {
     support::report(
         "digifinex_hyper without_timeouts vs raw_hyper_util_core (32 in flight)",
         &untimed_vs_core_32,
+    );
+    support::report(
+        "digifinex_hyper vs raw_hyper_util_core_timed (32 in flight)",
+        &vs_timed_32,
     );
 }
 

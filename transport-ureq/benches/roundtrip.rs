@@ -17,12 +17,11 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
+mod sides;
 mod support;
 
 use criterion::{criterion_group, criterion_main, Bencher, Criterion};
-use digifinex_core::spot::{OrderBook, OrderBookRequest};
-use digifinex_core::{Clock, Config, SystemClock};
-use digifinex_ureq::Client;
+use sides::{raw_core_get, raw_get, Sides};
 use std::hint::black_box;
 
 /// Runs `base` and `ours` alternately in blocks of [`BLOCK`] requests (which goes first
@@ -63,38 +62,17 @@ const BLOCK: u64 = 64;
 
 fn bench(c: &mut Criterion) {
     let base = support::server();
-    let url = format!("{base}/v3/order_book?symbol=btc_usdt&limit=5");
-    // No weight budget (on by default since issue 11): the benchmark measures the round trip,
-    // not waits for the per-minute budget, as it did when the budget was opt-in.
-    let client = Client::builder()
-        .spot_base_url(format!("{base}/v3"))
-        .allow_http(true)
-        .without_weight_budget()
-        .build()
-        .unwrap();
-    // The baselines use raw ureq on the client's own agent: the same pooled keep-alive
-    // connection and so the same server thread. With one connection per side, each side's
-    // latency depends on whether its server thread happens to share the client thread's core
-    // (a direct switch) or not (a cross-core wake-up, about twice as slow on this VM), which
-    // swamps the differences measured here.
-    let raw = client.agent().clone();
-    let req = OrderBookRequest::new("btc_usdt").limit(5);
+    let Sides {
+        url,
+        client,
+        raw,
+        config,
+        req,
+    } = sides::sides(&base);
 
     let mut g = c.benchmark_group("public_get_roundtrip");
-    let raw_get = || {
-        let mut resp = raw.get(&url).call().unwrap();
-        resp.body_mut().read_to_vec().unwrap()
-    };
-    let config = Config::default().with_spot_base_url(format!("{base}/v3"));
-    let raw_core_get = || -> OrderBook {
-        let request = digifinex_core::build(&req, &config, None, SystemClock.now()).unwrap();
-        let (parts, _) = request.into_parts();
-        let mut resp = raw.run(http::Request::from_parts(parts, ())).unwrap();
-        let body = resp.body_mut().read_to_vec().unwrap();
-        let (parts, _) = resp.into_parts();
-        let resp = http::Response::from_parts(parts, body.as_slice());
-        digifinex_core::parse::<OrderBookRequest>(&resp).unwrap()
-    };
+    let raw_get = || raw_get(&raw, &url);
+    let raw_core_get = || raw_core_get(&raw, &config, &req);
     let client_get = || client.send(&req).unwrap();
     g.bench_function("raw_ureq", |b| b.iter(raw_get));
     g.bench_function("raw_ureq_core", |b| b.iter(raw_core_get));

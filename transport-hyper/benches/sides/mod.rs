@@ -1,6 +1,7 @@
 //! The sides the async client's benches compare, shared by `roundtrip` and `instructions`: the
-//! client, raw hyper-util on the client's own hyper client, and the client without its timeouts,
-//! all against the loopback server of `support`.
+//! client, raw hyper-util on the client's own hyper client (bytes only, with the core by hand,
+//! and with the core and one timeout), and the client without its timeouts, all against the
+//! loopback server of `support`.
 #![allow(dead_code)]
 
 use bytes::Bytes;
@@ -80,4 +81,17 @@ pub async fn raw_core_get(raw: &Raw, config: &Config, req: &OrderBookRequest) ->
     let body = body.collect().await.unwrap().to_bytes();
     digifinex_core::parse::<OrderBookRequest>(&http::Response::from_parts(parts, &body[..]))
         .unwrap()
+}
+
+/// [`raw_core_get`] with its wait bounded by one `tokio::time::timeout` of the client's read
+/// limit (10 s): the least a client must add to raw + core to meet "every wait has a limit". It
+/// is the floor of a bounded client; the client's own timer is per attempt and also bounds the
+/// connection and the total.
+pub async fn raw_core_timed_get(raw: &Raw, config: &Config, req: &OrderBookRequest) -> OrderBook {
+    tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        raw_core_get(raw, config, req),
+    )
+    .await
+    .unwrap()
 }
