@@ -68,33 +68,22 @@ fn ops() -> Vec<(&'static str, Op)> {
         [spot, cfg, creds],
         build(black_box(&spot), &cfg, Some(&creds), SPOT_NOW).unwrap()
     );
-    // The floor of the output type: the same `http::Request` (URL parsed, four headers, the
-    // body) made from parts already at hand, without encoding or signing, in as few
-    // allocations as `build` makes (the URL, signature and timestamp in one shared buffer).
+    // The floor of the output type (see `data::Floor`).
     {
-        let key = http::HeaderValue::from_static(KEY);
-        let body = spot_text.to_vec();
-        let url = "https://openapi.digifinex.com/v3/spot/order/new";
-        let text = format!("{url}{}1589872188", "a".repeat(64)).into_bytes();
+        let floor = Floor::spot();
         out.push((
             "spot_request_floor",
             Box::new(move || {
-                black_box(request_floor(&text, url.len(), FORM, &key, &body));
+                black_box(floor.request());
             }),
         ));
     }
-    // The same for the swap order (its JSON body, a timestamp in milliseconds).
     {
-        let key = http::HeaderValue::from_static(KEY);
-        let body = build(&swap, &cfg, Some(&creds), SWAP_NOW)
-            .unwrap()
-            .into_body();
-        let url = "https://openapi.digifinex.com/swap/v2/trade/order_place";
-        let text = format!("{url}{}1657522488402", "a".repeat(64)).into_bytes();
+        let floor = Floor::swap();
         out.push((
             "swap_request_floor",
             Box::new(move || {
-                black_box(request_floor(&text, url.len(), JSON, &key, &body));
+                black_box(floor.request());
             }),
         ));
     }
@@ -195,40 +184,6 @@ fn ops() -> Vec<(&'static str, Op)> {
             .unwrap()
     );
     out
-}
-
-const FORM: http::HeaderValue = http::HeaderValue::from_static("application/x-www-form-urlencoded");
-const JSON: http::HeaderValue = http::HeaderValue::from_static("application/json");
-
-/// An `http::Request` like a signed POST's, from parts at hand (see `spot_request_floor`):
-/// `text` is the URL (`..url_end`), the hex signature and the timestamp.
-#[inline(never)]
-fn request_floor(
-    text: &[u8],
-    url_end: usize,
-    content_type: http::HeaderValue,
-    key: &http::HeaderValue,
-    body: &[u8],
-) -> http::Request<Vec<u8>> {
-    use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
-    let text = bytes::Bytes::from(black_box(text).to_vec());
-    let uri = http::Uri::from_maybe_shared(text.slice(..url_end)).unwrap();
-    let mut headers = http::HeaderMap::with_capacity(5);
-    headers.append(CONTENT_TYPE, content_type);
-    headers.append(HeaderName::from_static("access-key"), key.clone());
-    headers.append(
-        HeaderName::from_static("access-sign"),
-        HeaderValue::from_maybe_shared(text.slice(url_end..url_end + 64)).unwrap(),
-    );
-    headers.append(
-        HeaderName::from_static("access-timestamp"),
-        HeaderValue::from_maybe_shared(text.slice(url_end + 64..)).unwrap(),
-    );
-    let mut req = http::Request::new(black_box(body).to_vec());
-    *req.method_mut() = http::Method::POST;
-    *req.uri_mut() = uri;
-    *req.headers_mut() = headers;
-    req
 }
 
 fn main() {

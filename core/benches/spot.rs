@@ -1,6 +1,8 @@
 //! Spot hot paths, each beside a baseline measured in the same run:
 //! * build + sign a limit order vs bare HMAC-SHA256 + hex of the same text (keyed per call, and
-//!   with the key schedule done once, the floor of signing);
+//!   with the key schedule done once, the floor of signing), beside the floor of the output
+//!   type (`baseline_request_floor`: the same `http::Request` from parts at hand) and the keyed
+//!   HMAC plus that request (the least a signed request costs);
 //! * decode a 150+150 order book, 500 klines and the 716-symbol `spot/symbols` capture vs
 //!   serde_json decoding the same bytes into plain `f64` structs (lossy, the speed reference).
 //!
@@ -26,6 +28,18 @@ fn bench_sign(c: &mut Criterion) {
     });
     g.bench_function("baseline_hmac_hex_keyed", |b| {
         b.iter(|| black_box(hmac_hex_keyed(&keyed, black_box(text))))
+    });
+    // The floor of the output type, and the least a signed request costs: the keyed HMAC
+    // plus that request (see `data::Floor`).
+    let floor = Floor::spot();
+    g.bench_function("baseline_request_floor", |b| {
+        b.iter(|| black_box(floor.request()))
+    });
+    g.bench_function("baseline_hmac_hex_keyed_plus_request_floor", |b| {
+        b.iter(|| {
+            black_box(hmac_hex_keyed(&keyed, black_box(text)));
+            black_box(floor.request())
+        })
     });
     g.bench_function("build_signed_limit_order", |b| {
         b.iter(|| black_box(build(black_box(&order), &cfg, Some(&creds), SPOT_NOW).unwrap()))

@@ -1,6 +1,7 @@
 //! Swap hot paths, each beside a baseline measured in the same run:
 //! * build + sign a swap limit order (JSON body, ms timestamp) vs bare HMAC-SHA256 + hex of the
-//!   same signed text (keyed per call, and with the key schedule done once);
+//!   same signed text (keyed per call, and with the key schedule done once), beside the floor
+//!   of the output type and the keyed HMAC plus that request (as in `spot`);
 //! * decode a 100+100-level depth and 100 candles vs serde_json decoding the same bytes into
 //!   plain `f64` structs (lossy, the speed reference).
 //!
@@ -26,6 +27,18 @@ fn bench_sign(c: &mut Criterion) {
     });
     g.bench_function("baseline_hmac_hex_keyed", |b| {
         b.iter(|| black_box(hmac_hex_keyed(&keyed, black_box(&text))))
+    });
+    // The floor of the output type, and the least a signed request costs: the keyed HMAC
+    // plus that request (see `data::Floor`).
+    let floor = Floor::swap();
+    g.bench_function("baseline_request_floor", |b| {
+        b.iter(|| black_box(floor.request()))
+    });
+    g.bench_function("baseline_hmac_hex_keyed_plus_request_floor", |b| {
+        b.iter(|| {
+            black_box(hmac_hex_keyed(&keyed, black_box(&text[..])));
+            black_box(floor.request())
+        })
     });
     g.bench_function("build_signed_limit_order", |b| {
         b.iter(|| black_box(build(black_box(&order), &cfg, Some(&creds), SWAP_NOW).unwrap()))

@@ -395,3 +395,76 @@ pub fn ws_ticker_f64(z: &[u8], buf: &mut Vec<u8>) -> f64 {
     let t: F64TickerFrame = serde_json::from_slice(buf).expect("json");
     t.data.last
 }
+
+/// The floor of `build`'s output type: the same `http::Request` as a signed order's (URL
+/// parsed, four headers, the body) made from parts already at hand, without encoding or
+/// signing, in as few allocations as `build` makes (the URL, signature and timestamp in one
+/// shared buffer that the `Uri` and two header values share).
+pub struct Floor {
+    /// The URL, a 64-character signature and the timestamp.
+    text: Vec<u8>,
+    url_end: usize,
+    content_type: http::HeaderValue,
+    key: http::HeaderValue,
+    body: Vec<u8>,
+}
+
+impl Floor {
+    /// The spot order's request (its form body, a timestamp in seconds).
+    pub fn spot() -> Floor {
+        let url = "https://openapi.digifinex.com/v3/spot/order/new";
+        Floor {
+            text: format!("{url}{}1589872188", "a".repeat(64)).into_bytes(),
+            url_end: url.len(),
+            content_type: http::HeaderValue::from_static("application/x-www-form-urlencoded"),
+            key: http::HeaderValue::from_static(KEY),
+            body: spot_text().to_vec(),
+        }
+    }
+
+    /// The swap order's request (its JSON body, a timestamp in milliseconds).
+    pub fn swap() -> Floor {
+        let url = "https://openapi.digifinex.com/swap/v2/trade/order_place";
+        let body = build(
+            &swap_order(),
+            &Config::default(),
+            Some(&Credentials::new(KEY, SECRET)),
+            SWAP_NOW,
+        )
+        .unwrap()
+        .into_body();
+        Floor {
+            text: format!("{url}{}1657522488402", "a".repeat(64)).into_bytes(),
+            url_end: url.len(),
+            content_type: http::HeaderValue::from_static("application/json"),
+            key: http::HeaderValue::from_static(KEY),
+            body,
+        }
+    }
+
+    /// The request, made anew.
+    #[inline(never)]
+    pub fn request(&self) -> http::Request<Vec<u8>> {
+        use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+        use std::hint::black_box;
+        let end = self.url_end;
+        let text = bytes::Bytes::from(black_box(&self.text[..]).to_vec());
+        let uri = http::Uri::from_maybe_shared(text.slice(..end)).unwrap();
+        let mut headers = http::HeaderMap::with_capacity(5);
+        headers.append(CONTENT_TYPE, self.content_type.clone());
+        headers.append(HeaderName::from_static("access-key"), self.key.clone());
+        headers.append(
+            HeaderName::from_static("access-sign"),
+            HeaderValue::from_maybe_shared(text.slice(end..end + 64)).unwrap(),
+        );
+        headers.append(
+            HeaderName::from_static("access-timestamp"),
+            HeaderValue::from_maybe_shared(text.slice(end + 64..)).unwrap(),
+        );
+        let mut req = http::Request::new(black_box(&self.body[..]).to_vec());
+        *req.method_mut() = http::Method::POST;
+        *req.uri_mut() = uri;
+        *req.headers_mut() = headers;
+        req
+    }
+}
