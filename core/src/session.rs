@@ -729,6 +729,52 @@ impl<E: Endpoint> std::fmt::Debug for Call<'_, E> {
 }
 
 impl<E: Endpoint> Call<'_, E> {
+    /// The first step: the budget, then the main request built, signed and sent. The state
+    /// is `Gone` unless a request goes out (or a wait for budget comes first), as when it is
+    /// moved out in [`Drive::next`].
+    fn start(&mut self) -> Action<E::Output> {
+        self.state = State::Gone;
+        // One clock read: the signed timestamp is the local time plus the offset, and the send
+        // time is the local time (a millisecond clock; `build` takes microseconds).
+        let local = self.session.local_now();
+        let now = TimestampMillis(local.0.saturating_add(self.session.offset_ms()));
+        if E::META.family == Family::Spot {
+            if let Some(until) = self.session.spot_banned_until(now) {
+                return Action::Done(Err(Error::BanActive {
+                    family: Family::Spot,
+                    until,
+                }));
+            }
+        }
+        if let Err(wait) = self.session.acquire(&E::META, now) {
+            if wait > self.session.max_budget_wait {
+                return Action::Done(Err(Error::BudgetExhausted {
+                    family: E::META.family,
+                    retry_after: wait,
+                }));
+            }
+            self.state = State::Start;
+            return Action::Wait(wait);
+        }
+        match build(
+            self.endpoint.get(),
+            &self.session.config,
+            self.session.credentials.as_ref(),
+            now,
+        ) {
+            Ok(req) => {
+                self.attempts = self.attempts.saturating_add(1);
+                // Only a write can end as an unknown outcome (`policy::settle`):
+                // reads skip the copy kept for that report.
+                self.last = (!E::META.idempotent).then(|| clone_request(&req));
+                self.sent_at = local;
+                self.state = State::AwaitMain;
+                Action::Send(req)
+            }
+            Err(e) => Action::Done(Err(e)),
+        }
+    }
+
     /// Retries made so far.
     pub fn retries(&self) -> u32 {
         self.retries
@@ -798,45 +844,13 @@ impl<E: Endpoint> Drive for Call<'_, E> {
     type Output = E::Output;
 
     fn next(&mut self) -> Action<E::Output> {
+        // The first step is taken without moving the state out and back (a `State` is a few
+        // hundred bytes: its result).
+        if matches!(self.state, State::Start) {
+            return self.start();
+        }
         match std::mem::replace(&mut self.state, State::Gone) {
-            State::Start => {
-                let now = self.session.now();
-                if E::META.family == Family::Spot {
-                    if let Some(until) = self.session.spot_banned_until(now) {
-                        return Action::Done(Err(Error::BanActive {
-                            family: Family::Spot,
-                            until,
-                        }));
-                    }
-                }
-                if let Err(wait) = self.session.acquire(&E::META, now) {
-                    if wait > self.session.max_budget_wait {
-                        return Action::Done(Err(Error::BudgetExhausted {
-                            family: E::META.family,
-                            retry_after: wait,
-                        }));
-                    }
-                    self.state = State::Start;
-                    return Action::Wait(wait);
-                }
-                match build(
-                    self.endpoint.get(),
-                    &self.session.config,
-                    self.session.credentials.as_ref(),
-                    now,
-                ) {
-                    Ok(req) => {
-                        self.attempts = self.attempts.saturating_add(1);
-                        // Only a write can end as an unknown outcome (`policy::settle`):
-                        // reads skip the copy kept for that report.
-                        self.last = (!E::META.idempotent).then(|| clone_request(&req));
-                        self.sent_at = self.session.local_now();
-                        self.state = State::AwaitMain;
-                        Action::Send(req)
-                    }
-                    Err(e) => Action::Done(Err(e)),
-                }
-            }
+            State::Start => self.start(),
             State::Backoff(d) => {
                 self.state = State::Start;
                 Action::Wait(d)
@@ -891,26 +905,29 @@ impl<E: Endpoint> Call<'_, E> {
     fn answer(&mut self, response: &http::Response<&[u8]>, owned: Option<http::HeaderMap>) {
         let received = self.session.local_now();
         let headers = owned.as_ref().unwrap_or(response.headers());
-        match std::mem::replace(&mut self.state, State::Gone) {
-            State::AwaitMain => {
-                let meta = E::META;
-                let status = response.status().as_u16();
-                let usage = RateLimitUsage::from_headers(headers);
-                self.session.observe(&meta, &usage, received);
-                match parse_endpoint::<E>(status, headers, response.body()) {
-                    Ok(value) => {
-                        self.state = State::Finished(Ok(Response {
-                            value,
-                            status,
-                            headers: owned.unwrap_or_else(|| response.headers().clone()),
-                            usage,
-                            latency: elapsed(self.sent_at, received),
-                            attempts: self.attempts,
-                        }))
-                    }
-                    Err(e) => self.failed(e),
+        // The main answer is handled without moving the state out and back (see `next`).
+        if matches!(self.state, State::AwaitMain) {
+            self.state = State::Gone;
+            let meta = E::META;
+            let status = response.status().as_u16();
+            let usage = RateLimitUsage::from_headers(headers);
+            self.session.observe(&meta, &usage, received);
+            match parse_endpoint::<E>(status, headers, response.body()) {
+                Ok(value) => {
+                    self.state = State::Finished(Ok(Response {
+                        value,
+                        status,
+                        headers: owned.unwrap_or_else(|| response.headers().clone()),
+                        usage,
+                        latency: elapsed(self.sent_at, received),
+                        attempts: self.attempts,
+                    }))
                 }
+                Err(e) => self.failed(e),
             }
+            return;
+        }
+        match std::mem::replace(&mut self.state, State::Gone) {
             State::AwaitSync => {
                 self.state = match apply_time(
                     self.session,
