@@ -1304,10 +1304,13 @@ fn catalog_batch_element_errors_name_the_element() {
     );
     assert_field(batch(r#"[{"type":"buy","amount":1}]"#), "list[0].price");
     assert_field(batch(r#"[{"type":"buy","price":1}]"#), "list[0].amount");
-    assert_field(
-        batch(r#"[{"type":"hold","price":1,"amount":1}]"#),
-        "list[0].type",
+    let hold = batch(r#"[{"type":"hold","price":1,"amount":1}]"#);
+    assert!(
+        matches!(&hold, Err(Error::Validation { reason, .. })
+            if reason == r#""hold" is not one of buy, sell, buy_market, sell_market"#),
+        "{hold:?}"
     );
+    assert_field(hold, "list[0].type");
     assert_field(
         batch(
             r#"[{"type":"buy","price":1,"amount":1},{"type":"buy","price":1,"amount":1},{"type":"buy","price":"-1","amount":1}]"#,

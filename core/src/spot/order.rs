@@ -840,7 +840,7 @@ impl OrderSpec {
             OrderType::Sell => (OrderSide::Sell, true),
             OrderType::BuyMarket => (OrderSide::Buy, false),
             OrderType::SellMarket => (OrderSide::Sell, false),
-            other => {
+            OrderType::Other(other) => {
                 return Err(Error::validation(
                     "type",
                     format!("{other:?} is not one of buy, sell, buy_market, sell_market"),
