@@ -76,7 +76,7 @@
 //! by the [`RetryPolicy`]; and turns an uncertain failure of a state-changing request into
 //! [`Error::OutcomeUnknown`], which is never re-sent.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -184,6 +184,8 @@ pub struct Session {
     credentials: Option<Credentials>,
     clock: Arc<dyn Clock>,
     offset_ms: AtomicI64,
+    /// Whether the offset was measured (or set): see [`Session::clock_measured`].
+    measured: AtomicBool,
     retry: RetryPolicy,
     auto_sync: bool,
     budgets: Option<Mutex<Budgets>>,
@@ -209,6 +211,7 @@ impl std::fmt::Debug for Session {
             .field("config", &self.config)
             .field("credentials", &self.credentials)
             .field("offset_ms", &self.offset_ms.load(Ordering::Relaxed))
+            .field("clock_measured", &self.clock_measured())
             .field("retry", &self.retry)
             .field("auto_sync", &self.auto_sync)
             .field("budgets", &self.budgets.is_some())
@@ -413,6 +416,7 @@ impl SessionBuilder {
             credentials: self.credentials,
             clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)),
             offset_ms: AtomicI64::new(0),
+            measured: AtomicBool::new(false),
             retry: self.retry,
             auto_sync: self.auto_sync,
             max_budget_wait: self.max_budget_wait,
@@ -478,9 +482,19 @@ impl Session {
         self.offset_ms.load(Ordering::Relaxed)
     }
 
-    /// Sets the server offset (e.g. from an earlier sync).
+    /// Sets the server offset (e.g. from an earlier sync); the clock then counts as measured.
     pub fn set_offset_ms(&self, offset: i64) {
         self.offset_ms.store(offset, Ordering::Relaxed);
+        self.measured.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the server offset was measured ([`Session::sync_call`], the automatic sync
+    /// after a clock refusal) or set ([`Session::set_offset_ms`]) since the session was built.
+    /// Until then [`Session::now`] is the local clock's time: the time windows the clients
+    /// compute measure the clock first, and a stream beside the session measures it on its
+    /// socket.
+    pub fn clock_measured(&self) -> bool {
+        self.measured.load(Ordering::Relaxed)
     }
 
     /// Loads the swap route weights (from `GET /swap/v2/public/api_weight`) into the budget.

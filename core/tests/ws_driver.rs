@@ -68,9 +68,9 @@ fn swap_builder(clock: &Arc<ManualClock>, instruments: usize) -> StreamBuilder<N
 }
 
 /// Steps (past events) to the next socket to open.
-fn next_open(c: &mut Core, offset: Option<i64>) -> (u32, u64) {
+fn next_open(c: &mut Core, rest: Option<&Session>) -> (u32, u64) {
     for _ in 0..1_000 {
-        match c.step(offset) {
+        match c.step(rest) {
             Step::Open { socket, generation } => return (socket, generation),
             Step::Event(_) => {}
             other => panic!("unexpected {other:?}"),
@@ -80,10 +80,10 @@ fn next_open(c: &mut Core, offset: Option<i64>) -> (u32, u64) {
 }
 
 /// Steps until the core waits; returns the events' names and the wait.
-fn until_wait(c: &mut Core, offset: Option<i64>) -> (Vec<String>, std::time::Duration) {
+fn until_wait(c: &mut Core, rest: Option<&Session>) -> (Vec<String>, std::time::Duration) {
     let mut events = Vec::new();
     for _ in 0..1_000 {
-        match c.step(offset) {
+        match c.step(rest) {
             Step::Event(e) => events.push(format!("{e:?}").chars().take(40).collect()),
             Step::Wait(d) => return (events, d),
             other => panic!("unexpected {other:?}"),
@@ -222,7 +222,9 @@ fn the_rest_offset_times_server_auth_and_private_snapshots_are_asked_for() {
         .subscribe("swap:account".parse().unwrap());
     let mut c = core(builder);
     let line = Recorded::default();
-    let offset = Some(5_000);
+    let rest = Session::builder().clock(clock.clone()).build();
+    rest.set_offset_ms(5_000);
+    let offset = Some(&rest);
     let (socket, generation) = next_open(&mut c, offset);
     c.opened(socket, line.clone());
     c.apply(StreamInput::Socket(
@@ -369,4 +371,52 @@ fn the_first_failed_read_ends_the_snapshot_with_its_error() {
     assert_eq!(e.kind(), ErrorKind::InsufficientFunds, "{e}");
     // Asked again, it does not start over.
     assert!(matches!(call.next(), Action::Done(Err(_))));
+}
+
+/// A REST session that has not measured the clock yet gives no offset: the socket measures the
+/// clock itself (`server.time` before `server.auth`) and signs at the measured server time; once
+/// the session has measured, its offset is used again.
+#[test]
+fn an_unsynced_rest_session_leaves_the_clock_to_the_socket() {
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let builder = StreamBuilder::<NoSockets>::new(Family::Swap)
+        .url("ws://127.0.0.1:9/")
+        .allow_http(true)
+        .clock(clock.clone())
+        .credentials(Credentials::new("key", "secret"))
+        .subscribe("swap:account".parse().unwrap());
+    let mut c = core(builder);
+    let rest = Session::builder().clock(clock.clone()).build();
+    assert!(!rest.clock_measured());
+    let line = Recorded::default();
+    let (socket, generation) = next_open(&mut c, Some(&rest));
+    c.opened(socket, line.clone());
+    c.apply(StreamInput::Socket(
+        socket,
+        generation,
+        SocketReport::Opened,
+    ));
+    let _ = until_wait(&mut c, Some(&rest));
+    assert_eq!(line.texts(), vec![r#"{"event":"server.time","id":1}"#]);
+    // The server is 30 s behind; answered 100 ms later.
+    clock.advance(100);
+    let time = format!(
+        r#"{{"event":"server.time","id":1,"code":1,"msg":"success","data":{}}}"#,
+        T0 + 50 - 30_000
+    );
+    c.apply(StreamInput::Socket(
+        socket,
+        generation,
+        SocketReport::Frame(time.into_bytes(), true),
+    ));
+    let (events, _) = until_wait(&mut c, Some(&rest));
+    assert!(
+        events.iter().any(|e| e.starts_with("ClockMeasured")),
+        "{events:?}"
+    );
+    let auth = line.texts().pop().unwrap();
+    assert!(
+        auth.contains(&format!("\"timestamp\":{}", T0 + 100 - 30_000)),
+        "{auth}"
+    );
 }

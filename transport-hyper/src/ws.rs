@@ -159,8 +159,7 @@ impl Stream {
     /// The next event; `None` once the stream was closed. Cancel-safe.
     pub async fn next_event(&mut self) -> Option<Event> {
         loop {
-            let offset = self.rest.as_ref().map(|c| c.session().offset_ms());
-            match self.core.step(offset) {
+            match self.core.step(self.rest.as_ref().map(|c| c.session())) {
                 Step::Event(e) => return Some(e),
                 Step::Open { socket, generation } => {
                     let (line, commands) = mpsc::unbounded_channel();

@@ -146,8 +146,7 @@ impl Stream {
     /// The next event, blocking; `None` once the stream was closed.
     pub fn next_event(&mut self) -> Option<Event> {
         loop {
-            let offset = self.rest.as_ref().map(|c| c.session().offset_ms());
-            match self.core.step(offset) {
+            match self.core.step(self.rest.as_ref().map(|c| c.session())) {
                 Step::Event(e) => return Some(e),
                 Step::Open { socket, generation } => self.open(socket, generation),
                 Step::ReadPrivate(reads) => {

@@ -46,6 +46,10 @@ use crate::ws::seen::PrivateState;
 use crate::ws::subscription::{Channel, SubscribeError, Subscription};
 use crate::ws::{spot, swap, MAX_SWAP_CHANNELS};
 
+mod auth;
+pub use auth::CLOCK_MISMATCH_MS;
+use auth::{Auth, Signer};
+
 /// Timers and limits of a connection. The defaults follow the spec's recommendations.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WsConfig {
@@ -83,8 +87,16 @@ pub struct WsConfig {
     pub resync_max: Duration,
     /// Seed of the jitter (the transports seed it at random).
     pub seed: u64,
-    /// Server clock minus local clock, ms, added to the `server.auth` timestamp.
-    pub time_offset_ms: i64,
+    /// Server clock minus local clock, ms, added to the `server.auth` timestamp: a measured
+    /// offset (a REST session's). `None` (the default): the socket measures the server's clock
+    /// itself (`server.time`) before its first `server.auth`.
+    pub time_offset_ms: Option<i64>,
+    /// Refusals of `server.auth` in a row after which the stream gives up on its private
+    /// channels ([`Event::AuthRefused`] with no retry): 4.
+    pub max_auth_refusals: u32,
+    /// First delay before signing `server.auth` again after a refusal: 500 ms, doubling per
+    /// refusal, at most `reconnect_max`.
+    pub auth_retry_initial: Duration,
 }
 
 impl Default for WsConfig {
@@ -103,7 +115,9 @@ impl Default for WsConfig {
             resync_initial: Duration::from_secs(1),
             resync_max: Duration::from_secs(60),
             seed: 0x5eed_d161_f1e7,
-            time_offset_ms: 0,
+            time_offset_ms: None,
+            max_auth_refusals: 4,
+            auth_retry_initial: Duration::from_millis(500),
         }
     }
 }
@@ -166,10 +180,14 @@ struct Entry {
 enum Kind {
     Ping,
     Time,
+    /// The clock measurement before `server.auth`.
+    Clock,
     Auth,
     Subscribe,
     Resubscribe,
-    Unsubscribe { by_user: bool },
+    Unsubscribe {
+        by_user: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -177,14 +195,6 @@ struct Pending {
     kind: Kind,
     request: String,
     subs: Vec<Subscription>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Auth {
-    No,
-    Sent,
-    Done,
-    Failed,
 }
 
 #[derive(Debug)]
@@ -232,6 +242,8 @@ pub struct Connection {
     reconciled: bool,
     /// The socket's number in its stream (reported in the socket's events).
     socket: u32,
+    /// The clock and the refusals of `server.auth`, across sockets.
+    signer: Signer,
     /// The lifetime recycle is left to the owner ([`crate::ws::Streams`], which opens the
     /// next socket before closing this one).
     managed: bool,
@@ -259,6 +271,7 @@ impl Connection {
             reconcile_due: false,
             reconciled: false,
             socket: 0,
+            signer: Signer::default(),
             managed: false,
         }
     }
@@ -354,9 +367,13 @@ impl Connection {
         &self.config
     }
 
-    /// Sets the server clock offset used to time-stamp `server.auth` (ms, server minus local).
+    /// Sets the measured server clock offset used to time-stamp `server.auth` (ms, server minus
+    /// local). A new value wins over what a socket measured itself.
     pub fn set_time_offset(&mut self, offset_ms: i64) {
-        self.config.time_offset_ms = offset_ms;
+        if self.config.time_offset_ms != Some(offset_ms) {
+            self.config.time_offset_ms = Some(offset_ms);
+            self.signer.measured = None;
+        }
     }
 
     /// Adds a subscription; it is sent now when the socket is open and replayed on every new
@@ -652,6 +669,9 @@ impl Connection {
                 if let Some((_, due)) = open.pong {
                     d = d.min(due);
                 }
+                if let Some(due) = open.auth.deadline() {
+                    d = d.min(due);
+                }
                 for e in &self.entries {
                     if let Some(due) = e.snapshot_due.or(e.resubscribe_at) {
                         d = d.min(due);
@@ -704,6 +724,7 @@ impl Connection {
                         }
                     }
                 }
+                self.auth_timers(now);
                 let max_age = self.config.book_max_age.map(duration_ms);
                 let stale: Vec<usize> = self
                     .entries
@@ -852,18 +873,18 @@ impl Connection {
     /// Sends subscriptions: public ones now, private ones after `server.auth` succeeded (sent
     /// first if needed), grouped into one request per channel (and level or granularity).
     fn send_subscriptions(&mut self, subs: Vec<Subscription>, kind: Kind) {
-        let auth = match &self.phase {
-            Phase::Open(open) => open.auth,
+        let (done, start) = match &self.phase {
+            Phase::Open(open) => (open.auth == Auth::Done, open.auth == Auth::No),
             _ => return,
         };
         let (private, public): (Vec<_>, Vec<_>) =
             subs.into_iter().partition(|s| s.channel.is_private());
         let mut now_subs = public;
         if !private.is_empty() {
-            match auth {
-                Auth::Done => now_subs.extend(private),
-                Auth::Sent => {}
-                Auth::No | Auth::Failed => self.send_auth(),
+            if done {
+                now_subs.extend(private);
+            } else if start {
+                self.start_auth();
             }
         }
         let mut groups: Vec<Vec<Subscription>> = Vec::new();
@@ -906,39 +927,6 @@ impl Connection {
         self.push_request(id, text, kind, &request, owned);
     }
 
-    fn send_auth(&mut self) {
-        let Some(creds) = self.credentials.clone() else {
-            return;
-        };
-        let Some(id) = self.next_id() else { return };
-        // The time of the latest call (every entry point records it).
-        let ts = self.now.saturating_add(self.config.time_offset_ms);
-        let ts_text = ts.to_string();
-        let signature = match crate::sign::sign_ws(creds.secret(), &ts_text) {
-            Ok(s) => s,
-            Err(e) => {
-                self.events.push_back(Event::Refused {
-                    family: self.family,
-                    request: "server.auth".into(),
-                    subscriptions: Vec::new(),
-                    error: ReplyError {
-                        code: None,
-                        message: Some(e.to_string()),
-                    },
-                });
-                return;
-            }
-        };
-        let text = match self.family {
-            Family::Spot => spot::auth(id, creds.key(), &ts_text, &signature),
-            Family::Swap => swap::auth(id, creds.key(), ts, &signature),
-        };
-        if let Phase::Open(open) = &mut self.phase {
-            open.auth = Auth::Sent;
-        }
-        self.push_request(id, text, Kind::Auth, "server.auth", Vec::new());
-    }
-
     fn on_reply(&mut self, now: i64, id: Option<u64>, outcome: Result<ReplyValue, ReplyError>) {
         let Some(pending) = id.and_then(|id| self.pending.remove(&id)) else {
             return;
@@ -959,39 +947,8 @@ impl Connection {
                     });
                 }
             }
-            Kind::Auth => {
-                let ok = outcome.is_ok();
-                if let Phase::Open(open) = &mut self.phase {
-                    open.auth = if ok { Auth::Done } else { Auth::Failed };
-                }
-                let private: Vec<Subscription> = self
-                    .entries
-                    .iter()
-                    .filter(|e| e.sub.channel.is_private())
-                    .map(|e| e.sub.clone())
-                    .collect();
-                match outcome {
-                    Ok(_) => {
-                        self.events.push_back(Event::Authenticated {
-                            family: self.family,
-                        });
-                        self.send_subscriptions(private, Kind::Subscribe);
-                    }
-                    Err(error) => {
-                        for e in &mut self.entries {
-                            if e.sub.channel.is_private() {
-                                e.state = SubscriptionState::Refused;
-                            }
-                        }
-                        self.events.push_back(Event::Refused {
-                            family: self.family,
-                            request: pending.request,
-                            subscriptions: private,
-                            error,
-                        });
-                    }
-                }
-            }
+            Kind::Clock => self.on_clock_reply(now, id, outcome),
+            Kind::Auth => self.on_auth_reply(outcome),
             Kind::Subscribe | Kind::Resubscribe => {
                 // Swap code 5 ("repeat subscribe"): the existing stream goes on.
                 let accepted = match &outcome {
@@ -1497,7 +1454,12 @@ mod tests {
     #[test]
     fn spot_auth_before_private_subscriptions() {
         let creds = Credentials::new("0123456789abcd", "01234567890123456789abcd");
-        let mut c = Connection::new(Family::Spot, WsConfig::default(), Some(creds));
+        // A measured offset at hand: the auth is signed at once.
+        let config = WsConfig {
+            time_offset_ms: Some(0),
+            ..WsConfig::default()
+        };
+        let mut c = Connection::new(Family::Spot, config, Some(creds));
         c.subscribe("spot:order:btc_usdt".parse().unwrap()).unwrap();
         c.subscribe("spot:depth:btc_usdt".parse().unwrap()).unwrap();
         let t = 1583135616239;

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! loop {
-//!     match core.step(rest.map(|c| c.session().offset_ms())) {
+//!     match core.step(rest.map(|c| c.session())) {
 //!         Step::Event(e) => return Some(e),
 //!         Step::Open { socket, generation } => spawn a reader; core.opened(socket, line)
 //!                                              (or core.open_failed(..)),
@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::Error;
-use crate::session::Response;
+use crate::session::{Response, Session};
 use crate::types::TimestampMillis;
 use crate::ws::event::Event;
 use crate::ws::private::PrivateSnapshot;
@@ -138,13 +138,16 @@ impl<L: Line, Tls> StreamCore<L, Tls> {
         self.streams.next_deadline()
     }
 
-    /// The next step. `rest_offset_ms` is the REST session's measured clock offset when the
-    /// stream has a REST client (it is given to `server.auth`, and only then are private
-    /// snapshots asked for); `None` without one.
-    pub fn step(&mut self, rest_offset_ms: Option<i64>) -> Step {
+    /// The next step. `rest` is the session of the stream's REST client, when it has one:
+    /// once that session has measured the server's clock ([`Session::clock_measured`]) its
+    /// offset times `server.auth` (until then, and without a REST client, each socket measures
+    /// the clock itself), and only with one are private snapshots asked for.
+    pub fn step(&mut self, rest: Option<&Session>) -> Step {
         loop {
-            if let Some(offset) = rest_offset_ms {
-                self.streams.set_time_offset(offset);
+            if let Some(session) = rest {
+                if session.clock_measured() {
+                    self.streams.set_time_offset(session.offset_ms());
+                }
                 if self.streams.reconcile_due() {
                     return Step::ReadPrivate(PrivateReads::new(self.streams.family()));
                 }

@@ -66,6 +66,52 @@ impl std::fmt::Display for ReplyError {
     }
 }
 
+/// Why a stream's `server.auth` was refused, as far as the stream can tell: after each refusal
+/// it measures the server's clock again (`server.time`) and compares it with the timestamp it
+/// signed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AuthCause {
+    /// The signed timestamp was at least [`crate::ws::CLOCK_MISMATCH_MS`] away from the
+    /// server's clock as measured right after the refusal, or the clock could not be measured.
+    Clock,
+    /// Refused with a timestamp that matched the server's clock: the key, the secret, the key's
+    /// expiry or its IP whitelist.
+    Key,
+    /// The server named a permission (swap code 8, "api not active"): the key may not use the
+    /// private channels.
+    Permission,
+}
+
+impl std::fmt::Display for AuthCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AuthCause::Clock => "clock",
+            AuthCause::Key => "key",
+            AuthCause::Permission => "permission",
+        })
+    }
+}
+
+impl AuthCause {
+    /// What to do about it, in a sentence.
+    pub fn advice(&self) -> &'static str {
+        match self {
+            AuthCause::Clock => {
+                "the server's clock and this machine's disagree: check the system clock (NTP)"
+            }
+            AuthCause::Key => {
+                "the key pair was refused: check the key, the secret, the key's expiry and its IP \
+                 whitelist"
+            }
+            AuthCause::Permission => {
+                "the key lacks a permission the private channels need: enable it for the key"
+            }
+        }
+    }
+}
+
 /// Why a connection ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
@@ -158,6 +204,37 @@ pub enum Event {
         /// The socket.
         family: Family,
     },
+    /// The socket measured the server's clock (`server.time`, by the midpoint rule) before
+    /// signing `server.auth`: no measured offset was at hand (no REST session, or one that had
+    /// not synced), or the server refused the last auth.
+    ClockMeasured {
+        /// The socket's family.
+        family: Family,
+        /// The socket's number in its stream.
+        socket: u32,
+        /// Server clock minus local clock, ms.
+        offset_ms: i64,
+    },
+    /// `server.auth` was refused. The private subscriptions wait; the auth is signed again
+    /// (with the clock measured again) after `retry_in_ms`; `None`: the stream gave up after
+    /// [`crate::ws::WsConfig::max_auth_refusals`] refusals in a row, and the private
+    /// subscriptions stay refused (the public ones go on).
+    AuthRefused {
+        /// The socket's family.
+        family: Family,
+        /// The socket's number in its stream.
+        socket: u32,
+        /// What the refusal is put down to.
+        cause: AuthCause,
+        /// Refusals in a row so far.
+        refusals: u32,
+        /// Delay before the next attempt, ms; `None`: given up.
+        retry_in_ms: Option<u64>,
+        /// The private subscriptions waiting (refused for good when given up).
+        subscriptions: Vec<Subscription>,
+        /// The server's answer.
+        error: ReplyError,
+    },
     /// The server acknowledged subscriptions.
     Subscribed {
         /// The subscriptions acknowledged.
@@ -168,7 +245,7 @@ pub enum Event {
         /// The subscriptions ended.
         subscriptions: Vec<Subscription>,
     },
-    /// The server refused a request (a subscription, `server.auth`).
+    /// The server refused a request (a subscription; `server.auth` is [`Event::AuthRefused`]).
     Refused {
         /// The socket.
         family: Family,
@@ -342,6 +419,8 @@ impl Event {
                 | Event::Connected { .. }
                 | Event::Disconnected { .. }
                 | Event::Authenticated { .. }
+                | Event::ClockMeasured { .. }
+                | Event::AuthRefused { .. }
                 | Event::Subscribed { .. }
                 | Event::Unsubscribed { .. }
                 | Event::Refused { .. }

@@ -54,9 +54,9 @@ pub mod subscription;
 mod swap;
 
 pub use book::{Book, ResyncReason};
-pub use connection::{Action, Connection, SubscriptionState, WsConfig};
+pub use connection::{Action, Connection, SubscriptionState, WsConfig, CLOCK_MISMATCH_MS};
 pub use driver::{Line, Step, StreamCore};
-pub use event::{BookUpdate, CloseReason, Event, RawJson, ReplyError};
+pub use event::{AuthCause, BookUpdate, CloseReason, Event, RawJson, ReplyError};
 pub use frame::{Frame, FrameError};
 pub use model::Level;
 pub use private::{BalanceState, Change, OrderState, PositionState, PrivateSnapshot};

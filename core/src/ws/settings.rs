@@ -232,10 +232,11 @@ impl<T: StreamTransport> StreamBuilder<T> {
         self
     }
 
-    /// Server clock minus local clock, ms, added to `server.auth`'s timestamp (a client's
-    /// stream keeps it equal to the REST session's measured offset).
+    /// A measured server clock minus local clock, ms, added to `server.auth`'s timestamp (a
+    /// client's stream keeps it equal to the REST session's measured offset). Without it each
+    /// socket measures the server's clock (`server.time`) before its first `server.auth`.
     pub fn time_offset_ms(mut self, offset: i64) -> Self {
-        self.settings.config.time_offset_ms = offset;
+        self.settings.config.time_offset_ms = Some(offset);
         self
     }
 
@@ -337,9 +338,11 @@ impl<T: StreamTransport> StreamBuilder<T> {
         };
         let mut b = StreamBuilder::new(family)
             .clock(session.clock().clone())
-            .time_offset_ms(session.offset_ms())
             .allow_http(allow_http)
             .resync_private_with(rest);
+        if session.clock_measured() {
+            b = b.time_offset_ms(session.offset_ms());
+        }
         if let Some(url) = url_beside(family, base) {
             b = b.url(url);
         }

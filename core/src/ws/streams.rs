@@ -232,10 +232,11 @@ impl Streams {
         self.family
     }
 
-    /// Sets the server clock offset used to time-stamp `server.auth` on every socket (ms,
-    /// server minus local): a client's stream keeps it equal to the REST session's.
+    /// Sets the measured server clock offset used to time-stamp `server.auth` on every socket
+    /// (ms, server minus local): a client's stream keeps it equal to the REST session's once
+    /// that session has measured it. Without one, each socket measures the clock itself.
     pub fn set_time_offset(&mut self, offset_ms: i64) {
-        self.config.time_offset_ms = offset_ms;
+        self.config.time_offset_ms = Some(offset_ms);
         for s in self.sockets_mut() {
             s.conn.set_time_offset(offset_ms);
         }
