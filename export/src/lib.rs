@@ -23,10 +23,17 @@
 //! `TIMESTAMP(MICROS, UTC)`, CSV ISO 8601 `2024-02-01T05:00:01.020000Z`), `seq` (the record's
 //! number in the file, from 0: it orders records of the same millisecond), `family` (`spot` or
 //! `swap`) and `market` (`btc_usdt`, `BTCUSDTPERP`) where it applies. Prices, quantities and
-//! rates are exact: Parquet `DECIMAL(38, s)` with the scale `s` of the column's most precise
-//! value (a column whose values need more than 38 digits at one scale is written as strings),
-//! CSV the decimal's plain text; `--float` ([`Options::float`]) writes Parquet `DOUBLE` instead.
-//! Missing values are null (CSV: empty).
+//! rates are exact: Parquet `DECIMAL(38, 18)` ([`PRECISION`], [`SCALE`]) for every decimal
+//! column of every file, CSV the decimal's plain text; `--float` ([`Options::float`]) writes
+//! Parquet `DOUBLE` instead. Missing values are null (CSV: empty).
+//!
+//! DESIGN (one decimal type): a column's Parquet type never depends on the values of one file,
+//! so any two exports read as one glob are exact (DuckDB reading a glob keeps the first file's
+//! type and rounds the others to it without an error; polars refuses mixed types).
+//! `DECIMAL(38, 18)` holds 20 digits before the point and 18 after: every price, quantity and
+//! rate the venue lists fits. A record with a value that does not fit (more than 18 decimal
+//! places, or 10^20 and more) is not rounded: the whole record is skipped and counted
+//! ([`Summary::unfit_records`], with the first messages), like a bad line.
 //!
 //! | table | one row per | columns after `time, seq` |
 //! |---|---|---|
@@ -49,12 +56,18 @@
 //! by a crash (a cut last line, an unfinished or damaged gzip member) is exported up to the
 //! cut ([`Summary::truncated`]). A file that is not a recording at all is an [`Error`].
 
+pub mod dataset;
+pub mod store;
+pub mod tardis;
+
 use arrow_array::{
     ArrayRef, Decimal128Array, Float64Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray,
 };
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use digifinex_sim::market::format::{Data, Family, Level, MarketId, ReadError, Reader, Ticker};
+use digifinex_sim::market::format::{
+    Data, Family, Level, MarketId, ReadError, Reader, Record, Ticker,
+};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
@@ -86,6 +99,9 @@ pub const KEPT_MESSAGES: usize = 5;
 
 /// Decimal digits of a Parquet `DECIMAL128` column.
 pub const PRECISION: u8 = 38;
+
+/// Digits after the point of every Parquet decimal column (`DECIMAL(38, 18)`).
+pub const SCALE: i8 = 18;
 
 /// The output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,13 +166,48 @@ pub struct Summary {
     pub dropped_deltas: u64,
     /// Records whose receive time is out of the timestamp range (skipped).
     pub bad_times: u64,
+    /// Records skipped because a value does not fit the Parquet decimal type
+    /// (`DECIMAL(38, 18)`: more than 18 decimal places, or 10^20 and more); their first
+    /// messages are in [`Summary::messages`].
+    pub unfit_records: u64,
+    /// Records skipped because their market's name cannot be a file or partition name (Tardis
+    /// layout and datasets: letters, digits, `_`, `-` and `.`, starting with a letter or digit,
+    /// at most [`MAX_NAME`] bytes).
+    pub bad_names: u64,
 }
 
 impl Summary {
     /// Whether anything was skipped.
     pub fn damaged(&self) -> bool {
-        self.bad_lines > 0 || self.truncated || self.bad_times > 0
+        self.bad_lines > 0
+            || self.truncated
+            || self.bad_times > 0
+            || self.unfit_records > 0
+            || self.bad_names > 0
     }
+
+    /// Keeps `message` among the first [`KEPT_MESSAGES`].
+    pub(crate) fn note(&mut self, message: String) {
+        if self.messages.len() < KEPT_MESSAGES {
+            self.messages.push(message);
+        }
+    }
+}
+
+/// Longest market name taken into a file or partition name (bytes).
+pub const MAX_NAME: usize = 64;
+
+/// Whether `name` can be part of a file or partition name: 1 to [`MAX_NAME`] ASCII letters,
+/// digits, `_`, `-` and `.`, starting with a letter or digit (so never `..` or a path).
+pub(crate) fn safe_name(name: &str) -> bool {
+    name.len() <= MAX_NAME
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// An export that failed.
@@ -185,13 +236,30 @@ pub enum Error {
     /// `--top` out of range.
     #[error("--top {0} is out of range (1 to {MAX_TOP})")]
     Top(usize),
+    /// The dataset at `location` cannot be written to (not a dataset, written by a newer
+    /// version, other column types, locked by another export): nothing in it was changed.
+    #[error("dataset {location}: {reason}")]
+    Dataset {
+        /// Where the dataset is.
+        location: String,
+        /// Why.
+        reason: String,
+    },
+    /// Reading or writing the dataset's storage failed.
+    #[error("dataset {location}: {source}")]
+    Storage {
+        /// Where, and which object.
+        location: String,
+        /// What failed.
+        source: io::Error,
+    },
 }
 
 // ---- cells and tables ----
 
 /// A column's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     /// Microseconds since the epoch, UTC.
     Time,
     Int,
@@ -200,7 +268,7 @@ enum Kind {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Cell {
+pub(crate) enum Cell {
     Null,
     Time(i64),
     Int(i64),
@@ -214,10 +282,10 @@ impl From<Option<Decimal>> for Cell {
     }
 }
 
-type Row = Vec<Cell>;
+pub(crate) type Row = Vec<Cell>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum TableId {
+pub(crate) enum TableId {
     Book,
     BookTop,
     Trades,
@@ -227,7 +295,7 @@ enum TableId {
     Markers,
 }
 
-const TABLES: [TableId; 7] = [
+pub(crate) const TABLES: [TableId; 7] = [
     TableId::Book,
     TableId::BookTop,
     TableId::Trades,
@@ -238,7 +306,7 @@ const TABLES: [TableId; 7] = [
 ];
 
 impl TableId {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             TableId::Book => "book",
             TableId::BookTop => "book_top",
@@ -250,7 +318,7 @@ impl TableId {
         }
     }
 
-    fn columns(self, top: usize) -> Vec<(String, Kind)> {
+    pub(crate) fn columns(self, top: usize) -> Vec<(String, Kind)> {
         use Kind::*;
         let mut c: Vec<(String, Kind)> = vec![("time".into(), Time), ("seq".into(), Int)];
         let more: &[(&str, Kind)] = match self {
@@ -359,13 +427,13 @@ impl LocalBook {
 
 /// Trade ids seen recently (bounded).
 #[derive(Debug, Default)]
-struct Seen {
+pub(crate) struct Seen {
     set: HashSet<String>,
     order: VecDeque<String>,
 }
 
 impl Seen {
-    fn fresh(&mut self, id: &str) -> bool {
+    pub(crate) fn fresh(&mut self, id: &str) -> bool {
         if self.set.contains(id) {
             return false;
         }
@@ -381,12 +449,12 @@ impl Seen {
 }
 
 /// Turns records into rows (the same way in both passes).
-struct Rows {
+pub(crate) struct Rows {
     top: Option<usize>,
     books: HashMap<(Family, String), LocalBook>,
     seen: HashMap<(Family, String), Seen>,
-    repeated_trades: u64,
-    dropped_deltas: u64,
+    pub(crate) repeated_trades: u64,
+    pub(crate) dropped_deltas: u64,
 }
 
 fn family_text(f: Family) -> Cell {
@@ -397,7 +465,7 @@ fn text(s: &str) -> Cell {
     Cell::Text(s.to_owned())
 }
 
-fn micros(ms: i64) -> Option<i64> {
+pub(crate) fn micros(ms: i64) -> Option<i64> {
     ms.checked_mul(1000)
 }
 
@@ -406,7 +474,7 @@ fn time_cell(ms: Option<i64>) -> Cell {
 }
 
 impl Rows {
-    fn new(top: Option<usize>) -> Rows {
+    pub(crate) fn new(top: Option<usize>) -> Rows {
         Rows {
             top,
             books: HashMap::new(),
@@ -417,7 +485,13 @@ impl Rows {
     }
 
     /// The rows of one record (`time` in µs).
-    fn of(&mut self, time: i64, seq: u64, data: &Data, out: &mut dyn FnMut(TableId, Row)) {
+    pub(crate) fn of(
+        &mut self,
+        time: i64,
+        seq: u64,
+        data: &Data,
+        out: &mut dyn FnMut(TableId, Row),
+    ) {
         let head = |extra: Vec<Cell>| -> Row {
             let seq = i64::try_from(seq).unwrap_or(i64::MAX);
             let mut r = vec![Cell::Time(time), Cell::Int(seq)];
@@ -662,15 +736,15 @@ fn ticker_cells(family: Family, market: &str, t: &Ticker) -> Vec<Cell> {
     ]
 }
 
-/// Reads every record of the recording at `input`, handing each one's rows to `out`.
-fn read(
+/// Reads every record of the recording at `input`, handing each one (receive time in µs, its
+/// number in the file from 0) to `each`; bad lines, times out of range, a cut end and unknown
+/// kinds are counted in `summary`.
+pub(crate) fn read_records(
     input: &Path,
-    top: Option<usize>,
     summary: &mut Summary,
-    out: &mut dyn FnMut(TableId, Row),
+    each: &mut dyn FnMut(i64, u64, &Record, &mut Summary),
 ) -> Result<(), Error> {
     let mut reader = Reader::open(input)?;
-    let mut rows = Rows::new(top);
     let mut seq = 0u64;
     for r in reader.by_ref() {
         match r {
@@ -681,57 +755,241 @@ fn read(
                     summary.bad_times += 1;
                     continue;
                 };
-                summary.records += 1;
-                rows.of(time, this, &r.data, out);
+                each(time, this, &r, summary);
             }
             Err(ReadError::Line { line, message }) => {
                 summary.bad_lines += 1;
-                if summary.messages.len() < KEPT_MESSAGES {
-                    summary.messages.push(format!("line {line}: {message}"));
-                }
+                summary.note(format!("line {line}: {message}"));
             }
             Err(e) => return Err(e.into()),
         }
     }
     summary.truncated = reader.truncated();
     summary.unknown_kinds = reader.skipped();
+    Ok(())
+}
+
+/// The market a record is about, when it names one.
+pub(crate) fn market_of(data: &Data) -> Option<&str> {
+    match data {
+        Data::SpotBook { symbol, .. }
+        | Data::SpotTrades { symbol, .. }
+        | Data::SpotTicker { symbol, .. }
+        | Data::SpotDepth { symbol, .. } => Some(symbol),
+        Data::SwapBook { instrument, .. }
+        | Data::SwapTrades { instrument, .. }
+        | Data::SwapTicker { instrument, .. }
+        | Data::SwapDepth { instrument, .. }
+        | Data::Funding { instrument, .. }
+        | Data::Mark { instrument, .. }
+        | Data::Index { instrument, .. } => Some(instrument),
+        Data::Resync { market, .. } => Some(match market {
+            MarketId::Spot(s) | MarketId::Swap(s) => s,
+        }),
+        _ => None,
+    }
+}
+
+/// Skips a record whose market name cannot be a file name ([`Summary::bad_names`]); `true`
+/// when it is skipped.
+pub(crate) fn bad_name(seq: u64, data: &Data, summary: &mut Summary) -> bool {
+    match market_of(data) {
+        Some(name) if !safe_name(name) => {
+            summary.bad_names += 1;
+            summary.note(format!(
+                "record {seq} ({}): market name {name:?} cannot be a file name (skipped)",
+                data.kind()
+            ));
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Reads every record of the recording at `input`, handing each one's rows to `out`. With
+/// `exact`, a record with a decimal that does not fit `DECIMAL(38, 18)` is skipped whole and
+/// counted ([`Summary::unfit_records`]); with `names`, a record whose market name cannot be a
+/// file name ([`Summary::bad_names`]).
+pub(crate) fn read(
+    input: &Path,
+    top: Option<usize>,
+    exact: bool,
+    names: bool,
+    summary: &mut Summary,
+    out: &mut dyn FnMut(TableId, Row),
+) -> Result<(), Error> {
+    let mut rows = Rows::new(top);
+    let mut pending: Vec<(TableId, Row)> = Vec::new();
+    let n = top.unwrap_or(0);
+    read_records(input, summary, &mut |time, seq, r, summary| {
+        if names && bad_name(seq, &r.data, summary) {
+            return;
+        }
+        pending.clear();
+        rows.of(time, seq, &r.data, &mut |id, row| pending.push((id, row)));
+        if exact {
+            if let Some(m) = unfit(&pending, n) {
+                summary.unfit_records += 1;
+                summary.note(format!(
+                    "record {seq} ({} at {}): {m}",
+                    r.data.kind(),
+                    iso_micros(time)
+                ));
+                return;
+            }
+        }
+        summary.records += 1;
+        for (id, row) in pending.drain(..) {
+            out(id, row);
+        }
+    })?;
     summary.repeated_trades = rows.repeated_trades;
     summary.dropped_deltas = rows.dropped_deltas;
     Ok(())
 }
 
-// ---- column statistics (the first pass) ----
-
-/// What the first pass learns of a decimal column: the largest scale and integer digits.
-#[derive(Debug, Clone, Copy, Default)]
-struct DecStats {
-    scale: u32,
-    int_digits: u32,
-}
-
-impl DecStats {
-    fn add(&mut self, d: Decimal) {
-        let n = d.normalize();
-        self.scale = self.scale.max(n.scale());
-        let int = n.trunc().abs().mantissa().unsigned_abs();
-        let digits = if int == 0 { 0 } else { int.ilog10() + 1 };
-        self.int_digits = self.int_digits.max(digits);
-    }
-
-    /// The Parquet scale, or `None` when the column needs more than [`PRECISION`] digits.
-    fn scale(self) -> Option<i8> {
-        if self.int_digits + self.scale > u32::from(PRECISION) {
-            return None;
+/// The first decimal of `rows` that does not fit `DECIMAL(38, 18)`, as a message naming its
+/// column.
+pub(crate) fn unfit(rows: &[(TableId, Row)], top: usize) -> Option<String> {
+    for (id, row) in rows {
+        for (c, cell) in row.iter().enumerate() {
+            if let Cell::Dec(d) = cell {
+                if scaled(*d).is_none() {
+                    let name = id
+                        .columns(top)
+                        .get(c)
+                        .map(|(n, _)| n.clone())
+                        .unwrap_or_default();
+                    return Some(format!(
+                        "{name} {} does not fit DECIMAL({PRECISION}, {SCALE}) (skipped)",
+                        plain(*d)
+                    ));
+                }
+            }
         }
-        i8::try_from(self.scale).ok()
+    }
+    None
+}
+
+/// The value of `d` as the integer of `DECIMAL(38, 18)` (`None` if it does not fit: more than
+/// 18 decimal places, or 38 digits or more in all).
+pub(crate) fn scaled(d: Decimal) -> Option<i128> {
+    let n = d.normalize();
+    let up = u32::try_from(SCALE).ok()?.checked_sub(n.scale())?;
+    let v = n.mantissa().checked_mul(10i128.checked_pow(up)?)?;
+    (v.unsigned_abs() < 10u128.pow(u32::from(PRECISION))).then_some(v)
+}
+
+// ---- Parquet ----
+
+/// The Arrow type of a column kind (`float`: decimals as `DOUBLE`).
+pub(crate) fn arrow_type(kind: Kind, float: bool) -> DataType {
+    match kind {
+        Kind::Time => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+        Kind::Int => DataType::Int64,
+        Kind::Text => DataType::Utf8,
+        Kind::Dec if float => DataType::Float64,
+        Kind::Dec => DataType::Decimal128(PRECISION, SCALE),
     }
 }
 
-/// The value of `d` at `scale` as an integer (`None` if it does not fit).
-fn at_scale(d: Decimal, scale: u32) -> Option<i128> {
-    let n = d.normalize();
-    let up = scale.checked_sub(n.scale())?;
-    n.mantissa().checked_mul(10i128.checked_pow(up)?)
+/// The schema of a table's columns (`time` and `seq` are never null).
+pub(crate) fn schema(columns: &[(String, Kind)], float: bool) -> Arc<Schema> {
+    Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(name, kind)| {
+                Field::new(
+                    name,
+                    arrow_type(*kind, float),
+                    !matches!(name.as_str(), "time" | "seq"),
+                )
+            })
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// The writer properties of every Parquet file: snappy, row groups bounded.
+pub(crate) fn properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
+        .build()
+}
+
+/// The record batch of `rows` (cells in the order of `kinds`).
+pub(crate) fn batch(
+    schema: &Arc<Schema>,
+    kinds: &[Kind],
+    rows: &[Row],
+    float: bool,
+    path: &Path,
+) -> Result<RecordBatch, Error> {
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(kinds.len());
+    for (c, kind) in kinds.iter().enumerate() {
+        let cells = rows.iter().map(|r| r.get(c).unwrap_or(&Cell::Null));
+        let array: ArrayRef = match kind {
+            Kind::Time => Arc::new(
+                TimestampMicrosecondArray::from(
+                    cells
+                        .map(|x| match x {
+                            Cell::Time(t) => Some(*t),
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>(),
+                )
+                .with_timezone("UTC"),
+            ),
+            Kind::Int => Arc::new(Int64Array::from(
+                cells
+                    .map(|x| match x {
+                        Cell::Int(i) => Some(*i),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>(),
+            )),
+            Kind::Text => Arc::new(StringArray::from(
+                cells
+                    .map(|x| match x {
+                        Cell::Text(s) => Some(s.as_str()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>(),
+            )),
+            Kind::Dec if float => Arc::new(Float64Array::from(
+                cells
+                    .map(|x| match x {
+                        // The decimal's shortest text, read as the nearest double.
+                        Cell::Dec(d) => d.normalize().to_string().parse::<f64>().ok(),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>(),
+            )),
+            Kind::Dec => {
+                let mut values = Vec::with_capacity(rows.len());
+                for x in cells {
+                    values.push(match x {
+                        // Records with unfit values were skipped before: this is a guard.
+                        Cell::Dec(d) => Some(scaled(*d).ok_or_else(|| {
+                            encode_error(
+                                path,
+                                format!("{d} does not fit DECIMAL({PRECISION}, {SCALE})"),
+                            )
+                        })?),
+                        _ => None,
+                    });
+                }
+                Arc::new(
+                    Decimal128Array::from(values)
+                        .with_precision_and_scale(PRECISION, SCALE)
+                        .map_err(|e| encode_error(path, e))?,
+                )
+            }
+        };
+        arrays.push(array);
+    }
+    RecordBatch::try_new(schema.clone(), arrays).map_err(|e| encode_error(path, e))
 }
 
 // ---- sinks ----
@@ -741,8 +999,6 @@ enum Sink {
     Parquet {
         writer: ArrowWriter<BufWriter<File>>,
         schema: Arc<Schema>,
-        /// Per column: the decimal scale (`None`: strings) where the column is decimal.
-        scales: Vec<Option<i8>>,
         kinds: Vec<Kind>,
         buf: Vec<Row>,
         float: bool,
@@ -756,7 +1012,7 @@ struct Out {
     rows: u64,
 }
 
-fn encode_error(path: &Path, e: impl std::fmt::Display) -> Error {
+pub(crate) fn encode_error(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Encode {
         path: path.to_owned(),
         message: e.to_string(),
@@ -777,7 +1033,6 @@ impl Out {
         dir: &Path,
         id: TableId,
         columns: &[(String, Kind)],
-        stats: &[DecStats],
         opts: &Options,
     ) -> Result<Out, Error> {
         let path = dir.join(format!("{}.{}", id.name(), opts.format.extension()));
@@ -790,43 +1045,12 @@ impl Out {
                 Sink::Csv(w)
             }
             Format::Parquet => {
-                let scales: Vec<Option<i8>> = columns
-                    .iter()
-                    .zip(stats)
-                    .map(|((_, k), s)| if *k == Kind::Dec { s.scale() } else { None })
-                    .collect();
-                let fields: Vec<Field> = columns
-                    .iter()
-                    .zip(&scales)
-                    .map(|((name, kind), scale)| {
-                        let t = match kind {
-                            Kind::Time => {
-                                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
-                            }
-                            Kind::Int => DataType::Int64,
-                            Kind::Text => DataType::Utf8,
-                            Kind::Dec if opts.float => DataType::Float64,
-                            Kind::Dec => match scale {
-                                Some(s) => DataType::Decimal128(PRECISION, *s),
-                                None => DataType::Utf8,
-                            },
-                        };
-                        // `time` and `seq` are never null.
-                        Field::new(name, t, !matches!(name.as_str(), "time" | "seq"))
-                    })
-                    .collect();
-                let schema = Arc::new(Schema::new(fields));
-                let props = WriterProperties::builder()
-                    .set_compression(Compression::SNAPPY)
-                    .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
-                    .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
-                    .build();
-                let writer = ArrowWriter::try_new(file, schema.clone(), Some(props))
+                let schema = schema(columns, opts.float);
+                let writer = ArrowWriter::try_new(file, schema.clone(), Some(properties()))
                     .map_err(|e| encode_error(&path, e))?;
                 Sink::Parquet {
                     writer,
                     schema,
-                    scales,
                     kinds: columns.iter().map(|(_, k)| *k).collect(),
                     buf: Vec::with_capacity(BATCH_ROWS),
                     float: opts.float,
@@ -862,7 +1086,6 @@ impl Out {
         let Sink::Parquet {
             writer,
             schema,
-            scales,
             kinds,
             buf,
             float,
@@ -874,81 +1097,7 @@ impl Out {
             return Ok(());
         }
         let rows = std::mem::take(buf);
-        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(kinds.len());
-        for (c, kind) in kinds.iter().enumerate() {
-            let cells = rows.iter().map(|r| r.get(c).unwrap_or(&Cell::Null));
-            let array: ArrayRef = match kind {
-                Kind::Time => Arc::new(
-                    TimestampMicrosecondArray::from(
-                        cells
-                            .map(|x| match x {
-                                Cell::Time(t) => Some(*t),
-                                _ => None,
-                            })
-                            .collect::<Vec<_>>(),
-                    )
-                    .with_timezone("UTC"),
-                ),
-                Kind::Int => Arc::new(Int64Array::from(
-                    cells
-                        .map(|x| match x {
-                            Cell::Int(i) => Some(*i),
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>(),
-                )),
-                Kind::Text => Arc::new(StringArray::from(
-                    cells
-                        .map(|x| match x {
-                            Cell::Text(s) => Some(s.as_str()),
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>(),
-                )),
-                Kind::Dec if *float => Arc::new(Float64Array::from(
-                    cells
-                        .map(|x| match x {
-                            // The decimal's shortest text, read as the nearest double.
-                            Cell::Dec(d) => d.normalize().to_string().parse::<f64>().ok(),
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>(),
-                )),
-                Kind::Dec => match scales.get(c).copied().flatten() {
-                    Some(s) => {
-                        let scale = u32::try_from(s).unwrap_or(0);
-                        let mut values = Vec::with_capacity(rows.len());
-                        for x in cells {
-                            values.push(match x {
-                                Cell::Dec(d) => Some(at_scale(*d, scale).ok_or_else(|| {
-                                    encode_error(
-                                        &self.path,
-                                        format!("{d} does not fit DECIMAL({PRECISION}, {s})"),
-                                    )
-                                })?),
-                                _ => None,
-                            });
-                        }
-                        Arc::new(
-                            Decimal128Array::from(values)
-                                .with_precision_and_scale(PRECISION, s)
-                                .map_err(|e| encode_error(&self.path, e))?,
-                        )
-                    }
-                    None => Arc::new(StringArray::from(
-                        cells
-                            .map(|x| match x {
-                                Cell::Dec(d) => Some(plain(*d)),
-                                _ => None,
-                            })
-                            .collect::<Vec<_>>(),
-                    )),
-                },
-            };
-            arrays.push(array);
-        }
-        let batch = RecordBatch::try_new(schema.clone(), arrays)
-            .map_err(|e| encode_error(&self.path, e))?;
+        let batch = batch(schema, kinds, &rows, *float, &self.path)?;
         writer
             .write(&batch)
             .map_err(|e| encode_error(&self.path, e))
@@ -978,7 +1127,7 @@ impl Out {
 }
 
 /// A decimal's plain text without superfluous zeros (`1.50` → `1.5`).
-fn plain(d: Decimal) -> String {
+pub(crate) fn plain(d: Decimal) -> String {
     let n = d.normalize();
     if n.is_zero() {
         "0".to_owned()
@@ -1003,7 +1152,7 @@ pub fn iso_micros(us: i64) -> String {
 }
 
 /// Howard Hinnant's days-to-civil algorithm.
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+pub(crate) fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -1027,8 +1176,7 @@ fn csv_text(c: &Cell) -> String {
 }
 
 /// Exports the recording at `input` into `out_dir` (created if missing): one file per table
-/// with rows (see the module docs). Reads the recording twice for Parquet (the first pass
-/// chooses each decimal column's scale), once for CSV; memory stays bounded by
+/// with rows (see the module docs). Reads the recording once; memory stays bounded by
 /// [`BATCH_ROWS`] buffered and [`ROW_GROUP_ROWS`] encoded rows per table and the books of
 /// `--top`.
 pub fn export(input: &Path, out_dir: &Path, opts: &Options) -> Result<Summary, Error> {
@@ -1039,21 +1187,8 @@ pub fn export(input: &Path, out_dir: &Path, opts: &Options) -> Result<Summary, E
     let n = top.unwrap_or(0);
     let columns: BTreeMap<TableId, Vec<(String, Kind)>> =
         TABLES.iter().map(|t| (*t, t.columns(n))).collect();
-    // First pass: which tables have rows, and each decimal column's scale.
-    let mut stats: BTreeMap<TableId, Vec<DecStats>> = BTreeMap::new();
-    if opts.format == Format::Parquet {
-        let mut first = Summary::default();
-        read(input, top, &mut first, &mut |id, row| {
-            let s = stats
-                .entry(id)
-                .or_insert_with(|| vec![DecStats::default(); row.len()]);
-            for (c, cell) in row.iter().enumerate() {
-                if let (Cell::Dec(d), Some(st)) = (cell, s.get_mut(c)) {
-                    st.add(*d);
-                }
-            }
-        })?;
-    }
+    // Check that the file is a recording before creating anything.
+    drop(Reader::open(input)?);
     std::fs::create_dir_all(out_dir).map_err(|source| Error::Write {
         path: out_dir.to_owned(),
         source,
@@ -1061,7 +1196,8 @@ pub fn export(input: &Path, out_dir: &Path, opts: &Options) -> Result<Summary, E
     let mut outs: BTreeMap<TableId, Out> = BTreeMap::new();
     let mut summary = Summary::default();
     let mut failure: Option<Error> = None;
-    read(input, top, &mut summary, &mut |id, row| {
+    let exact = opts.format == Format::Parquet && !opts.float;
+    read(input, top, exact, false, &mut summary, &mut |id, row| {
         if failure.is_some() {
             return;
         }
@@ -1069,11 +1205,7 @@ pub fn export(input: &Path, out_dir: &Path, opts: &Options) -> Result<Summary, E
             Some(o) => o,
             None => {
                 let cols = columns.get(&id).cloned().unwrap_or_default();
-                let st = stats
-                    .get(&id)
-                    .cloned()
-                    .unwrap_or_else(|| vec![DecStats::default(); cols.len()]);
-                match Out::open(out_dir, id, &cols, &st, opts) {
+                match Out::open(out_dir, id, &cols, opts) {
                     Ok(o) => outs.entry(id).or_insert(o),
                     Err(e) => {
                         failure = Some(e);
@@ -1110,20 +1242,42 @@ mod tests {
     }
 
     #[test]
-    fn scales_and_digits() {
-        let mut s = DecStats::default();
-        for x in ["11.357", "120.50", "1e-07", "-3000"] {
-            s.add(digifinex_sim::num::parse_dec(x).unwrap());
-        }
-        assert_eq!((s.scale, s.int_digits), (7, 4));
-        assert_eq!(s.scale(), Some(7));
+    fn one_decimal_type_and_what_does_not_fit() {
+        let d = |s: &str| digifinex_sim::num::parse_dec(s).unwrap();
+        assert_eq!(scaled(d("11.357")), Some(11_357_000_000_000_000_000));
+        assert_eq!(scaled(d("1e-18")), Some(1));
+        assert_eq!(scaled(d("-3000")), Some(-3_000_000_000_000_000_000_000));
+        // 18 places after trailing zeros are dropped.
         assert_eq!(
-            at_scale(digifinex_sim::num::parse_dec("11.357").unwrap(), 7),
-            Some(113_570_000)
+            scaled(d("0.1000000000000000000000")),
+            Some(100_000_000_000_000_000)
         );
-        let mut wide = DecStats::default();
-        wide.add(Decimal::MAX);
-        wide.add(Decimal::new(1, 28));
-        assert_eq!(wide.scale(), None);
+        assert_eq!(scaled(d("1e-19")), None);
+        assert_eq!(
+            scaled(d("99999999999999999999.99999999")),
+            Some(99_999_999_999_999_999_999_999_999_990_000_000_000)
+        );
+        assert_eq!(scaled(d("100000000000000000000")), None);
+        assert_eq!(scaled(Decimal::MAX), None);
+    }
+
+    #[test]
+    fn names_that_can_be_paths() {
+        for ok in ["btc_usdt", "BTCUSDTPERP", "1000SATS_USDT", "a.b-c"] {
+            assert!(safe_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "..",
+            ".x",
+            "a/b",
+            "a\\b",
+            "x y",
+            "é",
+            "_x",
+            &"a".repeat(65),
+        ] {
+            assert!(!safe_name(bad), "{bad}");
+        }
     }
 }

@@ -214,11 +214,18 @@ fn texts(b: &RecordBatch, name: &str) -> Vec<Option<String>> {
         .collect()
 }
 
-/// A decimal column as text at its scale (`100.50` at scale 2).
+/// A decimal column as exact text without trailing zeros (`100.5`), after checking that it
+/// is `DECIMAL(38, 18)`.
 fn decs(b: &RecordBatch, name: &str) -> Vec<Option<String>> {
     let c = col::<Decimal128Array>(b, name);
+    assert_eq!(c.data_type(), &DataType::Decimal128(38, 18), "{name}");
     (0..c.len())
-        .map(|i| c.is_valid(i).then(|| c.value_as_string(i)))
+        .map(|i| {
+            c.is_valid(i).then(|| {
+                let t = c.value_as_string(i);
+                t.trim_end_matches('0').trim_end_matches('.').to_owned()
+            })
+        })
         .collect()
 }
 
@@ -281,14 +288,14 @@ fn parquet_reads_back_with_exact_values() {
         book.schema().field_with_name("time").unwrap().data_type(),
         &utc
     );
-    // The scale of the column's most precise value: 1e-07 → 7.
+    // One decimal type for every column of every file, whatever the values.
     assert_eq!(
         book.schema().field_with_name("qty").unwrap().data_type(),
-        &DataType::Decimal128(38, 7)
+        &DataType::Decimal128(38, 18)
     );
     assert_eq!(
         book.schema().field_with_name("price").unwrap().data_type(),
-        &DataType::Decimal128(38, 2)
+        &DataType::Decimal128(38, 18)
     );
     assert_eq!(
         times(&book, "time")[..4],
@@ -314,17 +321,11 @@ fn parquet_reads_back_with_exact_values() {
     assert_eq!(ints(&book, "level")[..3], [Some(1), Some(2), Some(1)]);
     assert_eq!(
         decs(&book, "price")[..5],
-        s(&["100.50", "100.25", "100.75", "100.50", "101.00"])
+        s(&["100.5", "100.25", "100.75", "100.5", "101"])
     );
     assert_eq!(
         decs(&book, "qty")[..5],
-        s(&[
-            "2.0000000",
-            "0.1250000",
-            "3.0000000",
-            "0.0000000",
-            "0.0000001"
-        ])
+        s(&["2", "0.125", "3", "0", "0.0000001"])
     );
     assert_eq!(
         texts(&book, "market")[5..7],
@@ -337,8 +338,8 @@ fn parquet_reads_back_with_exact_values() {
         s(&["9001", "9002", "123456789012345678"])
     );
     assert_eq!(texts(&trades, "family"), s(&["spot", "spot", "swap"]));
-    assert_eq!(decs(&trades, "price"), s(&["100.75", "100.50", "50000.00"]));
-    assert_eq!(decs(&trades, "qty"), s(&["0.50", "1.25", "3.00"]));
+    assert_eq!(decs(&trades, "price"), s(&["100.75", "100.5", "50000"]));
+    assert_eq!(decs(&trades, "qty"), s(&["0.5", "1.25", "3"]));
     assert_eq!(texts(&trades, "side"), s(&["buy", "sell", "sell"]));
     assert_eq!(ints(&trades, "direction"), [None, None, Some(2)]);
     assert_eq!(times(&trades, "trade_time"), [Some((T0 + 2) * 1000); 3]);
@@ -561,11 +562,7 @@ fn a_damaged_recording_exports_what_is_intact() {
     let prices = one(&out.join("mark_index.parquet"));
     assert_eq!(
         decs(&prices, "index"),
-        [
-            None,
-            Some("50000.45".to_owned()),
-            Some("50001.00".to_owned())
-        ]
+        [None, Some("50000.45".to_owned()), Some("50001".to_owned())]
     );
 
     // A recording cut inside its first gzip member's data: the header survives, nothing else.
@@ -633,7 +630,7 @@ fn many_rows_span_several_batches() {
     assert_eq!(ids.len(), 21_000);
     assert_eq!(ids[20_999].as_deref(), Some("21000"));
     assert_eq!(qtys[0].as_deref(), Some("0.00000001"));
-    assert_eq!(qtys[20_999].as_deref(), Some("0.00007000"));
+    assert_eq!(qtys[20_999].as_deref(), Some("0.00007"));
     assert_eq!(prices[8192].as_deref(), Some("101.192"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -770,5 +767,73 @@ fn the_simulators_replay_and_the_export_agree_book_by_book() {
         ctl.replay_stats().unwrap().dropped_deltas,
         summary.dropped_deltas
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn trades_recording(path: &Path, trades: &[(&str, &str, &str)]) {
+    let mut w = Writer::create(path, &Header::default()).unwrap();
+    for (i, (id, price, qty)) in trades.iter().enumerate() {
+        w.write(&Record {
+            t: T0 + i64::try_from(i).unwrap(),
+            data: Data::SpotTrades {
+                symbol: "xrp_usdt".into(),
+                trades: vec![Trade {
+                    id: (*id).into(),
+                    time_ms: T0,
+                    price: d(price),
+                    qty: d(qty),
+                    side: Side::Buy,
+                    direction: None,
+                }],
+            },
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+}
+
+#[test]
+fn two_exports_have_one_schema_and_unfit_values_are_skipped() {
+    let dir = dir("schema");
+    let a = dir.join("a.jsonl.gz");
+    let b = dir.join("b.jsonl.gz");
+    // DuckDB once read B's prices through A's scale: 0.4995 as 0.5.
+    trades_recording(&a, &[("1", "0.5", "19.3"), ("2", "0.5", "0.4104")]);
+    trades_recording(
+        &b,
+        &[
+            ("3", "0.4995", "0.0012345"),
+            ("4", "0.4995", "1e-19"),
+            ("5", "123456789012345678901", "1"),
+            ("6", "0.000000000000000001", "12345678901234567890"),
+        ],
+    );
+    let opts = Options {
+        format: Format::Parquet,
+        float: false,
+        top: None,
+    };
+    let sa = export(&a, &dir.join("a"), &opts).unwrap();
+    let sb = export(&b, &dir.join("b"), &opts).unwrap();
+    assert!(!sa.damaged());
+    // Two records do not fit DECIMAL(38, 18): skipped, not rounded.
+    assert_eq!((sb.records, sb.unfit_records), (2, 2));
+    assert!(sb.damaged());
+    assert_eq!(
+        sb.messages,
+        [
+            "record 1 (spot_trades at 2024-02-01T05:00:00.001000Z): qty 0.0000000000000000001 \
+             does not fit DECIMAL(38, 18) (skipped)",
+            "record 2 (spot_trades at 2024-02-01T05:00:00.002000Z): price \
+             123456789012345678901 does not fit DECIMAL(38, 18) (skipped)"
+        ]
+    );
+    let ta = one(&dir.join("a/trades.parquet"));
+    let tb = one(&dir.join("b/trades.parquet"));
+    assert_eq!(ta.schema(), tb.schema());
+    assert_eq!(decs(&ta, "price"), s(&["0.5", "0.5"]));
+    assert_eq!(decs(&tb, "price"), s(&["0.4995", "0.000000000000000001"]));
+    assert_eq!(decs(&tb, "qty"), s(&["0.0012345", "12345678901234567890"]));
+    assert_eq!(texts(&tb, "id"), s(&["3", "6"]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
