@@ -206,7 +206,12 @@ impl Replay {
 
     /// The counters.
     pub(crate) fn stats(&self) -> ReplayStats {
-        self.stats
+        let mut stats = self.stats;
+        if let Some(r) = &self.reader {
+            // The records the reader skipped unparsed past its per-instant cap.
+            stats.over_batch += r.over_instant();
+        }
+        stats
     }
 
     /// Takes the earliest queued event if it is due by `now` (counted as applied).
@@ -241,6 +246,8 @@ impl Replay {
                 }
                 Some(Err(_)) => self.stats.bad_lines += 1,
                 None => {
+                    // The records the reader skipped unparsed past its per-instant cap.
+                    self.stats.over_batch += reader.over_instant();
                     self.reader = None;
                     return None;
                 }

@@ -102,7 +102,23 @@
 //! unfinished (no gzip trailer) and its last line cut: [`Reader`] reads every complete line
 //! before that point and stops there without error ([`Reader::truncated`] says so);
 //! [`Writer::append`] repairs such a file before appending (the complete lines of the unfinished
-//! member are written again as a finished member, the rest cut off).
+//! member are written again as a finished member, the rest cut off; [`Writer::repair`] says
+//! what was done), in one pass that inflates each member once. So a recording cut at any
+//! byte and appended to reads up to the cut and then the new records. A file that is not gzip,
+//! or whose first line is not a header, is refused and left as it is.
+//!
+//! **Hostile or damaged files.** Reading is held to [`Limits`]: decompressed bytes (64 GiB),
+//! lines that give no record (blank, bad, overlong, unknown kinds, repeated headers: a million
+//! beyond the records read, and 256 MiB of them beyond the records' bytes) and records per
+//! receive time (10,000; the lines after them with that time are skipped without being
+//! parsed). Past a cap, reading stops with [`ReadError::Limit`] naming it; the repair of
+//! [`Writer::append`] holds to the same caps. The first line's error says what a file that is
+//! not a recording is: empty, not gzip (plain JSON lines, text, other bytes), gzip damaged at
+//! byte N or cut before its header line ended, or gzip of something else.
+//! DESIGN: the caps bound the work a small file can cause (a few MB of gzip inflate to GBs) to
+//! about a second of reading in a debug build, and stop a file that is mostly not records,
+//! while a real recording (records with at most a few per instant) never meets them before
+//! 64 GiB.
 //!
 //! **Order.** Lines are in the order they were written, which is receive-time order for one
 //! recorder; the replay orders events by time itself (see [`crate::market`]).
@@ -138,6 +154,90 @@ pub const MAX_LINE: usize = 1 << 20;
 /// Records per gzip member before the writer starts a new member (so a crash can only cost
 /// the repair of one member's worth of lines; see the module docs).
 pub const MEMBER_RECORDS: usize = 1000;
+
+/// Default [`Limits::inflated_bytes`]: 64 GiB of decompressed text.
+pub const MAX_INFLATED: u64 = 64 << 30;
+
+/// Default [`Limits::skipped_lines`]: 1,000,000 lines.
+pub const MAX_SKIPPED_LINES: u64 = 1_000_000;
+
+/// Default [`Limits::skipped_bytes`]: 256 MiB.
+pub const MAX_SKIPPED_BYTES: u64 = 256 << 20;
+
+/// Default [`Limits::per_instant`]: 10,000 records (the replay's batch cap,
+/// `crate::market::MAX_BATCH`).
+pub const MAX_PER_INSTANT: u64 = 10_000;
+
+/// Caps on the work a recording can cause, for [`Reader`] ([`Reader::with_limits`]) and for
+/// the repair of [`Writer::append`]: past one, reading stops with [`ReadError::Limit`] (the
+/// repair with an `InvalidData` error) naming it.
+///
+/// A line *skipped* is one that gives no record: blank, not valid, longer than [`MAX_LINE`],
+/// of an unknown kind, a repeated header, or a record past the per-instant cap. Skipped lines
+/// and their bytes are counted against an allowance *beyond* the records read: a recording
+/// mostly of records may skip as much as it reads, a file that is mostly something else
+/// stops after the allowance. DESIGN: a fixed cap alone would refuse a long recording of a
+/// newer version (its new kinds are skipped, not errors); an allowance alone would let a file
+/// of nothing but blank lines run for as long as it inflates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Decompressed bytes read at most ([`MAX_INFLATED`]).
+    pub inflated_bytes: u64,
+    /// Lines skipped at most beyond the records read ([`MAX_SKIPPED_LINES`]).
+    pub skipped_lines: u64,
+    /// Bytes of skipped lines at most beyond the bytes of the records read
+    /// ([`MAX_SKIPPED_BYTES`]); an overlong line stops being read when it passes this.
+    pub skipped_bytes: u64,
+    /// Records with the same receive time read at most ([`MAX_PER_INSTANT`]): the lines that
+    /// follow with that time are skipped unparsed ([`Reader::over_instant`]), counted as
+    /// skipped lines.
+    pub per_instant: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            inflated_bytes: MAX_INFLATED,
+            skipped_lines: MAX_SKIPPED_LINES,
+            skipped_bytes: MAX_SKIPPED_BYTES,
+            per_instant: MAX_PER_INSTANT,
+        }
+    }
+}
+
+/// Which cap of [`Limits`] stopped reading, with its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Limit {
+    /// [`Limits::inflated_bytes`].
+    InflatedBytes(u64),
+    /// [`Limits::skipped_lines`].
+    SkippedLines(u64),
+    /// [`Limits::skipped_bytes`].
+    SkippedBytes(u64),
+}
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Limit::InflatedBytes(n) => write!(
+                f,
+                "the cap on inflated bytes ({n} bytes of text, Limits::inflated_bytes)"
+            ),
+            Limit::SkippedLines(n) => write!(
+                f,
+                "the cap on skipped lines ({n} lines that are not records beyond the records \
+                 read, Limits::skipped_lines)"
+            ),
+            Limit::SkippedBytes(n) => write!(
+                f,
+                "the cap on skipped bytes ({n} bytes of lines that are not records beyond the \
+                 records' bytes, Limits::skipped_bytes)"
+            ),
+        }
+    }
+}
 
 /// A spot pair as the header describes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -484,6 +584,25 @@ pub enum ReadError {
         /// What is wrong.
         message: String,
     },
+    /// The file is gzip, but its data is damaged before the header line ends.
+    #[error("not a readable recording: damaged gzip at byte {at}: {message}")]
+    Damaged {
+        /// Offset in the file (compressed bytes) where decompressing failed.
+        at: u64,
+        /// The decompressor's words.
+        message: String,
+    },
+    /// A cap of [`Limits`] was reached: reading stopped there (no further records).
+    #[error(
+        "line {line}: reading stopped at {limit}: the file is damaged or not a \
+         digifinex-market recording"
+    )]
+    Limit {
+        /// The line being read when the cap was reached.
+        line: u64,
+        /// Which cap.
+        limit: Limit,
+    },
 }
 
 // ---- writing ----
@@ -806,6 +925,8 @@ pub struct Writer<W: Write> {
     in_member: usize,
     records: u64,
     line: Vec<u8>,
+    /// What [`Writer::append`] mended before appending.
+    repair: Option<Repair>,
 }
 
 impl<W: Write> Writer<W> {
@@ -825,6 +946,7 @@ impl<W: Write> Writer<W> {
             in_member: 0,
             records: 0,
             line: Vec::with_capacity(1024),
+            repair: None,
         };
         w.write_line(&header.to_line())?;
         Ok(w)
@@ -963,6 +1085,12 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
+    /// What [`Writer::append`] mended at the end of the file before appending (an
+    /// unfinished or damaged last gzip member); `None` when the file ended cleanly.
+    pub fn repair(&self) -> Option<Repair> {
+        self.repair
+    }
+
     /// Records written by this writer.
     pub fn records(&self) -> u64 {
         self.records
@@ -993,78 +1121,207 @@ impl Writer<File> {
     }
 
     /// Opens the recording at `path` for appending (creating it when missing): repairs an
-    /// unfinished last member left by a crash (see the module docs), then starts a new member
-    /// with `header`. Reads the whole file once to find its members.
+    /// unfinished or damaged last member left by a crash (see the module docs; what was done
+    /// is in [`Writer::repair`]), then starts a new member with `header`. Reads the whole file
+    /// once, inflating each member once, held to the default [`Limits`].
+    ///
+    /// Refused (`InvalidData`, the file left as it is): a file that is not gzip, whose first
+    /// line is not a `digifinex-market` header, that passes a cap of [`Limits`], or whose
+    /// damaged member holds more than [`REPAIR_MAX`] bytes of complete lines.
     pub fn append(path: impl AsRef<Path>, header: &Header) -> io::Result<Writer<File>> {
+        Writer::append_with_limits(path, header, Limits::default())
+    }
+
+    /// [`Writer::append`] held to `limits`.
+    pub fn append_with_limits(
+        path: impl AsRef<Path>,
+        header: &Header,
+        limits: Limits,
+    ) -> io::Result<Writer<File>> {
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
             .open(path)?;
-        let end = repair(&mut file)?;
+        let (end, repaired) = repair(&mut file, limits)?;
         file.seek(SeekFrom::Start(end))?;
-        Writer::resume(file, header, end)
+        let mut w = Writer::resume(file, header, end)?;
+        w.repair = repaired;
+        Ok(w)
     }
 }
 
-/// Walks the gzip members of `file`; when one is unfinished or damaged, cuts the file where it
-/// starts and writes its complete lines again as a finished member. Returns the file's end.
-fn repair(file: &mut File) -> io::Result<u64> {
-    file.seek(SeekFrom::Start(0))?;
+/// Most decompressed text of complete lines in a damaged member that [`Writer::append`]
+/// writes again (64 MiB; a member of [`Writer`] holds [`MEMBER_RECORDS`] records, far less):
+/// a larger damaged member is refused rather than cut.
+pub const REPAIR_MAX: usize = 64 << 20;
+
+/// What [`Writer::append`] mended: the last gzip member of the file was unfinished (a crash)
+/// or damaged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Repair {
+    /// Where that member started (bytes into the file): the file was cut there.
+    pub at: u64,
+    /// The file's length before (`len - at` bytes were cut: the member and anything after).
+    pub len: u64,
+    /// Complete lines of the member written again at `at`, as a finished member.
+    pub lines_kept: u64,
+    /// Decompressed bytes of the member dropped: its cut last line and any line longer than
+    /// [`MAX_LINE`].
+    pub bytes_dropped: u64,
+}
+
+fn refused(message: String) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("not appending to it: {message}"),
+    )
+}
+
+/// Walks the gzip members of `file` once, inflating each once and keeping the complete lines
+/// of the member being read (at most [`REPAIR_MAX`] bytes); when one is unfinished or
+/// damaged, cuts the file where it starts and writes those lines again as a finished member.
+/// Held to `limits` as a [`Reader`] is (cheaper: a line written as the writer writes it is
+/// not parsed). Returns the file's end and what was mended.
+fn repair(file: &mut File, limits: Limits) -> io::Result<(u64, Option<Repair>)> {
     let len = file.metadata()?.len();
-    let mut reader = BufReader::new(&mut *file);
-    let mut start = 0u64;
+    if len == 0 {
+        return Ok((0, None));
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let mut start = [0u8; 64];
+    let n = read_prefix(&mut *file, &mut start)?;
+    match start.get(..n).unwrap_or_default() {
+        [0x1f] | [0x1f, 0x8b, ..] => {}
+        other => return Err(refused(format!("it is {}", not_gzip(other)))),
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let mut raw = Consumed {
+        inner: BufReader::with_capacity(64 * 1024, &mut *file),
+        consumed: 0,
+    };
+    let mut tally = Tally::new(limits);
+    let mut line_no = 0u64;
+    let mut seen_first = false;
+    let mut kept: Vec<u8> = Vec::new();
+    let mut line = Vec::new();
+    let cap_error = |line: u64, limit: Limit| refused(ReadError::Limit { line, limit }.to_string());
     let broken = loop {
-        if start >= len {
+        let at = raw.consumed;
+        if at >= len {
             break None;
         }
-        let mut member = flate2::bufread::GzDecoder::new(&mut reader);
-        match io::copy(&mut member, &mut io::sink()) {
-            Ok(_) => {
-                let next = reader.stream_position()?;
-                if next <= start {
-                    break Some(start);
-                }
-                start = next;
-            }
-            Err(_) => break Some(start),
-        }
-    };
-    drop(reader);
-    let Some(at) = broken else {
-        return Ok(len);
-    };
-    // Salvage the complete lines of the broken member, streaming: one line at a time, lines
-    // over the cap dropped, so memory stays bounded by the member's compressed size.
-    file.seek(SeekFrom::Start(at))?;
-    let mut salvaged = GzEncoder::new(Vec::new(), Compression::default());
-    let mut any = false;
-    {
-        let mut member =
-            BufReader::new(flate2::bufread::GzDecoder::new(BufReader::new(&mut *file)));
-        let mut line = Vec::new();
-        loop {
+        kept.clear();
+        let mut overflow = false;
+        let mut lines = 0u64;
+        let mut member = BufReader::with_capacity(
+            64 * 1024,
+            Consumed {
+                inner: flate2::bufread::GzDecoder::new(&mut raw),
+                consumed: 0,
+            },
+        );
+        let failed = loop {
             line.clear();
-            match read_line_capped(&mut member, &mut line, MAX_LINE) {
-                Ok(Capped::Line) => {
-                    salvaged.write_all(&line)?;
-                    salvaged.write_all(b"\n")?;
-                    any = true;
+            let budget = tally.budget();
+            let (ended, n) = match read_line_capped(&mut member, &mut line, MAX_LINE, budget) {
+                Ok(x) => x,
+                Err(_) => break true,
+            };
+            tally.read(n);
+            match ended {
+                Capped::End | Capped::Cut => break false,
+                Capped::OverBudget => return Err(cap_error(line_no + 1, tally.over_budget())),
+                Capped::TooLong => {
+                    line_no += 1;
+                    tally.skip(n).map_err(|l| cap_error(line_no, l))?;
+                    continue;
                 }
-                Ok(Capped::TooLong) => {}
-                Ok(Capped::Cut | Capped::End) | Err(_) => break,
+                Capped::Line => line_no += 1,
             }
+            let text = line.strip_suffix(b"\r").unwrap_or(&line);
+            let blank = text.iter().all(u8::is_ascii_whitespace);
+            if !seen_first && !blank {
+                seen_first = true;
+                let is_header = std::str::from_utf8(text).is_ok_and(
+                    |t| matches!(parse_line(t), Ok(Line::Header(h)) if h.format == FORMAT),
+                );
+                if !is_header {
+                    return Err(refused(
+                        "its first line is not a digifinex-market header".to_owned(),
+                    ));
+                }
+            } else {
+                // Classified as the reader would, to hold the same caps.
+                let time = if blank {
+                    None
+                } else if let Some(t) = quick_time(text) {
+                    Some(t)
+                } else {
+                    match std::str::from_utf8(text).map(parse_line) {
+                        Ok(Ok(Line::Record(r))) => Some(r.t),
+                        _ => None,
+                    }
+                };
+                match time {
+                    Some(t) if !tally.instant_full(t) => tally.record(t, n),
+                    Some(_) => {
+                        tally.over_instant = tally.over_instant.saturating_add(1);
+                        tally.skip(n).map_err(|l| cap_error(line_no, l))?;
+                    }
+                    None => tally.skip(n).map_err(|l| cap_error(line_no, l))?,
+                }
+            }
+            if !overflow {
+                if kept.len().saturating_add(line.len()) < REPAIR_MAX {
+                    kept.extend_from_slice(&line);
+                    kept.push(b'\n');
+                    lines += 1;
+                } else {
+                    overflow = true;
+                    kept = Vec::new();
+                }
+            }
+        };
+        let produced = member.get_ref().consumed;
+        drop(member);
+        if failed || raw.consumed <= at {
+            break Some((at, overflow, lines, produced));
         }
+    };
+    drop(raw);
+    let Some((at, overflow, lines, produced)) = broken else {
+        return Ok((len, None));
+    };
+    if overflow {
+        return Err(refused(format!(
+            "its gzip member at byte {at} is unfinished or damaged and holds more than \
+             {REPAIR_MAX} bytes of complete lines, more than a repair writes again (copy what \
+             reads with `zcat FILE > FILE.jsonl`, or record to a new file)"
+        )));
     }
-    let salvaged = salvaged.finish()?;
+    let mut again = GzEncoder::new(Vec::new(), Compression::default());
+    again.write_all(&kept)?;
+    let again = again.finish()?;
     file.set_len(at)?;
     file.seek(SeekFrom::Start(at))?;
-    if any {
-        file.write_all(&salvaged)?;
+    if lines > 0 {
+        file.write_all(&again)?;
     }
     file.flush()?;
-    file.stream_position()
+    let end = file.stream_position()?;
+    let kept_bytes = u64::try_from(kept.len()).unwrap_or(u64::MAX);
+    Ok((
+        end,
+        Some(Repair {
+            at,
+            len,
+            lines_kept: lines,
+            bytes_dropped: produced.saturating_sub(kept_bytes),
+        }),
+    ))
 }
 
 // ---- reading ----
@@ -1515,17 +1772,26 @@ fn parse_line(text: &str) -> Result<Line, String> {
 ///
 /// An iterator of records: a line that is not a valid record yields an
 /// [`ReadError::Line`] and reading goes on with the next line; records of kinds this reader
-/// does not know are skipped ([`Reader::skipped`]). Reading stops without error at an
-/// unfinished gzip member or a cut last line ([`Reader::truncated`]).
+/// does not know are skipped ([`Reader::skipped`]), and so are records past the per-instant
+/// cap, unparsed ([`Reader::over_instant`]). Reading stops without error at an unfinished
+/// gzip member or a cut last line ([`Reader::truncated`]), and with [`ReadError::Limit`] at a
+/// cap of [`Limits`].
 pub struct Reader {
-    input: Box<dyn BufRead + Send>,
+    input: Inflated,
     header: Header,
     line_no: u64,
     buf: Vec<u8>,
     truncated: bool,
     done: bool,
     skipped: u64,
+    tally: Tally,
 }
+
+/// The compressed input: what the decompressor consumed is counted (error positions).
+type Raw = Consumed<BufReader<io::Chain<io::Cursor<Vec<u8>>, Box<dyn Read + Send>>>>;
+
+/// The decompressed text.
+type Inflated = BufReader<MultiGzDecoder<Raw>>;
 
 impl std::fmt::Debug for Reader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -1534,7 +1800,187 @@ impl std::fmt::Debug for Reader {
             .field("line_no", &self.line_no)
             .field("truncated", &self.truncated)
             .field("done", &self.done)
+            .field("limits", &self.tally.limits)
             .finish_non_exhaustive()
+    }
+}
+
+/// A `BufRead` that counts the bytes consumed from it.
+#[derive(Debug)]
+struct Consumed<R> {
+    inner: R,
+    consumed: u64,
+}
+
+impl<R: Read> Read for Consumed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.consumed = self
+            .consumed
+            .saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Consumed<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.consumed = self
+            .consumed
+            .saturating_add(u64::try_from(amt).unwrap_or(u64::MAX));
+        self.inner.consume(amt);
+    }
+}
+
+/// What a walk through the lines has counted against its [`Limits`] (the reader's and the
+/// repair's).
+#[derive(Debug, Clone)]
+struct Tally {
+    limits: Limits,
+    inflated: u64,
+    skipped_lines: u64,
+    skipped_bytes: u64,
+    record_lines: u64,
+    record_bytes: u64,
+    /// The receive time of the last record and how many records had it.
+    instant: Option<(i64, u64)>,
+    over_instant: u64,
+}
+
+impl Tally {
+    fn new(limits: Limits) -> Tally {
+        Tally {
+            limits,
+            inflated: 0,
+            skipped_lines: 0,
+            skipped_bytes: 0,
+            record_lines: 0,
+            record_bytes: 0,
+            instant: None,
+            over_instant: 0,
+        }
+    }
+
+    /// Bytes the next line may take: what is left of the inflated cap, and of a line longer
+    /// than [`MAX_LINE`] (which will be skipped) no more than the skipped bytes allowed.
+    fn budget(&self) -> u64 {
+        let inflated = self.limits.inflated_bytes.saturating_sub(self.inflated);
+        let skippable = self
+            .limits
+            .skipped_bytes
+            .saturating_add(self.record_bytes)
+            .saturating_sub(self.skipped_bytes);
+        let line = u64::try_from(MAX_LINE)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        inflated.min(line.saturating_add(skippable))
+    }
+
+    /// Which cap a line that ran out of [`Tally::budget`] reached.
+    fn over_budget(&self) -> Limit {
+        if self.inflated >= self.limits.inflated_bytes {
+            Limit::InflatedBytes(self.limits.inflated_bytes)
+        } else {
+            Limit::SkippedBytes(self.limits.skipped_bytes)
+        }
+    }
+
+    fn read(&mut self, bytes: u64) {
+        self.inflated = self.inflated.saturating_add(bytes);
+    }
+
+    /// Counts a skipped line of `bytes` bytes (its newline included).
+    fn skip(&mut self, bytes: u64) -> Result<(), Limit> {
+        self.skipped_lines = self.skipped_lines.saturating_add(1);
+        self.skipped_bytes = self.skipped_bytes.saturating_add(bytes);
+        if self.skipped_lines > self.limits.skipped_lines.saturating_add(self.record_lines) {
+            return Err(Limit::SkippedLines(self.limits.skipped_lines));
+        }
+        if self.skipped_bytes > self.limits.skipped_bytes.saturating_add(self.record_bytes) {
+            return Err(Limit::SkippedBytes(self.limits.skipped_bytes));
+        }
+        Ok(())
+    }
+
+    /// Whether a line with receive time `t` is past the per-instant cap.
+    fn instant_full(&self, t: i64) -> bool {
+        matches!(self.instant, Some((at, n)) if at == t && n >= self.limits.per_instant)
+    }
+
+    /// Counts a record of `bytes` bytes received at `t`.
+    fn record(&mut self, t: i64, bytes: u64) {
+        self.record_lines = self.record_lines.saturating_add(1);
+        self.record_bytes = self.record_bytes.saturating_add(bytes);
+        self.instant = match self.instant {
+            Some((at, n)) if at == t => Some((t, n.saturating_add(1))),
+            _ => Some((t, 1)),
+        };
+    }
+}
+
+/// The receive time of a line written the way [`Writer`] writes it (`{"t":123,...`), without
+/// parsing the rest; `None` for any other line.
+fn quick_time(line: &[u8]) -> Option<i64> {
+    let rest = line.strip_prefix(b"{\"t\":")?;
+    let (negative, digits) = match rest.strip_prefix(b"-") {
+        Some(d) => (true, d),
+        None => (false, rest),
+    };
+    let mut value: i64 = 0;
+    let mut n = 0usize;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                value = value.checked_mul(10)?.checked_add(i64::from(b - b'0'))?;
+                n += 1;
+            }
+            b',' | b'}' if n > 0 => return Some(if negative { -value } else { value }),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Reads the first bytes of `input` into `prefix` (up to its length); the count read.
+fn read_prefix(input: &mut dyn Read, prefix: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < prefix.len() {
+        match input.read(prefix.get_mut(n..).unwrap_or_default()) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// What a file that does not start like gzip is, from its first bytes.
+fn not_gzip(start: &[u8]) -> String {
+    let text = start
+        .iter()
+        .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace());
+    let first = start.iter().find(|b| !b.is_ascii_whitespace());
+    if text && first == Some(&b'{') {
+        if start.windows(FORMAT.len()).any(|w| w == FORMAT.as_bytes()) {
+            "not gzip: the file is plain JSON lines, an uncompressed recording (a recording is \
+             gzip-compressed: compress it with `gzip`)"
+                .to_owned()
+        } else {
+            "not gzip: the file is plain JSON text (a recording is gzip-compressed JSON lines)"
+                .to_owned()
+        }
+    } else if text {
+        "not gzip: the file is plain text (a recording is gzip-compressed JSON lines)".to_owned()
+    } else {
+        let hex: Vec<String> = start.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        format!(
+            "not gzip: the file starts with the bytes {} (gzip starts with 1f 8b)",
+            hex.join(" ")
+        )
     }
 }
 
@@ -1544,32 +1990,104 @@ impl Reader {
         Reader::new(File::open(path)?)
     }
 
-    /// Reads a recording (gzip bytes) from `input` and reads its header.
+    /// Reads a recording (gzip bytes) from `input` and reads its header, with the default
+    /// [`Limits`].
+    ///
+    /// A file that is not a recording is refused with what it is: empty, not gzip (plain
+    /// JSON lines, other text, other bytes), gzip damaged or cut before the header line
+    /// ended ([`ReadError::Damaged`]), or gzip whose first line is not a header.
     pub fn new(input: impl Read + Send + 'static) -> Result<Reader, ReadError> {
-        let decoder = MultiGzDecoder::new(BufReader::new(input));
+        let mut input: Box<dyn Read + Send> = Box::new(input);
+        let mut start = [0u8; 64];
+        let n = read_prefix(&mut *input, &mut start)?;
+        let start = start.get(..n).unwrap_or_default().to_vec();
+        match start.as_slice() {
+            [] => return Err(ReadError::NotARecording("the file is empty".to_owned())),
+            [0x1f] | [0x1f, 0x8b, ..] => {}
+            other => return Err(ReadError::NotARecording(not_gzip(other))),
+        }
+        let raw = Consumed {
+            inner: BufReader::with_capacity(64 * 1024, io::Cursor::new(start).chain(input)),
+            consumed: 0,
+        };
         let mut r = Reader {
-            input: Box::new(BufReader::with_capacity(64 * 1024, decoder)),
+            input: BufReader::with_capacity(64 * 1024, MultiGzDecoder::new(raw)),
             header: Header::default(),
             line_no: 0,
             buf: Vec::with_capacity(4096),
             truncated: false,
             done: false,
             skipped: 0,
+            tally: Tally::new(Limits::default()),
         };
-        let first = r
-            .next_line()
-            .ok_or_else(|| ReadError::NotARecording("no header line".to_owned()))?;
-        let first = first.map_err(ReadError::Io)?;
-        match parse_line(&first) {
-            Ok(Line::Header(h)) => r.header = header(h)?,
-            Ok(_) => {
-                return Err(ReadError::NotARecording(
-                    "the first line is not a header".to_owned(),
-                ))
+        let line_cap = u64::try_from(MAX_LINE).unwrap_or(u64::MAX);
+        let not = |m: String| Err(ReadError::NotARecording(m));
+        let first = loop {
+            r.buf.clear();
+            let read = read_line_capped(&mut r.input, &mut r.buf, MAX_LINE, line_cap + 1);
+            let at = r.input.get_ref().get_ref().consumed;
+            match read {
+                Ok((Capped::Line, n)) => {
+                    r.tally.read(n);
+                    r.line_no += 1;
+                    if r.buf.last() == Some(&b'\r') {
+                        r.buf.pop();
+                    }
+                    if !r.buf.iter().all(u8::is_ascii_whitespace) {
+                        break std::mem::take(&mut r.buf);
+                    }
+                }
+                Ok((Capped::End, _)) => {
+                    return not("no header line: the gzip data holds no text".to_owned())
+                }
+                Ok((Capped::Cut, _)) => {
+                    return not("no header line: the text ends inside its first line".to_owned())
+                }
+                Ok((Capped::TooLong | Capped::OverBudget, _)) => {
+                    return not(format!(
+                        "no header line: the first line is longer than {MAX_LINE} bytes"
+                    ))
+                }
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    return not(format!(
+                        "the gzip data ends at byte {at}, before the header line ended (a file \
+                         cut short)"
+                    ))
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput
+                    ) =>
+                {
+                    return Err(ReadError::Damaged {
+                        at,
+                        message: e.to_string(),
+                    })
+                }
+                Err(e) => return Err(ReadError::Io(e)),
             }
-            Err(m) => return Err(ReadError::NotARecording(m)),
+        };
+        let Ok(first) = std::str::from_utf8(&first) else {
+            return not("the first line is not UTF-8 text".to_owned());
+        };
+        match parse_line(first) {
+            Ok(Line::Header(h)) => r.header = header(h)?,
+            Ok(_) => return not("the first line is not a header".to_owned()),
+            Err(m) => return not(format!("the first line is not a header: {m}")),
         }
         Ok(r)
+    }
+
+    /// The same reader held to `limits` instead of the defaults.
+    pub fn with_limits(mut self, limits: Limits) -> Reader {
+        self.tally.limits = limits;
+        self
+    }
+
+    /// The caps this reader holds to.
+    pub fn limits(&self) -> Limits {
+        self.tally.limits
     }
 
     /// The header (the first line of the file).
@@ -1587,67 +2105,24 @@ impl Reader {
         self.skipped
     }
 
-    /// The next complete line; `None` at the end (a cut or undecodable tail ends reading). A
-    /// line over [`MAX_LINE`] is read past without being kept and answered as an error.
-    fn next_line(&mut self) -> Option<io::Result<String>> {
-        loop {
-            if self.done {
-                return None;
-            }
-            self.buf.clear();
-            match read_line_capped(&mut *self.input, &mut self.buf, MAX_LINE) {
-                Ok(Capped::End) => {
-                    self.done = true;
-                    return None;
-                }
-                Ok(Capped::Cut) => {
-                    // A last line without its newline: cut by a crash.
-                    self.truncated = true;
-                    self.done = true;
-                    return None;
-                }
-                Ok(Capped::TooLong) => {
-                    self.line_no += 1;
-                    return Some(Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "line {} is longer than {MAX_LINE} bytes (skipped)",
-                            self.line_no
-                        ),
-                    )));
-                }
-                Ok(Capped::Line) => {
-                    self.line_no += 1;
-                    if self.buf.last() == Some(&b'\r') {
-                        self.buf.pop();
-                    }
-                    if self.buf.iter().all(u8::is_ascii_whitespace) {
-                        continue;
-                    }
-                    return Some(match std::str::from_utf8(&self.buf) {
-                        Ok(s) => Ok(s.to_owned()),
-                        Err(_) => Err(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            format!("line {} is not UTF-8", self.line_no),
-                        )),
-                    });
-                }
-                Err(e) => {
-                    self.done = true;
-                    // An unfinished member (a crash) or damaged bytes: what came before stands.
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::UnexpectedEof
-                            | io::ErrorKind::InvalidData
-                            | io::ErrorKind::InvalidInput
-                    ) {
-                        self.truncated = true;
-                        return None;
-                    }
-                    return Some(Err(e));
-                }
-            }
-        }
+    /// Lines skipped unparsed so far because their receive time already had
+    /// [`Limits::per_instant`] records.
+    pub fn over_instant(&self) -> u64 {
+        self.tally.over_instant
+    }
+
+    /// Decompressed bytes read so far.
+    pub fn inflated(&self) -> u64 {
+        self.tally.inflated
+    }
+
+    /// Stops reading with a cap's error.
+    fn limit(&mut self, limit: Limit) -> Option<Result<Record, ReadError>> {
+        self.done = true;
+        Some(Err(ReadError::Limit {
+            line: self.line_no,
+            limit,
+        }))
     }
 }
 
@@ -1662,13 +2137,21 @@ enum Capped {
     Cut,
     /// The input ended at a line boundary.
     End,
+    /// The budget of bytes ran out inside a line (the buffer holds nothing of it).
+    OverBudget,
 }
 
-/// Reads one line into `buf` (without its `\n`), keeping at most `cap` bytes of it: a longer
-/// line is consumed to its end and dropped, so memory stays bounded whatever the input.
-fn read_line_capped(input: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Capped> {
+/// Reads one line into `buf` (without its `\n`), keeping at most `cap` bytes of it and
+/// consuming at most `budget` bytes: a longer line is consumed to its end (or the budget's)
+/// and dropped, so memory stays bounded whatever the input. Also answers the bytes consumed.
+fn read_line_capped(
+    input: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    cap: usize,
+    budget: u64,
+) -> io::Result<(Capped, u64)> {
     let mut over = false;
-    let mut any = false;
+    let mut used = 0u64;
     loop {
         let chunk = match input.fill_buf() {
             Ok(c) => c,
@@ -1676,25 +2159,30 @@ fn read_line_capped(input: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> i
             Err(e) => return Err(e),
         };
         if chunk.is_empty() {
-            return Ok(if any { Capped::Cut } else { Capped::End });
+            let end = if used > 0 { Capped::Cut } else { Capped::End };
+            return Ok((end, used));
         }
-        any = true;
-        let (part, done) = match chunk.iter().position(|b| *b == b'\n') {
-            Some(i) => (chunk.get(..i).unwrap_or_default(), Some(i + 1)),
-            None => (chunk, None),
-        };
-        if !over {
-            if buf.len() + part.len() > cap {
-                over = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(part);
-            }
+        let room = usize::try_from(budget.saturating_sub(used)).unwrap_or(usize::MAX);
+        if room == 0 {
+            buf.clear();
+            return Ok((Capped::OverBudget, used));
         }
-        let used = done.unwrap_or(chunk.len());
-        input.consume(used);
-        if done.is_some() {
-            return Ok(if over { Capped::TooLong } else { Capped::Line });
+        let mut part = chunk.get(..room).unwrap_or(chunk);
+        // `read_until` on a slice: the newline is found by the standard library's optimised
+        // search (a byte loop here would be compiled without optimisation in debug builds).
+        let taken = io::BufRead::read_until(&mut part, b'\n', buf)?;
+        let done = taken > 0 && buf.last() == Some(&b'\n');
+        if done {
+            buf.pop();
+        }
+        if over || buf.len() > cap {
+            over = true;
+            buf.clear();
+        }
+        input.consume(taken);
+        used = used.saturating_add(u64::try_from(taken).unwrap_or(u64::MAX));
+        if done {
+            return Ok((if over { Capped::TooLong } else { Capped::Line }, used));
         }
     }
 }
@@ -1704,30 +2192,119 @@ impl Iterator for Reader {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let line = match self.next_line()? {
-                Ok(l) => l,
-                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+            if self.done {
+                return None;
+            }
+            self.buf.clear();
+            let budget = self.tally.budget();
+            let (ended, bytes) =
+                match read_line_capped(&mut self.input, &mut self.buf, MAX_LINE, budget) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.done = true;
+                        // An unfinished member (a crash) or damaged bytes: what came before
+                        // stands.
+                        if matches!(
+                            e.kind(),
+                            io::ErrorKind::UnexpectedEof
+                                | io::ErrorKind::InvalidData
+                                | io::ErrorKind::InvalidInput
+                        ) {
+                            self.truncated = true;
+                            return None;
+                        }
+                        return Some(Err(ReadError::Io(e)));
+                    }
+                };
+            self.tally.read(bytes);
+            match ended {
+                Capped::End => {
+                    self.done = true;
+                    return None;
+                }
+                Capped::Cut => {
+                    // A last line without its newline: cut by a crash.
+                    self.truncated = true;
+                    self.done = true;
+                    return None;
+                }
+                Capped::OverBudget => {
+                    self.line_no += 1;
+                    let l = self.tally.over_budget();
+                    return self.limit(l);
+                }
+                Capped::TooLong => {
+                    self.line_no += 1;
+                    if let Err(l) = self.tally.skip(bytes) {
+                        return self.limit(l);
+                    }
                     return Some(Err(ReadError::Line {
                         line: self.line_no,
-                        message: e.to_string(),
-                    }))
+                        message: format!(
+                            "line {} is longer than {MAX_LINE} bytes (skipped)",
+                            self.line_no
+                        ),
+                    }));
                 }
-                Err(e) => return Some(Err(ReadError::Io(e))),
+                Capped::Line => {}
+            }
+            self.line_no += 1;
+            if self.buf.last() == Some(&b'\r') {
+                self.buf.pop();
+            }
+            if self.buf.iter().all(u8::is_ascii_whitespace) {
+                if let Err(l) = self.tally.skip(bytes) {
+                    return self.limit(l);
+                }
+                continue;
+            }
+            if quick_time(&self.buf).is_some_and(|t| self.tally.instant_full(t)) {
+                // Past the per-instant cap: skipped without parsing the rest of the line.
+                self.tally.over_instant = self.tally.over_instant.saturating_add(1);
+                if let Err(l) = self.tally.skip(bytes) {
+                    return self.limit(l);
+                }
+                continue;
+            }
+            let parsed = match std::str::from_utf8(&self.buf) {
+                Ok(text) => parse_line(text),
+                Err(_) => Err(format!("line {} is not UTF-8", self.line_no)),
             };
-            match parse_line(&line) {
-                Ok(Line::Record(r)) => return Some(Ok(r)),
-                Ok(Line::Unknown) => self.skipped += 1,
+            match parsed {
+                Ok(Line::Record(r)) => {
+                    if self.tally.instant_full(r.t) {
+                        self.tally.over_instant = self.tally.over_instant.saturating_add(1);
+                        if let Err(l) = self.tally.skip(bytes) {
+                            return self.limit(l);
+                        }
+                        continue;
+                    }
+                    self.tally.record(r.t, bytes);
+                    return Some(Ok(r));
+                }
+                Ok(Line::Unknown) => {
+                    self.skipped += 1;
+                    if let Err(l) = self.tally.skip(bytes) {
+                        return self.limit(l);
+                    }
+                }
                 Ok(Line::Header(h)) => {
                     if let Err(e) = header(h) {
                         self.done = true;
                         return Some(Err(e));
                     }
+                    if let Err(l) = self.tally.skip(bytes) {
+                        return self.limit(l);
+                    }
                 }
                 Err(message) => {
+                    if let Err(l) = self.tally.skip(bytes) {
+                        return self.limit(l);
+                    }
                     return Some(Err(ReadError::Line {
                         line: self.line_no,
                         message,
-                    }))
+                    }));
                 }
             }
         }
@@ -2267,6 +2844,486 @@ mod tests {
         w.finish().unwrap();
         let got: Vec<Record> = Reader::open(&path).unwrap().map(|x| x.unwrap()).collect();
         assert_eq!(got, all[..4].to_vec());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // ---- hostile and damaged files (issue 36): each bounded by a cap, each generated here ----
+
+    /// A gzip member (no trailer: it never ends, a reader stops at a cap first) of `head`
+    /// then `unit` repeated `times` times, built without compressing the repeats: `unit` is
+    /// compressed once with a full flush (no reference to earlier text) and its bytes
+    /// repeated. A few MB inflate to GBs, like a hand-made bomb.
+    fn bomb(head: &[u8], unit: &[u8], times: u64) -> Vec<u8> {
+        fn deflate_full(c: &mut flate2::Compress, data: &[u8]) -> Vec<u8> {
+            let mut out = Vec::with_capacity(data.len() + 1024);
+            let before = c.total_in();
+            c.compress_vec(data, &mut out, flate2::FlushCompress::Full)
+                .unwrap();
+            assert_eq!(
+                c.total_in() - before,
+                data.len() as u64,
+                "all of it compressed"
+            );
+            out
+        }
+        let mut c = flate2::Compress::new(Compression::fast(), false);
+        let mut file = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+        file.extend(deflate_full(&mut c, head));
+        // Whole units in chunks of about 64 KiB, then the rest.
+        let per = (64 * 1024 / unit.len()).max(1) as u64;
+        let chunk = deflate_full(&mut c, &unit.repeat(per as usize));
+        for _ in 0..times / per {
+            file.extend_from_slice(&chunk);
+        }
+        file.extend(deflate_full(&mut c, &unit.repeat((times % per) as usize)));
+        file
+    }
+
+    fn head_line() -> Vec<u8> {
+        let mut h = header().to_line().into_bytes();
+        h.push(b'\n');
+        h
+    }
+
+    /// The issue's 1.6 G short lines (3.2 GB of text in a few MB): stopped at the cap on
+    /// skipped lines after a million, not read to the end.
+    #[test]
+    fn a_bomb_of_short_bad_lines_stops_at_the_skipped_lines_cap() {
+        let file = bomb(&head_line(), b"x\n", 1_600_000_000);
+        assert!(file.len() < 16 << 20, "{}", file.len());
+        let mut r = Reader::new(std::io::Cursor::new(file)).unwrap();
+        let mut bad = 0u64;
+        let stop = loop {
+            match r.next() {
+                Some(Err(ReadError::Line { .. })) => bad += 1,
+                Some(Err(e @ ReadError::Limit { .. })) => break e,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(bad, MAX_SKIPPED_LINES);
+        assert!(matches!(
+            stop,
+            ReadError::Limit {
+                line,
+                limit: Limit::SkippedLines(MAX_SKIPPED_LINES)
+            } if line == MAX_SKIPPED_LINES + 2
+        ));
+        assert_eq!(
+            stop.to_string(),
+            "line 1000002: reading stopped at the cap on skipped lines (1000000 lines that are \
+             not records beyond the records read, Limits::skipped_lines): the file is damaged \
+             or not a digifinex-market recording"
+        );
+        assert!(r.next().is_none());
+        assert!(!r.truncated());
+    }
+
+    /// Blank lines and unknown kinds are skipped lines too.
+    #[test]
+    fn blank_lines_and_unknown_kinds_count_toward_the_skipped_lines_cap() {
+        for unit in [
+            &b"\n"[..],
+            b"  \r\n",
+            b"{\"t\":1,\"kind\":\"liquidation\"}\n",
+        ] {
+            let file = bomb(&head_line(), unit, 3_000_000);
+            let mut r = Reader::new(std::io::Cursor::new(file)).unwrap();
+            match r.next() {
+                Some(Err(ReadError::Limit {
+                    line,
+                    limit: Limit::SkippedLines(MAX_SKIPPED_LINES),
+                })) => assert_eq!(line, MAX_SKIPPED_LINES + 2),
+                other => panic!("{other:?}"),
+            }
+            assert!(r.next().is_none());
+        }
+    }
+
+    /// Records read raise the allowance: a file that skips as many lines as it reads (a newer
+    /// version's kinds between known ones) is read whole.
+    #[test]
+    fn the_skipped_lines_allowance_grows_with_the_records_read() {
+        let limits = Limits {
+            skipped_lines: 10,
+            ..Limits::default()
+        };
+        let rec = sample()[0].to_line();
+        let mut text = head_line();
+        for _ in 0..100 {
+            text.extend(rec.as_bytes());
+            text.extend(b"\n{\"t\":1,\"kind\":\"liquidation\"}\n");
+        }
+        let r = Reader::new(std::io::Cursor::new(gz(&text)))
+            .unwrap()
+            .with_limits(limits);
+        assert_eq!(r.map(|x| x.unwrap()).collect::<Vec<_>>().len(), 100);
+        // Twelve unknown lines in a row after one record: the eleventh over the allowance.
+        let mut text = head_line();
+        text.extend(rec.as_bytes());
+        text.push(b'\n');
+        for _ in 0..12 {
+            text.extend(b"{\"t\":1,\"kind\":\"liquidation\"}\n");
+        }
+        let mut r = Reader::new(std::io::Cursor::new(gz(&text)))
+            .unwrap()
+            .with_limits(limits);
+        assert_eq!(r.next().unwrap().unwrap(), sample()[0]);
+        assert!(matches!(
+            r.next(),
+            Some(Err(ReadError::Limit {
+                line: 14,
+                limit: Limit::SkippedLines(10)
+            }))
+        ));
+        assert_eq!(r.skipped(), 12);
+    }
+
+    /// One endless line: read no further than the cap on skipped bytes.
+    #[test]
+    fn an_endless_line_stops_at_the_skipped_bytes_cap() {
+        let file = bomb(&head_line(), &[b'y'; 4096], 1 << 20); // 4 GiB, no newline
+        let mut r = Reader::new(std::io::Cursor::new(file)).unwrap();
+        match r.next() {
+            Some(Err(ReadError::Limit {
+                line: 2,
+                limit: Limit::SkippedBytes(MAX_SKIPPED_BYTES),
+            })) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(r.next().is_none());
+        let head = head_line().len() as u64;
+        assert_eq!(r.inflated(), head + MAX_SKIPPED_BYTES + MAX_LINE as u64 + 1);
+    }
+
+    /// The cap on inflated bytes, whatever the lines.
+    #[test]
+    fn the_inflated_bytes_cap_stops_reading_records() {
+        let rec = sample()[0].to_line();
+        let mut text = head_line();
+        for _ in 0..1000 {
+            text.extend(rec.as_bytes());
+            text.push(b'\n');
+        }
+        let limits = Limits {
+            inflated_bytes: 10_000,
+            ..Limits::default()
+        };
+        let mut r = Reader::new(std::io::Cursor::new(gz(&text)))
+            .unwrap()
+            .with_limits(limits);
+        let whole = (10_000 - head_line().len()) / (rec.len() + 1);
+        for _ in 0..whole {
+            assert_eq!(r.next().unwrap().unwrap(), sample()[0]);
+        }
+        match r.next() {
+            Some(Err(ReadError::Limit {
+                line,
+                limit: Limit::InflatedBytes(10_000),
+            })) => assert_eq!(line, whole as u64 + 2),
+            other => panic!("{other:?}"),
+        }
+        assert!(r.next().is_none());
+        assert_eq!(r.inflated(), 10_000);
+    }
+
+    /// The issue's 3.4 M records at one instant: the first 10,000 read, the rest skipped
+    /// without being parsed, until the allowance of skipped lines ends reading.
+    #[test]
+    fn records_past_the_per_instant_cap_are_skipped_unparsed() {
+        let mut unit = sample()[0].to_line().into_bytes();
+        unit.push(b'\n');
+        let file = bomb(&head_line(), &unit, 3_400_000);
+        let mut r = Reader::new(std::io::Cursor::new(file)).unwrap();
+        for _ in 0..MAX_PER_INSTANT {
+            assert_eq!(r.next().unwrap().unwrap(), sample()[0]);
+        }
+        match r.next() {
+            Some(Err(ReadError::Limit {
+                limit: Limit::SkippedLines(MAX_SKIPPED_LINES),
+                ..
+            })) => {}
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(r.over_instant(), MAX_SKIPPED_LINES + MAX_PER_INSTANT + 1);
+        // Unparsed: lines at the full instant that are not even JSON are not errors.
+        let mut text = head_line();
+        for _ in 0..3 {
+            text.extend(sample()[0].to_line().into_bytes());
+            text.push(b'\n');
+        }
+        text.extend(b"{\"t\":1000,\"kind\":\"spot_book\" this is not JSON\n");
+        text.extend(b"{\"t\":1000}\n");
+        text.extend(sample()[1].to_line().into_bytes());
+        text.push(b'\n');
+        let limits = Limits {
+            per_instant: 3,
+            ..Limits::default()
+        };
+        let r = Reader::new(std::io::Cursor::new(gz(&text)))
+            .unwrap()
+            .with_limits(limits);
+        let mut r = r;
+        let got: Vec<Record> = r.by_ref().map(|x| x.unwrap()).collect();
+        assert_eq!(
+            got,
+            vec![sample()[0].clone(); 3]
+                .into_iter()
+                .chain([sample()[1].clone()])
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(r.over_instant(), 2);
+    }
+
+    fn not_a_recording(bytes: Vec<u8>) -> String {
+        match Reader::new(std::io::Cursor::new(bytes)) {
+            Err(e) => e.to_string(),
+            Ok(r) => panic!("read as a recording: {r:?}"),
+        }
+    }
+
+    /// The first line's error says what the file is.
+    #[test]
+    fn the_first_error_says_what_the_file_is() {
+        let plain = head_line();
+        assert_eq!(
+            not_a_recording(plain.clone()),
+            "not a digifinex-market recording: not gzip: the file is plain JSON lines, an \
+             uncompressed recording (a recording is gzip-compressed: compress it with `gzip`)"
+        );
+        assert_eq!(
+            not_a_recording(b"{\"code\":0}\n".to_vec()),
+            "not a digifinex-market recording: not gzip: the file is plain JSON text (a \
+             recording is gzip-compressed JSON lines)"
+        );
+        assert_eq!(
+            not_a_recording(b"hello\n".to_vec()),
+            "not a digifinex-market recording: not gzip: the file is plain text (a recording \
+             is gzip-compressed JSON lines)"
+        );
+        assert_eq!(
+            not_a_recording(vec![0x50, 0x4b, 3, 4, 0xff, 0]),
+            "not a digifinex-market recording: not gzip: the file starts with the bytes 50 4b \
+             03 04 (gzip starts with 1f 8b)"
+        );
+        assert_eq!(
+            not_a_recording(Vec::new()),
+            "not a digifinex-market recording: the file is empty"
+        );
+        // Damaged: a byte of the deflate data changed (the header line is in the first block).
+        let good = gz(&plain);
+        let mut bad = good.clone();
+        bad[12] ^= 0xff;
+        match Reader::new(std::io::Cursor::new(bad)) {
+            Err(ReadError::Damaged { at, message }) => {
+                assert!(at > 10 && at <= good.len() as u64, "{at}");
+                assert_eq!(message, "corrupt deflate stream");
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut bad_header = good.clone();
+        bad_header[2] = 7; // compression method 7
+        assert!(not_a_recording(bad_header)
+            .starts_with("not a readable recording: damaged gzip at byte "),);
+        // Cut short inside the header line.
+        assert_eq!(
+            not_a_recording(good[..good.len() / 2].to_vec()),
+            format!(
+                "not a digifinex-market recording: the gzip data ends at byte {}, before the \
+                 header line ended (a file cut short)",
+                good.len() / 2
+            )
+        );
+        assert_eq!(
+            not_a_recording(vec![0x1f]),
+            "not a digifinex-market recording: the gzip data ends at byte 1, before the \
+             header line ended (a file cut short)"
+        );
+        // Gzip of other text.
+        assert_eq!(
+            not_a_recording(gz(b"hello\n")),
+            "not a digifinex-market recording: the first line is not a header: expected \
+             value at line 1 column 1"
+        );
+        assert_eq!(
+            not_a_recording(gz(b"")),
+            "not a digifinex-market recording: no header line: the gzip data holds no text"
+        );
+        let mut long = vec![b'{'; MAX_LINE + 10];
+        long.push(b'\n');
+        assert_eq!(
+            not_a_recording(gz(&long)),
+            format!(
+                "not a digifinex-market recording: no header line: the first line is longer \
+                 than {MAX_LINE} bytes"
+            )
+        );
+    }
+
+    fn temp_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("dfx-rec-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Everything a reader gives from `bytes`: the records, or `None` when it refuses them.
+    fn read_back(bytes: &[u8]) -> Option<(Vec<Record>, bool)> {
+        let mut r = Reader::new(std::io::Cursor::new(bytes.to_vec())).ok()?;
+        let got = r.by_ref().map(|x| x.unwrap()).collect();
+        Some((got, r.truncated()))
+    }
+
+    /// A recording of three sessions (the last one crashed: no trailer) cut at every byte,
+    /// then appended to: what was readable up to the cut stays, the new records follow, and
+    /// the file reads to its end.
+    #[test]
+    fn a_recording_cut_at_any_byte_and_appended_to_reads_up_to_the_cut_and_after() {
+        let all = sample();
+        let mut file = write_all(&all[..3]);
+        file.extend(write_all(&all[3..5]));
+        let mut w = Writer::new(Vec::new(), &header()).unwrap();
+        for r in &all[5..7] {
+            w.write(r).unwrap();
+        }
+        file.extend(w.enc.take().unwrap().get_ref().inner.clone());
+        let dir = temp_dir("cuts");
+        let path = dir.join("cut.jsonl.gz");
+        let mut repaired = 0;
+        for cut in 0..=file.len() {
+            let before = read_back(&file[..cut]);
+            std::fs::write(&path, &file[..cut]).unwrap();
+            let mut w = Writer::append(&path, &header()).unwrap();
+            repaired += usize::from(w.repair().is_some());
+            w.write(&all[7]).unwrap();
+            w.finish().unwrap();
+            let after = std::fs::read(&path).unwrap();
+            let (got, truncated) = read_back(&after).unwrap_or_else(|| panic!("cut {cut}"));
+            let mut want = before.map(|b| b.0).unwrap_or_default();
+            want.push(all[7].clone());
+            assert_eq!(got, want, "cut at {cut} of {}", file.len());
+            assert!(!truncated, "cut at {cut}");
+        }
+        // Every cut but those at the ends of whole members needed mending.
+        assert!(repaired >= file.len() - 3, "{repaired} of {}", file.len());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// What the repair did is reported.
+    #[test]
+    fn append_reports_the_repair() {
+        let dir = temp_dir("report");
+        let path = dir.join("r.jsonl.gz");
+        let all = sample();
+        let first = write_all(&all[..2]);
+        let mut w = Writer::new(Vec::new(), &header()).unwrap();
+        w.write(&all[2]).unwrap();
+        w.write(&all[3]).unwrap();
+        let mut crashed = first.clone();
+        crashed.extend(w.enc.take().unwrap().get_ref().inner.clone());
+        std::fs::write(&path, &crashed).unwrap();
+        let w = Writer::append(&path, &header()).unwrap();
+        assert_eq!(
+            w.repair(),
+            Some(Repair {
+                at: first.len() as u64,
+                len: crashed.len() as u64,
+                lines_kept: 3,
+                bytes_dropped: 0,
+            })
+        );
+        w.finish().unwrap();
+        // A cut last line: dropped, its bytes counted.
+        let mut text = all[0].to_line().into_bytes();
+        text.extend(b"\n{\"t\":12");
+        let mut member = gz(&text);
+        member.truncate(member.len() - 8);
+        let mut cut = first.clone();
+        cut.extend(&member);
+        std::fs::write(&path, &cut).unwrap();
+        let w = Writer::append(&path, &header()).unwrap();
+        let rep = w.repair().unwrap();
+        assert_eq!((rep.lines_kept, rep.bytes_dropped), (1, 7));
+        drop(w);
+        // A finished file: nothing to mend.
+        let w = Writer::append(&path, &header()).unwrap();
+        assert_eq!(w.repair(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file that is not a recording is not cut (before, a repair emptied it).
+    #[test]
+    fn append_refuses_other_files_and_leaves_them_alone() {
+        let dir = temp_dir("other");
+        let path = dir.join("notes.jsonl");
+        for (bytes, says) in [
+            (
+                head_line(),
+                "not appending to it: it is not gzip: the file is plain JSON lines",
+            ),
+            (
+                b"my notes\n".to_vec(),
+                "not appending to it: it is not gzip: the file is plain text",
+            ),
+            (
+                gz(b"{\"a\":1}\n"),
+                "not appending to it: its first line is not a digifinex-market header",
+            ),
+        ] {
+            std::fs::write(&path, &bytes).unwrap();
+            let e = Writer::append(&path, &header()).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+            assert!(e.to_string().starts_with(says), "{e}");
+            assert_eq!(std::fs::read(&path).unwrap(), bytes);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The issue's repair of a damaged member that inflates to gigabytes of short lines: the
+    /// one pass stops at the cap on skipped lines, the file untouched.
+    #[test]
+    fn append_to_a_damaged_bomb_stops_at_a_cap() {
+        let dir = temp_dir("bomb");
+        let path = dir.join("bomb.jsonl.gz");
+        let mut file = write_all(&sample()[..2]);
+        file.extend(bomb(b"", b"x\n", 1_600_000_000));
+        std::fs::write(&path, &file).unwrap();
+        let e = Writer::append(&path, &header()).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert!(
+            e.to_string().starts_with(
+                "not appending to it: line 1000006: reading stopped at the cap on skipped lines"
+            ),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), file);
+        // Records at one instant past the cap: skipped lines as well.
+        let mut unit = sample()[0].to_line().into_bytes();
+        unit.push(b'\n');
+        let mut file = write_all(&sample()[..2]);
+        file.extend(bomb(b"", &unit, 3_400_000));
+        std::fs::write(&path, &file).unwrap();
+        let e = Writer::append(&path, &header()).unwrap_err();
+        assert!(e.to_string().contains("the cap on skipped lines"), "{e}");
+        // A damaged member with more complete lines than a repair writes again.
+        let mut unit = sample()[1].to_line().into_bytes();
+        unit.push(b'\n');
+        let mut file = write_all(&sample()[..2]);
+        let damaged_at = file.len();
+        let limits = Limits {
+            per_instant: u64::MAX,
+            ..Limits::default()
+        };
+        let times = (REPAIR_MAX / unit.len() + 10) as u64;
+        file.extend(bomb(b"", &unit, times));
+        std::fs::write(&path, &file).unwrap();
+        let e = Writer::append_with_limits(&path, &header(), limits).unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!(
+                "not appending to it: its gzip member at byte {damaged_at} is unfinished or \
+                 damaged and holds more than {REPAIR_MAX} bytes"
+            )),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), file);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

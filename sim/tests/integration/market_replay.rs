@@ -1032,3 +1032,78 @@ fn records_beyond_the_batch_cap_are_skipped_and_counted() {
     assert_eq!(stats.over_batch, 5);
     assert_eq!(stats.records, cap + 1);
 }
+
+/// A gzip member (no trailer) of a header line then `unit` repeated `times` times: `unit` is
+/// compressed once with a full flush and its bytes repeated, so a few MB inflate to GBs.
+fn bomb(unit: &[u8], times: u64) -> Vec<u8> {
+    use flate2::{Compress, Compression, FlushCompress};
+    fn full(c: &mut Compress, data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(data.len() + 1024);
+        let before = c.total_in();
+        c.compress_vec(data, &mut out, FlushCompress::Full).unwrap();
+        assert_eq!(c.total_in() - before, data.len() as u64);
+        out
+    }
+    let mut c = Compress::new(Compression::fast(), false);
+    let mut file = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    let mut head = Header::default().to_line().into_bytes();
+    head.push(b'\n');
+    file.extend(full(&mut c, &head));
+    let per = (64 * 1024 / unit.len()).max(1) as u64;
+    let chunk = full(&mut c, &unit.repeat(per as usize));
+    for _ in 0..times / per {
+        file.extend_from_slice(&chunk);
+    }
+    file.extend(full(&mut c, &unit.repeat((times % per) as usize)));
+    file
+}
+
+/// Issue 36: 3.4 M records at one instant (a few MB of gzip). The simulator starts, replays
+/// the first 10,000 and skips the rest unparsed until the reader's allowance of skipped lines
+/// ends the replay; before, every record was parsed first (about a minute).
+#[test]
+fn records_at_one_instant_past_the_cap_are_skipped_unparsed() {
+    let mut unit = book(T0, &[("29000", "1")], &[("31000", "1")])
+        .to_line()
+        .into_bytes();
+    unit.push(b'\n');
+    let file = bomb(&unit, 3_400_000);
+    assert!(file.len() < 8 << 20, "{}", file.len());
+    let config = SimConfig {
+        start_time_ms: Some(T0 - 1),
+        market: Some(MarketConfig::reader(std::io::Cursor::new(file))),
+        ..SimConfig::default().without_flow().without_limits()
+    };
+    let env = Env::with_config(config);
+    env.ctl.advance_clock(2_000);
+    assert_eq!(
+        env.top(BTC),
+        ((dec("31000"), dec("1")), (dec("29000"), dec("1")))
+    );
+    let stats = env.ctl.replay_stats().unwrap();
+    let cap = digifinex_sim::market::MAX_BATCH;
+    assert_eq!(stats.records, cap);
+    // The reader's allowance: a million skipped lines beyond the records read.
+    let skipped = digifinex_sim::market::format::MAX_SKIPPED_LINES + cap + 1;
+    assert_eq!(stats.over_batch, skipped);
+    assert_eq!(stats.bad_lines, 1, "the cap's error");
+    assert!(stats.ended);
+}
+
+/// Issue 36: 1.6 G short lines in a few MB of gzip. The simulator starts at once (the
+/// reader stops at its cap on skipped lines) instead of reading them all (minutes).
+#[test]
+fn a_bomb_of_short_lines_does_not_hold_the_start() {
+    let file = bomb(b"x\n", 1_600_000_000);
+    assert!(file.len() < 16 << 20, "{}", file.len());
+    let config = SimConfig {
+        start_time_ms: Some(T0),
+        market: Some(MarketConfig::reader(std::io::Cursor::new(file))),
+        ..SimConfig::default().without_flow().without_limits()
+    };
+    let env = Env::with_config(config);
+    env.ctl.advance_clock(1_000);
+    let stats = env.ctl.replay_stats().unwrap();
+    assert_eq!((stats.records, stats.ended), (0, true));
+    assert_eq!(env.get("/ping", &[]).json()["msg"], "pong");
+}
