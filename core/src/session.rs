@@ -457,6 +457,11 @@ impl Session {
         &self.retry
     }
 
+    /// Whether a clock refusal triggers a sync ([`SessionBuilder::auto_time_sync`]).
+    pub(crate) fn auto_sync(&self) -> bool {
+        self.auto_sync
+    }
+
     /// The clock's time plus the estimated server offset: the time requests are signed with.
     pub fn now(&self) -> TimestampMillis {
         TimestampMillis(

@@ -502,3 +502,37 @@ fn swap_positions_balances_and_orders() {
     );
     assert!(t.state().positions.is_empty());
 }
+
+/// A tracker dated by a clock 30 s ahead of the server (a session that had not measured it):
+/// the fills read starts no later than the server's now (not 25 s in its future, which spot
+/// refuses with 20022), and a fill a second after the server's now is emitted (not held back
+/// as older than the creation).
+#[test]
+fn a_creation_dated_ahead_of_the_server_is_pulled_back() {
+    let ahead = at(30_000);
+    let mut t = Tracker::new(Family::Spot, ["btc_usdt"], TrackConfig::default(), ahead);
+    // The first read goes out at the unmeasured time; its answer comes at the server's.
+    let read = t.next_read(ahead).unwrap();
+    assert_eq!(read.endpoint(), "spot.order_current");
+    t.feed(read.decode(EMPTY_ORDERS.as_bytes()).unwrap(), T0);
+    let read = t.next_read(T0).unwrap();
+    let TrackRead::SpotTrades(r) = &read else {
+        panic!("{read:?}")
+    };
+    // The server's now less the overlap (5 s), in seconds.
+    assert!(
+        format!("{r:?}").contains("start_time: Some(TimestampSecs(1699999995))"),
+        "{r:?}"
+    );
+    let fill = r#"{"code":0,"list":[{"symbol":"BTC_USDT","order_id":"198361cecdc65f9c8c9bb2fa68faec40","id":"7001","price":30000,"amount":0.004,"fee":0.000004,"fee_currency":"btc","timestamp":1700000001}]}"#;
+    t.feed(read.decode(fill.as_bytes()).unwrap(), at(1_500));
+    drive(&mut t, at(1_500), |_| ASSETS.to_owned());
+    let filled: Vec<String> = changes(&mut t)
+        .into_iter()
+        .filter_map(|c| match c {
+            Change::Filled { trade, .. } => Some(trade.trade_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(filled, vec!["7001".to_owned()]);
+}

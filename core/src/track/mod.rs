@@ -71,7 +71,20 @@
 //! newest fill seen less [`TrackConfig::overlap`], so a fill is read again only within that
 //! overlap, where it is remembered. Fills before [`TrackConfig::fills_since`] (the tracker's
 //! creation by default; spot fill times are whole seconds, so a fill of the creation's second
-//! counts) are remembered but not emitted. A page of fills that comes back full is followed by a
+//! counts) are remembered but not emitted.
+//!
+//! # Server time
+//!
+//! Every `now` is the server's time: the session's `now()` once it has measured the clock. A
+//! read's window never starts after the `now` it is handed out at (a spot window starting in
+//! the server's future is refused with 20022), and the clients' reads measure the clock first
+//! while the session has not (see [`TrackRead::call`]). A tracker created from a clock running
+//! ahead of the server (a session that had not measured it) would date its creation in the
+//! server's future: the first input whose `now` is earlier than the creation moves the default
+//! [`TrackConfig::fills_since`] back to that `now`, so that no fill after the first read is
+//! held back. (From a clock running behind, fills up to that error before the creation are
+//! emitted too; measure the clock before creating the tracker, or set `fills_since`, for an
+//! exact start.) A page of fills that comes back full is followed by a
 //! read of the older ones, at most [`TrackConfig::max_fill_pages`] per resync.
 //!
 //! # Unsure
@@ -578,6 +591,7 @@ impl Tracker {
     /// [`Tracker::next_deadline`]). Answer it with [`Tracker::feed`] or
     /// [`Tracker::feed_error`] before asking again (asked again, it hands out the same read).
     pub fn next_read(&mut self, now: TimestampMillis) -> Option<TrackRead> {
+        self.server_now(now);
         if let Some(p) = &self.pending {
             return Some(p.read.clone());
         }
@@ -608,6 +622,8 @@ impl Tracker {
                 match run.queue.pop_front() {
                     Some(p) => {
                         run.reads = run.reads.saturating_add(1);
+                        // A fills read planned earlier gets its window from the time now.
+                        let p = self.rewindow(p, now);
                         self.pending = Some(p);
                         return self.pending.as_ref().map(|p| p.read.clone());
                     }
@@ -646,6 +662,14 @@ impl Tracker {
             return None;
         }
         None
+    }
+
+    /// A `now` earlier than the default start of the fills: the creation was dated by a clock
+    /// running ahead (see "Server time" in the module docs).
+    fn server_now(&mut self, now: TimestampMillis) {
+        if self.config.fills_since.is_none() && now.0 < self.fills_since {
+            self.fills_since = now.0;
+        }
     }
 
     fn start_run(&mut self, full: bool, now: TimestampMillis) {
@@ -691,14 +715,15 @@ impl Tracker {
         });
     }
 
-    /// The read of the fills of `market` from its cursor (less the overlap) up to `end`.
+    /// The read of the fills of `market` from its cursor (less the overlap) up to `end`,
+    /// starting no later than `now`.
     fn trades_read(&self, market: &str, end: Option<i64>, now: TimestampMillis) -> Option<Planned> {
         let overlap = ms(self.config.overlap);
         let newest = self.cursors.get(market).copied().unwrap_or(i64::MIN);
         let from = newest.max(self.fills_since).saturating_sub(overlap);
-        // Spot refuses a window starting more than 30 days back.
+        // Spot refuses a window starting more than 30 days back, or after its now (20022).
         let oldest = now.0.saturating_sub(29 * 24 * 3600 * 1000);
-        let from = from.max(oldest);
+        let from = from.max(oldest).min(now.0);
         let read = match self.family {
             Family::Spot => TrackRead::SpotTrades(spot::trades_read(market, from, end)),
             _ => TrackRead::SwapTrades(swap::trades_read(market, from, end)),
@@ -707,6 +732,18 @@ impl Tracker {
             read,
             market: market.to_owned(),
         })
+    }
+
+    /// A planned fills read with its window computed at `now` (planned at the start of a
+    /// resync, it is handed out after the reads before it, when the time may have been
+    /// measured).
+    fn rewindow(&self, p: Planned, now: TimestampMillis) -> Planned {
+        let end = match &p.read {
+            TrackRead::SpotTrades(r) => r.end_time.map(|t| t.as_millis()),
+            TrackRead::SwapTrades(r) => r.end_timestamp.map(|t| t.0),
+            _ => return p,
+        };
+        self.trades_read(&p.market, end, now).unwrap_or(p)
     }
 
     fn finish_run(&mut self, now: TimestampMillis) {
@@ -731,6 +768,7 @@ impl Tracker {
     /// Takes the answer to the last read handed out. An answer of another kind than the read
     /// is ignored.
     pub fn feed(&mut self, answer: TrackAnswer, now: TimestampMillis) {
+        self.server_now(now);
         let Some(p) = self.pending.take() else {
             return;
         };
@@ -799,6 +837,7 @@ impl Tracker {
     /// venue does not know is skipped; any other failure abandons the resync (tried again after
     /// [`TrackConfig::retry_delay`]) or the reconciliation ([`Change::Unsettled`]).
     pub fn feed_error(&mut self, error: Error, now: TimestampMillis) {
+        self.server_now(now);
         let Some(p) = self.pending.take() else {
             return;
         };
