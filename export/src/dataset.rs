@@ -20,8 +20,9 @@
 //! recording (it orders records of one recording within a millisecond).
 //!
 //! A file holds one partition's rows of one recording and is closed at about
-//! [`Options::file_bytes`] ([`FILE_BYTES`], 128 MiB, by default); only the last file of a
-//! partition is smaller.
+//! [`Options::file_bytes`] ([`FILE_BYTES`], 128 MiB, by default: at the first batch of rows
+//! after it reached the size, a batch being at most [`BATCH_ROWS`] rows); only the last file of
+//! a partition is smaller.
 //!
 //! # Manifest
 //!
@@ -418,6 +419,9 @@ struct Writer<'a> {
     buffered: usize,
     in_progress: usize,
     added: Vec<FileEntry>,
+    /// Rows of a partition encoded at once: [`BATCH_ROWS`], fewer for a small file size (at
+    /// least one batch per 64 bytes of target), so a file's size is checked often enough.
+    batch_rows: usize,
 }
 
 fn partition_dir(key: &Key) -> String {
@@ -443,7 +447,7 @@ impl Writer<'_> {
         let part = self.parts.entry(key.clone()).or_default();
         part.buf.push(row);
         self.buffered += 1;
-        if part.buf.len() >= BATCH_ROWS {
+        if part.buf.len() >= self.batch_rows {
             self.encode(&key)?;
         }
         if self.buffered >= BUFFER_ROWS {
@@ -684,6 +688,9 @@ pub fn export(
             buffered: 0,
             in_progress: 0,
             added: Vec::new(),
+            batch_rows: usize::try_from(opts.file_bytes / 64)
+                .unwrap_or(BATCH_ROWS)
+                .clamp(16, BATCH_ROWS),
         };
         let mut summary = Summary::default();
         let mut failure: Option<Error> = None;
