@@ -107,7 +107,7 @@ fn a_websocket_recording_in_tardis_files() {
     assert_eq!(summary.bad_names, 1);
     assert_eq!(
         summary.messages,
-        ["record 18 (spot_depth): market name \"../etc\" cannot be a file name (skipped)"]
+        ["record 17 (spot_depth): market name \"../etc\" cannot be a file name (skipped)"]
     );
     // Before the first snapshot; after the resync; after the reconnect.
     assert_eq!(summary.dropped_deltas, 3);
