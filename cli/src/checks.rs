@@ -130,9 +130,12 @@ pub(crate) fn snapshot(client: &Client, write: &Write) -> Result<Option<Prior>, 
     }
     // DESIGN: the swap venue's timestamp tolerance is not documented, so nothing bounds the
     // clock error a reconciliation relies on; one public read measures it first. (Spot bounds
-    // it itself: a request more than 1 s ahead or 5 s behind is refused.)
-    if write.meta().family == Family::Swap {
-        client.sync_time(Family::Swap).map_err(|e| {
+    // it itself: a request more than 1 s ahead or 5 s behind is refused.) A spot snapshot's
+    // history window is computed from the session's time, so a clock not yet measured is
+    // measured first too (a clock 10 s ahead would start the window in the server's future,
+    // which spot refuses with 20022).
+    if write.meta().family == Family::Swap || !client.session().clock_measured() {
+        client.sync_time(write.meta().family).map_err(|e| {
             Failure::Other(format!(
                 "the clock sync before the write failed ({e}); nothing was sent; try again, or \
                  pass --no-snapshot"

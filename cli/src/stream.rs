@@ -7,7 +7,11 @@
 //! as they need); every event, connection state included, is one JSON line on stdout.
 //! `--limit N` exits 0 after N data events (pushes of market or account data; connection
 //! states and replies are printed but not counted); a stream that ends before any data event
-//! exits 1.
+//! exits 1, and so does a stream whose every subscription the venue refused for good (a
+//! subscription refused, or the private channels after the stream gave up on `server.auth`:
+//! [`Event::AuthRefused`] without a retry), naming each refusal and its cause on stderr, so
+//! that `--limit` is never waited on forever. A private stream has no REST session here: each
+//! socket measures the server's clock itself before signing `server.auth`.
 //!
 //! DESIGN: the output blocks. When stdout is not read, at most [`QUEUE`] events wait here,
 //! then the streams stop reading their sockets (each holds at most 1,024 frames), and the
@@ -33,6 +37,73 @@ use digifinex_ureq::ws::StreamBuilder;
 use crate::live::{env_credentials, is_loopback_http, start_sim};
 use crate::Failure;
 
+/// The subscriptions of a command and the refusal of each that the venue refused for good.
+pub(crate) struct Refusals {
+    subs: Vec<(Subscription, Option<String>)>,
+}
+
+impl Refusals {
+    /// None refused yet.
+    pub(crate) fn new(subs: impl IntoIterator<Item = Subscription>) -> Self {
+        Refusals {
+            subs: subs.into_iter().map(|s| (s, None)).collect(),
+        }
+    }
+
+    /// Takes an event; once every subscription is refused, what refused each (one line: each
+    /// reason after the subscriptions it refused).
+    pub(crate) fn observe(&mut self, event: &Event) -> Option<String> {
+        let (subs, reason) = match event {
+            Event::Refused {
+                request,
+                subscriptions,
+                error,
+                ..
+            } => (subscriptions, Some(format!("{request} refused ({error})"))),
+            Event::AuthRefused {
+                cause,
+                refusals,
+                retry_in_ms: None,
+                subscriptions,
+                error,
+                ..
+            } => (
+                subscriptions,
+                Some(format!(
+                    "server.auth refused {refusals} times ({error}); cause: {cause} ({})",
+                    cause.advice()
+                )),
+            ),
+            Event::Subscribed { subscriptions } => (subscriptions, None),
+            _ => return None,
+        };
+        for (sub, refused) in &mut self.subs {
+            if subs.contains(sub) {
+                *refused = reason.clone();
+            }
+        }
+        if self.subs.is_empty() || self.subs.iter().any(|(_, r)| r.is_none()) {
+            return None;
+        }
+        let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+        for (sub, reason) in &self.subs {
+            let reason = reason.clone().unwrap_or_default();
+            match lines.iter_mut().find(|(r, _)| *r == reason) {
+                Some((_, subs)) => subs.push(sub.to_string()),
+                None => lines.push((reason, vec![sub.to_string()])),
+            }
+        }
+        let text: Vec<String> = lines
+            .into_iter()
+            .map(|(reason, subs)| format!("{}: {reason}", subs.join(", ")))
+            .collect();
+        Some(format!(
+            "every subscription was refused: {}",
+            text.join("; ")
+        ))
+    }
+}
+
 // No `Debug`: this holds the secret.
 #[derive(Args)]
 pub(crate) struct StreamArgs {
@@ -55,7 +126,8 @@ pub(crate) struct StreamArgs {
     #[arg(long = "swap-ws-url", alias = "swap-base-url", value_name = "URL")]
     swap_ws_url: Option<String>,
     /// Exit 0 after N data events (market or account pushes; connection states are printed
-    /// but not counted). Exit 1 if the stream ends before any data event.
+    /// but not counted). Exit 1 if the stream ends before any data event, or once every
+    /// subscription was refused.
     #[arg(long, value_name = "N")]
     limit: Option<u64>,
     /// API access key for the private channels (requires --secret; wins over
@@ -165,11 +237,16 @@ pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
     if args.limit == Some(0) {
         return Ok(());
     }
+    let mut refusals = Refusals::new(subs);
     for event in rx {
         let line = serde_json::to_string(&event)
             .map_err(|e| Failure::Other(format!("cannot print an event: {e}")))?;
         writeln!(out, "{line}")?;
         out.flush()?;
+        if let Some(refused) = refusals.observe(&event) {
+            // The stream threads end with the process.
+            return Err(Failure::Other(refused));
+        }
         if event.is_data() {
             data = data.saturating_add(1);
         }

@@ -9,6 +9,13 @@
 //! `{"state":{"open_orders":[...],"balances":{...},"positions":[...],"unsure":{...}}}`.
 //! Credentials come from DIGIFINEX_API_KEY / DIGIFINEX_API_SECRET, or the simulator's demo key
 //! with `--sim`.
+//!
+//! The server's clock is measured (`GET /v3/time`, `GET /swap/v2/public/time`) before the
+//! trackers are created, so that their start and their read windows are the server's time; the
+//! streams measure it on their sockets before `server.auth`. `track` exits 1, after the state
+//! line, naming the cause, once every private subscription was refused for good (the stream gave
+//! up on `server.auth`) or a read was refused because of the key (a missing read permission, a
+//! wrong key or secret, an IP outside the whitelist): nothing could ever be tracked.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +32,7 @@ use digifinex_ureq::ws::StreamBuilder;
 use digifinex_ureq::Client;
 
 use crate::live::{env_credentials, is_loopback_http, plain_http, start_sim};
+use crate::stream::Refusals;
 use crate::Failure;
 
 #[derive(Args)]
@@ -203,6 +211,7 @@ pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
     let config = TrackConfig::default().resync_interval(Duration::from_secs(args.resync_s));
     let (tx, rx) = mpsc::channel::<(Family, Event)>();
     let mut trackings: Vec<(Family, Tracking)> = Vec::new();
+    let mut all_subs = Vec::new();
     for (family, markets) in [(Family::Spot, &args.spot), (Family::Swap, &args.swap)] {
         if markets.is_empty() {
             continue;
@@ -219,9 +228,15 @@ pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
             b = b.url(url);
         }
         for s in subscriptions(family, markets)? {
+            all_subs.push(s.clone());
             b = b.subscribe(s);
         }
         let stream = b.build().map_err(|e| Failure::Usage(e.to_string()))?;
+        // The tracker's start is the server's time: measured first (a failure here is left to
+        // the reads, which measure it again before their windows).
+        if !client.session().clock_measured() {
+            let _ = client.sync_time(family);
+        }
         let tracker = Tracker::new(family, markets, config.clone(), client.session().now());
         trackings.push((family, client.tracker(tracker)));
         let tx = tx.clone();
@@ -242,10 +257,27 @@ pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
         .duration_s
         .map(|s| Instant::now() + Duration::from_secs(s));
     let mut out = std::io::stdout().lock();
+    let mut refusals = Refusals::new(all_subs);
+    let mut failure = None;
     loop {
         for (family, t) in &mut trackings {
             t.sync();
             print_changes(&mut out, *family, t)?;
+            if let Some(r) = t.tracker().refused() {
+                let cause = if r.permission {
+                    "permission (the key may not read the account: enable its read permission)"
+                } else {
+                    "key (the key pair was refused: check the key, the secret, its expiry and \
+                     its IP whitelist)"
+                };
+                failure.get_or_insert(format!(
+                    "the {family} account cannot be read: {} was refused ({}); cause: {cause}",
+                    r.endpoint, r.message
+                ));
+            }
+        }
+        if failure.is_some() {
+            break;
         }
         let now = Instant::now();
         if stop.load(Ordering::SeqCst) || end.is_some_and(|e| now >= e) {
@@ -266,6 +298,10 @@ pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
                 if let Some((_, t)) = trackings.iter_mut().find(|(f, _)| *f == family) {
                     t.on_event(&event);
                 }
+                if let Some(refused) = refusals.observe(&event) {
+                    failure = Some(refused);
+                    break;
+                }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -275,5 +311,8 @@ pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
     }
     writeln!(out, "{}", state_line(&trackings))?;
     out.flush()?;
-    Ok(())
+    match failure {
+        Some(f) => Err(Failure::Other(f)),
+        None => Ok(()),
+    }
 }

@@ -40,6 +40,8 @@ fn streams_json_lines_from_the_simulator_and_stops_at_the_limit() {
         "connected",
         "disconnected",
         "authenticated",
+        "clock_measured",
+        "auth_refused",
         "subscribed",
         "unsubscribed",
         "refused",

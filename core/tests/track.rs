@@ -536,3 +536,34 @@ fn a_creation_dated_ahead_of_the_server_is_pulled_back() {
         .collect();
     assert_eq!(filled, vec!["7001".to_owned()]);
 }
+
+/// A read refused for the key's sake is kept as a typed refusal (a permission for spot 10006)
+/// until a resync completes; other failures are not.
+#[test]
+fn a_read_refused_for_the_key_is_named() {
+    let mut t = Tracker::new(Family::Spot, ["btc_usdt"], TrackConfig::default(), T0);
+    let read = t.next_read(T0).unwrap();
+    let e = read.decode(br#"{"code":10006}"#).unwrap_err();
+    t.feed_error(e, T0);
+    let r = t.refused().expect("refused");
+    assert_eq!(
+        (r.endpoint, r.code, r.permission),
+        ("spot.order_current", 10006, true)
+    );
+    // After the retry delay a resync that completes clears it.
+    let reads = drive(&mut t, at(5_000), |r| {
+        match r {
+            TrackRead::SpotOpenOrders(_) => EMPTY_ORDERS,
+            TrackRead::SpotTrades(_) => EMPTY_TRADES,
+            _ => ASSETS,
+        }
+        .to_owned()
+    });
+    assert_eq!(reads.len(), 3, "{reads:?}");
+    assert!(t.refused().is_none());
+    // A rate limit is no refusal.
+    t.request_resync();
+    let read = t.next_read(at(6_000)).unwrap();
+    t.feed_error(read.decode(br#"{"code":10005}"#).unwrap_err(), at(6_000));
+    assert!(t.refused().is_none());
+}

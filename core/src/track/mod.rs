@@ -131,7 +131,9 @@ mod spot;
 mod swap;
 
 pub use fills::DEFAULT_FILL_MEMORY;
-pub use model::{Balance, Change, Fee, Fill, OrderStatus, Position, State, TrackedOrder, Unsure};
+pub use model::{
+    Balance, Change, Fee, Fill, OrderStatus, Position, Refusal, State, TrackedOrder, Unsure,
+};
 pub use read::{TrackAnswer, TrackRead};
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -337,6 +339,7 @@ pub struct Tracker {
     gap_epoch: u64,
     awaiting_subscribe: bool,
     ack_at: Option<i64>,
+    refused: Option<Refusal>,
 }
 
 fn ms(d: Duration) -> i64 {
@@ -389,6 +392,7 @@ impl Tracker {
             gap_epoch: 0,
             awaiting_subscribe: false,
             ack_at: None,
+            refused: None,
         }
     }
 
@@ -530,6 +534,14 @@ impl Tracker {
             }
             _ => {}
         }
+    }
+
+    /// The last read the venue refused because of the key (a wrong key or secret, a missing
+    /// permission, an IP outside the whitelist, an expired key), until a resync completes: the
+    /// tracker keeps retrying (after [`TrackConfig::retry_delay`]), but a program that cannot go
+    /// on without the account's state may stop here, naming it.
+    pub fn refused(&self) -> Option<&Refusal> {
+        self.refused.as_ref()
     }
 
     /// Asks for a resync now (it starts at the next [`Tracker::next_read`] when none is under
@@ -751,6 +763,7 @@ impl Tracker {
             return;
         };
         if run.full {
+            self.refused = None;
             self.last_resync = Some(now);
             self.unsure.remove(&Unsure::Starting);
             self.unsure.remove(&Unsure::ReadFailed);
@@ -860,6 +873,15 @@ impl Tracker {
             TrackRead::SpotOrders(_) | TrackRead::SwapOrder(_)
                 if matches!(error, Error::Api(_)) => {}
             read => {
+                if let (Error::Api(a), crate::ErrorKind::Auth) = (&error, error.kind()) {
+                    let code = a.code.code();
+                    self.refused = Some(Refusal {
+                        endpoint: read.endpoint(),
+                        code,
+                        permission: matches!(code, 10006 | 400005),
+                        message: error.to_string(),
+                    });
+                }
                 self.run = None;
                 self.retry_at = Some(now.0.saturating_add(ms(self.config.retry_delay)));
                 self.unsure.insert(Unsure::ReadFailed);

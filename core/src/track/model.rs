@@ -178,6 +178,22 @@ pub(crate) fn same_position(a: &Position, b: &Position) -> bool {
     a.same(b)
 }
 
+/// A read the venue refused because of the key (its key, signature, permission, IP whitelist
+/// or expiry: [`crate::ErrorKind::Auth`]): no retry can help until the key is fixed (see
+/// [`crate::track::Tracker::refused`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Refusal {
+    /// The read's endpoint (`spot.spot_assets`).
+    pub endpoint: &'static str,
+    /// The exchange's code.
+    pub code: i64,
+    /// Whether the code names a permission (spot 10006, swap 400005) rather than the key.
+    pub permission: bool,
+    /// The error, as displayed.
+    pub message: String,
+}
+
 /// Why the tracker is not sure that its state is the account's.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
