@@ -53,12 +53,29 @@ pub struct Resting {
 pub type Levels = BTreeMap<Decimal, VecDeque<Resting>>;
 
 /// One market's book.
+///
+/// The synthetic (ownerless) orders of each side are counted as they come and go, so that
+/// [`Book::synthetic_count`] is O(1): the order flow reads it several times per event.
 #[derive(Debug, Clone, Default)]
 pub struct Book {
     /// Bids by price (best = last).
-    pub bids: Levels,
+    bids: Levels,
     /// Asks by price (best = first).
-    pub asks: Levels,
+    asks: Levels,
+    /// Synthetic orders resting on the bids and on the asks.
+    synthetic: [usize; 2],
+}
+
+fn ix(side: Side) -> usize {
+    match side {
+        Side::Buy => 0,
+        Side::Sell => 1,
+    }
+}
+
+/// Synthetic (ownerless) entries of a queue.
+fn ownerless(q: &VecDeque<Resting>) -> usize {
+    q.iter().filter(|r| r.order.is_none()).count()
 }
 
 /// What an incoming order still wants while it walks the book.
@@ -143,10 +160,12 @@ impl Book {
         }
     }
 
-    fn side_mut(&mut self, side: Side) -> &mut Levels {
+    /// The levels of `side` and its synthetic count, to change together.
+    fn side_mut(&mut self, side: Side) -> (&mut Levels, &mut usize) {
+        let [bids, asks] = &mut self.synthetic;
         match side {
-            Side::Buy => &mut self.bids,
-            Side::Sell => &mut self.asks,
+            Side::Buy => (&mut self.bids, bids),
+            Side::Sell => (&mut self.asks, asks),
         }
     }
 
@@ -189,7 +208,11 @@ impl Book {
 
     /// Queues a resting order at the back of its level (`order` `None`: synthetic).
     pub fn push(&mut self, side: Side, price: Decimal, order: Option<String>, remaining: Decimal) {
-        self.side_mut(side)
+        let (levels, synthetic) = self.side_mut(side);
+        if order.is_none() {
+            *synthetic += 1;
+        }
+        levels
             .entry(price)
             .or_default()
             .push_back(Resting { order, remaining });
@@ -197,7 +220,7 @@ impl Book {
 
     /// Removes order `id` resting on `side` at `price` (nothing when it is not there).
     pub fn remove_order(&mut self, side: Side, price: Decimal, id: &str) {
-        let levels = self.side_mut(side);
+        let (levels, _) = self.side_mut(side);
         if let Some(q) = levels.get_mut(&price) {
             q.retain(|r| r.order.as_deref() != Some(id));
             if q.is_empty() {
@@ -211,17 +234,15 @@ impl Book {
     /// whether there was one.
     pub fn remove_synthetic(&mut self, k: usize) -> bool {
         /// Removes the `k`-th synthetic order of the levels in iteration order; returns the
-        /// price of a level it emptied, or how many synthetic orders it passed.
+        /// price of a level it emptied (`None`: fewer than `k + 1` there).
         fn nth<'a>(
             levels: impl Iterator<Item = (&'a Decimal, &'a mut VecDeque<Resting>)>,
             mut k: usize,
-        ) -> Result<Option<Decimal>, usize> {
-            let mut passed = 0;
+        ) -> Option<Option<Decimal>> {
             for (p, q) in levels {
-                let n = q.iter().filter(|r| r.order.is_none()).count();
+                let n = ownerless(q);
                 if k >= n {
                     k -= n;
-                    passed += n;
                     continue;
                 }
                 let at = q
@@ -233,36 +254,41 @@ impl Book {
                 if let Some(i) = at {
                     q.remove(i);
                 }
-                return Ok(q.is_empty().then_some(*p));
+                return Some(q.is_empty().then_some(*p));
             }
-            Err(passed)
+            None
         }
-        match nth(self.bids.iter_mut().rev(), k) {
-            Ok(emptied) => {
-                if let Some(p) = emptied {
-                    self.bids.remove(&p);
-                }
-                true
-            }
-            Err(passed) => match nth(self.asks.iter_mut(), k - passed) {
-                Ok(emptied) => {
-                    if let Some(p) = emptied {
-                        self.asks.remove(&p);
-                    }
-                    true
-                }
-                Err(_) => false,
-            },
+        // The kept counts say which side holds the `k`-th: only that side is walked.
+        let bids = self.synthetic[0];
+        let (side, k) = if k < bids {
+            (Side::Buy, k)
+        } else {
+            (Side::Sell, k - bids)
+        };
+        let found = match side {
+            Side::Buy => nth(self.bids.iter_mut().rev(), k),
+            Side::Sell => nth(self.asks.iter_mut(), k),
+        };
+        let Some(emptied) = found else {
+            return false;
+        };
+        let (levels, synthetic) = self.side_mut(side);
+        if let Some(p) = emptied {
+            levels.remove(&p);
         }
+        *synthetic = synthetic.saturating_sub(1);
+        true
     }
 
-    /// Synthetic orders resting on `side`.
+    /// Synthetic orders resting on `side` (kept as they change: O(1)).
     pub fn synthetic_count(&self, side: Side) -> usize {
-        self.side(side)
-            .values()
-            .flat_map(|q| q.iter())
-            .filter(|r| r.order.is_none())
-            .count()
+        self.synthetic[ix(side)]
+    }
+
+    /// The synthetic orders counted afresh (the tests check the kept count against it).
+    #[cfg(test)]
+    pub(crate) fn recount(&self, side: Side) -> usize {
+        self.side(side).values().map(ownerless).sum()
     }
 
     /// The matching walk of an incoming order of `side`: takes from the opposite side, best
@@ -273,7 +299,7 @@ impl Book {
     pub fn take(&mut self, side: Side, limit: Option<Decimal>, demand: Demand) -> Walk {
         let mut walk = Walk::default();
         let mut left = demand;
-        let opposite = self.side_mut(side.opposite());
+        let (opposite, synthetic) = self.side_mut(side.opposite());
         loop {
             let level = match side {
                 Side::Buy => opposite.keys().next().copied(),
@@ -312,7 +338,9 @@ impl Book {
             });
             front.remaining -= qty;
             if front.remaining <= Decimal::ZERO {
-                queue.pop_front();
+                if queue.pop_front().is_some_and(|r| r.order.is_none()) {
+                    *synthetic = synthetic.saturating_sub(1);
+                }
                 if queue.is_empty() {
                     opposite.remove(&price);
                 }
@@ -392,7 +420,7 @@ impl Book {
     /// leaves from the back (behind own orders first); own orders stay.
     pub fn set_recorded(&mut self, side: Side, price: Decimal, qty: Decimal) {
         let qty = qty.max(Decimal::ZERO);
-        let levels = self.side_mut(side);
+        let (levels, synthetic) = self.side_mut(side);
         let queue = levels.entry(price).or_default();
         let current: Decimal = queue
             .iter()
@@ -403,10 +431,13 @@ impl Book {
             let add = qty - current;
             match queue.back_mut() {
                 Some(last) if last.order.is_none() => last.remaining += add,
-                _ => queue.push_back(Resting {
-                    order: None,
-                    remaining: add,
-                }),
+                _ => {
+                    *synthetic += 1;
+                    queue.push_back(Resting {
+                        order: None,
+                        remaining: add,
+                    });
+                }
             }
         } else if qty < current {
             let mut cut = current - qty;
@@ -420,7 +451,9 @@ impl Book {
                     cut -= c;
                 }
             }
+            let before = ownerless(queue);
             queue.retain(|r| r.order.is_some() || r.remaining > Decimal::ZERO);
+            *synthetic = synthetic.saturating_sub(before - ownerless(queue));
         }
         if queue.is_empty() {
             levels.remove(&price);
@@ -462,7 +495,7 @@ impl Book {
     /// `price` (recorded size and own orders in queue order). Returns the own orders' fills.
     pub fn recorded_trade(&mut self, taker: Side, price: Decimal, qty: Decimal) -> Vec<Fill> {
         let mut fills = Vec::new();
-        let levels = self.side_mut(taker.opposite());
+        let (levels, synthetic) = self.side_mut(taker.opposite());
         let through: Vec<Decimal> = match taker {
             Side::Buy => levels.range(..price).map(|(p, _)| *p).collect(),
             Side::Sell => levels
@@ -472,6 +505,9 @@ impl Book {
         };
         for p in through {
             for r in levels.remove(&p).into_iter().flatten() {
+                if r.order.is_none() {
+                    *synthetic = synthetic.saturating_sub(1);
+                }
                 if let Some(id) = r.order {
                     fills.push(Fill {
                         maker: Some(id),
@@ -497,8 +533,10 @@ impl Book {
                         qty: take,
                     });
                 }
-                if front.remaining <= Decimal::ZERO {
-                    queue.pop_front();
+                if front.remaining <= Decimal::ZERO
+                    && queue.pop_front().is_some_and(|r| r.order.is_none())
+                {
+                    *synthetic = synthetic.saturating_sub(1);
                 }
             }
             if queue.is_empty() {
@@ -570,7 +608,7 @@ impl Book {
             }
             let taken_before: Vec<Decimal> = pool.iter().map(|(_, q)| *q).collect();
             for own in own_levels {
-                let Some(queue) = self.side_mut(side).get_mut(&own) else {
+                let Some(queue) = self.side_mut(side).0.get_mut(&own) else {
                     continue;
                 };
                 for r in queue.iter_mut() {
@@ -594,9 +632,10 @@ impl Book {
                         });
                     }
                 }
+                // Only own orders leave here: the synthetic count stays.
                 queue.retain(|r| r.order.is_none() || r.remaining > Decimal::ZERO);
                 if queue.is_empty() {
-                    self.side_mut(side).remove(&own);
+                    self.side_mut(side).0.remove(&own);
                 }
             }
             for ((p, left), before) in pool.into_iter().zip(taken_before) {
@@ -610,7 +649,7 @@ impl Book {
 
     /// Takes `qty` of recorded size from the front of a level (own orders stay).
     fn set_recorded_front(&mut self, side: Side, price: Decimal, qty: Decimal) {
-        let levels = self.side_mut(side);
+        let (levels, synthetic) = self.side_mut(side);
         let Some(queue) = levels.get_mut(&price) else {
             return;
         };
@@ -625,7 +664,9 @@ impl Book {
                 cut -= c;
             }
         }
+        let before = ownerless(queue);
         queue.retain(|r| r.order.is_some() || r.remaining > Decimal::ZERO);
+        *synthetic = synthetic.saturating_sub(before - ownerless(queue));
         if queue.is_empty() {
             levels.remove(&price);
         }
@@ -636,6 +677,43 @@ impl Book {
 mod tests {
     use super::*;
     use crate::num::d;
+
+    /// The kept synthetic counts agree with a fresh count.
+    fn counted(b: &Book) {
+        for side in [Side::Buy, Side::Sell] {
+            assert_eq!(b.synthetic_count(side), b.recount(side), "{side:?}");
+        }
+    }
+
+    #[test]
+    fn synthetic_counts_follow_every_change() {
+        let mut b = Book::seeded(5, d("100"), d("1"), || d("2"));
+        counted(&b);
+        assert_eq!(b.synthetic_count(Side::Sell), 5);
+        b.push(Side::Sell, d("101"), Some("own".into()), d("1"));
+        b.take(Side::Buy, None, Demand::Quantity(d("3")));
+        counted(&b);
+        assert!(b.remove_synthetic(0));
+        assert!(b.remove_synthetic(6));
+        counted(&b);
+        b.set_recorded(Side::Buy, d("97"), d("9"));
+        b.set_recorded(Side::Buy, d("96"), d("0"));
+        b.apply_snapshot(Side::Sell, &[(d("103"), d("1")), (d("104"), d("0.5"))]);
+        counted(&b);
+        b.push(Side::Buy, d("103.5"), Some("cross".into()), d("1"));
+        b.uncross();
+        counted(&b);
+        b.recorded_trade(Side::Sell, d("95"), d("1"));
+        b.streamed_trade(Side::Buy, d("104"), d("0.2"));
+        counted(&b);
+        b.apply_snapshot(Side::Buy, &[]);
+        b.apply_snapshot(Side::Sell, &[]);
+        counted(&b);
+        assert_eq!(b.synthetic_count(Side::Buy), 0);
+        b.replenish(4, d("100"), d("1"), || d("1"));
+        counted(&b);
+        assert_eq!(b.synthetic_count(Side::Buy), 4);
+    }
 
     fn book() -> Book {
         let mut b = Book::default();
