@@ -194,19 +194,33 @@ pub fn cut_note(path: &str, line: usize) -> String {
 
 /// Whether a request's `Host` names the loopback (`localhost`, a loopback address) or the
 /// address the replay listens on: a web page that reaches the replay through DNS rebinding
-/// sends its own host name and is refused (a replay serves recorded account data).
+/// sends its own host name and is refused (a replay serves recorded account data). The
+/// simulator's check ([`digifinex_sim::server::is_loopback_host`]), so the two agree.
 pub fn loopback_host(host: Option<&str>, bound: SocketAddr) -> bool {
-    let Some(host) = host.map(str::trim) else {
-        return false;
-    };
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().unwrap_or("")
-    } else {
-        host.rsplit_once(':').map_or(host, |(h, _)| h)
-    };
-    if name.eq_ignore_ascii_case("localhost") {
-        return true;
+    host.is_some_and(|h| digifinex_sim::server::is_loopback_host(h, Some(bound.ip())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loopback_host;
+
+    /// The replay takes the simulator's check: the forms the two copies once disagreed on
+    /// (`LOCALHOST.`, an IPv4-mapped loopback address) answer alike.
+    #[test]
+    fn the_replay_checks_hosts_like_the_simulator() {
+        let bound: std::net::SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        for (host, want) in [
+            (Some("LOCALHOST."), true),
+            (Some("[::ffff:127.0.0.1]:4000"), true),
+            (Some("127.0.0.1:4000"), true),
+            (Some("rebind.example:80"), false),
+            (Some("localhost.rebind.example"), false),
+            (None, false),
+        ] {
+            assert_eq!(loopback_host(host, bound), want, "{host:?}");
+            let sim =
+                host.is_some_and(|h| digifinex_sim::server::is_loopback_host(h, Some(bound.ip())));
+            assert_eq!(sim, want, "{host:?}");
+        }
     }
-    name.parse::<std::net::IpAddr>()
-        .is_ok_and(|ip| ip.is_loopback() || ip == bound.ip())
 }

@@ -226,6 +226,10 @@ pub struct WsSettings {
     pub send_queue: usize,
     /// Largest frame or message a client may send (64 KiB); a larger one ends the socket.
     pub max_message_bytes: usize,
+    /// Failed `server.auth` attempts one socket may make (5): the last one is answered, then
+    /// the socket is banned (its further frames go unanswered) and dropped, as the venue drops
+    /// a peer that keeps failing. 0: never banned.
+    pub auth_failures: u32,
 }
 
 impl Default for WsSettings {
@@ -239,6 +243,7 @@ impl Default for WsSettings {
             max_connections: 256,
             send_queue: 1024,
             max_message_bytes: 64 << 10,
+            auth_failures: 5,
         }
     }
 }
@@ -336,7 +341,10 @@ pub struct SimConfig {
     /// The longest stretch of order flow run at once (ms, default 3,600,000: one hour). When
     /// the clock jumps further (a control-API advance, an offset, a long pause between
     /// requests), the flow runs the last hour of the jump and the market stands still through
-    /// the rest, so that a jump of days costs what an hour does.
+    /// the rest, so that a jump of days costs what an hour does. The simulator runs at most
+    /// about 25,000 flow events per request or step (some six minutes of the default markets'
+    /// flow), so the stretch is shorter when the markets are busier (see [`crate::market`],
+    /// "Bounded catch-up").
     pub flow_catch_up_ms: i64,
     /// The websockets' cadences and bounds.
     pub ws: WsSettings,

@@ -8,6 +8,17 @@
 //! ([`Exchange::observe`]): it runs with the state still locked whenever a lock is released
 //! after something changed, so what it reads is exactly what a REST request would read at that
 //! instant.
+//!
+//! DESIGN (bounded steps): the market drivers (order flow, a recording, delayed orders,
+//! funding) run lazily, when the state is locked. [`Exchange::state`] brings them towards the
+//! current time with one bounded step of work ([`crate::market`], "Bounded catch-up"), so a
+//! request is answered in bounded time however fast the clock runs or far it jumped: the flow
+//! and funding are compressed to fit; a recording or the latency queue that has more due
+//! than a step does is left *behind*, and the rest is done in further steps, each under its own
+//! lock, by the requests that follow and by the server's catch-up task
+//! (`Exchange::catch_up`), which steps while anything is behind and lets other requests in
+//! between. The Rust control handle ([`crate::Control`]) waits for the whole catch-up, in the
+//! same slices, so what a test reads after moving the clock is the state of that instant.
 
 use crate::changes::Changes;
 use crate::clock::SimClock;
@@ -16,7 +27,7 @@ use crate::faults::Faults;
 use crate::state::State;
 use std::net::SocketAddr;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// Called with the state locked after a change, with the changes and the simulator time (see
@@ -36,6 +47,10 @@ pub struct Exchange {
     /// Number of handler panics caught (always 0 unless the simulator has a bug).
     pub panics: AtomicU64,
     observer: OnceLock<Observer>,
+    /// Whether the last step left work due (see the module docs).
+    behind: AtomicBool,
+    /// Wakes the catch-up task when a step falls behind.
+    wake: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for Exchange {
@@ -58,6 +73,8 @@ impl Exchange {
             addr,
             panics: AtomicU64::new(0),
             observer: OnceLock::new(),
+            behind: AtomicBool::new(false),
+            wake: tokio::sync::Notify::new(),
         }
     }
 
@@ -67,17 +84,76 @@ impl Exchange {
     }
 
     /// Locks the state (a poisoned lock is recovered: handlers never leave it half-updated on
-    /// purpose, and a simulator should keep serving), brought up to the current simulator time
-    /// first: the order flow, a replayed market's events and delayed orders due by now are
-    /// applied in time order ([`crate::market::sync`]). The observer runs when the guard is
-    /// released.
+    /// purpose, and a simulator should keep serving), brought towards the current simulator
+    /// time first by one bounded step: the order flow, a replayed market's events and delayed
+    /// orders due by now are applied in time order, as far as the step goes (see the module
+    /// docs). The observer runs when the guard is released.
     pub fn state(&self) -> StateGuard<'_> {
-        let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        crate::market::sync(&mut guard, self.clock.now_ms());
+        let mut guard = self.lock();
+        let now = self.clock.now_ms();
+        self.step(&mut guard, now);
         StateGuard {
             guard,
             exchange: self,
         }
+    }
+
+    /// Locks the state with everything due by the current simulator time applied: as many
+    /// bounded steps as it takes, the lock released between them (so that the server keeps
+    /// answering). Returns once the state has caught up with the time read at the call,
+    /// brought towards the current time by one more step.
+    pub(crate) fn settled_state(&self) -> StateGuard<'_> {
+        let target = self.clock.now_ms();
+        loop {
+            let mut guard = self.lock();
+            let behind = self.step(&mut guard, target);
+            if !behind {
+                let now = self.clock.now_ms();
+                if now > target {
+                    self.step(&mut guard, now);
+                }
+                return StateGuard {
+                    guard,
+                    exchange: self,
+                };
+            }
+            // The observer runs, and a request waiting for the lock gets it.
+            drop(StateGuard {
+                guard,
+                exchange: self,
+            });
+            std::thread::yield_now();
+        }
+    }
+
+    /// Whether work due by the time of the last step still waits (see the module docs).
+    pub(crate) fn behind(&self) -> bool {
+        self.behind.load(Ordering::Relaxed)
+    }
+
+    /// Steps the state while it is behind, one lock per step, yielding to other tasks
+    /// between steps; waits while it is not. The server runs it for as long as it serves.
+    pub(crate) async fn catch_up(&self) {
+        loop {
+            self.wake.notified().await;
+            while self.behind() {
+                drop(self.state());
+                tokio::task::yield_now().await;
+            }
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// One bounded step of the market drivers up to `now`; returns whether it left work due.
+    fn step(&self, st: &mut State, now: i64) -> bool {
+        let behind = crate::market::step(st, now, crate::market::Budget::STEP).behind;
+        if self.behind.swap(behind, Ordering::Relaxed) != behind && behind {
+            self.wake.notify_one();
+        }
+        behind
     }
 
     /// Locks the fault rules.

@@ -12,9 +12,16 @@
 //! moves no byte while no request is being handled (a stalled body, a client that stops reading);
 //! at most [`SimConfig::max_connections`] connections are served at once.
 //!
-//! DESIGN (connection cap): at the cap the accept loop stops accepting until a connection ends,
-//! so a further client waits in the kernel's listen backlog instead of being refused; the
-//! timeouts bound that wait, so half-open connections cannot starve it for long.
+//! DESIGN (connection cap): at the cap the connection that has waited longest without a request
+//! being handled gives way to the newcomer: silent connections first (those that never had a
+//! request handled: nothing sent, or a request head dribbling in), the one idle longest
+//! first, then keep-alive connections idle between requests, the longest idle first. So
+//! connections that send nothing cannot hold every slot while real requests wait for their
+//! header timeout: each new connection takes the slot of the oldest silent one (a client that
+//! merely keeps a pooled connection open loses it only when the cap is full). When every
+//! connection has a request in hand, the accept loop waits for one to end (the newcomer, already
+//! accepted, waits with it; further clients wait in the kernel's listen backlog); the timeouts
+//! bound that wait.
 //!
 //! DESIGN (bind address): [`Sim::bind`] refuses an address that is not loopback unless
 //! [`SimConfig::allow_public_bind`] is set ([`check_bind_addr`]): the control API is
@@ -84,7 +91,7 @@ pub fn route(shared: &Arc<Exchange>, hub: &SharedHub, req: &SimRequest) -> SimRe
                 ),
             );
         }
-        let control = Control::new(shared.clone(), hub.clone());
+        let control = Control::stepping(shared.clone(), hub.clone());
         return crate::control::http::handle(&control, req);
     }
     if WsFamily::of_path(path).is_some() {
@@ -102,33 +109,85 @@ pub fn route(shared: &Arc<Exchange>, hub: &SharedHub, req: &SimRequest) -> SimRe
     SimResponse::json(404, &error_body(10009, "endpoint unknown"))
 }
 
-/// Whether the request's `Host` names the loopback (`localhost`, a loopback address) or an IP
-/// address the server listens on: a web page that reaches the simulator through DNS rebinding
-/// sends its own host name and is refused.
+/// Whether the request's `Host` names the loopback or an IP address the server listens on
+/// ([`is_loopback_host`]): a web page that reaches the simulator through DNS rebinding sends
+/// its own host name and is refused. A request without `Host` is refused.
 pub fn loopback_host(req: &SimRequest, bound: SocketAddr) -> bool {
-    let Some(host) = req.header("host") else {
-        return false;
-    };
+    req.header("host")
+        .is_some_and(|h| is_loopback_host(h, Some(bound.ip())))
+}
+
+/// Whether a `Host` header value (`name`, `name:port`, `v4:port`, `[v6]:port`) names the
+/// loopback: `localhost` (any case, with or without the final dot), an address of
+/// `127.0.0.0/8` or `::1`, or an IPv4-mapped loopback address (`[::ffff:127.0.0.1]`); or
+/// `bound`, the address a server listens on (not the unspecified `0.0.0.0` or `::`). The
+/// port, when present, is digits (at most 65535). Anything else is refused: other names (a
+/// DNS rebinding page sends its own), `*.localhost`, user info, paths, an unbracketed IPv6
+/// address, numeric forms other than dotted decimal.
+///
+/// The one check of the simulator's control API and websocket upgrades and of
+/// `digifinex replay`.
+pub fn is_loopback_host(host: &str, bound: Option<IpAddr>) -> bool {
     let host = host.trim();
-    // Strip the port: `[v6]:port`, `v4:port`, `name:port`.
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().unwrap_or("")
+    let (name, port) = if let Some(rest) = host.strip_prefix('[') {
+        let Some((inside, after)) = rest.split_once(']') else {
+            return false;
+        };
+        let port = match after.strip_prefix(':') {
+            Some(p) => Some(p),
+            None if after.is_empty() => None,
+            None => return false,
+        };
+        // Only an IPv6 address goes in brackets.
+        if inside.parse::<std::net::Ipv6Addr>().is_err() {
+            return false;
+        }
+        (inside, port)
     } else {
-        host.rsplit_once(':').map_or(host, |(h, _)| h)
+        match host.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (host, None),
+        }
     };
-    if name.eq_ignore_ascii_case("localhost") || name.eq_ignore_ascii_case("localhost.") {
+    let port_ok = port.is_none_or(|p| {
+        p.is_empty()
+            || (p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok())
+    });
+    if !port_ok || name.is_empty() {
+        return false;
+    }
+    let name = name.strip_suffix('.').unwrap_or(name);
+    if name.eq_ignore_ascii_case("localhost") {
         return true;
     }
-    match name.parse::<IpAddr>() {
-        Ok(ip) => {
-            let ip = match ip {
-                IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
-                v4 => v4,
-            };
-            ip.is_loopback() || ip == bound.ip()
-        }
-        Err(_) => false,
-    }
+    let Ok(ip) = name.parse::<IpAddr>() else {
+        return false;
+    };
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+        v4 => v4,
+    };
+    let bound = bound.map(|b| match b {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+        v4 => v4,
+    });
+    ip.is_loopback() || (Some(ip) == bound && !ip.is_unspecified())
+}
+
+/// Whether a websocket upgrade's `Origin` may connect: absent (not a browser), or a page
+/// served from the loopback (`http://localhost:3000`, `https://127.0.0.1`, `http://[::1]:8080`:
+/// an `http` or `https` origin whose host [`is_loopback_host`] accepts without a bound
+/// address). `null` (a sandboxed page, a file) and every other origin are refused: any web
+/// page the user opens could otherwise reach the simulator's sockets.
+pub(crate) fn loopback_origin(origin: Option<&str>) -> bool {
+    let Some(origin) = origin.map(str::trim) else {
+        return true;
+    };
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
+    web && !rest.contains(['/', '@', '?', '#']) && is_loopback_host(rest, None)
 }
 
 /// The simulator before it serves: bound to its address, state built.
@@ -210,43 +269,67 @@ impl Sim {
             listener,
         } = self;
         let ticker = tokio::spawn(crate::ws::tick_loop(shared.clone(), hub.clone()));
+        let catch_up = {
+            let shared = shared.clone();
+            tokio::spawn(async move { shared.catch_up().await })
+        };
         let mut tasks = tokio::task::JoinSet::new();
         let slots = Arc::new(tokio::sync::Semaphore::new(
             shared.config.max_connections.max(1),
         ));
+        let live = Live::default();
         tokio::pin!(shutdown);
         loop {
-            // At the cap, wait for a connection to end before accepting another.
-            let permit = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 _ = &mut shutdown => break,
-                p = slots.clone().acquire_owned() => match p {
-                    Ok(p) => p,
-                    Err(_) => break,
+                accepted = listener.accept() => match accepted {
+                    Ok(x) => x,
+                    Err(_) => {
+                        // Accept errors (e.g. too many open files) are transient.
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                        continue;
+                    }
                 },
             };
-            tokio::select! {
-                _ = &mut shutdown => break,
-                accepted = listener.accept() => {
-                    let (stream, peer) = match accepted {
-                        Ok(x) => x,
-                        Err(_) => {
-                            // Accept errors (e.g. too many open files) are transient.
-                            tokio::time::sleep(Duration::from_millis(5)).await;
-                            continue;
-                        }
-                    };
-                    let _ = stream.set_nodelay(true);
-                    let (shared, hub) = (shared.clone(), hub.clone());
-                    tasks.spawn(async move {
-                        serve_connection(shared, hub, stream, peer.ip()).await;
-                        drop(permit);
-                    });
-                    while tasks.try_join_next().is_some() {}
+            // At the cap: the longest-waiting idle connection gives way (see the module docs),
+            // or, while every one has a request in hand, the first to end.
+            let permit = loop {
+                if let Ok(p) = slots.clone().try_acquire_owned() {
+                    break Some(p);
                 }
-            }
+                // An evicted connection ends at once; else look again soon: one may have
+                // finished its request meanwhile.
+                let wait = if live.evict_one() { 1000 } else { 20 };
+                tokio::select! {
+                    _ = &mut shutdown => break None,
+                    p = slots.clone().acquire_owned() => break p.ok(),
+                    _ = tokio::time::sleep(Duration::from_millis(wait)) => {}
+                }
+            };
+            let Some(permit) = permit else {
+                break;
+            };
+            let _ = stream.set_nodelay(true);
+            let activity = Arc::new(Activity {
+                start: Instant::now(),
+                last_ms: AtomicU64::new(0),
+                busy: AtomicUsize::new(0),
+                requests: AtomicU64::new(0),
+                kill: tokio::sync::Notify::new(),
+            });
+            // Registered before its task runs, so that the next newcomer sees it.
+            let id = live.add(activity.clone());
+            let (shared, hub, live) = (shared.clone(), hub.clone(), live.clone());
+            tasks.spawn(async move {
+                serve_connection(shared, hub, stream, peer.ip(), activity).await;
+                live.remove(id);
+                drop(permit);
+            });
+            while tasks.try_join_next().is_some() {}
         }
         tasks.abort_all();
         ticker.abort();
+        catch_up.abort();
         crate::ws::lock(&hub).disconnect_all();
         Ok(())
     }
@@ -381,7 +464,7 @@ impl std::fmt::Display for DropConnection {
 
 impl std::error::Error for DropConnection {}
 
-/// Activity of one connection, for the idle timeout.
+/// Activity of one connection, for the idle timeout and the connection cap.
 #[derive(Debug)]
 struct Activity {
     start: Instant,
@@ -390,6 +473,62 @@ struct Activity {
     /// Requests being handled once their body is read (their time, fault delays included, is
     /// not idle time).
     busy: AtomicUsize,
+    /// Requests handled so far (0: a silent connection).
+    requests: AtomicU64,
+    /// Ends the connection (it gave way at the cap).
+    kill: tokio::sync::Notify,
+}
+
+/// The connections being served, to pick the one that gives way at the cap.
+#[derive(Debug, Clone, Default)]
+struct Live(Arc<std::sync::Mutex<LiveInner>>);
+
+#[derive(Debug, Default)]
+struct LiveInner {
+    next: u64,
+    conns: std::collections::HashMap<u64, Arc<Activity>>,
+}
+
+impl Live {
+    fn lock(&self) -> std::sync::MutexGuard<'_, LiveInner> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn add(&self, a: Arc<Activity>) -> u64 {
+        let mut l = self.lock();
+        l.next += 1;
+        let id = l.next;
+        l.conns.insert(id, a);
+        id
+    }
+
+    fn remove(&self, id: u64) {
+        self.lock().conns.remove(&id);
+    }
+
+    /// Ends the connection that has waited longest without a request in hand, silent ones
+    /// first (see the module docs); none (`false`) when every connection is handling a
+    /// request.
+    fn evict_one(&self) -> bool {
+        let mut l = self.lock();
+        let victim = l
+            .conns
+            .iter()
+            .filter(|(_, a)| a.busy.load(Ordering::Relaxed) == 0)
+            .min_by_key(|(id, a)| {
+                let served = a.requests.load(Ordering::Relaxed) > 0;
+                let last = a.start + Duration::from_millis(a.last_ms.load(Ordering::Relaxed));
+                (served, last, **id)
+            })
+            .map(|(id, _)| *id);
+        match victim.and_then(|id| l.conns.remove(&id)) {
+            Some(a) => {
+                a.kill.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 impl Activity {
@@ -421,6 +560,7 @@ struct Busy(Arc<Activity>);
 impl Busy {
     fn new(a: &Arc<Activity>) -> Busy {
         a.busy.fetch_add(1, Ordering::Relaxed);
+        a.requests.fetch_add(1, Ordering::Relaxed);
         Busy(a.clone())
     }
 }
@@ -480,12 +620,8 @@ async fn serve_connection(
     hub: SharedHub,
     stream: tokio::net::TcpStream,
     peer: IpAddr,
+    activity: Arc<Activity>,
 ) {
-    let activity = Arc::new(Activity {
-        start: Instant::now(),
-        last_ms: AtomicU64::new(0),
-        busy: AtomicUsize::new(0),
-    });
     let header_timeout = shared.config.header_read_timeout;
     let idle = shared.config.idle_timeout;
     let io = TokioIo::new(TrackedIo {
@@ -504,17 +640,12 @@ async fn serve_connection(
         .header_read_timeout(header_timeout)
         .keep_alive(true);
     let conn = builder.serve_connection(io, svc).with_upgrades();
-    match idle {
-        Some(idle) => {
-            tokio::select! {
-                _ = conn => {}
-                // Dropping the connection closes the socket.
-                _ = activity.idle_for(idle) => {}
-            }
-        }
-        None => {
-            let _ = conn.await;
-        }
+    let far = Duration::from_secs(86_400 * 365);
+    // Dropping the connection closes the socket.
+    tokio::select! {
+        _ = conn => {}
+        _ = activity.idle_for(idle.unwrap_or(far)) => {}
+        _ = activity.kill.notified() => {}
     }
 }
 
@@ -660,9 +791,12 @@ fn is_upgrade(h: &http::HeaderMap) -> bool {
     has("upgrade", "websocket") && has("connection", "upgrade")
 }
 
-/// A websocket upgrade of `/ws/v1/` or `/swap_ws/v2/`: the route's fault rules apply as to any
-/// request (a `ServerError` rule with status 502 is a failed handshake), then the socket is
-/// admitted (HTTP 503 at [`crate::WsSettings::max_connections`]) and served on its own task.
+/// A websocket upgrade of `/ws/v1/` or `/swap_ws/v2/`: refused (HTTP 403) unless its `Host`
+/// names the loopback or the bound address ([`is_loopback_host`]; any host with
+/// [`SimConfig::allow_public_bind`]) and any `Origin` is a loopback page
+/// (`loopback_origin`); then the route's fault rules apply as to any request (a
+/// `ServerError` rule with status 502 is a failed handshake), then the socket is admitted
+/// (HTTP 503 at [`crate::WsSettings::max_connections`]) and served on its own task.
 async fn ws_upgrade(
     shared: Arc<Exchange>,
     hub: SharedHub,
@@ -681,6 +815,23 @@ async fn ws_upgrade(
             false,
         )
     };
+    let header = |name: &str| req.headers().get(name).map(|v| v.to_str().unwrap_or(""));
+    let host_ok = shared.config.allow_public_bind
+        || header("host").is_some_and(|h| is_loopback_host(h, Some(shared.addr.ip())));
+    if !host_ok {
+        return Ok(text(
+            403,
+            "a websocket upgrade is answered only when its Host is localhost or an IP address \
+             (DNS rebinding protection)",
+        ));
+    }
+    if !loopback_origin(header("origin")) {
+        return Ok(text(
+            403,
+            "a websocket upgrade from a web page is answered only when the page's Origin is \
+             on the loopback",
+        ));
+    }
     let plan = shared
         .faults()
         .plan(req.method().as_str(), req.uri().path());
@@ -824,7 +975,98 @@ pub fn not_found() -> SimResponse {
 
 #[cfg(test)]
 mod tests {
-    use super::check_bind_addr;
+    use super::{check_bind_addr, is_loopback_host, loopback_origin};
+    use std::net::IpAddr;
+
+    #[test]
+    fn host_forms() {
+        let bound: IpAddr = "10.1.2.3".parse().unwrap();
+        let any: IpAddr = "0.0.0.0".parse().unwrap();
+        // (host, bound, accepted)
+        let table: &[(&str, Option<IpAddr>, bool)] = &[
+            ("localhost", None, true),
+            ("LOCALHOST", None, true),
+            ("localhost.", None, true),
+            ("LOCALHOST.", None, true),
+            ("LocalHost.:8080", None, true),
+            ("localhost:", None, true),
+            ("  localhost:1  ", None, true),
+            ("127.0.0.1", None, true),
+            ("127.0.0.1:8080", None, true),
+            ("127.1.2.3:65535", None, true),
+            ("[::1]", None, true),
+            ("[::1]:8080", None, true),
+            ("[0:0:0:0:0:0:0:1]:1", None, true),
+            ("[::ffff:127.0.0.1]", None, true),
+            ("[::ffff:127.0.0.1]:9", None, true),
+            ("[::FFFF:7f00:1]:9", None, true),
+            ("10.1.2.3:80", Some(bound), true),
+            ("[::ffff:10.1.2.3]:80", Some(bound), true),
+            // Refused.
+            ("10.1.2.3:80", None, false),
+            ("10.1.2.4:80", Some(bound), false),
+            ("0.0.0.0:80", Some(any), false),
+            ("[::]:80", Some("::".parse().unwrap()), false),
+            ("", None, false),
+            (":80", None, false),
+            ("evil.example.com", None, false),
+            ("localhost.evil.example", None, false),
+            ("evil.localhost", None, false),
+            ("localhost..", None, false),
+            ("127.0.0.1.nip.io", None, false),
+            ("127.0.0.1:65536", None, false),
+            ("127.0.0.1:80:90", None, false),
+            ("127.0.0.1:8o", None, false),
+            ("127.0.0.1:000080", None, false),
+            ("user@localhost", None, false),
+            ("localhost/path", None, false),
+            ("::1", None, false),
+            ("[::1", None, false),
+            ("[::1]x", None, false),
+            ("[::1]:x", None, false),
+            ("[localhost]", None, false),
+            ("[127.0.0.1]", None, false),
+            ("[::ffff:10.0.0.1]", None, false),
+            ("2130706433", None, false),
+            ("0x7f.0.0.1", None, false),
+            ("127.1", None, false),
+        ];
+        for (host, bound, want) in table {
+            assert_eq!(is_loopback_host(host, *bound), *want, "{host:?} {bound:?}");
+        }
+    }
+
+    #[test]
+    fn origin_forms() {
+        for ok in [
+            None,
+            Some("http://localhost"),
+            Some("http://localhost:3000"),
+            Some("HTTPS://LOCALHOST."),
+            Some("http://127.0.0.1:8080"),
+            Some("https://[::1]:8443"),
+            Some("http://[::ffff:127.0.0.1]"),
+        ] {
+            assert!(loopback_origin(ok), "{ok:?}");
+        }
+        for no in [
+            "null",
+            "",
+            "localhost",
+            "http://evil.example",
+            "https://localhost.evil.example",
+            "http://localhost/",
+            "http://localhost:3000/x",
+            "http://user@localhost",
+            "file://localhost",
+            "ws://localhost",
+            "chrome-extension://abc",
+            "http://10.0.0.1",
+            "http://0.0.0.0:8080",
+        ] {
+            assert!(!loopback_origin(Some(no)), "{no:?}");
+        }
+    }
 
     #[test]
     fn only_loopback_without_public() {

@@ -262,15 +262,46 @@ pub struct TradeView {
 }
 
 /// Handle on a running simulator's state (cheap to clone).
+///
+/// Every call sees the state with everything due by the simulator time of the call applied
+/// (the order flow, a recording's events, delayed orders), however much that is: after a long
+/// clock jump through a recording a call takes as long as that catch-up, done in bounded
+/// steps between which the server goes on answering. (The HTTP control API under `/__sim` does
+/// one bounded step per call instead, as requests do.)
 #[derive(Debug, Clone)]
 pub struct Control {
     shared: Arc<Exchange>,
     hub: SharedHub,
+    /// Whether each call waits for the whole catch-up (the Rust handle) or does one step (the
+    /// HTTP control API, on the server's own thread).
+    settle: bool,
 }
 
 impl Control {
     pub(crate) fn new(shared: Arc<Exchange>, hub: SharedHub) -> Control {
-        Control { shared, hub }
+        Control {
+            shared,
+            hub,
+            settle: true,
+        }
+    }
+
+    /// The handle the HTTP control API uses: one bounded step per call.
+    pub(crate) fn stepping(shared: Arc<Exchange>, hub: SharedHub) -> Control {
+        Control {
+            shared,
+            hub,
+            settle: false,
+        }
+    }
+
+    /// The locked state, caught up (see the type's docs).
+    fn state(&self) -> crate::exchange::StateGuard<'_> {
+        if self.settle {
+            self.shared.settled_state()
+        } else {
+            self.shared.state()
+        }
     }
 
     // ---- websockets and the market ----
@@ -305,7 +336,7 @@ impl Control {
     /// through the users' orders (a recorded market still replays).
     pub fn pause_flow(&self, paused: bool) {
         let now = self.now_ms();
-        let mut st = self.shared.state();
+        let mut st = self.state();
         let State {
             feed, spot, swap, ..
         } = &mut *st;
@@ -317,19 +348,19 @@ impl Control {
 
     /// Whether the order flow is paused.
     pub fn flow_paused(&self) -> bool {
-        self.shared.state().feed.flow.paused()
+        self.state().feed.flow.paused()
     }
 
     /// Events of the order flow applied so far.
     pub fn flow_events(&self) -> u64 {
-        self.shared.state().feed.flow.events
+        self.state().feed.flow.events
     }
 
     /// The best `depth` levels of a spot pair (`btc_usdt`, any case) or swap instrument
     /// (`BTCUSDTPERP`) as REST and the websockets show them now: bids and asks, each best
     /// first; `None` for an unknown market.
     pub fn book(&self, family: WsFamily, target: &str, depth: usize) -> Option<BookView> {
-        let st = self.shared.state();
+        let st = self.state();
         let book = match family {
             WsFamily::Spot => {
                 let m = st
@@ -350,7 +381,7 @@ impl Control {
     /// The public trades of a spot pair or swap instrument that the simulator keeps, oldest
     /// first: `(id, time ms, price, quantity, taker buys)`; `None` for an unknown market.
     pub fn trades(&self, family: WsFamily, target: &str) -> Option<Vec<TradeView>> {
-        let st = self.shared.state();
+        let st = self.state();
         let tape = match family {
             WsFamily::Spot => {
                 let m = st
@@ -388,28 +419,41 @@ impl Control {
         self.shared.clock.now_ms()
     }
 
+    /// After a change of the clock: the markets are brought up to the new time (the Rust
+    /// handle waits for all of it; the HTTP API starts it with one step, see the type's docs).
+    fn moved(&self) {
+        drop(self.state());
+    }
+
     /// Moves the simulator clock by `ms` (negative moves back), stopping at the ends of the
-    /// clock's range ([`crate::clock::MIN_MS`]..=[`crate::clock::MAX_MS`]).
+    /// clock's range ([`crate::clock::MIN_MS`]..=[`crate::clock::MAX_MS`]); returns once the
+    /// markets have caught up with the new time.
     pub fn advance_clock(&self, ms: i64) {
         self.shared.clock.advance_ms(ms);
+        self.moved();
     }
 
     /// Moves the simulator clock by `ms`; a move out of the clock's range is refused and changes
     /// nothing. Returns the new simulator time.
     pub fn try_advance_clock(&self, ms: i64) -> Result<i64, ControlError> {
-        self.shared.clock.try_advance_ms(ms).map_err(clock_err)
+        let t = self.shared.clock.try_advance_ms(ms).map_err(clock_err)?;
+        self.moved();
+        Ok(t)
     }
 
     /// Sets the clock's offset from the wall clock (and lets it run), clamped so that the time
     /// stays in the clock's range.
     pub fn set_clock_offset(&self, ms: i64) {
         self.shared.clock.set_offset_ms(ms);
+        self.moved();
     }
 
     /// Sets the clock's offset from the wall clock (and lets it run); an offset that puts the
     /// time out of the clock's range is refused and changes nothing. Returns the new time.
     pub fn try_set_clock_offset(&self, ms: i64) -> Result<i64, ControlError> {
-        self.shared.clock.try_set_offset_ms(ms).map_err(clock_err)
+        let t = self.shared.clock.try_set_offset_ms(ms).map_err(clock_err)?;
+        self.moved();
+        Ok(t)
     }
 
     /// Current offset from the wall clock (ms).
@@ -426,15 +470,18 @@ impl Control {
                 self.shared.clock.freeze_now();
             }
         }
+        self.moved();
     }
 
     /// Freezes the clock at `at_ms`, or at the current simulator time when `None`; an instant out
     /// of the clock's range is refused and changes nothing. Returns the frozen time.
     pub fn try_freeze_clock(&self, at_ms: Option<i64>) -> Result<i64, ControlError> {
-        match at_ms {
-            Some(at) => self.shared.clock.try_freeze_at(at).map_err(clock_err),
-            None => Ok(self.shared.clock.freeze_now()),
-        }
+        let t = match at_ms {
+            Some(at) => self.shared.clock.try_freeze_at(at).map_err(clock_err)?,
+            None => self.shared.clock.freeze_now(),
+        };
+        self.moved();
+        Ok(t)
     }
 
     /// Lets a frozen clock run again.
@@ -467,11 +514,11 @@ impl Control {
 
     /// Creates an empty account.
     pub fn create_account(&self) -> AccountId {
-        self.shared.state().create_account()
+        self.state().create_account()
     }
 
     fn require(&self, account: AccountId) -> Result<(), ControlError> {
-        if self.shared.state().accounts.contains_key(&account) {
+        if self.state().accounts.contains_key(&account) {
             Ok(())
         } else {
             Err(ControlError::UnknownAccount(account))
@@ -485,7 +532,7 @@ impl Control {
         opts: KeyOptions,
     ) -> Result<ApiKeyPair, ControlError> {
         let now = self.now_ms();
-        let mut st = self.shared.state();
+        let mut st = self.state();
         if !st.accounts.contains_key(&account) {
             return Err(ControlError::UnknownAccount(account));
         }
@@ -518,7 +565,7 @@ impl Control {
 
     /// Deletes a key; whether it existed.
     pub fn revoke_api_key(&self, key: &str) -> bool {
-        self.shared.state().keys.remove(key).is_some()
+        self.state().keys.remove(key).is_some()
     }
 
     /// Sets the free balance of a currency (frozen amounts stay). Refused, changing nothing,
@@ -532,7 +579,7 @@ impl Control {
     ) -> Result<(), ControlError> {
         let now = self.now_ms();
         let currency = currency.to_ascii_uppercase();
-        let mut st = self.shared.state();
+        let mut st = self.state();
         let a = st
             .accounts
             .get(&account)
@@ -560,7 +607,7 @@ impl Control {
         }
         let now = self.now_ms();
         let currency = currency.to_ascii_uppercase();
-        let mut st = self.shared.state();
+        let mut st = self.state();
         let a = st
             .accounts
             .get(&account)
@@ -588,7 +635,7 @@ impl Control {
         at: AccountType,
         currency: &str,
     ) -> Result<Balance, ControlError> {
-        let st = self.shared.state();
+        let st = self.state();
         let a = st
             .accounts
             .get(&account)
@@ -598,7 +645,7 @@ impl Control {
 
     /// Every balance of an account.
     pub fn balances(&self, account: AccountId) -> Result<Vec<BalanceView>, ControlError> {
-        let st = self.shared.state();
+        let st = self.state();
         let a = st
             .accounts
             .get(&account)
@@ -652,7 +699,7 @@ impl Control {
         }
         let now = self.now_ms();
         let seed = self.shared.config.seed;
-        let mut st = self.shared.state();
+        let mut st = self.state();
         Ok(wallet::create_deposit(
             &mut st,
             seed,
@@ -668,7 +715,7 @@ impl Control {
     /// Moves a deposit to `state` (reaching 3 credits it).
     pub fn set_deposit_state(&self, id: u64, state: u8) -> Result<(), ControlError> {
         let now = self.now_ms();
-        wallet::set_deposit_state(&mut self.shared.state(), id, state, now).map_err(|e| match e {
+        wallet::set_deposit_state(&mut self.state(), id, state, now).map_err(|e| match e {
             StateError::NotFound => ControlError::NotFound("deposit", id),
             StateError::Transition => ControlError::InvalidTransition,
         })
@@ -677,12 +724,10 @@ impl Control {
     /// Moves a withdrawal to `state` (2 to be confirmed, 3 completed, 4 rejected).
     pub fn set_withdrawal_state(&self, id: u64, state: u8) -> Result<(), ControlError> {
         let now = self.now_ms();
-        wallet::set_withdrawal_state(&mut self.shared.state(), id, state, now).map_err(
-            |e| match e {
-                StateError::NotFound => ControlError::NotFound("withdrawal", id),
-                StateError::Transition => ControlError::InvalidTransition,
-            },
-        )
+        wallet::set_withdrawal_state(&mut self.state(), id, state, now).map_err(|e| match e {
+            StateError::NotFound => ControlError::NotFound("withdrawal", id),
+            StateError::Transition => ControlError::InvalidTransition,
+        })
     }
 
     /// Withdrawals of an account, oldest first.
@@ -709,7 +754,7 @@ impl Control {
 
     /// Suspends or resumes trading of a pair (20002 while suspended); `false` for an unknown pair.
     pub fn set_market_status(&self, symbol: &str, status: crate::MarketStatus) -> bool {
-        let mut st = self.shared.state();
+        let mut st = self.state();
         let sym = symbol.to_ascii_lowercase();
         match st.spot.by_symbol.get(&sym).copied() {
             Some(i) => st
@@ -725,7 +770,7 @@ impl Control {
     /// Allows or forbids API trading of a pair (20042 when forbidden); `false` for an unknown
     /// pair.
     pub fn set_api_tradable(&self, symbol: &str, allowed: bool) -> bool {
-        let mut st = self.shared.state();
+        let mut st = self.state();
         let sym = symbol.to_ascii_lowercase();
         match st.spot.by_symbol.get(&sym).copied() {
             Some(i) => st
@@ -751,7 +796,7 @@ impl Control {
     /// The account and secret of an API key that is usable now (the websocket `server.auth`).
     pub fn key_account(&self, key: &str) -> Option<(AccountId, String)> {
         let now = self.now_ms();
-        let state = self.shared.state();
+        let state = self.state();
         let k = state.keys.get(key)?;
         if k.expires_at_ms.is_some_and(|t| t <= now) {
             return None;
@@ -770,13 +815,13 @@ impl Control {
 
     /// Whether a swap instrument exists.
     pub fn has_swap_instrument(&self, instrument: &str) -> bool {
-        self.shared.state().swap.index(instrument).is_some()
+        self.state().swap.index(instrument).is_some()
     }
 
     /// Runs funding settlements and TP/SL triggers due at the current simulator time.
     fn swap_tick(&self) {
         let now = self.now_ms();
-        crate::swap::timed::tick(&mut self.shared.state(), now);
+        crate::swap::timed::tick(&mut self.state(), now);
     }
 
     /// Sets the mark price of a swap instrument (`None`: follow the book mid again). Copy-trading
@@ -792,7 +837,7 @@ impl Control {
                 "price must be positive and at most 1e12".to_owned(),
             ));
         }
-        if let Some(m) = self.shared.state().swap.marks.get_mut(i) {
+        if let Some(m) = self.state().swap.marks.get_mut(i) {
             *m = price;
         }
         self.swap_tick();
@@ -811,7 +856,7 @@ impl Control {
                 "price must be positive and at most 1e12".to_owned(),
             ));
         }
-        if let Some(m) = self.shared.state().swap.indexes.get_mut(i) {
+        if let Some(m) = self.state().swap.indexes.get_mut(i) {
             *m = price;
         }
         self.swap_tick();
@@ -826,7 +871,7 @@ impl Control {
                 "rate must be within (-1, 1)".to_owned(),
             ));
         }
-        if let Some(f) = self.shared.state().swap.funding.get_mut(i) {
+        if let Some(f) = self.state().swap.funding.get_mut(i) {
             f.rate = rate;
         }
         Ok(())
@@ -835,7 +880,7 @@ impl Control {
     /// Next funding time (ms) of the swap instruments.
     pub fn next_funding_time(&self) -> i64 {
         self.swap_tick();
-        let st = self.shared.state();
+        let st = self.state();
         st.swap
             .funding
             .iter()
@@ -859,7 +904,7 @@ impl Control {
     /// Opens or suspends trading of a swap instrument (401004 while suspended); `false` for an
     /// unknown instrument.
     pub fn set_swap_trading(&self, instrument: &str, trading: bool) -> bool {
-        let mut st = self.shared.state();
+        let mut st = self.state();
         match st.swap.index(instrument) {
             Some(i) => st
                 .swap
@@ -874,7 +919,7 @@ impl Control {
     /// Kept swap orders of an account (copy-trading orders included), oldest first.
     pub fn swap_orders(&self, account: AccountId) -> Vec<SwapOrderView> {
         self.swap_tick();
-        let st = self.shared.state();
+        let st = self.state();
         let sw = &st.swap;
         sw.order_ids(account)
             .filter_map(|id| sw.orders.get(id))
@@ -920,7 +965,7 @@ impl Control {
     /// Swap positions of an account.
     pub fn swap_positions(&self, account: AccountId) -> Vec<SwapPositionView> {
         self.swap_tick();
-        let st = self.shared.state();
+        let st = self.state();
         let sw = &st.swap;
         sw.positions
             .iter()
@@ -969,12 +1014,12 @@ impl Control {
     /// skipped, whether the recording has ended); `None` without a replay
     /// ([`crate::SimConfig::market`]).
     pub fn replay_stats(&self) -> Option<crate::market::ReplayStats> {
-        self.shared.state().feed.stats()
+        self.state().feed.stats()
     }
 
     /// Orders placed but still on their way to the matching engine ([`crate::Latency`]).
     pub fn pending_orders(&self) -> usize {
-        self.shared.state().feed.pending_orders()
+        self.state().feed.pending_orders()
     }
 
     /// Number of handler panics the server caught (0 unless the simulator has a bug; tests
@@ -987,7 +1032,7 @@ impl Control {
 
     /// Kept spot and margin orders of an account, oldest first.
     pub fn orders(&self, account: AccountId) -> Vec<OrderView> {
-        let st = self.shared.state();
+        let st = self.state();
         st.spot
             .order_ids(account)
             .filter_map(|id| st.spot.orders.get(id))
@@ -1016,7 +1061,7 @@ impl Control {
 
     /// Forgets request-weight counters, weight bans (spot and swap) and API trading bans.
     pub fn reset_limits(&self) {
-        let mut st = self.shared.state();
+        let mut st = self.state();
         st.spot_limiter.reset();
         st.swap.limiter.reset();
         for r in st.spot.risk.values_mut() {

@@ -28,6 +28,10 @@ pub const MAX_BATCH: u64 = 10_000;
 /// stays bounded whatever the file holds.
 pub const MAX_QUEUED: usize = 200_000;
 
+/// A replay's reading stopped by its budget of lines ([`crate::market::step`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cut;
+
 /// Looks up pairs and instruments by name (the state implements it).
 pub trait Names {
     /// Index of spot pair `symbol` (any case).
@@ -225,12 +229,20 @@ impl Replay {
         Some(q)
     }
 
-    fn read(&mut self) -> Option<Record> {
+    /// The next record, reading at most `*reads` lines (each line read, skipped ones included,
+    /// counts one): `Ok(None)` at the end, `Err(Cut)` when the reads ran out first.
+    fn read(&mut self, reads: &mut u64) -> Result<Option<Record>, Cut> {
         if let Some(r) = self.prefetched.pop_front() {
-            return Some(r);
+            return Ok(Some(r));
         }
         loop {
-            let reader = self.reader.as_mut()?;
+            let Some(reader) = self.reader.as_mut() else {
+                return Ok(None);
+            };
+            if *reads == 0 {
+                return Err(Cut);
+            }
+            *reads -= 1;
             match reader.next() {
                 Some(Ok(r)) => {
                     if r.t == self.batch.0 {
@@ -242,31 +254,35 @@ impl Replay {
                         self.stats.over_batch += 1;
                         continue;
                     }
-                    return Some(r);
+                    return Ok(Some(r));
                 }
                 Some(Err(_)) => self.stats.bad_lines += 1,
                 None => {
                     // The records the reader skipped unparsed past its per-instant cap.
                     self.stats.over_batch += reader.over_instant();
                     self.reader = None;
-                    return None;
+                    return Ok(None);
                 }
             }
         }
     }
 
-    /// Queues every record received up to `horizon`.
-    fn fill(&mut self, st: &dyn Names, horizon: i64) {
+    /// Queues every record received up to `horizon`, reading at most `*reads` lines; `Err(Cut)`
+    /// when the reads ran out first.
+    fn fill(&mut self, st: &dyn Names, horizon: i64, reads: &mut u64) -> Result<(), Cut> {
         loop {
             if self.queue.len() >= MAX_QUEUED {
                 // Enough read ahead; the rest waits for the queue to drain.
-                return;
+                return Ok(());
             }
             if self.next.is_none() {
-                self.next = self.read();
+                if self.stats.ended {
+                    return Ok(());
+                }
+                self.next = self.read(reads)?;
                 if self.next.is_none() {
                     self.stats.ended = true;
-                    return;
+                    return Ok(());
                 }
                 self.stats.records += 1;
             }
@@ -274,7 +290,7 @@ impl Replay {
                 Some(r) if r.t <= horizon => self.queue_record(st, r),
                 other => {
                     self.next = other;
-                    return;
+                    return Ok(());
                 }
             }
         }
@@ -483,8 +499,14 @@ impl Replay {
         }
     }
 
-    /// Time of the earliest queued event, reading ahead as needed.
-    pub(crate) fn next_time(&mut self, st: &dyn Names) -> Option<i64> {
+    /// Time of the earliest queued event, reading ahead as needed, at most `*reads` lines;
+    /// `Err(Cut)` when the reads ran out before the read-ahead was complete (the time is then
+    /// not known: a record not yet read may hold an earlier event).
+    pub(crate) fn next_time(
+        &mut self,
+        st: &dyn Names,
+        reads: &mut u64,
+    ) -> Result<Option<i64>, Cut> {
         let head = self
             .queue
             .peek()
@@ -493,16 +515,16 @@ impl Replay {
             .chain(self.next.as_ref().map(|r| r.t))
             .min();
         match head {
-            Some(h) => self.fill(st, h.saturating_add(LOOKAHEAD_MS)),
+            Some(h) => self.fill(st, h.saturating_add(LOOKAHEAD_MS), reads)?,
             None => {
                 // Nothing read yet (or all consumed): read the next record, then look again.
-                self.fill(st, i64::MIN);
+                self.fill(st, i64::MIN, reads)?;
                 if let Some(t) = self.next.as_ref().map(|r| r.t) {
-                    self.fill(st, t.saturating_add(LOOKAHEAD_MS));
+                    self.fill(st, t.saturating_add(LOOKAHEAD_MS), reads)?;
                 }
             }
         }
-        self.queue.peek().map(|q| q.0.time)
+        Ok(self.queue.peek().map(|q| q.0.time))
     }
 }
 

@@ -35,7 +35,8 @@
 //! and the same user activity; the users' orders change it only through the book they share.
 //! Times are kept in microseconds; events apply in time order with a recorded market's events
 //! and delayed orders ([`super::sync`]), whenever the state is read, so advancing the clock runs
-//! the flow for the skipped time.
+//! the flow for the skipped time: its last stretch when the skipped time holds more events than
+//! one step of the simulator runs ([`crate::market`], "Bounded catch-up").
 //!
 //! What it does not capture: volatility clustering and long memory of order flow (rates are
 //! constant), informed traders and trends (the mid is a driftless random walk), order sizes
@@ -97,6 +98,8 @@ struct Market {
     max_orders: usize,
     /// The next event's time (µs); `None`: stopped.
     next_us: Option<i64>,
+    /// The total rate the next event was drawn with (0 when stopped).
+    rate: RateQ32,
 }
 
 /// The order flow of every market that has one.
@@ -217,12 +220,45 @@ impl Flow {
 
     /// When the earliest event is more than the catch-up bound behind `now_ms`, moves every
     /// market's next event to a fresh draw after `now_ms - bound`: the market stands still
-    /// through the rest of the jump (see [`SimConfig::flow_catch_up_ms`]).
-    pub fn bound_catch_up<'a>(&mut self, now_ms: i64, book: impl Fn(Target) -> Option<&'a Book>) {
-        let from = now_ms.saturating_sub(self.catch_up_ms);
+    /// through the rest of the jump. The bound is the shorter of
+    /// [`SimConfig::flow_catch_up_ms`] and the stretch in which the markets' current rates
+    /// expect `max_events` events ([`Flow::window_ms`]).
+    pub fn bound_catch_up<'a>(
+        &mut self,
+        now_ms: i64,
+        max_events: u64,
+        book: impl Fn(Target) -> Option<&'a Book>,
+    ) {
+        let bound = self.catch_up_ms.min(self.window_ms(max_events));
+        let from = now_ms.saturating_sub(bound);
         if self.next_ms().is_some_and(|t| t < from) {
             self.restart(from, book);
         }
+    }
+
+    /// The stretch (ms, at least 1) in which the running markets' current rates expect
+    /// `events` events (`i64::MAX` when nothing runs).
+    pub fn window_ms(&self, events: u64) -> i64 {
+        let total: u128 = self
+            .markets
+            .iter()
+            .filter(|m| m.next_us.is_some())
+            .map(|m| u128::from(m.rate))
+            .sum();
+        if total == 0 {
+            return i64::MAX;
+        }
+        // `total` is events per second times 2^32.
+        let ms = u128::from(events).saturating_mul(1000 << 32) / total;
+        i64::try_from(ms).unwrap_or(i64::MAX).max(1)
+    }
+
+    /// Drops every event due by `now_ms` and draws each running market's next one after it:
+    /// the markets stand still from their last event to `now_ms` (a step of the simulator that
+    /// ran out of flow events: [`crate::market`], "Bounded catch-up").
+    pub fn skip_to<'a>(&mut self, now_ms: i64, book: impl Fn(Target) -> Option<&'a Book>) {
+        // From the next millisecond: an event within `now_ms` would still be due.
+        self.restart(now_ms.saturating_add(1), book);
     }
 
     /// Draws every running market's next event afresh after `from_ms` (the model is
@@ -288,6 +324,7 @@ impl Flow {
         for m in &mut self.markets {
             if m.target == target {
                 m.next_us = None;
+                m.rate = 0;
             }
         }
     }
@@ -350,6 +387,7 @@ impl Flow {
         };
         let synthetic = book.synthetic_count(Side::Buy) + book.synthetic_count(Side::Sell);
         let total = m.total(synthetic);
+        m.rate = total;
         if total == 0 {
             m.next_us = None;
             return;
@@ -410,6 +448,7 @@ impl Market {
             cancel: q32(flow.cancel_rate),
             max_orders: flow.max_orders,
             next_us: None,
+            rate: 0,
         }
     }
 
@@ -511,6 +550,9 @@ mod tests {
                 Step::Done => {}
             }
             flow.schedule(idx, &book, t);
+            for side in [Side::Buy, Side::Sell] {
+                assert_eq!(book.synthetic_count(side), book.recount(side));
+            }
             let (b, a) = (book.best_bid().unwrap(), book.best_ask().unwrap());
             assert!(b < a, "crossed at {t}: {b} / {a}");
             assert_eq!(((a - b) / tick).fract(), Decimal::ZERO);

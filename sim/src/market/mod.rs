@@ -12,7 +12,8 @@
 //! [`MarketConfig::speed`] times the wall clock, or moves only as a test advances it. Whatever
 //! happened in the recording up to the current simulator time has happened in the simulator,
 //! applied lazily, in time order, whenever the state is read or changed (every request and
-//! control call): so a replay is deterministic, however the requests are timed.
+//! control call): so a replay is deterministic, however the requests are timed, as long as the
+//! machine keeps up (see "Bounded catch-up" below for a replay that falls behind).
 //!
 //! Events are ordered by their time: a snapshot, ticker, funding or mark record at its receive
 //! time, a recorded trade at its trade time (so the trades a snapshot already reflects are
@@ -72,6 +73,37 @@
 //! order's price, charged the maker rate. The public trades are the recorded ones plus the
 //! trades of orders that take liquidity; a maker fill caused by a recorded trade is part of that
 //! trade and adds none. Trade ids in answers are the simulator's.
+//!
+//! # Bounded catch-up
+//!
+//! Whatever is due is applied lazily, but never more than a bounded amount of work per lock of
+//! the state, so that a request is answered in bounded time at any clock speed and after any
+//! jump. Each lock runs one *step* towards the current time with at most 25,000 order flow
+//! events (by the markets' current rates; twice that at most) and 2,500 units of other work
+//! (a line of the recording read, a recorded event applied, a delayed order executed):
+//!
+//! - the **order flow** is compressed: of a stretch longer than the step's share (about six
+//!   minutes of the default markets) or than [`crate::SimConfig::flow_catch_up_ms`], only the
+//!   last part before now runs; the markets stand still before it. The flow never lags.
+//! - **funding** settles at most 100 periods of an instrument at once; a longer jump skips the
+//!   rest unsettled.
+//! - a **recording** and the **latency queue** are never skipped: when a step's work runs out
+//!   the state stops before their next event (nothing after it, the flow included, has
+//!   happened) and the simulator is *behind*; requests are answered from the state as far as
+//!   it got, and the following steps (each request's, and a background task's that steps while
+//!   behind, between requests) go on in time order. A recording that the machine cannot read as
+//!   fast as the clock runs falls behind the clock for good (lower the speed).
+//!
+//! The Rust [`crate::Control`] handle waits for the whole catch-up (in the same steps, the
+//! server answering between them), so a test that moves the clock reads the state of the new
+//! instant; the HTTP control API starts it with one step. [`sync`] (the benches' entry) runs
+//! it all at once, bounded only by `flow_catch_up_ms`.
+//!
+//! DESIGN (sans-IO shape): a step is a function of the state, a target time and a budget;
+//! it applies the due events of every driver in time order and reports whether events due
+//! by the target remain. Driving the exchange by `advance_to(t)` then means stepping until
+//! nothing due by `t` remains; what a budget compresses (the flow, funding) depends only on the
+//! state and the target, so a frozen clock moved the same way gives the same market.
 //!
 //! # Latency
 //!
@@ -240,27 +272,109 @@ impl Names for State {
 }
 
 /// Brings the state up to simulator time `now`: applies, in time order, every recorded event
-/// and every delayed order due by then (see the module docs). Cheap when nothing is due.
+/// and every delayed order due by then, and the order flow's last
+/// [`crate::SimConfig::flow_catch_up_ms`] (see the module docs). Cheap when nothing is due;
+/// otherwise as much work as the time passed implies, however much that is (the simulator
+/// itself advances in bounded steps: the module docs, "Bounded catch-up").
 pub fn sync(st: &mut State, now: i64) {
+    let _ = step(st, now, Budget::UNBOUNDED);
+}
+
+/// Order flow events one [`step`] runs by its estimate (25,000: about 6 minutes of the default
+/// markets' flow, some 50 ms of a debug build); it runs at most twice as many.
+pub(crate) const FLOW_EVENTS_PER_STEP: u64 = 25_000;
+
+/// Other work one [`step`] does at most (2,500 units): a line of the recording read, a
+/// recorded event applied and a delayed order executed count one each.
+pub(crate) const WORK_PER_STEP: u64 = 2_500;
+
+/// The most one [`step`] does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Budget {
+    /// Order flow events, by the markets' rates (the flow is compressed to fit); at most twice
+    /// as many run.
+    pub(crate) flow_events: u64,
+    /// Lines of a recording read, recorded events applied and delayed orders executed.
+    pub(crate) work: u64,
+}
+
+impl Budget {
+    /// What the simulator does per lock of its state: [`FLOW_EVENTS_PER_STEP`] and
+    /// [`WORK_PER_STEP`].
+    pub(crate) const STEP: Budget = Budget {
+        flow_events: FLOW_EVENTS_PER_STEP,
+        work: WORK_PER_STEP,
+    };
+    /// No bound but [`crate::SimConfig::flow_catch_up_ms`] ([`sync`]).
+    pub(crate) const UNBOUNDED: Budget = Budget {
+        flow_events: u64::MAX,
+        work: u64::MAX,
+    };
+}
+
+/// How far a [`step`] got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub(crate) struct Progress {
+    /// Events due by the step's time still wait (the budget ran out on a recording's events
+    /// or delayed orders); everything before the first of them has happened.
+    pub(crate) behind: bool,
+    /// Order flow events run.
+    pub(crate) flow_events: u64,
+    /// Units of work done (see [`Budget::work`]).
+    pub(crate) work: u64,
+}
+
+/// Brings the state towards simulator time `now` with at most `budget` of work, in time
+/// order: recorded events, delayed orders and the order flow. What it compresses or leaves:
+///
+/// - **Order flow**: when more of it is due than `budget.flow_events` by the markets' current
+///   rates ([`flow::Flow::window_ms`]), or more than `flow_catch_up_ms`, only the last such
+///   stretch before `now` runs; the markets stand still before it. Should the rates have
+///   risen so that twice the budget is reached, the rest of the flow due by `now` is skipped
+///   ([`flow::Flow::skip_to`]). The flow never falls behind.
+/// - **Recording and delayed orders**: when reading and applying them would exceed
+///   `budget.work`, the step stops before the next of them and reports
+///   [`Progress::behind`]; nothing later (the flow included) has happened, and the next step
+///   goes on from there. Nothing of a recording or of the latency queue is skipped.
+/// - **Funding**: each instrument settles at most [`crate::swap::timed::MAX_FUNDING_CATCH_UP`]
+///   periods at once; the later periods of a longer jump are skipped (not settled).
+pub(crate) fn step(st: &mut State, now: i64, budget: Budget) -> Progress {
+    let mut done = Progress {
+        behind: false,
+        flow_events: 0,
+        work: 0,
+    };
     let flow_due = st.feed.flow.next_ms().is_some_and(|t| t <= now);
     if flow_due {
         let State {
             feed, spot, swap, ..
         } = &mut *st;
-        feed.flow.bound_catch_up(now, |t| match t {
-            Target::Spot(m) => spot.books.get(m),
-            Target::Swap(i) => swap.books.get(i),
-        });
+        feed.flow
+            .bound_catch_up(now, budget.flow_events, |t| match t {
+                Target::Spot(m) => spot.books.get(m),
+                Target::Swap(i) => swap.books.get(i),
+            });
     }
     if st.feed.replay.is_none() && st.feed.pending.is_empty() && !flow_due {
-        return;
+        return done;
     }
+    let flow_cap = budget.flow_events.saturating_mul(2);
+    let mut work = budget.work;
     let mut replay = st.feed.replay.take();
     loop {
         // The earliest of the three sources; at the same millisecond a recorded event comes
         // first, then a delayed order, then the flow.
+        let recorded = match replay.as_mut().map(|r| r.next_time(&*st, &mut work)) {
+            None => None,
+            Some(Ok(t)) => t,
+            Some(Err(feed::Cut)) => {
+                done.behind = true;
+                break;
+            }
+        };
         let sources = [
-            replay.as_mut().and_then(|r| r.next_time(&*st)),
+            recorded,
             st.feed.pending.keys().next().map(|k| k.0),
             st.feed.flow.next_ms(),
         ];
@@ -276,10 +390,15 @@ pub fn sync(st: &mut State, now: i64) {
             break;
         }
         match source {
+            0 | 1 if work == 0 => {
+                done.behind = true;
+                break;
+            }
             0 => {
                 let Some(q) = replay.as_mut().and_then(|r| r.pop_due(now)) else {
                     break;
                 };
+                work -= 1;
                 apply(st, q.time, q.event);
             }
             1 => {
@@ -289,17 +408,31 @@ pub fn sync(st: &mut State, now: i64) {
                 let Some(p) = st.feed.pending.remove(&key) else {
                     break;
                 };
+                work -= 1;
                 arrive(st, p, key.0);
+            }
+            _ if done.flow_events >= flow_cap => {
+                // The rates outran the estimate: the rest of the flow due by now is skipped.
+                let State {
+                    feed, spot, swap, ..
+                } = &mut *st;
+                feed.flow.skip_to(now, |t| match t {
+                    Target::Spot(m) => spot.books.get(m),
+                    Target::Swap(i) => swap.books.get(i),
+                });
             }
             _ => {
                 let Some((idx, t_us)) = st.feed.flow.pop_due(now) else {
                     break;
                 };
+                done.flow_events += 1;
                 flow_event(st, idx, t_us);
             }
         }
     }
     st.feed.replay = replay;
+    done.work = budget.work - work;
+    done
 }
 
 /// Opens the markets at `now`: each market the order flow drives gets the model's book around
@@ -670,6 +803,174 @@ fn fill_own(st: &mut State, target: Target, fills: Vec<crate::book::Fill>, time:
         match target {
             Target::Spot(_) => crate::spot::engine::fill_resting(st, &id, f.price, f.qty, time),
             Target::Swap(_) => crate::swap::engine::fill_resting(st, &id, f.price, f.qty, time),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SimConfig;
+
+    const START: i64 = 1_800_000_000_000;
+    const DAY: i64 = 86_400_000;
+
+    fn opened(config: &SimConfig) -> State {
+        let mut st = State::new(config, START);
+        open(&mut st, config.flow_warmup_ms, START);
+        st
+    }
+
+    fn sane(book: &crate::book::Book) {
+        let (bid, ask) = (book.best_bid().unwrap(), book.best_ask().unwrap());
+        assert!(bid < ask, "crossed: {bid} / {ask}");
+    }
+
+    /// A month's jump costs one step: the flow runs its last stretch up to the jump's end (the
+    /// markets alive, their last trades just before it), within twice the step's estimate.
+    #[test]
+    fn a_month_long_jump_runs_a_bounded_stretch_of_flow() {
+        let mut st = opened(&SimConfig::default());
+        let now = START + 30 * DAY;
+        let done = step(&mut st, now, Budget::STEP);
+        assert!(!done.behind);
+        assert!(
+            done.flow_events > FLOW_EVENTS_PER_STEP / 2
+                && done.flow_events <= 2 * FLOW_EVENTS_PER_STEP,
+            "{done:?}"
+        );
+        assert!(st.feed.flow.next_ms().is_some_and(|t| t > now));
+        for (m, book) in st.spot.books.iter().enumerate() {
+            sane(book);
+            if st.feed.flow.tick(Target::Spot(m)).is_none() {
+                continue; // a still market
+            }
+            let last = st.spot.tapes[m].last().unwrap().time_ms;
+            assert!(last > now - 3_600_000 && last <= now, "{m}: {last}");
+        }
+        st.swap.books.iter().for_each(sane);
+        // Nothing more is due at that instant; the flow goes on from there.
+        assert_eq!(step(&mut st, now, Budget::STEP).flow_events, 0);
+        let next = step(&mut st, now + 60_000, Budget::STEP);
+        assert!(next.flow_events > 0 && !next.behind, "{next:?}");
+    }
+
+    /// Without a budget (`sync`), the flow still runs `flow_catch_up_ms` of a long jump.
+    #[test]
+    fn sync_runs_the_configured_catch_up() {
+        let config = SimConfig {
+            flow_catch_up_ms: 600_000,
+            ..SimConfig::default()
+        };
+        let mut st = opened(&config);
+        let before = st.feed.flow.events;
+        sync(&mut st, START + DAY);
+        let ran = st.feed.flow.events - before;
+        // About 65 events a second for the nine markets: ten minutes' worth.
+        assert!((25_000..60_000).contains(&ran), "{ran}");
+    }
+
+    /// More delayed orders due than a step executes: the step stops behind, the next ones go
+    /// on from there, and none is skipped.
+    #[test]
+    fn delayed_orders_beyond_a_step_wait_for_the_next() {
+        let mut st = opened(&SimConfig::default().without_flow());
+        let n = WORK_PER_STEP * 2 + 10;
+        for k in 0..n {
+            let at = START + 1 + i64::try_from(k).unwrap();
+            st.feed.hold(at, Pending::Spot(format!("gone-{k}")));
+        }
+        let now = START + DAY;
+        let first = step(&mut st, now, Budget::STEP);
+        assert!(first.behind);
+        assert_eq!(first.work, WORK_PER_STEP);
+        assert_eq!(
+            st.feed.pending_orders(),
+            usize::try_from(n - WORK_PER_STEP).unwrap()
+        );
+        let second = step(&mut st, now, Budget::STEP);
+        assert!(second.behind);
+        let third = step(&mut st, now, Budget::STEP);
+        assert!(!third.behind);
+        assert_eq!(third.work, 10);
+        assert_eq!(st.feed.pending_orders(), 0);
+    }
+
+    /// A recording with more due than a step does is read and applied over several steps, in
+    /// order, to the same end as a single unbounded catch-up.
+    #[test]
+    fn a_long_recording_is_caught_up_in_steps_to_the_same_end() {
+        use format::{Header, Record, Writer};
+        let mut w = Writer::new(Vec::new(), &Header::default()).unwrap();
+        let n: i64 = 6_000;
+        for s in 0..n {
+            let p = Decimal::from(30_000 + s % 50);
+            w.write(&Record {
+                t: START + s * 1000,
+                data: Data::SpotBook {
+                    symbol: "btc_usdt".into(),
+                    depth: Some(1),
+                    bids: vec![(p - Decimal::ONE, Decimal::from(1 + s % 3))],
+                    asks: vec![(p + Decimal::ONE, Decimal::from(1 + s % 5))],
+                },
+            })
+            .unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        let state = || {
+            let config = SimConfig {
+                start_time_ms: Some(START),
+                market: Some(MarketConfig::reader(std::io::Cursor::new(bytes.clone()))),
+                ..SimConfig::default().without_flow()
+            };
+            let (config, prepared) = prepare(config).unwrap();
+            let mut st = State::new(&config, START);
+            attach(&mut st, prepared.unwrap());
+            st
+        };
+        let end = START + n * 1000;
+        let mut whole = state();
+        sync(&mut whole, end);
+        let mut stepped = state();
+        let mut steps = 0;
+        loop {
+            let p = step(&mut stepped, end, Budget::STEP);
+            assert!(p.work <= WORK_PER_STEP, "{p:?}");
+            steps += 1;
+            if !p.behind {
+                break;
+            }
+        }
+        // 6,000 lines read and 6,000 books applied, 2,500 units a step.
+        assert_eq!(steps, 5);
+        let m = stepped.spot("btc_usdt").unwrap();
+        let levels = |st: &State| {
+            (
+                st.spot.books[m].levels(Side::Buy, 5),
+                st.spot.books[m].levels(Side::Sell, 5),
+            )
+        };
+        assert_eq!(levels(&stepped), levels(&whole));
+        assert_eq!(stepped.feed.stats(), whole.feed.stats());
+        assert_eq!(
+            stepped.feed.stats().unwrap().applied,
+            u64::try_from(n).unwrap()
+        );
+    }
+
+    /// A jump of a year settles at most 100 funding periods of each instrument.
+    #[test]
+    fn funding_settles_at_most_a_hundred_periods_at_once() {
+        let mut st = opened(&SimConfig::default().without_flow());
+        let before: Vec<usize> = st.swap.funding.iter().map(|f| f.history.len()).collect();
+        let now = START + 365 * DAY;
+        crate::swap::timed::tick(&mut st, now);
+        for (i, f) in st.swap.funding.iter().enumerate() {
+            assert_eq!(
+                f.history.len() - before[i],
+                crate::swap::timed::MAX_FUNDING_CATCH_UP as usize
+            );
+            assert!(f.next_time > now);
         }
     }
 }

@@ -10,7 +10,14 @@ use crate::num::round_dp;
 use crate::state::State;
 use rust_decimal::Decimal;
 
-/// Runs every funding settlement due at `now` and the copy-trading TP/SL triggers.
+/// Funding periods one instrument settles at once at most (100: 33 days of 8-hour periods,
+/// 16 days of 4-hour ones). A clock jump over more settles the first 100 and skips the rest
+/// without settling them (they pay nothing and are not in the funding history): the work a
+/// jump implies stays bounded (each settlement visits every position of the instrument).
+pub(crate) const MAX_FUNDING_CATCH_UP: u32 = 100;
+
+/// Runs the funding settlements due at `now` (at most 100 periods per instrument at once, the
+/// rest of a longer jump skipped) and the copy-trading TP/SL triggers.
 pub fn tick(st: &mut State, now: i64) {
     for i in 0..st.swap.funding.len() {
         let period = st
@@ -18,11 +25,11 @@ pub fn tick(st: &mut State, now: i64) {
             .instruments
             .get(i)
             .map_or(FUNDING_PERIOD_MS, SwapInstrumentSpec::funding_period_ms);
-        let mut guard = 0;
+        let mut settled = 0;
         while st.swap.funding.get(i).is_some_and(|f| f.next_time <= now) {
-            guard += 1;
-            if guard > 3 * 365 * 3 {
-                // The clock jumped years ahead: skip to the latest period without settling.
+            settled += 1;
+            if settled > MAX_FUNDING_CATCH_UP {
+                // A long jump: skip to the latest period without settling.
                 if let Some(f) = st.swap.funding.get_mut(i) {
                     f.next_time = now
                         .div_euclid(period)

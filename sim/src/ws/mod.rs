@@ -38,6 +38,16 @@
 //! - `server.auth` timestamps are checked like REST's: spot within 5 s behind and 1 s ahead of
 //!   the simulator clock, swap within 30 s either way; outside, the auth fails (spot error 3,
 //!   swap code 3). An expired key or a caller outside the key's IP whitelist fails alike.
+//! - Failed auths are throttled per socket (the venue bans a peer that keeps failing; its
+//!   numbers are not published): the [`WsSettings::auth_failures`]th failure (5) is answered,
+//!   then the socket is banned, its further frames unread and unanswered, and dropped 100 ms
+//!   later (no close frame). A new socket starts again at 0: each costs an upgrade, under the
+//!   socket cap. A success does not reset the count.
+//! - Upgrades are checked like the control API: a `Host` that is not `localhost`, a loopback
+//!   address or the bound address is refused (HTTP 403; any host with
+//!   [`crate::SimConfig::allow_public_bind`]), and so is a present `Origin` that is not a
+//!   loopback page (`null` included): a web page the user opens cannot open sockets on the
+//!   simulator (see [`crate::server::is_loopback_host`]).
 //! - An unknown target answers spot error `{"code":1,"message":"invalid argument"}` and swap
 //!   code 2 `invalid param` (the venue's answer to an unknown instrument); nothing is
 //!   subscribed.
@@ -234,6 +244,11 @@ struct Conn {
     tick: u64,
     /// Swap positions last pushed as open: (instrument, side is long).
     positions: BTreeSet<(usize, bool)>,
+    /// Failed `server.auth` attempts so far.
+    auth_failures: u32,
+    /// Banned after [`WsSettings::auth_failures`] failures: its frames go unanswered until it
+    /// is dropped.
+    banned: bool,
 }
 
 /// The open sockets and their subscriptions, the websocket faults and counters.
@@ -252,6 +267,10 @@ pub type SharedHub = Arc<Mutex<Hub>>;
 
 /// Auth timestamp kinds remembered ([`Hub::auth_timestamp_kinds`]).
 const AUTH_KINDS_KEPT: usize = 64;
+
+/// A socket banned for failed auths is dropped this long after its last answer (so that the
+/// answer is written first).
+const AUTH_BAN_DROP: Duration = Duration::from_millis(100);
 
 /// Locks the hub (a poisoned lock is recovered). Lock order: the state first, then the hub;
 /// never the state while holding the hub.
@@ -360,6 +379,20 @@ impl Hub {
     fn drop_conn(&mut self, id: u64) {
         if let Some(c) = self.conns.remove(&id) {
             c.kill.notify_one();
+        }
+    }
+
+    /// Counts a failed `server.auth` of socket `id`; at [`WsSettings::auth_failures`] the
+    /// socket is banned and dropped shortly after (the failure's answer goes out first).
+    fn auth_failed(&mut self, id: u64) {
+        let max = self.settings.auth_failures;
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
+        c.auth_failures = c.auth_failures.saturating_add(1);
+        if max > 0 && c.auth_failures >= max {
+            c.banned = true;
+            self.drop_later(id, AUTH_BAN_DROP);
         }
     }
 
@@ -500,6 +533,8 @@ pub fn admit(hub: &SharedHub, family: WsFamily, peer: IpAddr) -> Result<Admitted
             held: None,
             tick: 0,
             positions: BTreeSet::new(),
+            auth_failures: 0,
+            banned: false,
         },
     );
     Ok(Admitted {
@@ -580,6 +615,10 @@ where
 
 /// One client frame.
 fn on_frame(exchange: &Exchange, hub: &SharedHub, id: u64, family: WsFamily, text: Option<&str>) {
+    if lock(hub).conns.get(&id).is_none_or(|c| c.banned) {
+        // Banned (or gone): nothing is read, parsed or answered any more.
+        return;
+    }
     let value: Option<serde_json::Value> = text.and_then(|t| serde_json::from_str(t).ok());
     let st = exchange.state();
     let now = exchange.clock.now_ms();

@@ -82,7 +82,10 @@ pub(super) fn request(h: &mut Hub, st: &State, conn: u64, value: Option<Value>, 
                     let ok = J::obj().with("status", "success");
                     h.send(conn, &result(&id, ok));
                 }
-                None => h.send(conn, &error(&id, 3, "auth fail")),
+                None => {
+                    h.send(conn, &error(&id, 3, "auth fail"));
+                    h.auth_failed(conn);
+                }
             }
         }
         m => subscription(h, st, conn, &id, m, params, now),

@@ -101,7 +101,10 @@ fn auth(h: &mut Hub, st: &State, conn: u64, id: &J, v: &Value, now: i64) {
             }
             h.send(conn, &reply("server.auth", id, 1, "success"));
         }
-        None => h.send(conn, &reply("server.auth", id, 3, "auth fail")),
+        None => {
+            h.send(conn, &reply("server.auth", id, 3, "auth fail"));
+            h.auth_failed(conn);
+        }
     }
 }
 

@@ -572,3 +572,162 @@ fn signatures_of_either_case_pass_and_a_changed_byte_fails() {
     first.replace_range(0..1, if sign.starts_with('0') { "1" } else { "0" });
     assert_eq!(swap(first), 400004);
 }
+
+// ---- 6. a fast clock and long jumps (bounded catch-up) ----
+
+/// One `Connection: close` request whose answer must come within `guard` (a hang guard, not a
+/// timing assertion); `Err` when it did not.
+fn within(addr: SocketAddr, target: &str, guard: Duration) -> std::io::Result<Resp> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(guard))?;
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut out = Vec::new();
+    s.read_to_end(&mut out)?;
+    parse(&out)
+}
+
+/// Best bid and ask of a spot order book answer (asks are listed highest first).
+fn spot_top(book: &Value) -> (rust_decimal::Decimal, rust_decimal::Decimal) {
+    let prices = |side: &str| -> Vec<rust_decimal::Decimal> {
+        book[side]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| num(&l[0]))
+            .collect()
+    };
+    let bid = prices("bids").into_iter().max().expect("a bid");
+    let ask = prices("asks").into_iter().min().expect("an ask");
+    (bid, ask)
+}
+
+/// The clock at 10,000 times real time over markets four times as busy as the default ones
+/// (about 2.6 million flow events a wall second): every request answers, from a market that
+/// moved with the clock and is not crossed. Before the catch-up was bounded, each request ran
+/// every event since the last one under the lock and took seconds.
+#[test]
+fn a_fast_clock_over_busy_markets_answers_every_request() {
+    let mut config = SimConfig {
+        clock_speed: 10_000.into(),
+        ..SimConfig::default()
+    };
+    for m in &mut config.markets {
+        m.flow = m.flow.take().map(|f| f.scaled(4.into()));
+    }
+    for i in &mut config.swap_instruments {
+        i.flow = i.flow.take().map(|f| f.scaled(4.into()));
+    }
+    let env = Env::with_config(config);
+    let guard = Duration::from_secs(5);
+    let time = |env: &Env| {
+        let r = within(env.addr(), "/v3/time", guard).expect("the time answers");
+        r.json()["server_time"].as_i64().unwrap()
+    };
+    let first = time(&env);
+    for _ in 0..5 {
+        std::thread::sleep(Duration::from_millis(200));
+        let r = within(env.addr(), "/v3/order_book?symbol=btc_usdt&limit=20", guard)
+            .expect("the book answers");
+        assert_eq!(r.status, 200, "{}", r.text());
+        let (bid, ask) = spot_top(&r.json());
+        assert!(bid < ask, "crossed: {bid} / {ask}");
+        let r = within(
+            env.addr(),
+            "/swap/v2/public/depth?instrument_id=BTCUSDTPERP&limit=20",
+            guard,
+        )
+        .expect("the swap book answers");
+        assert_eq!(r.json()["code"], 0, "{}", r.text());
+    }
+    // A second of wall time is 10,000 simulated seconds.
+    let last = time(&env);
+    assert!(last - first >= 10_000, "{first} -> {last}");
+    assert_eq!(env.ctl.panics(), 0);
+}
+
+/// A 30-day jump through the HTTP control API on a frozen clock: the next request answers
+/// from the new time, with the flow's last stretch before it run (bounded: at most twice a
+/// step's 25,000 events, not the hour of about 230,000 the jump used to cost), the books sane
+/// and the last trades just before the new time.
+#[test]
+fn a_month_long_jump_costs_a_bounded_stretch_of_flow() {
+    let start = 1_800_000_000_000i64;
+    let env = Env::with_config(SimConfig {
+        start_time_ms: Some(start),
+        ..SimConfig::default()
+    });
+    let before = env.ctl.flow_events();
+    let month = 30 * 86_400_000i64;
+    let r = env.control(
+        "POST",
+        "/__sim/clock",
+        &format!(r#"{{"advance_ms": {month}}}"#),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["now_ms"], start + month);
+    let guard = Duration::from_secs(5);
+    let r = within(env.addr(), "/v3/time", guard).expect("the time answers");
+    assert_eq!(r.json()["server_time"], (start + month) / 1000);
+    let r = within(env.addr(), "/v3/order_book?symbol=btc_usdt&limit=20", guard)
+        .expect("the book answers");
+    let (bid, ask) = spot_top(&r.json());
+    assert!(bid < ask, "crossed: {bid} / {ask}");
+    let r =
+        within(env.addr(), "/v3/trades?symbol=btc_usdt&limit=1", guard).expect("the trades answer");
+    let last = r.json()["data"][0]["date"].as_i64().unwrap();
+    let now_s = (start + month) / 1000;
+    assert!(last > now_s - 3600 && last <= now_s, "{last} vs {now_s}");
+    let ran = env.ctl.flow_events() - before;
+    assert!(ran > 0 && ran <= 50_000, "{ran} flow events for the jump");
+    // Funding settled with the time: the next settlement is after the new time.
+    let next = env.ctl.next_funding_time();
+    assert!(next > start + month, "{next}");
+    assert_eq!(env.ctl.panics(), 0);
+}
+
+// ---- 7. silent connections at the connection cap ----
+
+/// The cap (16 here) filled with silent connections, and more waiting: a real request still
+/// answers well within the header timeout (10 s), again and again, because the oldest silent
+/// connection gives way to each newcomer. Before, every real request waited for a silent one to
+/// time out.
+#[test]
+fn silent_connections_at_the_cap_give_way_to_real_requests() {
+    let env = Env::with_config(SimConfig {
+        max_connections: 16,
+        header_read_timeout: Some(Duration::from_secs(10)),
+        ..SimConfig::default().without_flow()
+    });
+    let silent: Vec<TcpStream> = (0..24)
+        .map(|_| TcpStream::connect(env.addr()).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(100));
+    for _ in 0..3 {
+        let r = within(env.addr(), "/v3/ping", Duration::from_secs(5))
+            .expect("a real request answers before the header timeout");
+        assert_eq!(r.status, 200);
+        assert_eq!(r.json()["code"], 0);
+    }
+    // The oldest silent connections were the ones closed.
+    let closed = |s: &TcpStream| {
+        let mut s = s.try_clone().unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        !matches!(
+            s.read(&mut [0u8; 16]).map_err(|e| e.kind()),
+            Err(ErrorKind::WouldBlock | ErrorKind::TimedOut)
+        )
+    };
+    assert!(
+        closed(&silent[0]),
+        "the oldest silent connection is still open"
+    );
+    assert!(
+        !closed(&silent[23]),
+        "the newest silent connection was closed"
+    );
+    assert_eq!(env.ctl.panics(), 0);
+}

@@ -668,3 +668,146 @@ fn a_handshake_that_dribbles_is_cut_at_the_header_timeout() {
     );
     assert_eq!(env.ctl.ws_connections(), 0);
 }
+
+/// The status of a websocket upgrade of `path` sent with `host` and, when given, `origin`.
+fn upgrade_status(env: &Env, path: &str, host: &str, origin: Option<&str>) -> u16 {
+    use std::io::{Read, Write};
+    let mut tcp = TcpStream::connect(env.addr()).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+    write!(
+        tcp,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\n{origin}Upgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n") {
+        match tcp.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            other => panic!("no status line ({other:?}): {head:?}"),
+        }
+    }
+    let line = String::from_utf8(head).unwrap();
+    line.split(' ').nth(1).unwrap().parse().unwrap()
+}
+
+/// Upgrades are checked like the control API: a foreign `Host` (DNS rebinding) and a present
+/// `Origin` that is not a loopback page are refused with 403 on both sockets, before the cap
+/// or the faults count them; local hosts and pages, and clients that send no `Origin`, open.
+#[test]
+fn upgrades_refuse_foreign_hosts_and_origins() {
+    let env = Env::new();
+    let port = env.addr().port();
+    for path in ["/ws/v1/", "/swap_ws/v2/"] {
+        for (host, origin, want) in [
+            (format!("127.0.0.1:{port}"), None, 101),
+            (format!("localhost:{port}"), None, 101),
+            (format!("LOCALHOST.:{port}"), None, 101),
+            (format!("[::ffff:127.0.0.1]:{port}"), None, 101),
+            (format!("[::1]:{port}"), Some("http://localhost:3000"), 101),
+            (format!("127.0.0.1:{port}"), Some("https://127.0.0.1"), 101),
+            ("evil.example".to_owned(), None, 403),
+            (format!("localhost.evil.example:{port}"), None, 403),
+            (
+                format!("127.0.0.1:{port}"),
+                Some("https://evil.example"),
+                403,
+            ),
+            (
+                format!("127.0.0.1:{port}"),
+                Some("http://localhost.evil.example"),
+                403,
+            ),
+            (format!("127.0.0.1:{port}"), Some("null"), 403),
+        ] {
+            assert_eq!(
+                upgrade_status(&env, path, &host, origin),
+                want,
+                "{path} Host {host} Origin {origin:?}"
+            );
+        }
+    }
+    // The refused upgrades never took a socket.
+    let end = Instant::now() + Duration::from_secs(5);
+    while env.ctl.ws_connections() > 0 {
+        assert!(Instant::now() < end, "{} sockets", env.ctl.ws_connections());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(env.ctl.ws_accepted(), 12);
+}
+
+/// Every frame a socket gets until it closes (a hang guard ends the wait).
+fn frames_until_closed(
+    ws: &mut WebSocket<MaybeTlsStream<TcpStream>>,
+    guard: Duration,
+) -> Vec<Value> {
+    let end = Instant::now() + guard;
+    let mut out = Vec::new();
+    loop {
+        assert!(
+            Instant::now() < end,
+            "the socket stayed open; got {} frames",
+            out.len()
+        );
+        match ws.read() {
+            Ok(Message::Binary(b)) => {
+                let text = miniz_oxide::inflate::decompress_to_vec_zlib(&b).unwrap();
+                out.push(serde_json::from_slice(&text).unwrap());
+            }
+            Ok(_) => {}
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return out,
+        }
+    }
+}
+
+/// 2,000 bad `server.auth` attempts on one socket: five are answered "auth fail", then the
+/// socket is banned and dropped (the rest go unanswered), on both families; a new socket with
+/// the right signature still authenticates.
+#[test]
+fn repeated_auth_failures_ban_the_socket() {
+    let env = frozen();
+    let ts = ms_now(&env).to_string();
+    for url in [env.sim.spot_ws_url(), env.sim.swap_ws_url()] {
+        let spot = url.contains("/ws/v1");
+        let (mut ws, _) = tungstenite::connect(&url).unwrap();
+        if let MaybeTlsStream::Plain(s) = ws.get_ref() {
+            s.set_read_timeout(Some(Duration::from_millis(100)))
+                .unwrap();
+        }
+        for id in 1..=2000u64 {
+            let bad = if spot {
+                json!({"id": id, "method": "server.auth", "params": [env.key, ts, "AAAA"]})
+            } else {
+                json!({"event": "server.auth", "id": id, "apikey": env.key, "timestamp": ts, "signature": "AAAA"})
+            };
+            if ws.send(Message::text(bad.to_string())).is_err() {
+                break; // dropped while we were still sending
+            }
+        }
+        let frames = frames_until_closed(&mut ws, Duration::from_secs(20));
+        assert_eq!(frames.len(), 5, "{url}: {frames:?}");
+        for f in &frames {
+            if spot {
+                assert_eq!(f["error"]["code"], 3, "{f}");
+            } else {
+                assert_eq!(f["code"], 3, "{f}");
+            }
+        }
+    }
+    let end = Instant::now() + Duration::from_secs(5);
+    while env.ctl.ws_connections() > 0 {
+        assert!(Instant::now() < end);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The ban is the socket's: a new one authenticates.
+    let mut ws = Ws::connect(&env.sim.spot_ws_url());
+    let r = spot_auth(&env, &mut ws, ms_now(&env));
+    assert!(r["error"].is_null(), "{r}");
+}
