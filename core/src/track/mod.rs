@@ -80,11 +80,12 @@
 //! the server's future is refused with 20022), and the clients' reads measure the clock first
 //! while the session has not (see [`TrackRead::call`]). A tracker created from a clock running
 //! ahead of the server (a session that had not measured it) would date its creation in the
-//! server's future: the first input whose `now` is earlier than the creation moves the default
-//! [`TrackConfig::fills_since`] back to that `now`, so that no fill after the first read is
-//! held back. (From a clock running behind, fills up to that error before the creation are
-//! emitted too; measure the clock before creating the tracker, or set `fills_since`, for an
-//! exact start.) A page of fills that comes back full is followed by a
+//! server's future. Time never runs backwards, so a `now` earlier than the latest one seen is
+//! the clock's correction: the default [`TrackConfig::fills_since`] moves back by as much (and
+//! never stays after a `now`), so that a fill made after the creation, even before the first
+//! read, is emitted. (A correction forward cannot be told from time passing: from a clock
+//! running behind, fills up to that error before the creation are emitted too. Measure the
+//! clock before creating the tracker, or set `fills_since`, for an exact start.) A page of fills that comes back full is followed by a
 //! read of the older ones, at most [`TrackConfig::max_fill_pages`] per resync.
 //!
 //! # Unsure
@@ -340,6 +341,8 @@ pub struct Tracker {
     awaiting_subscribe: bool,
     ack_at: Option<i64>,
     refused: Option<Refusal>,
+    /// The latest `now` seen (a `now` before it is a clock correction).
+    last_now: i64,
 }
 
 fn ms(d: Duration) -> i64 {
@@ -393,6 +396,7 @@ impl Tracker {
             awaiting_subscribe: false,
             ack_at: None,
             refused: None,
+            last_now: now.0,
         }
     }
 
@@ -676,12 +680,15 @@ impl Tracker {
         None
     }
 
-    /// A `now` earlier than the default start of the fills: the creation was dated by a clock
-    /// running ahead (see "Server time" in the module docs).
+    /// A `now` earlier than the latest: the clock was corrected back, and the default start of
+    /// the fills, dated by the uncorrected clock, moves back as much (see "Server time" in the
+    /// module docs).
     fn server_now(&mut self, now: TimestampMillis) {
-        if self.config.fills_since.is_none() && now.0 < self.fills_since {
-            self.fills_since = now.0;
+        if self.config.fills_since.is_none() {
+            let back = self.last_now.saturating_sub(now.0).max(0);
+            self.fills_since = self.fills_since.saturating_sub(back).min(now.0);
         }
+        self.last_now = now.0;
     }
 
     fn start_run(&mut self, full: bool, now: TimestampMillis) {
