@@ -320,7 +320,12 @@ fn the_websocket_signatures_and_frames_are_the_clients() {
         (Family::Spot, "spot:order", "spot:depth:BTC_USDT"),
         (Family::Swap, "swap:order", "swap:depth:BTCUSDTPERP"),
     ] {
-        let mut conn = Connection::new(family, WsConfig::default(), Some(credentials.clone()));
+        // A measured offset at hand: the auth is the first frame (without one, `server.time`).
+        let measured = WsConfig {
+            time_offset_ms: Some(0),
+            ..WsConfig::default()
+        };
+        let mut conn = Connection::new(family, measured, Some(credentials.clone()));
         conn.subscribe(private.parse().unwrap()).unwrap();
         shown(&first_frame(&mut conn, now));
         let mut conn = Connection::new(family, WsConfig::default(), None);
