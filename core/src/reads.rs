@@ -185,6 +185,9 @@ pub(crate) struct Windowed<'a, E: TimeWindow> {
     resent: bool,
 }
 
+// The stage is the machine itself, inside the boxed call (`call`): boxing the read's `Call` too
+// would cost a second allocation per read for nothing.
+#[allow(clippy::large_enum_variant)]
 enum Stage<'a, E: Endpoint> {
     /// The first sync of an unmeasured session.
     Measure(SyncCall<'a>),
