@@ -8,8 +8,9 @@
 //! ```text
 //! open ──(no offset known)──> server.time ──answer or pong_timeout──> server.auth
 //!      ──(offset known)─────────────────────────────────────────────> server.auth
-//! server.auth refused ──> server.time ──> AuthRefused { cause, retry_in_ms } ──wait──> server.auth
-//!                                    └──> AuthRefused { retry_in_ms: None } (the last refusal)
+//! server.auth refused (or unanswered for pong_timeout)
+//!        ──> server.time ──> AuthRefused { cause, retry_in_ms } ──wait──> server.auth
+//!                       └──> AuthRefused { retry_in_ms: None } (the last refusal)
 //! ```
 //!
 //! DESIGN: neither venue document states the auth's timestamp tolerance or an error that says
@@ -52,8 +53,8 @@ pub(super) enum Auth {
         due: i64,
         refused: Option<Refusal>,
     },
-    /// `server.auth` is out, signed with `offset`.
-    Sent { offset: i64 },
+    /// `server.auth` is out, signed with `offset`; unanswered at `due`, it counts as refused.
+    Sent { offset: i64, due: i64 },
     /// Refused; signed again at `at`.
     Retry { at: i64 },
     /// Accepted.
@@ -66,7 +67,7 @@ impl Auth {
     /// The time the auth's next step is due without input.
     pub(super) fn deadline(&self) -> Option<i64> {
         match self {
-            Auth::Measuring { due, .. } => Some(*due),
+            Auth::Measuring { due, .. } | Auth::Sent { due, .. } => Some(*due),
             Auth::Retry { at } => Some(*at),
             _ => None,
         }
@@ -183,7 +184,10 @@ impl Connection {
             Family::Spot => spot::auth(id, creds.key(), &ts_text, &signature),
             Family::Swap => swap::auth(id, creds.key(), ts, &signature),
         };
-        self.set_auth(Auth::Sent { offset });
+        let due = ts
+            .saturating_sub(offset)
+            .saturating_add(duration_ms(self.config.pong_timeout));
+        self.set_auth(Auth::Sent { offset, due });
         self.push_request(id, text, Kind::Auth, "server.auth", Vec::new());
     }
 
@@ -253,7 +257,7 @@ impl Connection {
     pub(super) fn on_auth_reply(&mut self, outcome: Result<ReplyValue, ReplyError>) {
         let offset = match &self.phase {
             Phase::Open(open) => match open.auth {
-                Auth::Sent { offset } => offset,
+                Auth::Sent { offset, .. } => offset,
                 _ => return,
             },
             _ => return,
@@ -326,6 +330,13 @@ impl Connection {
         };
         match open.auth {
             Auth::Measuring { due, .. } if now >= due => self.measured(None),
+            Auth::Sent { due, .. } if now >= due => self.on_auth_reply(Err(ReplyError {
+                code: None,
+                message: Some(format!(
+                    "no answer within {} ms",
+                    duration_ms(self.config.pong_timeout)
+                )),
+            })),
             Auth::Retry { at } if now >= at => match self.offset() {
                 Some(offset) => self.sign(offset),
                 None => self.measure(None),
@@ -601,6 +612,38 @@ mod tests {
                 }
             }]
         );
+    }
+
+    /// An auth that is never answered counts as refused after `pong_timeout`.
+    #[test]
+    fn an_unanswered_auth_counts_as_refused() {
+        let config = WsConfig {
+            time_offset_ms: Some(0),
+            ..WsConfig::default()
+        };
+        let (mut c, sent) = open(Family::Spot, &["spot:order:btc_usdt"], config);
+        assert_eq!(sent, vec![spot_auth(1, T0)]);
+        let (_, _, wait) = drain(&mut c, T0);
+        assert!(matches!(wait, Action::Wait(Some(TimestampMillis(t))) if t == T0 + 10_000));
+        let (sent, _, _) = drain(&mut c, T0 + 10_000);
+        assert_eq!(sent, vec![r#"{"id":2,"method":"server.time","params":[]}"#]);
+        text(
+            &mut c,
+            T0 + 10_100,
+            r#"{"id":2,"result":1700000010,"error":null}"#,
+        );
+        let (_, ev, _) = drain(&mut c, T0 + 10_100);
+        let Some(Event::AuthRefused {
+            cause: AuthCause::Key,
+            refusals: 1,
+            retry_in_ms: Some(500),
+            error,
+            ..
+        }) = ev.last()
+        else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(error.message.as_deref(), Some("no answer within 10000 ms"));
     }
 
     /// A `server.time` that is never answered: the auth goes out `pong_timeout` later with
