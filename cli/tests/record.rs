@@ -67,12 +67,14 @@ fn record_decode_and_replay() {
     assert_eq!(order.status.code(), Some(0), "{}", text(&order.stderr));
     let recorded = std::fs::read_to_string(&file).expect("recording");
     // Every request `call` made is recorded: the book; for the order, the rules it was checked
-    // against, the snapshot of its evidence (open orders, history) and the order itself.
+    // against, the server's clock (measured before the snapshot's time window), the snapshot of
+    // its evidence (open orders, history) and the order itself.
     let lines: Vec<&str> = recorded.lines().collect();
-    assert_eq!(lines.len(), 5, "{recorded}");
+    assert_eq!(lines.len(), 6, "{recorded}");
     for (line, want) in lines.iter().zip([
         "\"GET\",\"url\":\"http://127.0.0.1:",
         "/v3/trades/symbols\"",
+        "/v3/time\"",
         "/v3/spot/order/current?market=spot&symbol=btc_usdt\"",
         "/v3/spot/order/history?",
         "\"POST\",\"url\":\"http://127.0.0.1:",
@@ -92,8 +94,8 @@ fn record_decode_and_replay() {
         out.starts_with("#0 GET /v3/order_book: ok\n#1 GET /v3/trades/symbols: ok\n"),
         "{out}"
     );
-    assert!(out.contains("#4 POST /v3/spot/order/new: ok\n"), "{out}");
-    assert!(out.ends_with("5 decoded, 0 failed, 0 skipped\n"), "{out}");
+    assert!(out.contains("#5 POST /v3/spot/order/new: ok\n"), "{out}");
+    assert!(out.ends_with("6 decoded, 0 failed, 0 skipped\n"), "{out}");
 
     // An answer the models cannot read is reported, and the exit code says so.
     let broken = dir.join("broken.jsonl");
@@ -148,7 +150,7 @@ fn record_decode_and_replay() {
     );
     assert_eq!(
         lines.next().expect("records line").expect("line"),
-        "records: 5"
+        "records: 6"
     );
     let again = run(&[
         "call",
