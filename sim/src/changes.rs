@@ -4,7 +4,7 @@
 //! family's records (`SpotState::changed`, `SwapState::changed_orders` and
 //! `SwapState::changed_positions`); the accounts note every balance touched
 //! ([`crate::accounts::Accounts`]). When the state lock is released
-//! ([`crate::exchange::StateGuard`]) the observer takes them all ([`take`]) and renders its
+//! (after each input and each step of the exchange, [`crate::Exchange`]) the observer takes them all ([`take`]) and renders its
 //! pushes from the state as it is at that instant: the values a REST read would answer. The
 //! outbox therefore holds at most the changes of one request, or of one stretch of order flow.
 

@@ -9,8 +9,6 @@
 //! and change nothing then; the infallible ones clamp into it.
 
 use rust_decimal::Decimal;
-use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Earliest simulator time (ms): the Unix epoch.
 pub const MIN_MS: i64 = 0;
@@ -32,215 +30,333 @@ fn in_range(ms: i64) -> Result<i64, OutOfRange> {
     }
 }
 
-/// Wall clock plus an adjustable offset, or a frozen instant; a running clock may run faster
-/// than the wall clock ([`SimClock::set_speed`], for replaying a recorded market).
+/// How the exchange time follows a reference clock: frozen at an instant, or running from an
+/// anchor at a speed (simulator milliseconds per reference millisecond). Pure data: the
+/// exchange never reads a clock; an adapter that owns one (the server: the wall clock) passes
+/// its reading as `reference` ([`crate::Exchange`], "Time").
 ///
-/// A running clock reads `anchor_sim + (wall - anchor_wall) * speed`; every change re-anchors it
-/// at the current instant, so a change of speed never makes the time jump.
-#[derive(Debug)]
-pub struct SimClock {
-    inner: Mutex<Inner>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Inner {
-    /// Wall time (ms) of the anchor.
-    anchor_wall: i64,
+/// A running rule reads `anchor_sim + (reference - anchor_ref) * speed`; every change re-anchors
+/// it at the current instant, so a change of speed never makes the time jump.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ClockRule {
+    /// Reference time (ms) of the anchor.
+    anchor_ref: i64,
     /// Simulator time (ms) at the anchor.
     anchor_sim: i64,
-    /// Simulator ms per wall ms.
+    /// Simulator ms per reference ms.
     speed: Decimal,
     frozen_at: Option<i64>,
 }
 
-fn wall_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
-impl SimClock {
-    /// A clock that follows the wall clock; frozen at `start_ms` (clamped into
-    /// [`MIN_MS`]..=[`MAX_MS`]) when given.
-    pub fn new(start_ms: Option<i64>) -> SimClock {
-        let wall = wall_ms();
-        SimClock {
-            inner: Mutex::new(Inner {
-                anchor_wall: wall,
-                anchor_sim: wall,
-                speed: Decimal::ONE,
-                frozen_at: start_ms.map(|t| t.clamp(MIN_MS, MAX_MS)),
-            }),
+impl ClockRule {
+    /// Frozen at `at_ms` (clamped into [`MIN_MS`]..=[`MAX_MS`]).
+    pub(crate) fn frozen(at_ms: i64) -> ClockRule {
+        ClockRule {
+            anchor_ref: 0,
+            anchor_sim: at_ms.clamp(MIN_MS, MAX_MS),
+            speed: Decimal::ONE,
+            frozen_at: Some(at_ms.clamp(MIN_MS, MAX_MS)),
         }
     }
 
-    /// A clock running from `start_ms` (clamped into the range) at `speed` simulator
-    /// milliseconds per wall millisecond.
-    pub fn running_from(start_ms: i64, speed: Decimal) -> SimClock {
-        let wall = wall_ms();
-        SimClock {
-            inner: Mutex::new(Inner {
-                anchor_wall: wall,
-                anchor_sim: start_ms.clamp(MIN_MS, MAX_MS),
-                speed: speed.max(Decimal::ZERO),
-                frozen_at: None,
-            }),
+    /// Running from `start_ms` (clamped) at reference time `reference`, at `speed` (negative
+    /// counts as 0).
+    pub(crate) fn running(reference: i64, start_ms: i64, speed: Decimal) -> ClockRule {
+        ClockRule {
+            anchor_ref: reference,
+            anchor_sim: start_ms.clamp(MIN_MS, MAX_MS),
+            speed: speed.max(Decimal::ZERO),
+            frozen_at: None,
         }
     }
 
-    fn get(&self) -> Inner {
-        match self.inner.lock() {
-            Ok(g) => *g,
-            Err(p) => *p.into_inner(),
-        }
-    }
-
-    fn update<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
-        match self.inner.lock() {
-            Ok(mut g) => f(&mut g),
-            Err(p) => f(&mut p.into_inner()),
-        }
-    }
-
-    fn running(i: &Inner, wall: i64) -> i64 {
-        let elapsed = wall.saturating_sub(i.anchor_wall);
-        let scaled = if i.speed == Decimal::ONE {
+    fn run(&self, reference: i64) -> i64 {
+        let elapsed = reference.saturating_sub(self.anchor_ref);
+        let scaled = if self.speed == Decimal::ONE {
             elapsed
         } else {
             Decimal::from(elapsed)
-                .checked_mul(i.speed)
+                .checked_mul(self.speed)
                 .and_then(|v| i64::try_from(v.trunc()).ok())
                 .unwrap_or(i64::MAX)
         };
-        i.anchor_sim.saturating_add(scaled)
+        self.anchor_sim.saturating_add(scaled)
     }
 
-    fn now_of(i: &Inner) -> i64 {
-        i.frozen_at
-            .unwrap_or_else(|| Self::running(i, wall_ms()).clamp(MIN_MS, MAX_MS))
+    /// The simulator time when the reference clock reads `reference`.
+    pub(crate) fn at(&self, reference: i64) -> i64 {
+        self.frozen_at
+            .unwrap_or_else(|| self.run(reference).clamp(MIN_MS, MAX_MS))
     }
 
-    /// Re-anchors a running clock so that it reads `target` now.
-    fn anchor(i: &mut Inner, target: i64) {
-        i.anchor_wall = wall_ms();
-        i.anchor_sim = target;
-    }
-
-    /// Simulator time in milliseconds since the Unix epoch.
-    pub fn now_ms(&self) -> i64 {
-        Self::now_of(&self.get())
-    }
-
-    /// Simulator time in whole seconds.
-    pub fn now_s(&self) -> i64 {
-        self.now_ms().div_euclid(1000)
-    }
-
-    /// Simulator milliseconds per wall millisecond while running (1 unless set).
-    pub fn speed(&self) -> Decimal {
-        self.get().speed
-    }
-
-    /// Sets how many simulator milliseconds pass per wall millisecond while the clock runs
-    /// (negative counts as 0); the time does not jump.
-    pub fn set_speed(&self, speed: Decimal) {
-        self.update(|i| {
-            let now = Self::now_of(i);
-            Self::anchor(i, now);
-            i.speed = speed.max(Decimal::ZERO);
-        });
-    }
-
-    /// Moves the clock forward (or back, when negative) by `ms`; refused without change when the
-    /// time would leave the range. Returns the new time.
-    pub fn try_advance_ms(&self, ms: i64) -> Result<i64, OutOfRange> {
-        self.update(|i| {
-            let target = in_range(Self::now_of(i).checked_add(ms).ok_or(OutOfRange)?)?;
-            match &mut i.frozen_at {
-                Some(t) => *t = target,
-                None => Self::anchor(i, target),
+    /// Makes the rule read `target` (clamped) at `reference`, frozen or running as it is.
+    pub(crate) fn set_time(&mut self, reference: i64, target: i64) {
+        let target = target.clamp(MIN_MS, MAX_MS);
+        match &mut self.frozen_at {
+            Some(t) => *t = target,
+            None => {
+                self.anchor_ref = reference;
+                self.anchor_sim = target;
             }
-            Ok(target)
-        })
-    }
-
-    /// Moves the clock by `ms`, stopping at the ends of the range.
-    pub fn advance_ms(&self, ms: i64) {
-        self.update(|i| {
-            let target = Self::now_of(i).saturating_add(ms).clamp(MIN_MS, MAX_MS);
-            match &mut i.frozen_at {
-                Some(t) => *t = target,
-                None => Self::anchor(i, target),
-            }
-        });
-    }
-
-    /// Sets the offset from the wall clock and unfreezes the clock; refused without change when
-    /// the time would leave the range.
-    pub fn try_set_offset_ms(&self, ms: i64) -> Result<i64, OutOfRange> {
-        let target = in_range(wall_ms().checked_add(ms).ok_or(OutOfRange)?)?;
-        self.update(|i| {
-            Self::anchor(i, target);
-            i.frozen_at = None;
-        });
-        Ok(target)
-    }
-
-    /// Sets the offset from the wall clock (unfreezes the clock), clamped so that the time stays
-    /// in range.
-    pub fn set_offset_ms(&self, ms: i64) {
-        let target = wall_ms().saturating_add(ms).clamp(MIN_MS, MAX_MS);
-        self.update(|i| {
-            Self::anchor(i, target);
-            i.frozen_at = None;
-        });
-    }
-
-    /// Current offset from the wall clock in ms (simulator time minus wall time).
-    pub fn offset_ms(&self) -> i64 {
-        let i = self.get();
-        let wall = wall_ms();
-        match i.frozen_at {
-            Some(t) => t.saturating_sub(wall),
-            None => Self::running(&i, wall).saturating_sub(wall),
         }
     }
 
-    /// Freezes the clock at `ms`; refused without change outside the range.
-    pub fn try_freeze_at(&self, ms: i64) -> Result<i64, OutOfRange> {
-        let ms = in_range(ms)?;
-        self.update(|i| i.frozen_at = Some(ms));
-        Ok(ms)
+    /// Simulator milliseconds per reference millisecond while running (1 unless set).
+    pub(crate) fn speed(&self) -> Decimal {
+        self.speed
     }
 
-    /// Freezes the clock at `ms` (clamped into the range; it stays there until advanced or
-    /// unfrozen).
-    pub fn freeze_at(&self, ms: i64) {
-        self.update(|i| i.frozen_at = Some(ms.clamp(MIN_MS, MAX_MS)));
+    /// Sets the speed (negative counts as 0); the time does not jump.
+    pub(crate) fn set_speed(&mut self, reference: i64, speed: Decimal) {
+        let now = self.at(reference);
+        self.anchor_ref = reference;
+        self.anchor_sim = now;
+        self.speed = speed.max(Decimal::ZERO);
     }
 
-    /// Freezes the clock at the current simulator time.
-    pub fn freeze_now(&self) -> i64 {
-        self.update(|i| {
-            let now = Self::now_of(i).clamp(MIN_MS, MAX_MS);
-            i.frozen_at = Some(now);
-            now
-        })
+    /// The time `ms` later (earlier when negative), refused outside the range.
+    pub(crate) fn try_advanced(&self, reference: i64, ms: i64) -> Result<i64, OutOfRange> {
+        in_range(self.at(reference).checked_add(ms).ok_or(OutOfRange)?)
     }
 
-    /// Lets a frozen clock run again from the instant it was frozen at.
-    pub fn unfreeze(&self) {
-        self.update(|i| {
-            if let Some(t) = i.frozen_at.take() {
-                Self::anchor(i, t);
+    /// The time `ms` later, clamped into the range.
+    pub(crate) fn advanced(&self, reference: i64, ms: i64) -> i64 {
+        self.at(reference).saturating_add(ms).clamp(MIN_MS, MAX_MS)
+    }
+
+    /// Runs `ms` ahead of the reference (unfrozen); refused without change outside the range.
+    pub(crate) fn try_set_offset(&mut self, reference: i64, ms: i64) -> Result<i64, OutOfRange> {
+        let target = in_range(reference.checked_add(ms).ok_or(OutOfRange)?)?;
+        self.anchor_ref = reference;
+        self.anchor_sim = target;
+        self.frozen_at = None;
+        Ok(target)
+    }
+
+    /// Runs `ms` ahead of the reference (unfrozen), clamped so that the time stays in range.
+    pub(crate) fn set_offset(&mut self, reference: i64, ms: i64) -> i64 {
+        let target = reference.saturating_add(ms).clamp(MIN_MS, MAX_MS);
+        self.anchor_ref = reference;
+        self.anchor_sim = target;
+        self.frozen_at = None;
+        target
+    }
+
+    /// Simulator time minus reference time (ms).
+    pub(crate) fn offset(&self, reference: i64) -> i64 {
+        match self.frozen_at {
+            Some(t) => t.saturating_sub(reference),
+            None => self.run(reference).saturating_sub(reference),
+        }
+    }
+
+    /// Freezes at `ms`, clamped into the range.
+    pub(crate) fn freeze_at(&mut self, ms: i64) -> i64 {
+        let ms = ms.clamp(MIN_MS, MAX_MS);
+        self.frozen_at = Some(ms);
+        ms
+    }
+
+    /// Freezes at the current time.
+    pub(crate) fn freeze_now(&mut self, reference: i64) -> i64 {
+        let now = self.at(reference);
+        self.frozen_at = Some(now);
+        now
+    }
+
+    /// Lets a frozen rule run again from the instant it was frozen at.
+    pub(crate) fn unfreeze(&mut self, reference: i64) {
+        if let Some(t) = self.frozen_at.take() {
+            self.anchor_ref = reference;
+            self.anchor_sim = t;
+        }
+    }
+
+    /// Whether the rule is frozen.
+    pub(crate) fn is_frozen(&self) -> bool {
+        self.frozen_at.is_some()
+    }
+}
+
+/// The exchange time and how it moves ([`crate::Exchange`], "Time").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Time {
+    /// Exchange time (ms): what every rule and answer reads.
+    now: i64,
+    drive: Drive,
+}
+
+/// How the exchange time moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Drive {
+    /// Only by `advance_to` and the control API's clock operations (an in-process exchange).
+    /// The frozen flag and the speed are kept and reported, for an adapter to read.
+    Virtual { frozen: bool, speed: Decimal },
+    /// Following an adapter's reference clock (the server's wall clock) through `rule`; the
+    /// reference's last reading.
+    Wall { rule: ClockRule, reference: i64 },
+}
+
+/// The message of an offset asked of an exchange without a reference clock.
+pub(crate) const NO_WALL_CLOCK: &str = "an in-process exchange has no wall clock to be offset \
+     from: move its time with advance_ms, freeze_at_ms or Exchange::advance_to";
+
+impl Time {
+    /// Virtual time starting at `start_ms` (clamped into the range), frozen, at `speed`.
+    pub(crate) fn virtual_at(start_ms: i64, speed: Decimal) -> Time {
+        Time {
+            now: start_ms.clamp(MIN_MS, MAX_MS),
+            drive: Drive::Virtual {
+                frozen: true,
+                speed: speed.max(Decimal::ZERO),
+            },
+        }
+    }
+
+    /// Time following a reference clock that reads `reference` now, through `rule`.
+    pub(crate) fn following(rule: ClockRule, reference: i64) -> Time {
+        Time {
+            now: rule.at(reference),
+            drive: Drive::Wall { rule, reference },
+        }
+    }
+
+    /// Exchange time (ms).
+    pub(crate) fn now(&self) -> i64 {
+        self.now
+    }
+
+    /// Whether the time follows a reference clock (an adapter keeps the timers).
+    pub(crate) fn follows(&self) -> bool {
+        matches!(self.drive, Drive::Wall { .. })
+    }
+
+    /// The reference clock reads `reference` now: the time follows (virtual time: nothing).
+    pub(crate) fn follow(&mut self, reference: i64) {
+        if let Drive::Wall { rule, reference: r } = &mut self.drive {
+            *r = reference;
+            self.now = rule.at(reference);
+        }
+    }
+
+    /// Moves the time to `t` (clamped into the range); a followed clock goes on from there.
+    pub(crate) fn set(&mut self, t: i64) {
+        let t = t.clamp(MIN_MS, MAX_MS);
+        if let Drive::Wall { rule, reference } = &mut self.drive {
+            rule.set_time(*reference, t);
+        }
+        self.now = t;
+    }
+
+    /// Moves the time by `ms` (negative: back); refused without change out of the range.
+    pub(crate) fn try_advance(&mut self, ms: i64) -> Result<i64, OutOfRange> {
+        let t = match &self.drive {
+            Drive::Wall { rule, reference } => rule.try_advanced(*reference, ms)?,
+            Drive::Virtual { .. } => in_range(self.now.checked_add(ms).ok_or(OutOfRange)?)?,
+        };
+        self.set(t);
+        Ok(t)
+    }
+
+    /// Moves the time by `ms`, stopping at the ends of the range.
+    pub(crate) fn advance(&mut self, ms: i64) -> i64 {
+        let t = match &self.drive {
+            Drive::Wall { rule, reference } => rule.advanced(*reference, ms),
+            Drive::Virtual { .. } => self.now.saturating_add(ms).clamp(MIN_MS, MAX_MS),
+        };
+        self.set(t);
+        t
+    }
+
+    /// Runs `ms` ahead of the reference clock (unfrozen); refused without change out of the
+    /// range, or without a reference clock ([`NO_WALL_CLOCK`]).
+    pub(crate) fn try_set_offset(&mut self, ms: i64) -> Result<i64, String> {
+        match &mut self.drive {
+            Drive::Wall { rule, reference } => {
+                let t = rule
+                    .try_set_offset(*reference, ms)
+                    .map_err(|e| e.to_string())?;
+                self.now = t;
+                Ok(t)
             }
-        });
+            Drive::Virtual { .. } => Err(NO_WALL_CLOCK.to_owned()),
+        }
+    }
+
+    /// Runs `ms` ahead of the reference clock, clamped (nothing without a reference clock).
+    pub(crate) fn set_offset(&mut self, ms: i64) {
+        if let Drive::Wall { rule, reference } = &mut self.drive {
+            self.now = rule.set_offset(*reference, ms);
+        }
+    }
+
+    /// Exchange time minus reference time (0 without a reference clock).
+    pub(crate) fn offset(&self) -> i64 {
+        match &self.drive {
+            Drive::Wall { rule, reference } => rule.offset(*reference),
+            Drive::Virtual { .. } => 0,
+        }
+    }
+
+    /// Freezes at `at_ms`, or now when `None`; refused without change out of the range.
+    pub(crate) fn try_freeze(&mut self, at_ms: Option<i64>) -> Result<i64, OutOfRange> {
+        let t = match at_ms {
+            Some(t) => in_range(t)?,
+            None => self.now,
+        };
+        self.freeze(Some(t));
+        Ok(t)
+    }
+
+    /// Freezes at `at_ms` (clamped), or now when `None`.
+    pub(crate) fn freeze(&mut self, at_ms: Option<i64>) -> i64 {
+        match &mut self.drive {
+            Drive::Wall { rule, reference } => {
+                self.now = match at_ms {
+                    Some(t) => rule.freeze_at(t),
+                    None => rule.freeze_now(*reference),
+                };
+            }
+            Drive::Virtual { frozen, .. } => {
+                *frozen = true;
+                if let Some(t) = at_ms {
+                    self.now = t.clamp(MIN_MS, MAX_MS);
+                }
+            }
+        }
+        self.now
+    }
+
+    /// Lets a frozen clock run again from where it stands.
+    pub(crate) fn unfreeze(&mut self) {
+        match &mut self.drive {
+            Drive::Wall { rule, reference } => rule.unfreeze(*reference),
+            Drive::Virtual { frozen, .. } => *frozen = false,
+        }
     }
 
     /// Whether the clock is frozen.
-    pub fn is_frozen(&self) -> bool {
-        self.get().frozen_at.is_some()
+    pub(crate) fn frozen(&self) -> bool {
+        match &self.drive {
+            Drive::Wall { rule, .. } => rule.is_frozen(),
+            Drive::Virtual { frozen, .. } => *frozen,
+        }
+    }
+
+    /// Simulator milliseconds per reference millisecond while running.
+    pub(crate) fn speed(&self) -> Decimal {
+        match &self.drive {
+            Drive::Wall { rule, .. } => rule.speed(),
+            Drive::Virtual { speed, .. } => *speed,
+        }
+    }
+
+    /// Sets the speed (negative counts as 0); the time does not jump.
+    pub(crate) fn set_speed(&mut self, s: Decimal) {
+        match &mut self.drive {
+            Drive::Wall { rule, reference } => rule.set_speed(*reference, s),
+            Drive::Virtual { speed, .. } => *speed = s.max(Decimal::ZERO),
+        }
     }
 }
 
@@ -283,60 +399,54 @@ mod tests {
 
     #[test]
     fn frozen_and_advance() {
-        let c = SimClock::new(Some(1_000_000));
-        c.advance_ms(500);
-        assert_eq!(c.now_ms(), 1_000_500);
-        assert_eq!(c.now_s(), 1000);
+        let mut c = ClockRule::frozen(1_000_000);
+        let t = c.advanced(0, 500);
+        c.set_time(0, t);
+        assert_eq!(c.at(123), 1_000_500);
     }
 
     #[test]
     fn out_of_range_changes_nothing() {
-        let c = SimClock::new(Some(1_000_000));
-        assert_eq!(c.try_advance_ms(i64::MAX), Err(OutOfRange));
-        assert_eq!(c.try_advance_ms(i64::MIN), Err(OutOfRange));
-        assert_eq!(c.try_advance_ms(-1_000_001), Err(OutOfRange));
-        assert_eq!(c.try_freeze_at(i64::MIN), Err(OutOfRange));
-        assert_eq!(c.try_freeze_at(MAX_MS + 1), Err(OutOfRange));
-        assert_eq!(c.try_set_offset_ms(i64::MAX), Err(OutOfRange));
-        assert_eq!(c.try_set_offset_ms(i64::MIN), Err(OutOfRange));
-        assert_eq!(c.now_ms(), 1_000_000);
+        let mut c = ClockRule::frozen(1_000_000);
+        assert_eq!(c.try_advanced(0, i64::MAX), Err(OutOfRange));
+        assert_eq!(c.try_advanced(0, i64::MIN), Err(OutOfRange));
+        assert_eq!(c.try_advanced(0, -1_000_001), Err(OutOfRange));
+        assert_eq!(c.try_set_offset(5, i64::MAX), Err(OutOfRange));
+        assert_eq!(c.try_set_offset(5, i64::MIN), Err(OutOfRange));
+        assert_eq!(c.at(0), 1_000_000);
         assert!(c.is_frozen());
-        assert_eq!(c.try_advance_ms(-1_000_000), Ok(0));
-        assert_eq!(c.try_freeze_at(MAX_MS), Ok(MAX_MS));
+        assert_eq!(c.try_advanced(0, -1_000_000), Ok(0));
+        assert_eq!(c.freeze_at(MAX_MS), MAX_MS);
         // The infallible forms clamp.
-        c.advance_ms(i64::MAX);
-        assert_eq!(c.now_ms(), MAX_MS);
+        let t = c.advanced(0, i64::MAX);
+        c.set_time(0, t);
+        assert_eq!(c.at(0), MAX_MS);
         c.freeze_at(i64::MIN);
-        assert_eq!(c.now_ms(), MIN_MS);
-        c.set_offset_ms(i64::MAX);
+        assert_eq!(c.at(0), MIN_MS);
+        let wall = 1_700_000_000_000;
+        c.set_offset(wall, i64::MAX);
         assert!(!c.is_frozen());
-        assert!(c.now_ms() <= MAX_MS && c.now_ms() > MAX_MS - 60_000);
-        c.advance_ms(i64::MIN);
-        assert!(c.now_ms() < 60_000);
+        assert_eq!(c.at(wall), MAX_MS);
+        let t = c.advanced(wall, i64::MIN);
+        c.set_time(wall, t);
+        assert_eq!(c.at(wall), MIN_MS);
     }
 
     #[test]
     fn speed_scales_running_time_without_jumps() {
-        let c = SimClock::running_from(1_000_000, Decimal::from(1000));
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        let t = c.now_ms();
-        // At least 20 wall ms have passed: at least 20 simulated seconds.
-        assert!(t >= 1_020_000, "{t}");
-        // No jump at the change of speed: between reading `t` and `u` the clock moves by at
-        // most the wall time that passed (rounded up to whole ms) at the fast speed, however
-        // slow the machine is.
-        let before = std::time::Instant::now();
-        let t = c.now_ms();
-        c.set_speed(Decimal::ONE);
-        let u = c.now_ms();
-        let wall_ms = i64::try_from(before.elapsed().as_millis()).unwrap() + 1;
-        assert!(
-            u >= t && u - t <= wall_ms * 1_000,
-            "{t} {u} after {wall_ms} ms"
-        );
-        c.freeze_now();
-        c.advance_ms(5);
-        assert_eq!(c.now_ms(), c.now_ms());
+        let mut c = ClockRule::running(10, 1_000_000, Decimal::from(1000));
+        assert_eq!(c.at(30), 1_020_000);
+        // No jump at the change of speed.
+        c.set_speed(30, Decimal::ONE);
+        assert_eq!(c.at(30), 1_020_000);
+        assert_eq!(c.at(35), 1_020_005);
+        assert_eq!(c.offset(35), 1_020_005 - 35);
+        assert_eq!(c.freeze_now(40), 1_020_010);
+        assert_eq!(c.at(1_000), 1_020_010);
+        c.unfreeze(2_000);
+        assert_eq!(c.at(2_001), 1_020_011);
         assert_eq!(c.speed(), Decimal::ONE);
+        assert_eq!(c.try_set_offset(2_000, 7), Ok(2_007));
+        assert_eq!(c.at(2_003), 2_010);
     }
 }

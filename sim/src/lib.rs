@@ -84,6 +84,7 @@ pub mod config;
 pub mod control;
 pub mod exchange;
 pub mod faults;
+mod handle;
 pub mod history;
 pub mod json;
 pub mod limiter;
@@ -107,10 +108,12 @@ pub use config::{
     SwapInstrumentSpec, SwapStatus, WsSettings,
 };
 pub use control::{
-    ApiKeyPair, BalanceView, BookView, Control, ControlError, DemoAccount, KeyOptions, OrderView,
+    ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount, KeyOptions, OrderView,
     SwapOrderView, SwapPositionView, TradeView, WithdrawalView,
 };
+pub use exchange::{Delayed, Exchange, Reply, WsId, WsOut};
 pub use faults::{FaultKind, FaultRule};
+pub use handle::Control;
 pub use market::{Latency, MarketConfig, MarketSource};
 pub use server::{SimHandle, StartError};
 

@@ -31,32 +31,175 @@
 //! body that cannot be read (malformed chunked encoding, a client closing mid-body) is answered
 //! 400 with the same codes.
 
-use crate::clock::SimClock;
+use crate::clock::{ClockRule, Time};
 use crate::config::SimConfig;
-use crate::control::Control;
-use crate::exchange::Exchange;
-use crate::faults::FaultKind;
-use crate::json::J;
-use crate::state::State;
+use crate::exchange::{is_upgrade, Exchange, Reply, WsId};
+use crate::handle::Control;
 use crate::wire::{error_body, SimRequest, SimResponse};
-use crate::ws::{Hub, SharedHub, WsFamily};
+use crate::ws::{Out, WsFamily};
 use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
 use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use std::collections::HashMap;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::Message;
 
-/// Largest request body accepted (larger bodies are answered 413 with 10004 / 400002).
-pub const MAX_BODY: usize = 1 << 20;
+pub use crate::exchange::MAX_BODY;
+
+/// The wall clock (ms since the Unix epoch): the server's reference clock, the only place
+/// the simulator reads one.
+fn wall_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// What the server's tasks share: the exchange behind one lock, the catch-up task's wake-up
+/// and the websocket writers' wake-ups.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    ex: Mutex<Exchange>,
+    addr: SocketAddr,
+    /// Wakes the catch-up task when a step falls behind.
+    wake: Notify,
+    /// Wakes a session's writer when it has output.
+    writers: Mutex<HashMap<WsId, Arc<Notify>>>,
+}
+
+/// The locked exchange; releasing it wakes the writers of sessions given output and the
+/// catch-up task when a step fell behind.
+pub(crate) struct Locked<'a> {
+    guard: MutexGuard<'a, Exchange>,
+    shared: &'a Shared,
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Exchange;
+    fn deref(&self) -> &Exchange {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Exchange {
+        &mut self.guard
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        let ready = self.guard.ws_ready();
+        if !ready.is_empty() {
+            let writers = self
+                .shared
+                .writers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            for id in ready {
+                if let Some(n) = writers.get(&id) {
+                    n.notify_one();
+                }
+            }
+        }
+        if self.guard.behind() {
+            self.shared.wake.notify_one();
+        }
+    }
+}
+
+impl Shared {
+    /// Locks the exchange (a poisoned lock is recovered: handlers never leave it half-updated
+    /// on purpose, and a simulator should keep serving) without moving its time.
+    pub(crate) fn lock_raw(&self) -> Locked<'_> {
+        Locked {
+            guard: self.ex.lock().unwrap_or_else(|p| p.into_inner()),
+            shared: self,
+        }
+    }
+
+    /// Locks the exchange with its time following the wall clock, brought towards it by one
+    /// bounded step.
+    pub(crate) fn lock(&self) -> Locked<'_> {
+        let mut l = self.lock_raw();
+        l.follow(wall_ms());
+        l
+    }
+
+    /// Locks the exchange with everything due by the current time applied: as many bounded
+    /// steps as it takes, the lock released between them (so that the server keeps
+    /// answering). Returns once the state has caught up with the time read at the call,
+    /// brought towards the current time by one more step.
+    pub(crate) fn settled(&self) -> Locked<'_> {
+        let mut l = self.lock();
+        let target = l.now_ms();
+        while l.behind() {
+            drop(l);
+            std::thread::yield_now();
+            l = self.lock_raw();
+            if !l.step_towards(target) {
+                l.follow(wall_ms());
+                break;
+            }
+        }
+        l
+    }
+
+    fn register(&self, id: WsId) -> Arc<Notify> {
+        let n = Arc::new(Notify::new());
+        self.writers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, n.clone());
+        n
+    }
+
+    fn unregister(&self, id: WsId) {
+        self.writers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+    }
+
+    /// Steps while behind, one lock per step, yielding to other tasks between steps; waits
+    /// while not. The server runs it for as long as it serves.
+    async fn catch_up(&self) {
+        loop {
+            self.wake.notified().await;
+            while self.lock_raw().behind() {
+                drop(self.lock());
+                tokio::task::yield_now().await;
+            }
+        }
+    }
+
+    /// The public pushes, every [`crate::WsSettings::tick`] of wall time, while the server
+    /// runs.
+    async fn tick_loop(&self, period: Duration) {
+        let mut interval = tokio::time::interval(period.max(Duration::from_millis(1)));
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            if self.lock_raw().ws_connections() == 0 {
+                continue;
+            }
+            self.lock().ws_tick();
+        }
+    }
+}
 
 /// Whether the simulator may listen on `addr`: loopback addresses (`127.0.0.0/8`, `::1`, and
 /// `::ffff:127.x.x.x`) always; any other address only when `public` is set, because the
@@ -75,38 +218,6 @@ pub fn check_bind_addr(addr: SocketAddr, public: bool) -> Result<(), String> {
              can reach it; pass --public (SimConfig::allow_public_bind) to listen there anyway"
         ))
     }
-}
-
-/// Routes one request (no faults applied).
-pub fn route(shared: &Arc<Exchange>, hub: &SharedHub, req: &SimRequest) -> SimResponse {
-    let path = req.path.as_str();
-    if path == "/__sim" || path.starts_with("/__sim/") {
-        if !loopback_host(req, shared.addr) {
-            return SimResponse::json(
-                403,
-                &J::obj().with(
-                    "error",
-                    "the control API answers only requests whose Host is localhost or an IP \
-                     address (DNS rebinding protection)",
-                ),
-            );
-        }
-        let control = Control::stepping(shared.clone(), hub.clone());
-        return crate::control::http::handle(&control, req);
-    }
-    if WsFamily::of_path(path).is_some() {
-        return SimResponse::json(
-            400,
-            &J::obj().with("error", "a websocket: send an HTTP/1.1 upgrade request"),
-        );
-    }
-    if path == "/v3" || path.starts_with("/v3/") {
-        return crate::spot::handle(shared, req);
-    }
-    if path == "/swap" || path.starts_with("/swap/") {
-        return crate::swap::handle(shared, req);
-    }
-    SimResponse::json(404, &error_body(10009, "endpoint unknown"))
 }
 
 /// Whether the request's `Host` names the loopback or an IP address the server listens on
@@ -193,8 +304,7 @@ pub(crate) fn loopback_origin(origin: Option<&str>) -> bool {
 /// The simulator before it serves: bound to its address, state built.
 #[derive(Debug)]
 pub struct Sim {
-    shared: Arc<Exchange>,
-    hub: SharedHub,
+    shared: Arc<Shared>,
     listener: TcpListener,
 }
 
@@ -210,6 +320,25 @@ pub enum StartError {
     Thread,
 }
 
+/// The clock rule of a server's exchange at wall time `wall`: a replay runs from the
+/// recording's start at its speed unless a start is given; a given start freezes the clock
+/// there; else the clock follows the wall clock, at the configured speed.
+fn server_rule(config: &SimConfig, replay_start: Option<i64>, wall: i64) -> ClockRule {
+    let speed = config
+        .market
+        .as_ref()
+        .map_or(config.clock_speed, |m| m.speed);
+    match (&config.market, config.start_time_ms, replay_start) {
+        (Some(_), None, Some(start)) => ClockRule::running(wall, start, speed),
+        (_, Some(t), _) => {
+            let mut r = ClockRule::frozen(t);
+            r.set_speed(wall, speed);
+            r
+        }
+        (_, None, _) => ClockRule::running(wall, wall, speed),
+    }
+}
+
 impl Sim {
     /// Binds `config.addr` and builds the initial state (needs a tokio runtime with I/O).
     /// A non-loopback address is refused (`InvalidInput`) unless
@@ -222,33 +351,16 @@ impl Sim {
         let listener = TcpListener::bind(config.addr).await?;
         let addr = listener.local_addr()?;
         let replay_start = replay.as_ref().and_then(|r| r.start_ms);
-        let clock = match (&config.market, config.start_time_ms, replay_start) {
-            // A replay runs from the recording's start at its speed unless a start is given.
-            (Some(m), None, Some(start)) => SimClock::running_from(start, m.speed),
-            (Some(m), _, _) => {
-                let c = SimClock::new(config.start_time_ms);
-                c.set_speed(m.speed);
-                c
-            }
-            (None, _, _) => {
-                let c = SimClock::new(config.start_time_ms);
-                c.set_speed(config.clock_speed);
-                c
-            }
-        };
-        let mut state = State::new(&config, clock.now_ms());
-        if let Some(r) = replay {
-            crate::market::attach(&mut state, r);
-        }
-        crate::market::open(&mut state, config.flow_warmup_ms, clock.now_ms());
-        let hub = Hub::new(config.ws.clone());
-        let shared = Arc::new(Exchange::new(config, clock, state, addr));
-        shared.observe(crate::ws::observer(hub.clone()));
-        Ok(Sim {
-            shared,
-            hub,
-            listener,
-        })
+        let wall = wall_ms();
+        let time = Time::following(server_rule(&config, replay_start, wall), wall);
+        let ex = Exchange::build(config, replay, time, addr);
+        let shared = Arc::new(Shared {
+            ex: Mutex::new(ex),
+            addr,
+            wake: Notify::new(),
+            writers: Mutex::new(HashMap::new()),
+        });
+        Ok(Sim { shared, listener })
     }
 
     /// The bound address.
@@ -258,25 +370,26 @@ impl Sim {
 
     /// The control handle.
     pub fn control(&self) -> Control {
-        Control::new(self.shared.clone(), self.hub.clone())
+        Control::server(self.shared.clone())
     }
 
     /// Serves until `shutdown` completes. Connections still open then are closed.
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
-        let Sim {
-            shared,
-            hub,
-            listener,
-        } = self;
-        let ticker = tokio::spawn(crate::ws::tick_loop(shared.clone(), hub.clone()));
+        let Sim { shared, listener } = self;
+        let (period, max_connections) = {
+            let ex = shared.lock_raw();
+            (ex.config().ws.tick, ex.config().max_connections)
+        };
+        let ticker = {
+            let shared = shared.clone();
+            tokio::spawn(async move { shared.tick_loop(period).await })
+        };
         let catch_up = {
             let shared = shared.clone();
             tokio::spawn(async move { shared.catch_up().await })
         };
         let mut tasks = tokio::task::JoinSet::new();
-        let slots = Arc::new(tokio::sync::Semaphore::new(
-            shared.config.max_connections.max(1),
-        ));
+        let slots = Arc::new(tokio::sync::Semaphore::new(max_connections.max(1)));
         let live = Live::default();
         tokio::pin!(shutdown);
         loop {
@@ -319,9 +432,9 @@ impl Sim {
             });
             // Registered before its task runs, so that the next newcomer sees it.
             let id = live.add(activity.clone());
-            let (shared, hub, live) = (shared.clone(), hub.clone(), live.clone());
+            let (shared, live) = (shared.clone(), live.clone());
             tasks.spawn(async move {
-                serve_connection(shared, hub, stream, peer.ip(), activity).await;
+                serve_connection(shared, stream, peer.ip(), activity).await;
                 live.remove(id);
                 drop(permit);
             });
@@ -330,7 +443,7 @@ impl Sim {
         tasks.abort_all();
         ticker.abort();
         catch_up.abort();
-        crate::ws::lock(&hub).disconnect_all();
+        shared.lock_raw().control(|d| d.ws_disconnect_all());
         Ok(())
     }
 
@@ -355,7 +468,7 @@ impl Sim {
                 rt.block_on(async move {
                     match Sim::bind(config).await {
                         Ok(sim) => {
-                            let _ = tx.send(Ok((sim.shared.clone(), sim.hub.clone())));
+                            let _ = tx.send(Ok(sim.shared.clone()));
                             let _ = sim
                                 .serve(async {
                                     let _ = stop_rx.await;
@@ -368,10 +481,9 @@ impl Sim {
                     }
                 });
             })?;
-        let (shared, hub) = rx.recv().map_err(|_| StartError::Thread)??;
+        let shared = rx.recv().map_err(|_| StartError::Thread)??;
         Ok(SimHandle {
             shared,
-            hub,
             stop: Some(stop_tx),
             thread: Some(thread),
         })
@@ -381,8 +493,7 @@ impl Sim {
 /// A running simulator; dropping it stops the server and joins its thread.
 #[derive(Debug)]
 pub struct SimHandle {
-    shared: Arc<Exchange>,
-    hub: SharedHub,
+    shared: Arc<Shared>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -420,7 +531,7 @@ impl SimHandle {
 
     /// The control handle.
     pub fn control(&self) -> Control {
-        Control::new(self.shared.clone(), self.hub.clone())
+        Control::server(self.shared.clone())
     }
 
     /// Blocks until the server thread ends (it runs until the handle is dropped or shut down, so
@@ -616,23 +727,24 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for TrackedIo<T> {
 }
 
 async fn serve_connection(
-    shared: Arc<Exchange>,
-    hub: SharedHub,
+    shared: Arc<Shared>,
     stream: tokio::net::TcpStream,
     peer: IpAddr,
     activity: Arc<Activity>,
 ) {
-    let header_timeout = shared.config.header_read_timeout;
-    let idle = shared.config.idle_timeout;
+    let (header_timeout, idle) = {
+        let ex = shared.lock_raw();
+        (ex.config().header_read_timeout, ex.config().idle_timeout)
+    };
     let io = TokioIo::new(TrackedIo {
         inner: stream,
         activity: activity.clone(),
     });
     let act = activity.clone();
     let svc = service_fn(move |req| {
-        let (shared, hub) = (shared.clone(), hub.clone());
+        let shared = shared.clone();
         let act = act.clone();
-        async move { handle(shared, hub, peer, req, act).await }
+        async move { handle(shared, peer, req, act).await }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
@@ -650,16 +762,13 @@ async fn serve_connection(
 }
 
 async fn handle(
-    shared: Arc<Exchange>,
-    hub: SharedHub,
+    shared: Arc<Shared>,
     peer: IpAddr,
     req: hyper::Request<Incoming>,
     activity: Arc<Activity>,
 ) -> Result<hyper::Response<SimBody>, DropConnection> {
-    if let Some(family) = WsFamily::of_path(req.uri().path()) {
-        if is_upgrade(req.headers()) {
-            return ws_upgrade(shared, hub, peer, req, family).await;
-        }
+    if WsFamily::of_path(req.uri().path()).is_some() && is_upgrade(req.headers()) {
+        return ws_upgrade(shared, peer, req).await;
     }
     let (parts, body) = req.into_parts();
     // A declared length over the limit is refused before any of the body is read.
@@ -684,208 +793,89 @@ async fn handle(
                 // Malformed chunked encoding, or the client closed before the whole body.
                 SimResponse::json(400, &error_body(code, "request body unreadable"))
             };
-            return Ok(to_hyper(r, false));
+            return Ok(to_hyper(crate::exchange::to_http(r), false));
         }
     };
     // From here on the simulator, not the client, holds the connection up (fault delays
     // included): not idle time. Reading the body above is (a stalled body times out).
     let _busy = Busy::new(&activity);
-    let sreq = SimRequest {
-        method: parts.method,
-        path: parts.uri.path().to_owned(),
-        query: parts.uri.query().unwrap_or("").to_owned(),
-        headers: parts.headers,
-        body,
-        peer,
-    };
-    let control = sreq.path == "/__sim" || sreq.path.starts_with("/__sim/");
-    let swap = sreq.path.starts_with("/swap/");
-    let plan = if control {
-        Default::default()
-    } else {
-        shared.faults().plan(sreq.method.as_str(), &sreq.path)
-    };
-    if plan.delay_ms > 0 {
-        tokio::time::sleep(Duration::from_millis(plan.delay_ms)).await;
-    }
-    // Faults that answer without applying the request.
-    match &plan.fault {
-        Some(FaultKind::DropBeforeApply) => return Err(DropConnection),
-        Some(FaultKind::TooManyRequests { retry_after_s }) => {
-            let code = if swap { 403001 } else { 10005 };
-            let r = SimResponse::json(429, &error_body(code, "request frequency limit exceeded"))
-                .with_header("retry-after", retry_after_s.to_string());
-            return Ok(to_hyper(r, false));
-        }
-        Some(FaultKind::ServerError { status }) => {
-            let status = if (500..600).contains(status) {
-                *status
-            } else {
-                500
-            };
-            let code = if swap { 500001 } else { 50000 };
-            let r = SimResponse::json(status, &error_body(code, "system error"));
-            return Ok(to_hyper(r, false));
-        }
-        Some(FaultKind::HtmlError { status }) => {
-            let status = if (100..1000).contains(status) {
-                *status
-            } else {
-                502
-            };
-            let r = SimResponse {
-                status,
-                headers: Vec::new(),
-                content_type: "text/html; charset=utf-8",
-                body: format!(
-                    "<html><head><title>{status} Error</title></head><body><center><h1>{status} Error</h1></center><hr><center>nginx</center></body></html>\n"
-                )
-                .into_bytes(),
-            };
-            return Ok(to_hyper(r, false));
-        }
-        _ => {}
-    }
-    let resp = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        route(&shared, &hub, &sreq)
-    })) {
-        Ok(r) => r,
-        Err(_) => {
-            // Defence in depth: a handler bug must not take the connection task down silently.
-            shared
-                .panics
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            SimResponse::json(500, &error_body(50000, "system error"))
-        }
-    };
-    match plan.fault {
-        Some(FaultKind::DropAfterApply) => Err(DropConnection),
-        Some(FaultKind::MalformedJson) => {
-            let mut r = resp;
-            let mut body = r.body;
-            body.truncate(body.len() / 2);
-            body.extend_from_slice(b",,}<not json");
-            r.body = body;
-            Ok(to_hyper(r, false))
-        }
-        Some(FaultKind::TruncatedBody) => Ok(to_hyper(resp, true)),
-        Some(FaultKind::LateAnswer { delay_ms }) => {
-            // The request is applied above, synchronously: a client that gives up now does not
-            // undo it.
-            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
-            Ok(to_hyper(resp, false))
-        }
-        _ => Ok(to_hyper(resp, false)),
+    let req = http::Request::from_parts(parts, body.to_vec());
+    let reply = shared.lock().handle_from(peer, req);
+    deliver(&shared, reply).await
+}
+
+/// Carries out a reply: waits what it asks in wall time, answers, cuts or drops.
+async fn deliver(
+    shared: &Shared,
+    mut reply: Reply,
+) -> Result<hyper::Response<SimBody>, DropConnection> {
+    loop {
+        return match reply {
+            Reply::Delay { delay_ms, request } => {
+                tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                reply = shared.lock().resume(request);
+                continue;
+            }
+            Reply::Answer { response, after_ms } => {
+                if after_ms > 0 {
+                    // The request is applied: a client that gives up now does not undo it.
+                    tokio::time::sleep(Duration::from_millis(after_ms)).await;
+                }
+                Ok(to_hyper(response, false))
+            }
+            Reply::Truncate(response) => Ok(to_hyper(response, true)),
+            Reply::Drop { .. } => Err(DropConnection),
+            // Not asked for by a request without an upgrade; nothing to serve it with.
+            Reply::Upgrade(id) => {
+                shared.lock_raw().ws_close(id);
+                Err(DropConnection)
+            }
+        };
     }
 }
 
-/// Whether the headers ask for a websocket upgrade (`Upgrade: websocket`, `Connection`
-/// listing `upgrade`).
-fn is_upgrade(h: &http::HeaderMap) -> bool {
-    let has = |name: &str, token: &str| {
-        h.get_all(name).iter().any(|v| {
-            v.to_str()
-                .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
-        })
-    };
-    has("upgrade", "websocket") && has("connection", "upgrade")
-}
-
-/// A websocket upgrade of `/ws/v1/` or `/swap_ws/v2/`: refused (HTTP 403) unless its `Host`
-/// names the loopback or the bound address ([`is_loopback_host`]; any host with
-/// [`SimConfig::allow_public_bind`]) and any `Origin` is a loopback page
-/// (`loopback_origin`); then the route's fault rules apply as to any request (a
-/// `ServerError` rule with status 502 is a failed handshake), then the socket is admitted
-/// (HTTP 503 at [`crate::WsSettings::max_connections`]) and served on its own task.
+/// A websocket upgrade of `/ws/v1/` or `/swap_ws/v2/`: the exchange checks it (`Host`,
+/// `Origin`, the route's faults, the handshake's headers, the socket cap; a refusal is an HTTP
+/// answer) and opens the session; the socket is served on its own task.
 async fn ws_upgrade(
-    shared: Arc<Exchange>,
-    hub: SharedHub,
+    shared: Arc<Shared>,
     peer: IpAddr,
     mut req: hyper::Request<Incoming>,
-    family: WsFamily,
 ) -> Result<hyper::Response<SimBody>, DropConnection> {
-    let text = |status: u16, msg: &str| {
-        to_hyper(
-            SimResponse {
-                status,
-                headers: Vec::new(),
-                content_type: "text/plain; charset=utf-8",
-                body: msg.as_bytes().to_vec(),
-            },
-            false,
-        )
-    };
-    let header = |name: &str| req.headers().get(name).map(|v| v.to_str().unwrap_or(""));
-    let host_ok = shared.config.allow_public_bind
-        || header("host").is_some_and(|h| is_loopback_host(h, Some(shared.addr.ip())));
-    if !host_ok {
-        return Ok(text(
-            403,
-            "a websocket upgrade is answered only when its Host is localhost or an IP address \
-             (DNS rebinding protection)",
-        ));
-    }
-    if !loopback_origin(header("origin")) {
-        return Ok(text(
-            403,
-            "a websocket upgrade from a web page is answered only when the page's Origin is \
-             on the loopback",
-        ));
-    }
-    let plan = shared
-        .faults()
-        .plan(req.method().as_str(), req.uri().path());
-    if plan.delay_ms > 0 {
-        tokio::time::sleep(Duration::from_millis(plan.delay_ms)).await;
-    }
-    match &plan.fault {
-        Some(FaultKind::DropBeforeApply | FaultKind::DropAfterApply) => return Err(DropConnection),
-        Some(FaultKind::TooManyRequests { .. }) => return Ok(text(429, "too many requests")),
-        Some(FaultKind::ServerError { status } | FaultKind::HtmlError { status }) => {
-            let status = if (500..600).contains(status) {
-                *status
-            } else {
-                502
-            };
-            return Ok(text(status, "bad gateway"));
-        }
-        _ => {}
-    }
-    if req.method() != http::Method::GET {
-        return Ok(text(405, "a websocket upgrade is a GET"));
-    }
-    let headers = req.headers();
-    if headers
-        .get("sec-websocket-version")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        != Some("13")
-    {
-        let mut r = text(426, "websocket version 13 required");
-        r.headers_mut().insert(
-            "sec-websocket-version",
-            http::HeaderValue::from_static("13"),
-        );
-        return Ok(r);
-    }
-    let Some(key) = headers
+    let key = req
+        .headers()
         .get("sec-websocket-key")
-        .map(|k| k.as_bytes().to_vec())
-    else {
-        return Ok(text(400, "Sec-WebSocket-Key missing"));
+        .map(|k| k.as_bytes().to_vec());
+    let mut head = http::Request::builder()
+        .method(req.method().clone())
+        .uri(req.uri().clone());
+    for (k, v) in req.headers() {
+        head = head.header(k, v);
+    }
+    let head = head.body(Vec::new()).map_err(|_| DropConnection)?;
+    let mut reply = shared.lock().handle_from(peer, head);
+    if let Reply::Delay { delay_ms, request } = reply {
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        reply = shared.lock().resume(request);
+    }
+    let id = match reply {
+        Reply::Upgrade(id) => id,
+        other => return deliver(&shared, other).await,
     };
-    let admitted = match crate::ws::admit(&hub, family, peer) {
-        Ok(a) => a,
-        Err(crate::ws::Refusal::Full) => return Ok(text(503, "too many websocket connections")),
-        Err(crate::ws::Refusal::Handshake502) => return Ok(text(502, "bad gateway")),
+    let Some(key) = key else {
+        shared.lock_raw().ws_close(id);
+        return Err(DropConnection);
     };
     let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(&key);
     let on_upgrade = hyper::upgrade::on(&mut req);
+    let settings = shared.lock_raw().config().ws.clone();
+    let notify = shared.register(id);
     tokio::spawn(async move {
-        match on_upgrade.await {
-            Ok(upgraded) => crate::ws::serve(shared, hub, admitted, TokioIo::new(upgraded)).await,
-            Err(_) => crate::ws::abandon(&hub, admitted),
+        if let Ok(upgraded) = on_upgrade.await {
+            serve_ws(&shared, id, notify, settings, TokioIo::new(upgraded)).await;
         }
+        shared.unregister(id);
+        shared.lock_raw().ws_close(id);
     });
     let resp = hyper::Response::builder()
         .status(http::StatusCode::SWITCHING_PROTOCOLS)
@@ -896,29 +886,83 @@ async fn ws_upgrade(
     resp.map_err(|_| DropConnection)
 }
 
-fn to_hyper(r: SimResponse, truncate: bool) -> hyper::Response<SimBody> {
-    let len = r.body.len();
-    let body = if truncate {
-        let mut b = r.body;
-        b.truncate(len / 2);
-        SimBody::Truncated(Some(Bytes::from(b)), None)
-    } else {
-        SimBody::Full(Some(Bytes::from(r.body)))
+/// Serves an upgraded socket until it ends: reads the client's frames into the exchange,
+/// writes the session's output, and drops the connection (no close frame, 1006 on the client
+/// side, as the venue does) on the idle timeout, the lifetime cap (both in wall time), a
+/// drop the exchange asks for, or the client's close.
+async fn serve_ws<S>(
+    shared: &Shared,
+    id: WsId,
+    notify: Arc<Notify>,
+    settings: crate::WsSettings,
+    io: S,
+) where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(settings.max_message_bytes))
+        .max_frame_size(Some(settings.max_message_bytes));
+    let ws =
+        tokio_tungstenite::WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
+    let (mut sink, mut stream) = ws.split();
+    let writer = async {
+        loop {
+            // What is queued first, then what the exchange signals.
+            loop {
+                let out = shared.lock_raw().ws_poll_raw(id);
+                let msg = match out {
+                    None => break,
+                    Some(Out::Zlib(text)) => Message::binary(crate::ws::zlib(text.as_bytes())),
+                    Some(Out::Text(text)) => Message::text(text),
+                    Some(Out::DropAfter(delay)) => {
+                        tokio::time::sleep(delay).await;
+                        return;
+                    }
+                    Some(Out::Dropped) => return,
+                };
+                if sink.send(msg).await.is_err() {
+                    return;
+                }
+            }
+            notify.notified().await;
+        }
     };
-    let mut builder = hyper::Response::builder()
-        .status(r.status)
-        .header("content-type", r.content_type)
-        .header("content-length", len.to_string());
-    for (k, v) in &r.headers {
-        builder = builder.header(k.as_str(), v.as_str());
+    let far = Duration::from_secs(86_400 * 365);
+    let idle = settings.idle_timeout.unwrap_or(far);
+    let lifetime = tokio::time::sleep(settings.lifetime.unwrap_or(far));
+    let reader = async {
+        tokio::pin!(lifetime);
+        loop {
+            tokio::select! {
+                _ = &mut lifetime => return,
+                r = tokio::time::timeout(idle, stream.next()) => match r {
+                    // Idle: no client frame in time.
+                    Err(_) | Ok(None) | Ok(Some(Err(_))) => return,
+                    Ok(Some(Ok(msg))) => match msg {
+                        Message::Text(t) => shared.lock().ws_input(id, t.as_str().as_bytes()),
+                        Message::Binary(b) => shared.lock().ws_input(id, &b),
+                        Message::Close(_) => return,
+                        _ => {}
+                    },
+                },
+            }
+        }
+    };
+    tokio::select! {
+        _ = writer => {}
+        _ = reader => {}
     }
-    builder.body(body).unwrap_or_else(|_| {
-        let mut resp = hyper::Response::new(SimBody::Full(Some(Bytes::from_static(
-            b"{\"code\":50000,\"msg\":\"system error\"}",
-        ))));
-        *resp.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
-        resp
-    })
+}
+
+fn to_hyper(r: http::Response<Vec<u8>>, truncate: bool) -> hyper::Response<SimBody> {
+    let (parts, mut body) = r.into_parts();
+    let body = if truncate {
+        body.truncate(body.len() / 2);
+        SimBody::Truncated(Some(Bytes::from(body)), None)
+    } else {
+        SimBody::Full(Some(Bytes::from(body)))
+    };
+    hyper::Response::from_parts(parts, body)
 }
 
 /// Response body: whole, or half of it followed (after a short pause, so that hyper flushes the
@@ -963,14 +1007,6 @@ impl Body for SimBody {
             SimBody::Truncated(..) => SizeHint::default(),
         }
     }
-}
-
-/// A JSON 404 for unknown paths in a family.
-pub fn not_found() -> SimResponse {
-    SimResponse::json(
-        404,
-        &J::obj().with("code", 10009).with("msg", "endpoint unknown"),
-    )
 }
 
 #[cfg(test)]

@@ -30,6 +30,12 @@ pub struct SafetyDoctests;
 #[cfg(doctest)]
 pub struct ProtocolDoctests;
 
+/// The Rust examples of `docs/simulator.md` (the exchange in process), compiled and run as
+/// doctests.
+#[doc = include_str!("../../docs/simulator.md")]
+#[cfg(doctest)]
+pub struct SimulatorDoctests;
+
 /// The Rust examples of `docs/cli.md`, compiled as doctests should one be added.
 #[doc = include_str!("../../docs/cli.md")]
 #[cfg(doctest)]

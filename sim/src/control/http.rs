@@ -48,7 +48,8 @@
 //! | GET `/__sim/flow` | | `paused`, `events` (order flow events so far) |
 //! | POST `/__sim/flow` | `paused` (bool) | as GET |
 
-use super::{Control, ControlError, KeyOptions};
+use super::desk::Desk;
+use super::{ControlError, KeyOptions};
 use crate::accounts::{AccountType, Permissions, WhitelistEntry};
 use crate::faults::FaultRule;
 use crate::json::{fmt_dec, J};
@@ -164,12 +165,12 @@ fn query_u64(req: &SimRequest, k: &str) -> Result<u64, SimResponse> {
 pub type Answer = Result<SimResponse, SimResponse>;
 
 /// A control handler.
-pub type Handler = fn(Call<'_>) -> Answer;
+pub type Handler = fn(Call<'_, '_>) -> Answer;
 
 /// One control request as its handler sees it.
-pub struct Call<'a> {
-    /// The control handle.
-    c: Control,
+pub struct Call<'a, 'd> {
+    /// The exchange's parts.
+    c: &'a mut Desk<'d>,
     /// The request.
     req: &'a SimRequest,
     /// The JSON body (`{}` when empty).
@@ -230,13 +231,13 @@ pub const ROUTES: &[Route<Handler>] = &[
 
 /// Handles a request under `/__sim`: the body is read first (400 when it is not JSON), then
 /// the route (404 when unknown, or known for another method).
-pub fn handle(control: &Control, req: &SimRequest) -> SimResponse {
-    match run(control, req) {
+pub(crate) fn handle(desk: &mut Desk<'_>, req: &SimRequest) -> SimResponse {
+    match run(desk, req) {
         Ok(r) | Err(r) => r,
     }
 }
 
-fn run(control: &Control, req: &SimRequest) -> Answer {
+fn run(desk: &mut Desk<'_>, req: &SimRequest) -> Answer {
     let body = if req.body.is_empty() {
         Body(Value::Object(Default::default()))
     } else {
@@ -251,22 +252,22 @@ fn run(control: &Control, req: &SimRequest) -> Answer {
     };
     let arg = caps.get("key").or_else(|| caps.get("id"));
     (route.handler)(Call {
-        c: control.clone(),
+        c: desk,
         req,
         body,
         arg,
     })
 }
 
-fn spot_url(c: &Control) -> String {
+fn spot_url(c: &mut Desk<'_>) -> String {
     format!("http://{}/v3", c.addr())
 }
 
-fn swap_url(c: &Control) -> String {
+fn swap_url(c: &mut Desk<'_>) -> String {
     format!("http://{}", c.addr())
 }
 
-fn clock_json(c: &Control) -> SimResponse {
+fn clock_json(c: &mut Desk<'_>) -> SimResponse {
     SimResponse::ok(
         &J::obj()
             .with("now_ms", c.now_ms())
@@ -283,8 +284,8 @@ fn list<T>(name: &'static str, rows: Vec<T>, row: impl Fn(T) -> J) -> SimRespons
 }
 
 /// GET `/__sim` and `/__sim/health`.
-fn health(call: Call<'_>) -> Answer {
-    let c = &call.c;
+fn health(call: Call<'_, '_>) -> Answer {
+    let c = call.c;
     Ok(SimResponse::ok(
         &J::obj()
             .with("ok", true)
@@ -297,8 +298,8 @@ fn health(call: Call<'_>) -> Answer {
 }
 
 /// GET `/__sim/ws`.
-fn ws_status(call: Call<'_>) -> Answer {
-    let c = &call.c;
+fn ws_status(call: Call<'_, '_>) -> Answer {
+    let c = call.c;
     Ok(SimResponse::ok(
         &J::obj()
             .with("connections", c.ws_connections())
@@ -309,7 +310,7 @@ fn ws_status(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/ws/faults`.
-fn ws_fault(call: Call<'_>) -> Answer {
+fn ws_fault(call: Call<'_, '_>) -> Answer {
     let kind = call.body.str("kind")?;
     let fault = crate::ws::WsFault::parse(&kind).ok_or_else(|| {
         bad("kind must be drop_deltas, duplicate_private, reorder_private, plain_text or handshake_502")
@@ -324,13 +325,13 @@ fn ws_fault(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/ws/disconnect`.
-fn ws_disconnect(call: Call<'_>) -> Answer {
+fn ws_disconnect(call: Call<'_, '_>) -> Answer {
     call.c.ws_disconnect_all();
     Ok(ok())
 }
 
 /// GET `/__sim/flow`.
-fn flow(call: Call<'_>) -> Answer {
+fn flow(call: Call<'_, '_>) -> Answer {
     Ok(SimResponse::ok(
         &J::obj()
             .with("paused", call.c.flow_paused())
@@ -339,7 +340,7 @@ fn flow(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/flow`.
-fn set_flow(call: Call<'_>) -> Answer {
+fn set_flow(call: Call<'_, '_>) -> Answer {
     let paused = match call.body.0.get("paused") {
         Some(Value::Bool(b)) => *b,
         _ => return Err(bad("paused must be a boolean")),
@@ -349,7 +350,7 @@ fn set_flow(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/accounts`.
-fn create_account(call: Call<'_>) -> Answer {
+fn create_account(call: Call<'_, '_>) -> Answer {
     Ok(SimResponse::ok(
         &J::obj().with("account", call.c.create_account()),
     ))
@@ -373,7 +374,7 @@ fn ip_whitelist(body: &Body) -> Result<Vec<IpAddr>, SimResponse> {
 }
 
 /// POST `/__sim/keys`.
-fn create_key(call: Call<'_>) -> Answer {
+fn create_key(call: Call<'_, '_>) -> Answer {
     let body = &call.body;
     let account = body.u64("account")?;
     let ip_whitelist = ip_whitelist(body)?;
@@ -393,13 +394,13 @@ fn create_key(call: Call<'_>) -> Answer {
 }
 
 /// DELETE `/__sim/keys/{key}`.
-fn revoke_key(call: Call<'_>) -> Answer {
+fn revoke_key(call: Call<'_, '_>) -> Answer {
     let removed = call.c.revoke_api_key(call.arg.unwrap_or_default());
     Ok(SimResponse::ok(&J::obj().with("removed", removed)))
 }
 
 /// POST `/__sim/balances`.
-fn set_balance(call: Call<'_>) -> Answer {
+fn set_balance(call: Call<'_, '_>) -> Answer {
     let body = &call.body;
     let at = body.account_type()?;
     call.c
@@ -414,7 +415,7 @@ fn set_balance(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/credit`.
-fn credit(call: Call<'_>) -> Answer {
+fn credit(call: Call<'_, '_>) -> Answer {
     let body = &call.body;
     let at = body.account_type()?;
     call.c
@@ -429,7 +430,7 @@ fn credit(call: Call<'_>) -> Answer {
 }
 
 /// GET `/__sim/balances?account=N`.
-fn balances(call: Call<'_>) -> Answer {
+fn balances(call: Call<'_, '_>) -> Answer {
     let rows = call
         .c
         .balances(query_u64(call.req, "account")?)
@@ -444,7 +445,7 @@ fn balances(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/whitelist`.
-fn whitelist(call: Call<'_>) -> Answer {
+fn whitelist(call: Call<'_, '_>) -> Answer {
     let body = &call.body;
     let account = body.u64("account")?;
     let entry = WhitelistEntry {
@@ -460,7 +461,7 @@ fn whitelist(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/deposits`.
-fn deposit(call: Call<'_>) -> Answer {
+fn deposit(call: Call<'_, '_>) -> Answer {
     let body = &call.body;
     let state = body.i64_opt("state")?.unwrap_or(3);
     let state = u8::try_from(state).map_err(|_| bad("state must be 1-4"))?;
@@ -485,14 +486,14 @@ fn id_and_state(body: &Body) -> Result<(u64, u8), SimResponse> {
 }
 
 /// POST `/__sim/deposits/state`.
-fn deposit_state(call: Call<'_>) -> Answer {
+fn deposit_state(call: Call<'_, '_>) -> Answer {
     let (id, state) = id_and_state(&call.body)?;
     call.c.set_deposit_state(id, state).map_err(control_err)?;
     Ok(ok())
 }
 
 /// POST `/__sim/withdrawals/state`.
-fn withdrawal_state(call: Call<'_>) -> Answer {
+fn withdrawal_state(call: Call<'_, '_>) -> Answer {
     let (id, state) = id_and_state(&call.body)?;
     call.c
         .set_withdrawal_state(id, state)
@@ -501,7 +502,7 @@ fn withdrawal_state(call: Call<'_>) -> Answer {
 }
 
 /// GET `/__sim/withdrawals?account=N`.
-fn withdrawals(call: Call<'_>) -> Answer {
+fn withdrawals(call: Call<'_, '_>) -> Answer {
     let rows = call.c.withdrawals(query_u64(call.req, "account")?);
     Ok(list("withdrawals", rows, |w| {
         J::obj()
@@ -516,14 +517,14 @@ fn withdrawals(call: Call<'_>) -> Answer {
 }
 
 /// GET `/__sim/clock`.
-fn clock(call: Call<'_>) -> Answer {
-    Ok(clock_json(&call.c))
+fn clock(call: Call<'_, '_>) -> Answer {
+    Ok(clock_json(call.c))
 }
 
 /// POST `/__sim/clock`: one change, checked in full before it is made (the `try_` forms refuse
 /// and change nothing when the time would leave the clock's range).
-fn set_clock(call: Call<'_>) -> Answer {
-    let (c, body) = (&call.c, &call.body);
+fn set_clock(call: Call<'_, '_>) -> Answer {
+    let (c, body) = (call.c, &call.body);
     if let Some(ms) = body.i64_opt("advance_ms")? {
         c.try_advance_clock(ms)
             .map_err(|e| field_err("advance_ms", e))?;
@@ -550,7 +551,7 @@ fn set_clock(call: Call<'_>) -> Answer {
 }
 
 /// GET `/__sim/faults`.
-fn faults(call: Call<'_>) -> Answer {
+fn faults(call: Call<'_, '_>) -> Answer {
     Ok(list("faults", call.c.faults(), |(id, rule)| {
         let v = serde_json::to_value(&rule).unwrap_or(Value::Null);
         J::obj()
@@ -560,7 +561,7 @@ fn faults(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/faults`.
-fn add_fault(call: Call<'_>) -> Answer {
+fn add_fault(call: Call<'_, '_>) -> Answer {
     let rule: FaultRule =
         serde_json::from_value(call.body.0).map_err(|e| bad(format!("invalid fault rule: {e}")))?;
     Ok(SimResponse::ok(
@@ -569,13 +570,13 @@ fn add_fault(call: Call<'_>) -> Answer {
 }
 
 /// DELETE `/__sim/faults` and POST `/__sim/faults/clear`.
-fn clear_faults(call: Call<'_>) -> Answer {
+fn clear_faults(call: Call<'_, '_>) -> Answer {
     call.c.clear_faults();
     Ok(ok())
 }
 
 /// DELETE `/__sim/faults/{id}`.
-fn remove_fault(call: Call<'_>) -> Answer {
+fn remove_fault(call: Call<'_, '_>) -> Answer {
     let id: u64 = call
         .arg
         .unwrap_or_default()
@@ -598,7 +599,7 @@ fn order_list(rows: Vec<J>, open: usize) -> SimResponse {
 }
 
 /// GET `/__sim/orders?account=N`.
-fn orders(call: Call<'_>) -> Answer {
+fn orders(call: Call<'_, '_>) -> Answer {
     let orders = call.c.orders(query_u64(call.req, "account")?);
     let open = orders.iter().filter(|o| o.status <= 1).count();
     let rows = orders
@@ -621,14 +622,14 @@ fn orders(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/limits/reset`.
-fn reset_limits(call: Call<'_>) -> Answer {
+fn reset_limits(call: Call<'_, '_>) -> Answer {
     call.c.reset_limits();
     Ok(ok())
 }
 
 /// POST `/__sim/demo`.
-fn demo(call: Call<'_>) -> Answer {
-    let c = &call.c;
+fn demo(call: Call<'_, '_>) -> Answer {
+    let c = call.c;
     let d = c.demo_account();
     Ok(SimResponse::ok(
         &J::obj()
@@ -666,8 +667,8 @@ fn price_changes(body: &Body) -> Result<Vec<(bool, Option<Decimal>)>, SimRespons
 
 /// POST `/__sim/swap/prices`: all or nothing, both values are read and checked before either
 /// is set.
-fn swap_prices(call: Call<'_>) -> Answer {
-    let c = &call.c;
+fn swap_prices(call: Call<'_, '_>) -> Answer {
+    let c = call.c;
     let id = call.body.str("instrument_id")?;
     let changes = price_changes(&call.body)?;
     if !c.has_swap_instrument(&id) {
@@ -685,7 +686,7 @@ fn swap_prices(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/swap/funding_rate`.
-fn funding_rate(call: Call<'_>) -> Answer {
+fn funding_rate(call: Call<'_, '_>) -> Answer {
     let body = &call.body;
     call.c
         .set_funding_rate(&body.str("instrument_id")?, body.dec("rate")?)
@@ -694,8 +695,8 @@ fn funding_rate(call: Call<'_>) -> Answer {
 }
 
 /// GET `/__sim/swap/funding`.
-fn funding(call: Call<'_>) -> Answer {
-    let c = &call.c;
+fn funding(call: Call<'_, '_>) -> Answer {
+    let c = call.c;
     Ok(SimResponse::ok(
         &J::obj()
             .with("next_funding_time", c.next_funding_time())
@@ -704,8 +705,8 @@ fn funding(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/swap/funding/advance`.
-fn advance_funding(call: Call<'_>) -> Answer {
-    let c = &call.c;
+fn advance_funding(call: Call<'_, '_>) -> Answer {
+    let c = call.c;
     let t = c.advance_to_funding();
     Ok(SimResponse::ok(
         &J::obj().with("funding_time", t).with("now_ms", c.now_ms()),
@@ -713,7 +714,7 @@ fn advance_funding(call: Call<'_>) -> Answer {
 }
 
 /// POST `/__sim/swap/trading`.
-fn swap_trading(call: Call<'_>) -> Answer {
+fn swap_trading(call: Call<'_, '_>) -> Answer {
     let id = call.body.str("instrument_id")?;
     if !call
         .c
@@ -725,7 +726,7 @@ fn swap_trading(call: Call<'_>) -> Answer {
 }
 
 /// GET `/__sim/swap/orders?account=N`.
-fn swap_orders(call: Call<'_>) -> Answer {
+fn swap_orders(call: Call<'_, '_>) -> Answer {
     let orders = call.c.swap_orders(query_u64(call.req, "account")?);
     let open = orders
         .iter()
@@ -752,7 +753,7 @@ fn swap_orders(call: Call<'_>) -> Answer {
 }
 
 /// GET `/__sim/swap/positions?account=N`.
-fn swap_positions(call: Call<'_>) -> Answer {
+fn swap_positions(call: Call<'_, '_>) -> Answer {
     let rows = call.c.swap_positions(query_u64(call.req, "account")?);
     Ok(list("positions", rows, |p| {
         J::obj()

@@ -499,6 +499,17 @@ impl Replay {
         }
     }
 
+    /// Time of the earliest event read (queued, or the next record), without reading:
+    /// exact once [`Replay::next_time`] has completed its read-ahead.
+    pub(crate) fn peek_time(&self) -> Option<i64> {
+        self.queue
+            .peek()
+            .map(|q| q.0.time)
+            .into_iter()
+            .chain(self.next.as_ref().map(|r| r.t))
+            .min()
+    }
+
     /// Time of the earliest queued event, reading ahead as needed, at most `*reads` lines;
     /// `Err(Cut)` when the reads ran out before the read-ahead was complete (the time is then
     /// not known: a record not yet read may hold an earlier event).

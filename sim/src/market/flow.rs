@@ -218,6 +218,19 @@ impl Flow {
         None
     }
 
+    /// The time (ms) of the earliest scheduled event (`None` while paused), read without
+    /// changing anything.
+    pub fn peek_ms(&self) -> Option<i64> {
+        if self.paused {
+            return None;
+        }
+        self.markets
+            .iter()
+            .filter_map(|m| m.next_us)
+            .min()
+            .map(|t| t.div_euclid(1000))
+    }
+
     /// When the earliest event is more than the catch-up bound behind `now_ms`, moves every
     /// market's next event to a fresh draw after `now_ms - bound`: the market stands still
     /// through the rest of the jump. The bound is the shorter of

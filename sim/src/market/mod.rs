@@ -292,10 +292,15 @@ pub(crate) const WORK_PER_STEP: u64 = 2_500;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Budget {
     /// Order flow events, by the markets' rates (the flow is compressed to fit); at most twice
-    /// as many run.
+    /// as many run. Without `compress_flow`: exactly as many run, the rest waits for the next
+    /// step.
     pub(crate) flow_events: u64,
     /// Lines of a recording read, recorded events applied and delayed orders executed.
     pub(crate) work: u64,
+    /// Whether a flow longer than `flow_events` is compressed (the server's steps, so that a
+    /// request is answered in bounded time however far the clock jumped) or run in full over
+    /// several steps (an exchange driven by [`crate::Exchange::advance_to`]).
+    pub(crate) compress_flow: bool,
 }
 
 impl Budget {
@@ -304,11 +309,20 @@ impl Budget {
     pub(crate) const STEP: Budget = Budget {
         flow_events: FLOW_EVENTS_PER_STEP,
         work: WORK_PER_STEP,
+        compress_flow: true,
+    };
+    /// As much per step as [`Budget::STEP`], the flow never compressed but to
+    /// [`crate::SimConfig::flow_catch_up_ms`]: what a step of `advance_to` does.
+    pub(crate) const FULL: Budget = Budget {
+        flow_events: FLOW_EVENTS_PER_STEP,
+        work: WORK_PER_STEP,
+        compress_flow: false,
     };
     /// No bound but [`crate::SimConfig::flow_catch_up_ms`] ([`sync`]).
     pub(crate) const UNBOUNDED: Budget = Budget {
         flow_events: u64::MAX,
         work: u64::MAX,
+        compress_flow: true,
     };
 }
 
@@ -350,21 +364,29 @@ pub(crate) fn step(st: &mut State, now: i64, budget: Budget) -> Progress {
         let State {
             feed, spot, swap, ..
         } = &mut *st;
-        feed.flow
-            .bound_catch_up(now, budget.flow_events, |t| match t {
-                Target::Spot(m) => spot.books.get(m),
-                Target::Swap(i) => swap.books.get(i),
-            });
+        let events = if budget.compress_flow {
+            budget.flow_events
+        } else {
+            u64::MAX
+        };
+        feed.flow.bound_catch_up(now, events, |t| match t {
+            Target::Spot(m) => spot.books.get(m),
+            Target::Swap(i) => swap.books.get(i),
+        });
     }
-    if st.feed.replay.is_none() && st.feed.pending.is_empty() && !flow_due {
+    let funding_due = next_funding(st).is_some_and(|t| t <= now);
+    if st.feed.replay.is_none() && st.feed.pending.is_empty() && !flow_due && !funding_due {
         return done;
     }
     let flow_cap = budget.flow_events.saturating_mul(2);
     let mut work = budget.work;
+    // Funding periods settled per instrument in this step (see `funding`).
+    let mut settled: Vec<u32> = Vec::new();
     let mut replay = st.feed.replay.take();
     loop {
-        // The earliest of the three sources; at the same millisecond a recorded event comes
-        // first, then a delayed order, then the flow.
+        // The earliest of the four sources; at the same millisecond funding comes first (it
+        // settles at the prices before that instant), then a recorded event, then a delayed
+        // order, then the flow.
         let recorded = match replay.as_mut().map(|r| r.next_time(&*st, &mut work)) {
             None => None,
             Some(Ok(t)) => t,
@@ -374,6 +396,7 @@ pub(crate) fn step(st: &mut State, now: i64, budget: Budget) -> Progress {
             }
         };
         let sources = [
+            next_funding(st),
             recorded,
             st.feed.pending.keys().next().map(|k| k.0),
             st.feed.flow.next_ms(),
@@ -390,18 +413,19 @@ pub(crate) fn step(st: &mut State, now: i64, budget: Budget) -> Progress {
             break;
         }
         match source {
-            0 | 1 if work == 0 => {
+            0 => funding(st, at, now, &mut settled),
+            1 | 2 if work == 0 => {
                 done.behind = true;
                 break;
             }
-            0 => {
+            1 => {
                 let Some(q) = replay.as_mut().and_then(|r| r.pop_due(now)) else {
                     break;
                 };
                 work -= 1;
                 apply(st, q.time, q.event);
             }
-            1 => {
+            2 => {
                 let Some((&key, _)) = st.feed.pending.iter().next() else {
                     break;
                 };
@@ -410,6 +434,11 @@ pub(crate) fn step(st: &mut State, now: i64, budget: Budget) -> Progress {
                 };
                 work -= 1;
                 arrive(st, p, key.0);
+            }
+            _ if !budget.compress_flow && done.flow_events >= budget.flow_events => {
+                // The rest of the flow waits for the next step.
+                done.behind = true;
+                break;
             }
             _ if done.flow_events >= flow_cap => {
                 // The rates outran the estimate: the rest of the flow due by now is skipped.
@@ -433,6 +462,53 @@ pub(crate) fn step(st: &mut State, now: i64, budget: Budget) -> Progress {
     st.feed.replay = replay;
     done.work = budget.work - work;
     done
+}
+
+/// The earliest next funding time of the swap instruments.
+fn next_funding(st: &State) -> Option<i64> {
+    st.swap.funding.iter().map(|f| f.next_time).min()
+}
+
+/// Settles the funding due at `at` (one period of each instrument due then), then the
+/// copy-trading triggers and liquidations at that instant. An instrument that has settled
+/// [`crate::swap::timed::MAX_FUNDING_CATCH_UP`] periods in this step skips the rest due by
+/// `now` unsettled, as one long jump does ([`crate::swap::timed::tick`]).
+fn funding(st: &mut State, at: i64, now: i64, settled: &mut Vec<u32>) {
+    let n = st.swap.funding.len();
+    if settled.len() < n {
+        settled.resize(n, 0);
+    }
+    for (i, count) in settled.iter_mut().enumerate().take(n) {
+        if st.swap.funding.get(i).is_none_or(|f| f.next_time > at) {
+            continue;
+        }
+        *count += 1;
+        if *count > crate::swap::timed::MAX_FUNDING_CATCH_UP {
+            crate::swap::timed::skip_funding(st, i, now);
+        } else {
+            crate::swap::timed::settle_one(st, i);
+            if st.swap.funding.get(i).is_some_and(|f| f.next_time <= at) {
+                // The schedule cannot move on (the end of time): stop it there.
+                crate::swap::timed::skip_funding(st, i, now.max(at));
+            }
+        }
+    }
+    crate::swap::timed::after_move(st, at);
+}
+
+/// The time of the next event of the market drivers (a recorded event, a delayed order, an
+/// order flow event, a funding settlement), read without changing anything: exact after a
+/// step that is not behind (the recording's read-ahead is complete then).
+pub(crate) fn next_event(st: &State) -> Option<i64> {
+    [
+        next_funding(st),
+        st.feed.replay.as_ref().and_then(|r| r.peek_time()),
+        st.feed.pending.keys().next().map(|k| k.0),
+        st.feed.flow.peek_ms(),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
 }
 
 /// Opens the markets at `now`: each market the order flow drives gets the model's book around

@@ -166,7 +166,7 @@ pub fn transfer(c: &mut Ctx<'_>) -> R {
     let num = parse_dec(&num_text)
         .filter(|n| *n > Decimal::ZERO)
         .ok_or_else(|| err(20024))?;
-    let cur = known_currency(c.shared, &cur_text).ok_or_else(|| err(20021))?;
+    let cur = known_currency(c.config, &cur_text).ok_or_else(|| err(20021))?;
     let now = c.now_ms;
     let acct = c.st.account(c.user);
     acct.debit(from, &cur, num, finance_type::TRANSFER_OUT, now)

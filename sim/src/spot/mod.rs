@@ -43,7 +43,7 @@ pub use errors::{err, err_msg, message, SpotErr, R};
 pub use store::{Kind, SpotState};
 
 use crate::accounts::AccountId;
-use crate::exchange::Exchange;
+use crate::config::SimConfig;
 use crate::json::J;
 use crate::limiter::Subject;
 use crate::route::{find, Auth, Match, Route};
@@ -110,9 +110,9 @@ impl Params {
 
 /// Per-request context given to handlers.
 pub struct Ctx<'a> {
-    /// Exchange server pieces (config, clock).
-    pub shared: &'a Exchange,
-    /// Locked state.
+    /// The configuration.
+    pub config: &'a SimConfig,
+    /// The state.
     pub st: &'a mut State,
     /// Simulator time (ms).
     pub now_ms: i64,
@@ -197,20 +197,17 @@ pub const ROUTES: &[Route<Handler>] = &[
     r(Method::POST, "/withdraw/cancel/{id}",     1, Auth::Withdraw, wallet::withdraw_cancel),
 ];
 
-/// Handles a request under `/v3`: finds the route (404 10009 when unknown, 405 10001 for
-/// another method), charges its weight (429 10005 when refused), authenticates, and runs the
-/// handler.
-pub fn handle(shared: &Exchange, req: &SimRequest) -> SimResponse {
+/// Handles a request under `/v3` at `now_ms`: finds the route (404 10009 when unknown, 405
+/// 10001 for another method), charges its weight (429 10005 when refused), authenticates, and
+/// runs the handler.
+pub fn handle(config: &SimConfig, st: &mut State, now_ms: i64, req: &SimRequest) -> SimResponse {
     let sub = req.path.strip_prefix("/v3").unwrap_or("");
     let (route, caps) = match find(ROUTES, &req.method, sub) {
         Match::Found(route, caps) => (route, caps),
         Match::WrongMethod(_) => return SimResponse::json(405, &error_body(10001, message(10001))),
         Match::Unknown => return SimResponse::json(404, &error_body(10009, message(10009))),
     };
-    let now_ms = shared.clock.now_ms();
-    let mut guard = shared.state();
-    let st: &mut State = &mut guard;
-    if let Err(resp) = charge(shared, st, req, route, now_ms) {
+    if let Err(resp) = charge(config, st, req, route, now_ms) {
         return resp;
     }
     let body_text = req.body_text();
@@ -223,7 +220,7 @@ pub fn handle(shared: &Exchange, req: &SimRequest) -> SimResponse {
     };
     let kind = kind_of(caps.get("market"), sub);
     let mut ctx = Ctx {
-        shared,
+        config,
         st,
         now_ms,
         p: Params::parse(&req.query, &body_text),
@@ -252,13 +249,13 @@ fn kind_of(market: Option<&str>, path: &str) -> Kind {
 /// Request weight: charged per IP always, and per key and user when the route is signed and
 /// the key is known. A refusal is HTTP 429 with 10005 and `retry-after` (seconds).
 fn charge(
-    shared: &Exchange,
+    config: &SimConfig,
     st: &mut State,
     req: &SimRequest,
     route: &Route<Handler>,
     now_ms: i64,
 ) -> Result<(), SimResponse> {
-    if !shared.config.limits.weight_enabled {
+    if !config.limits.weight_enabled {
         return Ok(());
     }
     let mut subjects = vec![Subject::Ip(req.peer)];
@@ -288,13 +285,9 @@ pub fn ok200() -> J {
 }
 
 /// Upper-case currency and whether it is known (in a market or the currency table).
-pub fn known_currency(shared: &Exchange, c: &str) -> Option<String> {
+pub fn known_currency(config: &SimConfig, c: &str) -> Option<String> {
     let up = c.trim().to_ascii_uppercase();
-    let known = shared
-        .config
-        .markets
-        .iter()
-        .any(|m| m.base == up || m.quote == up)
-        || shared.config.currencies.iter().any(|x| x.currency == up);
+    let known = config.markets.iter().any(|m| m.base == up || m.quote == up)
+        || config.currencies.iter().any(|x| x.currency == up);
     known.then_some(up)
 }

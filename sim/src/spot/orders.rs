@@ -128,7 +128,7 @@ fn check_pair(c: &mut Ctx<'_>, m: usize) -> Result<MarketSpec, SpotErr> {
     if !spec.api_tradable {
         return Err(err(20042));
     }
-    if c.shared.config.limits.risk_control {
+    if c.config.limits.risk_control {
         super::risk::check(&mut c.st.spot, c.user, c.now_ms)?;
     }
     Ok(spec)
@@ -472,7 +472,7 @@ pub fn detail(c: &mut Ctx<'_>) -> R {
             .with("executed_price", t.price)
     };
     let fills = c.st.spot.fills_of(o);
-    let detail = if c.shared.config.detail_as_object {
+    let detail = if c.config.detail_as_object {
         fills.last().map_or_else(J::obj, |t| fill(t))
     } else {
         J::Arr(fills.iter().map(|t| fill(t)).collect())

@@ -37,7 +37,6 @@ use sha2::{Digest, Sha256};
 pub fn currencies(c: &mut Ctx<'_>) -> R {
     let only = c.p.get("currency").map(str::to_ascii_uppercase);
     let data: Vec<J> = c
-        .shared
         .config
         .currencies
         .iter()
@@ -59,8 +58,7 @@ pub fn currencies(c: &mut Ctx<'_>) -> R {
 }
 
 fn rows<'a>(c: &'a Ctx<'_>, currency: &str) -> Vec<&'a CurrencySpec> {
-    c.shared
-        .config
+    c.config
         .currencies
         .iter()
         .filter(|x| x.currency == currency)
@@ -89,7 +87,7 @@ pub fn deposit_address(c: &mut Ctx<'_>) -> R {
     if list.is_empty() {
         return Err(err(20021));
     }
-    let seed = c.shared.config.seed;
+    let seed = c.config.seed;
     let data: Vec<J> = list
         .iter()
         .map(|x| {
@@ -278,7 +276,7 @@ pub fn withdraw_new(c: &mut Ctx<'_>) -> R {
             .iter()
             .filter(|w| w.account == c.user)
             .collect();
-    if c.shared.config.limits.withdraw_frequency {
+    if c.config.limits.withdraw_frequency {
         let last_minute = mine.iter().filter(|w| w.created_ms > now - 60_000).count();
         let last_day = mine
             .iter()

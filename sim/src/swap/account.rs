@@ -178,9 +178,8 @@ pub fn balance_row(st: &State, user: u64, cur: &str, now_ms: i64) -> J {
 
 fn known_currency(c: &Ctx<'_>, cur: &str) -> bool {
     c.st.swap.instruments.iter().any(|m| m.quote == cur)
-        || c.shared.config.currencies.iter().any(|x| x.currency == cur)
-        || c.shared
-            .config
+        || c.config.currencies.iter().any(|x| x.currency == cur)
+        || c.config
             .markets
             .iter()
             .any(|m| m.base == cur || m.quote == cur)

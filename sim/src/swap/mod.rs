@@ -57,7 +57,7 @@ pub use errors::{err, err_msg, message, SwapErr, R};
 pub use store::SwapState;
 
 use crate::accounts::AccountId;
-use crate::exchange::Exchange;
+use crate::config::SimConfig;
 use crate::json::J;
 use crate::limiter::Subject;
 use crate::num::parse_dec;
@@ -68,7 +68,6 @@ use http::Method;
 use limits::Refusal;
 use rust_decimal::Decimal;
 use serde_json::Value;
-use std::sync::Arc;
 
 /// Error body `{"code":N,"msg":"..."}`.
 pub fn error_json(e: &SwapErr) -> J {
@@ -206,9 +205,9 @@ pub fn in_window(t: i64, w: (Option<i64>, Option<i64>)) -> bool {
 
 /// Per-request context given to handlers.
 pub struct Ctx<'a> {
-    /// Exchange server pieces.
-    pub shared: &'a Exchange,
-    /// Locked state.
+    /// The configuration.
+    pub config: &'a SimConfig,
+    /// The state.
     pub st: &'a mut State,
     /// Simulator time (ms).
     pub now_ms: i64,
@@ -366,22 +365,19 @@ pub fn error_response(e: &SwapErr) -> SimResponse {
 /// Handles a request under `/swap/`: finds the route (plain-text 404 when unknown), charges its
 /// weight (429 or 403 when refused), checks the method (405), authenticates, reads the
 /// parameters and runs the handler. Every answer of a known path carries the usage headers.
-pub fn handle(shared: &Arc<Exchange>, req: &SimRequest) -> SimResponse {
+pub fn handle(config: &SimConfig, st: &mut State, now: i64, req: &SimRequest) -> SimResponse {
     let (route, right_method) = match find(ROUTES, &req.method, trim_path(&req.path)) {
         Match::Found(route, _) => (route, true),
         Match::WrongMethod(route) => (route, false),
         Match::Unknown => return not_found(),
     };
-    let now = shared.clock.now_ms();
-    let mut guard = shared.state();
-    let st: &mut State = &mut guard;
     let subjects = subjects(st, req, route);
-    let resp = match charge(shared, st, &subjects, route, now) {
+    let resp = match charge(config, st, &subjects, route, now) {
         Err(refused) => refused,
         Ok(()) if !right_method => {
             SimResponse::json(405, &error_json(&err_msg(400002, "wrong request method")))
         }
-        Ok(()) => run(shared, st, req, route, now).unwrap_or_else(|e| error_response(&e)),
+        Ok(()) => run(config, st, req, route, now).unwrap_or_else(|e| error_response(&e)),
     };
     usage_headers(st, &subjects, now, resp)
 }
@@ -401,13 +397,13 @@ fn subjects(st: &State, req: &SimRequest, route: &Route<Handler>) -> Vec<Subject
 /// Charges the route's weight (only counted when limits are off); a refusal is HTTP 429
 /// (403001) or, banned, HTTP 403 (403002), with `retry-after` in seconds.
 fn charge(
-    shared: &Exchange,
+    config: &SimConfig,
     st: &mut State,
     subjects: &[Subject],
     route: &Route<Handler>,
     now: i64,
 ) -> Result<(), SimResponse> {
-    let enforce = shared.config.limits.weight_enabled;
+    let enforce = config.limits.weight_enabled;
     st.swap
         .limiter
         .check(subjects, route.weight, now, enforce)
@@ -424,7 +420,7 @@ fn charge(
 
 /// Authenticates, reads the parameters and runs the handler of a route called with its method.
 fn run(
-    shared: &Exchange,
+    config: &SimConfig,
     st: &mut State,
     req: &SimRequest,
     route: &Route<Handler>,
@@ -443,7 +439,7 @@ fn run(
     };
     timed::tick(st, now);
     let mut ctx = Ctx {
-        shared,
+        config,
         st,
         now_ms: now,
         p,

@@ -41,6 +41,32 @@ pub fn tick(st: &mut State, now: i64) {
             settle_funding(st, i);
         }
     }
+    after_move(st, now);
+}
+
+/// Settles the next funding period of instrument `i`.
+pub(crate) fn settle_one(st: &mut State, i: usize) {
+    settle_funding(st, i);
+}
+
+/// Skips instrument `i`'s funding periods due by `now` without settling them (a long jump).
+pub(crate) fn skip_funding(st: &mut State, i: usize, now: i64) {
+    let period = st
+        .swap
+        .instruments
+        .get(i)
+        .map_or(FUNDING_PERIOD_MS, SwapInstrumentSpec::funding_period_ms);
+    if let Some(f) = st.swap.funding.get_mut(i) {
+        f.next_time = now
+            .div_euclid(period)
+            .saturating_add(1)
+            .saturating_mul(period);
+    }
+}
+
+/// The copy-trading TP/SL triggers and the liquidations at `now` (after the prices or the
+/// balances moved).
+pub(crate) fn after_move(st: &mut State, now: i64) {
     super::copy::run_triggers(st, now);
     liquidate_due(st, now);
 }

@@ -70,18 +70,11 @@ pub use codec::{base64, dec, diff, ws_signature, zlib, Window};
 use crate::accounts::AccountId;
 use crate::changes::Changes;
 use crate::config::WsSettings;
-use crate::exchange::{Exchange, Observer};
 use crate::json::J;
 use crate::state::State;
-use futures_util::{SinkExt, StreamExt};
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{mpsc, Notify};
-use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
-use tokio_tungstenite::tungstenite::Message;
 
 /// Which socket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -155,13 +148,18 @@ impl Faults {
     }
 }
 
-/// A frame on its way to a socket.
-#[derive(Debug)]
-enum Out {
+/// A frame or an end on its way to a socket's client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Out {
     /// Sent zlib-compressed in a binary frame.
     Zlib(String),
     /// Sent as a text frame (the plain-text fault).
     Text(String),
+    /// With the adapter's timers: close the connection this long after the frames before
+    /// (the auth ban, the swap channel cap).
+    DropAfter(Duration),
+    /// The connection is dropped (no close frame); nothing follows.
+    Dropped,
 }
 
 /// What a subscription is about.
@@ -233,8 +231,8 @@ impl Sub {
 #[derive(Debug)]
 struct Conn {
     family: WsFamily,
-    tx: mpsc::Sender<Out>,
-    kill: Arc<Notify>,
+    /// Frames waiting for the client (at most [`WsSettings::send_queue`]).
+    out: VecDeque<Out>,
     peer: IpAddr,
     subs: Vec<Sub>,
     account: Option<AccountId>,
@@ -249,21 +247,41 @@ struct Conn {
     /// Banned after [`WsSettings::auth_failures`] failures: its frames go unanswered until it
     /// is dropped.
     banned: bool,
+    /// Exchange time it opened (ms).
+    opened_ms: i64,
+    /// Exchange time of the client's last frame (ms).
+    last_input_ms: i64,
+    /// Exchange time it is to be dropped at (the auth ban, the swap channel cap), with the
+    /// exchange's timers.
+    drop_at: Option<i64>,
 }
 
-/// The open sockets and their subscriptions, the websocket faults and counters.
+/// The open sockets (sessions) and their subscriptions, the websocket faults and counters.
+///
+/// DESIGN (timers): a session's timers (idle timeout, lifetime, the delayed drops of the auth
+/// ban and the swap channel cap) and the public ticks run in exchange time, unless an adapter
+/// keeps them on its own clock (`wall`: the server, whose clock may be frozen while sockets
+/// must still time out and tick). Either way a session's frames leave in the order they were
+/// made, a drop after them.
 #[derive(Debug)]
-pub struct Hub {
-    conns: HashMap<u64, Conn>,
+pub(crate) struct Hub {
+    conns: BTreeMap<u64, Conn>,
+    /// Outputs left of dropped sessions (until read or closed).
+    ended: BTreeMap<u64, VecDeque<Out>>,
     next_conn: u64,
     faults: Faults,
     accepted: u64,
     auth_kinds: VecDeque<&'static str>,
     settings: WsSettings,
+    /// The adapter keeps the timers and the ticks (see the type's docs).
+    wall: bool,
+    /// Exchange time of the operation under way (ms).
+    now: i64,
+    /// Sessions given output since [`Hub::take_ready`] (with `wall` only).
+    ready: BTreeSet<u64>,
+    /// Exchange time of the next public tick while sessions are open (without `wall`).
+    next_tick: Option<i64>,
 }
-
-/// The hub shared by the server, the sockets, the observer and the control API.
-pub type SharedHub = Arc<Mutex<Hub>>;
 
 /// Auth timestamp kinds remembered ([`Hub::auth_timestamp_kinds`]).
 const AUTH_KINDS_KEPT: usize = 64;
@@ -272,27 +290,35 @@ const AUTH_KINDS_KEPT: usize = 64;
 /// answer is written first).
 const AUTH_BAN_DROP: Duration = Duration::from_millis(100);
 
-/// Locks the hub (a poisoned lock is recovered). Lock order: the state first, then the hub;
-/// never the state while holding the hub.
-pub fn lock(hub: &SharedHub) -> MutexGuard<'_, Hub> {
-    hub.lock().unwrap_or_else(|p| p.into_inner())
+fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
 impl Hub {
-    /// A hub with no socket.
-    pub fn new(settings: WsSettings) -> SharedHub {
-        Arc::new(Mutex::new(Hub {
-            conns: HashMap::new(),
+    /// A hub with no socket; `wall`: the adapter keeps the timers and ticks.
+    pub(crate) fn new(settings: WsSettings, wall: bool) -> Hub {
+        Hub {
+            conns: BTreeMap::new(),
+            ended: BTreeMap::new(),
             next_conn: 1,
             faults: Faults::default(),
             accepted: 0,
             auth_kinds: VecDeque::new(),
             settings,
-        }))
+            wall,
+            now: 0,
+            ready: BTreeSet::new(),
+            next_tick: None,
+        }
+    }
+
+    /// The exchange time of what follows.
+    pub(crate) fn set_now(&mut self, now: i64) {
+        self.now = now;
     }
 
     /// Arms `fault` for the next `count` events it applies to.
-    pub fn fault(&mut self, fault: WsFault, count: u32) {
+    pub(crate) fn fault(&mut self, fault: WsFault, count: u32) {
         let f = &mut self.faults;
         let counter = match fault {
             WsFault::DropDeltas => &mut f.drop_deltas,
@@ -305,26 +331,26 @@ impl Hub {
     }
 
     /// Drops every open socket now (no close frame).
-    pub fn disconnect_all(&mut self) {
-        for c in self.conns.values() {
-            c.kill.notify_one();
+    pub(crate) fn disconnect_all(&mut self) {
+        let ids: Vec<u64> = self.conns.keys().copied().collect();
+        for id in ids {
+            self.drop_conn(id, false);
         }
-        self.conns.clear();
     }
 
     /// Open sockets.
-    pub fn connections(&self) -> usize {
+    pub(crate) fn connections(&self) -> usize {
         self.conns.len()
     }
 
     /// Upgrades accepted so far.
-    pub fn accepted(&self) -> u64 {
+    pub(crate) fn accepted(&self) -> u64 {
         self.accepted
     }
 
     /// The JSON type of each swap `server.auth` timestamp received (`number` or `string`), the
     /// latest 64.
-    pub fn auth_timestamp_kinds(&self) -> Vec<&'static str> {
+    pub(crate) fn auth_timestamp_kinds(&self) -> Vec<&'static str> {
         self.auth_kinds.iter().copied().collect()
     }
 
@@ -342,17 +368,28 @@ impl Hub {
 
     fn send_text(&mut self, id: u64, text: String) {
         let plain = Faults::take(&mut self.faults.plain_text);
-        let Some(c) = self.conns.get(&id) else {
-            return;
-        };
         let out = if plain {
             Out::Text(text)
         } else {
             Out::Zlib(text)
         };
-        if c.tx.try_send(out).is_err() {
-            // Full (the client does not read) or closed: the socket goes.
-            self.drop_conn(id);
+        self.queue(id, out);
+    }
+
+    /// Queues `out` for socket `id`; a full queue (the client does not read) drops the socket
+    /// and what it had not read.
+    fn queue(&mut self, id: u64, out: Out) {
+        let cap = self.settings.send_queue.max(1);
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
+        if c.out.len() >= cap {
+            self.drop_conn(id, true);
+            return;
+        }
+        c.out.push_back(out);
+        if self.wall {
+            self.ready.insert(id);
         }
     }
 
@@ -376,9 +413,19 @@ impl Hub {
         }
     }
 
-    fn drop_conn(&mut self, id: u64) {
+    /// Drops socket `id` now: what it had queued stays for the client to read (unless
+    /// `unread`: a full queue, whose frames the client never took), then [`Out::Dropped`].
+    fn drop_conn(&mut self, id: u64, unread: bool) {
         if let Some(c) = self.conns.remove(&id) {
-            c.kill.notify_one();
+            let mut out = if unread { VecDeque::new() } else { c.out };
+            out.push_back(Out::Dropped);
+            self.ended.insert(id, out);
+            if self.wall {
+                self.ready.insert(id);
+            }
+        }
+        if self.conns.is_empty() {
+            self.next_tick = None;
         }
     }
 
@@ -396,33 +443,29 @@ impl Hub {
         }
     }
 
-    /// Drops socket `id` after `delay` (the swap channel cap).
+    /// Drops socket `id` after `delay` (the auth ban, the swap channel cap).
     fn drop_later(&mut self, id: u64, delay: Duration) {
-        if let Some(c) = self.conns.get(&id) {
-            let kill = c.kill.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(delay).await;
-                kill.notify_one();
-            });
+        if self.wall {
+            self.queue(id, Out::DropAfter(delay));
+        } else if let Some(c) = self.conns.get_mut(&id) {
+            let at = self.now.saturating_add(ms(delay));
+            c.drop_at = Some(c.drop_at.map_or(at, |t| t.min(at)));
         }
     }
 
-    /// Sockets of `account` on `family` (ids).
+    /// Sockets of `account` on `family` (ids, ascending).
     fn of_account(&self, family: WsFamily, account: AccountId) -> Vec<u64> {
-        let mut ids: Vec<u64> = self
-            .conns
+        self.conns
             .iter()
             .filter(|(_, c)| c.family == family && c.account == Some(account))
             .map(|(id, _)| *id)
-            .collect();
-        ids.sort_unstable();
-        ids
+            .collect()
     }
 
-    /// One tick of the public channels.
-    fn tick(&mut self, st: &State, now: i64) {
-        let mut ids: Vec<u64> = self.conns.keys().copied().collect();
-        ids.sort_unstable();
+    /// One tick of the public channels at `now`.
+    pub(crate) fn tick(&mut self, st: &State, now: i64) {
+        self.now = now;
+        let ids: Vec<u64> = self.conns.keys().copied().collect();
         let depth = self.settings.spot_depth;
         for id in ids {
             let Some(c) = self.conns.get_mut(&id) else {
@@ -453,183 +496,169 @@ impl Hub {
         }
     }
 
-    /// The private pushes of what changed.
-    fn changed(&mut self, st: &State, changes: &Changes, now: i64) {
+    /// The private pushes of what changed, rendered at `now`.
+    pub(crate) fn changed(&mut self, st: &State, changes: &Changes, now: i64) {
         if !self.conns.values().any(|c| c.account.is_some()) {
             return;
         }
+        self.now = now;
         spot::changed(self, st, changes, now);
         swap::changed(self, st, changes, now);
     }
-}
 
-/// The observer that turns every change into private pushes (registered with
-/// [`Exchange::observe`]).
-pub fn observer(hub: SharedHub) -> Observer {
-    Box::new(move |st, changes, now| lock(&hub).changed(st, &changes, now))
-}
-
-/// The public pushes, every [`WsSettings::tick`], while the exchange runs.
-pub async fn tick_loop(exchange: Arc<Exchange>, hub: SharedHub) {
-    let period = lock(&hub).settings.tick.max(Duration::from_millis(1));
-    let mut interval = tokio::time::interval(period);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        interval.tick().await;
-        if lock(&hub).conns.is_empty() {
-            continue;
+    /// Admits a socket of `family` from `peer` at `now`: its id, or why not.
+    pub(crate) fn admit(
+        &mut self,
+        family: WsFamily,
+        peer: IpAddr,
+        now: i64,
+    ) -> Result<u64, Refusal> {
+        if Faults::take(&mut self.faults.handshake_502) {
+            return Err(Refusal::Handshake502);
         }
-        let st = exchange.state();
-        let now = exchange.clock.now_ms();
-        lock(&hub).tick(&st, now);
-        // The state guard goes after the hub's (the observer locks the hub).
-        drop(st);
+        if self.conns.len() >= self.settings.max_connections.max(1) {
+            return Err(Refusal::Full);
+        }
+        let id = self.next_conn;
+        self.next_conn += 1;
+        self.accepted += 1;
+        self.conns.insert(
+            id,
+            Conn {
+                family,
+                out: VecDeque::new(),
+                peer,
+                subs: Vec::new(),
+                account: None,
+                held: None,
+                tick: 0,
+                positions: BTreeSet::new(),
+                auth_failures: 0,
+                banned: false,
+                opened_ms: now,
+                last_input_ms: now,
+                drop_at: None,
+            },
+        );
+        if !self.wall && self.next_tick.is_none() {
+            self.next_tick = Some(now.saturating_add(ms(self.settings.tick).max(1)));
+        }
+        Ok(id)
+    }
+
+    /// One client frame of socket `id` at `now` (`None`: not UTF-8).
+    pub(crate) fn input(&mut self, st: &State, id: u64, text: Option<&str>, now: i64) {
+        self.now = now;
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
+        c.last_input_ms = now;
+        if c.banned {
+            // Banned: nothing is read, parsed or answered any more.
+            return;
+        }
+        let family = c.family;
+        let value: Option<serde_json::Value> = text.and_then(|t| serde_json::from_str(t).ok());
+        match family {
+            WsFamily::Spot => spot::request(self, st, id, value, now),
+            WsFamily::Swap => swap::request(self, st, id, value, now),
+        }
+    }
+
+    /// The next output of session `id` (`None`: nothing now, or the session is gone).
+    pub(crate) fn poll(&mut self, id: u64) -> Option<Out> {
+        if let Some(c) = self.conns.get_mut(&id) {
+            return c.out.pop_front();
+        }
+        let out = self.ended.get_mut(&id)?;
+        let next = out.pop_front();
+        if out.is_empty() {
+            self.ended.remove(&id);
+        }
+        next
+    }
+
+    /// Whether session `id` is open (not dropped or closed).
+    pub(crate) fn is_open(&self, id: u64) -> bool {
+        self.conns.contains_key(&id)
+    }
+
+    /// The client closed session `id` (or its connection ended): it is forgotten.
+    pub(crate) fn close(&mut self, id: u64) {
+        self.conns.remove(&id);
+        self.ended.remove(&id);
+        self.ready.remove(&id);
+        if self.conns.is_empty() {
+            self.next_tick = None;
+        }
+    }
+
+    /// Sessions given output since the last call (with `wall`).
+    pub(crate) fn take_ready(&mut self) -> Vec<u64> {
+        let ready = std::mem::take(&mut self.ready);
+        ready.into_iter().collect()
+    }
+
+    /// The exchange time of the next public tick (without `wall`, while sessions are open).
+    pub(crate) fn next_tick(&self) -> Option<i64> {
+        self.next_tick
+    }
+
+    /// The earliest timer of a session (idle, lifetime, a delayed drop), without `wall`.
+    pub(crate) fn next_deadline(&self) -> Option<i64> {
+        if self.wall {
+            return None;
+        }
+        self.conns.values().filter_map(|c| self.deadline(c)).min()
+    }
+
+    fn deadline(&self, c: &Conn) -> Option<i64> {
+        let idle = self
+            .settings
+            .idle_timeout
+            .map(|d| c.last_input_ms.saturating_add(ms(d)));
+        let life = self
+            .settings
+            .lifetime
+            .map(|d| c.opened_ms.saturating_add(ms(d)));
+        [idle, life, c.drop_at].into_iter().flatten().min()
+    }
+
+    /// Drops the sessions whose timer is due by `now` (without `wall`).
+    pub(crate) fn expire(&mut self, now: i64) {
+        if self.wall {
+            return;
+        }
+        let due: Vec<u64> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| self.deadline(c).is_some_and(|t| t <= now))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            self.drop_conn(id, false);
+        }
+    }
+
+    /// Runs the public tick due at `now` (without `wall`) and schedules the next.
+    pub(crate) fn timed_tick(&mut self, st: &State, now: i64) {
+        self.tick(st, now);
+        let period = ms(self.settings.tick).max(1);
+        self.next_tick = if self.conns.is_empty() {
+            None
+        } else {
+            Some(now.saturating_add(period))
+        };
     }
 }
 
 /// Why an upgrade is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// [`WsSettings::max_connections`] sockets are open: HTTP 503.
     Full,
     /// The handshake fault: HTTP 502.
     Handshake502,
-}
-
-/// A socket admitted before its upgrade completes.
-#[derive(Debug)]
-pub struct Admitted {
-    id: u64,
-    family: WsFamily,
-    rx: mpsc::Receiver<Out>,
-    kill: Arc<Notify>,
-    settings: WsSettings,
-}
-
-/// Admits a socket of `family` from `peer` (registered now, so the connection cap counts it
-/// before the upgrade completes).
-pub fn admit(hub: &SharedHub, family: WsFamily, peer: IpAddr) -> Result<Admitted, Refusal> {
-    let mut h = lock(hub);
-    if Faults::take(&mut h.faults.handshake_502) {
-        return Err(Refusal::Handshake502);
-    }
-    if h.conns.len() >= h.settings.max_connections.max(1) {
-        return Err(Refusal::Full);
-    }
-    let (tx, rx) = mpsc::channel(h.settings.send_queue.max(1));
-    let kill = Arc::new(Notify::new());
-    let id = h.next_conn;
-    h.next_conn += 1;
-    h.accepted += 1;
-    h.conns.insert(
-        id,
-        Conn {
-            family,
-            tx,
-            kill: kill.clone(),
-            peer,
-            subs: Vec::new(),
-            account: None,
-            held: None,
-            tick: 0,
-            positions: BTreeSet::new(),
-            auth_failures: 0,
-            banned: false,
-        },
-    );
-    Ok(Admitted {
-        id,
-        family,
-        rx,
-        kill,
-        settings: h.settings.clone(),
-    })
-}
-
-/// Forgets an admitted socket whose upgrade failed.
-pub fn abandon(hub: &SharedHub, admitted: Admitted) {
-    lock(hub).conns.remove(&admitted.id);
-}
-
-/// Serves an upgraded socket until it ends: reads the client's frames, writes the queued
-/// frames, and drops the connection (no close frame, 1006 on the client side, as the venue
-/// does) on the idle timeout, the lifetime cap, a full queue or a kill.
-pub async fn serve<S>(exchange: Arc<Exchange>, hub: SharedHub, admitted: Admitted, io: S)
-where
-    S: AsyncRead + AsyncWrite + Unpin,
-{
-    let Admitted {
-        id,
-        family,
-        mut rx,
-        kill,
-        settings,
-    } = admitted;
-    let config = WebSocketConfig::default()
-        .max_message_size(Some(settings.max_message_bytes))
-        .max_frame_size(Some(settings.max_message_bytes));
-    let ws =
-        tokio_tungstenite::WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
-    let (mut sink, mut stream) = ws.split();
-    let writer = async {
-        while let Some(out) = rx.recv().await {
-            let msg = match out {
-                Out::Zlib(text) => Message::binary(zlib(text.as_bytes())),
-                Out::Text(text) => Message::text(text),
-            };
-            if sink.send(msg).await.is_err() {
-                return;
-            }
-        }
-    };
-    let far = Duration::from_secs(86_400 * 365);
-    let idle = settings.idle_timeout.unwrap_or(far);
-    let lifetime = tokio::time::sleep(settings.lifetime.unwrap_or(far));
-    let reader = async {
-        tokio::pin!(lifetime);
-        loop {
-            tokio::select! {
-                _ = &mut lifetime => return,
-                r = tokio::time::timeout(idle, stream.next()) => match r {
-                    // Idle: no client frame in time.
-                    Err(_) | Ok(None) | Ok(Some(Err(_))) => return,
-                    Ok(Some(Ok(msg))) => match msg {
-                        Message::Text(t) => on_frame(&exchange, &hub, id, family, Some(t.as_str())),
-                        Message::Binary(b) => {
-                            on_frame(&exchange, &hub, id, family, std::str::from_utf8(&b).ok())
-                        }
-                        Message::Close(_) => return,
-                        _ => {}
-                    },
-                },
-            }
-        }
-    };
-    tokio::select! {
-        _ = writer => {}
-        _ = reader => {}
-        _ = kill.notified() => {}
-    }
-    lock(&hub).conns.remove(&id);
-}
-
-/// One client frame.
-fn on_frame(exchange: &Exchange, hub: &SharedHub, id: u64, family: WsFamily, text: Option<&str>) {
-    if lock(hub).conns.get(&id).is_none_or(|c| c.banned) {
-        // Banned (or gone): nothing is read, parsed or answered any more.
-        return;
-    }
-    let value: Option<serde_json::Value> = text.and_then(|t| serde_json::from_str(t).ok());
-    let st = exchange.state();
-    let now = exchange.clock.now_ms();
-    {
-        let mut h = lock(hub);
-        match family {
-            WsFamily::Spot => spot::request(&mut h, &st, id, value, now),
-            WsFamily::Swap => swap::request(&mut h, &st, id, value, now),
-        }
-    }
-    drop(st);
 }
 
 /// What one subscription pushes at a tick: a depth delta (subject to the drop fault) and other
