@@ -1,5 +1,7 @@
 //! Both websocket clients against deliberately bad servers on loopback: a handshake dribbled
-//! byte by byte, a message trickled as empty fragments forever, a book crossed after every
+//! byte by byte, a message trickled as empty fragments forever (alone, and interleaved with
+//! pings that must not restart its deadline), half a message and then silence, a book crossed
+//! after every
 //! snapshot, a book that grows without end, a level with a negative size, a delta that cannot
 //! be read. Each must end in a bounded time with a reason, never freeze, never resync in a
 //! tight loop, never keep a wrong book.
@@ -60,6 +62,10 @@ fn client(kind: Kind, url: String) -> Box<dyn Client> {
 }
 
 fn client_of(kind: Kind, url: String, sub: &str) -> Box<dyn Client> {
+    client_with(kind, url, sub, config())
+}
+
+fn client_with(kind: Kind, url: String, sub: &str, config: WsConfig) -> Box<dyn Client> {
     let limit = Duration::from_secs(1);
     let family = if sub.starts_with("spot:") {
         Family::Spot
@@ -71,7 +77,7 @@ fn client_of(kind: Kind, url: String, sub: &str) -> Box<dyn Client> {
             let b = digifinex_ureq::ws::StreamBuilder::new(family)
                 .url(url)
                 .allow_http(true)
-                .config(config())
+                .config(config.clone())
                 .connect_timeout(limit)
                 .message_timeout(limit)
                 .subscribe(sub.parse().unwrap());
@@ -81,7 +87,7 @@ fn client_of(kind: Kind, url: String, sub: &str) -> Box<dyn Client> {
             let b = digifinex_hyper::ws::StreamBuilder::new(family)
                 .url(url)
                 .allow_http(true)
-                .config(config())
+                .config(config.clone())
                 .connect_timeout(limit)
                 .message_timeout(limit)
                 .subscribe(sub.parse().unwrap());
@@ -286,6 +292,112 @@ fn blocking_trickled_fragments() {
 #[test]
 fn async_trickled_fragments() {
     trickled_fragments(Kind::Async);
+}
+
+/// After the upgrade, a text message that never ends, its empty continuations interleaved with
+/// pings (a ping, then a fragment, every 100 ms): the pings are answered but do not restart the
+/// message's deadline, so the socket is cut at the message timeout (1 s after the first
+/// fragment), long before the pong timeout (set to 30 s here) could end it.
+fn fragments_between_pings(kind: Kind) {
+    let url = serve_raw(|tcp| {
+        let Ok(mut ws) = tungstenite::accept(tcp) else {
+            return;
+        };
+        let tcp = ws.get_mut();
+        // A text frame without FIN, then pings (FIN, opcode 9, empty) and empty continuations.
+        if tcp.write_all(&[0x01, 0x00]).is_err() {
+            return;
+        }
+        loop {
+            std::thread::sleep(Duration::from_millis(50));
+            if tcp.write_all(&[0x89, 0x00]).is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            if tcp.write_all(&[0x00, 0x00]).is_err() {
+                return;
+            }
+        }
+    });
+    let config = WsConfig {
+        pong_timeout: Duration::from_secs(30),
+        ..config()
+    };
+    let mut c = client_with(kind, url, SUB, config);
+    until(&mut *c, Duration::from_secs(3), |e| {
+        matches!(e, Event::Connected { .. })
+    });
+    let started = Instant::now();
+    let events = until(&mut *c, Duration::from_secs(5), |e| {
+        matches!(e, Event::Disconnected { .. })
+    });
+    let Some(Event::Disconnected {
+        reason: CloseReason::Lost(detail),
+        ..
+    }) = events.last()
+    else {
+        panic!("{events:#?}")
+    };
+    assert!(detail.contains("no whole message within 1s"), "{detail}");
+    // A bound (hang guard), not a timing: far below the 30 s pong timeout.
+    assert!(started.elapsed() < Duration::from_secs(4));
+}
+
+#[test]
+fn blocking_fragments_between_pings() {
+    fragments_between_pings(Kind::Blocking);
+}
+
+#[test]
+fn async_fragments_between_pings() {
+    fragments_between_pings(Kind::Async);
+}
+
+/// After the upgrade, the first fragment of a message and then silence (nor does the client
+/// ping: its interval is 20 s): the socket is cut at the message timeout by the deadline's own
+/// timer, not when something else wakes the client.
+fn silence_inside_a_message(kind: Kind) {
+    let url = serve_raw(|tcp| {
+        let Ok(mut ws) = tungstenite::accept(tcp) else {
+            return;
+        };
+        if ws.get_mut().write_all(&[0x01, 0x01, b'{']).is_err() {
+            return;
+        }
+        std::thread::sleep(Duration::from_secs(30));
+    });
+    let config = WsConfig {
+        ping_interval: Duration::from_secs(20),
+        pong_timeout: Duration::from_secs(30),
+        ..config()
+    };
+    let mut c = client_with(kind, url, SUB, config);
+    until(&mut *c, Duration::from_secs(3), |e| {
+        matches!(e, Event::Connected { .. })
+    });
+    let started = Instant::now();
+    let events = until(&mut *c, Duration::from_secs(5), |e| {
+        matches!(e, Event::Disconnected { .. })
+    });
+    let Some(Event::Disconnected {
+        reason: CloseReason::Lost(detail),
+        ..
+    }) = events.last()
+    else {
+        panic!("{events:#?}")
+    };
+    assert!(detail.contains("no whole message within 1s"), "{detail}");
+    assert!(started.elapsed() < Duration::from_secs(4));
+}
+
+#[test]
+fn blocking_silence_inside_a_message() {
+    silence_inside_a_message(Kind::Blocking);
+}
+
+#[test]
+fn async_silence_inside_a_message() {
+    silence_inside_a_message(Kind::Async);
 }
 
 /// A book crossed after every snapshot: the resyncs back off (200 ms doubling to 1 s) instead

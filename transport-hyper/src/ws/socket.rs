@@ -1,16 +1,30 @@
 //! A socket's task: it opens the socket (connect, TLS and upgrade within `connect_timeout` in
 //! all), reads whole messages (each within `message_timeout` of its first byte) into the
 //! stream's bounded queue, and writes what the stream hands it.
+//!
+//! DESIGN: the message deadline is kept in the byte stream under tungstenite ([`Noted`]), which
+//! follows the frame headers itself ([`Frames`]) and fails a read once the deadline is past
+//! (its timer wakes the task): a data message's deadline runs from the first byte of its first
+//! fragment to the end of its final one, and control frames (pings) that come between its
+//! fragments do not restart it; a control frame outside a message has the same deadline of its
+//! own. tungstenite does not say whether a fragmented message is in progress, so a deadline
+//! restarted on each message it hands over let a server keep one message open forever by
+//! pinging in between (and a deadline checked only when the task looked up again could be
+//! late by a ping interval).
+//!
+//! DESIGN: text frames are masked and written by this module, not by tungstenite, whose TRACE
+//! log prints every frame it writes (the `server.auth` frame carries the key and a signature):
+//! tungstenite's own queue (pongs, close) is flushed first, so the frames never interleave.
 
+use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use digifinex_core::ws::{Link, SocketReport, StreamInput};
 use futures_util::{SinkExt, StreamExt};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::{self, protocol::Message};
@@ -25,11 +39,7 @@ pub(super) async fn run_socket(
     tx: mpsc::Sender<StreamInput>,
     mut commands: mpsc::UnboundedReceiver<Option<String>>,
 ) {
-    let (started, base) = (Arc::new(AtomicU64::new(0)), Instant::now());
-    let opened = tokio::time::timeout(
-        link.settings.connect_timeout(),
-        open(&link, started.clone(), base),
-    );
+    let opened = tokio::time::timeout(link.settings.connect_timeout(), open(&link));
     let mut ws = match opened.await {
         Ok(Ok(ws)) => ws,
         Ok(Err(detail)) => {
@@ -56,26 +66,17 @@ pub(super) async fn run_socket(
     {
         return;
     }
-    let limit = link.settings.message_timeout();
     let end = loop {
-        // The message in progress must be whole by its first byte + the limit.
-        let first = started.load(Ordering::Relaxed);
-        let by = (first > 0).then(|| base + Duration::from_millis(first) + limit);
-        let cut = async {
-            match by {
-                Some(at) => tokio::time::sleep_until(at).await,
-                None => std::future::pending().await,
-            }
-        };
         let frame = tokio::select! {
             command = commands.recv() => match command {
-                Some(Some(text)) => match ws.send(Message::text(text)).await {
-                    Ok(()) => continue,
-                    Err(e) => break e.to_string(),
+                // A write is bounded like the blocking client's (`connect_timeout`).
+                Some(Some(text)) => match tokio::time::timeout(link.settings.connect_timeout(), send_text(&mut ws, text)).await {
+                    Ok(Ok(())) => continue,
+                    Ok(Err(e)) => break e,
+                    Err(_) => break "write timed out".to_owned(),
                 },
                 Some(None) | None => return drop(ws.close(None).await),
             },
-            () = cut => break format!("no whole message within {limit:?}"),
             message = ws.next() => match message {
                 Some(Ok(Message::Binary(b))) => StreamInput::Socket(id, g, SocketReport::Frame(b.to_vec(), false)),
                 Some(Ok(Message::Text(t))) => StreamInput::Socket(id, g, SocketReport::Frame(t.as_bytes().to_vec(), true)),
@@ -83,15 +84,13 @@ pub(super) async fn run_socket(
                     || "close frame".to_owned(),
                     |f| format!("close frame {} {}", u16::from(f.code), f.reason),
                 ),
-                Some(Ok(_)) => {
-                    started.store(0, Ordering::Relaxed);
-                    continue;
-                }
+                // A ping (answered by tungstenite) or pong: the deadline of a message in
+                // progress goes on (see the module's docs).
+                Some(Ok(_)) => continue,
                 Some(Err(e)) => break e.to_string(),
                 None => break "connection closed".to_owned(),
             },
         };
-        started.store(0, Ordering::Relaxed);
         if tx.send(frame).await.is_err() {
             return;
         }
@@ -101,16 +100,53 @@ pub(super) async fn run_socket(
         .await;
 }
 
+/// Writes `text` as one masked text frame, after what tungstenite has queued (see the
+/// module's docs); an error is the reason given to the machine.
+async fn send_text(
+    ws: &mut tokio_tungstenite::WebSocketStream<Noted>,
+    text: String,
+) -> Result<(), String> {
+    ws.flush().await.map_err(|e| e.to_string())?;
+    let bytes = masked_text(text).map_err(|e| e.to_string())?;
+    let io = ws.get_mut();
+    io.write_all(&bytes).await.map_err(|e| e.to_string())?;
+    io.flush().await.map_err(|e| e.to_string())
+}
+
+/// `text` as a final, masked client text frame (RFC 6455 5.3: a fresh mask per frame).
+fn masked_text(text: String) -> tungstenite::Result<Vec<u8>> {
+    use tungstenite::protocol::frame::coding::{Data, OpCode};
+    let mut frame =
+        tungstenite::protocol::frame::Frame::message(text, OpCode::Data(Data::Text), true);
+    frame.header_mut().mask = Some(mask());
+    let mut out = Vec::with_capacity(frame.len());
+    frame.format(&mut out)?;
+    Ok(out)
+}
+
+/// Four unpredictable bytes: SipHash under the standard library's randomly seeded keys (a
+/// fresh key pair per call).
+fn mask() -> [u8; 4] {
+    use std::hash::{BuildHasher, Hasher};
+    let h = std::collections::hash_map::RandomState::new().build_hasher();
+    let [a, b, c, d, ..] = h.finish().to_le_bytes();
+    [a, b, c, d]
+}
+
 /// The socket under the websocket: plain TCP or rustls over TCP.
 trait Io: AsyncRead + AsyncWrite + Unpin + Send + Sync {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send + Sync> Io for T {}
 
-/// A byte stream that notes when the first byte of a message arrived (ms after `base`, in
-/// `started`; 0 when none is in progress), for the message deadline.
+/// A byte stream whose reads fail once a message (or a control frame outside one) took
+/// longer than `limit` since its first byte; its timer wakes the reading task then.
 struct Noted {
     inner: Box<dyn Io>,
-    started: Arc<AtomicU64>,
-    base: Instant,
+    /// The message deadline (`message_timeout`).
+    limit: Duration,
+    /// Where the bytes read are in the frame stream, and since when a unit is open.
+    frames: Frames,
+    /// Fires at the open unit's deadline (armed while `frames.since` is set).
+    timer: Pin<Box<tokio::time::Sleep>>,
 }
 
 impl AsyncRead for Noted {
@@ -119,13 +155,26 @@ impl AsyncRead for Noted {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
+        // Polled before the read: the timer then holds this task's waker while it waits.
+        if self.frames.since.is_some() && self.timer.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Err(std::io::Error::other(format!(
+                "no whole message within {:?}",
+                self.limit
+            ))));
+        }
         let before = buf.filled().len();
         let result = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if buf.filled().len() > before && self.started.load(Ordering::Relaxed) == 0 {
-            let ms = u64::try_from(self.base.elapsed().as_millis())
-                .unwrap_or(u64::MAX)
-                .max(1);
-            self.started.store(ms, Ordering::Relaxed);
+        let now = Instant::now();
+        let was = self.frames.since;
+        self.frames
+            .feed(buf.filled().get(before..).unwrap_or_default(), now);
+        if let Some(since) = self.frames.since.filter(|s| Some(*s) != was) {
+            let at = since + self.limit;
+            self.timer.as_mut().reset(at);
+            // Registers the waker for the new deadline (a read that waits next polls it too).
+            if self.timer.as_mut().poll(cx).is_ready() {
+                cx.waker().wake_by_ref();
+            }
         }
         result
     }
@@ -147,12 +196,116 @@ impl AsyncWrite for Noted {
     }
 }
 
+/// (The same as the blocking client's.) Follows the bytes a websocket client reads: the HTTP answer to the upgrade (up to its
+/// blank line), then the frames' headers and payload lengths, to know when a message (or a
+/// control frame outside one) began and whether it is still open. It checks nothing:
+/// tungstenite refuses malformed frames.
+#[derive(Debug, Default)]
+struct Frames {
+    /// Bytes of the HTTP answer's `\r\n\r\n` matched so far; 4 once the frames began.
+    http: u8,
+    /// The current frame header's bytes so far (a header is at most 14 bytes).
+    head: [u8; 14],
+    /// How many of `head` are in.
+    have: usize,
+    /// Payload bytes of the current frame still to come (0: in a header, or between frames).
+    left: u64,
+    /// The current frame (header complete) is a control frame.
+    control: bool,
+    /// The current frame (header complete) ends its message.
+    fin: bool,
+    /// A data message began and its final fragment has not ended.
+    in_message: bool,
+    /// When the open unit (a data message, or a control frame outside one) began; `None`
+    /// between units.
+    since: Option<Instant>,
+}
+
+impl Frames {
+    /// Follows `bytes`, read at `now`.
+    fn feed(&mut self, mut bytes: &[u8], now: Instant) {
+        while let Some((&b, rest)) = bytes.split_first() {
+            if self.http < 4 {
+                self.http = match (self.http, b) {
+                    (0 | 2, b'\r') | (1 | 3, b'\n') => self.http + 1,
+                    (_, b'\r') => 1,
+                    _ => 0,
+                };
+                bytes = rest;
+                continue;
+            }
+            if self.left > 0 {
+                // Payload: skipped in one step.
+                let take = usize::try_from(self.left)
+                    .unwrap_or(usize::MAX)
+                    .min(bytes.len());
+                self.left = self
+                    .left
+                    .saturating_sub(u64::try_from(take).unwrap_or(u64::MAX));
+                bytes = bytes.get(take..).unwrap_or_default();
+                if self.left == 0 {
+                    self.end_frame();
+                }
+                continue;
+            }
+            if self.have == 0 && self.since.is_none() {
+                self.since = Some(now);
+            }
+            if let Some(slot) = self.head.get_mut(self.have) {
+                *slot = b;
+            }
+            self.have += 1;
+            bytes = rest;
+            let [b0, b1, ..] = self.head;
+            if self.have < 2 {
+                continue;
+            }
+            let extended = match b1 & 0x7f {
+                126 => 2,
+                127 => 8,
+                _ => 0,
+            };
+            let need = 2 + extended + if b1 & 0x80 != 0 { 4 } else { 0 };
+            if self.have < need {
+                continue;
+            }
+            let len = match extended {
+                2 => u64::from(u16::from_be_bytes([self.head[2], self.head[3]])),
+                8 => {
+                    let mut n = [0u8; 8];
+                    n.copy_from_slice(self.head.get(2..10).unwrap_or(&[0; 8]));
+                    u64::from_be_bytes(n)
+                }
+                _ => u64::from(b1 & 0x7f),
+            };
+            self.have = 0;
+            self.control = b0 & 0x08 != 0;
+            self.fin = b0 & 0x80 != 0;
+            self.left = len;
+            if len == 0 {
+                self.end_frame();
+            }
+        }
+    }
+
+    /// The current frame is over: a final data fragment ends its message; a control frame
+    /// outside a message is a unit of its own; a control frame inside one changes nothing.
+    fn end_frame(&mut self) {
+        if self.control {
+            if !self.in_message {
+                self.since = None;
+            }
+        } else if self.fin {
+            self.in_message = false;
+            self.since = None;
+        } else {
+            self.in_message = true;
+        }
+    }
+}
+
 /// TCP, TLS and the upgrade (the caller bounds the whole).
-async fn open(
-    link: &Link<Tls>,
-    started: Arc<AtomicU64>,
-    base: Instant,
-) -> Result<tokio_tungstenite::WebSocketStream<Noted>, String> {
+async fn open(link: &Link<Tls>) -> Result<tokio_tungstenite::WebSocketStream<Noted>, String> {
     let t = &link.target;
     let tcp = tokio::net::TcpStream::connect((t.host.as_str(), t.port))
         .await
@@ -171,8 +324,9 @@ async fn open(
     };
     let io = Noted {
         inner,
-        started: started.clone(),
-        base,
+        limit: link.settings.message_timeout(),
+        frames: Frames::default(),
+        timer: Box::pin(tokio::time::sleep(Duration::ZERO)),
     };
     let (ws, _) = tokio_tungstenite::client_async(t.url.as_str(), io)
         .await
@@ -180,6 +334,123 @@ async fn open(
             tungstenite::Error::Http(resp) => format!("HTTP {}", resp.status().as_u16()),
             e => format!("handshake: {e}"),
         })?;
-    started.store(0, Ordering::Relaxed);
     Ok(ws)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `bytes` one at a time, each `step` after the last, from `t0`; `since` after each.
+    fn trickle(f: &mut Frames, bytes: &[u8], t0: Instant, step: Duration) -> Vec<Option<Instant>> {
+        let mut at = t0;
+        bytes
+            .iter()
+            .map(|b| {
+                at += step;
+                f.feed(std::slice::from_ref(b), at);
+                f.since
+            })
+            .collect()
+    }
+
+    fn after_upgrade() -> Frames {
+        let mut f = Frames::default();
+        f.feed(
+            b"HTTP/1.1 101 Switching\r\nUpgrade: websocket\r\n\r\n",
+            Instant::now(),
+        );
+        assert_eq!(f.since, None);
+        f
+    }
+
+    #[test]
+    fn pings_inside_a_fragmented_message_keep_its_start() {
+        let mut f = after_upgrade();
+        let t0 = Instant::now();
+        let ms = Duration::from_millis(1);
+        // A text fragment without FIN ("a"), a ping ("p"), a continuation ("b"), a ping, and
+        // the final continuation ("c").
+        let bytes = [
+            0x01, 0x01, b'a', 0x89, 0x01, b'p', 0x00, 0x01, b'b', 0x89, 0x00, 0x80, 0x01, b'c',
+        ];
+        let seen = trickle(&mut f, &bytes, t0, ms);
+        let first = Some(t0 + ms);
+        assert!(
+            seen[..bytes.len() - 1].iter().all(|s| *s == first),
+            "{seen:?}"
+        );
+        assert_eq!(seen.last(), Some(&None));
+    }
+
+    #[test]
+    fn a_ping_between_messages_is_a_unit_of_its_own() {
+        let mut f = after_upgrade();
+        let t0 = Instant::now();
+        let ms = Duration::from_millis(1);
+        // A ping with 2 bytes of payload, then a whole text message with a 126-length header
+        // (masked, as a peer may send it: the mask key is skipped too).
+        let mut bytes = vec![0x89, 0x02, 1, 2, 0x81, 0xfe, 0x00, 0x80, 9, 9, 9, 9];
+        bytes.extend([b'x'; 128]);
+        let seen = trickle(&mut f, &bytes, t0, ms);
+        assert_eq!(seen[0], Some(t0 + ms));
+        assert_eq!(seen[3], None, "the ping is over");
+        assert_eq!(
+            seen[4],
+            Some(t0 + 5 * ms),
+            "the message begins at its first byte"
+        );
+        assert!(seen[4..bytes.len() - 1]
+            .iter()
+            .all(|s| *s == Some(t0 + 5 * ms)));
+        assert_eq!(seen.last(), Some(&None));
+    }
+
+    #[test]
+    fn frames_read_with_the_upgrade_answer_count_from_then() {
+        let mut f = Frames::default();
+        let now = Instant::now();
+        // The answer's blank line, then the start of a frame in the same read.
+        f.feed(b"HTTP/1.1 101 OK\r\n\r\n\x01\x05ab", now);
+        assert_eq!(f.since, Some(now));
+        f.feed(b"cde", now + Duration::from_secs(1));
+        assert_eq!(f.since, Some(now), "not final: the message goes on");
+        f.feed(&[0x80, 0x7f, 0, 0, 0, 0, 0, 0, 0, 1, b'z'], now);
+        assert_eq!(f.since, None, "a 64-bit length, final");
+    }
+
+    #[test]
+    fn chunks_and_single_bytes_agree() {
+        let bytes: Vec<u8> = [
+            &b"HTTP/1.1 101 \r\r\n\r\n"[..],
+            &[0x01, 0x00, 0x8a, 0x00, 0x00, 0x01, b'q'],
+        ]
+        .concat();
+        let now = Instant::now();
+        let mut whole = Frames::default();
+        whole.feed(&bytes, now);
+        let mut single = Frames::default();
+        for b in &bytes {
+            single.feed(std::slice::from_ref(b), now);
+        }
+        assert_eq!(whole.since, Some(now));
+        assert_eq!(single.since, whole.since);
+        assert!(whole.in_message && single.in_message);
+    }
+
+    #[test]
+    fn client_frames_are_masked_text() {
+        let bytes = masked_text("hello".to_owned()).unwrap();
+        assert_eq!(bytes[0], 0x81, "final text frame");
+        assert_eq!(bytes[1], 0x80 | 5, "masked, 5 bytes");
+        let key = &bytes[2..6];
+        let plain: Vec<u8> = bytes[6..]
+            .iter()
+            .enumerate()
+            .map(|(i, b)| b ^ key[i % 4])
+            .collect();
+        assert_eq!(plain, b"hello");
+        let other = masked_text("hello".to_owned()).unwrap();
+        assert_ne!(&other[2..6], key, "a fresh mask per frame");
+    }
 }
