@@ -27,7 +27,12 @@ impl Credentials {
         let key: String = key.into();
         let secret = Zeroizing::new(secret.into_bytes());
         Credentials {
-            key_header: http::HeaderValue::from_str(&key).ok(),
+            // Sensitive: `http`'s Debug shows it as such, and the blocking client hands
+            // sensitive values to ureq as stand-ins (its TRACE log dumps what it writes).
+            key_header: http::HeaderValue::from_str(&key).ok().map(|mut v| {
+                v.set_sensitive(true);
+                v
+            }),
             key,
             mac: Hmac::<Sha256>::new_from_slice(&secret).ok(),
             secret,

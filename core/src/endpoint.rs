@@ -337,6 +337,10 @@ const JSON: HeaderValue = HeaderValue::from_static("application/json");
 /// assert_eq!(request.headers()["content-type"], "application/json");
 /// assert_eq!(request.headers()["access-timestamp"], "1700000000000"); // swap: milliseconds
 /// assert_eq!(request.headers()["access-sign"].len(), 64); // hex HMAC-SHA256 of the sent bytes
+/// // The key and the signature are marked sensitive (kept out of Debug and the HTTP logs):
+/// assert!(request.headers()["access-key"].is_sensitive());
+/// assert!(request.headers()["access-sign"].is_sensitive());
+/// assert!(!request.headers()["access-timestamp"].is_sensitive());
 ///
 /// // Validation runs before anything is built, naming the field:
 /// let bad = digifinex_core::spot::OrderBookRequest::new("btc_usdt").limit(500);
@@ -512,8 +516,12 @@ fn assemble(
                 .map_err(|_| Error::validation(field, "not a valid header value"))
         };
         let sign_end = url_end.saturating_add(64);
+        // The key and the signature are sensitive (`HeaderValue::is_sensitive`): kept out of
+        // `http`'s Debug, and out of the HTTP libraries' logs by the transports.
         add(ACCESS_KEY, c.key_header()?)?;
-        add(ACCESS_SIGN, value("signature", url_end, sign_end)?)?;
+        let mut sign = value("signature", url_end, sign_end)?;
+        sign.set_sensitive(true);
+        add(ACCESS_SIGN, sign)?;
         add(ACCESS_TIMESTAMP, value("timestamp", sign_end, buf.len())?)?;
         if let (Family::Spot, Some(w)) = (meta.family, config.recv_window) {
             add(ACCESS_RECV_WINDOW, HeaderValue::from(w))?;

@@ -51,11 +51,30 @@
 //!   A REST-only program leaves it off and does not compile tokio-tungstenite, the frame
 //!   inflater and the websocket protocol machine; for streams, turn it on:
 //!   `digifinex-hyper = { version = "0.1", features = ["ws"] }`.
+//! * `log-max-debug` (off by default): every `log` record above DEBUG compiled out of the
+//!   whole program, its own included (see [Logs](#logs)).
 //!
-//! Every combination is tested in CI against a local TLS server (`tests/client.rs`): with
+//! Every TLS combination is tested in CI against a local TLS server (`tests/client.rs`): with
 //! [`ClientBuilder::trust_only_roots`] given the server's CA the requests succeed; with the
 //! default roots the handshake is refused, which is a connect error (never an unknown outcome:
 //! nothing was sent). Without `ring` or `aws-lc-rs` there is no TLS.
+//!
+//! # Logs
+//!
+//! The crate installs no logger and caps no level: a program's own `log::trace!` records (and
+//! those of its other dependencies) reach the logger it installs. hyper logs nothing (its
+//! `tracing` is an unstable, unused option); hyper-util logs its connection pool through
+//! `tracing` (hosts and ports); tungstenite logs every websocket frame it reads or writes at
+//! TRACE through `log`, rustls its handshake. The key, the secret and the signatures never
+//! reach those records: the secret never leaves the process, the `ACCESS-KEY` and
+//! `ACCESS-SIGN` headers go through hyper (marked sensitive), and the websocket client masks
+//! and writes its text frames itself (the `server.auth` frame carries the key and a
+//! signature), so tungstenite logs only the frames it receives and its pongs: every websocket
+//! message received (balances, orders, trades) is in a TRACE log. The opt-in feature
+//! `log-max-debug` compiles every `log` record above DEBUG out of the program (`log`'s
+//! `max_level_debug` and `release_max_level_debug`), the program's own `log::trace!`
+//! included: features unify, so it is for a program that wants no frame dump in any log and
+//! gives up TRACE for it.
 //!
 //! # Failures
 //!
@@ -76,7 +95,8 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
-// Only for its compile-time cap of the dependencies' TRACE records (see Cargo.toml).
+// Only for its compile-time cap of every TRACE record (the opt-in `log-max-debug` feature).
+#[cfg(feature = "log-max-debug")]
 use log as _;
 
 mod client;

@@ -417,14 +417,18 @@ impl Client {
         request: http::Request<Vec<u8>>,
     ) -> Result<http::Response<Vec<u8>>, (TransportErrorKind, BoxError)> {
         phase::begin();
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
+        // The key and signature reach ureq as stars (its TRACE log dumps what it writes); the
+        // connection writes the real values (see `crate::phase`).
+        phase::hide(&mut parts.headers);
         // An empty body travels as "no body" (a GET): ureq then keeps the request plain.
         let response = if body.is_empty() {
             self.run(http::Request::from_parts(parts, ()))
         } else {
             self.run(http::Request::from_parts(parts, body))
-        }
-        .map_err(failure)?;
+        };
+        phase::forget();
+        let response = response.map_err(failure)?;
         let (parts, mut body) = response.into_parts();
         // Sized from `content-length` (within the body limit, and at most 1 MiB up front):
         // one allocation instead of growing from empty.

@@ -46,11 +46,32 @@
 //!   A REST-only program leaves it off and does not compile tungstenite, the frame
 //!   inflater and the websocket protocol machine; for streams, turn it on:
 //!   `digifinex-ureq = { version = "0.1", features = ["ws"] }`.
+//! * `log-max-debug` (off by default): every `log` record above DEBUG compiled out of the
+//!   whole program, its own included (see [Logs](#logs)).
 //!
-//! Every combination is tested in CI against a local TLS server (`tests/client.rs`): with
+//! Every TLS combination is tested in CI against a local TLS server (`tests/client.rs`): with
 //! [`ClientBuilder::trust_only_roots`] given the server's CA the requests succeed; with the
 //! default roots the handshake is refused, which is a connect error (never an unknown outcome:
 //! nothing was sent). Without `ring` or `aws-lc-rs` there is no TLS.
+//!
+//! # Logs
+//!
+//! The crate installs no logger and caps no level: a program's own `log::trace!` records (and
+//! those of its other dependencies) reach the logger it installs. The dependencies log at
+//! TRACE through `log`: ureq-proto dumps every byte a request writes and every byte of an
+//! answer's head (hex and text), tungstenite every websocket frame it reads or writes, rustls
+//! its handshake. The key, the secret and the signatures never reach those records: the
+//! secret never leaves the process; the `ACCESS-KEY` and `ACCESS-SIGN` values (marked
+//! sensitive) are handed to ureq as `*` of the same length and the connection writes the real
+//! bytes in their place as it transmits, so the dump shows `access-key: ********`; the
+//! websocket client masks and writes its text frames itself (the `server.auth` frame carries
+//! the key and a signature), so tungstenite logs only the frames it receives and its pongs.
+//! What a TRACE logger still gets is the rest of the traffic: request paths, query strings and
+//! bodies (order parameters), answers' status lines and headers, every websocket message
+//! received (balances, orders, trades). The opt-in feature `log-max-debug` compiles every
+//! `log` record above DEBUG out of the program (`log`'s `max_level_debug` and
+//! `release_max_level_debug`), the program's own `log::trace!` included: features unify, so
+//! it is for a program that wants no wire dump in any log and gives up TRACE for it.
 //!
 //! # Failures
 //!
@@ -71,7 +92,8 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
-// Only for its compile-time cap of the dependencies' TRACE records (see Cargo.toml).
+// Only for its compile-time cap of every TRACE record (the opt-in `log-max-debug` feature).
+#[cfg(feature = "log-max-debug")]
 use log as _;
 
 mod client;

@@ -514,6 +514,28 @@ fn https_with_the_servers_root_trusted_works_over_one_kept_connection() {
     assert_eq!(seen[0].target, "/v3/order_book?symbol=btc_usdt");
 }
 
+/// The key and signature reach ureq as stand-ins and are put in place under TLS too (the
+/// connection's output buffer is the plaintext, before rustls).
+#[test]
+#[cfg(any(feature = "ring", feature = "aws-lc-rs"))]
+fn a_signed_post_over_https_carries_the_real_key_and_signature() {
+    let server = TestServer::start_tls(|_, req| {
+        let ok = req.header("access-key") == Some(KEY)
+            && req.header("access-sign") == Some(hmac_hex(SECRET, &req.body).as_str());
+        Reply::ok(if ok {
+            r#"{"code":0,"order_id":"198361cecdc65f9c8c9bb2fa68faec40"}"#
+        } else {
+            r#"{"code":10003}"#
+        })
+    });
+    let c = tls_client(&server)
+        .trust_only_roots([support::test_ca_der()])
+        .build()
+        .unwrap();
+    let placed = c.send(&order()).unwrap();
+    assert_eq!(placed.order_id, "198361cecdc65f9c8c9bb2fa68faec40");
+}
+
 #[test]
 #[cfg(any(feature = "ring", feature = "aws-lc-rs"))]
 fn https_with_an_unknown_root_fails_to_connect_and_sends_nothing() {
