@@ -195,9 +195,9 @@ pub fn cut_note(path: &str, line: usize) -> String {
 /// Whether a request's `Host` names the loopback (`localhost`, a loopback address) or the
 /// address the replay listens on: a web page that reaches the replay through DNS rebinding
 /// sends its own host name and is refused (a replay serves recorded account data). The
-/// simulator's check ([`digifinex_sim::server::is_loopback_host`]), so the two agree.
+/// simulator's check ([`digifinex_sim::is_loopback_host`]), so the two agree.
 pub fn loopback_host(host: Option<&str>, bound: SocketAddr) -> bool {
-    host.is_some_and(|h| digifinex_sim::server::is_loopback_host(h, Some(bound.ip())))
+    host.is_some_and(|h| digifinex_sim::is_loopback_host(h, Some(bound.ip())))
 }
 
 #[cfg(test)]
@@ -218,8 +218,7 @@ mod tests {
             (None, false),
         ] {
             assert_eq!(loopback_host(host, bound), want, "{host:?}");
-            let sim =
-                host.is_some_and(|h| digifinex_sim::server::is_loopback_host(h, Some(bound.ip())));
+            let sim = host.is_some_and(|h| digifinex_sim::is_loopback_host(h, Some(bound.ip())));
             assert_eq!(sim, want, "{host:?}");
         }
     }

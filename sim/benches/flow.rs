@@ -1,7 +1,7 @@
 //! The order flow's cost per simulated hour, and what it makes of a market.
 //!
 //! `cargo bench -p digifinex-sim --bench flow`. The criterion group runs one simulated hour of
-//! the state: `still` (no flow: the fixed cost of building the state and bringing it up to the
+//! an in-process exchange ([`Exchange::advance_to`]): `still` (no flow: the fixed cost of building the state and bringing it up to the
 //! hour, the baseline), `btc_usdt` (the flow of one pair) and `default_markets` (every pair
 //! and instrument of the default configuration that has a flow: 5 pairs, 4 instruments). It
 //! also prints, once, the flow events per simulated hour, the simulated hours per wall second,
@@ -9,10 +9,10 @@
 //! 5-minute returns), the mean spread in the flow's ticks, and the trades per hour.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use digifinex_sim::market;
-use digifinex_sim::state::State;
-use digifinex_sim::SimConfig;
+use digifinex_sim::{Control, Exchange, SimConfig, WsFamily};
+use rust_decimal::Decimal;
 use std::hint::black_box;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 const START: i64 = 1_800_000_000_000;
@@ -22,6 +22,7 @@ fn config(which: &str) -> SimConfig {
     let mut c = SimConfig {
         flow_warmup_ms: 0,
         flow_catch_up_ms: 48 * HOUR,
+        start_time_ms: Some(START),
         ..SimConfig::default()
     };
     match which {
@@ -35,11 +36,30 @@ fn config(which: &str) -> SimConfig {
     }
 }
 
-fn opened(which: &str) -> State {
-    let c = config(which);
-    let mut st = State::new(&c, START);
-    market::open(&mut st, 0, START);
-    st
+/// An exchange of `which` opened at `START`, and its control handle.
+fn opened(which: &str) -> (Arc<Mutex<Exchange>>, Control) {
+    let ex = Arc::new(Mutex::new(Exchange::new(config(which)).expect("exchange")));
+    let control = Control::of(ex.clone());
+    (ex, control)
+}
+
+fn advance(ex: &Mutex<Exchange>, t: i64) {
+    ex.lock().expect("exchange").advance_to(t);
+}
+
+/// The flow's tick of a spot pair (as the flow computes it: `tick_bps` of the mid price,
+/// rounded to the price step, at least one step).
+fn spot_tick(c: &SimConfig, symbol: &str) -> Decimal {
+    let m = c
+        .markets
+        .iter()
+        .find(|m| m.symbol() == symbol)
+        .expect("pair");
+    let f = m.flow.as_ref().expect("a flow");
+    let step = Decimal::new(1, m.price_precision);
+    (m.mid_price * f.tick_bps / Decimal::from(10_000))
+        .round_dp(m.price_precision)
+        .max(step)
 }
 
 fn bench(c: &mut Criterion) {
@@ -49,9 +69,9 @@ fn bench(c: &mut Criterion) {
         g.bench_function(which, |b| {
             b.iter_batched(
                 || opened(which),
-                |mut st| {
-                    market::sync(&mut st, START + HOUR);
-                    black_box(st.feed.flow.events)
+                |(ex, control)| {
+                    advance(&ex, START + HOUR);
+                    black_box(control.flow_events())
                 },
                 BatchSize::LargeInput,
             )
@@ -63,37 +83,44 @@ fn bench(c: &mut Criterion) {
 /// Prints the figures the docs quote.
 fn figures() {
     for which in ["btc_usdt", "default_markets"] {
-        let mut st = opened(which);
+        let (ex, control) = opened(which);
+        let before = control.flow_events();
         let t = Instant::now();
-        market::sync(&mut st, START + HOUR);
+        advance(&ex, START + HOUR);
         let secs = t.elapsed().as_secs_f64();
         println!(
             "{which}: {} flow events per simulated hour, {:.0} simulated hours per wall second",
-            st.feed.flow.events,
+            control.flow_events() - before,
             1.0 / secs
         );
     }
     // A simulated day of btc_usdt, the mid every 5 minutes.
-    let mut st = opened("btc_usdt");
-    let tick = st
-        .feed
-        .flow
-        .tick(digifinex_sim::market::target::Target::Spot(0))
-        .expect("a flow");
-    let mid = |st: &State| {
-        let b = &st.spot.books[0];
-        let (bid, ask) = (b.best_bid().expect("bid"), b.best_ask().expect("ask"));
-        let m: f64 = ((bid + ask) / rust_decimal::Decimal::TWO)
+    let (ex, control) = opened("btc_usdt");
+    let tick = spot_tick(&config("btc_usdt"), "btc_usdt");
+    let first_trade = |control: &Control| {
+        control
+            .trades(WsFamily::Spot, "btc_usdt")
+            .expect("pair")
+            .iter()
+            .map(|t| t.id)
+            .max()
+            .unwrap_or(0)
+    };
+    let trades_before = first_trade(&control);
+    let mid = |control: &Control| {
+        let b = control.book(WsFamily::Spot, "btc_usdt", 1).expect("pair");
+        let (bid, ask) = (b.bids[0].0, b.asks[0].0);
+        let m: f64 = ((bid + ask) / Decimal::TWO)
             .to_string()
             .parse()
             .expect("mid");
         let spread: f64 = ((ask - bid) / tick).to_string().parse().expect("spread");
         (m, spread)
     };
-    let (mut mids, mut spreads) = (vec![mid(&st).0], Vec::new());
+    let (mut mids, mut spreads) = (vec![mid(&control).0], Vec::new());
     for k in 1..=288 {
-        market::sync(&mut st, START + k * 300_000);
-        let (m, s) = mid(&st);
+        advance(&ex, START + k * 300_000);
+        let (m, s) = mid(&control);
         mids.push(m);
         spreads.push(s);
     }
@@ -101,7 +128,8 @@ fn figures() {
     let mean = returns.iter().sum::<f64>() / returns.len() as f64;
     let var = returns.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / returns.len() as f64;
     let daily = (var * 288.0).sqrt();
-    let trades = st.spot.tapes[0].trades().len();
+    // Trade ids count up: the day's trades are the ids past the first instant's.
+    let trades = first_trade(&control) - trades_before;
     println!(
         "btc_usdt over a simulated day: daily volatility {:.2} %, mean spread {:.2} ticks of {tick}, \
          {:.0} trades per hour, mid {:.2} -> {:.2}",

@@ -13,15 +13,30 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use digifinex_sim::book::Side;
 use digifinex_sim::market::format::{Data, Header, Record, Ticker, Trade, Writer};
-use digifinex_sim::market::{self, MarketConfig};
-use digifinex_sim::rng::Rng;
-use digifinex_sim::state::State;
-use digifinex_sim::SimConfig;
+use digifinex_sim::market::MarketConfig;
+use digifinex_sim::{Exchange, SimConfig};
 use rust_decimal::Decimal;
 use std::hint::black_box;
 use std::time::Instant;
 
 const START: i64 = 1_800_000_000_000;
+
+/// splitmix64, the bench's own generator of test data.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n
+    }
+}
 
 /// `hours` of one pair's 1-second polls, gzip-compressed.
 fn recording(hours: i64) -> Vec<u8> {
@@ -103,23 +118,20 @@ fn recording(hours: i64) -> Vec<u8> {
     w.finish().expect("finish")
 }
 
-/// A fresh state with the recording attached.
-fn state(bytes: &[u8]) -> State {
+/// A fresh in-process exchange with the recording attached.
+fn state(bytes: &[u8]) -> Exchange {
     let config = SimConfig {
         start_time_ms: Some(START),
         market: Some(MarketConfig::reader(std::io::Cursor::new(bytes.to_vec()))),
-        ..SimConfig::default().without_limits()
+        ..SimConfig::default().without_limits().without_flow()
     };
-    let (config, prepared) = market::prepare(config).expect("recording");
-    let mut st = State::new(&config, START);
-    market::attach(&mut st, prepared.expect("a replay"));
-    st
+    Exchange::new(config).expect("recording")
 }
 
-/// Replays `hours`, bringing the state up to each second in turn.
-fn replay(st: &mut State, hours: i64) {
+/// Replays `hours`, bringing the exchange up to each second in turn.
+fn replay(ex: &mut Exchange, hours: i64) {
     for s in 0..=hours * 3600 {
-        market::sync(st, START + s * 1000 + 999);
+        ex.advance_to(START + s * 1000 + 999);
     }
 }
 
@@ -147,7 +159,7 @@ fn figures(one_hour: &[u8]) {
     let t = Instant::now();
     replay(&mut st, 1);
     let took = t.elapsed();
-    let stats = st.feed.stats().expect("replay");
+    let stats = st.replay_stats().expect("replay");
     let after_one = rss_kib("VmRSS:");
     drop(st);
     let mut st = state(&four_hours);

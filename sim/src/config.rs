@@ -144,7 +144,7 @@ impl CurrencySpec {
     }
 }
 
-/// The synthetic order flow that moves one market (see [`crate::market::flow`] for the model).
+/// The synthetic order flow that moves one market (the model is described in the repository's `docs/simulator.md`, "The market model").
 ///
 /// Rates are per second of simulator time. The defaults follow the fitted shape of Cont,
 /// Stoikov and Talreja (2010), scaled to a tenth of its event rates (about 7 events a second per
@@ -204,7 +204,7 @@ impl FlowSpec {
 }
 
 /// The websockets (`/ws/v1/`, `/swap_ws/v2/`): cadences, the venue's limits and the
-/// simulator's bounds against a client (see [`crate::ws`]).
+/// simulator's bounds against a client (`docs/safety.md` in the repository).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WsSettings {
     /// Interval of the public pushes (book deltas and new trades every tick; tickers every
@@ -404,18 +404,6 @@ pub struct Retention {
     pub candle_days: usize,
 }
 
-impl Retention {
-    /// What a market's tape keeps.
-    pub fn tape_limits(&self) -> crate::tape::TapeLimits {
-        crate::tape::TapeLimits {
-            trades: self.public_trades_per_market,
-            minutes: self.candle_minutes,
-            hours: self.candle_hours,
-            days: self.candle_days,
-        }
-    }
-}
-
 impl Default for Retention {
     fn default() -> Self {
         Retention {
@@ -491,8 +479,8 @@ impl SimConfig {
         self
     }
 
-    /// Adds `spot` synthetic spot pairs ([`synthetic_markets`]) and `swap` synthetic swap
-    /// instruments ([`synthetic_swap_instruments`]) after the configured ones, each with the
+    /// Adds `spot` synthetic spot pairs and `swap` synthetic swap
+    /// instruments after the configured ones, each with the
     /// default order flow, their prices drawn from this configuration's seed (the simulator's
     /// `--synthetic SPOT,SWAP`: markets at the venue's scale for load measurements).
     pub fn with_synthetic(mut self, spot: usize, swap: usize) -> SimConfig {

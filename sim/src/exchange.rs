@@ -49,16 +49,17 @@
 //! then calls [`Exchange::resume`]. A `LateAnswer` is applied at once and answered
 //! [`Reply::Answer`] with `after_ms`.
 
-use crate::changes;
 use crate::clock::{Time, MAX_MS, MIN_MS};
 use crate::config::SimConfig;
-use crate::control::desk::Desk;
+use crate::dialect::control::desk::Desk;
+use crate::dialect::wire::{error_body, SimRequest, SimResponse};
+use crate::dialect::ws::{Hub, Out, Refusal, WsFamily};
+use crate::drive::{self as market, Budget, Drivers};
+use crate::engine::changes;
+use crate::engine::state::State;
 use crate::faults::{FaultKind, Faults};
 use crate::json::J;
-use crate::market::{self, Budget, ReadError};
-use crate::state::State;
-use crate::wire::{error_body, SimRequest, SimResponse};
-use crate::ws::{Hub, Out, Refusal, WsFamily};
+use crate::market::{ReadError, ReplayStats};
 use bytes::Bytes;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
@@ -103,6 +104,8 @@ pub const MAX_BODY: usize = 1 << 20;
 pub struct Exchange {
     config: SimConfig,
     state: State,
+    /// The order flow and the replay of a recording.
+    drivers: Drivers,
     faults: Faults,
     hub: Hub,
     time: Time,
@@ -211,7 +214,7 @@ impl WsOut {
     /// `78 DA`), the UTF-8 text of a text frame.
     pub fn payload(&self) -> Option<Vec<u8>> {
         match self {
-            WsOut::Binary(t) => Some(crate::ws::zlib(t.as_bytes())),
+            WsOut::Binary(t) => Some(crate::dialect::ws::zlib(t.as_bytes())),
             WsOut::Text(t) => Some(t.as_bytes().to_vec()),
             WsOut::Dropped => None,
         }
@@ -257,10 +260,11 @@ impl Exchange {
     ) -> Exchange {
         let now = time.now();
         let mut state = State::new(&config, now);
+        let mut drivers = Drivers::new(&config);
         if let Some(r) = replay {
-            market::attach(&mut state, r);
+            market::attach(&mut drivers, r);
         }
-        market::open(&mut state, config.flow_warmup_ms, now);
+        market::open(&mut state, &mut drivers, config.flow_warmup_ms, now);
         let mut hub = Hub::new(config.ws.clone(), time.follows());
         hub.set_now(now);
         // What opening the markets noted is no one's change.
@@ -268,6 +272,7 @@ impl Exchange {
         Exchange {
             config,
             state,
+            drivers,
             faults: Faults::default(),
             hub,
             time,
@@ -286,6 +291,12 @@ impl Exchange {
     /// The exchange time (ms since the Unix epoch).
     pub fn now_ms(&self) -> i64 {
         self.time.now()
+    }
+
+    /// Counters of the recorded market being replayed (records read, events applied, lines
+    /// skipped, whether the recording has ended); `None` without a replay.
+    pub fn replay_stats(&self) -> Option<ReplayStats> {
+        self.drivers.stats()
     }
 
     /// Runs everything due by `t_ms` in time order (see the module docs) and moves the time
@@ -309,7 +320,7 @@ impl Exchange {
             return Some(self.time.now());
         }
         [
-            market::next_event(&self.state),
+            market::next_event(&self.state, &self.drivers),
             self.hub.next_tick(),
             self.hub.next_deadline(),
         ]
@@ -466,7 +477,7 @@ impl Exchange {
         let path = req.path.as_str();
         let now = self.time.now();
         if is_control(path) {
-            if !crate::server::loopback_host(req, self.addr) {
+            if !crate::host::loopback_host(&req.headers, self.addr) {
                 return SimResponse::json(
                     403,
                     &J::obj().with(
@@ -476,7 +487,7 @@ impl Exchange {
                     ),
                 );
             }
-            return crate::control::http::handle(&mut self.desk(), req);
+            return crate::dialect::control::http::handle(&mut self.desk(), req);
         }
         if WsFamily::of_path(path).is_some() {
             return SimResponse::json(
@@ -485,10 +496,10 @@ impl Exchange {
             );
         }
         if path == "/v3" || path.starts_with("/v3/") {
-            return crate::spot::handle(&self.config, &mut self.state, now, req);
+            return crate::dialect::spot::handle(&self.config, &mut self.state, now, req);
         }
         if path == "/swap" || path.starts_with("/swap/") {
-            return crate::swap::handle(&self.config, &mut self.state, now, req);
+            return crate::dialect::swap::handle(&self.config, &mut self.state, now, req);
         }
         SimResponse::json(404, &error_body(10009, "endpoint unknown"))
     }
@@ -498,7 +509,7 @@ impl Exchange {
         let host_ok = self.config.allow_public_bind
             || req
                 .header("host")
-                .is_some_and(|h| crate::server::is_loopback_host(h, Some(self.addr.ip())));
+                .is_some_and(|h| crate::host::is_loopback_host(h, Some(self.addr.ip())));
         if !host_ok {
             return Err(text(
                 403,
@@ -507,7 +518,7 @@ impl Exchange {
             ));
         }
         let origin = req.headers.get("origin").map(|v| v.to_str().unwrap_or(""));
-        if !crate::server::loopback_origin(origin) {
+        if !crate::host::loopback_origin(origin) {
             return Err(text(
                 403,
                 "a websocket upgrade from a web page is answered only when the page's Origin is \
@@ -659,7 +670,7 @@ impl Exchange {
     }
 
     fn step_followed(&mut self, target: i64) {
-        self.behind = market::step(&mut self.state, target, Budget::STEP).behind;
+        self.behind = market::step(&mut self.state, &mut self.drivers, target, Budget::STEP).behind;
         self.flush();
     }
 
@@ -686,7 +697,7 @@ impl Exchange {
                 stop = stop.min(at.max(floor));
             }
             loop {
-                let p = market::step(&mut self.state, stop, Budget::FULL);
+                let p = market::step(&mut self.state, &mut self.drivers, stop, Budget::FULL);
                 self.flush_at(stop);
                 if !p.behind {
                     break;
@@ -725,6 +736,7 @@ impl Exchange {
         Desk {
             config: &self.config,
             st: &mut self.state,
+            dr: &mut self.drivers,
             faults: &mut self.faults,
             hub: &mut self.hub,
             time: &mut self.time,

@@ -46,7 +46,7 @@
 //!   `swap_orders` ([`SwapOrderView`]), `swap_order_count`, `swap_open_order_count`,
 //!   `swap_positions` ([`SwapPositionView`]). Swap balances are [`AccountType::Swap`] balances
 //!   (`set_balance`, `credit`), shared with `/swap/v2/account/transfer`.
-//! - The same control operations over HTTP under `/__sim/` (route table in [`control::http`]).
+//! - The same control operations over HTTP under `/__sim/` (the route table is in the repository's `docs/simulator.md`).
 //! - [`SimConfig`]: `addr` (default `127.0.0.1:0`), `seed`, markets ([`MarketSpec`]),
 //!   currencies ([`CurrencySpec`]), fee rates, book depth, `start_time_ms` (frozen clock),
 //!   [`LimitsConfig`] (and [`SimConfig::without_limits`] for benchmarks and demos), swap
@@ -55,66 +55,72 @@
 //!   and public trades; open orders are never dropped, a forgotten order answers as an unknown
 //!   id), `market` ([`MarketConfig`]: a recorded market to replay, and its speed) and
 //!   `latency` ([`Latency`]: time from an order request to the matching engine).
+//! - [`Exchange`]: the same exchange as a value in the same process, with time as an argument
+//!   (`handle` an HTTP request, websocket sessions, `advance_to`, `next_event_time`;
+//!   [`Reply`], [`WsOut`]); the server is an adapter over it.
 //! - [`market`]: the recording format ([`market::format`]: [`market::Writer`],
-//!   [`market::Reader`]) and the replay (books with queue position, recorded trades and
-//!   trade-through, tickers, mark and index prices, funding); [`options`]: the command-line
-//!   options shared by `digifinex-sim` and `digifinex sim` (`--market FILE`, `--speed X`,
-//!   `--latency L` among them).
+//!   [`market::Reader`]) and the replay's settings ([`MarketConfig`], [`Latency`],
+//!   [`ReplayStats`]); [`options`]: the command-line options shared by `digifinex-sim` and
+//!   `digifinex sim` (`--market FILE`, `--speed X`, `--latency L` among them).
 //!
-//! Module map: [`server`] (hyper server, faults, dispatch to the families), [`route`] (the
-//! route tables' type: one row per endpoint), [`control`] (Rust and HTTP control
-//! API), [`spot`] (the spot/margin family: [`spot::auth`], [`spot::market`], [`spot::orders`],
-//! [`spot::engine`], [`spot::account`], [`spot::wallet`], [`spot::risk`]), [`swap`] (the swap
-//! and copy-trading family: [`swap::auth`], [`swap::limits`], [`swap::market`],
-//! [`swap::engine`], [`swap::account`], [`swap::trade`], [`swap::copy`]), and shared pieces:
-//! [`accounts`], [`book`] (the order book and matching both families use), [`clock`],
-//! [`faults`], [`history`], [`limiter`], [`market`], [`options`],
-//! [`json`], [`num`], [`rng`], [`wire`], [`config`].
+//! # Layers
+//!
+//! Only the facade above is public. Inside, each floor imports only the floors below it
+//! (checked by `tests/layers.rs`):
+//!
+//! 1. the base: configuration, clock rules, numbers, JSON, the seeded generator, fault rules,
+//!    loopback checks, and the recording format;
+//! 2. the **engine** (books and matching, accounts, each family's orders, positions, margin
+//!    and funding, the market state, the latency queue, the request-weight limiters, the
+//!    outbox of changes);
+//! 3. the **drivers** beside it: the synthetic order flow and the replay of a recording, and
+//!    the bounded step that runs them, with the latency queue and funding, in time order;
+//! 4. the **dialects**: spot v3 and swap v2 REST, both websockets, the control API;
+//! 5. the **exchange** value that joins them, with time as an argument;
+//! 6. the **server** on top (hyper, sockets, the wall clock) and the Rust control handle.
 //!
 //! Design notes where the spec is silent or contradicts itself are in the module docs of the
 //! module that makes the choice (search for "DESIGN").
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod accounts;
-pub mod book;
-pub mod changes;
-pub mod clock;
-pub mod config;
-pub mod control;
-pub mod exchange;
-pub mod faults;
-mod handle;
-pub mod history;
-pub mod json;
-pub mod limiter;
+mod clock;
+mod config;
+mod dialect;
+mod drive;
+mod engine;
+mod exchange;
+mod faults;
+mod host;
+mod json;
 pub mod market;
 pub mod num;
 pub mod options;
-pub mod rng;
-pub mod route;
-pub mod server;
-pub mod spot;
-pub mod state;
-pub mod swap;
-pub mod tape;
-pub mod ticker;
-pub mod wire;
-pub mod ws;
+mod rng;
+mod server;
 
-pub use accounts::{AccountId, AccountType, Balance, Permissions, WhitelistEntry};
+/// The side of a trade or an order, as recordings write it ([`market::format`]).
+pub mod book {
+    pub use crate::engine::book::Side;
+}
+
+pub use clock::{OutOfRange, MAX_MS, MIN_MS};
 pub use config::{
-    CurrencySpec, FlowSpec, LimitsConfig, MarketSpec, MarketStatus, Retention, SimConfig,
-    SwapInstrumentSpec, SwapStatus, WsSettings,
+    default_currencies, default_markets, default_swap_instruments, CurrencySpec, FlowSpec,
+    LimitsConfig, MarketSpec, MarketStatus, Retention, SimConfig, SwapInstrumentSpec, SwapStatus,
+    WsSettings,
 };
-pub use control::{
+pub use dialect::control::{
     ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount, KeyOptions, OrderView,
-    SwapOrderView, SwapPositionView, TradeView, WithdrawalView,
+    SwapOrderView, SwapPositionView, TradeView, WithdrawalView, MAX_CONTROL_AMOUNT, MAX_SWAP_PRICE,
 };
-pub use exchange::{Delayed, Exchange, Reply, WsId, WsOut};
+pub use dialect::ws::{WsFamily, WsFault};
+pub use engine::accounts::{AccountId, AccountType, Balance, Permissions, WhitelistEntry};
+pub use exchange::{Delayed, Exchange, Reply, WsId, WsOut, MAX_BODY};
 pub use faults::{FaultKind, FaultRule};
-pub use handle::Control;
-pub use market::{Latency, MarketConfig, MarketSource};
+pub use host::is_loopback_host;
+pub use market::{Latency, MarketConfig, MarketSource, ReplayStats};
+pub use server::handle::Control;
 pub use server::{SimHandle, StartError};
 
 /// # Examples
@@ -149,4 +155,3 @@ pub use server::{SimHandle, StartError};
 /// ```
 #[doc(inline)]
 pub use server::Sim;
-pub use ws::{WsFamily, WsFault};

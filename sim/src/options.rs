@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use rust_decimal::Decimal;
 
 use crate::config::SimConfig;
+use crate::host::check_bind_addr;
 use crate::market::{Latency, MarketConfig};
-use crate::server::check_bind_addr;
 
 /// The options and what they do, one per line pair, for `--help` of both commands.
 pub const OPTIONS_HELP: &str = concat!(

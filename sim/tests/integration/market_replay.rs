@@ -1,12 +1,12 @@
 //! A recorded market replayed into the simulator: the books and trades of a recording made from
 //! the simulator itself, queue position, partial fills, trade-through, latency and funding.
 
+use crate::common::Rng;
 use crate::common::*;
 use digifinex_sim::book::Side;
 use digifinex_sim::market::format::{Data, Header, Reader, Record, Ticker, Trade, Writer};
 use digifinex_sim::market::format::{SpotPairInfo, SwapInstrumentInfo};
 use digifinex_sim::market::{Latency, MarketConfig};
-use digifinex_sim::rng::Rng;
 use digifinex_sim::{AccountType, SimConfig};
 use rust_decimal::Decimal;
 use serde_json::{json, Value};

@@ -5,7 +5,7 @@
 //! so both see the same times; the server's public ticks are an hour apart, so none falls
 //! inside a case.
 
-use crate::common::{hmac_hex, parse, raw};
+use crate::common::{hmac_hex, parse, raw, ws_signature};
 use digifinex_sim::{Exchange, Reply, Sim, SimConfig, WsFamily, WsId, WsOut, WsSettings};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -184,32 +184,6 @@ fn value_frames(ex: &mut Exchange, ws: WsId) -> Vec<(bool, Vec<u8>)> {
             other => panic!("unexpected {other:?}"),
         })
         .collect()
-}
-
-/// Standard base64 (the test's own).
-fn base64(bytes: &[u8]) -> String {
-    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for c in bytes.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= c.len() {
-                out.push(char::from(A[((n >> shift) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-fn ws_signature(secret: &str, ts: &str) -> String {
-    use hmac::{Hmac, KeyInit, Mac};
-    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-    mac.update(ts.as_bytes());
-    base64(&mac.finalize().into_bytes())
 }
 
 /// One step of a sequence.

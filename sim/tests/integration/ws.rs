@@ -94,7 +94,7 @@ fn ms_now(env: &Env) -> i64 {
 }
 
 fn ws_sign(secret: &str, ts: &str) -> String {
-    digifinex_sim::ws::ws_signature(secret, ts)
+    ws_signature(secret, ts)
 }
 
 fn spot_auth(env: &Env, ws: &mut Ws, ts: i64) -> Value {
