@@ -250,12 +250,26 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
         None
     };
     if let Some(path) = &args.record {
-        let mut recorder = digifinex_core::record::Recorder::append_to(path).map_err(|e| {
-            Failure::Usage(format!(
-                "cannot open the recording {}: {e} (check the --record path)",
+        let (mut recorder, appending) = digifinex_core::record::Recorder::open_append(path)
+            .map_err(|e| {
+                Failure::Usage(format!(
+                    "cannot open the recording {}: {e} (check the --record path)",
+                    path.display()
+                ))
+            })?;
+        if appending.cut_bytes > 0 {
+            eprintln!(
+                "the recording {} ended in a line cut by a crash: cut {} byte(s) back to the last \
+                 whole line before appending",
+                path.display(),
+                appending.cut_bytes
+            );
+        } else if appending.newline_added {
+            eprintln!(
+                "the recording {} ended without its last newline: added it before appending",
                 path.display()
-            ))
-        })?;
+            );
+        }
         if let Some(c) = &credentials {
             recorder = recorder.redacting(c);
         }

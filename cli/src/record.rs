@@ -423,6 +423,18 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
             args.out.display()
         ))
     })?;
+    if let Some(r) = writer.repair() {
+        eprintln!(
+            "the recording {} ended in an unfinished or damaged gzip member (a crash): cut it at \
+             byte {} of {}, kept its {} whole line(s) and dropped {} byte(s) of cut lines before \
+             appending",
+            args.out.display(),
+            r.at,
+            r.len,
+            r.lines_kept,
+            r.bytes_dropped
+        );
+    }
     let stop = interrupt_flag();
     if args.source == Source::Ws {
         let end = args.duration_s.map(Duration::from_secs);

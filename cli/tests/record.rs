@@ -131,6 +131,39 @@ fn record_decode_and_replay() {
         text(&decoded.stderr)
     );
 
+    // Appending to it (the next call after the crash) cuts the cut line off first and says
+    // so: every line reads, the appended one last.
+    let again = run(&[
+        "call",
+        "--sim",
+        "--record",
+        cut_s,
+        "GET",
+        "/v3/order_book",
+        "symbol=btc_usdt",
+        "limit=2",
+    ]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stderr).contains(&format!(
+            "the recording {cut_s} ended in a line cut by a crash: cut 40 byte(s) back to the \
+             last whole line before appending"
+        )),
+        "{}",
+        text(&again.stderr)
+    );
+    let decoded = run(&["decode", "--from", cut_s]);
+    assert_eq!(decoded.status.code(), Some(0), "{}", text(&decoded.stderr));
+    let out = text(&decoded.stdout);
+    assert!(
+        out.ends_with(&format!(
+            "#{whole} GET /v3/order_book: ok\n{} decoded, 0 failed, 0 skipped\n",
+            whole + 1
+        )),
+        "{out}"
+    );
+    assert!(!text(&decoded.stderr).contains("cut by a crash"));
+
     // Served over HTTP: the same call against the replay gives the same answer.
     let mut child = command(&["replay", "--matching", file_s])
         .spawn()

@@ -121,6 +121,30 @@ fn records_every_kind_appends_and_replays() {
     let (_, m) = kinds(file_s);
     assert!(m > n, "{m} records after appending to {n}");
 
+    // A crash cut the file inside its last gzip member: the next session says so, cuts that
+    // member back to its whole lines and appends; the file reads to the end.
+    let bytes = std::fs::read(&file).expect("read");
+    std::fs::write(&file, &bytes[..bytes.len() - 30]).expect("cut");
+    let third = record(file_s, "1");
+    let stderr = String::from_utf8_lossy(&third.stderr);
+    assert_eq!(third.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "the recording {file_s} ended in an unfinished or damaged gzip member (a crash): cut it at byte "
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(" before appending\nround 1: 8 records, "),
+        "{stderr}"
+    );
+    let (_, l) = kinds(file_s);
+    assert!(l > n, "{l} records after the repaired append");
+    // A clean end: nothing to say.
+    let fourth = record(file_s, "1");
+    let stderr = String::from_utf8_lossy(&fourth.stderr);
+    assert!(stderr.starts_with("round 1: 8 records, "), "{stderr}");
+
     // The simulator replays it.
     let cfg = SimConfig {
         market: Some(MarketConfig::file(&file)),

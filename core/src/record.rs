@@ -73,6 +73,8 @@ use crate::credentials::Credentials;
 use crate::error::BoxError;
 use crate::exchange::Exchange;
 
+pub use crate::files::Appending;
+
 /// The version written in every line.
 pub const FORMAT_VERSION: u32 = 1;
 
