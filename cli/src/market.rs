@@ -1,7 +1,9 @@
 //! `digifinex market`: work with `digifinex-market` recordings (`digifinex record`).
 //!
-//! `market export FILE --format parquet|csv --out DIR` writes one table per record kind
-//! (`digifinex_export`, behind the `export` feature, on by default).
+//! `market export FILE --format parquet|csv --out DIR` writes one table per record kind,
+//! `--format tardis` Tardis.dev's CSV layout, and `market export FILE... --dataset DIR` adds
+//! recordings to a partitioned Parquet dataset (`digifinex_export`, behind the `export`
+//! feature, off by default).
 //!
 //! DESIGN (damaged recordings): what is intact is exported; what was skipped (bad lines, a cut
 //! end, unknown kinds) is counted on stderr. The exit code is 0 when anything was exported or
@@ -22,7 +24,8 @@ pub(crate) struct MarketArgs {
 #[derive(Subcommand)]
 enum MarketCommand {
     /// Exports a recording to one Parquet or CSV table per record kind (book levels, trades,
-    /// tickers, funding, mark/index, markers) with exact decimals and UTC timestamps.
+    /// tickers, funding, mark/index, markers) with exact decimals and UTC timestamps, to
+    /// Tardis.dev's CSV layout, or adds recordings to a partitioned Parquet dataset.
     Export(ExportArgs),
 }
 
@@ -33,19 +36,35 @@ enum TableFormat {
     Parquet,
     /// CSV with a header row (decimal text, ISO 8601 UTC times).
     Csv,
+    /// Tardis.dev's CSV layout: one gzip CSV per exchange, data type, UTC day and symbol.
+    Tardis,
 }
 
 /// `digifinex market export`.
 #[derive(Args)]
 struct ExportArgs {
-    /// The recording (`digifinex record`; gzip JSON lines).
-    file: std::path::PathBuf,
-    /// Table format.
-    #[arg(long, value_enum)]
-    format: TableFormat,
+    /// The recording (`digifinex record`; gzip JSON lines): one with --out, one or more with
+    /// --dataset.
+    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    files: Vec<std::path::PathBuf>,
+    /// Output format (with --out).
+    #[arg(long, value_enum, required_unless_present = "dataset")]
+    format: Option<TableFormat>,
     /// Directory for the tables (created when missing; files in it are replaced).
-    #[arg(long, value_name = "DIR")]
-    out: std::path::PathBuf,
+    #[arg(
+        long,
+        value_name = "DIR",
+        required_unless_present = "dataset",
+        conflicts_with = "dataset"
+    )]
+    out: Option<std::path::PathBuf>,
+    /// Adds the recordings to the Hive-partitioned Parquet dataset in DIR (created when
+    /// missing; a recording already in it is not added again).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["format", "float", "top"])]
+    dataset: Option<String>,
+    /// Dataset files are closed at about SIZE bytes (K, M, G: powers of 1024; default 128M).
+    #[arg(long, value_name = "SIZE", requires = "dataset", value_parser = parse_size)]
+    file_size: Option<u64>,
     /// Parquet decimals as DOUBLE (inexact binary floating point) instead of DECIMAL.
     #[arg(long)]
     float: bool,
@@ -55,28 +74,38 @@ struct ExportArgs {
     top: Option<u16>,
 }
 
+/// `128M`, `64K`, `4096`: bytes, with K, M or G for powers of 1024; 1 KiB to 64 GiB.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => text.split_at(i),
+        None => (text, ""),
+    };
+    let shift = match unit {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" | "m" => 20,
+        "G" | "g" => 30,
+        _ => return Err(format!("{text:?}: a size is digits and K, M or G (128M)")),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?}: a size is digits and K, M or G (128M)"))?;
+    let bytes = n
+        .checked_mul(1u64 << shift)
+        .filter(|b| (1 << 10..=64 << 30).contains(b))
+        .ok_or_else(|| format!("{text:?} is out of range (1K to 64G)"))?;
+    Ok(bytes)
+}
+
 pub(crate) fn run(args: MarketArgs) -> Result<(), Failure> {
     match args.command {
         MarketCommand::Export(a) => export(a),
     }
 }
 
+/// What an export read and skipped, on stderr.
 #[cfg(feature = "export")]
-fn export(a: ExportArgs) -> Result<(), Failure> {
-    use digifinex_export::{Format, Options};
-    let opts = Options {
-        format: match a.format {
-            TableFormat::Parquet => Format::Parquet,
-            TableFormat::Csv => Format::Csv,
-        },
-        float: a.float,
-        top: a.top.map(usize::from),
-    };
-    let s = digifinex_export::export(&a.file, &a.out, &opts)
-        .map_err(|e| Failure::Other(format!("{}: {e}", a.file.display())))?;
-    for t in &s.tables {
-        eprintln!("{:<11} {:>10} rows  {}", t.name, t.rows, t.path.display());
-    }
+fn report(file: &std::path::Path, s: &digifinex_export::Summary) {
     let mut skipped = Vec::new();
     if s.bad_lines > 0 {
         skipped.push(format!("{} bad line(s)", s.bad_lines));
@@ -90,6 +119,18 @@ fn export(a: ExportArgs) -> Result<(), Failure> {
             s.bad_times
         ));
     }
+    if s.unfit_records > 0 {
+        skipped.push(format!(
+            "{} record(s) with a value that does not fit DECIMAL(38, 18)",
+            s.unfit_records
+        ));
+    }
+    if s.bad_names > 0 {
+        skipped.push(format!(
+            "{} record(s) whose market name cannot be a file name",
+            s.bad_names
+        ));
+    }
     if s.truncated {
         skipped.push(
             "the rest of the file from a cut line or an unfinished or damaged gzip member"
@@ -99,7 +140,7 @@ fn export(a: ExportArgs) -> Result<(), Failure> {
     eprintln!(
         "exported {} record(s) from {}{}",
         s.records,
-        a.file.display(),
+        file.display(),
         if skipped.is_empty() {
             String::new()
         } else {
@@ -118,22 +159,141 @@ fn export(a: ExportArgs) -> Result<(), Failure> {
     if s.dropped_deltas > 0 {
         eprintln!(
             "{} depth delta(s) without a valid book (before a snapshot, or after a resync or \
-             reconnect) not in book_top",
-            s.dropped_deltas
+             reconnect) not in {}",
+            s.dropped_deltas,
+            if s.tables
+                .iter()
+                .any(|t| t.name.contains("incremental_book_L2"))
+            {
+                "incremental_book_L2"
+            } else {
+                "book_top"
+            }
         );
     }
+}
+
+#[cfg(feature = "export")]
+fn nothing_exported(file: &std::path::Path) -> Failure {
+    Failure::Other(format!(
+        "nothing could be exported from {}: the recording is damaged before its first record",
+        file.display()
+    ))
+}
+
+#[cfg(feature = "export")]
+fn export(a: ExportArgs) -> Result<(), Failure> {
+    use digifinex_export::{Format, Options};
+    if let Some(dataset) = &a.dataset {
+        return export_dataset(&a.files, dataset, a.file_size);
+    }
+    let (Some(format), Some(out)) = (a.format, &a.out) else {
+        return Err(Failure::Usage(
+            "give --format and --out, or --dataset".to_owned(),
+        ));
+    };
+    let [file] = a.files.as_slice() else {
+        return Err(Failure::Usage(
+            "--out takes one FILE (--dataset takes several)".to_owned(),
+        ));
+    };
+    let s = match format {
+        TableFormat::Tardis => {
+            if a.float || a.top.is_some() {
+                return Err(Failure::Usage(
+                    "--float and --top do not apply to --format tardis".to_owned(),
+                ));
+            }
+            digifinex_export::tardis::export(
+                file,
+                out,
+                &digifinex_export::tardis::Options::default(),
+            )
+        }
+        TableFormat::Parquet | TableFormat::Csv => {
+            let opts = Options {
+                format: if matches!(format, TableFormat::Parquet) {
+                    Format::Parquet
+                } else {
+                    Format::Csv
+                },
+                float: a.float,
+                top: a.top.map(usize::from),
+            };
+            digifinex_export::export(file, out, &opts)
+        }
+    }
+    .map_err(|e| Failure::Other(format!("{}: {e}", file.display())))?;
+    for t in &s.tables {
+        eprintln!("{:<11} {:>10} rows  {}", t.name, t.rows, t.path.display());
+    }
+    report(file, &s);
     if s.records == 0 && s.damaged() {
-        return Err(Failure::Other(format!(
-            "nothing could be exported from {}: the recording is damaged before its first record",
-            a.file.display()
-        )));
+        return Err(nothing_exported(file));
     }
     Ok(())
 }
 
+/// `--dataset DIR`: each recording added in turn.
+#[cfg(feature = "export")]
+fn export_dataset(
+    files: &[std::path::PathBuf],
+    dataset: &str,
+    file_size: Option<u64>,
+) -> Result<(), Failure> {
+    use digifinex_export::dataset;
+    if dataset.contains("://") {
+        return Err(Failure::Usage(format!(
+            "--dataset {dataset}: only a local directory for now (object storage is not \
+             supported by this version)"
+        )));
+    }
+    let opts = dataset::Options {
+        file_bytes: file_size.unwrap_or(dataset::FILE_BYTES),
+        ..dataset::Options::default()
+    };
+    let dir = std::path::Path::new(dataset);
+    let done = dataset::export_dir(files, dir, &opts).map_err(|e| Failure::Other(e.to_string()))?;
+    let mut empty = None;
+    for e in &done {
+        if e.already {
+            eprintln!(
+                "{}: already in {} (sha256 {}): nothing written",
+                e.input.display(),
+                dir.display(),
+                e.sha256
+            );
+            continue;
+        }
+        let rows: u64 = e.summary.tables.iter().map(|t| t.rows).sum();
+        eprintln!(
+            "{}: {} file(s), {rows} row(s) added to {}",
+            e.input.display(),
+            e.summary.tables.len(),
+            dir.display()
+        );
+        report(&e.input, &e.summary);
+        if e.summary.records == 0 && e.summary.damaged() && empty.is_none() {
+            empty = Some(e.input.clone());
+        }
+    }
+    match empty {
+        Some(file) => Err(nothing_exported(&file)),
+        None => Ok(()),
+    }
+}
+
 #[cfg(not(feature = "export"))]
 fn export(a: ExportArgs) -> Result<(), Failure> {
-    let _ = (a.file, a.format, a.out, a.float, a.top);
+    let _ = (
+        a.files,
+        a.format,
+        a.out,
+        a.dataset,
+        a.file_size,
+        a.float,
+        a.top,
+    );
     Err(Failure::Usage(
         "this digifinex was built without the `export` feature (cargo build -p digifinex-cli \
          --features export)"
