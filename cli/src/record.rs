@@ -23,9 +23,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use digifinex_core::{spot, swap, Decimal, Endpoint};
-use digifinex_sim::book::Side;
-use digifinex_sim::market::format::{
-    Data, Header, Record, SpotPairInfo, SwapInstrumentInfo, Ticker, Trade, Writer,
+use digifinex_market::{
+    Data, Header, Record, Side, SpotPairInfo, SwapInstrumentInfo, Ticker, Trade, Writer,
 };
 use digifinex_ureq::Client;
 

@@ -23,8 +23,7 @@ use digifinex_core::spot::TradeSide;
 use digifinex_core::swap::OrderSide;
 use digifinex_core::ws::{Event, Level, Subscription};
 use digifinex_core::{Decimal, Family};
-use digifinex_sim::book::Side;
-use digifinex_sim::market::format::{self, Data, MarketId, Record, Ticker, Trade, Writer};
+use digifinex_market::{self as format, Data, MarketId, Record, Side, Ticker, Trade, Writer};
 use digifinex_ureq::Client;
 
 use crate::Failure;

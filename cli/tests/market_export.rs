@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use digifinex_sim::market::format::{Header, MarketId, Writer};
+use digifinex_market::{Header, MarketId, Writer};
 use digifinex_sim::num::parse_dec;
 
 fn export(file: &Path, out: &Path, extra: &[&str]) -> Output {

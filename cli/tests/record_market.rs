@@ -4,7 +4,8 @@
 
 use std::process::{Command, Stdio};
 
-use digifinex_sim::market::{Data, MarketConfig, Reader};
+use digifinex_market::{Data, Reader};
+use digifinex_sim::market::MarketConfig;
 use digifinex_sim::{Sim, SimConfig};
 
 fn record(file: &str, seconds: &str) -> std::process::Output {

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use digifinex_core::Decimal;
-use digifinex_sim::market::format::{Data, Reader};
+use digifinex_market::{Data, Reader};
 use digifinex_sim::{Sim, SimConfig, WsFamily};
 
 /// A book rebuilt from depth frames: snapshots replace it, deltas set levels (0 deletes).

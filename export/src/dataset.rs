@@ -363,7 +363,7 @@ fn save(store: &dyn Storage, manifest: &Manifest) -> Result<(), Error> {
 
 /// The SHA-256 (hex) and length of the file at `path`.
 fn sha256(path: &Path) -> Result<(String, u64), Error> {
-    let err = |source| Error::Read(digifinex_sim::market::format::ReadError::Io(source));
+    let err = |source| Error::Read(digifinex_market::ReadError::Io(source));
     let mut f = std::fs::File::open(path).map_err(err)?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 64 << 10];
@@ -426,7 +426,7 @@ struct Writer<'a> {
 
 fn partition_dir(key: &Key) -> String {
     let (table, family, market, day) = key;
-    let (y, m, d) = crate::civil_from_days(*day);
+    let (y, m, d) = digifinex_market::time::civil_from_days(*day);
     format!(
         "table={}/family={family}/market={market}/date={y:04}-{m:02}-{d:02}",
         table.name()
@@ -576,7 +576,7 @@ impl Writer<'_> {
             .commit()
             .map_err(|e| storage_error(self.store, &open.path, e))?;
         let (table, family, market, day) = key;
-        let (y, m, d) = crate::civil_from_days(*day);
+        let (y, m, d) = digifinex_market::time::civil_from_days(*day);
         self.added.push(FileEntry {
             path: open.path,
             input: self.hash.clone(),

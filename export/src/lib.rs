@@ -1,5 +1,5 @@
 //! Exports a `digifinex-market` recording (the format of `digifinex record`, documented in
-//! `digifinex_sim::market::format`) to tables that pandas, polars and DuckDB read without
+//! the `digifinex-market` crate, [`digifinex_market`]) to tables that pandas, polars and DuckDB read without
 //! custom code: one Parquet or CSV file per record kind.
 //!
 //! This crate holds the arrow/parquet dependency so that neither the protocol core nor the
@@ -65,14 +65,13 @@ use arrow_array::{
     TimestampMicrosecondArray,
 };
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use digifinex_sim::market::format::{
-    Data, Family, Level, MarketId, ReadError, Reader, Record, Ticker,
-};
+use digifinex_market::json::fmt_dec as plain;
+use digifinex_market::{Data, Family, Level, MarketId, ReadError, Reader, Record, SeenIds, Ticker};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use rust_decimal::Decimal;
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
@@ -425,26 +424,19 @@ impl LocalBook {
     }
 }
 
-/// Trade ids seen recently (bounded).
-#[derive(Debug, Default)]
-pub(crate) struct Seen {
-    set: HashSet<String>,
-    order: VecDeque<String>,
+/// Trade ids seen recently (the last [`SEEN_TRADES`] of a market).
+#[derive(Debug)]
+pub(crate) struct Seen(SeenIds);
+
+impl Default for Seen {
+    fn default() -> Seen {
+        Seen(SeenIds::new(SEEN_TRADES))
+    }
 }
 
 impl Seen {
     pub(crate) fn fresh(&mut self, id: &str) -> bool {
-        if self.set.contains(id) {
-            return false;
-        }
-        self.set.insert(id.to_owned());
-        self.order.push_back(id.to_owned());
-        if self.order.len() > SEEN_TRADES {
-            if let Some(old) = self.order.pop_front() {
-                self.set.remove(&old);
-            }
-        }
-        true
+        self.0.fresh(id)
     }
 }
 
@@ -548,8 +540,8 @@ impl Rows {
                             Cell::Dec(t.price),
                             Cell::Dec(t.qty),
                             text(match t.side {
-                                digifinex_sim::book::Side::Buy => "buy",
-                                digifinex_sim::book::Side::Sell => "sell",
+                                digifinex_market::Side::Buy => "buy",
+                                digifinex_market::Side::Sell => "sell",
                             }),
                             t.direction.map_or(Cell::Null, Cell::Int),
                         ]),
@@ -1126,44 +1118,8 @@ impl Out {
     }
 }
 
-/// A decimal's plain text without superfluous zeros (`1.50` → `1.5`).
-pub(crate) fn plain(d: Decimal) -> String {
-    let n = d.normalize();
-    if n.is_zero() {
-        "0".to_owned()
-    } else {
-        n.to_string()
-    }
-}
-
 /// `2024-02-01T05:00:01.020000Z` for a time in µs.
-pub fn iso_micros(us: i64) -> String {
-    let secs = us.div_euclid(1_000_000);
-    let frac = us.rem_euclid(1_000_000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{frac:06}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
-/// Howard Hinnant's days-to-civil algorithm.
-pub(crate) fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
+pub use digifinex_market::time::iso_micros;
 
 fn csv_text(c: &Cell) -> String {
     match c {
@@ -1243,7 +1199,7 @@ mod tests {
 
     #[test]
     fn one_decimal_type_and_what_does_not_fit() {
-        let d = |s: &str| digifinex_sim::num::parse_dec(s).unwrap();
+        let d = |s: &str| digifinex_market::decimal::parse_dec(s).unwrap();
         assert_eq!(scaled(d("11.357")), Some(11_357_000_000_000_000_000));
         assert_eq!(scaled(d("1e-18")), Some(1));
         assert_eq!(scaled(d("-3000")), Some(-3_000_000_000_000_000_000_000));

@@ -76,11 +76,9 @@
 //! under a temporary name (`.NAME.part`) and renamed when the export completes; a file of the
 //! same name from an earlier export is replaced.
 
-use crate::{
-    bad_name, civil_from_days, micros, plain, read_records, Error, Seen, Summary, TableSummary,
-};
-use digifinex_sim::book::Side;
-use digifinex_sim::market::format::{Data, Family, Level, MarketId, Reader, Trade};
+use crate::{bad_name, micros, plain, read_records, Error, Seen, Summary, TableSummary};
+use digifinex_market::time::date_text as date;
+use digifinex_market::{Data, Family, Level, MarketId, Reader, Side, Trade};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use rust_decimal::Decimal;
@@ -168,12 +166,6 @@ fn depth(kind: Kind) -> usize {
         Kind::Snapshot5 => 5,
         _ => 1,
     }
-}
-
-/// `YYYY-MM-DD` of a day number (days since the epoch).
-fn date(day: i64) -> String {
-    let (y, m, d) = civil_from_days(day);
-    format!("{y:04}-{m:02}-{d:02}")
 }
 
 fn day_of(us: i64) -> i64 {

@@ -5,9 +5,8 @@
 use arrow_array::{Array, Decimal128Array, RecordBatch, StringArray};
 use arrow_schema::DataType;
 use digifinex_export::dataset::{export_dir, Options, LOCK, MANIFEST};
-use digifinex_sim::book::Side;
-use digifinex_sim::market::format::{Data, Family, Header, MarketId, Record, Trade, Writer};
-use digifinex_sim::num::parse_dec;
+use digifinex_market::decimal::parse_dec;
+use digifinex_market::{Data, Family, Header, MarketId, Record, Side, Trade, Writer};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

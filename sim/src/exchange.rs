@@ -52,6 +52,7 @@
 use crate::clock::{Time, MAX_MS, MIN_MS};
 use crate::config::SimConfig;
 use crate::dialect::control::desk::Desk;
+use crate::dialect::control::DemoAccount;
 use crate::dialect::wire::{error_body, SimRequest, SimResponse};
 use crate::dialect::ws::{Hub, Out, Refusal, WsFamily};
 use crate::drive::{self as market, Budget, Drivers};
@@ -114,6 +115,8 @@ pub struct Exchange {
     /// The address the URLs in control answers name.
     addr: SocketAddr,
     panics: u64,
+    /// The demo account ([`crate::Control::demo_account`]), made on first use.
+    demo: Option<DemoAccount>,
     /// The last step left work due (followed time only).
     behind: bool,
 }
@@ -279,6 +282,7 @@ impl Exchange {
             stepped: now,
             addr,
             panics: 0,
+            demo: None,
             behind: false,
         }
     }
@@ -740,6 +744,7 @@ impl Exchange {
             faults: &mut self.faults,
             hub: &mut self.hub,
             time: &mut self.time,
+            demo: &mut self.demo,
             addr: self.addr,
             panics: self.panics,
         }

@@ -66,7 +66,7 @@
 //! # Layers
 //!
 //! Only the facade above is public. Inside, each floor imports only the floors below it
-//! (checked by `tests/layers.rs`):
+//! (checked by the integration test `layers`):
 //!
 //! 1. the base: configuration, clock rules, numbers, JSON, the seeded generator, fault rules,
 //!    loopback checks, and the recording format;

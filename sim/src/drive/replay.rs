@@ -3,10 +3,10 @@
 //! hands out is [`super`]'s work.
 
 use crate::market::format::{Data, Family, MarketId, Reader, Record, Ticker, Trade};
-use crate::market::{ReplayStats, LOOKAHEAD_MS, MAX_BATCH, MAX_QUEUED, SEEN_TRADES};
+use crate::market::{ReplayStats, LOOKAHEAD_MS, MAX_BATCH, MAX_QUEUED};
 use rust_decimal::Decimal;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 /// A replay's reading stopped by its budget of lines ([`crate::drive::step`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,29 +102,8 @@ impl Ord for Queued {
     }
 }
 
-/// Trade ids seen recently (a bounded set).
-#[derive(Debug, Default)]
-struct Seen {
-    set: HashSet<String>,
-    order: VecDeque<String>,
-}
-
-impl Seen {
-    /// Whether `id` is new (and remembers it).
-    fn fresh(&mut self, id: &str) -> bool {
-        if self.set.contains(id) {
-            return false;
-        }
-        self.set.insert(id.to_owned());
-        self.order.push_back(id.to_owned());
-        while self.order.len() > SEEN_TRADES {
-            if let Some(old) = self.order.pop_front() {
-                self.set.remove(&old);
-            }
-        }
-        true
-    }
-}
+/// Trade ids seen recently (a bounded set of [`crate::market::SEEN_TRADES`] a market).
+type Seen = digifinex_market::SeenIds;
 
 /// The replay cursor: the reader, records read ahead, the event queue.
 #[derive(Debug)]
@@ -435,6 +414,8 @@ impl Replay {
                 };
                 self.push(t, event);
             }
+            // A kind newer than this replay (the format marks its kinds non-exhaustive).
+            _ => self.stats.unknown += 1,
         }
     }
 

@@ -21,24 +21,9 @@ use crate::num::floor_dp;
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, VecDeque};
 
-/// Buy or sell side of the book (the side an order takes from is the other one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// Buy (bids).
-    Buy,
-    /// Sell (asks).
-    Sell,
-}
-
-impl Side {
-    /// The other side.
-    pub fn opposite(self) -> Side {
-        match self {
-            Side::Buy => Side::Sell,
-            Side::Sell => Side::Buy,
-        }
-    }
-}
+/// Buy or sell side of the book (the side an order takes from is the other one): the
+/// recording format's.
+pub use digifinex_market::Side;
 
 /// A resting order in a book level.
 #[derive(Debug, Clone, PartialEq)]

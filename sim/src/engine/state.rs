@@ -8,7 +8,7 @@ use crate::engine::latency::LatencyQueue;
 use crate::engine::limiter::{Limiter, Policy};
 use crate::engine::spot::store::SpotState;
 use crate::engine::swap::store::SwapState;
-use crate::engine::ticker::RecordedTickers;
+use crate::engine::ticker::{quote, Quote, RecordedTickers};
 use crate::rng::Rng;
 use std::collections::HashMap;
 
@@ -60,6 +60,32 @@ impl State {
         self.next_account += 1;
         self.accounts.insert(Account::new(id));
         id
+    }
+
+    /// The ticker of spot pair `m` at `now_ms` (`None` for an unknown index).
+    pub fn spot_quote(&self, m: usize, now_ms: i64) -> Option<Quote> {
+        self.spot.markets.get(m)?;
+        Some(quote(
+            self.spot.books.get(m),
+            self.spot.tapes.get(m),
+            self.spot.last_price(m),
+            self.recorded.spot.get(&m),
+            now_ms,
+            true,
+        ))
+    }
+
+    /// The ticker of swap instrument `i` at `now_ms` (`None` for an unknown index).
+    pub fn swap_quote(&self, i: usize, now_ms: i64) -> Option<Quote> {
+        self.swap.instruments.get(i)?;
+        Some(quote(
+            self.swap.books.get(i),
+            self.swap.tapes.get(i),
+            self.swap.last_price(i),
+            self.recorded.swap.get(&i),
+            now_ms,
+            false,
+        ))
     }
 
     /// The account `id` for a change, created on first use (ids come from keys, so it

@@ -9,7 +9,6 @@
 //! price and the volumes zero.
 
 use crate::engine::book::{Book, Side};
-use crate::engine::state::State;
 use crate::market::Ticker;
 use crate::num::round_dp;
 use rust_decimal::Decimal;
@@ -46,8 +45,9 @@ fn top(book: Option<&Book>, side: Side) -> (Decimal, Decimal) {
         .unwrap_or_default()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn quote(
+/// The ticker of a market from its book, tape, last price and last recorded ticker, at
+/// `now_ms`; `percent`: the change in percent (spot) or as a fraction (swap).
+pub fn quote(
     book: Option<&Book>,
     tape: Option<&crate::engine::tape::Tape>,
     last: Decimal,
@@ -81,32 +81,6 @@ fn quote(
         turnover: pick(|t| t.quote_volume, turnover),
         change: pick(|t| t.change, change),
     }
-}
-
-/// The ticker of spot pair `m` at `now_ms` (`None` for an unknown index).
-pub fn spot(st: &State, m: usize, now_ms: i64) -> Option<Quote> {
-    st.spot.markets.get(m)?;
-    Some(quote(
-        st.spot.books.get(m),
-        st.spot.tapes.get(m),
-        st.spot.last_price(m),
-        st.recorded.spot.get(&m),
-        now_ms,
-        true,
-    ))
-}
-
-/// The ticker of swap instrument `i` at `now_ms` (`None` for an unknown index).
-pub fn swap(st: &State, i: usize, now_ms: i64) -> Option<Quote> {
-    st.swap.instruments.get(i)?;
-    Some(quote(
-        st.swap.books.get(i),
-        st.swap.tapes.get(i),
-        st.swap.last_price(i),
-        st.recorded.swap.get(&i),
-        now_ms,
-        false,
-    ))
 }
 
 /// The last recorded ticker of each replayed pair and instrument (by index): the 24-hour

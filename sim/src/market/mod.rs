@@ -115,7 +115,8 @@
 //! delayed. The answer itself is not delayed (add a [`crate::FaultKind::Latency`] rule for
 //! that).
 
-pub mod format;
+/// The recording format: the `digifinex-market` crate ([`digifinex_market`]).
+pub use digifinex_market as format;
 pub mod latency;
 pub mod source;
 
@@ -128,7 +129,7 @@ pub use source::{MarketConfig, MarketSource};
 pub const LOOKAHEAD_MS: i64 = 60_000;
 
 /// Trade ids remembered per pair or instrument to drop repeated trades of overlapping polls.
-pub const SEEN_TRADES: usize = 4096;
+pub const SEEN_TRADES: usize = digifinex_market::SeenIds::DEFAULT_CAPACITY;
 
 /// Records with the same receive time replayed at most (10,000); further ones are skipped and
 /// counted ([`ReplayStats::over_batch`]). A recorder writes a few records per market per

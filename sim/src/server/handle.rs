@@ -443,12 +443,21 @@ impl Control {
         self.with(|d| d.reset_limits())
     }
 
-    /// Creates a funded account with a key holding every permission.
+    /// The simulator's demo account: a funded account with a key holding every permission
+    /// ([`Control::funded_account`]), made by the first call; every later call (and
+    /// `POST /__sim/demo`) gives the same account and key. For more accounts:
+    /// [`Control::funded_account`], or [`Control::create_account`] with
+    /// [`Control::create_api_key`] and balances of your own.
+    pub fn demo_account(&self) -> DemoAccount {
+        self.with(|d| d.demo_account())
+    }
+
+    /// Creates a new funded account with a key holding every permission, on every call.
     ///
     /// Spot: 100000 USDT, 2 BTC, 20 ETH, 50000 XRP; margin: 10000 USDT; OTC: 1000 USDT; swap:
     /// 10000 USDT. Whitelisted withdrawal addresses: its own USDT ERC20, BTC and ETH deposit
     /// addresses.
-    pub fn demo_account(&self) -> DemoAccount {
-        self.with(|d| d.demo_account())
+    pub fn funded_account(&self) -> DemoAccount {
+        self.with(|d| d.funded_account())
     }
 }

@@ -109,6 +109,23 @@ fn http_control_round_trip() {
 
     let demo = call("POST", "/__sim/demo", "").json();
     assert!(demo["key"].is_string() && demo["secret"].is_string());
+    // One demo account: the same on every call; `/demo/new` makes another, funded alike.
+    assert_eq!(call("POST", "/__sim/demo", "").json(), demo);
+    let other = call("POST", "/__sim/demo/new", "").json();
+    assert_ne!(other["account"], demo["account"]);
+    assert_ne!(other["key"], demo["key"]);
+    let balances = call(
+        "GET",
+        &format!("/__sim/balances?account={}", other["account"]),
+        "",
+    )
+    .json();
+    assert!(balances["balances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|b| b["account_type"] == "spot" && b["currency"] == "USDT" && b["free"] == "100000"));
+    assert_eq!(call("POST", "/__sim/demo", "").json(), demo);
     assert_eq!(call("GET", "/__sim/nope", "").status, 404);
     assert_eq!(
         call("POST", "/__sim/keys", r#"{"account":999999}"#).status,
@@ -121,6 +138,22 @@ fn http_control_round_trip() {
 fn demo_account_can_trade_and_withdraw() {
     let env = Env::new();
     let demo = env.ctl.demo_account();
+    // The simulator has one demo account (the README reads it as a getter); more come from
+    // `funded_account`.
+    let again = env.ctl.demo_account();
+    assert_eq!(
+        (again.account, &again.keys.key),
+        (demo.account, &demo.keys.key)
+    );
+    let more = env.ctl.funded_account();
+    assert_ne!(more.account, demo.account);
+    assert_eq!(
+        env.ctl
+            .balance(more.account, AccountType::Swap, "USDT")
+            .unwrap()
+            .free,
+        dec("10000")
+    );
     assert!(
         env.ctl
             .balance(demo.account, AccountType::Spot, "USDT")

@@ -7,6 +7,7 @@ mod control;
 mod faults;
 mod hardening;
 mod invariants;
+mod layers;
 mod limits;
 mod market;
 mod market_replay;

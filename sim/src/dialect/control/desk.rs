@@ -28,6 +28,8 @@ pub(crate) struct Desk<'a> {
     pub(crate) faults: &'a mut Faults,
     pub(crate) hub: &'a mut Hub,
     pub(crate) time: &'a mut Time,
+    /// The demo account, once made.
+    pub(crate) demo: &'a mut Option<DemoAccount>,
     /// The address the URLs in answers name.
     pub(crate) addr: SocketAddr,
     /// Handler panics caught so far.
@@ -758,12 +760,23 @@ impl Desk<'_> {
         }
     }
 
+    /// The exchange's demo account: created by the first call ([`Desk::funded_account`]), the
+    /// same account and key on every later call.
+    pub(crate) fn demo_account(&mut self) -> DemoAccount {
+        if let Some(demo) = self.demo.as_ref() {
+            return demo.clone();
+        }
+        let demo = self.funded_account();
+        *self.demo = Some(demo.clone());
+        demo
+    }
+
     /// Creates a funded account with a key holding every permission.
     ///
     /// Spot: 100000 USDT, 2 BTC, 20 ETH, 50000 XRP; margin: 10000 USDT; OTC: 1000 USDT; swap:
     /// 10000 USDT. Whitelisted withdrawal addresses: its own USDT ERC20, BTC and ETH deposit
     /// addresses.
-    pub(crate) fn demo_account(&mut self) -> DemoAccount {
+    pub(crate) fn funded_account(&mut self) -> DemoAccount {
         let account = self.create_account();
         let seed = self.config.seed;
         let funds: [(AccountType, &str, i64); 8] = [

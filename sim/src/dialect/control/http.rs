@@ -34,7 +34,8 @@
 //! | DELETE `/__sim/faults/{id}` | | `removed` |
 //! | GET `/__sim/orders?account=N` | | `orders`, `count`, `open` |
 //! | POST `/__sim/limits/reset` | | `ok` |
-//! | POST `/__sim/demo` | | `account`, `key`, `secret`, `spot_base_url`, `swap_base_url` |
+//! | POST `/__sim/demo` | | the simulator's demo account (the same on every call): `account`, `key`, `secret`, `spot_base_url`, `swap_base_url` |
+//! | POST `/__sim/demo/new` | | a new funded account, as the demo account is funded: the same fields |
 //! | POST `/__sim/swap/prices` | `instrument_id`, `mark_price` and/or `index_price` (decimal; `null` returns to the default) | `ok` |
 //! | POST `/__sim/swap/funding_rate` | `instrument_id`, `rate` (applied at the next funding time) | `ok` |
 //! | GET `/__sim/swap/funding` | | `next_funding_time`, `now_ms` |
@@ -49,7 +50,7 @@
 //! | POST `/__sim/flow` | `paused` (bool) | as GET |
 
 use super::desk::Desk;
-use super::{ControlError, KeyOptions};
+use super::{ControlError, DemoAccount, KeyOptions};
 use crate::dialect::route::{find, Auth, Match, Route};
 use crate::dialect::wire::{parse_form, SimRequest, SimResponse};
 use crate::engine::accounts::{AccountType, Permissions, WhitelistEntry};
@@ -215,6 +216,7 @@ pub const ROUTES: &[Route<Handler>] = &[
     r(Method::GET,    "/__sim/orders",               orders),
     r(Method::POST,   "/__sim/limits/reset",         reset_limits),
     r(Method::POST,   "/__sim/demo",                 demo),
+    r(Method::POST,   "/__sim/demo/new",             new_demo),
     r(Method::POST,   "/__sim/swap/prices",          swap_prices),
     r(Method::POST,   "/__sim/swap/funding_rate",    funding_rate),
     r(Method::GET,    "/__sim/swap/funding",         funding),
@@ -631,6 +633,17 @@ fn reset_limits(call: Call<'_, '_>) -> Answer {
 fn demo(call: Call<'_, '_>) -> Answer {
     let c = call.c;
     let d = c.demo_account();
+    demo_answer(c, d)
+}
+
+/// POST `/__sim/demo/new`.
+fn new_demo(call: Call<'_, '_>) -> Answer {
+    let c = call.c;
+    let d = c.funded_account();
+    demo_answer(c, d)
+}
+
+fn demo_answer(c: &mut Desk<'_>, d: DemoAccount) -> Answer {
     Ok(SimResponse::ok(
         &J::obj()
             .with("account", d.account)

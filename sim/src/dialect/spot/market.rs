@@ -65,10 +65,7 @@ pub fn markets(c: &mut Ctx<'_>) -> R {
 }
 
 fn ticker_entry(c: &Ctx<'_>, i: usize) -> J {
-    let (Some(m), Some(q)) = (
-        c.st.spot.markets.get(i),
-        crate::engine::ticker::spot(c.st, i, c.now_ms),
-    ) else {
+    let (Some(m), Some(q)) = (c.st.spot.markets.get(i), c.st.spot_quote(i, c.now_ms)) else {
         return J::Null;
     };
     J::obj()

@@ -165,10 +165,7 @@ pub fn ticker_timestamp(now_ms: i64) -> i64 {
 
 fn ticker_json(c: &Ctx<'_>, i: usize, with_oi: bool) -> J {
     let sw = &c.st.swap;
-    let (Some(m), Some(q)) = (
-        sw.instruments.get(i),
-        crate::engine::ticker::swap(c.st, i, c.now_ms),
-    ) else {
+    let (Some(m), Some(q)) = (sw.instruments.get(i), c.st.swap_quote(i, c.now_ms)) else {
         return J::Null;
     };
     let mut j = J::obj()

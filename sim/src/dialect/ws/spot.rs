@@ -282,7 +282,7 @@ fn first(st: &State, sub: &mut Sub, depth: usize, _now: i64) -> Option<J> {
 /// The ticker row of pair `m`.
 fn ticker_row(st: &State, m: usize, now: i64) -> Option<J> {
     let spec = st.spot.markets.get(m)?;
-    let q = crate::engine::ticker::spot(st, m, now)?;
+    let q = st.spot_quote(m, now)?;
     Some(
         J::obj()
             .with("symbol", spec.symbol().to_ascii_uppercase())

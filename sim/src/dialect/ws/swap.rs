@@ -316,7 +316,7 @@ fn fund_rate(st: &State, i: usize, name: &str) -> Option<J> {
 /// The ticker row of instrument `i`.
 fn ticker_row(st: &State, i: usize, now: i64) -> Option<J> {
     let m = st.swap.instruments.get(i)?;
-    let q = crate::engine::ticker::swap(st, i, now)?;
+    let q = st.swap_quote(i, now)?;
     Some(
         J::obj()
             .with("instrument_id", m.instrument_id.as_str())
