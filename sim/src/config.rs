@@ -335,6 +335,10 @@ pub struct SimConfig {
     /// Time from an order request to the matching engine (`Latency::None`
     /// by default: at once).
     pub latency: crate::market::latency::Latency,
+    /// How own orders move up their queues in a replayed book when a level shrinks with no
+    /// trade to explain it ([`crate::market::FillModel`]; FIFO, the conservative model, by
+    /// default).
+    pub fill_model: crate::market::fill::FillModel,
     /// How long the order flow runs before the simulator opens (ms, default 60,000): the books
     /// and the tape start lived-in, with the flow's trades of that minute.
     pub flow_warmup_ms: i64,
@@ -440,6 +444,7 @@ impl Default for SimConfig {
             retention: Retention::default(),
             market: None,
             latency: crate::market::latency::Latency::None,
+            fill_model: crate::market::fill::FillModel::Fifo,
             flow_warmup_ms: 60_000,
             flow_catch_up_ms: 3_600_000,
             ws: WsSettings::default(),

@@ -119,7 +119,7 @@ pub use engine::accounts::{AccountId, AccountType, Balance, Permissions, Whiteli
 pub use exchange::{Delayed, Exchange, Reply, WsId, WsOut, MAX_BODY};
 pub use faults::{FaultKind, FaultRule};
 pub use host::is_loopback_host;
-pub use market::{Latency, MarketConfig, MarketSource, ReplayStats};
+pub use market::{FillModel, Latency, MarketConfig, MarketSource, ReplayStats};
 pub use server::handle::Control;
 pub use server::{SimHandle, StartError};
 

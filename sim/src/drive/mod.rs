@@ -8,7 +8,7 @@ pub(crate) mod replay;
 
 use crate::engine::latency::Pending;
 use crate::market::format::{Data, Family, ReadError, Reader, Record};
-use crate::market::{ReplayStats, LOOKAHEAD_MS};
+use crate::market::{FillModel, ReplayStats, LOOKAHEAD_MS};
 use flow::{Flow, Step};
 use replay::{Event, Names, Replay, Target};
 use std::collections::HashSet;
@@ -34,6 +34,8 @@ pub(crate) struct Drivers {
     indexed: HashSet<usize>,
     /// Depth deltas dropped (see [`ReplayStats::dropped_deltas`]).
     dropped_deltas: u64,
+    /// How own orders move up their queues in replayed books.
+    fill: FillModel,
 }
 
 impl Drivers {
@@ -46,6 +48,7 @@ impl Drivers {
             synced: HashSet::new(),
             indexed: HashSet::new(),
             dropped_deltas: 0,
+            fill: config.fill_model.clone(),
         }
     }
 
@@ -593,6 +596,7 @@ fn activate(st: &mut State, dr: &mut Drivers, target: Target) {
 }
 
 fn apply(st: &mut State, dr: &mut Drivers, time: i64, event: Event) {
+    let fill = dr.fill.clone();
     let target = match &event {
         Event::Book { target, .. }
         | Event::Trade { target, .. }
@@ -631,8 +635,8 @@ fn apply(st: &mut State, dr: &mut Drivers, time: i64, event: Event) {
                 Target::Swap(i) => st.swap.books.get_mut(i),
             }
             .map(|book| {
-                book.apply_snapshot(Side::Buy, &bids);
-                book.apply_snapshot(Side::Sell, &asks);
+                book.apply_snapshot_with(Side::Buy, &bids, &fill);
+                book.apply_snapshot_with(Side::Sell, &asks, &fill);
                 book.uncross()
             })
             .unwrap_or_default();
@@ -703,14 +707,14 @@ fn apply(st: &mut State, dr: &mut Drivers, time: i64, event: Event) {
                     // Best first, as a snapshot is applied.
                     bids.sort_by_key(|l| std::cmp::Reverse(l.0));
                     asks.sort_by_key(|l| l.0);
-                    book.apply_snapshot(Side::Buy, &bids);
-                    book.apply_snapshot(Side::Sell, &asks);
+                    book.apply_snapshot_with(Side::Buy, &bids, &fill);
+                    book.apply_snapshot_with(Side::Sell, &asks, &fill);
                 } else {
                     for (p, q) in bids {
-                        book.set_recorded(Side::Buy, p, q);
+                        book.set_recorded_with(Side::Buy, p, q, &fill);
                     }
                     for (p, q) in asks {
-                        book.set_recorded(Side::Sell, p, q);
+                        book.set_recorded_with(Side::Sell, p, q, &fill);
                     }
                 }
                 book.uncross()

@@ -17,6 +17,7 @@
 //! quotes, and the order levels are written in (the spot `/order_book` lists asks highest price
 //! first); [`Book::levels`] always answers best first.
 
+use crate::market::fill::FillModel;
 use crate::num::floor_dp;
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, VecDeque};
@@ -49,6 +50,10 @@ pub struct Book {
     asks: Levels,
     /// Synthetic orders resting on the bids and on the asks.
     synthetic: [usize; 2],
+    /// Recorded size a streamed trade put back at the back of its level until the next depth
+    /// frame (by side index and price): that frame's decrease takes it first
+    /// ([`Book::streamed_trade`]).
+    readded: BTreeMap<(usize, Decimal), Decimal>,
 }
 
 fn ix(side: Side) -> usize {
@@ -393,10 +398,28 @@ impl Book {
             .is_some_and(|q| q.iter().any(|r| r.order.is_some()))
     }
 
-    /// Sets the recorded quantity of a level to `qty`: more joins the back of the queue, less
-    /// leaves from the back (behind own orders first); own orders stay.
+    /// Sets the recorded quantity of a level to `qty` ([`FillModel::Fifo`]): more joins the
+    /// back of the queue, less leaves from the back (behind own orders first); own orders stay.
     pub fn set_recorded(&mut self, side: Side, price: Decimal, qty: Decimal) {
+        self.set_recorded_with(side, price, qty, &FillModel::Fifo);
+    }
+
+    /// Sets the recorded quantity of a level to `qty` under `model`: more joins the back of
+    /// the queue; of less, what a streamed trade put back leaves from the back first, then
+    /// `model` splits the rest between ahead of the level's first own order and behind it
+    /// ([`crate::market::fill`]); own orders stay.
+    pub fn set_recorded_with(
+        &mut self,
+        side: Side,
+        price: Decimal,
+        qty: Decimal,
+        model: &FillModel,
+    ) {
         let qty = qty.max(Decimal::ZERO);
+        let readded = self
+            .readded
+            .remove(&(ix(side), price))
+            .unwrap_or(Decimal::ZERO);
         let (levels, synthetic) = self.side_mut(side);
         let queue = levels.entry(price).or_default();
         let current: Decimal = queue
@@ -418,6 +441,22 @@ impl Book {
             }
         } else if qty < current {
             let mut cut = current - qty;
+            // What a trade put back leaves from behind; the model splits the rest.
+            let unexplained = cut.saturating_sub(readded).max(Decimal::ZERO);
+            if let Some(first_own) = queue.iter().position(|r| r.order.is_some()) {
+                let front: Decimal = queue.iter().take(first_own).map(|r| r.remaining).sum();
+                let back = current - front - (cut - unexplained);
+                let mut ahead = model.from_front(unexplained, front, back.max(Decimal::ZERO));
+                cut -= ahead;
+                for r in queue.iter_mut().take(first_own) {
+                    if ahead <= Decimal::ZERO {
+                        break;
+                    }
+                    let c = ahead.min(r.remaining);
+                    r.remaining -= c;
+                    ahead -= c;
+                }
+            }
             for r in queue.iter_mut().rev() {
                 if cut <= Decimal::ZERO {
                     break;
@@ -443,6 +482,16 @@ impl Book {
     /// listed price (not seen) recorded sizes are dropped, except at levels where own orders
     /// rest, which keep their last known queue. An empty side drops every recorded size.
     pub fn apply_snapshot(&mut self, side: Side, levels: &[(Decimal, Decimal)]) {
+        self.apply_snapshot_with(side, levels, &FillModel::Fifo);
+    }
+
+    /// [`Book::apply_snapshot`] with each level set under `model` ([`Book::set_recorded_with`]).
+    pub fn apply_snapshot_with(
+        &mut self,
+        side: Side,
+        levels: &[(Decimal, Decimal)],
+        model: &FillModel,
+    ) {
         let worst = levels.last().map(|l| l.0);
         let listed: std::collections::BTreeSet<Decimal> = levels.iter().map(|l| l.0).collect();
         let gone: Vec<Decimal> = self
@@ -459,10 +508,10 @@ impl Book {
             })
             .collect();
         for p in gone {
-            self.set_recorded(side, p, Decimal::ZERO);
+            self.set_recorded_with(side, p, Decimal::ZERO, model);
         }
         for (p, q) in levels {
-            self.set_recorded(side, *p, *q);
+            self.set_recorded_with(side, *p, *q, model);
         }
     }
 
@@ -543,7 +592,17 @@ impl Book {
         };
         let fills = self.recorded_trade(taker, price, qty);
         for (p, q) in reached {
+            // What the trade took is put back behind, until the next depth frame takes it.
+            // (Several trades before one frame add up.)
+            let taken = q
+                .saturating_sub(self.recorded_at(side, p))
+                .max(Decimal::ZERO);
+            let before = self.readded.get(&(ix(side), p)).copied();
             self.set_recorded(side, p, q);
+            let total = before.unwrap_or(Decimal::ZERO).saturating_add(taken);
+            if total > Decimal::ZERO {
+                self.readded.insert((ix(side), p), total);
+            }
         }
         fills
     }

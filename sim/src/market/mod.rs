@@ -117,9 +117,11 @@
 
 /// The recording format: the `digifinex-market` crate ([`digifinex_market`]).
 pub use digifinex_market as format;
+pub mod fill;
 pub mod latency;
 pub mod source;
 
+pub use fill::FillModel;
 pub use format::{Data, Header, ReadError, Reader, Record, Ticker, Trade, Writer, MAX_LINE};
 pub use latency::Latency;
 pub use source::{MarketConfig, MarketSource};

@@ -5,6 +5,7 @@ mod auth;
 mod common;
 mod control;
 mod faults;
+mod fill_models;
 mod hardening;
 mod invariants;
 mod layers;
