@@ -192,7 +192,7 @@ pub enum Error {
     /// The order breaks a rule of its market (precision, minimum, permission, open-value cap),
     /// found before sending with [`crate::rules`]; nothing was sent. The rule error names the
     /// field, the venue's code for the same refusal and the nearest valid values.
-    Rule(Box<crate::rules::refusal::RuleError>),
+    Rule(Box<crate::refusal::RuleError>),
 }
 
 /// The typed request of an [`Error::OutcomeUnknown`]: any endpoint's request value, taken
@@ -293,8 +293,8 @@ impl Prior {
     }
 }
 
-impl From<crate::rules::refusal::RuleError> for Error {
-    fn from(e: crate::rules::refusal::RuleError) -> Self {
+impl From<crate::refusal::RuleError> for Error {
+    fn from(e: crate::refusal::RuleError) -> Self {
         Error::Rule(Box::new(e))
     }
 }
@@ -1147,8 +1147,9 @@ impl Error {
             Error::BanActive { .. } => ErrorKind::Ban,
             Error::Redirect { .. } => ErrorKind::Redirect,
             Error::Rule(e) => match e.rule {
-                crate::rules::refusal::Rule::NotApiTradable
-                | crate::rules::refusal::Rule::NotTrading => ErrorKind::Suspended,
+                crate::refusal::Rule::NotApiTradable | crate::refusal::Rule::NotTrading => {
+                    ErrorKind::Suspended
+                }
                 _ => ErrorKind::InvalidRequest,
             },
         }

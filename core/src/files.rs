@@ -21,25 +21,7 @@ use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use crate::error::BoxError;
-use crate::record::{Record, Recorder, ReplayMode, Replayer};
-
-/// What [`Recorder::open_append`] found at the end of the file and mended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct Appending {
-    /// Bytes cut from the end: a last line without its newline that is not a whole record
-    /// (cut by a crash while it was written). 0 when nothing was cut.
-    pub cut_bytes: u64,
-    /// Whether a newline was added after a last line that is a whole record but lacked it.
-    pub newline_added: bool,
-}
-
-impl Appending {
-    /// Whether the file's end needed mending.
-    pub fn mended(&self) -> bool {
-        self.cut_bytes > 0 || self.newline_added
-    }
-}
+use crate::record::{Appending, Record, Recorder, ReplayMode, Replayer};
 
 impl Recorder<BufWriter<File>> {
     /// A recorder appending to the file at `path` (created when missing). A last line cut by

@@ -117,6 +117,9 @@ pub mod ratelimit;
 mod reads;
 pub mod reconcile;
 pub mod record;
+// The refusal of a checked order (`rules::{Rule, RuleError}`): a leaf that `Error::Rule` carries,
+// below both the errors and the rules.
+mod refusal;
 pub mod request;
 pub mod rules;
 pub mod session;

@@ -73,8 +73,6 @@ use crate::credentials::Credentials;
 use crate::error::BoxError;
 use crate::exchange::Exchange;
 
-pub use crate::files::Appending;
-
 /// The version written in every line.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -192,6 +190,24 @@ fn kept_header(name: &str) -> bool {
     matches!(name, "content-type" | "retry-after" | "location")
         || name.contains("weight")
         || name.contains("limit")
+}
+
+/// What [`Recorder::open_append`] found at the end of the file and mended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Appending {
+    /// Bytes cut from the end: a last line without its newline that is not a whole record
+    /// (cut by a crash while it was written). 0 when nothing was cut.
+    pub cut_bytes: u64,
+    /// Whether a newline was added after a last line that is a whole record but lacked it.
+    pub newline_added: bool,
+}
+
+impl Appending {
+    /// Whether the file's end needed mending.
+    pub fn mended(&self) -> bool {
+        self.cut_bytes > 0 || self.newline_added
+    }
 }
 
 /// Appends exchanges to a writer (a file), secret-free.

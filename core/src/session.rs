@@ -76,6 +76,8 @@
 //! by the [`RetryPolicy`]; and turns an uncertain failure of a state-changing request into
 //! [`Error::OutcomeUnknown`], which is never re-sent.
 
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -90,7 +92,6 @@ use crate::error::{
 };
 use crate::policy::{settle, RetryDecision, RetryPolicy};
 use crate::ratelimit::{RateLimitUsage, WeightTable};
-use crate::rules::RulesCache;
 use crate::types::TimestampMillis;
 
 /// A typed result with the facts of the exchange that produced it.
@@ -193,9 +194,35 @@ pub struct Session {
     /// Spot rate-limit violations and the ban they incur.
     spot_ban: Mutex<SpotBan>,
     time_probes: TimeProbes,
-    /// The market rules, loaded on demand (see [`Session::spot_rules`]; the methods that
-    /// name the rules' endpoints live in `rules/cache.rs`).
-    pub(crate) rules: Mutex<RulesCache>,
+    /// How long the market rules stay fresh (`None`: the rules' default).
+    rules_refresh: Option<Duration>,
+    /// What the API layer keeps here (the market rules' cache of `rules/`, whose methods on
+    /// the session live there).
+    attached: Attached,
+}
+
+/// What the layers above keep in a session, one value per type, made on first use (the market
+/// rules' cache). The session holds it and names none of it: the protocol layer imports
+/// nothing from the API layer, and the API layer reaches its own value by its type.
+#[derive(Default)]
+pub(crate) struct Attached(Mutex<HashMap<TypeId, Box<dyn Any + Send>>>);
+
+impl Attached {
+    /// Runs `f` on the value of type `T`, made by `make` when there is none yet.
+    pub(crate) fn with<T, R>(&self, make: impl FnOnce() -> T, f: impl FnOnce(&mut T) -> R) -> R
+    where
+        T: Any + Send,
+    {
+        let mut map = lock(&self.0);
+        let key = TypeId::of::<T>();
+        if let Some(value) = map.get_mut(&key).and_then(|v| v.downcast_mut::<T>()) {
+            return f(value);
+        }
+        let mut value = Box::new(make());
+        let result = f(&mut value);
+        map.insert(key, value);
+        result
+    }
 }
 
 /// What the session knows of a spot ban.
@@ -290,7 +317,7 @@ pub struct SessionBuilder {
     budget: Option<(u64, u64)>,
     max_budget_wait: Duration,
     time_probes: TimeProbes,
-    rules_refresh: Duration,
+    rules_refresh: Option<Duration>,
 }
 
 impl std::fmt::Debug for SessionBuilder {
@@ -319,7 +346,7 @@ impl SessionBuilder {
             budget: Some((SPOT_WEIGHT_PER_MINUTE, SWAP_WEIGHT_PER_MINUTE)),
             max_budget_wait: DEFAULT_MAX_BUDGET_WAIT,
             time_probes: TimeProbes::default(),
-            rules_refresh: RulesCache::DEFAULT_REFRESH,
+            rules_refresh: None,
         }
     }
 }
@@ -402,16 +429,18 @@ impl SessionBuilder {
         }
         self
     }
-    /// How long loaded market rules stay fresh (default 10 minutes; see [`RulesCache`]).
+    /// How long loaded market rules stay fresh (default 10 minutes; see
+    /// `digifinex_core::rules::RulesCache`).
     pub fn rules_refresh(mut self, refresh: Duration) -> Self {
-        self.rules_refresh = refresh;
+        self.rules_refresh = Some(refresh);
         self
     }
 
     /// The session.
     pub fn build(self) -> Session {
         Session {
-            rules: Mutex::new(RulesCache::new(self.rules_refresh)),
+            rules_refresh: self.rules_refresh,
+            attached: Attached::default(),
             config: self.config,
             credentials: self.credentials,
             clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock)),
@@ -500,6 +529,16 @@ impl Session {
     /// socket.
     pub fn clock_measured(&self) -> bool {
         self.measured.load(Ordering::Relaxed)
+    }
+
+    /// How long loaded market rules stay fresh, when the builder set it.
+    pub(crate) fn rules_refresh(&self) -> Option<Duration> {
+        self.rules_refresh
+    }
+
+    /// What the API layer keeps in the session.
+    pub(crate) fn attached(&self) -> &Attached {
+        &self.attached
     }
 
     /// Loads the swap route weights (from `GET /swap/v2/public/api_weight`) into the budget.

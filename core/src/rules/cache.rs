@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::{RulesLookup, SpotRules, SwapRules};
-use crate::session::{lock, Session};
+use crate::session::Session;
 use crate::spot::{SymbolList, TradesSymbolsRequest};
 use crate::swap::{Instrument, InstrumentsRequest};
 
@@ -153,49 +153,60 @@ impl RulesCache {
     }
 }
 
-/// The session's rules (the cache lives in the session; the lookups that name the rules'
-/// endpoints live here, so that the session names no endpoint).
+/// The session's rules: the cache is kept in the session ([`Session`] holds it without naming
+/// it) and these lookups, which name the rules' endpoints, live here, so that the session
+/// names no endpoint and imports nothing from `rules`.
 impl Session {
+    /// Runs `f` on this session's cache (made on first use with the builder's refresh).
+    fn rules_cache<R>(&self, f: impl FnOnce(&mut RulesCache) -> R) -> R {
+        let refresh = self.rules_refresh().unwrap_or(RulesCache::DEFAULT_REFRESH);
+        self.attached().with(|| RulesCache::new(refresh), f)
+    }
+
     /// The rules of spot `pair`, when fresh ones are cached; else the request that loads them
     /// (send it and hand the answer to [`Session::load_spot_rules`]); or
     /// [`RulesLookup::Unlisted`] when fresh rules do not list the pair.
     pub fn spot_rules(&self, pair: &str) -> RulesLookup<SpotRules, TradesSymbolsRequest> {
-        let cache = lock(&self.rules);
-        if cache.spot_is_stale(self.now().0) {
-            return RulesLookup::Load(RulesCache::spot_request());
-        }
-        match cache.spot(pair) {
-            Some(r) => RulesLookup::Ready(r.clone()),
-            None => RulesLookup::Unlisted,
-        }
+        let now = self.now().0;
+        self.rules_cache(|cache| {
+            if cache.spot_is_stale(now) {
+                return RulesLookup::Load(RulesCache::spot_request());
+            }
+            match cache.spot(pair) {
+                Some(r) => RulesLookup::Ready(r.clone()),
+                None => RulesLookup::Unlisted,
+            }
+        })
     }
 
     /// Caches the spot rules of `list` (the answer of `GET /v3/trades/symbols`).
     pub fn load_spot_rules(&self, list: &SymbolList) {
         let now = self.now().0;
-        lock(&self.rules).load_spot(list, now);
+        self.rules_cache(|cache| cache.load_spot(list, now));
     }
 
     /// The rules of swap `instrument_id`, like [`Session::spot_rules`].
     pub fn swap_rules(&self, instrument_id: &str) -> RulesLookup<SwapRules, InstrumentsRequest> {
-        let cache = lock(&self.rules);
-        if cache.swap_is_stale(self.now().0) {
-            return RulesLookup::Load(RulesCache::swap_request());
-        }
-        match cache.swap(instrument_id) {
-            Some(r) => RulesLookup::Ready(r.clone()),
-            None => RulesLookup::Unlisted,
-        }
+        let now = self.now().0;
+        self.rules_cache(|cache| {
+            if cache.swap_is_stale(now) {
+                return RulesLookup::Load(RulesCache::swap_request());
+            }
+            match cache.swap(instrument_id) {
+                Some(r) => RulesLookup::Ready(r.clone()),
+                None => RulesLookup::Unlisted,
+            }
+        })
     }
 
     /// Caches the swap rules of `list` (the answer of `GET /swap/v2/public/instruments`).
     pub fn load_swap_rules(&self, list: &[Instrument]) {
         let now = self.now().0;
-        lock(&self.rules).load_swap(list, now);
+        self.rules_cache(|cache| cache.load_swap(list, now));
     }
 
     /// Forgets the cached market rules: the next lookup loads them again.
     pub fn invalidate_rules(&self) {
-        lock(&self.rules).invalidate();
+        self.rules_cache(RulesCache::invalidate);
     }
 }

@@ -44,14 +44,13 @@
 mod cache;
 mod grid;
 mod placement;
-pub(crate) mod refusal;
 mod spot;
 mod swap;
 
+pub use crate::refusal::{Rule, RuleError};
 pub use cache::RulesCache;
 pub use grid::{Grid, Rounding};
 pub use placement::{check_placement, placement_markets, Markets, Refused};
-pub use refusal::{Rule, RuleError};
 pub use spot::SpotRules;
 pub use swap::{Exposure, SwapRules};
 

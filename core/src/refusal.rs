@@ -1,5 +1,7 @@
 //! The refusal of an order the venue would refuse: which rule it broke, on which field and
-//! market, and the venue's code for it. A leaf: [`crate::error::Error::Rule`] carries it.
+//! market, and the venue's code for it. A leaf of the protocol layer: [`crate::error::Error::Rule`]
+//! carries it and [`crate::rules`] re-exports it (`rules::{Rule, RuleError}`), so that the
+//! errors import nothing from the rules.
 
 use std::fmt;
 
