@@ -135,6 +135,7 @@ impl digifinex_core::ws::StreamTransport for NoTransport {
     type Stream = ();
     type Tls = ();
     type Rest = ();
+    type Connector = ();
     fn build(_: digifinex_core::ws::StreamBuilder<Self>) -> Result<(), digifinex_core::Error> {
         Ok(())
     }

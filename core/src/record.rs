@@ -3,7 +3,8 @@
 //! A [`Recorder`] appends every exchange a client makes to a line-oriented file (one JSON
 //! object per line, format below); a [`Replayer`] answers requests from such a file, in order
 //! ([`ReplayMode::Strict`]) or by request ([`ReplayMode::Matching`]). Both clients take either
-//! (`ClientBuilder::recorder`, `ClientBuilder::replayer`), and both implement
+//! (`ClientBuilder::recorder`, `ClientBuilder::responder`, also named `replayer`), and both
+//! implement
 //! [`Exchange`] for the closure driver.
 //!
 //! # Format (version 1)
@@ -423,7 +424,7 @@ pub fn clone_request(request: &http::Request<Vec<u8>>) -> http::Request<Vec<u8>>
 pub type Failure = (crate::TransportErrorKind, BoxError);
 
 /// The recording and replaying hooks a client holds (`ClientBuilder::recorder`,
-/// `ClientBuilder::replayer` in both clients): one implementation of the bookkeeping for both.
+/// `ClientBuilder::responder` in both clients): one implementation of the bookkeeping for both.
 #[doc(hidden)]
 #[derive(Debug, Clone, Default)]
 pub struct Hooks {
@@ -445,7 +446,8 @@ impl Hooks {
         self.tap.as_ref().map(|_| clone_request(request))
     }
 
-    /// The responder's answer, when replaying: a mismatch with the recording is
+    /// The responder's answer, when there is one: an [`Unanswered`] failure keeps its kind; a
+    /// mismatch with the recording is
     /// [`TransportErrorKind::InvalidRequest`](crate::TransportErrorKind) (nothing was sent, so
     /// neither retried nor an unknown outcome); a recorded transport failure is
     /// [`TransportErrorKind::Other`](crate::TransportErrorKind), as it was live.
@@ -455,13 +457,21 @@ impl Hooks {
     ) -> Option<Result<http::Response<Vec<u8>>, Failure>> {
         let responder = self.responder.as_ref()?;
         Some(responder.respond(request).map_err(|e| {
-            let kind = if e.downcast_ref::<ReplayMismatch>().is_some() {
+            let kind = if let Some(u) = e.downcast_ref::<Unanswered>() {
+                u.kind
+            } else if e.downcast_ref::<ReplayMismatch>().is_some() {
                 crate::TransportErrorKind::InvalidRequest
             } else {
                 crate::TransportErrorKind::Other
             };
             (kind, e)
         }))
+    }
+
+    /// Hands a wait to the responder ([`Responder::wait`]): `true` when it waited, `false`
+    /// when the client is to sleep (no responder, or one that keeps the wall clock).
+    pub fn wait(&self, duration: Duration) -> bool {
+        self.responder.as_ref().is_some_and(|r| r.wait(duration))
     }
 
     /// Hands one finished exchange to the tap (`copy` from [`Hooks::before`]).
@@ -623,7 +633,7 @@ impl Body {
 }
 
 /// Answers requests from a recording: a transport for tests ([`Exchange`] for the closure
-/// driver; `ClientBuilder::replayer` for both clients).
+/// driver; `ClientBuilder::responder`, or `replayer`, for both clients).
 #[derive(Debug)]
 pub struct Replayer {
     records: Vec<(Key, Record)>,
@@ -803,14 +813,62 @@ fn respond(record: &Record) -> Result<http::Response<Vec<u8>>, BoxError> {
     Ok(b.body(record.body.clone().into_bytes())?)
 }
 
-/// What a client asks instead of the network when replaying: implemented by [`Replayer`].
+/// What a client asks instead of the network (`ClientBuilder::responder` in both clients):
+/// implemented by [`Replayer`] (a recording) and by an exchange in the same process (the
+/// `digifinex-backtest` crate's `InProcess`).
+///
+/// The client does everything else as it does over the network: budgets, signing, retries of
+/// reads, clock syncs, decoding, the recorder.
 pub trait Responder: Send + Sync + std::fmt::Debug {
-    /// The answer to `request`, or a transport failure.
+    /// The answer to `request`, or a transport failure: an [`Unanswered`] names its kind (the
+    /// phase it stands for); a [`ReplayMismatch`] is
+    /// [`TransportErrorKind::InvalidRequest`](crate::TransportErrorKind); any other error is
+    /// [`TransportErrorKind::Other`](crate::TransportErrorKind).
     fn respond(
         &self,
         request: &http::Request<Vec<u8>>,
     ) -> Result<http::Response<Vec<u8>>, BoxError>;
+
+    /// Waits `duration` in the responder's own time (a retry's backoff, a weight budget's
+    /// wait, a `retry-after`) and returns `true`; an exchange in virtual time moves its clock
+    /// instead of sleeping. The default returns `false`: the client then sleeps on the wall
+    /// clock, as it does without a responder.
+    fn wait(&self, duration: Duration) -> bool {
+        let _ = duration;
+        false
+    }
 }
+
+/// A request a [`Responder`] left unanswered, with the kind of transport failure it stands
+/// for: [`TransportErrorKind::Connect`](crate::TransportErrorKind) when nothing reached the
+/// venue, [`TransportErrorKind::ConnectionLost`](crate::TransportErrorKind) or
+/// [`TransportErrorKind::Timeout`](crate::TransportErrorKind) when it may have (a write then
+/// ends as an unknown outcome), exactly as the network's failures are classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unanswered {
+    /// The kind of failure.
+    pub kind: crate::TransportErrorKind,
+    /// What happened, in words.
+    pub message: String,
+}
+
+impl Unanswered {
+    /// A failure of `kind`.
+    pub fn new(kind: crate::TransportErrorKind, message: impl Into<String>) -> Self {
+        Unanswered {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Unanswered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Unanswered {}
 
 impl Responder for Replayer {
     fn respond(

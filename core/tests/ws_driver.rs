@@ -43,6 +43,7 @@ impl StreamTransport for NoSockets {
     type Stream = ();
     type Tls = ();
     type Rest = ();
+    type Connector = ();
     fn build(_: StreamBuilder<Self>) -> Result<(), digifinex_core::Error> {
         Ok(())
     }

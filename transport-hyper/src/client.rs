@@ -141,6 +141,9 @@ pub struct Client<C = DefaultConnector> {
     /// The caller's roots (a stream of this client trusts the same).
     #[cfg(feature = "ws")]
     roots: Option<Vec<Vec<u8>>>,
+    /// What opens the sockets of this client's streams (the network when `None`).
+    #[cfg(feature = "ws")]
+    connector: Option<Arc<dyn crate::ws::Connector>>,
 }
 
 impl<C: Clone> Clone for Client<C> {
@@ -159,15 +162,28 @@ impl<C: Clone> Clone for Client<C> {
             allow_http: self.allow_http,
             #[cfg(feature = "ws")]
             roots: self.roots.clone(),
+            #[cfg(feature = "ws")]
+            connector: self.connector.clone(),
         }
     }
 }
 
 impl Client {
-    /// What a stream of this client shares with it: `allow_http` and the caller's roots.
+    /// What a stream of this client shares with it: `allow_http`, the caller's roots and the
+    /// socket connector.
     #[cfg(feature = "ws")]
-    pub(crate) fn stream_settings(&self) -> (bool, Option<&[Vec<u8>]>) {
-        (self.allow_http, self.roots.as_deref())
+    pub(crate) fn stream_settings(
+        &self,
+    ) -> (
+        bool,
+        Option<&[Vec<u8>]>,
+        Option<&Arc<dyn crate::ws::Connector>>,
+    ) {
+        (
+            self.allow_http,
+            self.roots.as_deref(),
+            self.connector.as_ref(),
+        )
     }
 
     /// A builder with the defaults: production URLs, no credentials, system clock, 5 s connect /
@@ -215,7 +231,10 @@ macro_rules! drive_loop {
                 },
                 Action::Wait(delay) => {
                     tracing::debug!(delay_ms = delay.as_millis() as u64, "waiting");
-                    tokio::time::sleep(delay).await;
+                    // A responder in its own time (an exchange in virtual time) waits there.
+                    if !client.hooks.wait(delay) {
+                        tokio::time::sleep(delay).await;
+                    }
                 }
                 Action::Done(result) => break result,
             }
@@ -481,7 +500,7 @@ where
         drive_loop!(self, call)
     }
 
-    /// Sends one request (or asks the replayer) and hands the exchange to the recorder.
+    /// Sends one request (or asks the responder) and hands the exchange to the recorder.
     async fn exchange(
         &self,
         request: http::Request<Vec<u8>>,
@@ -704,6 +723,8 @@ struct Options {
     timed: bool,
     hooks: Hooks,
     known_ids: usize,
+    #[cfg(feature = "ws")]
+    connector: Option<Arc<dyn crate::ws::Connector>>,
 }
 
 impl Default for Options {
@@ -719,6 +740,8 @@ impl Default for Options {
             timed: true,
             hooks: Hooks::default(),
             known_ids: DEFAULT_ID_MEMORY,
+            #[cfg(feature = "ws")]
+            connector: None,
         }
     }
 }
@@ -744,6 +767,7 @@ impl<C> std::fmt::Debug for ClientBuilder<C> {
             .field("max_body", &o.max_body)
             .field("timeouts", &o.timed)
             .field("trusted_roots", &o.roots.as_ref().map(Vec::len))
+            .field("responder", &o.hooks.responder.is_some())
             .finish()
     }
 }
@@ -760,12 +784,31 @@ where
         self
     }
 
+    /// Answers every request with `responder` instead of the network: a recording
+    /// ([`Replayer`](digifinex_core::record::Replayer)) or an exchange in the same process (the
+    /// `digifinex-backtest` crate). The client does everything else as over the network
+    /// (budgets, signing, retries of reads, clock syncs, decoding, the recorder); its waits
+    /// (backoff, weight budget) go to [`Responder::wait`], and sleep only when the responder
+    /// keeps the wall clock. The timeouts and the hyper client are not used.
+    pub fn responder(mut self, responder: Arc<dyn Responder>) -> Self {
+        self.opts.hooks.responder = Some(responder);
+        self
+    }
+
     /// Answers every request from `replayer` instead of the network (tests): e.g.
     /// `Arc::new(Replayer::open("session.jsonl", ReplayMode::Strict)?)`. A request that does
     /// not match the recording fails as a transport error naming the first difference, and is
-    /// never retried.
-    pub fn replayer(mut self, replayer: Arc<dyn Responder>) -> Self {
-        self.opts.hooks.responder = Some(replayer);
+    /// never retried. The same as [`ClientBuilder::responder`].
+    pub fn replayer(self, replayer: Arc<dyn Responder>) -> Self {
+        self.responder(replayer)
+    }
+
+    /// Opens the sockets of this client's streams (`Client::stream`) through `connector`
+    /// instead of the network (an exchange in the same process, a test double); see
+    /// [`crate::ws::Connector`].
+    #[cfg(feature = "ws")]
+    pub fn ws_connector(mut self, connector: Arc<dyn crate::ws::Connector>) -> Self {
+        self.opts.connector = Some(connector);
         self
     }
 
@@ -955,6 +998,8 @@ where
             allow_http: o.allow_http,
             #[cfg(feature = "ws")]
             roots: o.roots,
+            #[cfg(feature = "ws")]
+            connector: o.connector,
         })
     }
 }

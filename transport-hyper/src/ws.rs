@@ -7,6 +7,11 @@
 //! within `message_timeout` of its first byte) into one bounded queue, and writes what the
 //! stream hands it. A full queue stops the socket tasks from reading (backpressure).
 //!
+//! The sockets are opened by a [`Connector`]: the network unless the client
+//! (`ClientBuilder::ws_connector`) or the stream
+//! ([`StreamBuilder::connector`](digifinex_core::ws::StreamBuilder::connector)) names another,
+//! such as an exchange in the same process (the `digifinex-backtest` crate).
+//!
 //! [`Stream::next_event`] is cancel-safe: dropping its future loses nothing (the queue and
 //! the machine keep their state; a private snapshot cut short is read again). A
 //! [`StreamHandle`] changes the subscriptions from another task while one awaits events.
@@ -33,6 +38,8 @@
 mod socket;
 
 use std::sync::Arc;
+
+pub use socket::{BoxFuture, Connector, Incoming, Network, Socket};
 
 use digifinex_core::ws::{
     check_family, Event, Line, Step, StreamCore, StreamInput, StreamTransport, SubscribeError,
@@ -67,8 +74,10 @@ impl StreamTransport for Async {
     type Stream = Stream;
     type Tls = Tls;
     type Rest = crate::Client;
+    type Connector = Arc<dyn Connector>;
 
-    fn build(builder: StreamBuilder) -> Result<Stream, Error> {
+    fn build(mut builder: StreamBuilder) -> Result<Stream, Error> {
+        let connector = builder.take_connector();
         let (settings, tls, rest) = builder.into_parts();
         let (tx, inbox) = mpsc::channel(settings.queue());
         let core = StreamCore::new(settings, tls, |roots| {
@@ -79,16 +88,22 @@ impl StreamTransport for Async {
             rest,
             tx,
             inbox,
+            connector,
         })
     }
 }
 
 impl crate::Client {
     /// A stream of `family` sharing this client's credentials, clock and measured offset, base
-    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots.
+    /// URL (the socket beside it), TLS settings, socket connector
+    /// (`ClientBuilder::ws_connector`), and REST reads for the private snapshots.
     pub fn stream(&self, family: Family) -> StreamBuilder {
-        let (allow_http, roots) = self.stream_settings();
-        StreamBuilder::beside(family, self.session(), allow_http, roots, self.clone())
+        let (allow_http, roots, connector) = self.stream_settings();
+        let b = StreamBuilder::beside(family, self.session(), allow_http, roots, self.clone());
+        match connector {
+            Some(c) => b.connector(c.clone()),
+            None => b,
+        }
     }
 }
 
@@ -101,6 +116,8 @@ pub struct Stream {
     rest: Option<crate::Client>,
     tx: mpsc::Sender<StreamInput>,
     inbox: mpsc::Receiver<StreamInput>,
+    /// What opens the sockets (the network when `None`).
+    connector: Option<Arc<dyn Connector>>,
 }
 
 impl std::ops::Deref for Stream {
@@ -164,7 +181,10 @@ impl Stream {
                 Step::Open { socket, generation } => {
                     let (line, commands) = mpsc::unbounded_channel();
                     let (link, tx) = (self.core.link().clone(), self.tx.clone());
-                    tokio::spawn(run_socket(link, socket, generation, tx, commands));
+                    let connector = self.connector.clone();
+                    tokio::spawn(run_socket(
+                        link, connector, socket, generation, tx, commands,
+                    ));
                     self.core.opened(socket, Commands(line));
                 }
                 Step::ReadPrivate(reads) => {

@@ -79,6 +79,9 @@ pub struct Client {
     /// The caller's roots (a stream of this client trusts the same).
     #[cfg(feature = "ws")]
     roots: Option<Vec<Vec<u8>>>,
+    /// What opens the sockets of this client's streams (the network when `None`).
+    #[cfg(feature = "ws")]
+    connector: Option<Arc<dyn crate::ws::Connector>>,
 }
 
 /// Request-level settings for a caller's agent: its status handling must return 4xx/5xx as
@@ -250,10 +253,21 @@ impl Client {
         Ok(prior)
     }
 
-    /// What a stream of this client shares with it: `allow_http` and the caller's roots.
+    /// What a stream of this client shares with it: `allow_http`, the caller's roots and the
+    /// socket connector.
     #[cfg(feature = "ws")]
-    pub(crate) fn stream_settings(&self) -> (bool, Option<&[Vec<u8>]>) {
-        (self.allow_http, self.roots.as_deref())
+    pub(crate) fn stream_settings(
+        &self,
+    ) -> (
+        bool,
+        Option<&[Vec<u8>]>,
+        Option<&Arc<dyn crate::ws::Connector>>,
+    ) {
+        (
+            self.allow_http,
+            self.roots.as_deref(),
+            self.connector.as_ref(),
+        )
     }
 
     /// The ids this session has placed (named by its writes' answers) or seen (by its
@@ -351,7 +365,10 @@ impl Client {
                 },
                 Action::Wait(delay) => {
                     tracing::debug!(delay_ms = delay.as_millis() as u64, "waiting");
-                    std::thread::sleep(delay);
+                    // A responder in its own time (an exchange in virtual time) waits there.
+                    if !self.hooks.wait(delay) {
+                        std::thread::sleep(delay);
+                    }
                 }
                 Action::Done(result) => return result,
             }
@@ -391,7 +408,7 @@ impl Client {
         self.agent.run(request)
     }
 
-    /// Sends one request (or asks the replayer) and hands the exchange to the recorder.
+    /// Sends one request (or asks the responder) and hands the exchange to the recorder.
     fn exchange(
         &self,
         request: http::Request<Vec<u8>>,
@@ -499,6 +516,8 @@ pub struct ClientBuilder {
     roots: Option<Vec<Vec<u8>>>,
     hooks: Hooks,
     known_ids: usize,
+    #[cfg(feature = "ws")]
+    connector: Option<Arc<dyn crate::ws::Connector>>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -513,6 +532,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("allow_http", &self.allow_http)
             .field("max_body", &self.max_body)
             .field("trusted_roots", &self.roots.as_ref().map(Vec::len))
+            .field("responder", &self.hooks.responder.is_some())
             .finish()
     }
 }
@@ -531,6 +551,8 @@ impl Default for ClientBuilder {
             roots: None,
             hooks: Hooks::default(),
             known_ids: DEFAULT_ID_MEMORY,
+            #[cfg(feature = "ws")]
+            connector: None,
         }
     }
 }
@@ -544,12 +566,31 @@ impl ClientBuilder {
         self
     }
 
+    /// Answers every request with `responder` instead of the network: a recording
+    /// ([`Replayer`](digifinex_core::record::Replayer)) or an exchange in the same process (the
+    /// `digifinex-backtest` crate). The client does everything else as over the network
+    /// (budgets, signing, retries of reads, clock syncs, decoding, the recorder); its waits
+    /// (backoff, weight budget) go to [`Responder::wait`], and sleep only when the responder
+    /// keeps the wall clock. The timeouts and the agent are not used.
+    pub fn responder(mut self, responder: Arc<dyn Responder>) -> Self {
+        self.hooks.responder = Some(responder);
+        self
+    }
+
     /// Answers every request from `replayer` instead of the network (tests): e.g.
     /// `Arc::new(Replayer::open("session.jsonl", ReplayMode::Strict)?)`. A request that does
     /// not match the recording fails as a transport error naming the first difference, and is
-    /// never retried.
-    pub fn replayer(mut self, replayer: Arc<dyn Responder>) -> Self {
-        self.hooks.responder = Some(replayer);
+    /// never retried. The same as [`ClientBuilder::responder`].
+    pub fn replayer(self, replayer: Arc<dyn Responder>) -> Self {
+        self.responder(replayer)
+    }
+
+    /// Opens the sockets of this client's streams ([`Client::stream`]) through `connector`
+    /// instead of the network (an exchange in the same process, a test double); see
+    /// [`crate::ws::Connector`].
+    #[cfg(feature = "ws")]
+    pub fn ws_connector(mut self, connector: Arc<dyn crate::ws::Connector>) -> Self {
+        self.connector = Some(connector);
         self
     }
 
@@ -766,6 +807,8 @@ impl ClientBuilder {
             allow_http: self.allow_http,
             #[cfg(feature = "ws")]
             roots: self.roots,
+            #[cfg(feature = "ws")]
+            connector: self.connector,
         })
     }
 }

@@ -8,6 +8,10 @@
 //! hands it. A full queue stops the socket threads from reading (backpressure, no memory
 //! growth).
 //!
+//! The sockets are opened by a [`Connector`]: the network ([`Network`]) unless the client
+//! (`ClientBuilder::ws_connector`) or the stream ([`StreamBuilder::connector`](digifinex_core::ws::StreamBuilder::connector))
+//! names another, such as an exchange in the same process (the `digifinex-backtest` crate).
+//!
 //! ```no_run
 //! use digifinex_ureq::core::ws::Event;
 //! use digifinex_ureq::core::Family;
@@ -28,6 +32,8 @@ mod socket;
 
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::Arc;
+
+pub use socket::{Connector, Incoming, Network, Socket};
 
 use digifinex_core::ws::{
     check_family, Event, Line, Step, StreamCore, StreamInput, StreamTransport, SubscribeError,
@@ -61,8 +67,12 @@ impl StreamTransport for Blocking {
     type Stream = Stream;
     type Tls = Tls;
     type Rest = crate::Client;
+    type Connector = Arc<dyn Connector>;
 
-    fn build(builder: StreamBuilder) -> Result<Stream, Error> {
+    fn build(mut builder: StreamBuilder) -> Result<Stream, Error> {
+        let connector = builder
+            .take_connector()
+            .unwrap_or_else(|| Arc::new(Network));
         let (settings, tls, rest) = builder.into_parts();
         let (tx, inbox) = mpsc::sync_channel(settings.queue());
         let core = StreamCore::new(settings, tls, |roots| {
@@ -73,16 +83,22 @@ impl StreamTransport for Blocking {
             rest,
             tx,
             inbox,
+            connector,
         })
     }
 }
 
 impl crate::Client {
     /// A stream of `family` sharing this client's credentials, clock and measured offset, base
-    /// URL (the socket beside it), TLS settings, and REST reads for the private snapshots.
+    /// URL (the socket beside it), TLS settings, socket connector
+    /// (`ClientBuilder::ws_connector`), and REST reads for the private snapshots.
     pub fn stream(&self, family: Family) -> StreamBuilder {
-        let (http, roots) = self.stream_settings();
-        StreamBuilder::beside(family, self.session(), http, roots, self.clone())
+        let (http, roots, connector) = self.stream_settings();
+        let b = StreamBuilder::beside(family, self.session(), http, roots, self.clone());
+        match connector {
+            Some(c) => b.connector(c.clone()),
+            None => b,
+        }
     }
 }
 
@@ -95,6 +111,7 @@ pub struct Stream {
     rest: Option<crate::Client>,
     tx: SyncSender<StreamInput>,
     inbox: Receiver<StreamInput>,
+    connector: Arc<dyn Connector>,
 }
 
 impl std::ops::Deref for Stream {
@@ -169,9 +186,10 @@ impl Stream {
     fn open(&mut self, id: u32, g: u64) {
         let (line, commands) = mpsc::channel();
         let (link, tx) = (self.core.link().clone(), self.tx.clone());
+        let connector = self.connector.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("digifinex-ws-{id}"))
-            .spawn(move || run_socket(&link, id, g, &tx, &commands));
+            .spawn(move || run_socket(&link, &*connector, id, g, &tx, &commands));
         match spawned {
             Ok(_) => self.core.opened(id, Commands(line)),
             Err(e) => self.core.open_failed(id, g, format!("thread: {e}")),

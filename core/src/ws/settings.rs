@@ -20,8 +20,8 @@ use crate::ws::{SPOT_WS_URL, SWAP_WS_URL};
 /// Channels per spot socket by default (the venue states no limit).
 pub const SPOT_CHANNELS_PER_SOCKET: usize = 100;
 
-/// What a transport provides to [`StreamBuilder`]: its stream type, its TLS configuration type
-/// and its REST client (for the private snapshots).
+/// What a transport provides to [`StreamBuilder`]: its stream type, its TLS configuration type,
+/// its REST client (for the private snapshots) and its socket seam.
 pub trait StreamTransport: Sized {
     /// The stream the builder makes.
     type Stream;
@@ -29,6 +29,9 @@ pub trait StreamTransport: Sized {
     type Tls;
     /// The REST client of the same account.
     type Rest;
+    /// What opens the stream's sockets instead of the network ([`StreamBuilder::connector`]):
+    /// the transport's socket seam, which moves whole messages and nothing else.
+    type Connector;
     /// Makes the stream.
     fn build(builder: StreamBuilder<Self>) -> Result<Self::Stream, Error>;
 }
@@ -171,6 +174,7 @@ pub struct StreamBuilder<T: StreamTransport> {
     settings: StreamSettings,
     tls: Option<T::Tls>,
     rest: Option<T::Rest>,
+    connector: Option<T::Connector>,
 }
 
 impl<T: StreamTransport> std::fmt::Debug for StreamBuilder<T> {
@@ -179,6 +183,7 @@ impl<T: StreamTransport> std::fmt::Debug for StreamBuilder<T> {
             .field("settings", &self.settings)
             .field("tls", &self.tls.is_some())
             .field("rest", &self.rest.is_some())
+            .field("connector", &self.connector.is_some())
             .finish()
     }
 }
@@ -190,6 +195,7 @@ impl<T: StreamTransport> StreamBuilder<T> {
             settings: StreamSettings::new(family),
             tls: None,
             rest: None,
+            connector: None,
         }
     }
 
@@ -303,6 +309,20 @@ impl<T: StreamTransport> StreamBuilder<T> {
     pub fn resync_private_with(mut self, client: T::Rest) -> Self {
         self.rest = Some(client);
         self
+    }
+
+    /// Opens the sockets through `connector` instead of the network (an exchange in the same
+    /// process, a test double): it connects a socket of the stream's family and moves whole
+    /// messages; everything else (keepalive, auth, subscriptions, books, zlib) is done as over
+    /// the network. A client's `stream(family)` passes on the client's own connector.
+    pub fn connector(mut self, connector: T::Connector) -> Self {
+        self.connector = Some(connector);
+        self
+    }
+
+    /// Takes the connector out (for the transport, before [`StreamBuilder::into_parts`]).
+    pub fn take_connector(&mut self) -> Option<T::Connector> {
+        self.connector.take()
     }
 
     /// The settings so far.

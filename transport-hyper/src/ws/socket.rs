@@ -1,6 +1,13 @@
-//! A socket's task: it opens the socket (connect, TLS and upgrade within `connect_timeout` in
-//! all), reads whole messages (each within `message_timeout` of its first byte) into the
-//! stream's bounded queue, and writes what the stream hands it.
+//! A socket's task: it opens the socket through the stream's [`Connector`] (by default the
+//! network: connect, TLS and upgrade within `connect_timeout` in all, each message within
+//! `message_timeout` of its first byte), reads whole messages into the stream's bounded queue,
+//! and writes what the stream hands it.
+//!
+//! The seam ([`Connector`], [`Socket`]) moves whole messages and nothing else: the payloads
+//! of binary frames reach the core as they came (zlib streams, inflated by the core as from
+//! the network), text frames as text; keepalive, `server.auth`, subscriptions and books are
+//! the core's whatever opened the socket. Without a connector the network socket is driven
+//! directly (no boxed future per message).
 //!
 //! DESIGN: the message deadline is kept in the byte stream under tungstenite ([`Noted`]), which
 //! follows the frame headers itself ([`Frames`]) and fails a read once the deadline is past
@@ -31,15 +38,154 @@ use tokio_tungstenite::tungstenite::{self, protocol::Message};
 
 use super::Tls;
 
+/// A boxed future of the socket seam ([`Connector`], [`Socket`]).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Opens the sockets of a stream: the network by default ([`Network`]); another one (an
+/// exchange in the same process, a test double) through `ClientBuilder::ws_connector` or
+/// [`StreamBuilder::connector`](digifinex_core::ws::StreamBuilder::connector).
+///
+/// Called in the socket's own task, once per socket (every reconnect opens a new one).
+pub trait Connector: Send + Sync + std::fmt::Debug {
+    /// Opens one socket of `link.settings.family()` to `link.target`; the stream gives up
+    /// after `link.settings.connect_timeout()`. An error is the reason the stream reports
+    /// (`CloseReason::ConnectFailed`), e.g. `HTTP 502` for a refused upgrade.
+    fn connect<'a>(&'a self, link: &'a Link<Tls>)
+        -> BoxFuture<'a, Result<Box<dyn Socket>, String>>;
+}
+
+/// One open websocket, message by message (see [`Connector`]).
+pub trait Socket: Send {
+    /// Sends `text` as one text frame (a client sends nothing else); an error ends the socket
+    /// with that reason. The stream gives up after `connect_timeout`.
+    fn send(&mut self, text: String) -> BoxFuture<'_, Result<(), String>>;
+    /// The next message. Must be cancel-safe: the task drops this future when a command
+    /// comes first, and nothing may be lost then.
+    fn recv(&mut self) -> BoxFuture<'_, Incoming>;
+    /// Closes the socket on the stream's request (with a close frame where it has them);
+    /// nothing is read after. A socket dropped without it (the stream is gone) ends too.
+    fn close(&mut self) -> BoxFuture<'_, ()>;
+}
+
+/// What a [`Socket`] received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Incoming {
+    /// A binary frame's payload, as sent (the venue's are zlib streams).
+    Binary(Vec<u8>),
+    /// A text frame.
+    Text(String),
+    /// The socket ended (a close frame, a dropped connection, a read error): the reason; the
+    /// socket is not read again.
+    Closed(String),
+}
+
+/// The network: TCP (and rustls for `wss://`) and the upgrade to the link's URL, with the
+/// message deadline of the module docs. (A stream without a connector uses the same socket
+/// without boxing its futures.)
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Network;
+
+impl Connector for Network {
+    fn connect<'a>(
+        &'a self,
+        link: &'a Link<Tls>,
+    ) -> BoxFuture<'a, Result<Box<dyn Socket>, String>> {
+        Box::pin(async move {
+            let ws: Box<dyn Socket> = Box::new(NetSocket(open(link).await?));
+            Ok(ws)
+        })
+    }
+}
+
+/// A websocket over the network.
+struct NetSocket(tokio_tungstenite::WebSocketStream<Noted>);
+
+impl NetSocket {
+    /// The next data message or the end (pings are answered by tungstenite). Cancel-safe:
+    /// each `next` is.
+    async fn next_incoming(&mut self) -> Incoming {
+        loop {
+            return match self.0.next().await {
+                Some(Ok(Message::Binary(b))) => Incoming::Binary(b.to_vec()),
+                Some(Ok(Message::Text(t))) => Incoming::Text(t.as_str().to_owned()),
+                Some(Ok(Message::Close(f))) => Incoming::Closed(f.map_or_else(
+                    || "close frame".to_owned(),
+                    |f| format!("close frame {} {}", u16::from(f.code), f.reason),
+                )),
+                // A ping (answered by tungstenite) or pong: the deadline of a message in
+                // progress goes on (see the module's docs).
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => Incoming::Closed(e.to_string()),
+                None => Incoming::Closed("connection closed".to_owned()),
+            };
+        }
+    }
+}
+
+impl Socket for NetSocket {
+    fn send(&mut self, text: String) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(send_text(&mut self.0, text))
+    }
+    fn recv(&mut self) -> BoxFuture<'_, Incoming> {
+        Box::pin(self.next_incoming())
+    }
+    fn close(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let _ = self.0.close(None).await;
+        })
+    }
+}
+
+/// The socket a task drives: the network's directly, or a connector's.
+enum Open {
+    Net(NetSocket),
+    Custom(Box<dyn Socket>),
+}
+
+impl Open {
+    async fn send(&mut self, text: String) -> Result<(), String> {
+        match self {
+            Open::Net(ws) => send_text(&mut ws.0, text).await,
+            Open::Custom(ws) => ws.send(text).await,
+        }
+    }
+    /// Cancel-safe (see [`Socket::recv`]).
+    async fn recv(&mut self) -> Incoming {
+        match self {
+            Open::Net(ws) => ws.next_incoming().await,
+            Open::Custom(ws) => ws.recv().await,
+        }
+    }
+    async fn close(&mut self) {
+        match self {
+            Open::Net(ws) => drop(ws.0.close(None).await),
+            Open::Custom(ws) => ws.close().await,
+        }
+    }
+}
+
+/// Opens the socket: through `connector`, else over the network.
+async fn connect(link: &Link<Tls>, connector: Option<&dyn Connector>) -> Result<Open, String> {
+    match connector {
+        None => Ok(Open::Net(NetSocket(open(link).await?))),
+        Some(c) => Ok(Open::Custom(c.connect(link).await?)),
+    }
+}
+
 /// A socket's task: open, then move frames both ways until closed.
 pub(super) async fn run_socket(
     link: Arc<Link<Tls>>,
+    connector: Option<Arc<dyn Connector>>,
     id: u32,
     g: u64,
     tx: mpsc::Sender<StreamInput>,
     mut commands: mpsc::UnboundedReceiver<Option<String>>,
 ) {
-    let opened = tokio::time::timeout(link.settings.connect_timeout(), open(&link));
+    let opened = tokio::time::timeout(
+        link.settings.connect_timeout(),
+        connect(&link, connector.as_deref()),
+    );
     let mut ws = match opened.await {
         Ok(Ok(ws)) => ws,
         Ok(Err(detail)) => {
@@ -70,25 +216,17 @@ pub(super) async fn run_socket(
         let frame = tokio::select! {
             command = commands.recv() => match command {
                 // A write is bounded like the blocking client's (`connect_timeout`).
-                Some(Some(text)) => match tokio::time::timeout(link.settings.connect_timeout(), send_text(&mut ws, text)).await {
+                Some(Some(text)) => match tokio::time::timeout(link.settings.connect_timeout(), ws.send(text)).await {
                     Ok(Ok(())) => continue,
                     Ok(Err(e)) => break e,
                     Err(_) => break "write timed out".to_owned(),
                 },
-                Some(None) | None => return drop(ws.close(None).await),
+                Some(None) | None => return ws.close().await,
             },
-            message = ws.next() => match message {
-                Some(Ok(Message::Binary(b))) => StreamInput::Socket(id, g, SocketReport::Frame(b.to_vec(), false)),
-                Some(Ok(Message::Text(t))) => StreamInput::Socket(id, g, SocketReport::Frame(t.as_bytes().to_vec(), true)),
-                Some(Ok(Message::Close(f))) => break f.map_or_else(
-                    || "close frame".to_owned(),
-                    |f| format!("close frame {} {}", u16::from(f.code), f.reason),
-                ),
-                // A ping (answered by tungstenite) or pong: the deadline of a message in
-                // progress goes on (see the module's docs).
-                Some(Ok(_)) => continue,
-                Some(Err(e)) => break e.to_string(),
-                None => break "connection closed".to_owned(),
+            incoming = ws.recv() => match incoming {
+                Incoming::Binary(b) => StreamInput::Socket(id, g, SocketReport::Frame(b, false)),
+                Incoming::Text(t) => StreamInput::Socket(id, g, SocketReport::Frame(t.into_bytes(), true)),
+                Incoming::Closed(reason) => break reason,
             },
         };
         if tx.send(frame).await.is_err() {

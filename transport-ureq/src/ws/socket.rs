@@ -1,6 +1,12 @@
-//! A socket's thread: it opens the socket (connect, TLS and upgrade within `connect_timeout`
-//! in all), reads whole messages (each within `message_timeout` of its first byte) into the
-//! stream's bounded queue, and writes what the stream hands it.
+//! A socket's thread: it opens the socket through the stream's [`Connector`] (by default
+//! [`Network`]: connect, TLS and upgrade within `connect_timeout` in all, each message within
+//! `message_timeout` of its first byte), reads whole messages into the stream's bounded queue,
+//! and writes what the stream hands it.
+//!
+//! The seam ([`Connector`], [`Socket`]) moves whole messages and nothing else: the payloads
+//! of binary frames reach the core as they came (zlib streams, inflated by the core as from
+//! the network), text frames as text; keepalive, `server.auth`, subscriptions and books are
+//! the core's whatever opened the socket.
 //!
 //! DESIGN: the message deadline is kept in the byte stream under tungstenite ([`Timed`]), which
 //! follows the frame headers itself ([`Frames`]): a data message's deadline runs from the first
@@ -27,15 +33,107 @@ use super::Tls;
 /// How often a socket thread looks at its commands while no frame comes.
 const TICK: Duration = Duration::from_millis(20);
 
-/// A socket's thread: open, then move frames both ways until closed.
+/// Opens the sockets of a stream: [`Network`] by default; another one (an exchange in the same
+/// process, a test double) through `ClientBuilder::ws_connector` or
+/// [`StreamBuilder::connector`](digifinex_core::ws::StreamBuilder::connector).
+///
+/// Called on the socket's own thread, once per socket (every reconnect opens a new one).
+pub trait Connector: Send + Sync + std::fmt::Debug {
+    /// Opens one socket of `link.settings.family()` to `link.target` within
+    /// `link.settings.connect_timeout()`. An error is the reason the stream reports
+    /// (`CloseReason::ConnectFailed`), e.g. `HTTP 502` for a refused upgrade.
+    fn connect(&self, link: &Link<Tls>) -> Result<Box<dyn Socket>, String>;
+}
+
+/// One open websocket, message by message (see [`Connector`]).
+pub trait Socket: Send {
+    /// Sends `text` as one text frame (a client sends nothing else); an error ends the socket
+    /// with that reason.
+    fn send(&mut self, text: String) -> Result<(), String>;
+    /// The next message, waiting at most about `wait` for one; `None` when none came (the
+    /// thread then looks at its commands and asks again).
+    fn recv(&mut self, wait: Duration) -> Option<Incoming>;
+    /// Closes the socket on the stream's request (with a close frame where it has them);
+    /// nothing is read after. A socket dropped without it (the stream is gone) ends too.
+    fn close(&mut self);
+}
+
+/// What a [`Socket`] received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Incoming {
+    /// A binary frame's payload, as sent (the venue's are zlib streams).
+    Binary(Vec<u8>),
+    /// A text frame.
+    Text(String),
+    /// The socket ended (a close frame, a dropped connection, a read error): the reason; the
+    /// socket is not read again.
+    Closed(String),
+}
+
+/// The network: TCP (and rustls for `wss://`) and the upgrade to the link's URL, with the
+/// message deadline of the module docs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Network;
+
+impl Connector for Network {
+    fn connect(&self, link: &Link<Tls>) -> Result<Box<dyn Socket>, String> {
+        Ok(Box::new(NetSocket(open(link)?)))
+    }
+}
+
+/// A websocket over the network.
+struct NetSocket(tungstenite::WebSocket<Timed>);
+
+impl Socket for NetSocket {
+    fn send(&mut self, text: String) -> Result<(), String> {
+        send_text(&mut self.0, text)
+    }
+
+    /// One read (the TCP read timeout is [`TICK`], whatever `wait` says).
+    fn recv(&mut self, _wait: Duration) -> Option<Incoming> {
+        let ws = &mut self.0;
+        match ws.read() {
+            Ok(Message::Binary(b)) => Some(Incoming::Binary(b.to_vec())),
+            Ok(Message::Text(t)) => Some(Incoming::Text(t.as_str().to_owned())),
+            Ok(Message::Close(f)) => Some(Incoming::Closed(f.map_or_else(
+                || "close frame".to_owned(),
+                |f| format!("close frame {} {}", u16::from(f.code), f.reason),
+            ))),
+            // tungstenite queues the pong; it goes out with the next write or flush. The
+            // deadline of a message in progress goes on (see the module's docs).
+            Ok(_) => {
+                let _ = ws.flush();
+                None
+            }
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                None
+            }
+            Err(e) => Some(Incoming::Closed(e.to_string())),
+        }
+    }
+
+    fn close(&mut self) {
+        let _ = self.0.close(None);
+        let _ = self.0.flush();
+    }
+}
+
+/// A socket's thread: open through `connector`, then move frames both ways until closed.
 pub(super) fn run_socket(
     link: &Link<Tls>,
+    connector: &dyn Connector,
     id: u32,
     g: u64,
     tx: &SyncSender<StreamInput>,
     commands: &Receiver<Option<String>>,
 ) {
-    let mut ws = match open(link) {
+    let mut ws = match connector.connect(link) {
         Ok(ws) => ws,
         Err(detail) => {
             let _ = tx.send(StreamInput::Socket(id, g, SocketReport::Failed(detail)));
@@ -50,45 +148,23 @@ pub(super) fn run_socket(
     }
     let end = loop {
         match commands.try_recv() {
-            Ok(Some(text)) => match send_text(&mut ws, text) {
+            Ok(Some(text)) => match ws.send(text) {
                 Ok(()) => continue,
                 Err(e) => break e,
             },
             Ok(None) | Err(mpsc::TryRecvError::Disconnected) => {
-                let _ = ws.close(None);
-                let _ = ws.flush();
+                ws.close();
                 return;
             }
             Err(mpsc::TryRecvError::Empty) => {}
         }
-        let frame = match ws.read() {
-            Ok(Message::Binary(b)) => {
-                StreamInput::Socket(id, g, SocketReport::Frame(b.to_vec(), false))
+        let frame = match ws.recv(TICK) {
+            Some(Incoming::Binary(b)) => StreamInput::Socket(id, g, SocketReport::Frame(b, false)),
+            Some(Incoming::Text(t)) => {
+                StreamInput::Socket(id, g, SocketReport::Frame(t.into_bytes(), true))
             }
-            Ok(Message::Text(t)) => {
-                StreamInput::Socket(id, g, SocketReport::Frame(t.as_bytes().to_vec(), true))
-            }
-            Ok(Message::Close(f)) => {
-                break f.map_or_else(
-                    || "close frame".to_owned(),
-                    |f| format!("close frame {} {}", u16::from(f.code), f.reason),
-                )
-            }
-            // tungstenite queues the pong; it goes out with the next write or flush. The
-            // deadline of a message in progress goes on (see the module's docs).
-            Ok(_) => {
-                let _ = ws.flush();
-                continue;
-            }
-            Err(tungstenite::Error::Io(e))
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                continue
-            }
-            Err(e) => break e.to_string(),
+            Some(Incoming::Closed(reason)) => break reason,
+            None => continue,
         };
         if tx.send(frame).is_err() {
             return;
