@@ -172,13 +172,7 @@ impl Client {
     /// What a stream of this client shares with it: `allow_http`, the caller's roots and the
     /// socket connector.
     #[cfg(feature = "ws")]
-    pub(crate) fn stream_settings(
-        &self,
-    ) -> (
-        bool,
-        Option<&[Vec<u8>]>,
-        Option<&Arc<dyn crate::ws::Connector>>,
-    ) {
+    pub(crate) fn stream_settings(&self) -> StreamSettings<'_> {
         (
             self.allow_http,
             self.roots.as_deref(),
@@ -1090,6 +1084,15 @@ pub(crate) fn tls_config(roots: Option<&[Vec<u8>]>) -> Result<rustls::ClientConf
     };
     Ok(builder.with_no_client_auth())
 }
+
+/// What a stream shares with its client: `allow_http`, the caller's roots and the socket
+/// connector.
+#[cfg(feature = "ws")]
+pub(crate) type StreamSettings<'a> = (
+    bool,
+    Option<&'a [Vec<u8>]>,
+    Option<&'a Arc<dyn crate::ws::Connector>>,
+);
 
 #[cfg(test)]
 mod tests {

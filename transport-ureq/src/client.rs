@@ -256,13 +256,7 @@ impl Client {
     /// What a stream of this client shares with it: `allow_http`, the caller's roots and the
     /// socket connector.
     #[cfg(feature = "ws")]
-    pub(crate) fn stream_settings(
-        &self,
-    ) -> (
-        bool,
-        Option<&[Vec<u8>]>,
-        Option<&Arc<dyn crate::ws::Connector>>,
-    ) {
+    pub(crate) fn stream_settings(&self) -> StreamSettings<'_> {
         (
             self.allow_http,
             self.roots.as_deref(),
@@ -908,6 +902,15 @@ pub(crate) fn ws_tls_config(roots: Option<&[Vec<u8>]>) -> Result<rustls::ClientC
         Ok(builder.with_root_certificates(store).with_no_client_auth())
     }
 }
+
+/// What a stream shares with its client: `allow_http`, the caller's roots and the socket
+/// connector.
+#[cfg(feature = "ws")]
+pub(crate) type StreamSettings<'a> = (
+    bool,
+    Option<&'a [Vec<u8>]>,
+    Option<&'a Arc<dyn crate::ws::Connector>>,
+);
 
 #[cfg(test)]
 mod tests {

@@ -139,7 +139,7 @@ impl Socket for NetSocket {
 
 /// The socket a task drives: the network's directly, or a connector's.
 enum Open {
-    Net(NetSocket),
+    Net(Box<NetSocket>),
     Custom(Box<dyn Socket>),
 }
 
@@ -168,7 +168,7 @@ impl Open {
 /// Opens the socket: through `connector`, else over the network.
 async fn connect(link: &Link<Tls>, connector: Option<&dyn Connector>) -> Result<Open, String> {
     match connector {
-        None => Ok(Open::Net(NetSocket(open(link).await?))),
+        None => Ok(Open::Net(Box::new(NetSocket(open(link).await?)))),
         Some(c) => Ok(Open::Custom(c.connect(link).await?)),
     }
 }
