@@ -144,6 +144,9 @@ pub struct Client<C = DefaultConnector> {
     /// What opens the sockets of this client's streams (the network when `None`).
     #[cfg(feature = "ws")]
     connector: Option<Arc<dyn crate::ws::Connector>>,
+    /// What opens the sockets of this client's streams in a time of its own, if anything.
+    #[cfg(feature = "ws")]
+    pacer: Option<Arc<dyn digifinex_core::ws::Pacer>>,
 }
 
 impl<C: Clone> Clone for Client<C> {
@@ -164,6 +167,8 @@ impl<C: Clone> Clone for Client<C> {
             roots: self.roots.clone(),
             #[cfg(feature = "ws")]
             connector: self.connector.clone(),
+            #[cfg(feature = "ws")]
+            pacer: self.pacer.clone(),
         }
     }
 }
@@ -177,6 +182,7 @@ impl Client {
             self.allow_http,
             self.roots.as_deref(),
             self.connector.as_ref(),
+            self.pacer.as_ref(),
         )
     }
 
@@ -719,6 +725,9 @@ struct Options {
     known_ids: usize,
     #[cfg(feature = "ws")]
     connector: Option<Arc<dyn crate::ws::Connector>>,
+    /// What opens the sockets of this client's streams in a time of its own, if anything.
+    #[cfg(feature = "ws")]
+    pacer: Option<Arc<dyn digifinex_core::ws::Pacer>>,
 }
 
 impl Default for Options {
@@ -736,6 +745,8 @@ impl Default for Options {
             known_ids: DEFAULT_ID_MEMORY,
             #[cfg(feature = "ws")]
             connector: None,
+            #[cfg(feature = "ws")]
+            pacer: None,
         }
     }
 }
@@ -803,6 +814,15 @@ where
     #[cfg(feature = "ws")]
     pub fn ws_connector(mut self, connector: Arc<dyn crate::ws::Connector>) -> Self {
         self.opts.connector = Some(connector);
+        self
+    }
+
+    /// Opens the sockets of this client's streams through `pacer`, in its time (an exchange
+    /// in the same process, in virtual time: the `digifinex-backtest` crate); see
+    /// [`digifinex_core::ws::pace`]. It takes the place of a connector.
+    #[cfg(feature = "ws")]
+    pub fn ws_pacer(mut self, pacer: Arc<dyn digifinex_core::ws::Pacer>) -> Self {
+        self.opts.pacer = Some(pacer);
         self
     }
 
@@ -994,6 +1014,8 @@ where
             roots: o.roots,
             #[cfg(feature = "ws")]
             connector: o.connector,
+            #[cfg(feature = "ws")]
+            pacer: o.pacer,
         })
     }
 }
@@ -1085,13 +1107,14 @@ pub(crate) fn tls_config(roots: Option<&[Vec<u8>]>) -> Result<rustls::ClientConf
     Ok(builder.with_no_client_auth())
 }
 
-/// What a stream shares with its client: `allow_http`, the caller's roots and the socket
-/// connector.
+/// What a stream shares with its client: `allow_http`, the caller's roots, the socket
+/// connector and the pacer.
 #[cfg(feature = "ws")]
 pub(crate) type StreamSettings<'a> = (
     bool,
     Option<&'a [Vec<u8>]>,
     Option<&'a Arc<dyn crate::ws::Connector>>,
+    Option<&'a Arc<dyn digifinex_core::ws::Pacer>>,
 );
 
 #[cfg(test)]

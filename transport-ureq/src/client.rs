@@ -82,6 +82,9 @@ pub struct Client {
     /// What opens the sockets of this client's streams (the network when `None`).
     #[cfg(feature = "ws")]
     connector: Option<Arc<dyn crate::ws::Connector>>,
+    /// What opens the sockets of this client's streams in a time of its own, if anything.
+    #[cfg(feature = "ws")]
+    pacer: Option<Arc<dyn digifinex_core::ws::Pacer>>,
 }
 
 /// Request-level settings for a caller's agent: its status handling must return 4xx/5xx as
@@ -261,6 +264,7 @@ impl Client {
             self.allow_http,
             self.roots.as_deref(),
             self.connector.as_ref(),
+            self.pacer.as_ref(),
         )
     }
 
@@ -512,6 +516,9 @@ pub struct ClientBuilder {
     known_ids: usize,
     #[cfg(feature = "ws")]
     connector: Option<Arc<dyn crate::ws::Connector>>,
+    /// What opens the sockets of this client's streams in a time of its own, if anything.
+    #[cfg(feature = "ws")]
+    pacer: Option<Arc<dyn digifinex_core::ws::Pacer>>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -547,6 +554,8 @@ impl Default for ClientBuilder {
             known_ids: DEFAULT_ID_MEMORY,
             #[cfg(feature = "ws")]
             connector: None,
+            #[cfg(feature = "ws")]
+            pacer: None,
         }
     }
 }
@@ -585,6 +594,15 @@ impl ClientBuilder {
     #[cfg(feature = "ws")]
     pub fn ws_connector(mut self, connector: Arc<dyn crate::ws::Connector>) -> Self {
         self.connector = Some(connector);
+        self
+    }
+
+    /// Opens the sockets of this client's streams through `pacer`, in its time (an exchange
+    /// in the same process, in virtual time: the `digifinex-backtest` crate); see
+    /// [`digifinex_core::ws::pace`]. It takes the place of a connector.
+    #[cfg(feature = "ws")]
+    pub fn ws_pacer(mut self, pacer: Arc<dyn digifinex_core::ws::Pacer>) -> Self {
+        self.pacer = Some(pacer);
         self
     }
 
@@ -803,6 +821,8 @@ impl ClientBuilder {
             roots: self.roots,
             #[cfg(feature = "ws")]
             connector: self.connector,
+            #[cfg(feature = "ws")]
+            pacer: self.pacer,
         })
     }
 }
@@ -903,13 +923,14 @@ pub(crate) fn ws_tls_config(roots: Option<&[Vec<u8>]>) -> Result<rustls::ClientC
     }
 }
 
-/// What a stream shares with its client: `allow_http`, the caller's roots and the socket
-/// connector.
+/// What a stream shares with its client: `allow_http`, the caller's roots, the socket
+/// connector and the pacer.
 #[cfg(feature = "ws")]
 pub(crate) type StreamSettings<'a> = (
     bool,
     Option<&'a [Vec<u8>]>,
     Option<&'a Arc<dyn crate::ws::Connector>>,
+    Option<&'a Arc<dyn digifinex_core::ws::Pacer>>,
 );
 
 #[cfg(test)]

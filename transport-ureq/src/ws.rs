@@ -91,12 +91,17 @@ impl StreamTransport for Blocking {
 impl crate::Client {
     /// A stream of `family` sharing this client's credentials, clock and measured offset, base
     /// URL (the socket beside it), TLS settings, socket connector
-    /// (`ClientBuilder::ws_connector`), and REST reads for the private snapshots.
+    /// (`ClientBuilder::ws_connector`) or pacer (`ClientBuilder::ws_pacer`), and REST reads
+    /// for the private snapshots.
     pub fn stream(&self, family: Family) -> StreamBuilder {
-        let (http, roots, connector) = self.stream_settings();
+        let (http, roots, connector, pacer) = self.stream_settings();
         let b = StreamBuilder::beside(family, self.session(), http, roots, self.clone());
-        match connector {
+        let b = match connector {
             Some(c) => b.connector(c.clone()),
+            None => b,
+        };
+        match pacer {
+            Some(p) => b.pacer(p.clone()),
             None => b,
         }
     }

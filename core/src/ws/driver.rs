@@ -16,7 +16,7 @@
 //! }
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,6 +24,7 @@ use crate::error::Error;
 use crate::session::{Response, Session};
 use crate::types::TimestampMillis;
 use crate::ws::event::Event;
+use crate::ws::pace::{PacedSocket, Pacer, Received};
 use crate::ws::private::PrivateSnapshot;
 use crate::ws::reads::PrivateReads;
 use crate::ws::settings::{Link, StreamSettings};
@@ -32,6 +33,10 @@ use crate::ws::subscription::{SubscribeError, Subscription};
 
 /// The longest a transport waits for its queue before stepping again.
 const MAX_WAIT_MS: i64 = 60_000;
+
+/// Most messages taken from one paced socket per look (the rest wait for the next look, so
+/// one busy socket cannot fill the stream's queue of events at once).
+const PACED_BATCH: usize = 256;
 
 /// A socket's command line, from the stream to the socket's thread or task: `Some(text)`
 /// sends a text frame, `None` closes the socket. A line whose reader is gone drops commands.
@@ -72,6 +77,10 @@ pub struct StreamCore<L: Line, Tls> {
     streams: Streams,
     link: Arc<Link<Tls>>,
     lines: HashMap<u32, L>,
+    /// The pacer's sockets by number, with their generations ([`crate::ws::pace`]).
+    paced: BTreeMap<u32, (u64, Box<dyn PacedSocket>)>,
+    /// The pacer said time is over; the stream was closed.
+    ended: bool,
 }
 
 impl<L: Line, Tls> std::fmt::Debug for StreamCore<L, Tls> {
@@ -79,7 +88,7 @@ impl<L: Line, Tls> std::fmt::Debug for StreamCore<L, Tls> {
         f.debug_struct("StreamCore")
             .field("streams", &self.streams)
             .field("url", &self.link.target.url)
-            .field("sockets", &self.lines.len())
+            .field("sockets", &(self.lines.len() + self.paced.len()))
             .finish_non_exhaustive()
     }
 }
@@ -98,6 +107,8 @@ impl<L: Line, Tls> StreamCore<L, Tls> {
             streams,
             link,
             lines: HashMap::new(),
+            paced: BTreeMap::new(),
+            ended: false,
         })
     }
 
@@ -157,14 +168,34 @@ impl<L: Line, Tls> StreamCore<L, Tls> {
                 StreamAction::Event(e) => return Step::Event(e),
                 StreamAction::Connect(socket) => {
                     let generation = self.streams.started(socket);
-                    return Step::Open { socket, generation };
+                    let Some(pacer) = self.pacer() else {
+                        return Step::Open { socket, generation };
+                    };
+                    let report = match pacer.connect(self.streams.family()) {
+                        Ok(s) => {
+                            self.paced.insert(socket, (generation, s));
+                            SocketReport::Opened
+                        }
+                        Err(detail) => SocketReport::Failed(detail),
+                    };
+                    self.streams.report(socket, generation, report, now);
                 }
                 StreamAction::Send(socket, text) => {
-                    if let Some(line) = self.lines.get(&socket) {
+                    if let Some((generation, s)) = self.paced.get_mut(&socket) {
+                        if let Err(e) = s.send(&text) {
+                            let generation = *generation;
+                            self.paced.remove(&socket);
+                            self.streams
+                                .report(socket, generation, SocketReport::Closed(e), now);
+                        }
+                    } else if let Some(line) = self.lines.get(&socket) {
                         line.command(Some(text));
                     }
                 }
                 StreamAction::Close(socket, _) => {
+                    if let Some((_, mut s)) = self.paced.remove(&socket) {
+                        s.close();
+                    }
                     if let Some(line) = self.lines.remove(&socket) {
                         line.command(None);
                     }
@@ -174,11 +205,57 @@ impl<L: Line, Tls> StreamCore<L, Tls> {
                     let ms = deadline.map_or(MAX_WAIT_MS, |d| {
                         d.0.saturating_sub(now.0).clamp(0, MAX_WAIT_MS)
                     });
-                    return Step::Wait(Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
+                    let wait = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+                    let Some(pacer) = self.pacer() else {
+                        return Step::Wait(wait);
+                    };
+                    if self.read_paced(now) {
+                        continue;
+                    }
+                    if !self.ended && !pacer.idle(wait) {
+                        self.ended = true;
+                        self.streams.close(self.now());
+                        continue;
+                    }
+                    // Time moved (or is over): the transport looks at its queue (a handle's
+                    // subscriptions) without waiting, then steps again.
+                    return Step::Wait(Duration::ZERO);
                 }
                 StreamAction::Stopped => return Step::Stopped,
             }
         }
+    }
+
+    /// The pacer of the stream's sockets, if it has one.
+    fn pacer(&self) -> Option<Arc<dyn Pacer>> {
+        self.link.settings.pacer().cloned()
+    }
+
+    /// Reads what the paced sockets hold, in the order of their numbers; whether anything
+    /// came.
+    fn read_paced(&mut self, now: TimestampMillis) -> bool {
+        let mut any = false;
+        let ids: Vec<u32> = self.paced.keys().copied().collect();
+        for id in ids {
+            for _ in 0..PACED_BATCH {
+                let Some((generation, s)) = self.paced.get_mut(&id) else {
+                    break;
+                };
+                let generation = *generation;
+                let report = match s.poll() {
+                    None => break,
+                    Some(Received::Binary(b)) => SocketReport::Frame(b, false),
+                    Some(Received::Text(t)) => SocketReport::Frame(t.into_bytes(), true),
+                    Some(Received::Closed(reason)) => {
+                        self.paced.remove(&id);
+                        SocketReport::Closed(reason)
+                    }
+                };
+                any = true;
+                self.streams.report(id, generation, report, now);
+            }
+        }
+        any
     }
 
     /// Socket `socket`'s thread or task runs; `line` carries its commands.
@@ -217,6 +294,9 @@ impl<L: Line, Tls> Drop for StreamCore<L, Tls> {
     fn drop(&mut self) {
         for (_, line) in self.lines.drain() {
             line.command(None);
+        }
+        for (_, (_, mut s)) in std::mem::take(&mut self.paced) {
+            s.close();
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::credentials::Credentials;
 use crate::endpoint::Family;
 use crate::error::Error;
 use crate::ws::connection::WsConfig;
+use crate::ws::pace::Pacer;
 use crate::ws::streams::Streams;
 use crate::ws::subscription::Subscription;
 use crate::ws::{SPOT_WS_URL, SWAP_WS_URL};
@@ -53,6 +54,7 @@ pub struct StreamSettings {
     channels_per_socket: usize,
     open_interval: Duration,
     queue: usize,
+    pacer: Option<Arc<dyn Pacer>>,
 }
 
 impl std::fmt::Debug for StreamSettings {
@@ -68,6 +70,7 @@ impl std::fmt::Debug for StreamSettings {
             .field("allow_http", &self.allow_http)
             .field("trusted_roots", &self.roots.as_ref().map(Vec::len))
             .field("channels_per_socket", &self.channels_per_socket)
+            .field("paced", &self.pacer.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -97,7 +100,13 @@ impl StreamSettings {
             },
             open_interval: Duration::from_millis(500),
             queue: 1_024,
+            pacer: None,
         }
+    }
+
+    /// What opens the sockets in a time of its own ([`StreamBuilder::pacer`]), if anything.
+    pub fn pacer(&self) -> Option<&Arc<dyn Pacer>> {
+        self.pacer.as_ref()
     }
 
     /// The family.
@@ -317,6 +326,16 @@ impl<T: StreamTransport> StreamBuilder<T> {
     /// the network. A client's `stream(family)` passes on the client's own connector.
     pub fn connector(mut self, connector: T::Connector) -> Self {
         self.connector = Some(connector);
+        self
+    }
+
+    /// Opens the sockets through `pacer`, in its time (an exchange in the same process, in
+    /// virtual time; see [`crate::ws::pace`]): the stream drives them itself on the thread
+    /// or task that reads it, never waits on the wall clock, and lets the pacer's time pass
+    /// when it has nothing to do. It takes the place of a connector and of the network. A
+    /// client's `stream(family)` passes on the client's own pacer (`ws_pacer`).
+    pub fn pacer(mut self, pacer: Arc<dyn Pacer>) -> Self {
+        self.settings.pacer = Some(pacer);
         self
     }
 

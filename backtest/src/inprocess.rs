@@ -1,0 +1,361 @@
+//! The in-process adapter: an [`Exchange`] in the same process, in virtual time, behind the
+//! clients' seams (the REST [`Responder`], the websocket [`Pacer`], the [`Clock`]).
+//!
+//! - **REST**: [`InProcess::responder`] answers each request from [`Exchange::handle`] at the
+//!   exchange's current time; a REST call takes the round trip's latency in virtual time (the
+//!   exchange runs everything due meanwhile: the request reaches it `entry` after it was sent,
+//!   the answer reaches the client `response` after that; [`InProcess::rest_latency`]). A
+//!   client's waits (backoff, weight budget, `retry-after`) move the time instead of sleeping
+//!   ([`Responder::wait`]). The exchange's faults come back as the network's failures: a
+//!   dropped or cut connection is a lost connection (an order's outcome unknown), a latency
+//!   fault is waited in virtual time, a late answer is held back in virtual time.
+//! - **Websockets**: [`InProcess::pacer`] opens sessions with [`Exchange::ws_connect`]; the
+//!   stream hands them its frames and reads their replies and pushes on the thread (or task)
+//!   that reads the stream, and, when it has nothing to do until its next timer, lets the
+//!   time pass to the exchange's next event ([`Exchange::next_event_time`]) or to the timer,
+//!   whichever is first ([`digifinex_core::ws::pace`]). Frames come as their JSON text by
+//!   default (no zlib either way); [`InProcess::compressed`] sends them as the venue does.
+//! - **Time**: [`InProcess::clock`] reads the exchange's time; a client built on it signs
+//!   with it and times its streams by it. [`InProcess::end_at`] sets the instant at which time
+//!   is over: a stream waiting past it ends (its iterator returns `None`).
+//!
+//! Nothing waits on the wall clock, and one thread (the bot's) drives everything: the same
+//! configuration, seed and calls give the same answers and pushes, byte for byte, as the
+//! server gives them at the same instants.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use digifinex_core::Clock;
+use digifinex_core::record::{Responder, Unanswered};
+use digifinex_core::TimestampMillis;
+use digifinex_core::ws::{PacedSocket, Pacer, Received};
+use digifinex_core::{BoxError, Family, TransportErrorKind};
+use digifinex_sim::{Control, Exchange, Reply, SimConfig, WsFamily, WsId, WsOut};
+
+/// The base URL the in-process clients are given (any URL would do: nothing is sent).
+pub const BASE_URL: &str = "http://127.0.0.1:1";
+
+/// The most latency faults one request may go through before it is answered (each one waits
+/// in virtual time, then the request is applied).
+const MAX_DELAYS: usize = 16;
+
+/// An exchange in the same process, shared by the clients it is wired to (cheap to clone; see
+/// the module docs).
+#[derive(Debug, Clone)]
+pub struct InProcess {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    exchange: Arc<Mutex<Exchange>>,
+    settings: Mutex<Settings>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Settings {
+    entry_ms: u64,
+    response_ms: u64,
+    compressed: bool,
+    end_ms: Option<i64>,
+}
+
+impl InProcess {
+    /// An exchange of `config` in virtual time ([`Exchange::new`]).
+    pub fn new(config: SimConfig) -> Result<InProcess, digifinex_sim::market::ReadError> {
+        Ok(InProcess::from_exchange(Exchange::new(config)?))
+    }
+
+    /// Wires `exchange` (keeping its time and state).
+    pub fn from_exchange(exchange: Exchange) -> InProcess {
+        InProcess {
+            shared: Arc::new(Shared {
+                exchange: Arc::new(Mutex::new(exchange)),
+                settings: Mutex::new(Settings::default()),
+            }),
+        }
+    }
+
+    /// The REST round trip in virtual time: the request reaches the exchange `entry` after it
+    /// was sent, the answer reaches the client `response` after that (0 and 0 by default).
+    pub fn rest_latency(self, entry: Duration, response: Duration) -> InProcess {
+        {
+            let mut s = self.settings();
+            s.entry_ms = millis(entry);
+            s.response_ms = millis(response);
+        }
+        self
+    }
+
+    /// Websocket frames as the venue sends them (zlib streams in binary frames), inflated by
+    /// the client as from the network; by default their JSON text (faster, same events).
+    pub fn compressed(self, compressed: bool) -> InProcess {
+        self.settings().compressed = compressed;
+        self
+    }
+
+    /// Time is over at `t_ms`: a stream that waits past it closes and ends, and time does
+    /// not move past it; `None` (the default) never ends.
+    pub fn end_at(self, t_ms: Option<i64>) -> InProcess {
+        self.settings().end_ms = t_ms;
+        self
+    }
+
+    /// The instant at which time is over, if any ([`InProcess::end_at`]).
+    pub fn end_ms(&self) -> Option<i64> {
+        self.settings().end_ms
+    }
+
+    /// The exchange, shared ([`Control::of`] and anything else that holds it).
+    pub fn exchange(&self) -> &Arc<Mutex<Exchange>> {
+        &self.shared.exchange
+    }
+
+    /// Runs `f` on the exchange (nothing else touches it meanwhile).
+    pub fn with<R>(&self, f: impl FnOnce(&mut Exchange) -> R) -> R {
+        f(&mut self.shared.lock())
+    }
+
+    /// The control operations (accounts, balances, faults, the clock) on this exchange.
+    pub fn control(&self) -> Control {
+        Control::of(self.shared.exchange.clone())
+    }
+
+    /// The exchange's time (ms since the Unix epoch).
+    pub fn now_ms(&self) -> i64 {
+        self.shared.lock().now_ms()
+    }
+
+    /// Runs everything due by `t_ms` ([`Exchange::advance_to`]).
+    pub fn advance_to(&self, t_ms: i64) {
+        self.shared.lock().advance_to(t_ms);
+    }
+
+    /// The exchange's time as a [`Clock`], for the clients.
+    pub fn clock(&self) -> Arc<dyn Clock> {
+        Arc::new(ExchangeClock(self.shared.clone()))
+    }
+
+    /// The REST seam: answers from the exchange (see the module docs).
+    pub fn responder(&self) -> Arc<dyn Responder> {
+        Arc::new(Rest(self.shared.clone()))
+    }
+
+    /// The websocket seam: sessions of the exchange, in its time (see the module docs).
+    pub fn pacer(&self) -> Arc<dyn Pacer> {
+        Arc::new(Sockets(self.shared.clone()))
+    }
+
+    /// A blocking client wired to this exchange: its REST calls, its streams and its clock
+    /// (add credentials, e.g. the demo account's, and build).
+    #[cfg(feature = "ureq")]
+    pub fn ureq_client(&self) -> digifinex_ureq::ClientBuilder {
+        digifinex_ureq::Client::builder()
+            .spot_base_url(format!("{BASE_URL}/v3"))
+            .swap_base_url(BASE_URL)
+            .allow_http(true)
+            .clock(self.clock())
+            .responder(self.responder())
+            .ws_pacer(self.pacer())
+    }
+
+    /// An async client wired to this exchange: its REST calls, its streams and its clock (add
+    /// credentials and build).
+    #[cfg(feature = "hyper")]
+    pub fn hyper_client(&self) -> digifinex_hyper::ClientBuilder {
+        digifinex_hyper::Client::builder()
+            .spot_base_url(format!("{BASE_URL}/v3"))
+            .swap_base_url(BASE_URL)
+            .allow_http(true)
+            .clock(self.clock())
+            .responder(self.responder())
+            .ws_pacer(self.pacer())
+    }
+
+    fn settings(&self) -> MutexGuard<'_, Settings> {
+        self.shared.settings()
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Exchange> {
+        self.exchange.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn settings(&self) -> MutexGuard<'_, Settings> {
+        self.settings.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Moves the exchange on by `ms` (never past the end).
+    fn pass(&self, ex: &mut Exchange, ms: u64) {
+        let end = self.settings().end_ms;
+        let t = ex
+            .now_ms()
+            .saturating_add(i64::try_from(ms).unwrap_or(i64::MAX));
+        ex.advance_to(end.map_or(t, |e| t.min(e.max(ex.now_ms()))));
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The exchange's time.
+#[derive(Debug)]
+struct ExchangeClock(Arc<Shared>);
+
+impl Clock for ExchangeClock {
+    fn now(&self) -> TimestampMillis {
+        TimestampMillis(self.0.lock().now_ms())
+    }
+}
+
+/// The REST seam.
+#[derive(Debug)]
+struct Rest(Arc<Shared>);
+
+impl Responder for Rest {
+    fn respond(
+        &self,
+        request: &http::Request<Vec<u8>>,
+    ) -> Result<http::Response<Vec<u8>>, BoxError> {
+        let s = *self.0.settings();
+        let mut ex = self.0.lock();
+        self.0.pass(&mut ex, s.entry_ms);
+        let mut reply = ex.handle(copy(request)?);
+        for _ in 0..MAX_DELAYS {
+            let Reply::Delay { delay_ms, request } = reply else {
+                break;
+            };
+            self.0.pass(&mut ex, delay_ms);
+            reply = ex.resume(request);
+        }
+        let response = match reply {
+            Reply::Answer { response, after_ms } => {
+                self.0.pass(&mut ex, after_ms);
+                response
+            }
+            Reply::Truncate(_) => {
+                return Err(lost("the exchange cut the answer's body short"));
+            }
+            Reply::Drop { .. } => {
+                return Err(lost("the exchange closed the connection without answering"));
+            }
+            Reply::Delay { .. } => {
+                return Err(lost("the exchange held the request back too many times"));
+            }
+            _ => {
+                return Err(Box::new(Unanswered::new(
+                    TransportErrorKind::Other,
+                    "the exchange answered with a websocket upgrade",
+                )));
+            }
+        };
+        self.0.pass(&mut ex, s.response_ms);
+        Ok(response)
+    }
+
+    fn wait(&self, duration: Duration) -> bool {
+        let mut ex = self.0.lock();
+        self.0.pass(&mut ex, millis(duration));
+        true
+    }
+}
+
+fn lost(message: &str) -> BoxError {
+    Box::new(Unanswered::new(TransportErrorKind::ConnectionLost, message))
+}
+
+/// The request as the exchange takes it (the client keeps its own).
+fn copy(request: &http::Request<Vec<u8>>) -> Result<http::Request<Vec<u8>>, BoxError> {
+    let mut b = http::Request::builder()
+        .method(request.method().clone())
+        .uri(request.uri().clone())
+        .version(request.version());
+    for (k, v) in request.headers() {
+        b = b.header(k, v);
+    }
+    b.body(request.body().clone()).map_err(|e| {
+        Box::new(Unanswered::new(
+            TransportErrorKind::InvalidRequest,
+            e.to_string(),
+        )) as BoxError
+    })
+}
+
+/// The websocket seam.
+#[derive(Debug)]
+struct Sockets(Arc<Shared>);
+
+impl Pacer for Sockets {
+    fn connect(&self, family: Family) -> Result<Box<dyn PacedSocket>, String> {
+        let family = match family {
+            Family::Spot => WsFamily::Spot,
+            _ => WsFamily::Swap,
+        };
+        let compressed = self.0.settings().compressed;
+        let mut ex = self.0.lock();
+        match ex.ws_connect(family) {
+            Ok(id) => Ok(Box::new(Session {
+                shared: self.0.clone(),
+                id,
+                compressed,
+            })),
+            Err(reply) => Err(match reply.response() {
+                Some(r) => format!("HTTP {}", r.status().as_u16()),
+                None => "the exchange closed the connection".to_owned(),
+            }),
+        }
+    }
+
+    fn idle(&self, wait: Duration) -> bool {
+        let end = self.0.settings().end_ms;
+        let mut ex = self.0.lock();
+        let now = ex.now_ms();
+        if end.is_some_and(|e| now >= e) {
+            return false;
+        }
+        let timer = now.saturating_add(i64::try_from(millis(wait)).unwrap_or(i64::MAX));
+        let mut to = ex.next_event_time().map_or(timer, |t| t.clamp(now, timer));
+        if let Some(e) = end {
+            to = to.min(e);
+        }
+        ex.advance_to(to);
+        true
+    }
+}
+
+/// One websocket session of the exchange.
+#[derive(Debug)]
+struct Session {
+    shared: Arc<Shared>,
+    id: WsId,
+    compressed: bool,
+}
+
+impl PacedSocket for Session {
+    fn send(&mut self, text: &str) -> Result<(), String> {
+        self.shared.lock().ws_input(self.id, text.as_bytes());
+        Ok(())
+    }
+
+    fn poll(&mut self) -> Option<Received> {
+        let out = self.shared.lock().ws_poll(self.id)?;
+        Some(match out {
+            WsOut::Binary(_) if self.compressed => Received::Binary(out.payload().unwrap_or_default()),
+            WsOut::Binary(t) | WsOut::Text(t) => Received::Text(t),
+            _ => Received::Closed("the exchange dropped the connection".to_owned()),
+        })
+    }
+
+    fn close(&mut self) {
+        self.shared.lock().ws_close(self.id);
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.shared.lock().ws_close(self.id);
+    }
+}
