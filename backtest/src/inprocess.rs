@@ -26,10 +26,10 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use digifinex_core::Clock;
 use digifinex_core::record::{Responder, Unanswered};
-use digifinex_core::TimestampMillis;
 use digifinex_core::ws::{PacedSocket, Pacer, Received};
+use digifinex_core::Clock;
+use digifinex_core::TimestampMillis;
 use digifinex_core::{BoxError, Family, TransportErrorKind};
 use digifinex_sim::{Control, Exchange, Reply, SimConfig, WsFamily, WsId, WsOut};
 
@@ -51,6 +51,7 @@ pub struct InProcess {
 struct Shared {
     exchange: Arc<Mutex<Exchange>>,
     settings: Mutex<Settings>,
+    sampler: Mutex<Option<Sampler>>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -59,6 +60,26 @@ struct Settings {
     response_ms: u64,
     compressed: bool,
     end_ms: Option<i64>,
+    end_with_recording: bool,
+}
+
+/// What is called at every sampling instant ([`InProcess::sample_every`]).
+type SampleFn = Box<dyn FnMut(&Control, i64) + Send>;
+
+/// A periodic observer of the exchange.
+struct Sampler {
+    every_ms: i64,
+    next_ms: i64,
+    f: SampleFn,
+}
+
+impl std::fmt::Debug for Sampler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sampler")
+            .field("every_ms", &self.every_ms)
+            .field("next_ms", &self.next_ms)
+            .finish_non_exhaustive()
+    }
 }
 
 impl InProcess {
@@ -73,6 +94,7 @@ impl InProcess {
             shared: Arc::new(Shared {
                 exchange: Arc::new(Mutex::new(exchange)),
                 settings: Mutex::new(Settings::default()),
+                sampler: Mutex::new(None),
             }),
         }
     }
@@ -100,6 +122,51 @@ impl InProcess {
     pub fn end_at(self, t_ms: Option<i64>) -> InProcess {
         self.settings().end_ms = t_ms;
         self
+    }
+
+    /// Time is over once the recording being replayed has been read to its end (and nothing
+    /// it scheduled is left), as well as at [`InProcess::end_at`].
+    pub fn end_with_recording(self, end: bool) -> InProcess {
+        self.settings().end_with_recording = end;
+        self
+    }
+
+    /// Calls `f` with the control handle and the time at every multiple of `every_ms` after
+    /// the current time that the exchange reaches while a stream waits or a client waits
+    /// ([`InProcess::wait`], a backoff): the time stops there for it. An equity curve is
+    /// sampled this way.
+    pub fn sample_every(&self, every_ms: i64, f: impl FnMut(&Control, i64) + Send + 'static) {
+        let every_ms = every_ms.max(1);
+        let next_ms = self.now_ms().saturating_add(every_ms);
+        *self
+            .shared
+            .sampler
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(Sampler {
+            every_ms,
+            next_ms,
+            f: Box::new(f),
+        });
+    }
+
+    /// Lets `duration` of virtual time pass (stopping at each sampling instant), as a bot's
+    /// sleep; `false` when time is over.
+    pub fn wait(&self, duration: Duration) -> bool {
+        let target = self
+            .now_ms()
+            .saturating_add(i64::try_from(millis(duration)).unwrap_or(i64::MAX));
+        while self.now_ms() < target {
+            if !self.shared.step(Some(target)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether time is over ([`InProcess::end_at`], [`InProcess::end_with_recording`]).
+    pub fn is_over(&self) -> bool {
+        let ex = self.shared.lock();
+        self.shared.over(&ex)
     }
 
     /// The instant at which time is over, if any ([`InProcess::end_at`]).
@@ -187,6 +254,61 @@ impl Shared {
         self.settings.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether time is over.
+    fn over(&self, ex: &Exchange) -> bool {
+        let s = *self.settings();
+        s.end_ms.is_some_and(|e| ex.now_ms() >= e)
+            || (s.end_with_recording
+                && ex.replay_stats().is_some_and(|r| r.ended)
+                && ex.next_event_time().is_none_or(|t| t > ex.now_ms()))
+    }
+
+    /// Moves to the exchange's next event, or to `timer` if that comes first (stopping at a
+    /// sampling instant and at the end); `false` when time is over.
+    fn step_to_event(&self, timer: i64) -> bool {
+        let next = {
+            let ex = self.lock();
+            let now = ex.now_ms();
+            ex.next_event_time().map_or(timer, |t| t.clamp(now, timer))
+        };
+        self.step(Some(next))
+    }
+
+    /// Moves to `to` (stopping at a sampling instant and at the end), then samples if one is
+    /// due; `false` when time is over.
+    fn step(&self, to: Option<i64>) -> bool {
+        let end = self.settings().end_ms;
+        let mut sampler = self.sampler.lock().unwrap_or_else(|p| p.into_inner());
+        let due = {
+            let mut ex = self.lock();
+            if self.over(&ex) {
+                return false;
+            }
+            let now = ex.now_ms();
+            let mut t = to.unwrap_or(now).max(now);
+            if let Some(e) = end {
+                t = t.min(e);
+            }
+            let sample = sampler.as_ref().map(|s| s.next_ms);
+            if let Some(at) = sample.filter(|at| *at <= t) {
+                t = at;
+            }
+            ex.advance_to(t);
+            sample.is_some_and(|at| at <= ex.now_ms())
+        };
+        if due {
+            if let Some(s) = sampler.as_mut() {
+                let now = self.lock().now_ms();
+                let control = Control::of(self.exchange.clone());
+                (s.f)(&control, now);
+                while s.next_ms <= now {
+                    s.next_ms = s.next_ms.saturating_add(s.every_ms);
+                }
+            }
+        }
+        true
+    }
+
     /// Moves the exchange on by `ms` (never past the end).
     fn pass(&self, ex: &mut Exchange, ms: u64) {
         let end = self.settings().end_ms;
@@ -257,8 +379,16 @@ impl Responder for Rest {
     }
 
     fn wait(&self, duration: Duration) -> bool {
-        let mut ex = self.0.lock();
-        self.0.pass(&mut ex, millis(duration));
+        let target = self
+            .0
+            .lock()
+            .now_ms()
+            .saturating_add(i64::try_from(millis(duration)).unwrap_or(i64::MAX));
+        while self.0.lock().now_ms() < target {
+            if !self.0.step(Some(target)) {
+                break;
+            }
+        }
         true
     }
 }
@@ -310,19 +440,9 @@ impl Pacer for Sockets {
     }
 
     fn idle(&self, wait: Duration) -> bool {
-        let end = self.0.settings().end_ms;
-        let mut ex = self.0.lock();
-        let now = ex.now_ms();
-        if end.is_some_and(|e| now >= e) {
-            return false;
-        }
+        let now = self.0.lock().now_ms();
         let timer = now.saturating_add(i64::try_from(millis(wait)).unwrap_or(i64::MAX));
-        let mut to = ex.next_event_time().map_or(timer, |t| t.clamp(now, timer));
-        if let Some(e) = end {
-            to = to.min(e);
-        }
-        ex.advance_to(to);
-        true
+        self.0.step_to_event(timer)
     }
 }
 
@@ -343,7 +463,9 @@ impl PacedSocket for Session {
     fn poll(&mut self) -> Option<Received> {
         let out = self.shared.lock().ws_poll(self.id)?;
         Some(match out {
-            WsOut::Binary(_) if self.compressed => Received::Binary(out.payload().unwrap_or_default()),
+            WsOut::Binary(_) if self.compressed => {
+                Received::Binary(out.payload().unwrap_or_default())
+            }
             WsOut::Binary(t) | WsOut::Text(t) => Received::Text(t),
             _ => Received::Closed("the exchange dropped the connection".to_owned()),
         })

@@ -24,5 +24,11 @@
 #![warn(missing_docs)]
 
 mod inprocess;
+#[cfg(feature = "ureq")]
+mod run;
+#[cfg(feature = "ureq")]
+pub mod strategy;
 
 pub use inprocess::{InProcess, BASE_URL};
+#[cfg(feature = "ureq")]
+pub use run::{fill_model, Backtest, BacktestConfig, BacktestError, Bot, Report};

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use digifinex_backtest::InProcess;
 use digifinex_core::spot::{
-    LimitOrder, Market, CurrentOrdersRequest, OrderBookRequest, PlaceOrderRequest,
+    CurrentOrdersRequest, LimitOrder, Market, OrderBookRequest, PlaceOrderRequest,
     SpotAssetsRequest,
 };
 use digifinex_core::ws::{Event, Subscription};
@@ -60,7 +60,15 @@ fn trace(ex: &InProcess, until_ms: i64) -> Vec<String> {
     let mut placed = None;
     while ex.now_ms() < until_ms {
         let Some(event) = stream.next() else { break };
-        if placed.is_none() && matches!(event, Event::SpotTrades { snapshot: false, .. }) {
+        if placed.is_none()
+            && matches!(
+                event,
+                Event::SpotTrades {
+                    snapshot: false,
+                    ..
+                }
+            )
+        {
             // A resting bid far below the touch, placed while the stream runs.
             let order = LimitOrder::buy(Amount::new(d("0.002")), Price::new(far_bid(&client)));
             let answer = client
@@ -87,7 +95,11 @@ fn a_stream_and_rest_calls_run_in_virtual_time_with_no_socket() {
     // The order placed over REST came back as a private push on the stream.
     let pushes: Vec<_> = seen.iter().filter(|l| l.contains("SpotOrders")).collect();
     assert!(!pushes.is_empty(), "no order push in {seen:#?}");
-    assert!(pushes[0].contains("status: Some(NotExecuted)"), "{}", pushes[0]);
+    assert!(
+        pushes[0].contains("status: Some(NotExecuted)"),
+        "{}",
+        pushes[0]
+    );
     // The events' times never go back.
     let times: Vec<i64> = seen
         .iter()
@@ -129,7 +141,11 @@ fn a_stream_ends_when_time_is_over() {
         .unwrap();
     let events: Vec<Event> = stream.collect();
     assert_eq!(ex.now_ms(), end);
-    assert!(matches!(events.last(), Some(Event::Disconnected { .. })), "{:?}", events.last());
+    assert!(
+        matches!(events.last(), Some(Event::Disconnected { .. })),
+        "{:?}",
+        events.last()
+    );
     // REST still answers at the end, and time stays there.
     let book = client.send(&OrderBookRequest::new("btc_usdt")).unwrap();
     assert!(book.best_bid().is_some());
@@ -169,11 +185,17 @@ fn the_async_client_and_its_stream_run_in_virtual_time() {
             .unwrap();
         let mut trades = 0;
         while trades < 5 {
-            if let Some(Event::SpotTrades { snapshot: false, .. }) = stream.next_event().await {
+            if let Some(Event::SpotTrades {
+                snapshot: false, ..
+            }) = stream.next_event().await
+            {
                 trades += 1;
             }
         }
-        let book = client.send(&OrderBookRequest::new("btc_usdt")).await.unwrap();
+        let book = client
+            .send(&OrderBookRequest::new("btc_usdt"))
+            .await
+            .unwrap();
         let bid = (book.best_bid().unwrap().price * d("0.9")).round_dp(2);
         let order = LimitOrder::buy(Amount::new(d("0.002")), Price::new(bid));
         let id = client

@@ -111,7 +111,7 @@ pub use config::{
     WsSettings,
 };
 pub use dialect::control::{
-    ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount, KeyOptions, OrderView,
+    ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount, FillView, KeyOptions, OrderView,
     SwapOrderView, SwapPositionView, TradeView, WithdrawalView, MAX_CONTROL_AMOUNT, MAX_SWAP_PRICE,
 };
 pub use dialect::ws::{WsFamily, WsFault};

@@ -27,13 +27,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The libraries: package name and crate directory.
-const LIBRARIES: [(&str, &str); 6] = [
+const LIBRARIES: [(&str, &str); 7] = [
     ("digifinex-core", "core"),
     ("digifinex-ureq", "transport-ureq"),
     ("digifinex-hyper", "transport-hyper"),
     ("digifinex-market", "market"),
     ("digifinex-sim", "sim"),
     ("digifinex-export", "export"),
+    ("digifinex-backtest", "backtest"),
 ];
 
 fn root() -> PathBuf {

@@ -4,7 +4,7 @@
 use super::shared::Shared;
 use crate::dialect::control::desk::Desk;
 use crate::dialect::control::{
-    ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount, KeyOptions, OrderView,
+    ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount, FillView, KeyOptions, OrderView,
     SwapOrderView, SwapPositionView, TradeView, WithdrawalView,
 };
 use crate::dialect::ws::{WsFamily, WsFault};
@@ -420,6 +420,12 @@ impl Control {
     /// assert it stays 0).
     pub fn panics(&self) -> u64 {
         self.with(|d| d.panics())
+    }
+
+    /// The fills of an account's orders that the exchange keeps (spot and margin, then swap;
+    /// each oldest first, within [`crate::Retention`]): what a backtest's report is made of.
+    pub fn fills(&self, account: AccountId) -> Vec<FillView> {
+        self.with(|d| d.fills(account))
     }
 
     /// Kept spot and margin orders of an account, oldest first.

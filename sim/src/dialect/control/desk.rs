@@ -6,7 +6,7 @@
 
 use super::{
     check_balance, clock_err, ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount,
-    KeyOptions, OrderView, SwapOrderView, SwapPositionView, TradeView, WithdrawalView,
+    FillView, KeyOptions, OrderView, SwapOrderView, SwapPositionView, TradeView, WithdrawalView,
     MAX_CONTROL_AMOUNT, MAX_SWAP_PRICE,
 };
 use crate::clock::Time;
@@ -721,6 +721,53 @@ impl Desk<'_> {
     }
 
     /// Kept spot and margin orders of an account, oldest first.
+    /// The account's kept fills, spot and margin then swap, each oldest first.
+    pub(crate) fn fills(&mut self, account: AccountId) -> Vec<FillView> {
+        self.swap_tick();
+        let st = &*self.st;
+        let spot = st
+            .spot
+            .my_trades
+            .get(&account)
+            .into_iter()
+            .flatten()
+            .map(|t| FillView {
+                kind: t.kind.name(),
+                market: t.symbol.clone(),
+                trade_id: t.id,
+                order_id: t.order_id.clone(),
+                time_ms: t.time_ms,
+                buy: t.side.starts_with("buy"),
+                open: false,
+                price: t.price,
+                amount: t.amount,
+                fee: t.fee,
+                fee_currency: t.fee_currency.clone(),
+                maker: t.is_maker,
+                realized: Decimal::ZERO,
+            });
+        let sw = &st.swap;
+        let swap = sw.fills.get(&account).into_iter().flatten().map(|f| {
+            let spec = sw.instruments.get(f.inst);
+            FillView {
+                kind: "swap",
+                market: spec.map(|m| m.instrument_id.clone()).unwrap_or_default(),
+                trade_id: f.trade_id,
+                order_id: f.order_id.clone(),
+                time_ms: f.time_ms,
+                buy: matches!(f.kind, 1 | 4),
+                open: matches!(f.kind, 1 | 2),
+                price: f.price,
+                amount: f.size,
+                fee: f.fee,
+                fee_currency: spec.map(|m| m.quote.clone()).unwrap_or_default(),
+                maker: f.match_role == 2,
+                realized: f.close_profit,
+            }
+        });
+        spot.chain(swap).collect()
+    }
+
     pub(crate) fn orders(&mut self, account: AccountId) -> Vec<OrderView> {
         let st = &*self.st;
         st.spot

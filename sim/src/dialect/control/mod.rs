@@ -115,6 +115,38 @@ impl OrderView {
     }
 }
 
+/// One fill of an account's order, spot or swap, as the control API reports it
+/// ([`crate::Control::fills`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FillView {
+    /// `spot`, `margin` or `swap`.
+    pub kind: &'static str,
+    /// Pair (`btc_usdt`) or instrument (`BTCUSDTPERP`).
+    pub market: String,
+    /// Trade id (increasing within a kind).
+    pub trade_id: u64,
+    /// Order id.
+    pub order_id: String,
+    /// Time (ms).
+    pub time_ms: i64,
+    /// Whether the account bought (spot), or opened long / closed short (swap).
+    pub buy: bool,
+    /// Swap only: whether the fill opened (else closed) a position.
+    pub open: bool,
+    /// Price.
+    pub price: Decimal,
+    /// Base amount (spot) or contracts (swap).
+    pub amount: Decimal,
+    /// Fee charged (negative: a rebate).
+    pub fee: Decimal,
+    /// The fee's currency.
+    pub fee_currency: String,
+    /// Whether the order was the maker.
+    pub maker: bool,
+    /// Swap only: the profit the fill realized when it closed a position (0 otherwise).
+    pub realized: Decimal,
+}
+
 /// A swap order as the control API reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SwapOrderView {

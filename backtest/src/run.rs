@@ -1,0 +1,448 @@
+//! A backtest: a bot, written against the blocking client and its streams, run over an
+//! exchange in virtual time (a recording replayed, or the synthetic order flow), and the
+//! account of what it did ([`Report`]).
+//!
+//! The bot is a function of a [`Bot`]: its client (the demo account's keys, the exchange's
+//! clock), its streams (`bot.client().stream(..)`, which end when time is over) and a sleep
+//! in virtual time ([`Bot::wait`]). It runs on the caller's thread; nothing else moves the
+//! exchange, so the same configuration, seed and bot give the same fills and the same report,
+//! byte for byte.
+//!
+//! DESIGN (the report's money): spot only for now. Every currency is valued in USDT at the
+//! mid of its `{currency}_usdt` book; a currency without one is left out of the equity and
+//! named in [`Report::unvalued`]. P&L by average cost per market: the opening inventory is
+//! valued at the first sample's mid; a buy adds its net amount (after a fee taken in the base
+//! currency) at its price, a sell realizes its price less the average cost of what it sold;
+//! fees are valued at the fill's price. `total = realized + unrealized - fees + rebates`
+//! holds exactly, and `total` is the equity's change.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use digifinex_core::Credentials;
+use digifinex_sim::{AccountId, AccountType, Control, FillModel, SimConfig, WsFamily};
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
+
+use crate::InProcess;
+
+/// How a backtest runs.
+#[derive(Debug, Clone)]
+pub struct BacktestConfig {
+    /// The exchange: its markets, seed, recording (`market`) and fill model.
+    pub sim: SimConfig,
+    /// The REST round trip: request to the exchange, answer back.
+    pub rest_entry: Duration,
+    /// See [`BacktestConfig::rest_entry`].
+    pub rest_response: Duration,
+    /// Time between two samples of the equity curve (ms).
+    pub sample_every_ms: i64,
+    /// The end of time; by default the end of the recording (or one hour of synthetic flow).
+    pub end_ms: Option<i64>,
+}
+
+impl BacktestConfig {
+    /// A backtest over `sim`, with 20 ms each way of REST latency, a sample a minute.
+    pub fn new(sim: SimConfig) -> BacktestConfig {
+        BacktestConfig {
+            sim,
+            rest_entry: Duration::from_millis(20),
+            rest_response: Duration::from_millis(20),
+            sample_every_ms: 60_000,
+            end_ms: None,
+        }
+    }
+}
+
+/// Why a backtest did not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BacktestError {
+    /// The recording could not be opened.
+    #[error("the recording: {0}")]
+    Recording(#[from] digifinex_sim::market::ReadError),
+    /// The bot's client could not be built.
+    #[error("the client: {0}")]
+    Client(#[from] digifinex_core::Error),
+    /// The bot failed.
+    #[error("the bot: {0}")]
+    Bot(Box<dyn std::error::Error + Send + Sync>),
+    /// The configuration names something this runner does not do.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// What the bot is given.
+#[derive(Debug)]
+pub struct Bot {
+    client: digifinex_ureq::Client,
+    exchange: InProcess,
+    spot: Vec<String>,
+}
+
+impl Bot {
+    /// The client: the demo account's keys, the exchange's clock, REST and streams in process.
+    pub fn client(&self) -> &digifinex_ureq::Client {
+        &self.client
+    }
+
+    /// The spot pairs of the run (`btc_usdt`).
+    pub fn spot_pairs(&self) -> &[String] {
+        &self.spot
+    }
+
+    /// The exchange's time (ms).
+    pub fn now_ms(&self) -> i64 {
+        self.exchange.now_ms()
+    }
+
+    /// Sleeps `duration` of virtual time; `false` when time is over.
+    pub fn wait(&self, duration: Duration) -> bool {
+        self.exchange.wait(duration)
+    }
+
+    /// Whether time is over.
+    pub fn over(&self) -> bool {
+        self.exchange.is_over()
+    }
+}
+
+/// A backtest ready to run.
+#[derive(Debug)]
+pub struct Backtest {
+    exchange: InProcess,
+    config: BacktestConfig,
+}
+
+/// One sample of the account.
+#[derive(Debug, Clone)]
+struct Sample {
+    time_ms: i64,
+    mids: BTreeMap<String, Decimal>,
+    balances: BTreeMap<String, Decimal>,
+}
+
+impl Backtest {
+    /// Opens the exchange of `config` (its recording, if any).
+    pub fn new(config: BacktestConfig) -> Result<Backtest, BacktestError> {
+        let end = config.end_ms;
+        let recorded = config.sim.market.is_some();
+        let exchange = InProcess::new(config.sim.clone())?
+            .rest_latency(config.rest_entry, config.rest_response)
+            .end_with_recording(recorded);
+        let start = exchange.now_ms();
+        let end = end.or((!recorded).then_some(start + 3_600_000));
+        let exchange = exchange.end_at(end);
+        Ok(Backtest { exchange, config })
+    }
+
+    /// The exchange (for setting up balances or faults before the run).
+    pub fn exchange(&self) -> &InProcess {
+        &self.exchange
+    }
+
+    /// Runs `bot` until it returns (or time is over and it returns), then reports.
+    pub fn run<F, E>(self, bot: F) -> Result<Report, BacktestError>
+    where
+        F: FnOnce(&Bot) -> Result<(), E>,
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let control = self.exchange.control();
+        let demo = control.demo_account();
+        let spot: Vec<String> = self.config.sim.markets.iter().map(|m| m.symbol()).collect();
+        let samples = Arc::new(Mutex::new(Vec::new()));
+        let first = sample(&control, demo.account, &spot, self.exchange.now_ms());
+        samples
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(first);
+        {
+            let (samples, spot) = (samples.clone(), spot.clone());
+            let account = demo.account;
+            self.exchange
+                .sample_every(self.config.sample_every_ms, move |c, t| {
+                    let s = sample(c, account, &spot, t);
+                    samples.lock().unwrap_or_else(|p| p.into_inner()).push(s);
+                });
+        }
+        let client = self
+            .exchange
+            .ureq_client()
+            .credentials(Credentials::new(demo.keys.key, demo.keys.secret))
+            .build()?;
+        let b = Bot {
+            client,
+            exchange: self.exchange.clone(),
+            spot: spot.clone(),
+        };
+        bot(&b).map_err(|e| BacktestError::Bot(e.into()))?;
+        let end = self.exchange.now_ms();
+        let last = sample(&control, demo.account, &spot, end);
+        let mut samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|p| p.into_inner()));
+        if samples.last().is_none_or(|s| s.time_ms < end) {
+            samples.push(last);
+        }
+        Ok(Report::build(
+            &control,
+            demo.account,
+            &spot,
+            &samples,
+            &self.config,
+        ))
+    }
+}
+
+fn sample(control: &Control, account: AccountId, spot: &[String], time_ms: i64) -> Sample {
+    let mids = spot
+        .iter()
+        .filter_map(|m| {
+            let b = control.book(WsFamily::Spot, m, 1)?;
+            let (bid, ask) = (b.bids.first()?.0, b.asks.first()?.0);
+            Some((m.clone(), (bid + ask) / Decimal::TWO))
+        })
+        .collect();
+    let balances = control
+        .balances(account)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|b| b.account_type == AccountType::Spot)
+        .map(|b| (b.currency.to_ascii_uppercase(), b.balance.total()))
+        .collect();
+    Sample {
+        time_ms,
+        mids,
+        balances,
+    }
+}
+
+/// The account of a run (see the module docs for the money). [`Report::to_json`] writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// The JSON document.
+    pub json: Value,
+    /// Currencies left out of the equity (no `{currency}_usdt` book).
+    pub unvalued: Vec<String>,
+}
+
+/// Per-market average-cost books.
+#[derive(Default)]
+struct Position {
+    q: Decimal,
+    basis: Decimal,
+}
+
+impl Report {
+    fn build(
+        control: &Control,
+        account: AccountId,
+        spot: &[String],
+        samples: &[Sample],
+        config: &BacktestConfig,
+    ) -> Report {
+        let empty = Sample {
+            time_ms: 0,
+            mids: BTreeMap::new(),
+            balances: BTreeMap::new(),
+        };
+        let first = samples.first().unwrap_or(&empty);
+        let last = samples.last().unwrap_or(&empty);
+        let quote = "USDT";
+        let base_of =
+            |m: &str| -> Option<String> { m.strip_suffix("_usdt").map(str::to_ascii_uppercase) };
+        // The valued currencies: USDT and each base with a USDT book in the run.
+        let mut unvalued = Vec::new();
+        for c in first.balances.keys().chain(last.balances.keys()) {
+            let valued = c == quote || spot.iter().any(|m| base_of(m).as_deref() == Some(c));
+            if !valued && !unvalued.contains(c) {
+                unvalued.push(c.clone());
+            }
+        }
+        let equity = |s: &Sample| -> Decimal {
+            let mut e = s.balances.get(quote).copied().unwrap_or_default();
+            for m in spot {
+                if let (Some(b), Some(mid)) = (base_of(m), s.mids.get(m)) {
+                    e += s.balances.get(&b).copied().unwrap_or_default() * mid;
+                }
+            }
+            e
+        };
+        let orders: BTreeMap<String, (i64, Decimal, Decimal)> = control
+            .orders(account)
+            .into_iter()
+            .map(|o| (o.order_id, (o.created_ms, o.amount, o.executed_amount)))
+            .collect();
+        let fills: Vec<_> = control
+            .fills(account)
+            .into_iter()
+            .filter(|f| f.kind == "spot")
+            .collect();
+        let mut pos: BTreeMap<String, Position> = BTreeMap::new();
+        for m in spot {
+            if let (Some(b), Some(mid)) = (base_of(m), first.mids.get(m)) {
+                let q = first.balances.get(&b).copied().unwrap_or_default();
+                pos.insert(m.clone(), Position { q, basis: q * mid });
+            }
+        }
+        let (mut realized, mut fees, mut rebates, mut turnover) =
+            (Decimal::ZERO, Decimal::ZERO, Decimal::ZERO, Decimal::ZERO);
+        let mut rows = Vec::new();
+        for f in &fills {
+            let base = base_of(&f.market);
+            let fee_quote = if Some(&f.fee_currency.to_ascii_uppercase()) == base.as_ref() {
+                f.fee * f.price
+            } else {
+                f.fee
+            };
+            if fee_quote >= Decimal::ZERO {
+                fees += fee_quote;
+            } else {
+                rebates -= fee_quote;
+            }
+            turnover += f.price * f.amount;
+            let p = pos.entry(f.market.clone()).or_default();
+            if f.buy {
+                let fee_base = if base.is_some() && fee_quote == f.fee * f.price {
+                    f.fee
+                } else {
+                    Decimal::ZERO
+                };
+                p.q += f.amount - fee_base;
+                p.basis += f.price * (f.amount - fee_base);
+            } else {
+                // Rounded to 12 places so that every sum below stays exact (the split then
+                // adds up to the equity's change to the last digit).
+                let part = if p.q > Decimal::ZERO {
+                    (p.basis * f.amount / p.q).round_dp(12)
+                } else {
+                    Decimal::ZERO
+                };
+                realized += f.price * f.amount - part;
+                p.basis -= part;
+                p.q -= f.amount;
+            }
+            let wait = orders.get(&f.order_id).map(|o| f.time_ms - o.0);
+            rows.push(json!({
+                "time_ms": f.time_ms,
+                "market": f.market,
+                "side": if f.buy { "buy" } else { "sell" },
+                "price": f.price.to_string(),
+                "amount": f.amount.to_string(),
+                "fee": f.fee.to_string(),
+                "fee_currency": f.fee_currency,
+                "maker": f.maker,
+                "queue_wait_ms": wait,
+            }));
+        }
+        let mut unrealized = Decimal::ZERO;
+        for (m, p) in &pos {
+            if let Some(mid) = last.mids.get(m) {
+                unrealized += p.q * mid - p.basis;
+            }
+        }
+        let e0 = equity(first);
+        let total = equity(last) - e0;
+        // The equity curve and its drawdown.
+        let (mut peak, mut dd, mut dd_frac) = (Decimal::MIN, Decimal::ZERO, Decimal::ZERO);
+        let curve: Vec<Value> = samples
+            .iter()
+            .map(|s| {
+                let e = equity(s);
+                if e > peak {
+                    peak = e;
+                }
+                if peak - e > dd {
+                    dd = peak - e;
+                    if peak > Decimal::ZERO {
+                        dd_frac = (dd / peak).round_dp(8);
+                    }
+                }
+                json!({"time_ms": s.time_ms, "equity": e.to_string()})
+            })
+            .collect();
+        let inventory: Vec<Value> = samples
+            .iter()
+            .map(|s| {
+                let held: serde_json::Map<String, Value> = spot
+                    .iter()
+                    .filter_map(|m| {
+                        let b = base_of(m)?;
+                        let q = s.balances.get(&b).copied().unwrap_or_default();
+                        Some((m.clone(), Value::String(q.to_string())))
+                    })
+                    .collect();
+                json!({"time_ms": s.time_ms, "base": held})
+            })
+            .collect();
+        let prices: Vec<Value> = samples
+            .iter()
+            .map(|s| {
+                let mids: serde_json::Map<String, Value> = s
+                    .mids
+                    .iter()
+                    .map(|(m, p)| (m.clone(), Value::String(p.to_string())))
+                    .collect();
+                json!({"time_ms": s.time_ms, "mid": mids})
+            })
+            .collect();
+        let (placed, executed) = orders
+            .values()
+            .fold((Decimal::ZERO, Decimal::ZERO), |(a, x), o| {
+                (a + o.1, x + o.2)
+            });
+        let fill_ratio = if placed > Decimal::ZERO {
+            Value::String((executed / placed).round_dp(8).to_string())
+        } else {
+            Value::Null
+        };
+        let json = json!({
+            "start_ms": first.time_ms,
+            "end_ms": last.time_ms,
+            "fill_model": config.sim.fill_model.to_string(),
+            "rest_latency_ms": {
+                "entry": u64::try_from(config.rest_entry.as_millis()).unwrap_or(u64::MAX),
+                "response": u64::try_from(config.rest_response.as_millis()).unwrap_or(u64::MAX),
+            },
+            "seed": config.sim.seed,
+            "markets": spot,
+            "valued_in": quote,
+            "unvalued": unvalued,
+            "pnl": {
+                "total": total.to_string(),
+                "realized": realized.to_string(),
+                "unrealized": unrealized.to_string(),
+                "fees": fees.to_string(),
+                "rebates": rebates.to_string(),
+            },
+            "equity_start": e0.to_string(),
+            "equity_end": equity(last).to_string(),
+            "max_drawdown": dd.to_string(),
+            "max_drawdown_fraction": dd_frac.to_string(),
+            "turnover": turnover.to_string(),
+            "orders": orders.len(),
+            "fills_count": rows.len(),
+            "fill_ratio": fill_ratio,
+            "equity": curve,
+            "inventory": inventory,
+            "prices": prices,
+            "fills": rows,
+        });
+        Report { json, unvalued }
+    }
+
+    /// The report as pretty JSON text (decimals as their exact text).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.json).unwrap_or_default()
+    }
+
+    /// A P&L figure by name (`total`, `realized`, `unrealized`, `fees`, `rebates`).
+    pub fn pnl(&self, name: &str) -> Option<Decimal> {
+        self.json.get("pnl")?.get(name)?.as_str()?.parse().ok()
+    }
+}
+
+/// The fill model of a run, by its name (`fifo`, `prob-log`, `prob-power[:N]`).
+pub fn fill_model(name: &str) -> Result<FillModel, BacktestError> {
+    name.parse::<FillModel>()
+        .map_err(|e| BacktestError::Unsupported(format!("--fill-model: {e}")))
+}
