@@ -257,10 +257,7 @@ impl Shared {
     /// Whether time is over.
     fn over(&self, ex: &Exchange) -> bool {
         let s = *self.settings();
-        s.end_ms.is_some_and(|e| ex.now_ms() >= e)
-            || (s.end_with_recording
-                && ex.replay_stats().is_some_and(|r| r.ended)
-                && ex.next_event_time().is_none_or(|t| t > ex.now_ms()))
+        s.end_ms.is_some_and(|e| ex.now_ms() >= e) || (s.end_with_recording && ex.replay_finished())
     }
 
     /// Moves to the exchange's next event, or to `timer` if that comes first (stopping at a

@@ -23,6 +23,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "ureq")]
+pub mod html;
 mod inprocess;
 #[cfg(feature = "ureq")]
 mod run;

@@ -40,6 +40,9 @@ pub struct BacktestConfig {
     pub sample_every_ms: i64,
     /// The end of time; by default the end of the recording (or one hour of synthetic flow).
     pub end_ms: Option<i64>,
+    /// The spot pairs the bot trades and the report covers; by default every pair of the
+    /// exchange (of the recording, when one is replayed).
+    pub spot: Option<Vec<String>>,
 }
 
 impl BacktestConfig {
@@ -51,6 +54,7 @@ impl BacktestConfig {
             rest_response: Duration::from_millis(20),
             sample_every_ms: 60_000,
             end_ms: None,
+            spot: None,
         }
     }
 }
@@ -150,7 +154,23 @@ impl Backtest {
     {
         let control = self.exchange.control();
         let demo = control.demo_account();
-        let spot: Vec<String> = self.config.sim.markets.iter().map(|m| m.symbol()).collect();
+        let listed: Vec<String> = self
+            .exchange
+            .with(|ex| ex.config().markets.iter().map(|m| m.symbol()).collect());
+        let spot = match &self.config.spot {
+            None => listed,
+            Some(wanted) => {
+                for p in wanted {
+                    if !listed.contains(p) {
+                        return Err(BacktestError::Unsupported(format!(
+                            "spot pair {p} is not a market of the exchange (it has: {})",
+                            listed.join(", ")
+                        )));
+                    }
+                }
+                wanted.clone()
+            }
+        };
         let samples = Arc::new(Mutex::new(Vec::new()));
         let first = sample(&control, demo.account, &spot, self.exchange.now_ms());
         samples

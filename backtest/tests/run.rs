@@ -59,3 +59,85 @@ fn the_market_maker_is_filled_and_its_report_adds_up() {
 fn the_same_run_gives_the_same_report() {
     assert_eq!(run().to_json(), run().to_json());
 }
+
+/// The three minutes of `icp_usdt` of the simulator's sample recording (its SOURCES.md says
+/// what is real in it), with `model`.
+fn over_the_sample(model: &str) -> Report {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sim/tests/data/sample-icp.jsonl.gz"
+    );
+    let sim = SimConfig {
+        market: Some(digifinex_sim::MarketConfig::file(path)),
+        fill_model: digifinex_backtest::fill_model(model).unwrap(),
+        ..SimConfig::default()
+    };
+    let mut config = BacktestConfig::new(sim);
+    config.spot = Some(vec!["icp_usdt".to_owned()]);
+    config.sample_every_ms = 10_000;
+    let backtest = Backtest::new(config).unwrap();
+    let strategy = QuoteTouch {
+        requote: std::time::Duration::from_secs(2),
+        notional: Decimal::from(20),
+    };
+    backtest.run(|bot| strategy.run(bot)).unwrap()
+}
+
+#[test]
+fn a_recording_is_replayed_to_its_end_under_each_fill_model() {
+    let fifo = over_the_sample("fifo");
+    let j = &fifo.json;
+    // The recording's first and last instants bound the run (2024-02-01 05:00 to 05:03 UTC).
+    assert!(j["start_ms"].as_i64().unwrap() <= 1_706_763_600_100);
+    let end = j["end_ms"].as_i64().unwrap();
+    assert!(
+        (1_706_763_779_350..1_706_763_800_000).contains(&end),
+        "{end}"
+    );
+    assert_eq!(j["markets"], serde_json::json!(["icp_usdt"]));
+    for model in ["prob-log", "prob-power:2"] {
+        let r = over_the_sample(model);
+        assert_eq!(r.json["fill_model"], model);
+        let d = |name: &str| r.pnl(name).unwrap();
+        assert_eq!(
+            d("total"),
+            d("realized") + d("unrealized") - d("fees") + d("rebates")
+        );
+        // Each model is deterministic too.
+        assert_eq!(r.to_json(), over_the_sample(model).to_json());
+    }
+    // A queue model never fills a resting quote later than the conservative FIFO does: it
+    // fills at least as much.
+    let count = |r: &Report| r.json["fills"].as_array().unwrap().len();
+    assert!(count(&fifo) > 0);
+    assert!(count(&over_the_sample("prob-power:2")) >= count(&fifo));
+    // The log model moves a quote up the queue faster than FIFO here: more of it fills.
+    assert!(count(&over_the_sample("prob-log")) > count(&fifo));
+}
+
+#[test]
+fn the_html_page_stands_alone_and_shows_each_run() {
+    let a = over_the_sample("fifo");
+    let b = over_the_sample("prob-log");
+    let page = digifinex_backtest::html::page(&[("fifo", &a), ("prob-log", &b)]);
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    // Nothing fetched: no script, no external reference.
+    assert!(!page.contains("<script"));
+    assert!(!page
+        .replace("http://www.w3.org/2000/svg", "")
+        .contains("http"));
+    // Both runs' figures, the equity, inventory and price plots with the fills.
+    assert!(page.contains(">fifo<") && page.contains(">prob-log<"));
+    assert!(page.contains(&format!(
+        "<td>{}</td>",
+        a.json["pnl"]["total"].as_str().unwrap()
+    )));
+    assert_eq!(page.matches("<svg").count(), 3);
+    let fills =
+        a.json["fills"].as_array().unwrap().len() + b.json["fills"].as_array().unwrap().len();
+    assert_eq!(
+        page.matches("<circle").count() + page.matches("<rect x=\"").count() - 3,
+        fills
+    );
+    assert_eq!(a.to_html().matches("<polyline").count(), 3);
+}

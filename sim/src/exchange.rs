@@ -303,6 +303,12 @@ impl Exchange {
         self.drivers.stats()
     }
 
+    /// Whether the recording being replayed was read to its end and every event of it applied
+    /// (`false` without a replay): the end of a backtest over it.
+    pub fn replay_finished(&self) -> bool {
+        self.drivers.replay_finished()
+    }
+
     /// Runs everything due by `t_ms` in time order (see the module docs) and moves the time
     /// there; an instant before the current time changes nothing. The order flow runs in full
     /// up to [`crate::SimConfig::flow_catch_up_ms`] (one hour by default) of a longer jump, and

@@ -53,6 +53,13 @@ impl Drivers {
     }
 
     /// Counters of the replay (`None` without one).
+    /// Whether a recording is replayed, was read to its end and has no event left to apply.
+    pub(crate) fn replay_finished(&self) -> bool {
+        self.replay
+            .as_ref()
+            .is_some_and(|r| r.stats().ended && r.peek_time().is_none())
+    }
+
     pub(crate) fn stats(&self) -> Option<ReplayStats> {
         self.replay.as_ref().map(|r| ReplayStats {
             dropped_deltas: self.dropped_deltas,
