@@ -84,6 +84,7 @@
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
+mod backtest;
 mod checks;
 mod demo;
 mod describe;
@@ -145,6 +146,9 @@ enum Command {
     /// Streams websocket events as JSON lines: SUB is `FAMILY:CHANNEL[:ID]` (spot:depth:btc_usdt,
     /// swap:ticker:BTCUSDTPERP, spot:order); --limit N exits 0 after N events.
     Stream(stream::StreamArgs),
+    /// Runs a bundled strategy over a recording in virtual time and writes DIR/report.json and
+    /// a self-contained DIR/report.html (P&L, fills, equity, inventory, drawdown).
+    Backtest(backtest::BacktestArgs),
     /// Tracks the account's state: one JSON line per change (placed, progress, filled with
     /// its trade id and fee, completed, cancelled, balance_changed, position_changed, ...), then
     /// on exit one line `{"state":{...}}` with open orders, balances and positions.
@@ -292,6 +296,7 @@ fn main() -> ExitCode {
         Command::Demo => demo::run(),
         Command::Stream(args) => stream::run(args),
         Command::Track(args) => track::run(args),
+        Command::Backtest(args) => backtest::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,124 @@
+//! `digifinex backtest`: a bundled strategy over a recording, in virtual time
+//! (`digifinex_backtest`), written as `DIR/report.json` and a self-contained `DIR/report.html`.
+//!
+//! DESIGN (`--latency`): `ENTRY_MS[:RESPONSE_MS]`, the REST round trip's two legs in virtual
+//! time (one number: both legs); 20:20 by default.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use digifinex_backtest::strategy::{QuoteTouch, NAMES};
+use digifinex_backtest::{fill_model, Backtest, BacktestConfig, BacktestError};
+use digifinex_sim::{MarketConfig, SimConfig};
+
+use crate::Failure;
+
+/// `digifinex backtest`.
+#[derive(Args)]
+pub(crate) struct BacktestArgs {
+    /// The recording (`digifinex record`): its markets, replayed to its end.
+    #[arg(long, value_name = "FILE")]
+    market: PathBuf,
+    /// The bundled strategy: quote-touch (one post-only bid and ask at each pair's touch).
+    #[arg(long, value_name = "NAME")]
+    strategy: String,
+    /// How resting orders fill against the recorded book: fifo (the conservative default),
+    /// prob-log, prob-power[:N] (hftbacktest's queue models; N 1 by default).
+    #[arg(long, value_name = "MODEL", default_value = "fifo")]
+    fill_model: String,
+    /// The REST round trip in virtual time: ENTRY_MS[:RESPONSE_MS] (20:20 by default).
+    #[arg(long, value_name = "L", default_value = "20:20")]
+    latency: String,
+    /// Spot pairs to trade (comma list; default: every pair of the recording).
+    #[arg(long, value_name = "PAIRS", value_delimiter = ',')]
+    spot: Option<Vec<String>>,
+    /// Perpetuals to trade (comma list).
+    #[arg(long, value_name = "IDS", value_delimiter = ',')]
+    swap: Option<Vec<String>>,
+    /// The simulator's seed.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Time between the strategy's checks, ms (quote-touch: 10000).
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    requote_ms: u64,
+    /// Directory for report.json and report.html (created when missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+fn latency(text: &str) -> Result<(Duration, Duration), Failure> {
+    let bad = || {
+        Failure::Usage(format!(
+            "--latency: expected ENTRY_MS[:RESPONSE_MS] (milliseconds, e.g. 20:35), got {text:?}"
+        ))
+    };
+    let (a, b) = text.split_once(':').unwrap_or((text, text));
+    let a: u64 = a.trim().parse().map_err(|_| bad())?;
+    let b: u64 = b.trim().parse().map_err(|_| bad())?;
+    if a > 60_000 || b > 60_000 {
+        return Err(Failure::Usage(
+            "--latency: each leg is at most 60000 ms".to_owned(),
+        ));
+    }
+    Ok((Duration::from_millis(a), Duration::from_millis(b)))
+}
+
+pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
+    if !NAMES.contains(&args.strategy.as_str()) {
+        return Err(Failure::Usage(format!(
+            "--strategy: unknown strategy {:?}; the bundled ones: {}",
+            args.strategy,
+            NAMES.join(", ")
+        )));
+    }
+    if args.swap.is_some() {
+        return Err(Failure::Usage(
+            "--swap: backtests of perpetuals are not supported yet (their report needs funding \
+             and positions); use --spot"
+                .to_owned(),
+        ));
+    }
+    let model = fill_model(&args.fill_model).map_err(|e| Failure::Usage(e.to_string()))?;
+    let (entry, response) = latency(&args.latency)?;
+    if args.requote_ms == 0 || args.requote_ms > 3_600_000 {
+        return Err(Failure::Usage("--requote-ms: from 1 to 3600000".to_owned()));
+    }
+    let mut sim = SimConfig {
+        market: Some(MarketConfig::file(&args.market)),
+        fill_model: model,
+        ..SimConfig::default()
+    };
+    if let Some(seed) = args.seed {
+        sim.seed = seed;
+    }
+    let mut config = BacktestConfig::new(sim);
+    config.rest_entry = entry;
+    config.rest_response = response;
+    config.spot = args
+        .spot
+        .map(|v| v.into_iter().map(|p| p.to_ascii_lowercase()).collect());
+    let backtest = Backtest::new(config).map_err(|e| match e {
+        BacktestError::Recording(e) => Failure::Other(format!("{}: {e}", args.market.display())),
+        other => Failure::Other(other.to_string()),
+    })?;
+    let strategy = QuoteTouch {
+        requote: Duration::from_millis(args.requote_ms),
+        ..QuoteTouch::default()
+    };
+    let report = backtest.run(|bot| strategy.run(bot)).map_err(|e| match e {
+        BacktestError::Unsupported(m) => Failure::Usage(m),
+        other => Failure::Other(other.to_string()),
+    })?;
+    std::fs::create_dir_all(&args.out)?;
+    let json = args.out.join("report.json");
+    let html = args.out.join("report.html");
+    std::fs::write(&json, report.to_json() + "\n")?;
+    std::fs::write(&html, report.to_html())?;
+    let j = &report.json;
+    println!("report_json: {}", json.display());
+    println!("report_html: {}", html.display());
+    println!("pnl_total: {}", j["pnl"]["total"].as_str().unwrap_or(""));
+    println!("fills: {}", j["fills_count"]);
+    Ok(())
+}

@@ -1,0 +1,143 @@
+//! `digifinex backtest`: the bundled market maker over the simulator's sample recording
+//! (sim/tests/data/sample-icp.jsonl.gz; its SOURCES.md says what in it is real), the two
+//! report files, and the usage errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SAMPLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../sim/tests/data/sample-icp.jsonl.gz"
+);
+
+fn backtest(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_digifinex"))
+        .arg("backtest")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn writes_the_json_and_html_reports() {
+    let out = dir("backtest-fifo");
+    let o = backtest(&[
+        "--market",
+        SAMPLE,
+        "--strategy",
+        "quote-touch",
+        "--fill-model",
+        "prob-log",
+        "--latency",
+        "15:25",
+        "--spot",
+        "ICP_USDT",
+        "--requote-ms",
+        "2000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{}{}",
+        stdout,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(json["fill_model"], "prob-log");
+    assert_eq!(json["markets"], serde_json::json!(["icp_usdt"]));
+    assert_eq!(
+        json["rest_latency_ms"],
+        serde_json::json!({"entry": 15, "response": 25})
+    );
+    let fills = json["fills"].as_array().unwrap().len();
+    assert!(fills > 0);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("report_json: {}", out.join("report.json").display())
+    );
+    assert_eq!(
+        lines[1],
+        format!("report_html: {}", out.join("report.html").display())
+    );
+    assert_eq!(
+        lines[2],
+        format!("pnl_total: {}", json["pnl"]["total"].as_str().unwrap())
+    );
+    assert_eq!(lines[3], format!("fills: {fills}"));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<svg"));
+    // The same command again: the same report, byte for byte.
+    let again = dir("backtest-fifo-again");
+    let o = backtest(&[
+        "--market",
+        SAMPLE,
+        "--strategy",
+        "quote-touch",
+        "--fill-model",
+        "prob-log",
+        "--latency",
+        "15:25",
+        "--spot",
+        "icp_usdt",
+        "--requote-ms",
+        "2000",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert_eq!(
+        std::fs::read(out.join("report.json")).unwrap(),
+        std::fs::read(again.join("report.json")).unwrap()
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_naming_the_flag() {
+    let out = dir("backtest-usage");
+    let o = out.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["--strategy", "martingale"], "--strategy"),
+        (
+            vec!["--strategy", "quote-touch", "--fill-model", "lottery"],
+            "--fill-model",
+        ),
+        (
+            vec!["--strategy", "quote-touch", "--latency", "fast"],
+            "--latency",
+        ),
+        (
+            vec!["--strategy", "quote-touch", "--swap", "ICPUSDTPERP"],
+            "--swap",
+        ),
+        (
+            vec!["--strategy", "quote-touch", "--spot", "doge_usdt"],
+            "doge_usdt",
+        ),
+    ] {
+        let mut all = vec!["--market", SAMPLE, "--out", o];
+        all.extend(args);
+        let r = backtest(&all);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{all:?}: {err}");
+        assert!(err.contains(needle), "{all:?}: {err}");
+    }
+    let r = backtest(&[
+        "--market",
+        "/nonexistent.jsonl.gz",
+        "--strategy",
+        "quote-touch",
+        "--out",
+        o,
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+}
