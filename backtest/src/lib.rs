@@ -33,4 +33,7 @@ pub mod strategy;
 
 pub use inprocess::{InProcess, BASE_URL};
 #[cfg(feature = "ureq")]
-pub use run::{fill_model, Backtest, BacktestConfig, BacktestError, Bot, Report};
+pub use run::{
+    fill_model, Backtest, BacktestConfig, BacktestError, Bot, Report, SWAP_MAKER_FEE,
+    SWAP_TAKER_FEE,
+};

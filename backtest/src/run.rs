@@ -45,9 +45,18 @@ pub struct BacktestConfig {
     pub spot: Option<Vec<String>>,
 }
 
+/// The venue's perpetual swap fee schedule (standard tier): maker 0.03 %.
+pub const SWAP_MAKER_FEE: Decimal = Decimal::from_parts(3, 0, 0, false, 4);
+/// The venue's perpetual swap fee schedule (standard tier): taker 0.05 %.
+pub const SWAP_TAKER_FEE: Decimal = Decimal::from_parts(5, 0, 0, false, 4);
+
 impl BacktestConfig {
-    /// A backtest over `sim`, with 20 ms each way of REST latency, a sample a minute.
-    pub fn new(sim: SimConfig) -> BacktestConfig {
+    /// A backtest over `sim`, with 20 ms each way of REST latency, a sample a minute, and the
+    /// venue's swap fee schedule ([`SWAP_MAKER_FEE`], [`SWAP_TAKER_FEE`]); spot fees are
+    /// `sim`'s (`maker_fee_rate`, `taker_fee_rate`: 0.1 % and 0.2 % by default).
+    pub fn new(mut sim: SimConfig) -> BacktestConfig {
+        sim.swap_maker_fee_rate = SWAP_MAKER_FEE;
+        sim.swap_taker_fee_rate = SWAP_TAKER_FEE;
         BacktestConfig {
             sim,
             rest_entry: Duration::from_millis(20),
@@ -424,6 +433,10 @@ impl Report {
                 "response": u64::try_from(config.rest_response.as_millis()).unwrap_or(u64::MAX),
             },
             "seed": config.sim.seed,
+            "fees": {
+                "spot_maker": config.sim.maker_fee_rate.to_string(),
+                "spot_taker": config.sim.taker_fee_rate.to_string(),
+            },
             "markets": spot,
             "valued_in": quote,
             "unvalued": unvalued,

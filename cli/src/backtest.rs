@@ -39,6 +39,9 @@ pub(crate) struct BacktestArgs {
     /// The simulator's seed.
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
+    /// Spot fee rates MAKER:TAKER as fractions (0.001:0.002, the default, is 0.1 % and 0.2 %).
+    #[arg(long, value_name = "MAKER:TAKER")]
+    fees: Option<String>,
     /// Time between the strategy's checks, ms (quote-touch: 10000).
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     requote_ms: u64,
@@ -91,6 +94,24 @@ pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
     };
     if let Some(seed) = args.seed {
         sim.seed = seed;
+    }
+    if let Some(text) = &args.fees {
+        let bad = || {
+            Failure::Usage(format!(
+                "--fees: expected MAKER:TAKER rates as fractions from -0.01 to 0.01 (0.001:0.002), got {text:?}"
+            ))
+        };
+        let (m, t) = text.split_once(':').ok_or_else(bad)?;
+        let limit = digifinex_core::Decimal::new(1, 2);
+        let rate = |s: &str| -> Result<digifinex_core::Decimal, Failure> {
+            let r: digifinex_core::Decimal = s.trim().parse().map_err(|_| bad())?;
+            if r.abs() > limit {
+                return Err(bad());
+            }
+            Ok(r)
+        };
+        sim.maker_fee_rate = rate(m)?;
+        sim.taker_fee_rate = rate(t)?;
     }
     let mut config = BacktestConfig::new(sim);
     config.rest_entry = entry;
