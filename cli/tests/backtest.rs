@@ -40,6 +40,8 @@ fn writes_the_json_and_html_reports() {
         "ICP_USDT",
         "--requote-ms",
         "2000",
+        "--fees",
+        "0.0005:0.001",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -58,6 +60,21 @@ fn writes_the_json_and_html_reports() {
         json["rest_latency_ms"],
         serde_json::json!({"entry": 15, "response": 25})
     );
+    assert_eq!(
+        json["fees"],
+        serde_json::json!({"spot_maker": "0.0005", "spot_taker": "0.001"})
+    );
+    // Post-only quotes pay the maker rate on what each fill received.
+    let rate: digifinex_core::Decimal = "0.0005".parse().unwrap();
+    for f in json["fills"].as_array().unwrap() {
+        let num = |k: &str| -> digifinex_core::Decimal { f[k].as_str().unwrap().parse().unwrap() };
+        let expected = if f["side"] == "buy" {
+            num("amount") * rate
+        } else {
+            num("price") * num("amount") * rate
+        };
+        assert_eq!(num("fee").normalize(), expected.normalize(), "{f}");
+    }
     let fills = json["fills"].as_array().unwrap().len();
     assert!(fills > 0);
     let lines: Vec<&str> = stdout.lines().collect();
@@ -91,13 +108,16 @@ fn writes_the_json_and_html_reports() {
         "icp_usdt",
         "--requote-ms",
         "2000",
+        "--fees",
+        "0.0005:0.001",
         "--out",
         again.to_str().unwrap(),
     ]);
     assert!(o.status.success());
-    assert_eq!(
-        std::fs::read(out.join("report.json")).unwrap(),
-        std::fs::read(again.join("report.json")).unwrap()
+    assert!(
+        std::fs::read(out.join("report.json")).unwrap()
+            == std::fs::read(again.join("report.json")).unwrap(),
+        "the two reports differ"
     );
 }
 
@@ -118,6 +138,10 @@ fn usage_errors_exit_2_naming_the_flag() {
         (
             vec!["--strategy", "quote-touch", "--swap", "ICPUSDTPERP"],
             "--swap",
+        ),
+        (
+            vec!["--strategy", "quote-touch", "--fees", "0.5:0.5"],
+            "--fees",
         ),
         (
             vec!["--strategy", "quote-touch", "--spot", "doge_usdt"],
