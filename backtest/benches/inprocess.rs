@@ -24,6 +24,9 @@ fn config() -> SimConfig {
     };
     config.markets.retain(|m| m.symbol() == "btc_usdt");
     config.swap_instruments.clear();
+    // Thousands of orders a second on one account: no weight limit, no cancel-ratio ban.
+    config.limits.weight_enabled = false;
+    config.limits.risk_control = false;
     config
 }
 
@@ -66,6 +69,7 @@ fn bench(c: &mut Criterion) {
         .allow_http(true)
         .credentials(Credentials::new(demo.keys.key, demo.keys.secret))
         .clock(Arc::new(SimTime(control.clone())))
+        .without_weight_budget()
         .build()
         .expect("client");
     g.bench_function("loopback_http", |b| b.iter(|| round(&over_http)));
@@ -75,6 +79,7 @@ fn bench(c: &mut Criterion) {
     let local = ex
         .ureq_client()
         .credentials(Credentials::new(demo.keys.key, demo.keys.secret))
+        .without_weight_budget()
         .build()
         .expect("client");
     g.bench_function("in_process", |b| b.iter(|| round(&local)));
