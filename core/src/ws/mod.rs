@@ -91,10 +91,7 @@ pub fn __decode_only(family: crate::Family, frame: Frame<'_>) -> bool {
     let Ok(text) = frame::decode(frame) else {
         return false;
     };
-    let incoming = match family {
-        crate::Family::Spot => spot::decode(&text),
-        crate::Family::Swap => swap::decode(&text),
-    };
+    let incoming = protocol::dialect(family).decode(&text);
     !matches!(
         incoming,
         protocol::Incoming::Event(Event::Undecodable { .. })
@@ -140,10 +137,7 @@ fn snapshot_summary(
 /// (no books, no replies): for tools and the fuzzers. Never panics.
 pub fn decode_frame(family: crate::Family, frame: Frame<'_>) -> Result<Vec<Event>, FrameError> {
     let text = frame::decode(frame)?;
-    let incoming = match family {
-        crate::Family::Spot => spot::decode(&text),
-        crate::Family::Swap => swap::decode(&text),
-    };
+    let incoming = protocol::dialect(family).decode(&text);
     Ok(match incoming {
         protocol::Incoming::Event(e) => vec![e],
         protocol::Incoming::Reply { .. } => Vec::new(),

@@ -1,8 +1,63 @@
-//! What the family decoders hand to the connection: replies, depth frames and finished events.
+//! The seam between the socket machine and the two wire dialects: the [`Dialect`] a connection
+//! speaks, and what its decoder hands back (replies, depth frames and finished events).
 
-use crate::types::TimestampMillis;
-use crate::ws::event::{Event, ReplyError};
+use std::fmt::Debug;
+use std::panic::RefUnwindSafe;
+
+use crate::types::{Family, TimestampMillis};
+use crate::ws::event::{AuthCause, Event, ReplyError};
 use crate::ws::model::Level;
+use crate::ws::spot::SpotDialect;
+use crate::ws::subscription::{Channel, Subscription};
+use crate::ws::swap::SwapDialect;
+
+/// Everything a socket of one family does differently: the frames it sends, how it reads what
+/// arrives, and the few replies and limits that mean something on one family only. A
+/// [`crate::ws::Connection`] takes its dialect once, when it is created ([`dialect`]), and goes
+/// through it for all of these; the machine itself never asks which family it serves.
+///
+/// A dialect holds no state (`Sync` and `RefUnwindSafe`, so that a connection holding one stays
+/// `Send`, `Sync` and unwind-safe).
+pub(crate) trait Dialect: Debug + Send + Sync + RefUnwindSafe {
+    /// The family whose socket this is.
+    fn family(&self) -> Family;
+
+    /// The keepalive request `id`.
+    fn ping(&self, id: u64) -> String;
+
+    /// The `server.time` request `id`.
+    fn time(&self, id: u64) -> String;
+
+    /// The `server.auth` request `id`: `key`, the signed timestamp (ms) and its `signature`.
+    fn auth(&self, id: u64, key: &str, timestamp_ms: i64, signature: &str) -> String;
+
+    /// The (un)subscribe request `id` of subscriptions sharing channel, level and granularity.
+    fn subscribe(&self, id: u64, subs: &[&Subscription], unsubscribe: bool) -> String;
+
+    /// Reads one server message (decompressed text).
+    fn decode(&self, text: &[u8]) -> Incoming;
+
+    /// The most subscriptions one socket holds (`None`: no limit of the venue's).
+    fn max_channels(&self) -> Option<usize>;
+
+    /// Whether a refused (re)subscribe means the stream is already running and goes on.
+    fn already_subscribed(&self, error: &ReplyError) -> bool;
+
+    /// The cause a refused `server.auth` names by itself (`None`: judged by the clock).
+    fn auth_refusal_cause(&self, error: &ReplyError) -> Option<AuthCause>;
+
+    /// The private channel that covers the balance of `currency`, and the target a
+    /// subscription of it must hold to cover it (`None`: the channel has no target).
+    fn balance_scope<'a>(&self, currency: &'a str) -> (Channel, Option<&'a str>);
+}
+
+/// The dialect of `family`'s socket.
+pub(crate) fn dialect(family: Family) -> &'static dyn Dialect {
+    match family {
+        Family::Spot => &SpotDialect,
+        Family::Swap => &SwapDialect,
+    }
+}
 
 /// One decoded server message (consumed at once, so not boxed).
 #[allow(clippy::large_enum_variant)]
@@ -43,4 +98,45 @@ pub(crate) struct DepthPush {
     pub(crate) asks: Vec<Level>,
     /// Swap frame time.
     pub(crate) timestamp: Option<TimestampMillis>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each family's dialect and its rules: the channel limit, code 5, code 8, the balance
+    /// channel.
+    #[test]
+    fn the_dialects_rules() {
+        let code = |c: i64| ReplyError {
+            code: Some(c),
+            message: None,
+        };
+        let spot = dialect(Family::Spot);
+        assert_eq!(spot.family(), Family::Spot);
+        assert_eq!(spot.max_channels(), None);
+        assert!(!spot.already_subscribed(&code(5)));
+        assert_eq!(spot.auth_refusal_cause(&code(8)), None);
+        assert_eq!(spot.balance_scope("USDT"), (Channel::Balance, Some("USDT")));
+        let swap = dialect(Family::Swap);
+        assert_eq!(swap.family(), Family::Swap);
+        assert_eq!(swap.max_channels(), Some(crate::ws::MAX_SWAP_CHANNELS));
+        assert!(swap.already_subscribed(&code(5)));
+        assert!(!swap.already_subscribed(&code(2)));
+        assert_eq!(
+            swap.auth_refusal_cause(&code(8)),
+            Some(AuthCause::Permission)
+        );
+        assert_eq!(swap.auth_refusal_cause(&code(3)), None);
+        assert_eq!(swap.balance_scope("USDT"), (Channel::Account, None));
+        // The auth frames: spot sends the timestamp as a string, swap as a number.
+        assert_eq!(
+            spot.auth(1, "k", 5, "s"),
+            r#"{"id":1,"method":"server.auth","params":["k","5","s"]}"#
+        );
+        assert_eq!(
+            swap.auth(1, "k", 5, "s"),
+            r#"{"apikey":"k","event":"server.auth","id":1,"signature":"s","timestamp":5}"#
+        );
+    }
 }

@@ -9,10 +9,57 @@ use serde_json::value::RawValue;
 
 use crate::de::reader::from_str;
 use crate::types::{Family, TimestampMillis};
-use crate::ws::event::{Event, RawJson, ReplyError};
+use crate::ws::event::{AuthCause, Event, RawJson, ReplyError};
 use crate::ws::model::{Sides, SpotAlgoOrder, SpotBalance, SpotTicker, SpotTrade};
-use crate::ws::protocol::{DepthPush, Incoming, ReplyValue};
+use crate::ws::protocol::{DepthPush, Dialect, Incoming, ReplyValue};
 use crate::ws::subscription::{Channel, Subscription};
+
+/// The spot socket's [`Dialect`]: no channel limit of its own, no reply with a meaning of its
+/// own, balances covered per currency by `balance` subscriptions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SpotDialect;
+
+impl Dialect for SpotDialect {
+    fn family(&self) -> Family {
+        Family::Spot
+    }
+
+    fn ping(&self, id: u64) -> String {
+        ping(id)
+    }
+
+    fn time(&self, id: u64) -> String {
+        time(id)
+    }
+
+    fn auth(&self, id: u64, key: &str, timestamp_ms: i64, signature: &str) -> String {
+        auth(id, key, &timestamp_ms.to_string(), signature)
+    }
+
+    fn subscribe(&self, id: u64, subs: &[&Subscription], unsubscribe: bool) -> String {
+        subscribe(id, subs, unsubscribe)
+    }
+
+    fn decode(&self, text: &[u8]) -> Incoming {
+        decode(text)
+    }
+
+    fn max_channels(&self) -> Option<usize> {
+        None
+    }
+
+    fn already_subscribed(&self, _error: &ReplyError) -> bool {
+        false
+    }
+
+    fn auth_refusal_cause(&self, _error: &ReplyError) -> Option<AuthCause> {
+        None
+    }
+
+    fn balance_scope<'a>(&self, currency: &'a str) -> (Channel, Option<&'a str>) {
+        (Channel::Balance, Some(currency))
+    }
+}
 
 /// `{"id":N,"method":"server.ping","params":[]}`.
 pub(crate) fn ping(id: u64) -> String {

@@ -10,10 +10,65 @@ use serde_json::value::RawValue;
 
 use crate::de::reader::from_str;
 use crate::types::{Family, TimestampMillis};
-use crate::ws::event::{Event, RawJson, ReplyError};
+use crate::ws::event::{AuthCause, Event, RawJson, ReplyError};
 use crate::ws::model::{Level, SwapTicker};
-use crate::ws::protocol::{DepthPush, Incoming, ReplyValue};
+use crate::ws::protocol::{DepthPush, Dialect, Incoming, ReplyValue};
 use crate::ws::subscription::{Channel, Subscription};
+use crate::ws::MAX_SWAP_CHANNELS;
+
+/// Swap's code for a subscription already running ("repeat subscribe"): the stream goes on.
+const REPEAT_SUBSCRIBE: i64 = 5;
+
+/// Swap's code for a key that is not active for the API (a permission).
+const API_NOT_ACTIVE: i64 = 8;
+
+/// The swap socket's [`Dialect`]: at most [`MAX_SWAP_CHANNELS`] channels, code 5 ("repeat
+/// subscribe") accepted, code 8 ("api not active") a permission, balances covered by the one
+/// `account` subscription.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SwapDialect;
+
+impl Dialect for SwapDialect {
+    fn family(&self) -> Family {
+        Family::Swap
+    }
+
+    fn ping(&self, id: u64) -> String {
+        ping(id)
+    }
+
+    fn time(&self, id: u64) -> String {
+        time(id)
+    }
+
+    fn auth(&self, id: u64, key: &str, timestamp_ms: i64, signature: &str) -> String {
+        auth(id, key, timestamp_ms, signature)
+    }
+
+    fn subscribe(&self, id: u64, subs: &[&Subscription], unsubscribe: bool) -> String {
+        subscribe(id, subs, unsubscribe)
+    }
+
+    fn decode(&self, text: &[u8]) -> Incoming {
+        decode(text)
+    }
+
+    fn max_channels(&self) -> Option<usize> {
+        Some(MAX_SWAP_CHANNELS)
+    }
+
+    fn already_subscribed(&self, error: &ReplyError) -> bool {
+        error.code == Some(REPEAT_SUBSCRIBE)
+    }
+
+    fn auth_refusal_cause(&self, error: &ReplyError) -> Option<AuthCause> {
+        (error.code == Some(API_NOT_ACTIVE)).then_some(AuthCause::Permission)
+    }
+
+    fn balance_scope<'a>(&self, _currency: &'a str) -> (Channel, Option<&'a str>) {
+        (Channel::Account, None)
+    }
+}
 
 /// `{"event":"server.ping","id":N}`.
 pub(crate) fn ping(id: u64) -> String {

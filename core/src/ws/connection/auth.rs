@@ -1,7 +1,7 @@
 //! `server.auth` signed with the server's clock: measured on the socket (`server.time`) when no
 //! measured offset is at hand, measured again after every refusal, retried with backoff, and
-//! given up after [`WsConfig::max_auth_refusals`] refusals in a row with the cause named
-//! ([`AuthCause`]).
+//! given up after [`WsConfig::max_auth_refusals`](super::WsConfig::max_auth_refusals) refusals
+//! in a row with the cause named ([`AuthCause`]).
 //!
 //! The steps on one socket, each at the time the machine is given:
 //!
@@ -25,20 +25,17 @@
 
 use super::{duration_ms, Connection, Kind, Phase};
 use crate::clock::estimate_offset;
-use crate::types::{Family, TimestampMillis};
+use crate::types::TimestampMillis;
 use crate::ws::event::{AuthCause, Event, ReplyError};
 use crate::ws::protocol::ReplyValue;
 use crate::ws::subscription::Subscription;
-use crate::ws::{spot, swap, SubscriptionState};
+use crate::ws::SubscriptionState;
 
 /// A refused `server.auth` whose signed timestamp was at least this far (ms) from the server's
 /// clock measured right after it is put down to the clock ([`AuthCause::Clock`]): the spot
 /// REST window's "1 s ahead", which a spot clock read in whole seconds (up to 999 ms low)
 /// cannot reach on its own.
 pub const CLOCK_MISMATCH_MS: i64 = 1_000;
-
-/// Swap's code for a key that is not active for the API (a permission).
-const SWAP_API_NOT_ACTIVE: i64 = 8;
 
 /// Where one socket's `server.auth` stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -141,10 +138,7 @@ impl Connection {
     /// Sends `server.time` for the auth.
     fn measure(&mut self, refused: Option<Refusal>) {
         let Some(id) = self.next_id() else { return };
-        let text = match self.family {
-            Family::Spot => spot::time(id),
-            Family::Swap => swap::time(id),
-        };
+        let text = self.dialect.time(id);
         let (sent, due) = (
             self.now,
             self.now
@@ -180,10 +174,7 @@ impl Connection {
                 return;
             }
         };
-        let text = match self.family {
-            Family::Spot => spot::auth(id, creds.key(), &ts_text, &signature),
-            Family::Swap => swap::auth(id, creds.key(), ts, &signature),
-        };
+        let text = self.dialect.auth(id, creds.key(), ts, &signature);
         let due = ts
             .saturating_sub(offset)
             .saturating_add(duration_ms(self.config.pong_timeout));
@@ -234,7 +225,7 @@ impl Connection {
         if let Some(offset) = offset {
             self.signer.measured = Some(offset);
             self.events.push_back(Event::ClockMeasured {
-                family: self.family,
+                family: self.dialect.family(),
                 socket: self.socket,
                 offset_ms: offset,
             });
@@ -267,7 +258,7 @@ impl Connection {
                 self.signer.refusals = 0;
                 self.set_auth(Auth::Done);
                 self.events.push_back(Event::Authenticated {
-                    family: self.family,
+                    family: self.dialect.family(),
                 });
                 let private = self.private_subs();
                 self.send_subscriptions(private, Kind::Subscribe);
@@ -275,10 +266,9 @@ impl Connection {
             Err(error) => {
                 self.signer.refusals = self.signer.refusals.saturating_add(1);
                 self.refuse_private();
-                if self.family == Family::Swap && error.code == Some(SWAP_API_NOT_ACTIVE) {
-                    self.judged(AuthCause::Permission, error);
-                } else {
-                    self.measure(Some(Refusal { offset, error }));
+                match self.dialect.auth_refusal_cause(&error) {
+                    Some(cause) => self.judged(cause, error),
+                    None => self.measure(Some(Refusal { offset, error })),
                 }
             }
         }
@@ -298,7 +288,7 @@ impl Connection {
             at: self.now.saturating_add(delay),
         });
         self.events.push_back(Event::AuthRefused {
-            family: self.family,
+            family: self.dialect.family(),
             socket: self.socket,
             cause,
             refusals: self.signer.refusals,
@@ -313,7 +303,7 @@ impl Connection {
         self.set_auth(Auth::Failed);
         self.refuse_private();
         self.events.push_back(Event::AuthRefused {
-            family: self.family,
+            family: self.dialect.family(),
             socket: self.socket,
             cause,
             refusals: self.signer.refusals,
@@ -351,8 +341,10 @@ mod tests {
     use super::super::{Action, WsConfig};
     use super::*;
     use crate::credentials::Credentials;
+    use crate::types::Family;
     use crate::ws::frame::Frame;
     use crate::ws::subscription::Subscription;
+    use crate::ws::{spot, swap};
 
     const T0: i64 = 1_700_000_000_000;
 
