@@ -33,6 +33,8 @@ use digifinex_core::TimestampMillis;
 use digifinex_core::{BoxError, Family, TransportErrorKind};
 use digifinex_sim::{Control, Exchange, Reply, SimConfig, WsFamily, WsId, WsOut};
 
+use crate::latency::RestLatency;
+
 /// The base URL the in-process clients are given (any URL would do: nothing is sent).
 pub const BASE_URL: &str = "http://127.0.0.1:1";
 
@@ -54,10 +56,13 @@ struct Shared {
     sampler: Mutex<Option<Sampler>>,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Settings {
-    entry_ms: u64,
-    response_ms: u64,
+    latency: RestLatency,
+    /// REST calls answered so far (the latency model's draw number).
+    calls: u64,
+    /// The time the exchange was wired at (the latency model's run start).
+    start_ms: i64,
     compressed: bool,
     end_ms: Option<i64>,
     end_with_recording: bool,
@@ -90,10 +95,14 @@ impl InProcess {
 
     /// Wires `exchange` (keeping its time and state).
     pub fn from_exchange(exchange: Exchange) -> InProcess {
+        let start_ms = exchange.now_ms();
         InProcess {
             shared: Arc::new(Shared {
                 exchange: Arc::new(Mutex::new(exchange)),
-                settings: Mutex::new(Settings::default()),
+                settings: Mutex::new(Settings {
+                    start_ms,
+                    ..Settings::default()
+                }),
                 sampler: Mutex::new(None),
             }),
         }
@@ -102,11 +111,16 @@ impl InProcess {
     /// The REST round trip in virtual time: the request reaches the exchange `entry` after it
     /// was sent, the answer reaches the client `response` after that (0 and 0 by default).
     pub fn rest_latency(self, entry: Duration, response: Duration) -> InProcess {
-        {
-            let mut s = self.settings();
-            s.entry_ms = millis(entry);
-            s.response_ms = millis(response);
-        }
+        self.latency_model(RestLatency::Fixed {
+            entry_ms: millis(entry),
+            response_ms: millis(response),
+        })
+    }
+
+    /// The REST round trip's latency model ([`RestLatency`]: fixed, uniform, or interpolated
+    /// from round trips logged against the venue).
+    pub fn latency_model(self, model: RestLatency) -> InProcess {
+        self.settings().latency = model;
         self
     }
 
@@ -256,7 +270,7 @@ impl Shared {
 
     /// Whether time is over.
     fn over(&self, ex: &Exchange) -> bool {
-        let s = *self.settings();
+        let s = self.settings().clone();
         s.end_ms.is_some_and(|e| ex.now_ms() >= e) || (s.end_with_recording && ex.replay_finished())
     }
 
@@ -339,9 +353,14 @@ impl Responder for Rest {
         &self,
         request: &http::Request<Vec<u8>>,
     ) -> Result<http::Response<Vec<u8>>, BoxError> {
-        let s = *self.0.settings();
         let mut ex = self.0.lock();
-        self.0.pass(&mut ex, s.entry_ms);
+        let (entry_ms, response_ms) = {
+            let mut s = self.0.settings();
+            let n = s.calls;
+            s.calls = s.calls.wrapping_add(1);
+            s.latency.legs(ex.now_ms(), s.start_ms, n)
+        };
+        self.0.pass(&mut ex, entry_ms);
         let mut reply = ex.handle(copy(request)?);
         for _ in 0..MAX_DELAYS {
             let Reply::Delay { delay_ms, request } = reply else {
@@ -371,8 +390,12 @@ impl Responder for Rest {
                 )));
             }
         };
-        self.0.pass(&mut ex, s.response_ms);
+        self.0.pass(&mut ex, response_ms);
         Ok(response)
+    }
+
+    fn keeps_time(&self) -> bool {
+        true
     }
 
     fn wait(&self, duration: Duration) -> bool {

@@ -26,12 +26,14 @@
 #[cfg(feature = "ureq")]
 pub mod html;
 mod inprocess;
+pub mod latency;
 #[cfg(feature = "ureq")]
 mod run;
 #[cfg(feature = "ureq")]
 pub mod strategy;
 
 pub use inprocess::{InProcess, BASE_URL};
+pub use latency::RestLatency;
 #[cfg(feature = "ureq")]
 pub use run::{
     fill_model, Backtest, BacktestConfig, BacktestError, Bot, Report, SWAP_MAKER_FEE,

@@ -25,6 +25,7 @@ use digifinex_sim::{AccountId, AccountType, Control, FillModel, SimConfig, WsFam
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
+use crate::latency::RestLatency;
 use crate::InProcess;
 
 /// How a backtest runs.
@@ -32,10 +33,8 @@ use crate::InProcess;
 pub struct BacktestConfig {
     /// The exchange: its markets, seed, recording (`market`) and fill model.
     pub sim: SimConfig,
-    /// The REST round trip: request to the exchange, answer back.
-    pub rest_entry: Duration,
-    /// See [`BacktestConfig::rest_entry`].
-    pub rest_response: Duration,
+    /// The REST round trip's latency model: request to the exchange, answer back.
+    pub latency: RestLatency,
     /// Time between two samples of the equity curve (ms).
     pub sample_every_ms: i64,
     /// The end of time; by default the end of the recording (or one hour of synthetic flow).
@@ -59,8 +58,10 @@ impl BacktestConfig {
         sim.swap_taker_fee_rate = SWAP_TAKER_FEE;
         BacktestConfig {
             sim,
-            rest_entry: Duration::from_millis(20),
-            rest_response: Duration::from_millis(20),
+            latency: RestLatency::Fixed {
+                entry_ms: 20,
+                response_ms: 20,
+            },
             sample_every_ms: 60_000,
             end_ms: None,
             spot: None,
@@ -142,7 +143,7 @@ impl Backtest {
         let end = config.end_ms;
         let recorded = config.sim.market.is_some();
         let exchange = InProcess::new(config.sim.clone())?
-            .rest_latency(config.rest_entry, config.rest_response)
+            .latency_model(config.latency.clone())
             .end_with_recording(recorded);
         let start = exchange.now_ms();
         let end = end.or((!recorded).then_some(start + 3_600_000));
@@ -428,10 +429,7 @@ impl Report {
             "start_ms": first.time_ms,
             "end_ms": last.time_ms,
             "fill_model": config.sim.fill_model.to_string(),
-            "rest_latency_ms": {
-                "entry": u64::try_from(config.rest_entry.as_millis()).unwrap_or(u64::MAX),
-                "response": u64::try_from(config.rest_response.as_millis()).unwrap_or(u64::MAX),
-            },
+            "rest_latency_ms": latency_json(&config.latency),
             "seed": config.sim.seed,
             "fees": {
                 "spot_maker": config.sim.maker_fee_rate.to_string(),
@@ -471,6 +469,28 @@ impl Report {
     /// A P&L figure by name (`total`, `realized`, `unrealized`, `fees`, `rebates`).
     pub fn pnl(&self, name: &str) -> Option<Decimal> {
         self.json.get("pnl")?.get(name)?.as_str()?.parse().ok()
+    }
+}
+
+fn latency_json(l: &RestLatency) -> Value {
+    match l {
+        RestLatency::Fixed {
+            entry_ms,
+            response_ms,
+        } => json!({"model": "fixed", "entry": entry_ms, "response": response_ms}),
+        RestLatency::Uniform {
+            entry_ms,
+            response_ms,
+            seed,
+        } => json!({
+            "model": "uniform",
+            "entry": [entry_ms.0, entry_ms.1],
+            "response": [response_ms.0, response_ms.1],
+            "seed": seed,
+        }),
+        RestLatency::Recorded(rows) => json!({"model": "recorded", "rows": rows.len()}),
+        #[allow(unreachable_patterns)]
+        _ => json!({"model": "other"}),
     }
 }
 

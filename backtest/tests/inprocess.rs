@@ -217,3 +217,74 @@ fn the_async_client_and_its_stream_run_in_virtual_time() {
     });
     assert!(ex.now_ms() > T0);
 }
+
+#[test]
+fn logged_round_trips_become_a_latency_model() {
+    use digifinex_backtest::RestLatency;
+    use digifinex_core::roundtrip::{read_rows, RoundTripLog};
+    use std::sync::Arc;
+
+    // A bot's orders, logged as a live run would log them (here in virtual time, 40 + 60 ms).
+    let ex = InProcess::new(config())
+        .unwrap()
+        .rest_latency(Duration::from_millis(40), Duration::from_millis(60));
+    let path = std::env::temp_dir().join(format!("roundtrips-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let log = Arc::new(RoundTripLog::append_to(&path).unwrap());
+    let demo = ex.control().demo_account();
+    let client = ex
+        .ureq_client()
+        .credentials(Credentials::new(demo.keys.key, demo.keys.secret))
+        .recorder(log.clone())
+        .build()
+        .unwrap();
+    let t0 = ex.now_ms();
+    for _ in 0..3 {
+        let order = LimitOrder::buy(Amount::new(d("0.002")), Price::new(far_bid(&client)));
+        client
+            .send(&PlaceOrderRequest::new(Market::Spot, "btc_usdt", order))
+            .unwrap();
+    }
+    let rows = read_rows(std::io::BufReader::new(std::fs::File::open(&path).unwrap())).unwrap();
+    // Only the placements (not the book reads), each 100 ms of virtual time.
+    assert_eq!(rows.len(), 3);
+    assert!(rows
+        .iter()
+        .all(|r| r.path == "/v3/spot/order/new" && r.status == Some(200)));
+    assert!(rows.iter().all(|r| r.received_ms - r.sent_ms == 100));
+    assert!(rows[0].sent_ms >= t0);
+    // Read back as a model: no venue time in spot answers, so each round trip is halved.
+    let model = RestLatency::from_rows(&rows);
+    assert_eq!(model.legs(rows[1].sent_ms, t0, 0), (50, 50));
+    let replay = InProcess::new(config()).unwrap().latency_model(model);
+    let client = client_of(&replay);
+    let before = replay.now_ms();
+    client.send(&SpotAssetsRequest::new()).unwrap();
+    assert_eq!(replay.now_ms(), before + 100);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn uniform_latency_draws_each_call_within_its_ranges() {
+    use digifinex_backtest::RestLatency;
+    let ex = InProcess::new(config())
+        .unwrap()
+        .latency_model(RestLatency::Uniform {
+            entry_ms: (5, 15),
+            response_ms: (20, 30),
+            seed: 3,
+        });
+    let client = client_of(&ex);
+    let mut spent = Vec::new();
+    for _ in 0..20 {
+        let before = ex.now_ms();
+        client.send(&SpotAssetsRequest::new()).unwrap();
+        spent.push(ex.now_ms() - before);
+    }
+    assert!(spent.iter().all(|t| (25..=45).contains(t)), "{spent:?}");
+    assert!(spent.iter().any(|t| *t != spent[0]), "{spent:?}");
+}
+
+fn client_of(ex: &InProcess) -> digifinex_ureq::Client {
+    client(ex)
+}

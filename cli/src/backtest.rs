@@ -2,14 +2,16 @@
 //! (`digifinex_backtest`), written as `DIR/report.json` and a self-contained `DIR/report.html`.
 //!
 //! DESIGN (`--latency`): `ENTRY_MS[:RESPONSE_MS]`, the REST round trip's two legs in virtual
-//! time (one number: both legs); 20:20 by default.
+//! time (one number: both legs; 20:20 by default); `uniform:LO-HI[:LO-HI]` draws each leg per
+//! call from `--seed`; `file:PATH` reads round trips logged against the venue
+//! (`digifinex_core::roundtrip`) and interpolates each leg over time.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 use digifinex_backtest::strategy::{QuoteTouch, NAMES};
-use digifinex_backtest::{fill_model, Backtest, BacktestConfig, BacktestError};
+use digifinex_backtest::{fill_model, Backtest, BacktestConfig, BacktestError, RestLatency};
 use digifinex_sim::{MarketConfig, SimConfig};
 
 use crate::Failure;
@@ -27,7 +29,8 @@ pub(crate) struct BacktestArgs {
     /// prob-log, prob-power[:N] (hftbacktest's queue models; N 1 by default).
     #[arg(long, value_name = "MODEL", default_value = "fifo")]
     fill_model: String,
-    /// The REST round trip in virtual time: ENTRY_MS[:RESPONSE_MS] (20:20 by default).
+    /// The REST round trip in virtual time: ENTRY_MS[:RESPONSE_MS] fixed, uniform:LO-HI[:LO-HI]
+    /// drawn per call, or file:PATH (round trips logged against the venue, interpolated).
     #[arg(long, value_name = "L", default_value = "20:20")]
     latency: String,
     /// Spot pairs to trade (comma list; default: every pair of the recording).
@@ -50,21 +53,52 @@ pub(crate) struct BacktestArgs {
     out: PathBuf,
 }
 
-fn latency(text: &str) -> Result<(Duration, Duration), Failure> {
+/// `--latency`: `ENTRY_MS[:RESPONSE_MS]`, `uniform:LO-HI[:LO-HI]`, or `file:PATH` (round trips
+/// logged by `digifinex_core::roundtrip::RoundTripLog`).
+fn latency(text: &str, seed: u64) -> Result<RestLatency, Failure> {
     let bad = || {
         Failure::Usage(format!(
-            "--latency: expected ENTRY_MS[:RESPONSE_MS] (milliseconds, e.g. 20:35), got {text:?}"
+            "--latency: expected ENTRY_MS[:RESPONSE_MS], uniform:LO-HI[:LO-HI] (ms) or file:PATH, \
+             got {text:?}"
         ))
     };
-    let (a, b) = text.split_once(':').unwrap_or((text, text));
-    let a: u64 = a.trim().parse().map_err(|_| bad())?;
-    let b: u64 = b.trim().parse().map_err(|_| bad())?;
-    if a > 60_000 || b > 60_000 {
-        return Err(Failure::Usage(
-            "--latency: each leg is at most 60000 ms".to_owned(),
-        ));
+    let ms = |s: &str| -> Result<u64, Failure> {
+        let v: u64 = s.trim().parse().map_err(|_| bad())?;
+        if v > 60_000 {
+            return Err(Failure::Usage(
+                "--latency: each leg is at most 60000 ms".to_owned(),
+            ));
+        }
+        Ok(v)
+    };
+    if let Some(path) = text.strip_prefix("file:") {
+        let file = std::fs::File::open(path)
+            .map_err(|e| Failure::Usage(format!("--latency: {path}: {e}")))?;
+        let rows = digifinex_core::roundtrip::read_rows(std::io::BufReader::new(file))
+            .map_err(|e| Failure::Usage(format!("--latency: {path}: {e}")))?;
+        return Ok(RestLatency::from_rows(&rows));
     }
-    Ok((Duration::from_millis(a), Duration::from_millis(b)))
+    if let Some(ranges) = text.strip_prefix("uniform:") {
+        let range = |s: &str| -> Result<(u64, u64), Failure> {
+            let (lo, hi) = s.split_once('-').ok_or_else(bad)?;
+            let (lo, hi) = (ms(lo)?, ms(hi)?);
+            if lo > hi {
+                return Err(bad());
+            }
+            Ok((lo, hi))
+        };
+        let (a, b) = ranges.split_once(':').unwrap_or((ranges, ranges));
+        return Ok(RestLatency::Uniform {
+            entry_ms: range(a)?,
+            response_ms: range(b)?,
+            seed,
+        });
+    }
+    let (a, b) = text.split_once(':').unwrap_or((text, text));
+    Ok(RestLatency::Fixed {
+        entry_ms: ms(a)?,
+        response_ms: ms(b)?,
+    })
 }
 
 pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
@@ -83,7 +117,7 @@ pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
         ));
     }
     let model = fill_model(&args.fill_model).map_err(|e| Failure::Usage(e.to_string()))?;
-    let (entry, response) = latency(&args.latency)?;
+    let rest = latency(&args.latency, args.seed.unwrap_or(1))?;
     if args.requote_ms == 0 || args.requote_ms > 3_600_000 {
         return Err(Failure::Usage("--requote-ms: from 1 to 3600000".to_owned()));
     }
@@ -114,8 +148,7 @@ pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
         sim.taker_fee_rate = rate(t)?;
     }
     let mut config = BacktestConfig::new(sim);
-    config.rest_entry = entry;
-    config.rest_response = response;
+    config.latency = rest;
     config.spot = args
         .spot
         .map(|v| v.into_iter().map(|p| p.to_ascii_lowercase()).collect());

@@ -58,7 +58,7 @@ fn writes_the_json_and_html_reports() {
     assert_eq!(json["markets"], serde_json::json!(["icp_usdt"]));
     assert_eq!(
         json["rest_latency_ms"],
-        serde_json::json!({"entry": 15, "response": 25})
+        serde_json::json!({"model": "fixed", "entry": 15, "response": 25})
     );
     assert_eq!(
         json["fees"],
@@ -164,4 +164,61 @@ fn usage_errors_exit_2_naming_the_flag() {
         o,
     ]);
     assert_eq!(r.status.code(), Some(1));
+}
+
+#[test]
+fn latency_from_a_round_trip_log_or_a_range() {
+    let d = dir("backtest-latency");
+    std::fs::create_dir_all(&d).unwrap();
+    let log = d.join("roundtrips.jsonl");
+    std::fs::write(
+        &log,
+        "{\"sent_ms\":1706763600000,\"venue_ms\":null,\"received_ms\":1706763600050,\"method\":\"POST\",\"path\":\"/v3/spot/order/new\",\"status\":200}\n\
+         {\"sent_ms\":1706763660000,\"venue_ms\":1706763660010,\"received_ms\":1706763660030,\"method\":\"POST\",\"path\":\"/v3/spot/order/cancel\",\"status\":200}\n",
+    )
+    .unwrap();
+    let file = format!("file:{}", log.display());
+    for (latency, expected) in [
+        (
+            file.as_str(),
+            serde_json::json!({"model": "recorded", "rows": 2}),
+        ),
+        (
+            "uniform:5-15:20-30",
+            serde_json::json!({"model": "uniform", "entry": [5, 15], "response": [20, 30], "seed": 1}),
+        ),
+    ] {
+        let out = d.join("out");
+        let o = backtest(&[
+            "--market",
+            SAMPLE,
+            "--strategy",
+            "quote-touch",
+            "--latency",
+            latency,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        assert_eq!(json["rest_latency_ms"], expected);
+    }
+    // A log that is not one, and an empty range: exit 2 naming the flag.
+    std::fs::write(&log, "not json\n").unwrap();
+    for bad in [file.as_str(), "uniform:9-3", "file:/nonexistent"] {
+        let o = backtest(&[
+            "--market",
+            SAMPLE,
+            "--strategy",
+            "quote-touch",
+            "--latency",
+            bad,
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--latency"), "{bad}: {err}");
+    }
 }

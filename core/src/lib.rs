@@ -117,6 +117,7 @@ pub mod ratelimit;
 mod reads;
 pub mod reconcile;
 pub mod record;
+pub mod roundtrip;
 // The refusal of a checked order (`rules::{Rule, RuleError}`): a leaf that `Error::Rule` carries,
 // below both the errors and the rules.
 mod refusal;

@@ -474,6 +474,16 @@ impl Hooks {
         self.responder.as_ref().is_some_and(|r| r.wait(duration))
     }
 
+    /// How long an exchange took: on the client's clock (`at_ms` to `now_ms`) when the
+    /// responder keeps its own time ([`Responder::keeps_time`]), else `wall`.
+    pub fn elapsed(&self, at_ms: i64, now_ms: i64, wall: Duration) -> Duration {
+        if self.responder.as_ref().is_some_and(|r| r.keeps_time()) {
+            Duration::from_millis(u64::try_from(now_ms.saturating_sub(at_ms)).unwrap_or(0))
+        } else {
+            wall
+        }
+    }
+
     /// Hands one finished exchange to the tap (`copy` from [`Hooks::before`]).
     pub fn after<B: AsRef<[u8]>, K>(
         &self,
@@ -835,6 +845,13 @@ pub trait Responder: Send + Sync + std::fmt::Debug {
     /// clock, as it does without a responder.
     fn wait(&self, duration: Duration) -> bool {
         let _ = duration;
+        false
+    }
+
+    /// Whether the responder keeps a time of its own that the client's clock reads (an
+    /// exchange in virtual time): the client then times each exchange on its clock (what a
+    /// [`Tap`] is told), not on the wall clock. `false` by default.
+    fn keeps_time(&self) -> bool {
         false
     }
 }

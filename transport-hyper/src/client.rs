@@ -515,7 +515,10 @@ where
             Some(answer) => answer.map(|r| r.map(Bytes::from)),
             None => self.exchange_net(request).await,
         };
-        self.hooks.after(copy, &result, at, started.elapsed());
+        let took = self
+            .hooks
+            .elapsed(at, self.session.local_now().0, started.elapsed());
+        self.hooks.after(copy, &result, at, took);
         result
     }
 

@@ -421,7 +421,10 @@ impl Client {
             Some(answer) => answer,
             None => self.exchange_net(request),
         };
-        self.hooks.after(copy, &result, at, started.elapsed());
+        let took = self
+            .hooks
+            .elapsed(at, self.session.local_now().0, started.elapsed());
+        self.hooks.after(copy, &result, at, took);
         result
     }
 
