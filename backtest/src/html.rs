@@ -14,6 +14,9 @@ const H: i64 = 220;
 const PAD: i64 = 40;
 const COLOURS: [&str; 4] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
 
+/// A figure of the table, read from a report.
+type Figure = dyn Fn(&Report) -> String;
+
 /// One series of points `(time_ms, value)`.
 type Series = Vec<(i64, Decimal)>;
 
@@ -118,7 +121,7 @@ pub fn page(runs: &[(&str, &Report)]) -> String {
          <h1>Backtest report</h1>",
     );
     // The figures, one column per run.
-    let rows: [(&str, &dyn Fn(&Report) -> String); 13] = [
+    let rows: [(&str, &Figure); 13] = [
         ("fill model", &|r| {
             r.json["fill_model"].as_str().unwrap_or("").to_owned()
         }),

@@ -26,10 +26,10 @@ pub(crate) struct BacktestArgs {
     #[arg(long, value_name = "NAME")]
     strategy: String,
     /// How resting orders fill against the recorded book: fifo (the conservative default),
-    /// prob-log, prob-power[:N] (hftbacktest's queue models; N 1 by default).
+    /// prob-log, `prob-power[:N]` (hftbacktest's queue models; N 1 by default).
     #[arg(long, value_name = "MODEL", default_value = "fifo")]
     fill_model: String,
-    /// The REST round trip in virtual time: ENTRY_MS[:RESPONSE_MS] fixed, uniform:LO-HI[:LO-HI]
+    /// The REST round trip in virtual time: `ENTRY_MS[:RESPONSE_MS]` fixed, `uniform:LO-HI[:LO-HI]`
     /// drawn per call, or file:PATH (round trips logged against the venue, interpolated).
     #[arg(long, value_name = "L", default_value = "20:20")]
     latency: String,

@@ -23,6 +23,14 @@ use std::path::Path;
 use crate::error::BoxError;
 use crate::record::{Appending, Record, Recorder, ReplayMode, Replayer};
 
+impl crate::roundtrip::RoundTripLog<File> {
+    /// A round-trip log appending to the file at `path` (created when missing).
+    pub fn append_to(path: impl AsRef<Path>) -> std::io::Result<Self> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(crate::roundtrip::RoundTripLog::new(file))
+    }
+}
+
 impl Recorder<BufWriter<File>> {
     /// A recorder appending to the file at `path` (created when missing). A last line cut by
     /// a crash is cut off first (see [`Recorder::open_append`], which also says what it did).

@@ -52,12 +52,16 @@ impl RoundTrip {
     /// The two legs, request to venue and venue to answer (ms, at least 0): from the venue's
     /// time when it lies within the round trip, else the round trip split in halves.
     pub fn legs(&self) -> (i64, i64) {
-        let total = (self.received_ms - self.sent_ms).max(0);
+        let total = self.received_ms.saturating_sub(self.sent_ms).max(0);
         match self.venue_ms {
-            Some(v) if v >= self.sent_ms && v <= self.received_ms => {
-                (v - self.sent_ms, self.received_ms - v)
+            Some(v) if v >= self.sent_ms && v <= self.received_ms => (
+                v.saturating_sub(self.sent_ms),
+                self.received_ms.saturating_sub(v),
+            ),
+            _ => {
+                let half = total.div_euclid(2);
+                (half, total.saturating_sub(half))
             }
-            _ => (total / 2, total - total / 2),
         }
     }
 }
@@ -76,17 +80,6 @@ pub struct RoundTripLog<W: Write + Send> {
 impl<W: Write + Send> std::fmt::Debug for RoundTripLog<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RoundTripLog").finish_non_exhaustive()
-    }
-}
-
-impl RoundTripLog<std::fs::File> {
-    /// Appends to the file at `path` (created when missing).
-    pub fn append_to(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        Ok(RoundTripLog::new(file))
     }
 }
 
@@ -205,7 +198,7 @@ pub fn read_rows(r: impl BufRead) -> Result<Vec<RoundTrip>, RoundTripError> {
     let mut rows = Vec::new();
     for (i, line) in r.lines().enumerate() {
         let line = line?;
-        let n = i + 1;
+        let n = i.saturating_add(1);
         if line.trim().is_empty() {
             continue;
         }
