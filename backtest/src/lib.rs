@@ -15,8 +15,8 @@
 //!
 //! let exchange = InProcess::new(digifinex_sim::SimConfig::default())?;
 //! let client = exchange.ureq_client().build()?;
-//! let answer = client.send(TickerRequest::new().symbol("btc_usdt"))?;
-//! assert_eq!(answer.value.ticker[0].symbol.as_str(), "btc_usdt");
+//! let answer = client.send(&TickerRequest::new().symbol("btc_usdt"))?;
+//! assert_eq!(answer.ticker[0].symbol.as_str(), "btc_usdt");
 //! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -79,9 +79,17 @@ pub enum BacktestError {
     /// The bot's client could not be built.
     #[error("the client: {0}")]
     Client(#[from] digifinex_core::Error),
-    /// The bot failed.
-    #[error("the bot: {0}")]
-    Bot(Box<dyn std::error::Error + Send + Sync>),
+    /// The bot returned an error or panicked: what it was, and the report of the run up to
+    /// then (the account as the bot left it).
+    #[error("the bot {}: {error}", if *.panicked { "panicked" } else { "failed" })]
+    Bot {
+        /// The bot's error, or the panic's message.
+        error: Box<dyn std::error::Error + Send + Sync>,
+        /// Whether it panicked.
+        panicked: bool,
+        /// The partial report.
+        report: Box<Report>,
+    },
     /// The configuration names something this runner does not do.
     #[error("{0}")]
     Unsupported(String),
@@ -206,20 +214,31 @@ impl Backtest {
             exchange: self.exchange.clone(),
             spot: spot.clone(),
         };
-        bot(&b).map_err(|e| BacktestError::Bot(e.into()))?;
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bot(&b)));
         let end = self.exchange.now_ms();
         let last = sample(&control, demo.account, &spot, end);
         let mut samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|p| p.into_inner()));
         if samples.last().is_none_or(|s| s.time_ms < end) {
             samples.push(last);
         }
-        Ok(Report::build(
-            &control,
-            demo.account,
-            &spot,
-            &samples,
-            &self.config,
-        ))
+        let report = Report::build(&control, demo.account, &spot, &samples, &self.config);
+        let (error, panicked): (Box<dyn std::error::Error + Send + Sync>, bool) = match outcome {
+            Ok(Ok(())) => return Ok(report),
+            Ok(Err(e)) => (e.into(), false),
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic without a message".to_owned());
+                (message.into(), true)
+            }
+        };
+        Err(BacktestError::Bot {
+            error,
+            panicked,
+            report: Box::new(report),
+        })
     }
 }
 

@@ -38,12 +38,23 @@ impl Default for QuoteTouch {
 }
 
 impl QuoteTouch {
-    /// Runs until time is over, then cancels what is left.
+    /// Runs in a backtest until time is over, then cancels what is left.
     pub fn run(&self, bot: &Bot) -> Result<(), Error> {
-        let client = bot.client();
+        self.run_with(bot.client(), bot.spot_pairs(), |d| bot.wait(d))
+    }
+
+    /// Runs with `client` on `pairs` (against the venue, the socket simulator or a backtest),
+    /// `wait` letting `requote` pass between checks (a sleep live; `false` ends the run), then
+    /// cancels what is left.
+    pub fn run_with(
+        &self,
+        client: &digifinex_ureq::Client,
+        pairs: &[String],
+        mut wait: impl FnMut(Duration) -> bool,
+    ) -> Result<(), Error> {
         let markets = client.send(&MarketsRequest)?;
         let mut rules = BTreeMap::new();
-        for pair in bot.spot_pairs() {
+        for pair in pairs {
             if let Some(m) = markets.data.iter().find(|m| m.market.as_str() == pair) {
                 rules.insert(
                     pair.clone(),
@@ -57,7 +68,7 @@ impl QuoteTouch {
         }
         // [bid, ask] per pair.
         let mut quotes: BTreeMap<String, [Option<String>; 2]> = BTreeMap::new();
-        while bot.wait(self.requote) {
+        while wait(self.requote) {
             for (pair, (precision, min_volume, min_amount)) in &rules {
                 let book = client.send(&OrderBookRequest::new(pair).limit(5))?;
                 let (Some(bid), Some(ask)) = (book.best_bid(), book.best_ask()) else {

@@ -141,3 +141,133 @@ fn the_html_page_stands_alone_and_shows_each_run() {
     );
     assert_eq!(a.to_html().matches("<polyline").count(), 3);
 }
+
+#[test]
+fn a_bot_that_fails_or_panics_ends_the_run_with_a_partial_report() {
+    let mut sim = SimConfig {
+        start_time_ms: Some(T0),
+        ..SimConfig::default()
+    };
+    sim.markets.retain(|m| m.symbol() == "btc_usdt");
+    sim.swap_instruments.clear();
+    let mut config = BacktestConfig::new(sim);
+    config.end_ms = Some(T0 + 3_600_000);
+    let backtest = Backtest::new(config).unwrap();
+    let err = backtest
+        .run(|bot| -> Result<(), digifinex_core::Error> {
+            let strategy = QuoteTouch::default();
+            let mut checks = 0;
+            strategy.run_with(bot.client(), bot.spot_pairs(), |d| {
+                checks += 1;
+                assert!(checks < 60, "the bot's own bug after ten minutes");
+                bot.wait(d)
+            })
+        })
+        .unwrap_err();
+    let digifinex_backtest::BacktestError::Bot {
+        error,
+        panicked,
+        report,
+    } = err
+    else {
+        panic!("not the bot's error")
+    };
+    assert!(panicked);
+    assert_eq!(error.to_string(), "the bot's own bug after ten minutes");
+    // The report covers the ten minutes the bot ran (59 waits of 10 s, and its calls' latency).
+    let end = report.json["end_ms"].as_i64().unwrap();
+    assert!((T0 + 590_000..T0 + 610_000).contains(&end), "{end}");
+    assert!(!report.json["fills"].as_array().unwrap().is_empty());
+    let d = |name: &str| report.pnl(name).unwrap();
+    assert_eq!(
+        d("total"),
+        d("realized") + d("unrealized") - d("fees") + d("rebates")
+    );
+}
+
+#[test]
+fn with_zero_latency_the_socket_simulator_gives_the_backtests_fills() {
+    use digifinex_core::{Clock, Credentials, TimestampMillis};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    let end = T0 + 20 * 60_000;
+    let config = || {
+        let mut sim = SimConfig {
+            start_time_ms: Some(T0),
+            ..SimConfig::default()
+        };
+        sim.markets.retain(|m| m.symbol() == "btc_usdt");
+        sim.swap_instruments.clear();
+        sim
+    };
+    let fills = |j: &serde_json::Value| -> Vec<String> {
+        j["fills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {} {} {} {}",
+                    f["time_ms"], f["side"], f["price"], f["amount"], f["fee"]
+                )
+            })
+            .collect()
+    };
+    // The backtest, with no latency.
+    let mut bt = BacktestConfig::new(config());
+    bt.latency = digifinex_backtest::RestLatency::Fixed {
+        entry_ms: 0,
+        response_ms: 0,
+    };
+    bt.end_ms = Some(end);
+    let report = Backtest::new(bt)
+        .unwrap()
+        .run(|bot| QuoteTouch::default().run(bot))
+        .unwrap();
+
+    // The same strategy against the server, its clock frozen and stepped by the control API.
+    struct SimTime(digifinex_sim::Control);
+    impl Clock for SimTime {
+        fn now(&self) -> TimestampMillis {
+            TimestampMillis(self.0.now_ms())
+        }
+    }
+    let sim = digifinex_sim::Sim::start(config()).unwrap();
+    let control = sim.control();
+    control.freeze_clock(Some(T0));
+    let demo = control.demo_account();
+    let client = digifinex_ureq::Client::builder()
+        .spot_base_url(sim.spot_base_url())
+        .swap_base_url(sim.swap_base_url())
+        .allow_http(true)
+        .credentials(Credentials::new(demo.keys.key, demo.keys.secret))
+        .clock(Arc::new(SimTime(control.clone())))
+        .build()
+        .unwrap();
+    QuoteTouch::default()
+        .run_with(&client, &["btc_usdt".to_owned()], |d: Duration| {
+            if control.now_ms() >= end {
+                return false;
+            }
+            control.advance_clock(i64::try_from(d.as_millis()).unwrap());
+            true
+        })
+        .unwrap();
+    let live: Vec<String> = control
+        .fills(demo.account)
+        .iter()
+        .map(|f| {
+            format!(
+                "{} \"{}\" \"{}\" \"{}\" \"{}\"",
+                f.time_ms,
+                if f.buy { "buy" } else { "sell" },
+                f.price,
+                f.amount,
+                f.fee
+            )
+        })
+        .collect();
+    assert!(!live.is_empty());
+    assert_eq!(fills(&report.json), live);
+}

@@ -160,10 +160,19 @@ pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
         requote: Duration::from_millis(args.requote_ms),
         ..QuoteTouch::default()
     };
-    let report = backtest.run(|bot| strategy.run(bot)).map_err(|e| match e {
-        BacktestError::Unsupported(m) => Failure::Usage(m),
-        other => Failure::Other(other.to_string()),
-    })?;
+    let (report, failed) = match backtest.run(|bot| strategy.run(bot)) {
+        Ok(report) => (report, None),
+        // The strategy stopped on an error: its partial report is written, then exit 1.
+        Err(e @ BacktestError::Bot { .. }) => {
+            let message = e.to_string();
+            let BacktestError::Bot { report, .. } = e else {
+                return Err(Failure::Other(message));
+            };
+            (*report, Some(message))
+        }
+        Err(BacktestError::Unsupported(m)) => return Err(Failure::Usage(m)),
+        Err(other) => return Err(Failure::Other(other.to_string())),
+    };
     std::fs::create_dir_all(&args.out)?;
     let json = args.out.join("report.json");
     let html = args.out.join("report.html");
@@ -174,5 +183,10 @@ pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
     println!("report_html: {}", html.display());
     println!("pnl_total: {}", j["pnl"]["total"].as_str().unwrap_or(""));
     println!("fills: {}", j["fills_count"]);
-    Ok(())
+    match failed {
+        Some(message) => Err(Failure::Other(format!(
+            "{message} (the report of the run up to then is written)"
+        ))),
+        None => Ok(()),
+    }
 }
