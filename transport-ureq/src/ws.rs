@@ -246,7 +246,8 @@ impl Stream {
     }
 }
 
-/// What [`Stream::next_until`] came back with.
+/// What [`Stream::next_until`] came back with (consumed at once, as `Step` is).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum Next {
     /// An event.

@@ -83,7 +83,10 @@ impl<L: Line, Tls> std::fmt::Debug for StreamCore<L, Tls> {
         f.debug_struct("StreamCore")
             .field("streams", &self.streams)
             .field("url", &self.link.target.url)
-            .field("sockets", &(self.lines.len() + self.paced.len()))
+            .field(
+                "sockets",
+                &self.lines.len().saturating_add(self.paced.len()),
+            )
             .finish_non_exhaustive()
     }
 }
