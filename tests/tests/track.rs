@@ -7,6 +7,10 @@
 //! (open orders and their executed amounts, balances, positions) and every fill was emitted
 //! exactly once.
 //!
+//! A stream and its tracker made in one call (`client.stream(..).tracked(..)`, both clients)
+//! read the account once per reconnect: exactly one resync's requests, counted through a
+//! recorder.
+//!
 //! Rounds: `TRACK_ROUNDS` (default 12); seeds: `TRACK_SEEDS` (default 2).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
