@@ -2,9 +2,10 @@
 //! URL] [--spot PAIRS] [--swap IDS] [--duration-s S]`: the account's state as JSON lines
 //! (issue 29).
 //!
-//! One tracker per family (`digifinex_core::track`) driven by the blocking client
-//! (`digifinex_ureq::track`) and fed by that family's private stream (`digifinex_ureq::ws`, one
-//! thread per socket): each change is one line (`{"family":"spot","change":"placed",...}`, a fill
+//! One tracked stream per family (`client.stream(family).tracked(..)`: the family's private
+//! stream and its tracker, `digifinex_core::track`, whose reads go through the blocking client;
+//! the key given once, the REST session's clock offset shared with the stream), each on a
+//! thread of its own: each change is one line (`{"family":"spot","change":"placed",...}`, a fill
 //! with its `trade_id` and fee); at the end (`--duration-s`, or Ctrl-C) one line
 //! `{"state":{"open_orders":[...],"balances":{...},"positions":[...],"unsure":{...}}}`.
 //! Credentials come from DIGIFINEX_API_KEY / DIGIFINEX_API_SECRET, or the simulator's demo key
@@ -12,7 +13,7 @@
 //!
 //! The server's clock is measured (`GET /v3/time`, `GET /swap/v2/public/time`) before the
 //! trackers are created, so that their start and their read windows are the server's time; the
-//! streams measure it on their sockets before `server.auth`. `track` exits 1, after the state
+//! streams time `server.auth` with the same offset. `track` exits 1, after the state
 //! line, naming the cause, once every private subscription was refused for good (the stream gave
 //! up on `server.auth`) or a read was refused because of the key (a missing read permission, a
 //! wrong key or secret, an IP outside the whitelist): nothing could ever be tracked.
@@ -23,12 +24,11 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use digifinex_core::track::{TrackConfig, Tracker};
-use digifinex_core::ws::{Event, Subscription};
+use digifinex_core::track::{Change, Refusal, State, TrackConfig};
+use digifinex_core::ws::Event;
 use digifinex_core::{Credentials, Family};
 use digifinex_sim::SimConfig;
-use digifinex_ureq::track::Tracking;
-use digifinex_ureq::ws::StreamBuilder;
+use digifinex_ureq::track::TrackedStream;
 use digifinex_ureq::Client;
 
 use crate::live::{env_credentials, is_loopback_http, plain_http, start_sim};
@@ -99,51 +99,35 @@ fn interrupt_flag() -> Arc<AtomicBool> {
     flag
 }
 
-/// The private subscriptions that feed a tracker of `family` over `markets`.
-fn subscriptions(family: Family, markets: &[String]) -> Result<Vec<Subscription>, Failure> {
-    let texts: Vec<String> = match family {
-        Family::Spot => markets
-            .iter()
-            .map(|m| format!("spot:order:{m}"))
-            .chain(["spot:balance".to_owned()])
-            .collect(),
-        _ => vec![
-            "swap:order".to_owned(),
-            "swap:account".to_owned(),
-            "swap:position".to_owned(),
-        ],
-    };
-    texts
-        .iter()
-        .map(|t| t.parse().map_err(|e| Failure::Usage(format!("{t}: {e}"))))
-        .collect()
+/// What a family's thread reports to the printing loop.
+enum Report {
+    /// A change of the family's account.
+    Change(Family, Change),
+    /// A subscription's acknowledgement or refusal (for [`Refusals`]).
+    Event(Event),
+    /// A read was refused because of the key: the failure's text.
+    Refused(String),
+    /// The thread ended: the family's state.
+    State(Family, State),
 }
 
-/// Prints the changes waiting, one line each, tagged with the family.
-fn print_changes(
-    out: &mut impl Write,
-    family: Family,
-    tracking: &mut Tracking,
-) -> Result<(), Failure> {
-    while let Some(change) = tracking.poll_change() {
-        let json = serde_json::to_string(&change)
-            .map_err(|e| Failure::Other(format!("cannot print a change: {e}")))?;
-        let rest = json.get(1..).unwrap_or("}");
-        writeln!(out, "{{\"family\":\"{family}\",{rest}")?;
-    }
-    out.flush()?;
+/// Prints a change, one line, tagged with the family.
+fn print_change(out: &mut impl Write, family: Family, change: &Change) -> Result<(), Failure> {
+    let json = serde_json::to_string(change)
+        .map_err(|e| Failure::Other(format!("cannot print a change: {e}")))?;
+    let rest = json.get(1..).unwrap_or("}");
+    writeln!(out, "{{\"family\":\"{family}\",{rest}")?;
     Ok(())
 }
 
 /// The final line: open orders (each with its family), balances and unsure reasons per
 /// family, positions.
-fn state_line(trackings: &[(Family, Tracking)]) -> serde_json::Value {
+fn state_line(states: &[(Family, State)]) -> serde_json::Value {
     let mut open = Vec::new();
     let mut balances = serde_json::Map::new();
     let mut unsure = serde_json::Map::new();
     let mut positions = Vec::new();
-    for (family, t) in trackings {
-        let st = t.state();
+    for (family, st) in states {
         for o in &st.open_orders {
             let mut v = serde_json::json!({ "family": family });
             if let (Some(m), Ok(serde_json::Value::Object(o))) =
@@ -163,6 +147,55 @@ fn state_line(trackings: &[(Family, Tracking)]) -> serde_json::Value {
         "positions": positions,
         "unsure": unsure,
     }})
+}
+
+/// Why a read refused because of the key stops `track`.
+fn refused_text(family: Family, r: &Refusal) -> String {
+    let cause = if r.permission {
+        "permission (the key may not read the account: enable its read permission)"
+    } else {
+        "key (the key pair was refused: check the key, the secret, its expiry and its IP \
+         whitelist)"
+    };
+    format!(
+        "the {family} account cannot be read: {} was refused ({}); cause: {cause}",
+        r.endpoint, r.message
+    )
+}
+
+/// Runs one family's stream and tracker until `quit` (or the stream's end): its changes,
+/// subscription events and a refused read go to `tx`, then its state.
+fn follow(
+    family: Family,
+    mut tracked: TrackedStream,
+    quit: &AtomicBool,
+    tx: &mpsc::Sender<Report>,
+) {
+    let mut refused_sent = false;
+    while !quit.load(Ordering::SeqCst) && !tracked.is_closed() {
+        let event = tracked.next_event_timeout(Duration::from_millis(200));
+        while let Some(change) = tracked.poll_change() {
+            if tx.send(Report::Change(family, change)).is_err() {
+                return;
+            }
+        }
+        if let Some(r) = tracked.tracker().refused() {
+            if !refused_sent {
+                refused_sent = true;
+                let _ = tx.send(Report::Refused(refused_text(family, r)));
+            }
+        }
+        if let Some(
+            e @ (Event::Subscribed { .. } | Event::Refused { .. } | Event::AuthRefused { .. }),
+        ) = event
+        {
+            let _ = tx.send(Report::Event(e));
+        }
+    }
+    while let Some(change) = tracked.poll_change() {
+        let _ = tx.send(Report::Change(family, change));
+    }
+    let _ = tx.send(Report::State(family, tracked.state()));
 }
 
 pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
@@ -207,10 +240,11 @@ pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
                 .into(),
         ));
     };
-    let client = builder.credentials(creds.clone()).build()?;
+    let client = builder.credentials(creds).build()?;
     let config = TrackConfig::default().resync_interval(Duration::from_secs(args.resync_s));
-    let (tx, rx) = mpsc::channel::<(Family, Event)>();
-    let mut trackings: Vec<(Family, Tracking)> = Vec::new();
+    let (tx, rx) = mpsc::channel::<Report>();
+    let quit = Arc::new(AtomicBool::new(false));
+    let mut threads = Vec::new();
     let mut all_subs = Vec::new();
     for (family, markets) in [(Family::Spot, &args.spot), (Family::Swap, &args.swap)] {
         if markets.is_empty() {
@@ -220,36 +254,29 @@ pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
             Family::Spot => ("--spot-ws-url", spot_ws.clone()),
             _ => ("--swap-ws-url", swap_ws.clone()),
         };
-        let mut b = StreamBuilder::new(family).credentials(creds.clone());
+        // The tracker's start is the server's time: measured first (a failure here is left to
+        // the reads, which measure it again before their windows). The stream keeps the
+        // session's key, clock and offset.
+        if !client.session().clock_measured() {
+            let _ = client.sync_time(family);
+        }
+        let mut b = client.stream(family);
         if let Some(url) = url {
             if ws_plain(flag, &url)? {
                 b = b.allow_http(true);
             }
             b = b.url(url);
         }
-        for s in subscriptions(family, markets)? {
-            all_subs.push(s.clone());
-            b = b.subscribe(s);
-        }
-        let stream = b.build().map_err(|e| Failure::Usage(e.to_string()))?;
-        // The tracker's start is the server's time: measured first (a failure here is left to
-        // the reads, which measure it again before their windows).
-        if !client.session().clock_measured() {
-            let _ = client.sync_time(family);
-        }
-        let tracker = Tracker::new(family, markets, config.clone(), client.session().now());
-        trackings.push((family, client.tracker(tracker)));
-        let tx = tx.clone();
-        std::thread::Builder::new()
+        let tracked = b
+            .tracked(markets, config.clone())
+            .map_err(|e| Failure::Usage(e.to_string()))?;
+        all_subs.extend(tracked.tracker().subscriptions());
+        let (tx, quit) = (tx.clone(), quit.clone());
+        let thread = std::thread::Builder::new()
             .name(format!("track-{family}"))
-            .spawn(move || {
-                for event in stream {
-                    if tx.send((family, event)).is_err() {
-                        return;
-                    }
-                }
-            })
+            .spawn(move || follow(family, tracked, &quit, &tx))
             .map_err(|e| Failure::Other(format!("cannot start a stream thread: {e}")))?;
+        threads.push(thread);
     }
     drop(tx);
     let stop = interrupt_flag();
@@ -259,57 +286,51 @@ pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     let mut refusals = Refusals::new(all_subs);
     let mut failure = None;
+    let mut states: Vec<(Family, State)> = Vec::new();
     loop {
-        for (family, t) in &mut trackings {
-            t.sync();
-            print_changes(&mut out, *family, t)?;
-            if let Some(r) = t.tracker().refused() {
-                let cause = if r.permission {
-                    "permission (the key may not read the account: enable its read permission)"
-                } else {
-                    "key (the key pair was refused: check the key, the secret, its expiry and \
-                     its IP whitelist)"
-                };
-                failure.get_or_insert(format!(
-                    "the {family} account cannot be read: {} was refused ({}); cause: {cause}",
-                    r.endpoint, r.message
-                ));
-            }
-        }
-        if failure.is_some() {
-            break;
-        }
         let now = Instant::now();
         if stop.load(Ordering::SeqCst) || end.is_some_and(|e| now >= e) {
             break;
         }
-        // Wake for the next event, the next read due, the end, or a Ctrl-C check.
-        let mut wait = trackings
-            .iter()
-            .map(|(_, t)| t.next_sync_in())
-            .min()
-            .unwrap_or(Duration::from_secs(1))
-            .min(Duration::from_millis(500));
+        // Wake for the next report, the end, or a Ctrl-C check.
+        let mut wait = Duration::from_millis(500);
         if let Some(e) = end {
             wait = wait.min(e.saturating_duration_since(now));
         }
         match rx.recv_timeout(wait) {
-            Ok((family, event)) => {
-                if let Some((_, t)) = trackings.iter_mut().find(|(f, _)| *f == family) {
-                    t.on_event(&event);
-                }
+            Ok(Report::Change(family, change)) => {
+                print_change(&mut out, family, &change)?;
+                out.flush()?;
+            }
+            Ok(Report::Event(event)) => {
                 if let Some(refused) = refusals.observe(&event) {
                     failure = Some(refused);
                     break;
                 }
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                std::thread::sleep(wait);
+            Ok(Report::Refused(text)) => {
+                failure = Some(text);
+                break;
             }
+            Ok(Report::State(family, state)) => states.push((family, state)),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(wait),
         }
     }
-    writeln!(out, "{}", state_line(&trackings))?;
+    quit.store(true, Ordering::SeqCst);
+    // The changes each thread still reports, then its state.
+    for report in rx {
+        match report {
+            Report::Change(family, change) => print_change(&mut out, family, &change)?,
+            Report::State(family, state) => states.push((family, state)),
+            Report::Event(_) | Report::Refused(_) => {}
+        }
+    }
+    for thread in threads {
+        let _ = thread.join();
+    }
+    states.sort_by_key(|(family, _)| *family != Family::Spot);
+    writeln!(out, "{}", state_line(&states))?;
     out.flush()?;
     match failure {
         Some(f) => Err(Failure::Other(f)),

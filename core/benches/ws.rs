@@ -134,10 +134,20 @@ struct NoTransport;
 impl digifinex_core::ws::StreamTransport for NoTransport {
     type Stream = ();
     type Tls = ();
-    type Rest = ();
+    type Rest = digifinex_core::session::Session;
     type Connector = ();
+    type Tracked = ();
     fn build(_: digifinex_core::ws::StreamBuilder<Self>) -> Result<(), digifinex_core::Error> {
         Ok(())
+    }
+    fn track(
+        _: digifinex_core::ws::StreamBuilder<Self>,
+        _: digifinex_core::track::Tracker,
+    ) -> Result<(), digifinex_core::Error> {
+        Ok(())
+    }
+    fn session(rest: &Self::Rest) -> &digifinex_core::session::Session {
+        rest
     }
 }
 

@@ -655,8 +655,8 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// A [`Drive`] whose output is turned into another type by a function: how a machine that
-/// hands out reads of several endpoints (reconciliation, a stream's private snapshot, the
-/// account tracker) gives the transport one [`Drive`] type per machine.
+/// hands out reads of several endpoints (reconciliation, the account tracker) gives the
+/// transport one [`Drive`] type per machine.
 pub struct Mapped<D: Drive, T> {
     inner: D,
     wrap: fn(D::Output) -> T,

@@ -567,3 +567,71 @@ fn a_read_refused_for_the_key_is_named() {
     t.feed_error(read.decode(br#"{"code":10005}"#).unwrap_err(), at(6_000));
     assert!(t.refused().is_none());
 }
+
+/// The private subscriptions a tracked stream adds for its tracker: spot `order` per pair and
+/// `balance`; swap `order`, `account` and `position`.
+#[test]
+fn the_subscriptions_that_feed_a_tracker() {
+    let spot = Tracker::new(
+        Family::Spot,
+        ["ETH_USDT", "btc_usdt"],
+        TrackConfig::default(),
+        T0,
+    );
+    let texts: Vec<String> = spot.subscriptions().iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        texts,
+        ["spot:order:BTC_USDT", "spot:order:ETH_USDT", "spot:balance"]
+    );
+    let swap = Tracker::new(Family::Swap, ["btcusdtperp"], TrackConfig::default(), T0);
+    let texts: Vec<String> = swap.subscriptions().iter().map(|s| s.to_string()).collect();
+    assert_eq!(texts, ["swap:order", "swap:account", "swap:position"]);
+}
+
+/// A recycled socket's switch asks for one resync 200 ms later (the replacement's pushes before
+/// the switch were not reported), without a gap; the other family's switch asks for nothing.
+#[test]
+fn a_switch_asks_for_one_resync() {
+    let mut t = spot_tracker();
+    assert_eq!(t.next_deadline(), Some(at(60_000)));
+    t.on_event(
+        &Event::Switched {
+            family: Family::Swap,
+            from: 0,
+            to: 1,
+        },
+        at(10),
+    );
+    assert_eq!(t.next_deadline(), Some(at(60_000)));
+    t.on_event(
+        &Event::Switched {
+            family: Family::Spot,
+            from: 0,
+            to: 1,
+        },
+        at(10),
+    );
+    assert!(t.unsure().is_empty());
+    assert_eq!(t.next_deadline(), Some(at(210)));
+    assert_eq!(t.next_read(at(209)), None);
+    let reads = drive(&mut t, at(210), |r| {
+        match r {
+            TrackRead::SpotOpenOrders(_) => EMPTY_ORDERS,
+            TrackRead::SpotTrades(_) => EMPTY_TRADES,
+            _ => ASSETS,
+        }
+        .to_owned()
+    });
+    assert_eq!(
+        reads,
+        vec!["spot.order_current", "spot.mytrades", "spot.spot_assets"]
+    );
+    assert_eq!(
+        changes(&mut t),
+        vec![Change::Resynced {
+            at: at(210),
+            reads: 3
+        }]
+    );
+    assert_eq!(t.next_read(at(1_000)), None);
+}

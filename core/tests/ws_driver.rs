@@ -1,19 +1,19 @@
 //! The stream loop both transports run (`digifinex_core::ws::StreamCore`), without sockets: the
 //! steps it hands out (paced opening of the sockets 40 swap subscriptions need, commands on
 //! each socket's line, waits that match the peekable deadline, closing), the REST offset
-//! reaching `server.auth`, and the private snapshot's reads as one `Drive`.
+//! reaching `server.auth`, and no REST read of the stream's own.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use digifinex_core::session::{Action, Drive, Session};
+use digifinex_core::session::Session;
+use digifinex_core::track::Tracker;
 use digifinex_core::ws::{
-    Line, PrivateRead, PrivateReads, SocketReport, Step, StreamBuilder, StreamCore, StreamInput,
-    StreamTransport,
+    Line, SocketReport, Step, StreamBuilder, StreamCore, StreamInput, StreamTransport,
 };
 use digifinex_core::ManualClock;
-use digifinex_core::{Config, Credentials, ErrorKind, Family, TimestampMillis};
+use digifinex_core::{Credentials, Family, TimestampMillis};
 
 const T0: i64 = 1_700_000_000_000;
 
@@ -42,10 +42,17 @@ struct NoSockets;
 impl StreamTransport for NoSockets {
     type Stream = ();
     type Tls = ();
-    type Rest = ();
+    type Rest = Session;
     type Connector = ();
+    type Tracked = ();
     fn build(_: StreamBuilder<Self>) -> Result<(), digifinex_core::Error> {
         Ok(())
+    }
+    fn track(_: StreamBuilder<Self>, _: Tracker) -> Result<(), digifinex_core::Error> {
+        Ok(())
+    }
+    fn session(rest: &Session) -> &Session {
+        rest
     }
 }
 
@@ -213,7 +220,7 @@ fn dropping_the_core_closes_every_line() {
 }
 
 #[test]
-fn the_rest_offset_times_server_auth_and_private_snapshots_are_asked_for() {
+fn the_rest_offset_times_server_auth_and_the_stream_reads_nothing() {
     let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
     let builder = StreamBuilder::<NoSockets>::new(Family::Swap)
         .url("ws://127.0.0.1:9/")
@@ -263,115 +270,15 @@ fn the_rest_offset_times_server_auth_and_private_snapshots_are_asked_for() {
         .find(|t| t.contains("account.subscribe"))
         .expect("private subscription sent after the auth");
     c.apply(reply("account.subscribe", id(&sub)));
-    // The subscription acknowledged on a new socket: the snapshot's reads are asked for, and
-    // asked again until a result comes (a cancelled read is not lost).
-    for _ in 0..2 {
-        let step = loop {
-            match c.step(offset) {
-                Step::Event(_) => {}
-                other => break other,
-            }
-        };
-        let Step::ReadPrivate(mut reads) = step else {
-            panic!("no snapshot asked for: {step:?}")
-        };
-        let all: Vec<PrivateRead> = std::iter::from_fn(|| reads.next_read()).collect();
-        assert!(
-            matches!(
-                all.as_slice(),
-                [
-                    PrivateRead::SwapOpenOrders(_),
-                    PrivateRead::SwapBalances(_),
-                    PrivateRead::SwapPositions(_)
-                ]
-            ),
-            "{all:?}"
-        );
-    }
-    // Without a REST client (no offset) the stream never asks.
-    let (_, _) = until_wait(&mut c, None);
-}
-
-fn session() -> Session {
-    Session::builder()
-        .config(Config::default())
-        .credentials(Credentials::new("k", "s"))
-        .clock(Arc::new(ManualClock::new(TimestampMillis(T0))))
-        .build()
-}
-
-fn answer<D: Drive>(call: &mut D, body: &str) {
-    let response = http::Response::builder()
-        .status(200)
-        .body(body.as_bytes())
-        .unwrap();
-    call.on_response(&response);
-}
-
-#[test]
-fn the_spot_snapshot_reads_run_as_one_drive() {
-    let s = session();
-    let mut call = PrivateReads::new(Family::Spot).call(&s);
-    let Action::Send(first) = call.next() else {
-        panic!("no read")
-    };
+    // The subscription acknowledged on a new socket: reported, and nothing read over REST
+    // (the account is the tracker's, fed by the events).
+    let (events, _) = until_wait(&mut c, offset);
     assert!(
-        first.uri().path().ends_with("/spot/order/current"),
-        "{}",
-        first.uri()
+        events.iter().any(|e| e.starts_with("Subscribed")),
+        "{events:?}"
     );
-    answer(
-        &mut call,
-        r#"{"code":0,"data":[{"order_id":"x9","symbol":"BTC_USDT","created_date":1700000003,"price":25000,"amount":0.01,"executed_amount":0.004,"status":1,"type":"buy"}]}"#,
-    );
-    let Action::Send(second) = call.next() else {
-        panic!("no second read")
-    };
-    assert!(
-        second.uri().path().ends_with("/spot/assets"),
-        "{}",
-        second.uri()
-    );
-    answer(
-        &mut call,
-        r#"{"code":0,"list":[{"currency":"USDT","free":"700","total":"1000"}]}"#,
-    );
-    let Action::Done(Ok(done)) = call.next() else {
-        panic!("not done")
-    };
-    assert_eq!(done.status, 200);
-    let snapshot = done.value;
-    assert_eq!(snapshot.orders.len(), 1);
-    assert_eq!(snapshot.orders[0].id, "x9");
-    assert_eq!(snapshot.orders[0].market.as_deref(), Some("BTC_USDT"));
-    assert_eq!(snapshot.orders[0].filled, Some("0.004".parse().unwrap()));
-    assert_eq!(snapshot.balances.len(), 1);
-    assert_eq!(snapshot.balances[0].currency, "USDT");
-    assert_eq!(snapshot.balances[0].free, Some("700".parse().unwrap()));
-    assert_eq!(snapshot.balances[0].total, Some("1000".parse().unwrap()));
-    assert!(snapshot.positions.is_empty());
-}
-
-#[test]
-fn the_first_failed_read_ends_the_snapshot_with_its_error() {
-    let s = session();
-    let mut call = PrivateReads::new(Family::Swap).call(&s);
-    let Action::Send(first) = call.next() else {
-        panic!("no read")
-    };
-    assert!(
-        first.uri().path().ends_with("/trade/open_orders"),
-        "{}",
-        first.uri()
-    );
-    answer(&mut call, r#"{"code":401003,"msg":"NotEnoughMoney"}"#);
-    let Action::Done(Err(e)) = call.next() else {
-        panic!("not an error")
-    };
-    assert_eq!(e.api_code(), Some(401003), "{e}");
-    assert_eq!(e.kind(), ErrorKind::InsufficientFunds, "{e}");
-    // Asked again, it does not start over.
-    assert!(matches!(call.next(), Action::Done(Err(_))));
+    let (events, _) = until_wait(&mut c, offset);
+    assert!(events.is_empty(), "{events:?}");
 }
 
 /// A REST session that has not measured the clock yet gives no offset: the socket measures the

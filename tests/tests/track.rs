@@ -7,6 +7,10 @@
 //! (open orders and their executed amounts, balances, positions) and every fill was emitted
 //! exactly once.
 //!
+//! A stream and its tracker made in one call (`client.stream(..).tracked(..)`, both clients)
+//! read the account once per reconnect: exactly one resync's requests, counted through a
+//! recorder.
+//!
 //! Rounds: `TRACK_ROUNDS` (default 12); seeds: `TRACK_SEEDS` (default 2).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -661,4 +665,305 @@ fn async_tracker_equals_the_simulator_after_every_resync() {
     for seed in 1..=env("TRACK_SEEDS", 2) {
         run(Kind::Async, seed.wrapping_add(100), rounds);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One machine for the account: a stream and its tracker made in one call read the account once
+// per reconnect (the tracker's resync), and the stream itself reads nothing.
+
+/// The path of every request a client sends.
+#[derive(Debug, Default)]
+struct Paths(std::sync::Mutex<Vec<String>>);
+
+impl digifinex_core::record::Tap for Paths {
+    fn exchanged(
+        &self,
+        request: &http::Request<Vec<u8>>,
+        _: Result<&http::Response<Vec<u8>>, &str>,
+        _: i64,
+        _: Duration,
+    ) {
+        self.0.lock().unwrap().push(request.uri().path().to_owned());
+    }
+}
+
+impl Paths {
+    /// The paths sent since the last call.
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+/// One resync of a tracker of `btc_usdt` and one of `BTCUSDTPERP`, in the order it reads.
+fn one_resync() -> (Vec<&'static str>, Vec<&'static str>) {
+    (
+        vec![
+            "/v3/spot/order/current",
+            "/v3/spot/mytrades",
+            "/v3/spot/assets",
+        ],
+        vec![
+            "/swap/v2/trade/open_orders",
+            "/swap/v2/trade/history_trades",
+            "/swap/v2/account/balance",
+            "/swap/v2/account/positions",
+        ],
+    )
+}
+
+/// What a tracked stream went through, per family.
+#[derive(Default)]
+struct Seen {
+    disconnected: bool,
+    resubscribed: bool,
+}
+
+impl Seen {
+    fn observe(&mut self, event: &Event) {
+        match event {
+            Event::Disconnected { .. } => self.disconnected = true,
+            Event::Subscribed { subscriptions }
+                if self.disconnected && subscriptions.iter().any(|s| s.channel.is_private()) =>
+            {
+                self.resubscribed = true
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The tracked streams of a test: stepped for a while, and asked about their trackers.
+trait Tracked {
+    /// Steps both tracked streams for `d`, handing their events to `seen`.
+    fn pump(&mut self, d: Duration, seen: &mut [Seen; 2]);
+    fn unsure(&self) -> bool;
+    fn open_orders(&self) -> Vec<String>;
+}
+
+struct BlockingTracked([digifinex_ureq::track::TrackedStream; 2]);
+
+impl Tracked for BlockingTracked {
+    fn pump(&mut self, d: Duration, seen: &mut [Seen; 2]) {
+        let end = Instant::now() + d;
+        while Instant::now() < end {
+            for (t, s) in self.0.iter_mut().zip(seen.iter_mut()) {
+                if let Some(e) = t.next_event_timeout(Duration::from_millis(10)) {
+                    s.observe(&e);
+                }
+            }
+        }
+    }
+    fn unsure(&self) -> bool {
+        self.0.iter().any(|t| t.tracker().is_unsure())
+    }
+    fn open_orders(&self) -> Vec<String> {
+        self.0[0]
+            .state()
+            .open_orders
+            .into_iter()
+            .map(|o| o.order_id)
+            .collect()
+    }
+}
+
+struct AsyncTracked(
+    [digifinex_hyper::track::TrackedStream; 2],
+    tokio::runtime::Runtime,
+);
+
+impl Tracked for AsyncTracked {
+    fn pump(&mut self, d: Duration, seen: &mut [Seen; 2]) {
+        let end = Instant::now() + d;
+        let (streams, rt) = (&mut self.0, &self.1);
+        while Instant::now() < end {
+            for (t, s) in streams.iter_mut().zip(seen.iter_mut()) {
+                // Cut short after 10 ms: the tracked stream is cancel-safe.
+                let next = rt.block_on(async {
+                    tokio::time::timeout(Duration::from_millis(10), t.next_event()).await
+                });
+                if let Ok(Some(e)) = next {
+                    s.observe(&e);
+                }
+            }
+        }
+    }
+    fn unsure(&self) -> bool {
+        self.0.iter().any(|t| t.tracker().is_unsure())
+    }
+    fn open_orders(&self) -> Vec<String> {
+        self.0[0]
+            .state()
+            .open_orders
+            .into_iter()
+            .map(|o| o.order_id)
+            .collect()
+    }
+}
+
+fn tracked_streams(
+    kind: Kind,
+    sim: &SimHandle,
+    creds: &Credentials,
+) -> (Box<dyn Tracked>, std::sync::Arc<Paths>) {
+    let paths = std::sync::Arc::new(Paths::default());
+    let config = TrackConfig::default().resync_interval(Duration::from_secs(3600));
+    let urls = [
+        (Family::Spot, sim.spot_ws_url(), PAIR),
+        (Family::Swap, sim.swap_ws_url(), INST),
+    ];
+    let tracked: Box<dyn Tracked> = match kind {
+        Kind::Blocking => {
+            let client = Client::builder()
+                .spot_base_url(sim.spot_base_url())
+                .swap_base_url(sim.swap_base_url())
+                .allow_http(true)
+                .credentials(creds.clone())
+                .recorder(paths.clone())
+                .build()
+                .unwrap();
+            Box::new(BlockingTracked(urls.map(|(family, url, market)| {
+                client
+                    .stream(family)
+                    .url(url)
+                    .config(fast_ws())
+                    .tracked([market], config.clone())
+                    .unwrap()
+            })))
+        }
+        Kind::Async => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            let client = rt.block_on(async {
+                digifinex_hyper::Client::builder()
+                    .spot_base_url(sim.spot_base_url())
+                    .swap_base_url(sim.swap_base_url())
+                    .allow_http(true)
+                    .credentials(creds.clone())
+                    .recorder(paths.clone())
+                    .build()
+                    .unwrap()
+            });
+            let streams = rt.block_on(async {
+                urls.map(|(family, url, market)| {
+                    client
+                        .stream(family)
+                        .url(url)
+                        .config(fast_ws())
+                        .tracked([market], config.clone())
+                        .unwrap()
+                })
+            });
+            Box::new(AsyncTracked(streams, rt))
+        }
+    };
+    (tracked, paths)
+}
+
+/// Before: a stream made by `client.stream(..)` reconciled each private subscription over REST
+/// and the tracker resynced on top (13 reads per reconnect of both families). Now each family's
+/// account is read once per reconnect: exactly one resync's reads, and nothing else.
+fn read_once_per_reconnect(kind: Kind) {
+    let mut config = SimConfig::default().without_flow().without_limits();
+    config.ws = WsSettings {
+        tick: Duration::from_millis(20),
+        ..config.ws
+    };
+    let sim = Sim::start(config).expect("the simulator starts");
+    let demo = sim.control().demo_account();
+    let creds = Credentials::new(demo.keys.key.clone(), demo.keys.secret.clone());
+    let (mut tracked, paths) = tracked_streams(kind, &sim, &creds);
+    let split = |all: Vec<String>| -> (Vec<String>, Vec<String>) {
+        all.into_iter().partition(|p| p.starts_with("/v3/"))
+    };
+    let (want_spot, want_swap) = one_resync();
+
+    // The start: one resync per family (and the clock measured once).
+    let mut seen = [Seen::default(), Seen::default()];
+    let end = Instant::now() + Duration::from_secs(10);
+    while tracked.unsure() {
+        assert!(Instant::now() < end, "the trackers never got sure");
+        tracked.pump(Duration::from_millis(50), &mut seen);
+    }
+    tracked.pump(Duration::from_millis(1_000), &mut seen);
+    // The first resync may start before the private channels are acknowledged; the
+    // acknowledgement then asks for one more (pushes before it are only in REST).
+    let (spot, swap) = split(paths.take());
+    let spot: Vec<&str> = spot
+        .iter()
+        .map(String::as_str)
+        .filter(|p| *p != "/v3/time")
+        .collect();
+    for (family, got, want) in [
+        ("spot", spot, &want_spot),
+        (
+            "swap",
+            swap.iter().map(String::as_str).collect(),
+            &want_swap,
+        ),
+    ] {
+        let once = want.clone();
+        let twice = [want.as_slice(), want.as_slice()].concat();
+        assert!(
+            got == once || got == twice,
+            "kind {kind:?}, {family} at the start: {got:?}"
+        );
+    }
+
+    // An order placed through another client: pushed, and tracked.
+    let other = Client::builder()
+        .spot_base_url(sim.spot_base_url())
+        .allow_http(true)
+        .credentials(creds.clone())
+        .build()
+        .unwrap();
+    let (bid, _) = {
+        let book = sim.control().book(WsFamily::Spot, PAIR, 1).unwrap();
+        (book.bids[0].0, book.asks[0].0)
+    };
+    let order = spot::PlaceOrderRequest::new(
+        spot::Market::Spot,
+        PAIR,
+        spot::LimitOrder::buy(
+            Amount::new(Decimal::new(1, 3)),
+            Price::new((bid * Decimal::new(8, 1)).round_dp(0)),
+        ),
+    );
+    let id = other.send(&order).unwrap().order_id;
+    let end = Instant::now() + Duration::from_secs(5);
+    while !tracked.open_orders().contains(&id) {
+        assert!(Instant::now() < end, "the pushed order was never tracked");
+        tracked.pump(Duration::from_millis(50), &mut seen);
+    }
+    assert!(paths.take().is_empty(), "a push is not a read");
+
+    // Three reconnects: each one resync per family.
+    for round in 1..=3 {
+        let mut seen = [Seen::default(), Seen::default()];
+        sim.control().ws_disconnect_all();
+        let end = Instant::now() + Duration::from_secs(10);
+        while !seen.iter().all(|s| s.resubscribed) || tracked.unsure() {
+            assert!(Instant::now() < end, "round {round}: not back");
+            tracked.pump(Duration::from_millis(50), &mut seen);
+        }
+        // Whatever else would be read comes within this second (the resync waits 200 ms
+        // after the acknowledgement).
+        tracked.pump(Duration::from_millis(1_000), &mut seen);
+        let (spot, swap) = split(paths.take());
+        assert_eq!(spot, want_spot, "kind {kind:?}, round {round}");
+        assert_eq!(swap, want_swap, "kind {kind:?}, round {round}");
+        assert_eq!(tracked.open_orders(), vec![id.clone()], "round {round}");
+    }
+}
+
+#[test]
+fn blocking_tracked_stream_reads_the_account_once_per_reconnect() {
+    read_once_per_reconnect(Kind::Blocking);
+}
+
+#[test]
+fn async_tracked_stream_reads_the_account_once_per_reconnect() {
+    read_once_per_reconnect(Kind::Async);
 }

@@ -2,7 +2,7 @@
 //!
 //! Everything but the sockets lives in the core ([`digifinex_core::ws::Streams`] and
 //! [`digifinex_core::ws::StreamBuilder`]): sharding, keepalive, recycling, `server.auth`,
-//! books, backoff, the private REST snapshot. Here each socket is a task that opens it
+//! books, backoff. Here each socket is a task that opens it
 //! (connect, TLS and upgrade within `connect_timeout` in all), reads whole messages (each
 //! within `message_timeout` of its first byte) into one bounded queue, and writes what the
 //! stream hands it. A full queue stops the socket tasks from reading (backpressure).
@@ -12,8 +12,13 @@
 //! ([`StreamBuilder::connector`](digifinex_core::ws::StreamBuilder::connector)) names another,
 //! such as an exchange in the same process (the `digifinex-backtest` crate).
 //!
+//! The stream reads nothing over REST. The account's state (open orders, fills, balances,
+//! positions) is a tracker's ([`digifinex_core::track`]): `client.stream(family)
+//! .tracked(markets, config)` makes a stream and its tracker in one call
+//! ([`crate::track::TrackedStream`]).
+//!
 //! [`Stream::next_event`] is cancel-safe: dropping its future loses nothing (the queue and
-//! the machine keep their state; a private snapshot cut short is read again). A
+//! the machine keep their state). A
 //! [`StreamHandle`] changes the subscriptions from another task while one awaits events.
 //!
 //! ```no_run
@@ -41,6 +46,8 @@ use std::sync::Arc;
 
 pub use socket::{BoxFuture, Connector, Incoming, Network, Socket};
 
+use digifinex_core::session::Session;
+use digifinex_core::track::Tracker;
 use digifinex_core::ws::{
     check_family, Event, Line, Step, StreamCore, StreamInput, StreamTransport, SubscribeError,
     Subscription,
@@ -75,6 +82,7 @@ impl StreamTransport for Async {
     type Tls = Tls;
     type Rest = crate::Client;
     type Connector = Arc<dyn Connector>;
+    type Tracked = crate::track::TrackedStream;
 
     fn build(mut builder: StreamBuilder) -> Result<Stream, Error> {
         let connector = builder.take_connector();
@@ -91,13 +99,32 @@ impl StreamTransport for Async {
             connector,
         })
     }
+
+    fn track(builder: StreamBuilder, tracker: Tracker) -> Result<Self::Tracked, Error> {
+        let stream = Self::build(builder)?;
+        let Some(client) = stream.rest.clone() else {
+            return Err(Error::validation(
+                "stream",
+                "a tracked stream reads the account through a REST client",
+            ));
+        };
+        Ok(crate::track::TrackedStream::new(
+            stream,
+            client.tracker(tracker),
+        ))
+    }
+
+    fn session(rest: &crate::Client) -> &Session {
+        rest.session()
+    }
 }
 
 impl crate::Client {
     /// A stream of `family` sharing this client's credentials, clock and measured offset, base
-    /// URL (the socket beside it), TLS settings, socket connector
-    /// (`ClientBuilder::ws_connector`) or pacer (`ClientBuilder::ws_pacer`), and REST reads
-    /// for the private snapshots.
+    /// URL (the socket beside it), TLS settings, and socket connector
+    /// (`ClientBuilder::ws_connector`) or pacer (`ClientBuilder::ws_pacer`). The stream reads
+    /// nothing over REST; `.tracked(markets, config)` instead of `.build()` adds a tracker of
+    /// the account whose reads go through this client ([`crate::track::TrackedStream`]).
     pub fn stream(&self, family: Family) -> StreamBuilder {
         let (allow_http, roots, connector, pacer) = self.stream_settings();
         let b = StreamBuilder::beside(family, self.session(), allow_http, roots, self.clone());
@@ -191,12 +218,6 @@ impl Stream {
                         link, connector, socket, generation, tx, commands,
                     ));
                     self.core.opened(socket, Commands(line));
-                }
-                Step::ReadPrivate(reads) => {
-                    if let Some(c) = &self.rest {
-                        let result = c.drive(reads.call(c.session())).await;
-                        self.core.snapshot(result);
-                    }
                 }
                 Step::Wait(wait) => {
                     if let Ok(Some(input)) = tokio::time::timeout(wait, self.inbox.recv()).await {

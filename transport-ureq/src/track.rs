@@ -1,8 +1,30 @@
-//! One account state through the blocking client (issue 29): [`Client::tracker`] drives a
-//! [`Tracker`] of the core, performing its reads through [`Client::drive`] (weight budget,
-//! retries of reads, clock). The bot hands it its stream's events, its writes' answers and
-//! unknown outcomes, and reads the changes. Every rule is the core's
-//! ([`digifinex_core::track`]); this module only moves reads and answers.
+//! One account state through the blocking client (issue 29): a [`Tracker`] of the core, its
+//! reads performed through [`Client::drive`] (weight budget, retries of reads, clock). The
+//! tracker is the only part that follows the account: the stream reads nothing over REST.
+//! Every rule is the core's ([`digifinex_core::track`]); this module only moves events, reads
+//! and answers.
+//!
+//! One call makes a stream and its tracker ([`TrackedStream`]): the tracker's private
+//! subscriptions are added, every event is handed to it, its reads (one resync at the start
+//! and after each reconnect, the periodic ones, fills) are performed between the events.
+//!
+//! ```no_run
+//! use digifinex_ureq::core::track::TrackConfig;
+//! use digifinex_ureq::core::{Credentials, Family};
+//! use digifinex_ureq::Client;
+//!
+//! let client = Client::builder().credentials(Credentials::new("key", "secret")).build()?;
+//! let mut account = client.stream(Family::Spot).tracked(["btc_usdt"], TrackConfig::default())?;
+//! while let Some(_event) = account.next_event() {
+//!     while let Some(change) = account.poll_change() {
+//!         println!("{}", serde_json::to_string(&change)?);
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`Client::tracker`] drives a tracker alone; the bot then hands it the events of a stream of
+//! its own ([`Tracking::on_event`]):
 //!
 //! ```no_run
 //! use digifinex_ureq::core::track::{TrackConfig, Tracker};
@@ -19,13 +41,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use digifinex_core::reconcile::{Unknown, Write};
 use digifinex_core::track::{Answer, Change, State, Tracker};
 use digifinex_core::ws::Event;
 use digifinex_core::Error;
 
+use crate::ws::{Next, Stream, StreamHandle};
 use crate::Client;
 
 impl Client {
@@ -120,5 +143,147 @@ impl Tracking {
     /// The client.
     pub fn client(&self) -> &Client {
         &self.client
+    }
+}
+
+/// A stream and the tracker of its account in one (`client.stream(family).tracked(markets,
+/// config)`, see [`digifinex_core::ws::StreamBuilder::tracked`]): an [`Iterator`] of the
+/// stream's [`Event`]s, each handed to the tracker before it is yielded; the reads the tracker
+/// asks for are performed through the client between the events, so that after a reconnect
+/// the account is read once (the tracker's resync). The changes wait for
+/// [`TrackedStream::poll_change`].
+#[derive(Debug)]
+pub struct TrackedStream {
+    stream: Stream,
+    tracking: Tracking,
+    closed: bool,
+}
+
+impl TrackedStream {
+    pub(crate) fn new(stream: Stream, tracking: Tracking) -> Self {
+        TrackedStream {
+            stream,
+            tracking,
+            closed: false,
+        }
+    }
+
+    /// The next event, blocking (the tracker's reads are performed meanwhile when due);
+    /// `None` once the stream was closed.
+    pub fn next_event(&mut self) -> Option<Event> {
+        match self.next_until(None) {
+            Next::Event(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The next event within `timeout` (the tracker's reads are performed meanwhile when due);
+    /// `None` when none came in time or the stream was closed ([`TrackedStream::is_closed`]).
+    pub fn next_event_timeout(&mut self, timeout: Duration) -> Option<Event> {
+        match self.next_until(Some(Instant::now() + timeout)) {
+            Next::Event(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    fn next_until(&mut self, end: Option<Instant>) -> Next {
+        if self.closed {
+            return Next::Stopped;
+        }
+        loop {
+            self.tracking.sync();
+            let reads_at = Instant::now() + self.tracking.next_sync_in();
+            let until = end.map_or(reads_at, |e| e.min(reads_at));
+            match self.stream.next_until(Some(until)) {
+                Next::Event(e) => {
+                    self.tracking.on_event(&e);
+                    return Next::Event(e);
+                }
+                Next::Stopped => {
+                    self.closed = true;
+                    return Next::Stopped;
+                }
+                Next::Idle => {
+                    if end.is_some_and(|e| Instant::now() >= e) {
+                        self.tracking.sync();
+                        return Next::Idle;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the stream was closed (nothing more comes).
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Performs every read the tracker has due now; returns how many (see
+    /// [`Tracking::sync`]). The event calls do it by themselves.
+    pub fn sync(&mut self) -> u32 {
+        self.tracking.sync()
+    }
+
+    /// The next change, each once.
+    pub fn poll_change(&mut self) -> Option<Change> {
+        self.tracking.poll_change()
+    }
+
+    /// A consistent snapshot of the account's state.
+    pub fn state(&self) -> State {
+        self.tracking.state()
+    }
+
+    /// Hands a write's answer to the tracker (see [`Tracker::on_answer`]).
+    pub fn on_answer(&mut self, write: &Write, answer: &Answer) -> bool {
+        self.tracking.on_answer(write, answer)
+    }
+
+    /// Hands a write's error to the tracker (see [`Tracking::on_error`]).
+    pub fn on_error(&mut self, error: &Error) -> bool {
+        self.tracking.on_error(error)
+    }
+
+    /// The tracker.
+    pub fn tracker(&self) -> &Tracker {
+        self.tracking.tracker()
+    }
+
+    /// The tracker, to feed it directly.
+    pub fn tracker_mut(&mut self) -> &mut Tracker {
+        self.tracking.tracker_mut()
+    }
+
+    /// The tracker and the client of its reads.
+    pub fn tracking(&self) -> &Tracking {
+        &self.tracking
+    }
+
+    /// The stream (its subscriptions, books and sockets).
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// The stream, to subscribe to more (a public channel's events are yielded too).
+    pub fn stream_mut(&mut self) -> &mut Stream {
+        &mut self.stream
+    }
+
+    /// A handle to change the stream's subscriptions from another thread.
+    pub fn handle(&self) -> StreamHandle {
+        self.stream.handle()
+    }
+
+    /// Closes every socket; the events end after reporting it.
+    pub fn close(&mut self) {
+        self.stream.close();
+    }
+}
+
+impl Iterator for TrackedStream {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        self.next_event()
     }
 }

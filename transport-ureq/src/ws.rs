@@ -2,7 +2,7 @@
 //!
 //! Everything but the sockets lives in the core ([`digifinex_core::ws::Streams`] and
 //! [`digifinex_core::ws::StreamBuilder`]): sharding, keepalive, recycling, `server.auth`,
-//! books, backoff, the private REST snapshot. Here each socket is a thread that opens it
+//! books, backoff. Here each socket is a thread that opens it
 //! (connect, TLS and upgrade within `connect_timeout` in all), reads whole messages (each within
 //! `message_timeout` of its first byte) into one bounded queue, and writes what the stream
 //! hands it. A full queue stops the socket threads from reading (backpressure, no memory
@@ -11,6 +11,11 @@
 //! The sockets are opened by a [`Connector`]: the network ([`Network`]) unless the client
 //! (`ClientBuilder::ws_connector`) or the stream ([`StreamBuilder::connector`](digifinex_core::ws::StreamBuilder::connector))
 //! names another, such as an exchange in the same process (the `digifinex-backtest` crate).
+//!
+//! The stream reads nothing over REST. The account's state (open orders, fills, balances,
+//! positions) is a tracker's ([`digifinex_core::track`]): `client.stream(family)
+//! .tracked(markets, config)` makes a stream and its tracker in one call
+//! ([`crate::track::TrackedStream`]).
 //!
 //! ```no_run
 //! use digifinex_ureq::core::ws::Event;
@@ -32,9 +37,12 @@ mod socket;
 
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::Arc;
+use std::time::Instant;
 
 pub use socket::{Connector, Incoming, Network, Socket};
 
+use digifinex_core::session::Session;
+use digifinex_core::track::Tracker;
 use digifinex_core::ws::{
     check_family, Event, Line, Step, StreamCore, StreamInput, StreamTransport, SubscribeError,
     Subscription,
@@ -68,6 +76,7 @@ impl StreamTransport for Blocking {
     type Tls = Tls;
     type Rest = crate::Client;
     type Connector = Arc<dyn Connector>;
+    type Tracked = crate::track::TrackedStream;
 
     fn build(mut builder: StreamBuilder) -> Result<Stream, Error> {
         let connector = builder
@@ -86,13 +95,32 @@ impl StreamTransport for Blocking {
             connector,
         })
     }
+
+    fn track(builder: StreamBuilder, tracker: Tracker) -> Result<Self::Tracked, Error> {
+        let stream = Self::build(builder)?;
+        let Some(client) = stream.rest.clone() else {
+            return Err(Error::validation(
+                "stream",
+                "a tracked stream reads the account through a REST client",
+            ));
+        };
+        Ok(crate::track::TrackedStream::new(
+            stream,
+            client.tracker(tracker),
+        ))
+    }
+
+    fn session(rest: &crate::Client) -> &Session {
+        rest.session()
+    }
 }
 
 impl crate::Client {
     /// A stream of `family` sharing this client's credentials, clock and measured offset, base
-    /// URL (the socket beside it), TLS settings, socket connector
-    /// (`ClientBuilder::ws_connector`) or pacer (`ClientBuilder::ws_pacer`), and REST reads
-    /// for the private snapshots.
+    /// URL (the socket beside it), TLS settings, and socket connector
+    /// (`ClientBuilder::ws_connector`) or pacer (`ClientBuilder::ws_pacer`). The stream reads
+    /// nothing over REST; `.tracked(markets, config)` instead of `.build()` adds a tracker of
+    /// the account whose reads go through this client ([`crate::track::TrackedStream`]).
     pub fn stream(&self, family: Family) -> StreamBuilder {
         let (http, roots, connector, pacer) = self.stream_settings();
         let b = StreamBuilder::beside(family, self.session(), http, roots, self.clone());
@@ -167,22 +195,38 @@ impl Stream {
 
     /// The next event, blocking; `None` once the stream was closed.
     pub fn next_event(&mut self) -> Option<Event> {
+        match self.next_until(None) {
+            Next::Event(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The next event, waiting at most until `until` (`None`: as long as it takes).
+    pub(crate) fn next_until(&mut self, until: Option<Instant>) -> Next {
         loop {
             match self.core.step(self.rest.as_ref().map(|c| c.session())) {
-                Step::Event(e) => return Some(e),
+                Step::Event(e) => return Next::Event(e),
                 Step::Open { socket, generation } => self.open(socket, generation),
-                Step::ReadPrivate(reads) => {
-                    if let Some(client) = &self.rest {
-                        self.core
-                            .snapshot(client.drive(reads.call(client.session())));
-                    }
-                }
                 Step::Wait(wait) => {
+                    // The last look when the wait reaches `until`: an input that comes is
+                    // applied (its events wait in the machine for the next call).
+                    let (wait, last) = match until {
+                        Some(u) => {
+                            let left = u.saturating_duration_since(Instant::now());
+                            (left.min(wait), left <= wait)
+                        }
+                        None => (wait, false),
+                    };
                     if let Ok(input) = self.inbox.recv_timeout(wait) {
                         self.core.apply(input);
+                        if last && wait.is_zero() {
+                            return Next::Idle;
+                        }
+                    } else if last {
+                        return Next::Idle;
                     }
                 }
-                _ => return None,
+                _ => return Next::Stopped,
             }
         }
     }
@@ -200,6 +244,18 @@ impl Stream {
             Err(e) => self.core.open_failed(id, g, format!("thread: {e}")),
         }
     }
+}
+
+/// What [`Stream::next_until`] came back with (consumed at once, as `Step` is).
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub(crate) enum Next {
+    /// An event.
+    Event(Event),
+    /// Nothing by the time given.
+    Idle,
+    /// The stream was closed.
+    Stopped,
 }
 
 impl Iterator for Stream {

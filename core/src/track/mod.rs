@@ -145,7 +145,7 @@ use rust_decimal::Decimal;
 use crate::error::Error;
 use crate::reconcile::{Options, Outcome, Reconciler, Unknown, Verdict, Write};
 use crate::types::{Family, TimestampMillis};
-use crate::ws::Event;
+use crate::ws::{Channel, Event, Subscription};
 use crate::{spot as sp, swap as sw};
 use fills::FillMemory;
 
@@ -410,6 +410,28 @@ impl Tracker {
         &self.markets
     }
 
+    /// The private subscriptions that feed this tracker: spot `order` per pair and `balance`
+    /// (every currency); swap `order`, `account` and `position` (every instrument).
+    pub fn subscriptions(&self) -> Vec<Subscription> {
+        let channels: Vec<(Channel, Option<&str>)> = match self.family {
+            Family::Spot => self
+                .markets
+                .iter()
+                .map(|m| (Channel::Order, Some(m.as_str())))
+                .chain([(Channel::Balance, None)])
+                .collect(),
+            _ => vec![
+                (Channel::Order, None),
+                (Channel::Account, None),
+                (Channel::Position, None),
+            ],
+        };
+        channels
+            .into_iter()
+            .filter_map(|(channel, target)| Subscription::new(self.family, channel, target).ok())
+            .collect()
+    }
+
     fn norm(&self, market: &str) -> String {
         match self.family {
             Family::Spot => spot::market(market),
@@ -493,7 +515,9 @@ impl Tracker {
     /// Takes a stream event: private pushes of this family are applied; a disconnection of its
     /// socket makes the tracker unsure ([`Unsure::Gap`]); the acknowledgement of a private
     /// channel requests a resync [`TrackConfig::ack_delay`] later (the acknowledgements of one
-    /// connection share it). Other events are ignored.
+    /// connection share it), and so does a recycled socket's switch ([`Event::Switched`]).
+    /// Other events are ignored. The tracker is the only part that follows the account: the
+    /// stream reads nothing over REST.
     pub fn on_event(&mut self, event: &Event, now: TimestampMillis) {
         match (self.family, event) {
             (Family::Spot, Event::SpotOrders { orders }) => {
@@ -534,6 +558,11 @@ impl Tracker {
                     .any(|s| s.family == family && s.channel.is_private()) =>
             {
                 self.awaiting_subscribe = false;
+                self.ack_at = Some(now.0.saturating_add(ms(self.config.ack_delay)));
+            }
+            // A recycled socket: its replacement's private pushes before the switch were not
+            // reported (the old socket's were); a resync covers the seam.
+            (family, Event::Switched { family: f, .. }) if *f == family => {
                 self.ack_at = Some(now.0.saturating_add(ms(self.config.ack_delay)));
             }
             _ => {}

@@ -39,8 +39,7 @@
 //! `server.auth`, (un)subscribe), reads every frame it receives (replies, depth frames and
 //! pushes), and answers the family's own rules: the channel limit of a socket, a refused
 //! subscribe that is a running stream (swap code 5), an auth refusal that names its cause
-//! (swap code 8), and which private channel covers a balance (for the reconciliation). The
-//! family itself is only carried into the events.
+//! (swap code 8). The family itself is only carried into the events.
 //!
 //! The machine's parts, one file each: the timers and limits ([`WsConfig`], `config`), the
 //! keepalive and lifetime timers (`keepalive`), the loss of a socket and the reconnect backoff
@@ -56,9 +55,7 @@ use crate::types::{Family, TimestampMillis};
 use crate::ws::book::Book;
 use crate::ws::event::{CloseReason, Event};
 use crate::ws::frame::{self, Frame};
-use crate::ws::private::PrivateSnapshot;
 use crate::ws::protocol::{self, Dialect, Incoming};
-use crate::ws::seen::PrivateState;
 use crate::ws::subscription::{Channel, SubscribeError, Subscription};
 
 mod auth;
@@ -190,12 +187,6 @@ pub struct Connection {
     rng: u64,
     /// The time given by the latest call, ms.
     now: i64,
-    /// What the private pushes said.
-    private: PrivateState,
-    /// A REST reconciliation is wanted (private subscriptions acknowledged on a new socket).
-    reconcile_due: bool,
-    /// A reconciliation was made on this connection.
-    reconciled: bool,
     /// The socket's number in its stream (reported in the socket's events).
     socket: u32,
     /// The clock and the refusals of `server.auth`, across sockets.
@@ -223,9 +214,6 @@ impl Connection {
             pending: HashMap::new(),
             rng,
             now: 0,
-            private: PrivateState::default(),
-            reconcile_due: false,
-            reconciled: false,
             socket: 0,
             signer: Signer::default(),
             managed: false,
@@ -479,63 +467,12 @@ impl Connection {
             Incoming::Event(event) => {
                 let depth = matches!(event, Event::Undecodable { .. })
                     && contains_ignore_case(&text, b"depth");
-                self.private.observe(&event);
                 self.events.push_back(event);
                 if depth {
                     self.resync_unreadable_depth(&text);
                 }
             }
         }
-    }
-
-    /// Whether the private state should be read over REST now and handed to
-    /// [`Connection::on_private_snapshot`]: set when private subscriptions are acknowledged on
-    /// a new socket (so that a push after the read is not lost), cleared by the snapshot or by
-    /// [`Connection::on_reconcile_failed`]. Transports without a REST client ignore it.
-    pub fn reconcile_due(&self) -> bool {
-        self.reconcile_due
-    }
-
-    /// The REST read of the private state (open orders, balances, positions): the differences
-    /// with what the pushes said are reported as [`Event::Reconciled`], restricted to what the
-    /// private subscriptions cover, and the REST state becomes the connection's.
-    pub fn on_private_snapshot(&mut self, snapshot: PrivateSnapshot) {
-        let covers = |channel: Channel, key: Option<&str>| {
-            self.entries.iter().any(|e| {
-                e.sub.channel == channel
-                    && match (&e.sub.target, key) {
-                        (None, _) => true,
-                        (Some(t), Some(k)) => t.eq_ignore_ascii_case(k),
-                        (Some(_), None) => false,
-                    }
-            })
-        };
-        let (family, dialect) = (self.dialect.family(), self.dialect);
-        let changes = self.private.reconcile(
-            snapshot,
-            |o| covers(Channel::Order, o.market.as_deref()),
-            |b| {
-                let (channel, key) = dialect.balance_scope(&b.currency);
-                covers(channel, key)
-            },
-            |p| covers(Channel::Position, Some(&p.instrument_id)),
-        );
-        self.events.push_back(Event::Reconciled {
-            family,
-            initial: !self.reconciled,
-            changes,
-        });
-        self.reconciled = true;
-        self.reconcile_due = false;
-    }
-
-    /// The REST read of a reconciliation failed: reported, and tried again on the next socket.
-    pub fn on_reconcile_failed(&mut self, error: impl Into<String>) {
-        self.reconcile_due = false;
-        self.events.push_back(Event::ReconcileFailed {
-            family: self.dialect.family(),
-            error: error.into(),
-        });
     }
 }
 

@@ -1,7 +1,8 @@
 //! The loop both transports run around [`Streams`], written once: the sockets' command lines,
-//! the clock, the REST offset, the private snapshot. A transport turns each [`Step`] into I/O
-//! (open a socket, perform the snapshot's reads, wait for its queue) and feeds back what
-//! happened; it never calls [`Streams`] itself.
+//! the clock, the REST session's offset. A transport turns each [`Step`] into I/O (open a
+//! socket, wait for its queue) and feeds back what happened; it never calls [`Streams`]
+//! itself. The stream reads nothing over REST: the account's state is followed by a
+//! [`crate::track::Tracker`] fed with the stream's events (the clients' tracked streams).
 //!
 //! ```text
 //! loop {
@@ -9,7 +10,6 @@
 //!         Step::Event(e) => return Some(e),
 //!         Step::Open { socket, generation } => spawn a reader; core.opened(socket, line)
 //!                                              (or core.open_failed(..)),
-//!         Step::ReadPrivate(reads) => core.snapshot(client.drive(reads.call(session))),
 //!         Step::Wait(d) => if an input comes within d { core.apply(input) },
 //!         Step::Stopped => return None,
 //!     }
@@ -21,12 +21,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::Error;
-use crate::session::{Response, Session};
+use crate::session::Session;
 use crate::types::TimestampMillis;
 use crate::ws::event::Event;
 use crate::ws::pace::{PacedSocket, Pacer, Received};
-use crate::ws::private::PrivateSnapshot;
-use crate::ws::reads::PrivateReads;
 use crate::ws::settings::{Link, StreamSettings};
 use crate::ws::streams::{SocketReport, StreamAction, StreamInput, Streams};
 use crate::ws::subscription::{SubscribeError, Subscription};
@@ -62,9 +60,6 @@ pub enum Step {
         /// The generation its reports carry.
         generation: u64,
     },
-    /// Perform these reads through the REST client ([`PrivateReads::call`]) and hand the
-    /// result to [`StreamCore::snapshot`]. Cut short (a cancelled future), it is asked again.
-    ReadPrivate(PrivateReads),
     /// Wait at most this long for an input of the queue ([`StreamCore::apply`]), then step.
     Wait(Duration),
     /// Every socket was closed on request; nothing more to report.
@@ -155,15 +150,12 @@ impl<L: Line, Tls> StreamCore<L, Tls> {
     /// The next step. `rest` is the session of the stream's REST client, when it has one:
     /// once that session has measured the server's clock ([`Session::clock_measured`]) its
     /// offset times `server.auth` (until then, and without a REST client, each socket measures
-    /// the clock itself), and only with one are private snapshots asked for.
+    /// the clock itself). Nothing is read over REST.
     pub fn step(&mut self, rest: Option<&Session>) -> Step {
         loop {
             if let Some(session) = rest {
                 if session.clock_measured() {
                     self.streams.set_time_offset(session.offset_ms());
-                }
-                if self.streams.reconcile_due() {
-                    return Step::ReadPrivate(PrivateReads::new(self.streams.family()));
                 }
             }
             let now = self.now();
@@ -277,14 +269,6 @@ impl<L: Line, Tls> StreamCore<L, Tls> {
     pub fn apply(&mut self, input: StreamInput) {
         let now = self.now();
         self.streams.apply(input, now);
-    }
-
-    /// The result of a [`Step::ReadPrivate`].
-    pub fn snapshot(&mut self, result: Result<Response<PrivateSnapshot>, Error>) {
-        match result {
-            Ok(answer) => self.streams.on_private_snapshot(answer.value),
-            Err(e) => self.streams.on_reconcile_failed(e.to_string()),
-        }
     }
 
     fn now(&self) -> TimestampMillis {

@@ -361,24 +361,6 @@ pub enum Event {
         /// The updates.
         orders: Vec<SwapOrder>,
     },
-    /// The private state pushed so far compared with a REST read, made after each socket's
-    /// private subscriptions were acknowledged (see [`crate::ws::Connection::reconcile_due`]).
-    /// The REST state is the truth from then on.
-    Reconciled {
-        /// The socket.
-        family: Family,
-        /// The first reconciliation of this connection (every open order "appears").
-        initial: bool,
-        /// The differences (empty: the stream missed nothing).
-        changes: Vec<crate::ws::private::Change>,
-    },
-    /// The REST read of a reconciliation failed; the next socket tries again.
-    ReconcileFailed {
-        /// The socket.
-        family: Family,
-        /// What failed.
-        error: String,
-    },
     /// A push of a channel this version does not model, kept as received.
     Unknown {
         /// The socket.

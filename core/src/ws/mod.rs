@@ -43,11 +43,8 @@ pub mod event;
 pub mod frame;
 pub mod model;
 pub mod pace;
-pub mod private;
 mod protocol;
-mod reads;
 pub(crate) mod record;
-mod seen;
 mod settings;
 mod spot;
 mod streams;
@@ -61,8 +58,6 @@ pub use event::{AuthCause, BookUpdate, CloseReason, Event, RawJson, ReplyError};
 pub use frame::{Frame, FrameError};
 pub use model::Level;
 pub use pace::{PacedSocket, Pacer, Received};
-pub use private::{BalanceState, Change, OrderState, PositionState, PrivateSnapshot};
-pub use reads::{PrivateAnswer, PrivateRead, PrivateReads, SnapshotCall};
 pub use record::Extra;
 pub use settings::{
     check_family, random_seed, url_beside, Link, StreamBuilder, StreamSettings, StreamTransport,

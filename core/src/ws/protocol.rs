@@ -8,7 +8,7 @@ use crate::types::{Family, TimestampMillis};
 use crate::ws::event::{AuthCause, Event, ReplyError};
 use crate::ws::model::Level;
 use crate::ws::spot::SpotDialect;
-use crate::ws::subscription::{Channel, Subscription};
+use crate::ws::subscription::Subscription;
 use crate::ws::swap::SwapDialect;
 
 /// Everything a socket of one family does differently: the frames it sends, how it reads what
@@ -45,10 +45,6 @@ pub(crate) trait Dialect: Debug + Send + Sync + RefUnwindSafe {
 
     /// The cause a refused `server.auth` names by itself (`None`: judged by the clock).
     fn auth_refusal_cause(&self, error: &ReplyError) -> Option<AuthCause>;
-
-    /// The private channel that covers the balance of `currency`, and the target a
-    /// subscription of it must hold to cover it (`None`: the channel has no target).
-    fn balance_scope<'a>(&self, currency: &'a str) -> (Channel, Option<&'a str>);
 }
 
 /// The dialect of `family`'s socket.
@@ -104,8 +100,7 @@ pub(crate) struct DepthPush {
 mod tests {
     use super::*;
 
-    /// Each family's dialect and its rules: the channel limit, code 5, code 8, the balance
-    /// channel.
+    /// Each family's dialect and its rules: the channel limit, code 5, code 8.
     #[test]
     fn the_dialects_rules() {
         let code = |c: i64| ReplyError {
@@ -117,7 +112,6 @@ mod tests {
         assert_eq!(spot.max_channels(), None);
         assert!(!spot.already_subscribed(&code(5)));
         assert_eq!(spot.auth_refusal_cause(&code(8)), None);
-        assert_eq!(spot.balance_scope("USDT"), (Channel::Balance, Some("USDT")));
         let swap = dialect(Family::Swap);
         assert_eq!(swap.family(), Family::Swap);
         assert_eq!(swap.max_channels(), Some(crate::ws::MAX_SWAP_CHANNELS));
@@ -128,7 +122,6 @@ mod tests {
             Some(AuthCause::Permission)
         );
         assert_eq!(swap.auth_refusal_cause(&code(3)), None);
-        assert_eq!(swap.balance_scope("USDT"), (Channel::Account, None));
         // The auth frames: spot sends the timestamp as a string, swap as a number.
         assert_eq!(
             spot.auth(1, "k", 5, "s"),

@@ -12,6 +12,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::credentials::Credentials;
 use crate::endpoint::Family;
 use crate::error::Error;
+use crate::track::{TrackConfig, Tracker};
 use crate::ws::connection::WsConfig;
 use crate::ws::pace::Pacer;
 use crate::ws::streams::Streams;
@@ -21,8 +22,9 @@ use crate::ws::{SPOT_WS_URL, SWAP_WS_URL};
 /// Channels per spot socket by default (the venue states no limit).
 pub const SPOT_CHANNELS_PER_SOCKET: usize = 100;
 
-/// What a transport provides to [`StreamBuilder`]: its stream type, its TLS configuration type,
-/// its REST client (for the private snapshots) and its socket seam.
+/// What a transport provides to [`StreamBuilder`]: its stream type, its tracked stream type,
+/// its TLS configuration type, its REST client (whose session's clock offset the stream keeps,
+/// and through which a tracked stream's tracker reads) and its socket seam.
 pub trait StreamTransport: Sized {
     /// The stream the builder makes.
     type Stream;
@@ -33,8 +35,15 @@ pub trait StreamTransport: Sized {
     /// What opens the stream's sockets instead of the network ([`StreamBuilder::connector`]):
     /// the transport's socket seam, which moves whole messages and nothing else.
     type Connector;
+    /// A stream and a [`Tracker`] of its account in one ([`StreamBuilder::tracked`]).
+    type Tracked;
     /// Makes the stream.
     fn build(builder: StreamBuilder<Self>) -> Result<Self::Stream, Error>;
+    /// Makes the stream of `builder` (its REST client given) with `tracker` fed by it; the
+    /// tracker's subscriptions are already added.
+    fn track(builder: StreamBuilder<Self>, tracker: Tracker) -> Result<Self::Tracked, Error>;
+    /// The session of the transport's REST client.
+    fn session(rest: &Self::Rest) -> &crate::session::Session;
 }
 
 /// Everything a stream is made of, checked by [`StreamSettings::streams`].
@@ -178,7 +187,8 @@ impl StreamSettings {
 /// Builds a stream of one family over as many sockets as its subscriptions need. The
 /// transports name it `StreamBuilder` (`digifinex_ureq::ws::StreamBuilder`,
 /// `digifinex_hyper::ws::StreamBuilder`); a client's `stream(family)` gives one that shares
-/// the client's credentials, clock offset, base URL, TLS settings and REST reads.
+/// the client's credentials, clock and measured offset, base URL and TLS settings. The stream
+/// itself reads nothing over REST; [`StreamBuilder::tracked`] adds a tracker of the account.
 pub struct StreamBuilder<T: StreamTransport> {
     settings: StreamSettings,
     tls: Option<T::Tls>,
@@ -310,12 +320,10 @@ impl<T: StreamTransport> StreamBuilder<T> {
         self
     }
 
-    /// Reads the private state over REST with `client` (the same account) each time private
-    /// subscriptions are acknowledged on a new socket: open orders, balances and (swap)
-    /// positions; the differences with what the pushes said are reported as
-    /// [`crate::ws::Event::Reconciled`] (or [`crate::ws::Event::ReconcileFailed`]). A client's
-    /// `stream(family)` sets it.
-    pub fn resync_private_with(mut self, client: T::Rest) -> Self {
+    /// Keeps `server.auth`'s clock offset equal to `client`'s session's measured offset (from
+    /// the moment it is measured), and lets [`StreamBuilder::tracked`] read the account through
+    /// `client`. The stream itself reads nothing over REST. A client's `stream(family)` sets it.
+    pub fn time_offset_from(mut self, client: T::Rest) -> Self {
         self.rest = Some(client);
         self
     }
@@ -360,9 +368,41 @@ impl<T: StreamTransport> StreamBuilder<T> {
         T::build(self)
     }
 
+    /// The stream and a [`Tracker`] of its account over `markets` (spot pairs, swap
+    /// instruments) in one call: the tracker is created at the REST session's time with
+    /// `config`, its private subscriptions ([`Tracker::subscriptions`]) are added to the
+    /// stream's, every event the stream yields is handed to it, and the reads it asks for (one
+    /// resync at the start and after each reconnect, the periodic ones, fills) go through the
+    /// REST client the stream was made beside (a client's `stream(family)`, or
+    /// [`StreamBuilder::time_offset_from`]). Refused without that client (and, as any private
+    /// subscription, without credentials).
+    pub fn tracked<I, S>(self, markets: I, config: TrackConfig) -> Result<T::Tracked, Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let Some(rest) = &self.rest else {
+            return Err(Error::validation(
+                "stream",
+                "a tracked stream reads the account through a REST client: make it with a \
+                 client's stream(family) or StreamBuilder::time_offset_from(client)",
+            ));
+        };
+        let now = T::session(rest).now();
+        let tracker = Tracker::new(self.settings.family, markets, config, now);
+        let mut b = self;
+        for sub in tracker.subscriptions() {
+            if !b.settings.subscriptions.contains(&sub) {
+                b.settings.subscriptions.push(sub);
+            }
+        }
+        T::track(b, tracker)
+    }
+
     /// A stream of `family` beside a REST session: its clock and measured offset, credentials,
-    /// the socket beside its base URL, its `allow_http` and roots, and `rest` for the private
-    /// snapshots (what the clients' `stream(family)` gives).
+    /// the socket beside its base URL, its `allow_http` and roots, and `rest`, the client of
+    /// that session ([`StreamBuilder::time_offset_from`]; what the clients' `stream(family)`
+    /// gives).
     pub fn beside(
         family: Family,
         session: &crate::session::Session,
@@ -378,7 +418,7 @@ impl<T: StreamTransport> StreamBuilder<T> {
         let mut b = StreamBuilder::new(family)
             .clock(session.clock().clone())
             .allow_http(allow_http)
-            .resync_private_with(rest);
+            .time_offset_from(rest);
         if session.clock_measured() {
             b = b.time_offset_ms(session.offset_ms());
         }

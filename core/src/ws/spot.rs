@@ -55,10 +55,6 @@ impl Dialect for SpotDialect {
     fn auth_refusal_cause(&self, _error: &ReplyError) -> Option<AuthCause> {
         None
     }
-
-    fn balance_scope<'a>(&self, currency: &'a str) -> (Channel, Option<&'a str>) {
-        (Channel::Balance, Some(currency))
-    }
 }
 
 /// `{"id":N,"method":"server.ping","params":[]}`.

@@ -1,6 +1,6 @@
 //! Many sockets of one family as one stream: subscriptions spread over as many sockets as the
 //! venue's limits need, sockets opened at a pace, make-before-break recycling, trades never
-//! reported twice, and the private REST snapshot handed out as reads.
+//! reported twice.
 //!
 //! [`Streams`] is what both transports drive: it owns one [`Connection`] per socket and
 //! answers [`Streams::poll`] with a [`StreamAction`] naming the socket it concerns. The
@@ -11,8 +11,7 @@
 //!   venue closes it, with every stream on it, on the 31st); a spot socket holds
 //!   [`StreamSettings::channels_per_socket`](crate::ws::StreamSettings) (the venue states no
 //!   limit; 100 by default). A subscription goes to the first socket with room, private
-//!   channels preferably to socket 0, so that one `server.auth` and one REST snapshot cover
-//!   them. Sockets are opened at most one per `open_interval` (500 ms by default): no burst of
+//!   channels preferably to socket 0, so that one `server.auth` covers them. Sockets are opened at most one per `open_interval` (500 ms by default): no burst of
 //!   handshakes.
 //! - **Make before break.** At its lifetime (`WsConfig::lifetime` less a random part of
 //!   `lifetime_jitter`), a socket is not closed: a replacement is opened with the same
@@ -21,8 +20,8 @@
 //!   reported, every live book once more as a snapshot from the replacement, and the old socket
 //!   is closed. Trades are reported from both sockets during the overlap and deduplicated by
 //!   trade id, so none is lost or repeated; the replacement's other pushes are held back until
-//!   the switch (its private channels are read over REST after the switch, as after any new
-//!   socket).
+//!   the switch (a tracker of the account resyncs after [`Event::Switched`], as after any new
+//!   socket: [`crate::track`]).
 //! - **Trades once.** Every trade id is remembered (the last 4,096 per market, 1,024 markets)
 //!   and a trade already reported is dropped: the overlap of a recycle, the recent-trades list
 //!   a socket sends again after a reconnect, a duplicate push.
@@ -39,7 +38,6 @@ use crate::types::TimestampMillis;
 use crate::ws::connection::{duration_ms, Action, Connection, WsConfig};
 use crate::ws::event::{CloseReason, Event};
 use crate::ws::frame::Frame;
-use crate::ws::private::PrivateSnapshot;
 use crate::ws::subscription::{SubscribeError, Subscription};
 use crate::ws::{Book, SubscriptionState, MAX_SWAP_CHANNELS};
 
@@ -337,32 +335,6 @@ impl Streams {
         self.closed = true;
         for s in self.sockets_mut() {
             s.conn.close(now);
-        }
-    }
-
-    /// Whether a REST snapshot of the private state should be read now and handed to
-    /// [`Streams::on_private_snapshot`] (private subscriptions were acknowledged on a socket
-    /// in service). Transports without a REST client ignore it.
-    pub fn reconcile_due(&self) -> bool {
-        self.shards.iter().any(|s| s.primary.conn.reconcile_due())
-    }
-
-    /// The REST snapshot of the private state, for every socket that asked for one.
-    pub fn on_private_snapshot(&mut self, snapshot: PrivateSnapshot) {
-        for s in &mut self.shards {
-            if s.primary.conn.reconcile_due() {
-                s.primary.conn.on_private_snapshot(snapshot.clone());
-            }
-        }
-    }
-
-    /// The REST snapshot failed: reported; tried again on the next socket.
-    pub fn on_reconcile_failed(&mut self, error: impl Into<String>) {
-        let error = error.into();
-        for s in &mut self.shards {
-            if s.primary.conn.reconcile_due() {
-                s.primary.conn.on_reconcile_failed(error.clone());
-            }
         }
     }
 

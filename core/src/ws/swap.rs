@@ -64,10 +64,6 @@ impl Dialect for SwapDialect {
     fn auth_refusal_cause(&self, error: &ReplyError) -> Option<AuthCause> {
         (error.code == Some(API_NOT_ACTIVE)).then_some(AuthCause::Permission)
     }
-
-    fn balance_scope<'a>(&self, _currency: &'a str) -> (Channel, Option<&'a str>) {
-        (Channel::Account, None)
-    }
 }
 
 /// `{"event":"server.ping","id":N}`.

@@ -102,14 +102,9 @@ impl Connection {
                 subscriptions: pending.subs,
                 error,
             }),
-            _ if pending.kind == Kind::Subscribe => {
-                if pending.subs.iter().any(|s| s.channel.is_private()) {
-                    self.reconcile_due = true;
-                }
-                self.events.push_back(Event::Subscribed {
-                    subscriptions: pending.subs,
-                })
-            }
+            _ if pending.kind == Kind::Subscribe => self.events.push_back(Event::Subscribed {
+                subscriptions: pending.subs,
+            }),
             _ => {}
         }
     }

@@ -15,7 +15,6 @@ use crate::ws::event::{BookUpdate, CloseReason, Event, ReplyError};
 use crate::ws::frame::tests::zlib;
 use crate::ws::frame::Frame;
 use crate::ws::model::Level;
-use crate::ws::private::{BalanceState, Change, PrivateSnapshot};
 use crate::ws::subscription::{Channel, SubscribeError, Subscription};
 
 const T0: i64 = 1_700_000_000_000;
@@ -530,49 +529,4 @@ fn a_repeat_subscribe_is_acknowledged_on_swap_only() {
         c.subscriptions().map(|(_, s)| s).collect::<Vec<_>>(),
         vec![SubscriptionState::Refused]
     );
-}
-
-/// The reconciliation's balances: on spot those of the currencies a `balance` subscription
-/// names, on swap every one (the `account` channel has no target); in currency order.
-#[test]
-fn reconciled_balances_are_those_the_family_subscribes() {
-    let balance = |currency: &str| BalanceState {
-        currency: currency.into(),
-        free: Some(d("1")),
-        total: Some(d("2")),
-    };
-    let snapshot = PrivateSnapshot {
-        balances: vec![balance("USDT"), balance("BTC")],
-        ..PrivateSnapshot::default()
-    };
-    for (family, sub, want) in [
-        (Family::Spot, "spot:balance:usdt", vec!["USDT"]),
-        (Family::Swap, "swap:account", vec!["BTC", "USDT"]),
-    ] {
-        let creds = Credentials::new("0123456789abcd", "01234567890123456789abcd");
-        let mut c = Connection::new(family, WsConfig::default(), Some(creds));
-        c.subscribe(sub.parse().unwrap()).unwrap();
-        c.on_private_snapshot(snapshot.clone());
-        let (_, ev, _) = drain(&mut c, T0);
-        let Some(Event::Reconciled {
-            family: f,
-            initial: true,
-            changes,
-        }) = ev.first()
-        else {
-            panic!("{ev:?}")
-        };
-        assert_eq!(*f, family);
-        let currencies: Vec<&str> = changes
-            .iter()
-            .map(|ch| match ch {
-                Change::Balance {
-                    before: None,
-                    after,
-                } => after.currency.as_str(),
-                other => panic!("{other:?}"),
-            })
-            .collect();
-        assert_eq!(currencies, want, "{family:?}");
-    }
 }
