@@ -49,7 +49,10 @@ fn bench(c: &mut Criterion) {
         requote: Duration::from_secs(1),
         ..QuoteTouch::default()
     };
-    for (name, bot) in [("no bot", None), ("quote-touch every 1 s", Some(maker.clone()))] {
+    for (name, bot) in [
+        ("no bot", None),
+        ("quote-touch every 1 s", Some(maker.clone())),
+    ] {
         let t = Instant::now();
         let (report, events) = run(bot);
         let s = t.elapsed().as_secs_f64();

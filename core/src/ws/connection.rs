@@ -53,9 +53,10 @@ use std::time::Duration;
 use crate::credentials::Credentials;
 use crate::types::{Family, TimestampMillis};
 use crate::ws::book::Book;
+use crate::ws::dialects;
 use crate::ws::event::{CloseReason, Event};
 use crate::ws::frame::{self, Frame};
-use crate::ws::protocol::{self, Dialect, Incoming};
+use crate::ws::protocol::{Dialect, Incoming};
 use crate::ws::subscription::{Channel, SubscribeError, Subscription};
 
 mod auth;
@@ -201,7 +202,7 @@ impl Connection {
     pub fn new(family: Family, config: WsConfig, credentials: Option<Credentials>) -> Self {
         let rng = config.seed | 1;
         Connection {
-            dialect: protocol::dialect(family),
+            dialect: dialects::dialect(family),
             config,
             credentials,
             entries: Vec::new(),

@@ -38,6 +38,7 @@
 
 pub mod book;
 mod connection;
+mod dialects;
 mod driver;
 pub mod event;
 pub mod frame;
@@ -86,7 +87,7 @@ pub fn __decode_only(family: crate::Family, frame: Frame<'_>) -> bool {
     let Ok(text) = frame::decode(frame) else {
         return false;
     };
-    let incoming = protocol::dialect(family).decode(&text);
+    let incoming = dialects::dialect(family).decode(&text);
     !matches!(
         incoming,
         protocol::Incoming::Event(Event::Undecodable { .. })
@@ -132,7 +133,7 @@ fn snapshot_summary(
 /// (no books, no replies): for tools and the fuzzers. Never panics.
 pub fn decode_frame(family: crate::Family, frame: Frame<'_>) -> Result<Vec<Event>, FrameError> {
     let text = frame::decode(frame)?;
-    let incoming = protocol::dialect(family).decode(&text);
+    let incoming = dialects::dialect(family).decode(&text);
     Ok(match incoming {
         protocol::Incoming::Event(e) => vec![e],
         protocol::Incoming::Reply { .. } => Vec::new(),

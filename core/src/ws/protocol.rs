@@ -7,9 +7,7 @@ use std::panic::RefUnwindSafe;
 use crate::types::{Family, TimestampMillis};
 use crate::ws::event::{AuthCause, Event, ReplyError};
 use crate::ws::model::Level;
-use crate::ws::spot::SpotDialect;
 use crate::ws::subscription::Subscription;
-use crate::ws::swap::SwapDialect;
 
 /// Everything a socket of one family does differently: the frames it sends, how it reads what
 /// arrives, and the few replies and limits that mean something on one family only. A
@@ -45,14 +43,6 @@ pub(crate) trait Dialect: Debug + Send + Sync + RefUnwindSafe {
 
     /// The cause a refused `server.auth` names by itself (`None`: judged by the clock).
     fn auth_refusal_cause(&self, error: &ReplyError) -> Option<AuthCause>;
-}
-
-/// The dialect of `family`'s socket.
-pub(crate) fn dialect(family: Family) -> &'static dyn Dialect {
-    match family {
-        Family::Spot => &SpotDialect,
-        Family::Swap => &SwapDialect,
-    }
 }
 
 /// One decoded server message (consumed at once, so not boxed).
@@ -94,42 +84,4 @@ pub(crate) struct DepthPush {
     pub(crate) asks: Vec<Level>,
     /// Swap frame time.
     pub(crate) timestamp: Option<TimestampMillis>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Each family's dialect and its rules: the channel limit, code 5, code 8.
-    #[test]
-    fn the_dialects_rules() {
-        let code = |c: i64| ReplyError {
-            code: Some(c),
-            message: None,
-        };
-        let spot = dialect(Family::Spot);
-        assert_eq!(spot.family(), Family::Spot);
-        assert_eq!(spot.max_channels(), None);
-        assert!(!spot.already_subscribed(&code(5)));
-        assert_eq!(spot.auth_refusal_cause(&code(8)), None);
-        let swap = dialect(Family::Swap);
-        assert_eq!(swap.family(), Family::Swap);
-        assert_eq!(swap.max_channels(), Some(crate::ws::MAX_SWAP_CHANNELS));
-        assert!(swap.already_subscribed(&code(5)));
-        assert!(!swap.already_subscribed(&code(2)));
-        assert_eq!(
-            swap.auth_refusal_cause(&code(8)),
-            Some(AuthCause::Permission)
-        );
-        assert_eq!(swap.auth_refusal_cause(&code(3)), None);
-        // The auth frames: spot sends the timestamp as a string, swap as a number.
-        assert_eq!(
-            spot.auth(1, "k", 5, "s"),
-            r#"{"id":1,"method":"server.auth","params":["k","5","s"]}"#
-        );
-        assert_eq!(
-            swap.auth(1, "k", 5, "s"),
-            r#"{"apikey":"k","event":"server.auth","id":1,"signature":"s","timestamp":5}"#
-        );
-    }
 }
