@@ -1,8 +1,13 @@
 //! Conformance: one list of scenarios, run through both clients (blocking `digifinex-ureq` and
-//! async `digifinex-hyper`) against a simulator started in-process, over real loopback HTTP.
+//! async `digifinex-hyper`) against a simulator started in-process, over real loopback HTTP,
+//! and through both clients against an exchange in the same process with no socket
+//! (`digifinex_backtest::InProcess`, virtual time).
 //!
 //! Each scenario is a generic function over [`Driver`]; the `scenarios!` macro emits one test
-//! per client for each of them, so both clients answer exactly the same questions.
+//! per client and adapter for each of them, so both clients answer exactly the same questions
+//! through either adapter. Two scenarios are the server's alone: a client timeout (a responder
+//! in process has none: a latency fault is waited in virtual time) and the control API's clock
+//! offset (an exchange in virtual time has no wall clock to be offset from).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,8 +22,8 @@ use digifinex_core::spot::{
     TransferAccount, TransferRequest, WithdrawHistoryRequest, WithdrawRequest, WithdrawState,
 };
 use digifinex_core::{
-    swap, Amount, Clock, Credentials, Decimal, Endpoint, Error, ErrorKind, Family, OffsetClock,
-    Pair, Price, Size, SystemClock,
+    swap, Amount, Clock, Credentials, Decimal, Endpoint, Error, ErrorKind, Family, Pair, Price,
+    Size, SystemClock,
 };
 use digifinex_sim::{AccountType, FaultKind, FaultRule, Sim, SimConfig, SimHandle, WhitelistEntry};
 
@@ -27,8 +32,8 @@ use digifinex_sim::{AccountType, FaultKind, FaultRule, Sim, SimConfig, SimHandle
 struct Setup {
     timeout: Duration,
     retry: RetryPolicy,
-    /// The client's clock (the system clock when `None`).
-    clock: Option<Arc<dyn Clock>>,
+    /// The client's clock: the exchange's (the system clock for the server) plus this offset.
+    clock_offset_ms: Option<i64>,
     /// The simulator's configuration.
     sim: SimConfig,
     /// Whether the client keeps its default weight budgets (on by default).
@@ -43,7 +48,7 @@ impl Default for Setup {
                 base_delay: Duration::from_millis(20),
                 ..RetryPolicy::default()
             },
-            clock: None,
+            clock_offset_ms: None,
             // Still markets: the suite checks exact prices, fills and fees.
             sim: SimConfig::default().without_flow(),
             budget: true,
@@ -97,16 +102,40 @@ impl Driver for HyperDriver {
     }
 }
 
-fn ureq(sim: &SimHandle, creds: Credentials, s: &Setup) -> Ureq {
-    let mut b = digifinex_ureq::Client::builder()
-        .spot_base_url(sim.spot_base_url())
-        .swap_base_url(sim.swap_base_url())
-        .allow_http(true)
-        .credentials(creds)
-        .timeout(s.timeout)
-        .retry_policy(s.retry);
-    if let Some(c) = &s.clock {
-        b = b.clock(c.clone());
+/// A clock `offset_ms` from another.
+struct Shifted(Arc<dyn Clock>, i64);
+
+impl Clock for Shifted {
+    fn now(&self) -> digifinex_core::TimestampMillis {
+        digifinex_core::TimestampMillis(self.0.now().0 + self.1)
+    }
+}
+
+/// The client's clock of a setup over `host`.
+fn clock_of(host: &Host, s: &Setup) -> Option<Arc<dyn Clock>> {
+    let base: Arc<dyn Clock> = match host {
+        Host::Server(_) => Arc::new(SystemClock),
+        Host::Local(ip) => ip.clock(),
+    };
+    match (host, s.clock_offset_ms) {
+        (Host::Server(_), None) => None,
+        (_, off) => Some(Arc::new(Shifted(base, off.unwrap_or(0)))),
+    }
+}
+
+fn ureq(sim: &Host, creds: Credentials, s: &Setup) -> Ureq {
+    let mut b = match sim {
+        Host::Server(sim) => digifinex_ureq::Client::builder()
+            .spot_base_url(sim.spot_base_url())
+            .swap_base_url(sim.swap_base_url())
+            .allow_http(true),
+        Host::Local(ip) => ip.ureq_client(),
+    }
+    .credentials(creds)
+    .timeout(s.timeout)
+    .retry_policy(s.retry);
+    if let Some(c) = clock_of(sim, s) {
+        b = b.clock(c);
     }
     if !s.budget {
         b = b.without_weight_budget();
@@ -114,21 +143,24 @@ fn ureq(sim: &SimHandle, creds: Credentials, s: &Setup) -> Ureq {
     Ureq(b.build().unwrap())
 }
 
-fn hyper(sim: &SimHandle, creds: Credentials, s: &Setup) -> HyperDriver {
+fn hyper(sim: &Host, creds: Credentials, s: &Setup) -> HyperDriver {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     let client = rt.block_on(async {
-        let mut b = digifinex_hyper::Client::builder()
-            .spot_base_url(sim.spot_base_url())
-            .swap_base_url(sim.swap_base_url())
-            .allow_http(true)
-            .credentials(creds)
-            .timeout(s.timeout)
-            .retry_policy(s.retry);
-        if let Some(c) = &s.clock {
-            b = b.clock(c.clone());
+        let mut b = match sim {
+            Host::Server(sim) => digifinex_hyper::Client::builder()
+                .spot_base_url(sim.spot_base_url())
+                .swap_base_url(sim.swap_base_url())
+                .allow_http(true),
+            Host::Local(ip) => ip.hyper_client(),
+        }
+        .credentials(creds)
+        .timeout(s.timeout)
+        .retry_policy(s.retry);
+        if let Some(c) = clock_of(sim, s) {
+            b = b.clock(c);
         }
         if !s.budget {
             b = b.without_weight_budget();
@@ -138,15 +170,47 @@ fn hyper(sim: &SimHandle, creds: Credentials, s: &Setup) -> HyperDriver {
     HyperDriver(client, rt)
 }
 
+/// Where the exchange runs: the server on loopback, or in this process.
+enum Host {
+    Server(SimHandle),
+    Local(digifinex_backtest::InProcess),
+}
+
+impl Host {
+    fn control(&self) -> digifinex_sim::Control {
+        match self {
+            Host::Server(sim) => sim.control(),
+            Host::Local(ip) => ip.control(),
+        }
+    }
+}
+
 /// A running simulator with a funded account.
 struct World {
-    sim: SimHandle,
+    sim: Host,
     account: digifinex_sim::AccountId,
     creds: Credentials,
 }
 
 fn world(s: &Setup) -> World {
-    let sim = Sim::start(s.sim.clone()).unwrap();
+    world_on(Host::Server(Sim::start(s.sim.clone()).unwrap()))
+}
+
+fn world_in_process(s: &Setup) -> World {
+    let mut config = s.sim.clone();
+    // Virtual time starts where the server's wall clock is (the scenarios' order times).
+    config.start_time_ms.get_or_insert(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap(),
+    );
+    world_on(Host::Local(
+        digifinex_backtest::InProcess::new(config).unwrap(),
+    ))
+}
+
+fn world_on(sim: Host) -> World {
     let demo = sim.control().demo_account();
     World {
         creds: Credentials::new(demo.keys.key.clone(), demo.keys.secret.clone()),
@@ -222,10 +286,12 @@ fn too_many_requests_on_a_get_waits_and_succeeds<D: Driver>(w: &World, d: &D) {
         )
         .times(1),
     );
-    let t = std::time::Instant::now();
+    // On the exchange's clock: the wall clock for the server, virtual time in process (where
+    // the client's wait moves the time instead of sleeping).
+    let t = w.sim.control().now_ms();
     let r = d.send(&OrderBookRequest::new("btc_usdt")).unwrap();
     assert_eq!(r.attempts, 2);
-    assert!(t.elapsed() >= Duration::from_millis(950));
+    assert!(w.sim.control().now_ms() - t >= 950);
 }
 
 fn order_dropped_after_apply_is_unknown_and_exists_once<D: Driver>(w: &World, d: &D) {
@@ -1220,10 +1286,17 @@ fn a_swap_request_with_the_clock_off_is_resynced_after_400004<D: Driver>(w: &Wor
     let _ = w;
 }
 
-/// Emits one test per client for each scenario (with an optional setup change).
+/// Emits one test per client and adapter for each scenario (with an optional setup change);
+/// `server only` marks the scenarios of the server alone (see the module docs).
 macro_rules! scenarios {
-    ($($name:ident $(with $setup:expr)?;)*) => {
-        mod ureq_client {
+    ($($name:ident $(with $setup:expr)? $(, $only:ident only)?;)*) => {
+        scenarios!(@ ureq_client, ureq, world; $($name $(with $setup)?;)*);
+        scenarios!(@ hyper_client, hyper, world; $($name $(with $setup)?;)*);
+        scenarios!(@in ureq_in_process, ureq; $($name $(with $setup)? $(, $only only)?;)*);
+        scenarios!(@in hyper_in_process, hyper; $($name $(with $setup)? $(, $only only)?;)*);
+    };
+    (@ $module:ident, $driver:ident, $world:ident; $($name:ident $(with $setup:expr)?;)*) => {
+        mod $module {
             use super::*;
             $(
                 #[test]
@@ -1231,25 +1304,31 @@ macro_rules! scenarios {
                     #[allow(unused_mut)]
                     let mut s = Setup::default();
                     $( $setup(&mut s); )?
-                    let w = world(&s);
-                    let d = ureq(&w.sim, w.creds.clone(), &s);
+                    let w = $world(&s);
+                    let d = $driver(&w.sim, w.creds.clone(), &s);
                     super::$name(&w, &d);
                 }
             )*
         }
-        mod hyper_client {
+    };
+    (@in $module:ident, $driver:ident; $($name:ident $(with $setup:expr)? $(, $only:ident only)?;)*) => {
+        mod $module {
             use super::*;
             $(
-                #[test]
-                fn $name() {
-                    #[allow(unused_mut)]
-                    let mut s = Setup::default();
-                    $( $setup(&mut s); )?
-                    let w = world(&s);
-                    let d = hyper(&w.sim, w.creds.clone(), &s);
-                    super::$name(&w, &d);
-                }
+                scenarios!(@one $driver, $name $(with $setup)? $(, $only)?);
             )*
+        }
+    };
+    (@one $driver:ident, $name:ident $(with $setup:expr)?, server) => {};
+    (@one $driver:ident, $name:ident $(with $setup:expr)?) => {
+        #[test]
+        fn $name() {
+            #[allow(unused_mut)]
+            let mut s = Setup::default();
+            $( $setup(&mut s); )?
+            let w = world_in_process(&s);
+            let d = $driver(&w.sim, w.creds.clone(), &s);
+            super::$name(&w, &d);
         }
     };
 }
@@ -1277,18 +1356,12 @@ fn tight_limits(s: &mut Setup) {
 }
 
 fn clock_30_s_behind(s: &mut Setup) {
-    s.clock = Some(Arc::new(OffsetClock {
-        inner: SystemClock,
-        offset_ms: -30_000,
-    }));
+    s.clock_offset_ms = Some(-30_000);
 }
 
 fn clock_40_s_behind(s: &mut Setup) {
     s.retry = RetryPolicy::never();
-    s.clock = Some(Arc::new(OffsetClock {
-        inner: SystemClock,
-        offset_ms: -40_000,
-    }));
+    s.clock_offset_ms = Some(-40_000);
 }
 
 scenarios! {
@@ -1301,8 +1374,8 @@ scenarios! {
     server_error_on_an_order_is_unknown_and_never_doubled;
     malformed_and_html_bodies_are_reported_with_a_snippet with no_retries;
     truncated_body_on_a_get_is_retried;
-    latency_past_the_timeout_is_a_network_error with short_timeout;
-    a_clock_30_s_off_is_synced_automatically;
+    latency_past_the_timeout_is_a_network_error with short_timeout, server only;
+    a_clock_30_s_off_is_synced_automatically, server only;
     spot_batch_orders_all_or_nothing;
     spot_partial_fill_own_trades_and_finance_log;
     margin_transfer_order_position_and_close;
