@@ -4,7 +4,8 @@
 //! order detail reads, cancels and placements, 20 ms each way of latency in virtual time).
 //!
 //! `cargo bench -p digifinex-backtest --bench backtest`. It also prints, once, each run's flow
-//! events and the events per wall second. Figures in docs/benchmarks.md.
+//! events and the events per wall second, and the wall time of a whole day with the market
+//! maker. Figures in docs/benchmarks.md.
 
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,10 @@ const T0: i64 = 1_800_000_000_000;
 const HOUR: i64 = 3_600_000;
 
 fn config() -> BacktestConfig {
+    config_for(HOUR)
+}
+
+fn config_for(span_ms: i64) -> BacktestConfig {
     let mut sim = SimConfig {
         start_time_ms: Some(T0),
         ..SimConfig::default()
@@ -24,13 +29,17 @@ fn config() -> BacktestConfig {
     sim.markets.retain(|m| m.symbol() == "btc_usdt");
     sim.swap_instruments.clear();
     let mut c = BacktestConfig::new(sim);
-    c.end_ms = Some(T0 + HOUR);
+    c.end_ms = Some(T0 + span_ms);
     c
 }
 
 /// One hour with `bot`; the flow events the exchange ran.
 fn run(bot: Option<QuoteTouch>) -> (Report, u64) {
-    let backtest = Backtest::new(config()).expect("backtest");
+    run_for(config(), bot)
+}
+
+fn run_for(config: BacktestConfig, bot: Option<QuoteTouch>) -> (Report, u64) {
+    let backtest = Backtest::new(config).expect("backtest");
     let control = backtest.exchange().control();
     let report = backtest
         .run(|b| match &bot {
@@ -63,6 +72,14 @@ fn bench(c: &mut Criterion) {
             report.json["fills_count"]
         );
     }
+    // A whole day of the flow with the market maker, once.
+    let t = Instant::now();
+    let (report, events) = run_for(config_for(24 * HOUR), Some(maker.clone()));
+    println!(
+        "a day with quote-touch every 1 s: {:.2} s, {events} flow events, {} fills",
+        t.elapsed().as_secs_f64(),
+        report.json["fills_count"]
+    );
     let mut g = c.benchmark_group("backtest_hour_btc_usdt");
     g.sample_size(10);
     g.bench_function("no_bot", |b| b.iter(|| run(None)));
