@@ -169,6 +169,8 @@ impl InProcess {
         let target = self
             .now_ms()
             .saturating_add(i64::try_from(millis(duration)).unwrap_or(i64::MAX));
+        // Each step moves the time on (or samples at the current instant, once); at the end,
+        // and at the exchange's last instant, time is over.
         while self.now_ms() < target {
             if !self.shared.step(Some(target)) {
                 return false;
@@ -271,7 +273,9 @@ impl Shared {
     /// Whether time is over.
     fn over(&self, ex: &Exchange) -> bool {
         let s = self.settings().clone();
-        s.end_ms.is_some_and(|e| ex.now_ms() >= e) || (s.end_with_recording && ex.replay_finished())
+        ex.now_ms() >= digifinex_sim::MAX_MS
+            || s.end_ms.is_some_and(|e| ex.now_ms() >= e)
+            || (s.end_with_recording && ex.replay_finished())
     }
 
     /// Moves to the exchange's next event, or to `timer` if that comes first (stopping at a

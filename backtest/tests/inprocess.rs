@@ -288,3 +288,23 @@ fn uniform_latency_draws_each_call_within_its_ranges() {
 fn client_of(ex: &InProcess) -> digifinex_ureq::Client {
     client(ex)
 }
+
+#[test]
+fn waiting_past_the_last_instant_returns() {
+    let ex = InProcess::new(SimConfig {
+        start_time_ms: Some(digifinex_sim::MAX_MS - 1_000),
+        ..config()
+    })
+    .unwrap();
+    // Time is over at the last instant: the wait says so instead of spinning there.
+    assert!(!ex.wait(Duration::from_secs(3600)));
+    assert_eq!(ex.now_ms(), digifinex_sim::MAX_MS);
+    // There, time is over: a stream ends instead of waiting forever.
+    assert!(ex.is_over());
+    let stream = client(&ex)
+        .stream(Family::Spot)
+        .subscribe(sub("spot:trades:btc_usdt"))
+        .build()
+        .unwrap();
+    assert!(stream.count() < 100);
+}
