@@ -102,6 +102,7 @@ use log as _;
 mod client;
 mod pages;
 mod rules;
+mod tls;
 #[cfg(feature = "ws")]
 pub mod track;
 #[cfg(feature = "ws")]

@@ -45,15 +45,17 @@
 //! # }
 //! ```
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use digifinex_core::reconcile::{Unknown, Write};
+use digifinex_core::session::Session;
 use digifinex_core::track::{Answer, Change, State, Tracker};
-use digifinex_core::ws::Event;
+use digifinex_core::ws::{Event, StreamTransport};
 use digifinex_core::Error;
 use hyper_util::client::legacy::connect::Connect;
 
-use crate::ws::{Stream, StreamHandle};
+use crate::ws::{Async, Connector, Stream, StreamBuilder, StreamHandle, Tls};
 use crate::{Client, DefaultConnector};
 
 impl<C> Client<C>
@@ -268,5 +270,32 @@ impl TrackedStream {
     /// Closes every socket; the events end after reporting it.
     pub fn close(&mut self) {
         self.stream.close();
+    }
+}
+
+impl StreamTransport for Async {
+    type Stream = Stream;
+    type Tls = Tls;
+    type Rest = crate::Client;
+    type Connector = Arc<dyn Connector>;
+    type Tracked = TrackedStream;
+
+    fn build(builder: StreamBuilder) -> Result<Stream, Error> {
+        Stream::from_builder(builder)
+    }
+
+    fn track(builder: StreamBuilder, tracker: Tracker) -> Result<Self::Tracked, Error> {
+        let stream = Self::build(builder)?;
+        let Some(client) = stream.rest.clone() else {
+            return Err(Error::validation(
+                "stream",
+                "a tracked stream reads the account through a REST client",
+            ));
+        };
+        Ok(TrackedStream::new(stream, client.tracker(tracker)))
+    }
+
+    fn session(rest: &crate::Client) -> &Session {
+        rest.session()
     }
 }

@@ -46,11 +46,8 @@ use std::sync::Arc;
 
 pub use socket::{BoxFuture, Connector, Incoming, Network, Socket};
 
-use digifinex_core::session::Session;
-use digifinex_core::track::Tracker;
 use digifinex_core::ws::{
-    check_family, Event, Line, Step, StreamCore, StreamInput, StreamTransport, SubscribeError,
-    Subscription,
+    check_family, Event, Line, Step, StreamCore, StreamInput, SubscribeError, Subscription,
 };
 use digifinex_core::{Error, Family};
 use tokio::sync::mpsc;
@@ -61,8 +58,8 @@ use socket::run_socket;
 #[derive(Debug)]
 pub struct Async;
 
-/// The TLS configuration of the sockets.
-type Tls = Arc<rustls::ClientConfig>;
+/// The TLS configuration of the sockets (what a [`Connector`]'s `Link` carries).
+pub type Tls = Arc<rustls::ClientConfig>;
 
 /// Builds a [`Stream`] (see [`digifinex_core::ws::StreamBuilder`] for its settings).
 pub type StreamBuilder = digifinex_core::ws::StreamBuilder<Async>;
@@ -77,48 +74,6 @@ impl Line for Commands {
     }
 }
 
-impl StreamTransport for Async {
-    type Stream = Stream;
-    type Tls = Tls;
-    type Rest = crate::Client;
-    type Connector = Arc<dyn Connector>;
-    type Tracked = crate::track::TrackedStream;
-
-    fn build(mut builder: StreamBuilder) -> Result<Stream, Error> {
-        let connector = builder.take_connector();
-        let (settings, tls, rest) = builder.into_parts();
-        let (tx, inbox) = mpsc::channel(settings.queue());
-        let core = StreamCore::new(settings, tls, |roots| {
-            crate::client::tls_config(roots).map(Arc::new)
-        })?;
-        Ok(Stream {
-            core,
-            rest,
-            tx,
-            inbox,
-            connector,
-        })
-    }
-
-    fn track(builder: StreamBuilder, tracker: Tracker) -> Result<Self::Tracked, Error> {
-        let stream = Self::build(builder)?;
-        let Some(client) = stream.rest.clone() else {
-            return Err(Error::validation(
-                "stream",
-                "a tracked stream reads the account through a REST client",
-            ));
-        };
-        Ok(crate::track::TrackedStream::new(
-            stream,
-            client.tracker(tracker),
-        ))
-    }
-
-    fn session(rest: &crate::Client) -> &Session {
-        rest.session()
-    }
-}
-
 impl crate::Client {
     /// A stream of `family` sharing this client's credentials, clock and measured offset, base
     /// URL (the socket beside it), TLS settings, and socket connector
@@ -126,8 +81,8 @@ impl crate::Client {
     /// nothing over REST; `.tracked(markets, config)` instead of `.build()` adds a tracker of
     /// the account whose reads go through this client ([`crate::track::TrackedStream`]).
     pub fn stream(&self, family: Family) -> StreamBuilder {
-        let (allow_http, roots, connector, pacer) = self.stream_settings();
-        let b = StreamBuilder::beside(family, self.session(), allow_http, roots, self.clone());
+        let (http, roots, connector, pacer) = self.stream_settings();
+        let b = StreamBuilder::beside(family, self.session(), http, roots, self.clone());
         let b = match connector {
             Some(c) => b.connector(c.clone()),
             None => b,
@@ -145,7 +100,7 @@ impl crate::Client {
 #[derive(Debug)]
 pub struct Stream {
     core: StreamCore<Commands, Tls>,
-    rest: Option<crate::Client>,
+    pub(crate) rest: Option<crate::Client>,
     tx: mpsc::Sender<StreamInput>,
     inbox: mpsc::Receiver<StreamInput>,
     /// What opens the sockets (the network when `None`).
@@ -189,6 +144,23 @@ impl StreamHandle {
 }
 
 impl Stream {
+    /// The stream `builder` describes (its sockets open as it is read).
+    pub(crate) fn from_builder(mut builder: StreamBuilder) -> Result<Stream, Error> {
+        let connector = builder.take_connector();
+        let (settings, tls, rest) = builder.into_parts();
+        let (tx, inbox) = mpsc::channel(settings.queue());
+        let core = StreamCore::new(settings, tls, |roots| {
+            crate::tls::tls_config(roots).map(Arc::new)
+        })?;
+        Ok(Stream {
+            core,
+            rest,
+            tx,
+            inbox,
+            connector,
+        })
+    }
+
     /// A handle to change the subscriptions from another task.
     pub fn handle(&self) -> StreamHandle {
         StreamHandle {

@@ -41,14 +41,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use digifinex_core::reconcile::{Unknown, Write};
+use digifinex_core::session::Session;
 use digifinex_core::track::{Answer, Change, State, Tracker};
-use digifinex_core::ws::Event;
+use digifinex_core::ws::{Event, StreamTransport};
 use digifinex_core::Error;
 
-use crate::ws::{Next, Stream, StreamHandle};
+use crate::ws::{Blocking, Connector, Next, Stream, StreamBuilder, StreamHandle, Tls};
 use crate::Client;
 
 impl Client {
@@ -285,5 +287,32 @@ impl Iterator for TrackedStream {
 
     fn next(&mut self) -> Option<Event> {
         self.next_event()
+    }
+}
+
+impl StreamTransport for Blocking {
+    type Stream = Stream;
+    type Tls = Tls;
+    type Rest = crate::Client;
+    type Connector = Arc<dyn Connector>;
+    type Tracked = TrackedStream;
+
+    fn build(builder: StreamBuilder) -> Result<Stream, Error> {
+        Stream::from_builder(builder)
+    }
+
+    fn track(builder: StreamBuilder, tracker: Tracker) -> Result<Self::Tracked, Error> {
+        let stream = Self::build(builder)?;
+        let Some(client) = stream.rest.clone() else {
+            return Err(Error::validation(
+                "stream",
+                "a tracked stream reads the account through a REST client",
+            ));
+        };
+        Ok(TrackedStream::new(stream, client.tracker(tracker)))
+    }
+
+    fn session(rest: &crate::Client) -> &Session {
+        rest.session()
     }
 }

@@ -34,6 +34,7 @@
 //! ```
 
 mod socket;
+mod tls;
 
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::Arc;
@@ -41,11 +42,8 @@ use std::time::Instant;
 
 pub use socket::{Connector, Incoming, Network, Socket};
 
-use digifinex_core::session::Session;
-use digifinex_core::track::Tracker;
 use digifinex_core::ws::{
-    check_family, Event, Line, Step, StreamCore, StreamInput, StreamTransport, SubscribeError,
-    Subscription,
+    check_family, Event, Line, Step, StreamCore, StreamInput, SubscribeError, Subscription,
 };
 use digifinex_core::{Error, Family};
 
@@ -55,8 +53,8 @@ use socket::run_socket;
 #[derive(Debug)]
 pub struct Blocking;
 
-/// The TLS configuration of the sockets.
-type Tls = Arc<rustls::ClientConfig>;
+/// The TLS configuration of the sockets (what a [`Connector`]'s `Link` carries).
+pub type Tls = Arc<rustls::ClientConfig>;
 
 /// Builds a [`Stream`] (see [`digifinex_core::ws::StreamBuilder`] for its settings).
 pub type StreamBuilder = digifinex_core::ws::StreamBuilder<Blocking>;
@@ -68,50 +66,6 @@ pub struct Commands(Sender<Option<String>>);
 impl Line for Commands {
     fn command(&self, command: Option<String>) {
         let _ = self.0.send(command);
-    }
-}
-
-impl StreamTransport for Blocking {
-    type Stream = Stream;
-    type Tls = Tls;
-    type Rest = crate::Client;
-    type Connector = Arc<dyn Connector>;
-    type Tracked = crate::track::TrackedStream;
-
-    fn build(mut builder: StreamBuilder) -> Result<Stream, Error> {
-        let connector = builder
-            .take_connector()
-            .unwrap_or_else(|| Arc::new(Network));
-        let (settings, tls, rest) = builder.into_parts();
-        let (tx, inbox) = mpsc::sync_channel(settings.queue());
-        let core = StreamCore::new(settings, tls, |roots| {
-            Ok(Arc::new(crate::client::ws_tls_config(roots)?))
-        })?;
-        Ok(Stream {
-            core,
-            rest,
-            tx,
-            inbox,
-            connector,
-        })
-    }
-
-    fn track(builder: StreamBuilder, tracker: Tracker) -> Result<Self::Tracked, Error> {
-        let stream = Self::build(builder)?;
-        let Some(client) = stream.rest.clone() else {
-            return Err(Error::validation(
-                "stream",
-                "a tracked stream reads the account through a REST client",
-            ));
-        };
-        Ok(crate::track::TrackedStream::new(
-            stream,
-            client.tracker(tracker),
-        ))
-    }
-
-    fn session(rest: &crate::Client) -> &Session {
-        rest.session()
     }
 }
 
@@ -141,7 +95,7 @@ impl crate::Client {
 #[derive(Debug)]
 pub struct Stream {
     core: StreamCore<Commands, Tls>,
-    rest: Option<crate::Client>,
+    pub(crate) rest: Option<crate::Client>,
     tx: SyncSender<StreamInput>,
     inbox: Receiver<StreamInput>,
     connector: Arc<dyn Connector>,
@@ -186,6 +140,25 @@ impl StreamHandle {
 }
 
 impl Stream {
+    /// The stream `builder` describes (its sockets open as it is read).
+    pub(crate) fn from_builder(mut builder: StreamBuilder) -> Result<Stream, Error> {
+        let connector = builder
+            .take_connector()
+            .unwrap_or_else(|| Arc::new(Network));
+        let (settings, tls, rest) = builder.into_parts();
+        let (tx, inbox) = mpsc::sync_channel(settings.queue());
+        let core = StreamCore::new(settings, tls, |roots| {
+            Ok(Arc::new(tls::ws_tls_config(roots)?))
+        })?;
+        Ok(Stream {
+            core,
+            rest,
+            tx,
+            inbox,
+            connector,
+        })
+    }
+
     /// A handle to change the subscriptions from another thread.
     pub fn handle(&self) -> StreamHandle {
         let family = self.core.streams().family();
