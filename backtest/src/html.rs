@@ -177,20 +177,39 @@ pub fn page(runs: &[(&str, &Report)]) -> String {
         .map(|(i, (_, r))| (i, series(r, "equity", |row| dec(&row["equity"]))))
         .collect();
     html.push_str(&plot("Equity (USDT)", &equity, &[]));
-    let markets: Vec<String> = runs
-        .first()
-        .and_then(|(_, r)| r.json["markets"].as_array().cloned())
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|m| m.as_str().map(str::to_owned))
-        .collect();
-    for m in &markets {
+    // Spot pairs (inventory in the base currency), then perpetuals (net contracts).
+    let listed = |key: &str| -> Vec<(String, &'static str)> {
+        runs.first()
+            .and_then(|(_, r)| r.json[key].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|m| m.as_str().map(str::to_owned))
+            .map(|m| {
+                (
+                    m,
+                    if key == "markets" {
+                        "base"
+                    } else {
+                        "contracts"
+                    },
+                )
+            })
+            .collect()
+    };
+    let mut markets = listed("markets");
+    markets.extend(listed("swap_markets"));
+    for (m, unit) in &markets {
         let held: Vec<(usize, Series)> = runs
             .iter()
             .enumerate()
-            .map(|(i, (_, r))| (i, series(r, "inventory", |row| dec(&row["base"][m]))))
+            .map(|(i, (_, r))| (i, series(r, "inventory", |row| dec(&row[*unit][m]))))
             .collect();
-        html.push_str(&plot(&format!("Inventory of {m} (base)"), &held, &[]));
+        let what = if *unit == "base" {
+            "base"
+        } else {
+            "net contracts"
+        };
+        html.push_str(&plot(&format!("Inventory of {m} ({what})"), &held, &[]));
         let mids: Vec<(usize, Series)> = runs
             .first()
             .map(|(_, r)| vec![(0, series(r, "prices", |row| dec(&row["mid"][m])))])

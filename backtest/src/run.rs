@@ -8,13 +8,19 @@
 //! exchange, so the same configuration, seed and bot give the same fills and the same report,
 //! byte for byte.
 //!
-//! DESIGN (the report's money): spot only for now. Every currency is valued in USDT at the
+//! DESIGN (the report's money): everything is valued in USDT. Spot: every currency at the
 //! mid of its `{currency}_usdt` book; a currency without one is left out of the equity and
 //! named in [`Report::unvalued`]. P&L by average cost per market: the opening inventory is
 //! valued at the first sample's mid; a buy adds its net amount (after a fee taken in the base
 //! currency) at its price, a sell realizes its price less the average cost of what it sold;
-//! fees are valued at the fill's price. `total = realized + unrealized - fees + rebates`
-//! holds exactly, and `total` is the equity's change.
+//! fees are valued at the fill's price. Perpetuals (USDT-margined, as the venue's are): the
+//! swap wallet's USDT (margin included) plus each position's unrealized profit at the mid of
+//! its book, `size * contract_value * (mid - avg_cost)` for a long and the opposite for a
+//! short, with the exchange's own average cost; realized is each closing fill's profit as the
+//! exchange credits it, fees each fill's fee, funding each settlement the exchange made (each
+//! instrument at its own interval, at the rate and mark price of the time).
+//! `total = realized + unrealized - fees + rebates + funding` holds exactly, and `total` is
+//! the equity's change.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -40,8 +46,13 @@ pub struct BacktestConfig {
     /// The end of time; by default the end of the recording (or one hour of synthetic flow).
     pub end_ms: Option<i64>,
     /// The spot pairs the bot trades and the report covers; by default every pair of the
-    /// exchange (of the recording, when one is replayed).
+    /// exchange, or of the recording file when one is replayed (not the configuration's
+    /// synthetic markets beside it). Naming the pairs (or the perpetuals) and not the
+    /// perpetuals (or the pairs) leaves the other family out.
     pub spot: Option<Vec<String>>,
+    /// The perpetuals (`BTCUSDTPERP`) the bot trades and the report covers; by default every
+    /// instrument of the exchange, or of the recording file when one is replayed.
+    pub swap: Option<Vec<String>>,
 }
 
 /// The venue's perpetual swap fee schedule (standard tier): maker 0.03 %.
@@ -65,6 +76,7 @@ impl BacktestConfig {
             sample_every_ms: 60_000,
             end_ms: None,
             spot: None,
+            swap: None,
         }
     }
 }
@@ -101,6 +113,7 @@ pub struct Bot {
     client: digifinex_ureq::Client,
     exchange: InProcess,
     spot: Vec<String>,
+    swap: Vec<String>,
 }
 
 impl Bot {
@@ -112,6 +125,11 @@ impl Bot {
     /// The spot pairs of the run (`btc_usdt`).
     pub fn spot_pairs(&self) -> &[String] {
         &self.spot
+    }
+
+    /// The perpetuals of the run (`BTCUSDTPERP`).
+    pub fn swap_instruments(&self) -> &[String] {
+        &self.swap
     }
 
     /// The exchange's time (ms).
@@ -135,14 +153,30 @@ impl Bot {
 pub struct Backtest {
     exchange: InProcess,
     config: BacktestConfig,
+    /// The pairs and instruments of the recording file replayed (its header), if any.
+    recorded: Option<(Vec<String>, Vec<String>)>,
 }
 
 /// One sample of the account.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct Sample {
     time_ms: i64,
+    /// Mids of the spot pairs and of the perpetuals (their names differ).
     mids: BTreeMap<String, Decimal>,
+    /// Spot balances (total) by currency.
     balances: BTreeMap<String, Decimal>,
+    /// The swap wallet (total) by currency.
+    swap_wallet: BTreeMap<String, Decimal>,
+    /// Swap positions: instrument, +1 long / -1 short, contracts, average cost.
+    positions: Vec<(String, Decimal, Decimal, Decimal)>,
+}
+
+/// What the report covers: the markets and each perpetual's contract value.
+#[derive(Debug, Clone)]
+struct Scope {
+    spot: Vec<String>,
+    swap: Vec<String>,
+    contract_value: BTreeMap<String, Decimal>,
 }
 
 impl Backtest {
@@ -156,7 +190,28 @@ impl Backtest {
         let start = exchange.now_ms();
         let end = end.or((!recorded).then_some(start + 3_600_000));
         let exchange = exchange.end_at(end);
-        Ok(Backtest { exchange, config })
+        // The markets a run covers by default: the recording's, not the configuration's
+        // synthetic ones beside them (a recording given as a reader is read once, by the
+        // exchange: its runs cover every market).
+        let recorded = match config.sim.market.as_ref().map(|m| &m.source) {
+            Some(digifinex_sim::MarketSource::File(path)) => {
+                let reader = digifinex_market::Reader::open(path)?;
+                let h = reader.header();
+                Some((
+                    h.spot
+                        .iter()
+                        .map(|p| p.symbol.to_ascii_lowercase())
+                        .collect(),
+                    h.swap.iter().map(|i| i.instrument_id.clone()).collect(),
+                ))
+            }
+            _ => None,
+        };
+        Ok(Backtest {
+            exchange,
+            config,
+            recorded,
+        })
     }
 
     /// The exchange (for setting up balances or faults before the run).
@@ -172,35 +227,63 @@ impl Backtest {
     {
         let control = self.exchange.control();
         let demo = control.demo_account();
-        let listed: Vec<String> = self
-            .exchange
-            .with(|ex| ex.config().markets.iter().map(|m| m.symbol()).collect());
-        let spot = match &self.config.spot {
-            None => listed,
-            Some(wanted) => {
-                for p in wanted {
-                    if !listed.contains(p) {
-                        return Err(BacktestError::Unsupported(format!(
-                            "spot pair {p} is not a market of the exchange (it has: {})",
-                            listed.join(", ")
-                        )));
-                    }
-                }
-                wanted.clone()
-            }
+        let (listed, instruments): (Vec<String>, Vec<(String, Decimal)>) =
+            self.exchange.with(|ex| {
+                let c = ex.config();
+                (
+                    c.markets.iter().map(|m| m.symbol()).collect(),
+                    c.swap_instruments
+                        .iter()
+                        .map(|i| (i.instrument_id.clone(), i.contract_value))
+                        .collect(),
+                )
+            });
+        let contract_value: BTreeMap<String, Decimal> = instruments.into_iter().collect();
+        // Naming the markets of one family leaves the other out unless named too.
+        let (mut wanted_spot, mut wanted_swap) =
+            (self.config.spot.clone(), self.config.swap.clone());
+        if wanted_spot.is_some() || wanted_swap.is_some() {
+            wanted_spot.get_or_insert_with(Vec::new);
+            wanted_swap.get_or_insert_with(Vec::new);
+        }
+        let (spot, swap) = match &self.recorded {
+            // Every market the exchange has may be named; by default the recording's.
+            Some((rs, ri)) => (
+                chosen(&wanted_spot, listed, "spot pair")
+                    .map(|v| wanted_spot.as_ref().map_or_else(|| rs.clone(), |_| v))?,
+                chosen(
+                    &wanted_swap,
+                    contract_value.keys().cloned().collect(),
+                    "perpetual",
+                )
+                .map(|v| wanted_swap.as_ref().map_or_else(|| ri.clone(), |_| v))?,
+            ),
+            None => (
+                chosen(&wanted_spot, listed, "spot pair")?,
+                chosen(
+                    &wanted_swap,
+                    contract_value.keys().cloned().collect(),
+                    "perpetual",
+                )?,
+            ),
+        };
+        let scope = Scope {
+            spot,
+            swap,
+            contract_value,
         };
         let samples = Arc::new(Mutex::new(Vec::new()));
-        let first = sample(&control, demo.account, &spot, self.exchange.now_ms());
+        let first = sample(&control, demo.account, &scope, self.exchange.now_ms());
         samples
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(first);
         {
-            let (samples, spot) = (samples.clone(), spot.clone());
+            let (samples, scope) = (samples.clone(), scope.clone());
             let account = demo.account;
             self.exchange
                 .sample_every(self.config.sample_every_ms, move |c, t| {
-                    let s = sample(c, account, &spot, t);
+                    let s = sample(c, account, &scope, t);
                     samples.lock().unwrap_or_else(|p| p.into_inner()).push(s);
                 });
         }
@@ -212,16 +295,17 @@ impl Backtest {
         let b = Bot {
             client,
             exchange: self.exchange.clone(),
-            spot: spot.clone(),
+            spot: scope.spot.clone(),
+            swap: scope.swap.clone(),
         };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bot(&b)));
         let end = self.exchange.now_ms();
-        let last = sample(&control, demo.account, &spot, end);
+        let last = sample(&control, demo.account, &scope, end);
         let mut samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|p| p.into_inner()));
         if samples.last().is_none_or(|s| s.time_ms < end) {
             samples.push(last);
         }
-        let report = Report::build(&control, demo.account, &spot, &samples, &self.config);
+        let report = Report::build(&control, demo.account, &scope, &samples, &self.config);
         let (error, panicked): (Box<dyn std::error::Error + Send + Sync>, bool) = match outcome {
             Ok(Ok(())) => return Ok(report),
             Ok(Err(e)) => (e.into(), false),
@@ -242,26 +326,91 @@ impl Backtest {
     }
 }
 
-fn sample(control: &Control, account: AccountId, spot: &[String], time_ms: i64) -> Sample {
-    let mids = spot
+/// The markets of the run: `wanted`, each checked to be one of `listed`, or else all of them.
+fn chosen(
+    wanted: &Option<Vec<String>>,
+    listed: Vec<String>,
+    what: &str,
+) -> Result<Vec<String>, BacktestError> {
+    let Some(wanted) = wanted else {
+        return Ok(listed);
+    };
+    for m in wanted {
+        if !listed.contains(m) {
+            return Err(BacktestError::Unsupported(format!(
+                "{what} {m} is not a market of the exchange (it has: {})",
+                if listed.is_empty() {
+                    "none".to_owned()
+                } else {
+                    listed.join(", ")
+                }
+            )));
+        }
+    }
+    Ok(wanted.clone())
+}
+
+fn mid(control: &Control, family: WsFamily, market: &str) -> Option<Decimal> {
+    let b = control.book(family, market, 1)?;
+    let (bid, ask) = (b.bids.first()?.0, b.asks.first()?.0);
+    Some((bid + ask) / Decimal::TWO)
+}
+
+fn sample(control: &Control, account: AccountId, scope: &Scope, time_ms: i64) -> Sample {
+    let mut mids: BTreeMap<String, Decimal> = scope
+        .spot
         .iter()
-        .filter_map(|m| {
-            let b = control.book(WsFamily::Spot, m, 1)?;
-            let (bid, ask) = (b.bids.first()?.0, b.asks.first()?.0);
-            Some((m.clone(), (bid + ask) / Decimal::TWO))
-        })
+        .filter_map(|m| Some((m.clone(), mid(control, WsFamily::Spot, m)?)))
         .collect();
-    let balances = control
-        .balances(account)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|b| b.account_type == AccountType::Spot)
-        .map(|b| (b.currency.to_ascii_uppercase(), b.balance.total()))
-        .collect();
+    for i in &scope.swap {
+        if let Some(p) = mid(control, WsFamily::Swap, i) {
+            mids.insert(i.clone(), p);
+        }
+    }
+    let all = control.balances(account).unwrap_or_default();
+    let of = |t: AccountType| -> BTreeMap<String, Decimal> {
+        all.iter()
+            .filter(|b| b.account_type == t)
+            .map(|b| (b.currency.to_ascii_uppercase(), b.balance.total()))
+            .collect()
+    };
+    let positions = if scope.swap.is_empty() {
+        Vec::new()
+    } else {
+        control
+            .swap_positions(account)
+            .into_iter()
+            .filter(|p| scope.swap.contains(&p.instrument_id))
+            .map(|p| {
+                let sign = if p.side == "short" {
+                    -Decimal::ONE
+                } else {
+                    Decimal::ONE
+                };
+                (p.instrument_id, sign, p.size, p.avg_cost)
+            })
+            .collect()
+    };
     Sample {
         time_ms,
         mids,
-        balances,
+        // The wallets of the run's markets: a swap-only run leaves the spot wallet out.
+        balances: if scope.spot.is_empty() {
+            BTreeMap::new()
+        } else {
+            of(AccountType::Spot)
+        },
+        // To 12 places: margin moves between free and frozen in quotients, which can leave
+        // the total off by less than 1e-20.
+        swap_wallet: if scope.swap.is_empty() {
+            BTreeMap::new()
+        } else {
+            of(AccountType::Swap)
+                .into_iter()
+                .map(|(c, v)| (c, v.round_dp(12)))
+                .collect()
+        },
+        positions,
     }
 }
 
@@ -285,17 +434,14 @@ impl Report {
     fn build(
         control: &Control,
         account: AccountId,
-        spot: &[String],
+        scope: &Scope,
         samples: &[Sample],
         config: &BacktestConfig,
     ) -> Report {
-        let empty = Sample {
-            time_ms: 0,
-            mids: BTreeMap::new(),
-            balances: BTreeMap::new(),
-        };
+        let empty = Sample::default();
         let first = samples.first().unwrap_or(&empty);
         let last = samples.last().unwrap_or(&empty);
+        let spot = &scope.spot;
         let quote = "USDT";
         let base_of =
             |m: &str| -> Option<String> { m.strip_suffix("_usdt").map(str::to_ascii_uppercase) };
@@ -307,6 +453,26 @@ impl Report {
                 unvalued.push(c.clone());
             }
         }
+        for c in first.swap_wallet.keys().chain(last.swap_wallet.keys()) {
+            let name = format!("{c} (swap)");
+            if c != quote && !unvalued.contains(&name) {
+                unvalued.push(name);
+            }
+        }
+        // The unrealized profit of a sample's positions at its mids.
+        let open_pnl = |s: &Sample| -> Decimal {
+            let mut u = Decimal::ZERO;
+            for (inst, sign, size, avg) in &s.positions {
+                let (Some(mid), Some(cv)) = (s.mids.get(inst), scope.contract_value.get(inst))
+                else {
+                    continue;
+                };
+                u += (*mid - *avg) * *size * *cv * *sign;
+            }
+            // To 12 places, as the exchange's profits (the average cost is a quotient): the
+            // equity and the split then add up exactly.
+            u.round_dp(12)
+        };
         let equity = |s: &Sample| -> Decimal {
             let mut e = s.balances.get(quote).copied().unwrap_or_default();
             for m in spot {
@@ -314,17 +480,28 @@ impl Report {
                     e += s.balances.get(&b).copied().unwrap_or_default() * mid;
                 }
             }
-            e
+            e + s.swap_wallet.get(quote).copied().unwrap_or_default() + open_pnl(s)
         };
-        let orders: BTreeMap<String, (i64, Decimal, Decimal)> = control
+        // Orders: placed time, amount, executed (spot and swap).
+        let mut orders: BTreeMap<String, (i64, Decimal, Decimal)> = control
             .orders(account)
             .into_iter()
             .map(|o| (o.order_id, (o.created_ms, o.amount, o.executed_amount)))
             .collect();
+        if !scope.swap.is_empty() {
+            for o in control.swap_orders(account) {
+                if scope.swap.contains(&o.instrument_id) {
+                    orders.insert(o.order_id, (o.created_ms, o.size, o.filled));
+                }
+            }
+        }
         let fills: Vec<_> = control
             .fills(account)
             .into_iter()
-            .filter(|f| f.kind == "spot")
+            .filter(|f| {
+                (f.kind == "spot" && spot.contains(&f.market))
+                    || (f.kind == "swap" && scope.swap.contains(&f.market))
+            })
             .collect();
         let mut pos: BTreeMap<String, Position> = BTreeMap::new();
         for m in spot {
@@ -337,7 +514,8 @@ impl Report {
             (Decimal::ZERO, Decimal::ZERO, Decimal::ZERO, Decimal::ZERO);
         let mut rows = Vec::new();
         for f in &fills {
-            let base = base_of(&f.market);
+            let swap = f.kind == "swap";
+            let base = if swap { None } else { base_of(&f.market) };
             let fee_quote = if Some(&f.fee_currency.to_ascii_uppercase()) == base.as_ref() {
                 f.fee * f.price
             } else {
@@ -348,30 +526,40 @@ impl Report {
             } else {
                 rebates -= fee_quote;
             }
-            turnover += f.price * f.amount;
-            let p = pos.entry(f.market.clone()).or_default();
-            if f.buy {
-                let fee_base = if base.is_some() && fee_quote == f.fee * f.price {
-                    f.fee
-                } else {
-                    Decimal::ZERO
-                };
-                p.q += f.amount - fee_base;
-                p.basis += f.price * (f.amount - fee_base);
+            if swap {
+                let cv = scope
+                    .contract_value
+                    .get(&f.market)
+                    .copied()
+                    .unwrap_or_default();
+                turnover += f.price * f.amount * cv;
+                realized += f.realized;
             } else {
-                // Rounded to 12 places so that every sum below stays exact (the split then
-                // adds up to the equity's change to the last digit).
-                let part = if p.q > Decimal::ZERO {
-                    (p.basis * f.amount / p.q).round_dp(12)
+                turnover += f.price * f.amount;
+                let p = pos.entry(f.market.clone()).or_default();
+                if f.buy {
+                    let fee_base = if base.is_some() && fee_quote == f.fee * f.price {
+                        f.fee
+                    } else {
+                        Decimal::ZERO
+                    };
+                    p.q += f.amount - fee_base;
+                    p.basis += f.price * (f.amount - fee_base);
                 } else {
-                    Decimal::ZERO
-                };
-                realized += f.price * f.amount - part;
-                p.basis -= part;
-                p.q -= f.amount;
+                    // Rounded to 12 places so that every sum below stays exact (the split then
+                    // adds up to the equity's change to the last digit).
+                    let part = if p.q > Decimal::ZERO {
+                        (p.basis * f.amount / p.q).round_dp(12)
+                    } else {
+                        Decimal::ZERO
+                    };
+                    realized += f.price * f.amount - part;
+                    p.basis -= part;
+                    p.q -= f.amount;
+                }
             }
             let wait = orders.get(&f.order_id).map(|o| f.time_ms - o.0);
-            rows.push(json!({
+            let mut row = json!({
                 "time_ms": f.time_ms,
                 "market": f.market,
                 "side": if f.buy { "buy" } else { "sell" },
@@ -381,9 +569,29 @@ impl Report {
                 "fee_currency": f.fee_currency,
                 "maker": f.maker,
                 "queue_wait_ms": wait,
-            }));
+            });
+            if swap {
+                row["kind"] = json!(if f.open { "open" } else { "close" });
+                row["realized"] = json!(f.realized.to_string());
+            }
+            rows.push(row);
         }
-        let mut unrealized = Decimal::ZERO;
+        // Funding settled on the run's perpetuals.
+        let mut funding = Decimal::ZERO;
+        let mut payments = Vec::new();
+        if !scope.swap.is_empty() {
+            for f in control.funding_fees(account) {
+                if scope.swap.contains(&f.instrument_id) && f.time_ms <= last.time_ms {
+                    funding += f.amount;
+                    payments.push(json!({
+                        "time_ms": f.time_ms,
+                        "market": f.instrument_id,
+                        "amount": f.amount.to_string(),
+                    }));
+                }
+            }
+        }
+        let mut unrealized = open_pnl(last) - open_pnl(first);
         for (m, p) in &pos {
             if let Some(mid) = last.mids.get(m) {
                 unrealized += p.q * mid - p.basis;
@@ -420,7 +628,24 @@ impl Report {
                         Some((m.clone(), Value::String(q.to_string())))
                     })
                     .collect();
-                json!({"time_ms": s.time_ms, "base": held})
+                let mut row = json!({"time_ms": s.time_ms, "base": held});
+                if !scope.swap.is_empty() {
+                    let net: serde_json::Map<String, Value> = scope
+                        .swap
+                        .iter()
+                        .map(|i| {
+                            let n: Decimal = s
+                                .positions
+                                .iter()
+                                .filter(|p| &p.0 == i)
+                                .map(|p| p.1 * p.2)
+                                .sum();
+                            (i.clone(), Value::String(n.to_string()))
+                        })
+                        .collect();
+                    row["contracts"] = Value::Object(net);
+                }
+                row
             })
             .collect();
         let prices: Vec<Value> = samples
@@ -453,8 +678,11 @@ impl Report {
             "fees": {
                 "spot_maker": config.sim.maker_fee_rate.to_string(),
                 "spot_taker": config.sim.taker_fee_rate.to_string(),
+                "swap_maker": config.sim.swap_maker_fee_rate.to_string(),
+                "swap_taker": config.sim.swap_taker_fee_rate.to_string(),
             },
             "markets": spot,
+            "swap_markets": scope.swap,
             "valued_in": quote,
             "unvalued": unvalued,
             "pnl": {
@@ -463,6 +691,7 @@ impl Report {
                 "unrealized": unrealized.to_string(),
                 "fees": fees.to_string(),
                 "rebates": rebates.to_string(),
+                "funding": funding.to_string(),
             },
             "equity_start": e0.to_string(),
             "equity_end": equity(last).to_string(),
@@ -476,6 +705,7 @@ impl Report {
             "inventory": inventory,
             "prices": prices,
             "fills": rows,
+            "funding": payments,
         });
         Report { json, unvalued }
     }
@@ -485,7 +715,8 @@ impl Report {
         serde_json::to_string_pretty(&self.json).unwrap_or_default()
     }
 
-    /// A P&L figure by name (`total`, `realized`, `unrealized`, `fees`, `rebates`).
+    /// A P&L figure by name (`total`, `realized`, `unrealized`, `fees`, `rebates`,
+    /// `funding`).
     pub fn pnl(&self, name: &str) -> Option<Decimal> {
         self.json.get("pnl")?.get(name)?.as_str()?.parse().ok()
     }

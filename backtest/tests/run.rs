@@ -271,3 +271,121 @@ fn with_zero_latency_the_socket_simulator_gives_the_backtests_fills() {
     assert!(!live.is_empty());
     assert_eq!(fills(&report.json), live);
 }
+
+/// An hour of a perpetual around a funding time (`T0` is one: 00:00, 08:00 and 16:00 UTC).
+fn swap_config(start: i64, end: i64) -> BacktestConfig {
+    let mut sim = SimConfig {
+        start_time_ms: Some(start),
+        ..SimConfig::default()
+    };
+    sim.markets.clear();
+    sim.swap_instruments
+        .retain(|i| i.instrument_id == "BTCUSDTPERP");
+    let mut config = BacktestConfig::new(sim);
+    config.end_ms = Some(end);
+    config
+}
+
+#[test]
+fn the_market_maker_on_a_perpetual_is_filled_and_its_report_adds_up() {
+    let run = || {
+        Backtest::new(swap_config(T0 - 1_800_000, T0 + 1_800_000))
+            .unwrap()
+            .run(|bot| QuoteTouch::default().run(bot))
+            .unwrap()
+    };
+    let r = run();
+    let j = &r.json;
+    assert_eq!(j["markets"], serde_json::json!([]));
+    assert_eq!(j["swap_markets"], serde_json::json!(["BTCUSDTPERP"]));
+    assert_eq!(j["fees"]["swap_maker"], "0.0003");
+    assert_eq!(j["fees"]["swap_taker"], "0.0005");
+    let fills = j["fills"].as_array().unwrap();
+    assert!(!fills.is_empty(), "no fill in an hour");
+    assert!(fills.iter().all(|f| f["market"] == "BTCUSDTPERP"));
+    assert!(fills.iter().any(|f| f["kind"] == "open"));
+    // Post-only quotes: maker fills, each charged the venue's maker rate on its value.
+    let cv: Decimal = "0.001".parse().unwrap();
+    for f in fills {
+        assert_eq!(f["maker"], true);
+        let price: Decimal = f["price"].as_str().unwrap().parse().unwrap();
+        let amount: Decimal = f["amount"].as_str().unwrap().parse().unwrap();
+        let fee: Decimal = f["fee"].as_str().unwrap().parse().unwrap();
+        let expected = price * amount * cv * Decimal::new(3, 4);
+        assert!((fee - expected).abs() < Decimal::new(1, 8), "{f}");
+    }
+    let d = |name: &str| r.pnl(name).unwrap();
+    assert_eq!(
+        d("total"),
+        d("realized") + d("unrealized") - d("fees") + d("rebates") + d("funding")
+    );
+    let e0: Decimal = j["equity_start"].as_str().unwrap().parse().unwrap();
+    let e1: Decimal = j["equity_end"].as_str().unwrap().parse().unwrap();
+    assert_eq!(d("total"), e1 - e0);
+    assert_eq!(e0, Decimal::from(10_000), "the demo account's swap wallet");
+    // The funding list is the funding figure, settled at the 08:00 time only.
+    let paid: Decimal = j["funding"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            assert_eq!(p["time_ms"], T0);
+            p["amount"].as_str().unwrap().parse::<Decimal>().unwrap()
+        })
+        .sum();
+    assert_eq!(paid, d("funding"));
+    // Inventory in contracts at every sample.
+    assert!(j["inventory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|row| row["contracts"]["BTCUSDTPERP"].is_string()));
+    assert_eq!(r.to_json(), run().to_json());
+}
+
+#[test]
+fn a_position_held_over_a_funding_time_pays_the_rate_on_its_value() {
+    use digifinex_core::swap::{OrderPricing, OrderSide, OrderSpec, PlaceOrderRequest};
+    use digifinex_core::{Price, Size};
+    use std::time::Duration;
+
+    let backtest = Backtest::new(swap_config(T0 - 600_000, T0 + 600_000)).unwrap();
+    let control = backtest.exchange().control();
+    let mark: Decimal = "30000".parse().unwrap();
+    let rate: Decimal = "0.0001".parse().unwrap();
+    control.set_mark_price("BTCUSDTPERP", Some(mark)).unwrap();
+    control.set_funding_rate("BTCUSDTPERP", rate).unwrap();
+    let report = backtest
+        .run(|bot| -> Result<(), digifinex_core::Error> {
+            // A long of 10 contracts bought through the book (a limit 1 % above it).
+            let order = OrderSpec::new(
+                "BTCUSDTPERP",
+                OrderSide::OpenLong,
+                Size::new(Decimal::from(10)),
+                OrderPricing::limit(Price::new("30300".parse().unwrap())),
+            );
+            bot.client().send(&PlaceOrderRequest::new(order))?;
+            while bot.wait(Duration::from_secs(60)) {}
+            Ok(())
+        })
+        .unwrap();
+    let j = &report.json;
+    let payments = j["funding"].as_array().unwrap();
+    assert_eq!(payments.len(), 1, "{payments:?}");
+    assert_eq!(payments[0]["time_ms"], T0);
+    // A long pays size * contract value * mark * rate: 10 * 0.001 * 30000 * 0.0001.
+    let amount: Decimal = payments[0]["amount"].as_str().unwrap().parse().unwrap();
+    assert_eq!(amount, "-0.03".parse::<Decimal>().unwrap());
+    assert_eq!(report.pnl("funding").unwrap(), "-0.03".parse().unwrap());
+    let fills = j["fills"].as_array().unwrap();
+    assert!(fills
+        .iter()
+        .all(|f| f["maker"] == false && f["kind"] == "open"));
+    let d = |name: &str| report.pnl(name).unwrap();
+    assert_eq!(
+        d("total"),
+        d("realized") + d("unrealized") - d("fees") + d("rebates") + d("funding")
+    );
+    let last = j["inventory"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["contracts"]["BTCUSDTPERP"], "10");
+}

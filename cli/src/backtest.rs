@@ -22,7 +22,8 @@ pub(crate) struct BacktestArgs {
     /// The recording (`digifinex record`): its markets, replayed to its end.
     #[arg(long, value_name = "FILE")]
     market: PathBuf,
-    /// The bundled strategy: quote-touch (one post-only bid and ask at each pair's touch).
+    /// The bundled strategy: quote-touch (one post-only bid and ask at the touch of each pair
+    /// and perpetual).
     #[arg(long, value_name = "NAME")]
     strategy: String,
     /// How resting orders fill against the recorded book: fifo (the conservative default),
@@ -33,10 +34,12 @@ pub(crate) struct BacktestArgs {
     /// drawn per call, or file:PATH (round trips logged against the venue, interpolated).
     #[arg(long, value_name = "L", default_value = "20:20")]
     latency: String,
-    /// Spot pairs to trade (comma list; default: every pair of the recording).
+    /// Spot pairs to trade (comma list; default: every market of the recording, unless
+    /// `--swap` names perpetuals only).
     #[arg(long, value_name = "PAIRS", value_delimiter = ',')]
     spot: Option<Vec<String>>,
-    /// Perpetuals to trade (comma list).
+    /// Perpetuals to trade (comma list; default: every market of the recording, unless
+    /// `--spot` names pairs only).
     #[arg(long, value_name = "IDS", value_delimiter = ',')]
     swap: Option<Vec<String>>,
     /// The simulator's seed.
@@ -45,6 +48,9 @@ pub(crate) struct BacktestArgs {
     /// Spot fee rates MAKER:TAKER as fractions (0.001:0.002, the default, is 0.1 % and 0.2 %).
     #[arg(long, value_name = "MAKER:TAKER")]
     fees: Option<String>,
+    /// Perpetual fee rates MAKER:TAKER as fractions (the venue's 0.0003:0.0005 by default).
+    #[arg(long, value_name = "MAKER:TAKER")]
+    swap_fees: Option<String>,
     /// Time between the strategy's checks, ms (quote-touch: 10000).
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     requote_ms: u64,
@@ -101,6 +107,28 @@ fn latency(text: &str, seed: u64) -> Result<RestLatency, Failure> {
     })
 }
 
+/// `MAKER:TAKER` fee rates as fractions, each from -0.01 to 0.01.
+fn fees(
+    flag: &str,
+    text: &str,
+) -> Result<(digifinex_core::Decimal, digifinex_core::Decimal), Failure> {
+    let bad = || {
+        Failure::Usage(format!(
+            "{flag}: expected MAKER:TAKER rates as fractions from -0.01 to 0.01 (0.001:0.002), got {text:?}"
+        ))
+    };
+    let (m, t) = text.split_once(':').ok_or_else(bad)?;
+    let limit = digifinex_core::Decimal::new(1, 2);
+    let rate = |s: &str| -> Result<digifinex_core::Decimal, Failure> {
+        let r: digifinex_core::Decimal = s.trim().parse().map_err(|_| bad())?;
+        if r.abs() > limit {
+            return Err(bad());
+        }
+        Ok(r)
+    };
+    Ok((rate(m)?, rate(t)?))
+}
+
 pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
     if !NAMES.contains(&args.strategy.as_str()) {
         return Err(Failure::Usage(format!(
@@ -109,49 +137,39 @@ pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
             NAMES.join(", ")
         )));
     }
-    if args.swap.is_some() {
-        return Err(Failure::Usage(
-            "--swap: backtests of perpetuals are not supported yet (their report needs funding \
-             and positions); use --spot"
-                .to_owned(),
-        ));
-    }
     let model = fill_model(&args.fill_model).map_err(|e| Failure::Usage(e.to_string()))?;
     let rest = latency(&args.latency, args.seed.unwrap_or(1))?;
     if args.requote_ms == 0 || args.requote_ms > 3_600_000 {
         return Err(Failure::Usage("--requote-ms: from 1 to 3600000".to_owned()));
     }
+    // Only the recording's markets (no synthetic ones beside them).
     let mut sim = SimConfig {
         market: Some(MarketConfig::file(&args.market)),
         fill_model: model,
+        markets: Vec::new(),
+        swap_instruments: Vec::new(),
         ..SimConfig::default()
     };
     if let Some(seed) = args.seed {
         sim.seed = seed;
     }
     if let Some(text) = &args.fees {
-        let bad = || {
-            Failure::Usage(format!(
-                "--fees: expected MAKER:TAKER rates as fractions from -0.01 to 0.01 (0.001:0.002), got {text:?}"
-            ))
-        };
-        let (m, t) = text.split_once(':').ok_or_else(bad)?;
-        let limit = digifinex_core::Decimal::new(1, 2);
-        let rate = |s: &str| -> Result<digifinex_core::Decimal, Failure> {
-            let r: digifinex_core::Decimal = s.trim().parse().map_err(|_| bad())?;
-            if r.abs() > limit {
-                return Err(bad());
-            }
-            Ok(r)
-        };
-        sim.maker_fee_rate = rate(m)?;
-        sim.taker_fee_rate = rate(t)?;
+        (sim.maker_fee_rate, sim.taker_fee_rate) = fees("--fees", text)?;
     }
     let mut config = BacktestConfig::new(sim);
+    if let Some(text) = &args.swap_fees {
+        (
+            config.sim.swap_maker_fee_rate,
+            config.sim.swap_taker_fee_rate,
+        ) = fees("--swap-fees", text)?;
+    }
     config.latency = rest;
     config.spot = args
         .spot
         .map(|v| v.into_iter().map(|p| p.to_ascii_lowercase()).collect());
+    config.swap = args
+        .swap
+        .map(|v| v.into_iter().map(|i| i.to_ascii_uppercase()).collect());
     let backtest = Backtest::new(config).map_err(|e| match e {
         BacktestError::Recording(e) => Failure::Other(format!("{}: {e}", args.market.display())),
         other => Failure::Other(other.to_string()),

@@ -62,7 +62,12 @@ fn writes_the_json_and_html_reports() {
     );
     assert_eq!(
         json["fees"],
-        serde_json::json!({"spot_maker": "0.0005", "spot_taker": "0.001"})
+        serde_json::json!({
+            "spot_maker": "0.0005",
+            "spot_taker": "0.001",
+            "swap_maker": "0.0003",
+            "swap_taker": "0.0005"
+        })
     );
     // Post-only quotes pay the maker rate on what each fill received.
     let rate: digifinex_core::Decimal = "0.0005".parse().unwrap();
@@ -122,6 +127,60 @@ fn writes_the_json_and_html_reports() {
 }
 
 #[test]
+fn a_perpetual_of_the_recording_is_backtested_with_its_fees_and_funding() {
+    let out = dir("backtest-swap");
+    let o = backtest(&[
+        "--market",
+        SAMPLE,
+        "--strategy",
+        "quote-touch",
+        "--swap",
+        "icpusdtperp",
+        "--requote-ms",
+        "2000",
+        "--swap-fees",
+        "0.0002:0.0004",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{}{}",
+        stdout,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    // Named perpetuals only: the recording's spot pair is left out.
+    assert_eq!(json["markets"], serde_json::json!([]));
+    assert_eq!(json["swap_markets"], serde_json::json!(["ICPUSDTPERP"]));
+    assert_eq!(json["fees"]["swap_maker"], "0.0002");
+    let fills = json["fills"].as_array().unwrap();
+    assert!(!fills.is_empty());
+    // Post-only quotes pay the maker rate on each fill's value (contract value 1).
+    let rate: digifinex_core::Decimal = "0.0002".parse().unwrap();
+    for f in fills {
+        let num = |k: &str| -> digifinex_core::Decimal { f[k].as_str().unwrap().parse().unwrap() };
+        assert_eq!(f["market"], "ICPUSDTPERP");
+        assert_eq!(
+            num("fee").normalize(),
+            (num("price") * num("amount") * rate).normalize(),
+            "{f}"
+        );
+    }
+    let d = |k: &str| -> digifinex_core::Decimal {
+        json["pnl"][k].as_str().unwrap().parse().unwrap()
+    };
+    assert_eq!(
+        d("total"),
+        d("realized") + d("unrealized") - d("fees") + d("rebates") + d("funding")
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("Inventory of ICPUSDTPERP (net contracts)"));
+}
+
+#[test]
 fn usage_errors_exit_2_naming_the_flag() {
     let out = dir("backtest-usage");
     let o = out.to_str().unwrap();
@@ -136,8 +195,12 @@ fn usage_errors_exit_2_naming_the_flag() {
             "--latency",
         ),
         (
-            vec!["--strategy", "quote-touch", "--swap", "ICPUSDTPERP"],
-            "--swap",
+            vec!["--strategy", "quote-touch", "--swap", "BTCUSDTPERP"],
+            "BTCUSDTPERP",
+        ),
+        (
+            vec!["--strategy", "quote-touch", "--swap-fees", "0.0003"],
+            "--swap-fees",
         ),
         (
             vec!["--strategy", "quote-touch", "--fees", "0.5:0.5"],

@@ -111,8 +111,9 @@ pub use config::{
     WsSettings,
 };
 pub use dialect::control::{
-    ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount, FillView, KeyOptions, OrderView,
-    SwapOrderView, SwapPositionView, TradeView, WithdrawalView, MAX_CONTROL_AMOUNT, MAX_SWAP_PRICE,
+    ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount, FillView, FundingView,
+    KeyOptions, OrderView, SwapOrderView, SwapPositionView, TradeView, WithdrawalView,
+    MAX_CONTROL_AMOUNT, MAX_SWAP_PRICE,
 };
 pub use dialect::ws::{WsFamily, WsFault};
 pub use engine::accounts::{AccountId, AccountType, Balance, Permissions, WhitelistEntry};

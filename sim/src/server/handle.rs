@@ -4,8 +4,8 @@
 use super::shared::Shared;
 use crate::dialect::control::desk::Desk;
 use crate::dialect::control::{
-    ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount, FillView, KeyOptions, OrderView,
-    SwapOrderView, SwapPositionView, TradeView, WithdrawalView,
+    ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount, FillView, FundingView,
+    KeyOptions, OrderView, SwapOrderView, SwapPositionView, TradeView, WithdrawalView,
 };
 use crate::dialect::ws::{WsFamily, WsFault};
 use crate::engine::accounts::{AccountId, AccountType, Balance, WhitelistEntry};
@@ -426,6 +426,12 @@ impl Control {
     /// each oldest first, within [`crate::Retention`]): what a backtest's report is made of.
     pub fn fills(&self, account: AccountId) -> Vec<FillView> {
         self.with(|d| d.fills(account))
+    }
+
+    /// The funding settlements of an account's swap positions, oldest first (each instrument
+    /// at its own interval, at the rate and mark price of the time).
+    pub fn funding_fees(&self, account: AccountId) -> Vec<FundingView> {
+        self.with(|d| d.funding_fees(account))
     }
 
     /// Kept spot and margin orders of an account, oldest first.

@@ -6,8 +6,8 @@
 
 use super::{
     check_balance, clock_err, ApiKeyPair, BalanceView, BookView, ControlError, DemoAccount,
-    FillView, KeyOptions, OrderView, SwapOrderView, SwapPositionView, TradeView, WithdrawalView,
-    MAX_CONTROL_AMOUNT, MAX_SWAP_PRICE,
+    FillView, FundingView, KeyOptions, OrderView, SwapOrderView, SwapPositionView, TradeView,
+    WithdrawalView, MAX_CONTROL_AMOUNT, MAX_SWAP_PRICE,
 };
 use crate::clock::Time;
 use crate::config::SimConfig;
@@ -766,6 +766,26 @@ impl Desk<'_> {
             }
         });
         spot.chain(swap).collect()
+    }
+
+    /// The funding settlements of an account's swap positions, oldest first.
+    pub(crate) fn funding_fees(&mut self, account: AccountId) -> Vec<FundingView> {
+        self.swap_tick();
+        let sw = &self.st.swap;
+        sw.funding_fees
+            .get(&account)
+            .into_iter()
+            .flatten()
+            .map(|f| FundingView {
+                instrument_id: sw
+                    .instruments
+                    .get(f.inst)
+                    .map(|m| m.instrument_id.clone())
+                    .unwrap_or_default(),
+                amount: f.amount,
+                time_ms: f.time_ms,
+            })
+            .collect()
     }
 
     pub(crate) fn orders(&mut self, account: AccountId) -> Vec<OrderView> {

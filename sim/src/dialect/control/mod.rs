@@ -115,6 +115,18 @@ impl OrderView {
     }
 }
 
+/// One funding settlement of an account's swap position ([`crate::Control::funding_fees`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FundingView {
+    /// Instrument id (`BTCUSDTPERP`).
+    pub instrument_id: String,
+    /// The amount credited to the swap wallet (negative: paid), in the instrument's quote
+    /// currency.
+    pub amount: Decimal,
+    /// The settlement time (ms).
+    pub time_ms: i64,
+}
+
 /// One fill of an account's order, spot or swap, as the control API reports it
 /// ([`crate::Control::fills`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,7 +18,9 @@
 //!   `(price - avg_cost) * qty * contract_value` (negated for shorts) and releases the position
 //!   margin share.
 //! - Crossed and isolated positions hold margin the same way; isolated positions also accept
-//!   margin added or removed by `position_margin` (`posi_balance`). Unrealized pnl uses the mark
+//!   margin added or removed by `position_margin` (`posi_balance`). A closing fill's profit is
+//!   `(price - avg_cost) * size * contract_value` (the opposite for a short), rounded to 12
+//!   places (the average cost is a quotient). Unrealized pnl uses the mark
 //!   price (the book mid unless set through the control API). The liquidation price is
 //!   `(avg*value - margin) / (value * (1 - mmr))` for longs and
 //!   `(avg*value + margin) / (value * (1 + mmr))` for shorts, per unit of price.
@@ -445,7 +447,9 @@ fn settle(
         if let Some(pos) = swap.positions.get_mut(&key) {
             let close = qty.min(pos.size);
             if close > Decimal::ZERO {
-                profit = (price - pos.avg_cost) * close * cv * side.sign();
+                // Rounded to 12 places: the average cost is a quotient (up to 28 digits), and
+                // the wallet must hold every profit exactly.
+                profit = round_dp((price - pos.avg_cost) * close * cv * side.sign(), 12);
                 let released = pos.margin * close / pos.size;
                 pos.margin -= released;
                 pos.size -= close;
