@@ -468,6 +468,11 @@ impl Pacer for Sockets {
         let timer = now.saturating_add(i64::try_from(millis(wait)).unwrap_or(i64::MAX));
         self.0.step_to_event(timer)
     }
+
+    /// The exchange's seed: the same run's streams back off and recycle alike.
+    fn seed(&self) -> Option<u64> {
+        Some(self.0.lock().config().seed)
+    }
 }
 
 /// One websocket session of the exchange.

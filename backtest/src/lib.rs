@@ -34,6 +34,8 @@ pub mod strategy;
 
 pub use inprocess::{InProcess, BASE_URL};
 pub use latency::RestLatency;
+#[cfg(all(feature = "ureq", feature = "hyper"))]
+pub use run::AsyncBot;
 #[cfg(feature = "ureq")]
 pub use run::{
     fill_model, Backtest, BacktestConfig, BacktestError, Bot, Report, SWAP_MAKER_FEE,

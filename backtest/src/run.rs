@@ -225,6 +225,58 @@ impl Backtest {
         F: FnOnce(&Bot) -> Result<(), E>,
         E: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        let run = self.start()?;
+        let client = self
+            .exchange
+            .ureq_client()
+            .credentials(run.credentials())
+            .build()?;
+        let b = Bot {
+            client,
+            exchange: self.exchange.clone(),
+            spot: run.scope.spot.clone(),
+            swap: run.scope.swap.clone(),
+        };
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bot(&b)))
+            .map(|r| r.map_err(Into::into));
+        self.finish(run, outcome)
+    }
+
+    /// Runs `bot`, an async function of an [`AsyncBot`] (the async client), on a
+    /// single-threaded tokio runtime of its own until it returns, then reports. The same
+    /// configuration and bot give the same report, byte for byte, as with [`Backtest::run`]
+    /// the same bot written for the blocking client.
+    #[cfg(feature = "hyper")]
+    pub fn run_async<F, Fut, E>(self, bot: F) -> Result<Report, BacktestError>
+    where
+        F: FnOnce(AsyncBot) -> Fut,
+        Fut: std::future::Future<Output = Result<(), E>>,
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .map_err(|e| BacktestError::Unsupported(format!("a tokio runtime: {e}")))?;
+        let run = self.start()?;
+        let client = self
+            .exchange
+            .hyper_client()
+            .credentials(run.credentials())
+            .build()?;
+        let b = AsyncBot {
+            client,
+            exchange: self.exchange.clone(),
+            spot: run.scope.spot.clone(),
+            swap: run.scope.swap.clone(),
+        };
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(bot(b))))
+                .map(|r| r.map_err(Into::into));
+        self.finish(run, outcome)
+    }
+
+    /// The run's markets, and its sampling started.
+    fn start(&self) -> Result<Started, BacktestError> {
         let control = self.exchange.control();
         let demo = control.demo_account();
         let (listed, instruments): (Vec<String>, Vec<(String, Decimal)>) =
@@ -287,18 +339,26 @@ impl Backtest {
                     samples.lock().unwrap_or_else(|p| p.into_inner()).push(s);
                 });
         }
-        let client = self
-            .exchange
-            .ureq_client()
-            .credentials(Credentials::new(demo.keys.key, demo.keys.secret))
-            .build()?;
-        let b = Bot {
-            client,
-            exchange: self.exchange.clone(),
-            spot: scope.spot.clone(),
-            swap: scope.swap.clone(),
-        };
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bot(&b)));
+        Ok(Started {
+            control,
+            demo,
+            scope,
+            samples,
+        })
+    }
+
+    /// The report of the run, and the bot's error or panic with it.
+    fn finish(
+        &self,
+        run: Started,
+        outcome: std::thread::Result<Result<(), Box<dyn std::error::Error + Send + Sync>>>,
+    ) -> Result<Report, BacktestError> {
+        let Started {
+            control,
+            demo,
+            scope,
+            samples,
+        } = run;
         let end = self.exchange.now_ms();
         let last = sample(&control, demo.account, &scope, end);
         let mut samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|p| p.into_inner()));
@@ -308,7 +368,7 @@ impl Backtest {
         let report = Report::build(&control, demo.account, &scope, &samples, &self.config);
         let (error, panicked): (Box<dyn std::error::Error + Send + Sync>, bool) = match outcome {
             Ok(Ok(())) => return Ok(report),
-            Ok(Err(e)) => (e.into(), false),
+            Ok(Err(e)) => (e, false),
             Err(panic) => {
                 let message = panic
                     .downcast_ref::<&str>()
@@ -323,6 +383,65 @@ impl Backtest {
             panicked,
             report: Box::new(report),
         })
+    }
+}
+
+/// A run started: its markets and the samples taken so far.
+struct Started {
+    control: Control,
+    demo: digifinex_sim::DemoAccount,
+    scope: Scope,
+    samples: Arc<Mutex<Vec<Sample>>>,
+}
+
+impl Started {
+    fn credentials(&self) -> Credentials {
+        Credentials::new(self.demo.keys.key.clone(), self.demo.keys.secret.clone())
+    }
+}
+
+/// What an async bot is given ([`Backtest::run_async`]).
+#[cfg(feature = "hyper")]
+#[derive(Debug, Clone)]
+pub struct AsyncBot {
+    client: digifinex_hyper::Client,
+    exchange: InProcess,
+    spot: Vec<String>,
+    swap: Vec<String>,
+}
+
+#[cfg(feature = "hyper")]
+impl AsyncBot {
+    /// The async client: the demo account's keys, the exchange's clock, REST and streams in
+    /// process.
+    pub fn client(&self) -> &digifinex_hyper::Client {
+        &self.client
+    }
+
+    /// The spot pairs of the run (`btc_usdt`).
+    pub fn spot_pairs(&self) -> &[String] {
+        &self.spot
+    }
+
+    /// The perpetuals of the run (`BTCUSDTPERP`).
+    pub fn swap_instruments(&self) -> &[String] {
+        &self.swap
+    }
+
+    /// The exchange's time (ms).
+    pub fn now_ms(&self) -> i64 {
+        self.exchange.now_ms()
+    }
+
+    /// Sleeps `duration` of virtual time; `false` when time is over (it returns at once: the
+    /// exchange runs everything due meanwhile on this thread).
+    pub fn wait(&self, duration: Duration) -> bool {
+        self.exchange.wait(duration)
+    }
+
+    /// Whether time is over.
+    pub fn over(&self) -> bool {
+        self.exchange.is_over()
     }
 }
 

@@ -31,6 +31,10 @@ use digifinex_ureq::Client;
 use crate::live::{plain_http, start_sim};
 use crate::Failure;
 
+/// Bytes of record lines between two flushes of the recording's compressor (at most; a
+/// polling round, or a second of websocket records, flushes sooner).
+pub(crate) const FLUSH_BYTES: usize = 64 << 10;
+
 /// `digifinex record`.
 #[derive(Args)]
 pub(crate) struct RecordArgs {
@@ -416,12 +420,18 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
     let mut p = Progress::default();
     expand(&client, &mut args, &mut p)?;
     let head = header(&client, &args, &mut p);
-    let mut writer = Writer::<std::fs::File>::append(&args.out, &head).map_err(|e| {
-        Failure::Usage(format!(
-            "cannot write the recording {}: {e} (check the --out path)",
-            args.out.display()
-        ))
-    })?;
+    // DESIGN: the compressor is flushed at most once a second (after each polling round, or
+    // a second after the last flush from the websockets) and every 64 KiB of lines, not after
+    // every record: a crash loses at most that much, and the file is smaller and faster to
+    // read and to write.
+    let mut writer = Writer::<std::fs::File>::append(&args.out, &head)
+        .map(|w| w.flush_every(FLUSH_BYTES))
+        .map_err(|e| {
+            Failure::Usage(format!(
+                "cannot write the recording {}: {e} (check the --out path)",
+                args.out.display()
+            ))
+        })?;
     if let Some(r) = writer.repair() {
         eprintln!(
             "the recording {} ended in an unfinished or damaged gzip member (a crash): cut it at \
@@ -480,6 +490,7 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
         for r in &records {
             writer.write(r)?;
         }
+        writer.flush()?;
         p.rounds = p.rounds.saturating_add(1);
         let _ = writeln!(
             stderr,

@@ -275,6 +275,9 @@ pub(crate) fn record(
     drop(tx);
     let started = Instant::now();
     let mut report = Instant::now();
+    // The compressor is flushed a second after the last flush at the latest (and every
+    // `FLUSH_BYTES` of lines, by the writer).
+    let mut flushed = Instant::now();
     let mut counts = Counts::default();
     // Sockets lost and not yet back: (family, socket) -> (time, reason).
     let mut lost: HashMap<(Family, u32), (i64, String)> = HashMap::new();
@@ -282,6 +285,10 @@ pub(crate) fn record(
     loop {
         if stop.load(Ordering::SeqCst) || end.is_some_and(|e| started.elapsed() >= e) {
             break;
+        }
+        if flushed.elapsed() >= Duration::from_secs(1) {
+            writer.flush()?;
+            flushed = Instant::now();
         }
         let (family, t, event) = match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(x) => x,

@@ -169,9 +169,8 @@ fn a_perpetual_of_the_recording_is_backtested_with_its_fees_and_funding() {
             "{f}"
         );
     }
-    let d = |k: &str| -> digifinex_core::Decimal {
-        json["pnl"][k].as_str().unwrap().parse().unwrap()
-    };
+    let d =
+        |k: &str| -> digifinex_core::Decimal { json["pnl"][k].as_str().unwrap().parse().unwrap() };
     assert_eq!(
         d("total"),
         d("realized") + d("unrealized") - d("fees") + d("rebates") + d("funding")

@@ -413,8 +413,8 @@ impl SessionBuilder {
         self.budget = None;
         self
     }
-    /// The longest a call waits for the weight budget before sending (default
-    /// [`DEFAULT_MAX_BUDGET_WAIT`]); a longer wait ends the call with
+    /// The longest a call waits for the weight budget before sending, all its waits together
+    /// (default [`DEFAULT_MAX_BUDGET_WAIT`]); a longer wait ends the call with
     /// [`Error::BudgetExhausted`] without sending anything, so an order is never sent late.
     pub fn max_budget_wait(mut self, max: Duration) -> Self {
         self.max_budget_wait = max;
@@ -569,6 +569,7 @@ impl Session {
             resync_guard: None,
             sent_at: TimestampMillis(0),
             last: None,
+            budget_waited: Duration::ZERO,
         }
     }
 
@@ -774,6 +775,8 @@ pub struct Call<'a, E: Endpoint> {
     resync_guard: Option<(i64, Error)>,
     sent_at: TimestampMillis,
     last: Option<http::Request<Vec<u8>>>,
+    /// The waits for budget handed out so far (bounded by `max_budget_wait` in all).
+    budget_waited: Duration,
 }
 
 impl<E: Endpoint> std::fmt::Debug for Call<'_, E> {
@@ -805,12 +808,17 @@ impl<E: Endpoint> Call<'_, E> {
             }
         }
         if let Err(wait) = self.session.acquire(&E::META, now) {
-            if wait > self.session.max_budget_wait {
+            // DESIGN: the bound is on the call's waits in all, not on each: a clock that does
+            // not move while the call waits (an exchange in virtual time whose time is over)
+            // would otherwise ask for the same wait forever.
+            let waited = self.budget_waited.saturating_add(wait);
+            if wait > self.session.max_budget_wait || waited > self.session.max_budget_wait {
                 return Action::Done(Err(Error::BudgetExhausted {
                     family: E::META.family,
                     retry_after: wait,
                 }));
             }
+            self.budget_waited = waited;
             self.state = State::Start;
             return Action::Wait(wait);
         }

@@ -695,3 +695,45 @@ fn spot_bans_escalate_and_a_server_retry_after_wins() {
         Some(TimestampMillis(start.0 + 7000))
     );
 }
+
+#[test]
+fn a_budget_wait_that_does_not_pass_ends_the_call_after_the_longest_wait_in_all() {
+    // A clock that does not move while the call waits (an exchange in virtual time whose
+    // time is over): the waits add up to the bound, then the call ends without sending.
+    let clock = Arc::new(ManualClock::new(TimestampMillis(T0)));
+    let s = Session::builder()
+        .clock(clock.clone())
+        .max_budget_wait(Duration::from_secs(30))
+        .build();
+    let ok = || {
+        vec![Answer::Http(
+            200,
+            vec![],
+            r#"{"server_time":1700000000,"code":0}"#,
+        )]
+    };
+    for _ in 0..1200 {
+        let (r, _, _) = drive(&clock, &mut s.call(&ServerTimeRequest), ok(), 0);
+        assert!(r.is_ok());
+    }
+    // Half a minute later the budget is still spent (the whole minute's weight).
+    clock.advance(30_000);
+    let mut call = s.call(&ServerTimeRequest);
+    let mut waits = Vec::new();
+    let result = loop {
+        match call.next() {
+            Action::Wait(d) => {
+                waits.push(d);
+                assert!(waits.len() < 10, "the call waits forever: {waits:?}");
+            }
+            Action::Done(r) => break r,
+            Action::Send(_) => panic!("sent without budget"),
+        }
+    };
+    assert!(
+        matches!(result, Err(Error::BudgetExhausted { .. })),
+        "{result:?}"
+    );
+    // One wait of 30 s was handed out; the second would make 60 s in all.
+    assert_eq!(waits, vec![Duration::from_millis(30_000)]);
+}

@@ -184,6 +184,49 @@ fn a_cut_file_reads_up_to_the_cut() {
 }
 
 #[test]
+fn a_writer_that_flushes_every_n_bytes_loses_only_what_followed_its_last_flush() {
+    let all = sample();
+    // Many records, flushed every 4 KiB: a crash keeps what the last flush covered.
+    let many: Vec<Record> = (0..400).map(|i| all[i % all.len()].clone()).collect();
+    let mut w = Writer::new(Vec::new(), &header())
+        .unwrap()
+        .flush_every(4096);
+    for r in &many[..300] {
+        w.write(r).unwrap();
+    }
+    w.flush().unwrap();
+    for r in &many[300..] {
+        w.write(r).unwrap();
+    }
+    let crashed = w.crash().unwrap();
+    let mut r = Reader::new(std::io::Cursor::new(crashed)).unwrap();
+    let kept: Vec<Record> = r.by_ref().map(|x| x.unwrap()).collect();
+    assert!(kept.len() >= 300 && kept.len() < 400, "{}", kept.len());
+    assert_eq!(kept[..], many[..kept.len()]);
+    // Finished, everything reads, and the file is smaller than one flushed after every record.
+    let mut w = Writer::new(Vec::new(), &header())
+        .unwrap()
+        .flush_every(64 << 10);
+    let mut each = Writer::new(Vec::new(), &header()).unwrap();
+    for r in &many {
+        w.write(r).unwrap();
+        each.write(r).unwrap();
+    }
+    let (batched, each) = (w.finish().unwrap(), each.finish().unwrap());
+    let read: Vec<Record> = Reader::new(std::io::Cursor::new(batched.clone()))
+        .unwrap()
+        .map(|x| x.unwrap())
+        .collect();
+    assert_eq!(read, many);
+    assert!(
+        batched.len() * 2 < each.len(),
+        "{} vs {}",
+        batched.len(),
+        each.len()
+    );
+}
+
+#[test]
 fn bad_lines_and_unknown_kinds() {
     let mut text = header().to_line();
     text.push('\n');

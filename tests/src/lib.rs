@@ -40,3 +40,9 @@ pub struct SimulatorDoctests;
 #[doc = include_str!("../../docs/cli.md")]
 #[cfg(doctest)]
 pub struct CliDoctests;
+
+/// The Rust examples of `docs/backtest.md` (a bot of your own, blocking and async; the round
+/// trip log), compiled as doctests.
+#[doc = include_str!("../../docs/backtest.md")]
+#[cfg(doctest)]
+pub struct BacktestDoctests;

@@ -32,6 +32,14 @@ pub trait Pacer: Send + Sync + std::fmt::Debug {
     /// when time is over (the end of a backtest): the stream then closes its sockets and
     /// ends.
     fn idle(&self, wait: Duration) -> bool;
+
+    /// The jitter seed of the streams it paces when they set none
+    /// ([`StreamBuilder::seed`](crate::ws::StreamBuilder::seed)): an exchange in virtual time
+    /// gives one, so that the same run reconnects and recycles at the same instants (`None`,
+    /// the default: each stream draws its own).
+    fn seed(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// One socket opened by a [`Pacer`]; never waits.

@@ -164,10 +164,13 @@ impl StreamSettings {
     }
 
     /// The protocol machine of the stream: every subscription checked, the seed random unless
-    /// set.
+    /// set (or given by the pacer, [`Pacer::seed`]).
     pub fn streams(&self) -> Result<Streams, Error> {
         let mut config = self.config.clone();
-        config.seed = self.seed.unwrap_or_else(random_seed);
+        config.seed = self
+            .seed
+            .or_else(|| self.pacer.as_ref().and_then(|p| p.seed()))
+            .unwrap_or_else(random_seed);
         let mut streams = Streams::new(
             self.family,
             config,
@@ -245,7 +248,8 @@ impl<T: StreamTransport> StreamBuilder<T> {
     }
 
     /// A fixed jitter seed (tests); by default each stream draws its own, so that processes
-    /// started together do not reconnect and recycle in lockstep.
+    /// started together do not reconnect and recycle in lockstep (a stream with a pacer takes
+    /// the pacer's, [`Pacer::seed`]: a backtest's reconnects are the same every run).
     pub fn seed(mut self, seed: u64) -> Self {
         self.settings.seed = Some(seed);
         self

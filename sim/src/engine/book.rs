@@ -619,14 +619,21 @@ impl Book {
                 Side::Buy => other <= own,
                 Side::Sell => other >= own,
             };
-            // Own price levels, best first.
+            // Own price levels, best first (one pass over the side's queues: this runs after
+            // every recorded frame, and a lookup per level made it the replay's hot spot).
             let own_levels: Vec<Decimal> = {
                 let levels = self.side(side);
-                let prices: Box<dyn Iterator<Item = &Decimal>> = match side {
-                    Side::Buy => Box::new(levels.keys().rev()),
-                    Side::Sell => Box::new(levels.keys()),
-                };
-                prices.copied().filter(|p| self.has_own(side, *p)).collect()
+                let holds_own =
+                    |(_, q): &(&Decimal, &VecDeque<Resting>)| q.iter().any(|r| r.order.is_some());
+                match side {
+                    Side::Buy => levels
+                        .iter()
+                        .rev()
+                        .filter(holds_own)
+                        .map(|(p, _)| *p)
+                        .collect(),
+                    Side::Sell => levels.iter().filter(holds_own).map(|(p, _)| *p).collect(),
+                }
             };
             let Some(best_own) = own_levels.first().copied() else {
                 continue;
