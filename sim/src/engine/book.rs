@@ -54,6 +54,10 @@ pub struct Book {
     /// frame (by side index and price): that frame's decrease takes it first
     /// ([`Book::streamed_trade`]).
     readded: BTreeMap<(usize, Decimal), Decimal>,
+    /// Whether own orders may rest: set when one is queued ([`Book::push`], the only way in),
+    /// cleared when [`Book::uncross`] finds none. A hint that lets a recorded frame skip the
+    /// search for own orders in a book that has none (a replay without a bot).
+    may_own: bool,
 }
 
 fn ix(side: Side) -> usize {
@@ -190,6 +194,9 @@ impl Book {
 
     /// Queues a resting order at the back of its level (`order` `None`: synthetic).
     pub fn push(&mut self, side: Side, price: Decimal, order: Option<String>, remaining: Decimal) {
+        if order.is_some() {
+            self.may_own = true;
+        }
         let (levels, synthetic) = self.side_mut(side);
         if order.is_none() {
             *synthetic += 1;
@@ -613,6 +620,10 @@ impl Book {
     /// gone. Returns their fills.
     pub fn uncross(&mut self) -> Vec<Fill> {
         let mut fills = Vec::new();
+        if !self.may_own {
+            return fills;
+        }
+        let mut own_seen = false;
         for side in [Side::Buy, Side::Sell] {
             let opposite = side.opposite();
             let crosses = |own: Decimal, other: Decimal| match side {
@@ -638,12 +649,24 @@ impl Book {
             let Some(best_own) = own_levels.first().copied() else {
                 continue;
             };
-            // Recorded liquidity on the other side that crosses the best own price, best first.
-            let mut pool: Vec<(Decimal, Decimal)> = self
-                .levels(opposite, usize::MAX)
-                .into_iter()
-                .take_while(|(p, _)| crosses(best_own, *p))
-                .map(|(p, _)| (p, self.recorded_at(opposite, p)))
+            own_seen = true;
+            // Recorded liquidity on the other side that crosses the best own price, best first
+            // (read lazily: usually no level crosses, and the side is not copied).
+            let recorded = |q: &VecDeque<Resting>| -> Decimal {
+                q.iter()
+                    .filter(|r| r.order.is_none())
+                    .map(|r| r.remaining)
+                    .sum()
+            };
+            let other = self.side(opposite);
+            let best_first: Box<dyn Iterator<Item = (&Decimal, &VecDeque<Resting>)>> =
+                match opposite {
+                    Side::Buy => Box::new(other.iter().rev()),
+                    Side::Sell => Box::new(other.iter()),
+                };
+            let mut pool: Vec<(Decimal, Decimal)> = best_first
+                .take_while(|(p, _)| crosses(best_own, **p))
+                .map(|(p, q)| (*p, recorded(q)))
                 .filter(|(_, q)| *q > Decimal::ZERO)
                 .collect();
             if pool.is_empty() {
@@ -686,6 +709,10 @@ impl Book {
                     self.set_recorded_front(opposite, p, before - left);
                 }
             }
+        }
+        if !own_seen {
+            // No own order on either side: none until the next is queued.
+            self.may_own = false;
         }
         fills
     }
