@@ -561,6 +561,14 @@ pub(crate) enum Line {
 }
 
 pub(crate) fn parse_line(text: &str) -> Result<Line, String> {
+    // The common case first, straight from the text: a record (a header has no `t` and
+    // fails here). Anything that fails is decoded again below, which says why.
+    if let Ok(w) = serde_json::from_str::<WireRecord>(text) {
+        return Ok(match data(w.data)? {
+            Some(data) => Line::Record(Record { t: w.t, data }),
+            None => Line::Unknown,
+        });
+    }
     // A header is the only line with a `format` field; look before decoding as a record.
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     if value.get("format").is_some() {

@@ -738,10 +738,10 @@ fn apply(st: &mut State, dr: &mut Drivers, time: i64, event: Event) {
         Event::Invalidate { .. } => {}
         Event::Ticker { target, ticker } => match target {
             Target::Spot(m) => {
-                st.recorded.spot.insert(m, ticker);
+                st.recorded.spot.insert(m, *ticker);
             }
             Target::Swap(i) => {
-                st.recorded.swap.insert(i, ticker);
+                st.recorded.swap.insert(i, *ticker);
             }
         },
         Event::Mark { inst, mark, index } => {

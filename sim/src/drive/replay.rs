@@ -29,13 +29,15 @@ pub(crate) enum Event {
         bids: Vec<(Decimal, Decimal)>,
         asks: Vec<(Decimal, Decimal)>,
     },
+    // The two largest payloads are boxed: events move through a heap of up to
+    // `MAX_QUEUED`, and a 240-byte ticker made every event as large (most are depth frames).
     Trade {
         target: Target,
-        trade: Trade,
+        trade: Box<Trade>,
     },
     Ticker {
         target: Target,
-        ticker: Ticker,
+        ticker: Box<Ticker>,
     },
     Funding {
         inst: usize,
@@ -291,7 +293,7 @@ impl Replay {
                     t,
                     Event::Ticker {
                         target: Target::Spot(m),
-                        ticker,
+                        ticker: Box::new(ticker),
                     },
                 ),
                 None => self.stats.unknown += 1,
@@ -301,7 +303,7 @@ impl Replay {
                     t,
                     Event::Ticker {
                         target: Target::Swap(i),
-                        ticker,
+                        ticker: Box::new(ticker),
                     },
                 ),
                 None => self.stats.unknown += 1,
@@ -434,7 +436,13 @@ impl Replay {
                 self.stats.repeated_trades += 1;
                 continue;
             }
-            self.push(trade.time_ms, Event::Trade { target, trade });
+            self.push(
+                trade.time_ms,
+                Event::Trade {
+                    target,
+                    trade: Box::new(trade),
+                },
+            );
         }
     }
 
