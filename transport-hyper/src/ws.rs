@@ -191,6 +191,16 @@ impl Stream {
                     ));
                     self.core.opened(socket, Commands(line));
                 }
+                // Nothing to wait for (a paced stream whose time just moved, or a deadline
+                // already passed): look at the queue without a timer (a zero-length tokio
+                // timer still waits for the next millisecond tick of the wall clock) and let
+                // the runtime's other tasks run.
+                Step::Wait(wait) if wait.is_zero() => {
+                    if let Ok(input) = self.inbox.try_recv() {
+                        self.core.apply(input);
+                    }
+                    tokio::task::yield_now().await;
+                }
                 Step::Wait(wait) => {
                     if let Ok(Some(input)) = tokio::time::timeout(wait, self.inbox.recv()).await {
                         self.core.apply(input);
