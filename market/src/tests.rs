@@ -1,4 +1,5 @@
 use super::*;
+use crate::read::{fast_record, parse_line, Line};
 use crate::decimal::parse_dec;
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -1064,4 +1065,45 @@ fn append_to_a_damaged_bomb_stops_at_a_cap() {
     );
     assert_eq!(std::fs::read(&path).unwrap(), file);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn depth_and_trades_lines_decode_alike_on_the_fast_and_the_general_path() {
+    // Written by the writer: the fast path; the same lines with an escaped character in a
+    // name (the fast path borrows its strings and leaves them to the general path), or with
+    // the fields in another order: the same records.
+    let lines = [
+        (
+            r#"{"t":5,"kind":"spot_depth","symbol":"btc_usdt","snapshot":false,"bids":[["1.5","2"]],"asks":[],"ts":4}"#,
+            r#"{"t":5,"kind":"spot_depth","symbol":"btc\u005fusdt","snapshot":false,"bids":[["1.5","2"]],"asks":[],"ts":4}"#,
+        ),
+        (
+            r#"{"t":6,"kind":"swap_depth","instrument":"BTCUSDTPERP","snapshot":true,"bids":[],"asks":[["30000","1"]]}"#,
+            r#"{"asks":[["30000","1"]],"bids":[],"snapshot":true,"instrument":"BTCUSDTPER\u0050","kind":"swap_depth","t":6}"#,
+        ),
+        (
+            r#"{"t":7,"kind":"spot_trades","symbol":"btc_usdt","trades":[{"id":"9","time":7,"price":"1","qty":"2","side":"buy"}]}"#,
+            r#"{"t":7,"kind":"spot_trades","symbol":"btc\u005fusdt","trades":[{"id":"9","time":7,"price":"1","qty":"2","side":"buy"}]}"#,
+        ),
+        (
+            r#"{"t":8,"kind":"swap_trades","instrument":"BTCUSDTPERP","trades":[{"id":"1","time":8,"price":"3","qty":"4","side":"sell","direction":2}]}"#,
+            r#"{"kind":"swap_trades","t":8,"instrument":"BTCUSDTPER\u0050","trades":[{"id":"1","time":8,"price":"3","qty":"4","side":"sell","direction":2}]}"#,
+        ),
+    ];
+    for (fast, general) in lines {
+        assert!(fast_record(fast).is_some(), "{fast}");
+        assert!(fast_record(general).is_none(), "{general}");
+        let (Ok(Line::Record(a)), Ok(Line::Record(b))) = (parse_line(fast), parse_line(general))
+        else {
+            panic!("{fast} / {general}")
+        };
+        assert_eq!(a, b);
+    }
+    // A bad decimal is the same error on both paths.
+    let bad = r#"{"t":5,"kind":"spot_depth","symbol":"x","snapshot":false,"bids":[["1.5","+2"]],"asks":[]}"#;
+    let escaped = r#"{"t":5,"kind":"spot_depth","symbol":"\u0078","snapshot":false,"bids":[["1.5","+2"]],"asks":[]}"#;
+    let (Err(a), Err(b)) = (parse_line(bad), parse_line(escaped)) else {
+        panic!("a bad decimal decoded")
+    };
+    assert_eq!(a, b);
 }
