@@ -1,6 +1,6 @@
 use super::*;
-use crate::read::{fast_record, parse_line, Line};
 use crate::decimal::parse_dec;
+use crate::read::{fast_record, parse_line, Line};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use rust_decimal::Decimal;
