@@ -298,27 +298,14 @@ impl Backtest {
             wanted_spot.get_or_insert_with(Vec::new);
             wanted_swap.get_or_insert_with(Vec::new);
         }
-        let (spot, swap) = match &self.recorded {
-            // Every market the exchange has may be named; by default the recording's.
-            Some((rs, ri)) => (
-                chosen(&wanted_spot, listed, "spot pair")
-                    .map(|v| wanted_spot.as_ref().map_or_else(|| rs.clone(), |_| v))?,
-                chosen(
-                    &wanted_swap,
-                    contract_value.keys().cloned().collect(),
-                    "perpetual",
-                )
-                .map(|v| wanted_swap.as_ref().map_or_else(|| ri.clone(), |_| v))?,
-            ),
-            None => (
-                chosen(&wanted_spot, listed, "spot pair")?,
-                chosen(
-                    &wanted_swap,
-                    contract_value.keys().cloned().collect(),
-                    "perpetual",
-                )?,
-            ),
+        // Every market the exchange has may be named; by default the recording's, or all.
+        let listed_swap: Vec<String> = contract_value.keys().cloned().collect();
+        let (default_spot, default_swap) = match &self.recorded {
+            Some((rs, ri)) => (rs.clone(), ri.clone()),
+            None => (listed.clone(), listed_swap.clone()),
         };
+        let spot = chosen(wanted_spot, &listed, default_spot, "spot pair")?;
+        let swap = chosen(wanted_swap, &listed_swap, default_swap, "perpetual")?;
         let scope = Scope {
             spot,
             swap,
@@ -445,16 +432,17 @@ impl AsyncBot {
     }
 }
 
-/// The markets of the run: `wanted`, each checked to be one of `listed`, or else all of them.
+/// The markets of the run: `wanted`, each checked to be one of `listed`, or else `default`.
 fn chosen(
-    wanted: &Option<Vec<String>>,
-    listed: Vec<String>,
+    wanted: Option<Vec<String>>,
+    listed: &[String],
+    default: Vec<String>,
     what: &str,
 ) -> Result<Vec<String>, BacktestError> {
     let Some(wanted) = wanted else {
-        return Ok(listed);
+        return Ok(default);
     };
-    for m in wanted {
+    for m in &wanted {
         if !listed.contains(m) {
             return Err(BacktestError::Unsupported(format!(
                 "{what} {m} is not a market of the exchange (it has: {})",
@@ -466,7 +454,7 @@ fn chosen(
             )));
         }
     }
-    Ok(wanted.clone())
+    Ok(wanted)
 }
 
 fn mid(control: &Control, family: WsFamily, market: &str) -> Option<Decimal> {

@@ -78,17 +78,15 @@ impl QuoteTouch {
         mut wait: impl FnMut(Duration) -> bool,
     ) -> Result<(), Error> {
         let mut perps = Perps::new(client, instruments, self.notional)?;
-        if pairs.is_empty() {
-            while wait(self.requote) {
-                perps.check(client)?;
-            }
-            perps.cancel_all(client);
-            return Ok(());
-        }
-        let markets = client.send(&MarketsRequest)?;
+        // The pairs' rules (none read without pairs).
+        let markets = if pairs.is_empty() {
+            Vec::new()
+        } else {
+            client.send(&MarketsRequest)?.data
+        };
         let mut rules = BTreeMap::new();
         for pair in pairs {
-            if let Some(m) = markets.data.iter().find(|m| m.market.as_str() == pair) {
+            if let Some(m) = markets.iter().find(|m| m.market.as_str() == pair) {
                 rules.insert(
                     pair.clone(),
                     (

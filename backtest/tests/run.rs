@@ -389,3 +389,51 @@ fn a_position_held_over_a_funding_time_pays_the_rate_on_its_value() {
     let last = j["inventory"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["contracts"]["BTCUSDTPERP"], "10");
 }
+
+#[test]
+fn over_a_recording_the_run_covers_its_markets_unless_named() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sim/tests/data/sample-icp.jsonl.gz"
+    );
+    let config = |spot: Option<Vec<String>>, swap: Option<Vec<String>>| {
+        // The default configuration's synthetic markets stand beside the recording's.
+        let mut c = BacktestConfig::new(SimConfig {
+            market: Some(digifinex_sim::MarketConfig::file(path)),
+            ..SimConfig::default()
+        });
+        c.spot = spot;
+        c.swap = swap;
+        c
+    };
+    let markets = |c: BacktestConfig| {
+        let r = Backtest::new(c)
+            .unwrap()
+            .run(|bot| {
+                while bot.wait(std::time::Duration::from_secs(30)) {}
+                Ok::<(), digifinex_core::Error>(())
+            })
+            .unwrap();
+        (r.json["markets"].clone(), r.json["swap_markets"].clone())
+    };
+    assert_eq!(
+        markets(config(None, None)),
+        (
+            serde_json::json!(["icp_usdt"]),
+            serde_json::json!(["ICPUSDTPERP"])
+        )
+    );
+    assert_eq!(
+        markets(config(Some(vec!["btc_usdt".into()]), None)),
+        (serde_json::json!(["btc_usdt"]), serde_json::json!([]))
+    );
+    assert_eq!(
+        markets(config(None, Some(vec!["ICPUSDTPERP".into()]))),
+        (serde_json::json!([]), serde_json::json!(["ICPUSDTPERP"]))
+    );
+    let err = Backtest::new(config(None, Some(vec!["NOPEUSDTPERP".into()])))
+        .unwrap()
+        .run(|_| Ok::<(), digifinex_core::Error>(()))
+        .unwrap_err();
+    assert!(err.to_string().contains("NOPEUSDTPERP"), "{err}");
+}
