@@ -107,18 +107,19 @@ pub enum BacktestError {
     Unsupported(String),
 }
 
-/// What the bot is given.
-#[derive(Debug)]
-pub struct Bot {
-    client: digifinex_ureq::Client,
+/// What the bot is given: its client (the blocking one; [`AsyncBot`] for the async one), the
+/// run's markets and its time.
+#[derive(Debug, Clone)]
+pub struct Bot<C = digifinex_ureq::Client> {
+    client: C,
     exchange: InProcess,
     spot: Vec<String>,
     swap: Vec<String>,
 }
 
-impl Bot {
+impl<C> Bot<C> {
     /// The client: the demo account's keys, the exchange's clock, REST and streams in process.
-    pub fn client(&self) -> &digifinex_ureq::Client {
+    pub fn client(&self) -> &C {
         &self.client
     }
 
@@ -137,7 +138,8 @@ impl Bot {
         self.exchange.now_ms()
     }
 
-    /// Sleeps `duration` of virtual time; `false` when time is over.
+    /// Sleeps `duration` of virtual time; `false` when time is over (it returns at once: the
+    /// exchange runs everything due meanwhile on this thread).
     pub fn wait(&self, duration: Duration) -> bool {
         self.exchange.wait(duration)
     }
@@ -263,7 +265,7 @@ impl Backtest {
             .hyper_client()
             .credentials(run.credentials())
             .build()?;
-        let b = AsyncBot {
+        let b = Bot {
             client,
             exchange: self.exchange.clone(),
             spot: run.scope.spot.clone(),
@@ -387,50 +389,9 @@ impl Started {
     }
 }
 
-/// What an async bot is given ([`Backtest::run_async`]).
+/// What an async bot is given ([`Backtest::run_async`]): the async client.
 #[cfg(feature = "hyper")]
-#[derive(Debug, Clone)]
-pub struct AsyncBot {
-    client: digifinex_hyper::Client,
-    exchange: InProcess,
-    spot: Vec<String>,
-    swap: Vec<String>,
-}
-
-#[cfg(feature = "hyper")]
-impl AsyncBot {
-    /// The async client: the demo account's keys, the exchange's clock, REST and streams in
-    /// process.
-    pub fn client(&self) -> &digifinex_hyper::Client {
-        &self.client
-    }
-
-    /// The spot pairs of the run (`btc_usdt`).
-    pub fn spot_pairs(&self) -> &[String] {
-        &self.spot
-    }
-
-    /// The perpetuals of the run (`BTCUSDTPERP`).
-    pub fn swap_instruments(&self) -> &[String] {
-        &self.swap
-    }
-
-    /// The exchange's time (ms).
-    pub fn now_ms(&self) -> i64 {
-        self.exchange.now_ms()
-    }
-
-    /// Sleeps `duration` of virtual time; `false` when time is over (it returns at once: the
-    /// exchange runs everything due meanwhile on this thread).
-    pub fn wait(&self, duration: Duration) -> bool {
-        self.exchange.wait(duration)
-    }
-
-    /// Whether time is over.
-    pub fn over(&self) -> bool {
-        self.exchange.is_over()
-    }
-}
+pub type AsyncBot = Bot<digifinex_hyper::Client>;
 
 /// The markets of the run: `wanted`, each checked to be one of `listed`, or else `default`.
 fn chosen(
