@@ -94,6 +94,8 @@ mod reconcile;
 mod record;
 mod record_ws;
 mod replay;
+#[cfg(feature = "export")]
+mod storage;
 mod stream;
 mod table;
 mod track;

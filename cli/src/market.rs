@@ -59,8 +59,9 @@ struct ExportArgs {
     )]
     out: Option<std::path::PathBuf>,
     /// Adds the recordings to the Hive-partitioned Parquet dataset in DIR (created when
-    /// missing; a recording already in it is not added again).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["format", "float", "top"])]
+    /// missing; a recording already in it is not added again), or at `s3://bucket/prefix`
+    /// (built with the `s3` feature; credentials and endpoint from the AWS_* variables).
+    #[arg(long, value_name = "DIR_OR_URL", conflicts_with_all = ["format", "float", "top"])]
     dataset: Option<String>,
     /// Dataset files are closed at about SIZE bytes (K, M, G: powers of 1024; default 128M).
     #[arg(long, value_name = "SIZE", requires = "dataset", value_parser = parse_size)]
@@ -242,25 +243,21 @@ fn export_dataset(
     file_size: Option<u64>,
 ) -> Result<(), Failure> {
     use digifinex_export::dataset;
-    if dataset.contains("://") {
-        return Err(Failure::Usage(format!(
-            "--dataset {dataset}: only a local directory for now (object storage is not \
-             supported by this version)"
-        )));
-    }
     let opts = dataset::Options {
         file_bytes: file_size.unwrap_or(dataset::FILE_BYTES),
         ..dataset::Options::default()
     };
-    let dir = std::path::Path::new(dataset);
-    let done = dataset::export_dir(files, dir, &opts).map_err(|e| Failure::Other(e.to_string()))?;
+    let store = crate::storage::open(dataset, "--dataset")?;
+    let dir = store.location();
+    let done =
+        dataset::export(files, store.as_ref(), &opts).map_err(|e| Failure::Other(e.to_string()))?;
     let mut empty = None;
     for e in &done {
         if e.already {
             eprintln!(
                 "{}: already in {} (sha256 {}): nothing written",
                 e.input.display(),
-                dir.display(),
+                dir,
                 e.sha256
             );
             continue;
@@ -270,7 +267,7 @@ fn export_dataset(
             "{}: {} file(s), {rows} row(s) added to {}",
             e.input.display(),
             e.summary.tables.len(),
-            dir.display()
+            dir
         );
         report(&e.input, &e.summary);
         if e.summary.records == 0 && e.summary.damaged() && empty.is_none() {

@@ -424,6 +424,11 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
     // a second after the last flush from the websockets) and every 64 KiB of lines, not after
     // every record: a crash loses at most that much, and the file is smaller and faster to
     // read and to write.
+    let target = args.out.to_string_lossy().into_owned();
+    let stop = interrupt_flag();
+    if target.contains("://") {
+        return record_to_object(&client, &args, &mut p, &head, &stop, &target, sim);
+    }
     let mut writer = Writer::<std::fs::File>::append(&args.out, &head)
         .map(|w| w.flush_every(FLUSH_BYTES))
         .map_err(|e| {
@@ -444,29 +449,79 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
             r.bytes_dropped
         );
     }
-    let stop = interrupt_flag();
+    let done = record_into(&client, &args, &mut p, &mut writer, &stop)?;
+    writer.finish()?;
+    drop(sim);
+    println!("{done} to {}", args.out.display());
+    Ok(())
+}
+
+/// `--out s3://bucket/prefix/NAME`: the recording is uploaded as it is written and appears
+/// under its name when the recorder stops (`--duration-s`, Ctrl-C); an object cannot be
+/// appended to, so an existing one is refused.
+#[cfg(feature = "export")]
+fn record_to_object(
+    client: &Client,
+    args: &RecordArgs,
+    p: &mut Progress,
+    head: &Header,
+    stop: &AtomicBool,
+    target: &str,
+    sim: Option<digifinex_sim::SimHandle>,
+) -> Result<(), Failure> {
+    let (store, name) = crate::storage::open_object(target, "--out")?;
+    let cannot =
+        |e: std::io::Error| Failure::Other(format!("cannot write the recording {target}: {e}"));
+    if store.list(&name).map_err(cannot)?.contains(&name) {
+        return Err(Failure::Usage(format!(
+            "--out {target} exists: an object cannot be appended to; name a new one"
+        )));
+    }
+    let upload = store.create(&name).map_err(cannot)?;
+    let mut writer = Writer::new(upload, head)
+        .map(|w| w.flush_every(FLUSH_BYTES))
+        .map_err(cannot)?;
+    let done = record_into(client, args, p, &mut writer, stop)?;
+    let bytes = writer.finish().and_then(|u| u.commit()).map_err(cannot)?;
+    drop(sim);
+    println!("{done} to {target} ({bytes} bytes)");
+    Ok(())
+}
+
+#[cfg(not(feature = "export"))]
+fn record_to_object(
+    _: &Client,
+    _: &RecordArgs,
+    _: &mut Progress,
+    _: &Header,
+    _: &AtomicBool,
+    target: &str,
+    _: Option<digifinex_sim::SimHandle>,
+) -> Result<(), Failure> {
+    Err(Failure::Usage(format!(
+        "--out {target}: this digifinex was built without the `s3` feature (cargo build -p \
+         digifinex-cli --features s3)"
+    )))
+}
+
+/// Records until `--duration-s` or Ctrl-C into `writer` (flushed, not finished); what was
+/// recorded, for the last line (`recorded N records ...`).
+fn record_into<W: Write>(
+    client: &Client,
+    args: &RecordArgs,
+    p: &mut Progress,
+    writer: &mut Writer<W>,
+    stop: &AtomicBool,
+) -> Result<String, Failure> {
     if args.source == Source::Ws {
         let end = args.duration_s.map(Duration::from_secs);
         let counts = crate::record_ws::record(
-            &client,
-            &args.spot,
-            &args.swap,
-            args.depth,
-            &mut writer,
-            &stop,
-            end,
+            client, &args.spot, &args.swap, args.depth, writer, stop, end,
         )?;
-        writer.finish()?;
-        drop(sim);
-        println!(
-            "recorded {} records ({} depth frames, {} resyncs, {} reconnects) from the websockets to {}",
-            counts.records,
-            counts.frames,
-            counts.resyncs,
-            counts.reconnects,
-            args.out.display()
-        );
-        return Ok(());
+        return Ok(format!(
+            "recorded {} records ({} depth frames, {} resyncs, {} reconnects) from the websockets",
+            counts.records, counts.frames, counts.resyncs, counts.reconnects,
+        ));
     }
     let started = Instant::now();
     let interval = Duration::from_millis(args.interval_ms);
@@ -476,13 +531,13 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
         let round_start = Instant::now();
         let mut records = Vec::new();
         for pair in &args.spot {
-            records.extend(spot_round(&client, pair, args.depth, &mut p));
+            records.extend(spot_round(client, pair, args.depth, p));
             if stop.load(Ordering::SeqCst) {
                 break;
             }
         }
         for id in &args.swap {
-            records.extend(swap_round(&client, id, args.depth, &mut p));
+            records.extend(swap_round(client, id, args.depth, p));
             if stop.load(Ordering::SeqCst) {
                 break;
             }
@@ -515,14 +570,10 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
             );
         }
     }
-    let records = writer.records();
-    writer.finish()?;
-    drop(sim);
-    println!(
-        "recorded {records} records in {} rounds to {} (weight used {})",
+    Ok(format!(
+        "recorded {} records in {} rounds (weight used {})",
+        writer.records(),
         p.rounds,
-        args.out.display(),
         p.weight
-    );
-    Ok(())
+    ))
 }

@@ -226,12 +226,12 @@ fn records(t: i64, event: Event) -> Vec<Data> {
 }
 
 /// Records until `stop` is set or `end` passes, into `writer`; progress on stderr every 10 s.
-pub(crate) fn record(
+pub(crate) fn record<W: std::io::Write>(
     client: &Client,
     spot: &[String],
     swap: &[String],
     depth: u32,
-    writer: &mut Writer<std::fs::File>,
+    writer: &mut Writer<W>,
     stop: &AtomicBool,
     end: Option<Duration>,
 ) -> Result<Counts, Failure> {

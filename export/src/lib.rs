@@ -57,6 +57,8 @@
 //! cut ([`Summary::truncated`]). A file that is not a recording at all is an [`Error`].
 
 pub mod dataset;
+#[cfg(feature = "s3")]
+pub mod s3;
 pub mod store;
 pub mod tardis;
 

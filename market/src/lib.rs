@@ -167,7 +167,7 @@ pub use record::{
     Trade,
 };
 pub use seen::SeenIds;
-pub use write::{Repair, Writer, REPAIR_MAX};
+pub use write::{Codec, Repair, Writer, REPAIR_MAX, ZSTD_LEVEL};
 
 /// The `format` name of the header line.
 pub const FORMAT: &str = "digifinex-market";

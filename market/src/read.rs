@@ -705,7 +705,69 @@ pub struct Reader {
 type Raw = Consumed<BufReader<io::Chain<io::Cursor<Vec<u8>>, Box<dyn Read + Send>>>>;
 
 /// The decompressed text.
-type Inflated = BufReader<MultiGzDecoder<Raw>>;
+type Inflated = BufReader<Decompress<Raw>>;
+
+/// The first bytes of a zstd frame.
+pub(crate) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Whether a file starting with `start` is zstd (else gzip is expected).
+pub(crate) fn is_zstd(start: &[u8]) -> bool {
+    start.len() >= 4 && start.get(..4) == Some(&ZSTD_MAGIC[..])
+        || (!start.is_empty() && start.len() < 4 && ZSTD_MAGIC.starts_with(start))
+}
+
+/// A recording's decompressor: gzip members or zstd frames, one after another.
+pub(crate) enum Decompress<R: BufRead> {
+    /// gzip members.
+    Gzip(MultiGzDecoder<R>),
+    /// One gzip member.
+    GzipMember(flate2::bufread::GzDecoder<R>),
+    /// zstd frames.
+    Zstd(zstd::stream::read::Decoder<'static, R>),
+}
+
+impl<R: BufRead> Decompress<R> {
+    /// All the frames or members of `raw` (zstd when it starts with [`ZSTD_MAGIC`]).
+    pub(crate) fn new(raw: R, zstd: bool) -> io::Result<Decompress<R>> {
+        Ok(if zstd {
+            Decompress::Zstd(zstd::stream::read::Decoder::with_buffer(raw)?)
+        } else {
+            Decompress::Gzip(MultiGzDecoder::new(raw))
+        })
+    }
+
+    /// One frame or member of `raw`, leaving `raw` just after it.
+    pub(crate) fn one(raw: R, zstd: bool) -> io::Result<Decompress<R>> {
+        Ok(if zstd {
+            Decompress::Zstd(zstd::stream::read::Decoder::with_buffer(raw)?.single_frame())
+        } else {
+            Decompress::GzipMember(flate2::bufread::GzDecoder::new(raw))
+        })
+    }
+
+    pub(crate) fn get_ref(&self) -> &R {
+        match self {
+            Decompress::Gzip(d) => d.get_ref(),
+            Decompress::GzipMember(d) => d.get_ref(),
+            Decompress::Zstd(d) => d.get_ref(),
+        }
+    }
+}
+
+impl<R: BufRead> Read for Decompress<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Decompress::Gzip(d) => d.read(buf),
+            Decompress::GzipMember(d) => d.read(buf),
+            // zstd reports damaged data as `Other`: as damaged data (`InvalidData`), like
+            // gzip, so that what came before stands.
+            Decompress::Zstd(d) => d.read(buf).map_err(|e| match e.kind() {
+                io::ErrorKind::Other => io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
+                _ => e,
+            }),
+        }
+    }
+}
 
 impl std::fmt::Debug for Reader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -892,7 +954,7 @@ pub(crate) fn not_gzip(start: &[u8]) -> String {
     } else {
         let hex: Vec<String> = start.iter().take(4).map(|b| format!("{b:02x}")).collect();
         format!(
-            "not gzip: the file starts with the bytes {} (gzip starts with 1f 8b)",
+            "not gzip: the file starts with the bytes {} (gzip starts with 1f 8b, zstd with 28 b5 2f fd)",
             hex.join(" ")
         )
     }
@@ -918,14 +980,16 @@ impl Reader {
         match start.as_slice() {
             [] => return Err(ReadError::NotARecording("the file is empty".to_owned())),
             [0x1f] | [0x1f, 0x8b, ..] => {}
+            other if is_zstd(other) => {}
             other => return Err(ReadError::NotARecording(not_gzip(other))),
         }
+        let zstd = is_zstd(&start);
         let raw = Consumed {
             inner: BufReader::with_capacity(64 * 1024, io::Cursor::new(start).chain(input)),
             consumed: 0,
         };
         let mut r = Reader {
-            input: BufReader::with_capacity(64 * 1024, MultiGzDecoder::new(raw)),
+            input: BufReader::with_capacity(64 * 1024, Decompress::new(raw, zstd)?),
             header: Header::default(),
             line_no: 0,
             buf: Vec::with_capacity(4096),

@@ -842,7 +842,7 @@ fn the_first_error_says_what_the_file_is() {
     assert_eq!(
         not_a_recording(vec![0x50, 0x4b, 3, 4, 0xff, 0]),
         "not a digifinex-market recording: not gzip: the file starts with the bytes 50 4b \
-         03 04 (gzip starts with 1f 8b)"
+         03 04 (gzip starts with 1f 8b, zstd with 28 b5 2f fd)"
     );
     assert_eq!(
         not_a_recording(Vec::new()),
@@ -912,26 +912,37 @@ fn read_back(bytes: &[u8]) -> Option<(Vec<Record>, bool)> {
     Some((got, r.truncated()))
 }
 
+/// A finished recording of `records` compressed with `codec`.
+fn write_codec(records: &[Record], codec: Codec) -> Vec<u8> {
+    let mut w = Writer::with_codec(Vec::new(), &header(), codec).unwrap();
+    for r in records {
+        w.write(r).unwrap();
+    }
+    w.finish().unwrap()
+}
+
 /// A recording of three sessions (the last one crashed: no trailer) cut at every byte,
 /// then appended to: what was readable up to the cut stays, the new records follow, and
-/// the file reads to its end.
-#[test]
-fn a_recording_cut_at_any_byte_and_appended_to_reads_up_to_the_cut_and_after() {
+/// the file reads to its end, in the file's own compression.
+fn cut_anywhere_and_append(codec: Codec, name: &str) {
     let all = sample();
-    let mut file = write_all(&all[..3]);
-    file.extend(write_all(&all[3..5]));
-    let mut w = Writer::new(Vec::new(), &header()).unwrap();
+    let mut file = write_codec(&all[..3], codec);
+    file.extend(write_codec(&all[3..5], codec));
+    let mut w = Writer::with_codec(Vec::new(), &header(), codec).unwrap();
     for r in &all[5..7] {
         w.write(r).unwrap();
     }
     file.extend(w.crash().unwrap());
-    let dir = temp_dir("cuts");
-    let path = dir.join("cut.jsonl.gz");
+    // Uncut, with no trailer: every record reads.
+    assert_eq!(read_back(&file).unwrap().0, all[..7].to_vec());
+    let dir = temp_dir(name);
+    let path = dir.join("cut.jsonl");
     let mut repaired = 0;
     for cut in 0..=file.len() {
         let before = read_back(&file[..cut]);
         std::fs::write(&path, &file[..cut]).unwrap();
-        let mut w = Writer::append(&path, &header()).unwrap();
+        let mut w = Writer::append_with_codec(&path, &header(), codec).unwrap();
+        assert_eq!(w.codec(), codec, "cut at {cut}");
         repaired += usize::from(w.repair().is_some());
         w.write(&all[7]).unwrap();
         w.finish().unwrap();
@@ -944,6 +955,57 @@ fn a_recording_cut_at_any_byte_and_appended_to_reads_up_to_the_cut_and_after() {
     }
     // Every cut but those at the ends of whole members needed mending.
     assert!(repaired >= file.len() - 3, "{repaired} of {}", file.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_recording_cut_at_any_byte_and_appended_to_reads_up_to_the_cut_and_after() {
+    cut_anywhere_and_append(Codec::Gzip, "cuts");
+}
+
+#[test]
+fn a_zstd_recording_cut_at_any_byte_and_appended_to_reads_up_to_the_cut_and_after() {
+    cut_anywhere_and_append(Codec::Zstd, "cuts-zstd");
+}
+
+#[test]
+fn zstd_recordings_read_as_gzip_ones_do() {
+    let all = sample();
+    let z = write_codec(&all, Codec::Zstd);
+    assert_eq!(&z[..4], &[0x28, 0xb5, 0x2f, 0xfd]);
+    let r = Reader::new(std::io::Cursor::new(z.clone())).unwrap();
+    assert_eq!(r.header(), &header());
+    assert_eq!(r.map(|x| x.unwrap()).collect::<Vec<_>>(), all);
+    // Frames one after another (sessions, and a new frame every MEMBER_RECORDS records).
+    let many: Vec<Record> = (0..2500).map(|i| all[i % all.len()].clone()).collect();
+    let mut bytes = write_codec(&many, Codec::Zstd);
+    bytes.extend(write_codec(&all, Codec::Zstd));
+    let (got, truncated) = read_back(&bytes).unwrap();
+    assert_eq!(got.len(), many.len() + all.len());
+    assert_eq!(got[..many.len()], many[..]);
+    assert!(!truncated);
+    // A damaged byte inside a frame: what came before stands, the rest is not made up.
+    let mut bad = write_codec(&many, Codec::Zstd);
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0x55;
+    let (got, truncated) = read_back(&bad).unwrap();
+    assert!(truncated);
+    assert!(got.len() < many.len());
+    assert_eq!(got[..], many[..got.len()]);
+    // A gzip recording appended to with zstd asked for keeps gzip.
+    let dir = temp_dir("keep-codec");
+    let path = dir.join("g.jsonl.gz");
+    std::fs::write(&path, write_all(&all[..2])).unwrap();
+    let mut w = Writer::append_with_codec(&path, &header(), Codec::Zstd).unwrap();
+    assert_eq!(w.codec(), Codec::Gzip);
+    w.write(&all[2]).unwrap();
+    w.finish().unwrap();
+    assert_eq!(
+        read_back(&std::fs::read(&path).unwrap()).unwrap().0,
+        all[..3].to_vec()
+    );
+    assert_eq!(Codec::for_path("m.jsonl.zst"), Codec::Zstd);
+    assert_eq!(Codec::for_path("m.jsonl.gz"), Codec::Gzip);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
