@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use digifinex_core::{spot, swap, Decimal, Endpoint};
 use digifinex_market::{
-    Data, Header, Record, Side, SpotPairInfo, SwapInstrumentInfo, Ticker, Trade, Writer,
+    Codec, Data, Header, Record, Side, SpotPairInfo, SwapInstrumentInfo, Ticker, Trade, Writer,
 };
 use digifinex_ureq::Client;
 
@@ -53,9 +53,15 @@ pub(crate) struct RecordArgs {
     /// Order book levels to record (spot 1-150, swap 1-100).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100))]
     depth: u32,
-    /// The recording to append to (created when missing; gzip JSON lines).
-    #[arg(long, value_name = "FILE")]
+    /// The recording to append to (created when missing; gzip JSON lines, zstd with
+    /// `--compression zstd` or a name ending in `.zst`), or `s3://bucket/prefix/NAME` (built
+    /// with the `s3` feature: uploaded as it is written, there once the recorder stops).
+    #[arg(long, value_name = "FILE_OR_URL")]
     out: std::path::PathBuf,
+    /// Compression of a new recording (default: zstd for a name ending in `.zst`, else
+    /// gzip); appending keeps the file's own.
+    #[arg(long, value_enum)]
+    compression: Option<Compression>,
     /// Spot/margin base URL (default `https://openapi.digifinex.com/v3`).
     #[arg(long, value_name = "URL", conflicts_with = "sim")]
     base_url: Option<String>,
@@ -72,6 +78,26 @@ pub(crate) struct RecordArgs {
     /// websocket depth frame, trade, ticker, index, mark and funding push as received.
     #[arg(long, value_enum, default_value_t = Source::Rest)]
     source: Source,
+}
+
+/// `record --compression`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Compression {
+    /// gzip members (every tool opens them).
+    Gzip,
+    /// zstd frames (less CPU for the recorder; readers of this version take both).
+    Zstd,
+}
+
+impl RecordArgs {
+    /// The compression of a new recording.
+    fn codec(&self) -> Codec {
+        match self.compression {
+            Some(Compression::Gzip) => Codec::Gzip,
+            Some(Compression::Zstd) => Codec::Zstd,
+            None => Codec::for_path(&self.out),
+        }
+    }
 }
 
 /// Where `record` takes its data.
@@ -429,7 +455,7 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
     if target.contains("://") {
         return record_to_object(&client, &args, &mut p, &head, &stop, &target, sim);
     }
-    let mut writer = Writer::<std::fs::File>::append(&args.out, &head)
+    let mut writer = Writer::<std::fs::File>::append_with_codec(&args.out, &head, args.codec())
         .map(|w| w.flush_every(FLUSH_BYTES))
         .map_err(|e| {
             Failure::Usage(format!(
@@ -439,14 +465,27 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
         })?;
     if let Some(r) = writer.repair() {
         eprintln!(
-            "the recording {} ended in an unfinished or damaged gzip member (a crash): cut it at \
+            "the recording {} ended in an unfinished or damaged {} (a crash): cut it at \
              byte {} of {}, kept its {} whole line(s) and dropped {} byte(s) of cut lines before \
              appending",
             args.out.display(),
+            match writer.codec() {
+                Codec::Gzip => "gzip member",
+                Codec::Zstd => "zstd frame",
+            },
             r.at,
             r.len,
             r.lines_kept,
             r.bytes_dropped
+        );
+    }
+    if args.compression.is_some() && writer.codec() != args.codec() {
+        eprintln!(
+            "{} is a {:?} recording: appending in {:?}, its own compression (a file is one or \
+             the other throughout)",
+            args.out.display(),
+            writer.codec(),
+            writer.codec()
         );
     }
     let done = record_into(&client, &args, &mut p, &mut writer, &stop)?;
@@ -478,7 +517,7 @@ fn record_to_object(
         )));
     }
     let upload = store.create(&name).map_err(cannot)?;
-    let mut writer = Writer::new(upload, head)
+    let mut writer = Writer::with_codec(upload, head, args.codec())
         .map(|w| w.flush_every(FLUSH_BYTES))
         .map_err(cannot)?;
     let done = record_into(client, args, p, &mut writer, stop)?;

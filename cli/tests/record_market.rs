@@ -9,6 +9,10 @@ use digifinex_sim::market::MarketConfig;
 use digifinex_sim::{Sim, SimConfig};
 
 fn record(file: &str, seconds: &str) -> std::process::Output {
+    record_with(file, seconds, &[])
+}
+
+fn record_with(file: &str, seconds: &str, extra: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_digifinex"))
         .args([
             "record",
@@ -26,6 +30,7 @@ fn record(file: &str, seconds: &str) -> std::process::Output {
             "--out",
             file,
         ])
+        .args(extra)
         .stdin(Stdio::null())
         .output()
         .expect("run digifinex record")
@@ -161,4 +166,74 @@ fn records_every_kind_appends_and_replays() {
     assert_eq!(none.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&none.stderr).contains("nothing to record"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn zstd_recordings_are_written_appended_and_mended() {
+    let dir = std::env::temp_dir().join(format!("digifinex-market-zst-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let ok = |o: &std::process::Output| {
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // By the name, and by the flag.
+    let named = dir.join("m.jsonl.zst");
+    let flagged = dir.join("f.jsonl");
+    let _ = std::fs::remove_file(&named);
+    let _ = std::fs::remove_file(&flagged);
+    let (named_s, flagged_s) = (named.to_str().unwrap(), flagged.to_str().unwrap());
+    ok(&record(named_s, "1"));
+    ok(&record(flagged_s, "1"));
+    assert_eq!(
+        std::fs::read(&named).unwrap()[..4],
+        [0x28, 0xb5, 0x2f, 0xfd]
+    );
+    assert_eq!(
+        std::fs::read(&flagged).unwrap()[..2],
+        [0x1f, 0x8b],
+        "gzip by default"
+    );
+    let z = dir.join("z.jsonl");
+    let _ = std::fs::remove_file(&z);
+    ok(&record_with(
+        z.to_str().unwrap(),
+        "1",
+        &["--compression", "zstd"],
+    ));
+    assert_eq!(std::fs::read(&z).unwrap()[..4], [0x28, 0xb5, 0x2f, 0xfd]);
+    // Asked for zstd, a gzip recording is appended to in gzip (and told so).
+    let told = ok(&record_with(flagged_s, "1", &["--compression", "zstd"]));
+    assert!(
+        told.contains("is a Gzip recording: appending in Gzip"),
+        "{told}"
+    );
+    assert_eq!(std::fs::read(&flagged).unwrap()[..2], [0x1f, 0x8b]);
+    assert_eq!(kinds(flagged_s).0.len(), 8);
+    let (k, n) = kinds(named_s);
+    assert_eq!(k.len(), 8, "{k:?}");
+    // Appended to, then cut inside its last frame and mended by the next session.
+    ok(&record(named_s, "1"));
+    let (_, m) = kinds(named_s);
+    assert!(m > n, "{m} after {n}");
+    let bytes = std::fs::read(&named).unwrap();
+    std::fs::write(&named, &bytes[..bytes.len() - 30]).unwrap();
+    let stderr = ok(&record(named_s, "1"));
+    assert!(
+        stderr.starts_with(&format!(
+            "the recording {named_s} ended in an unfinished or damaged zstd frame (a crash): cut it at byte "
+        )),
+        "{stderr}"
+    );
+    let (_, after) = kinds(named_s);
+    assert!(after > n, "{after}");
+    assert_eq!(
+        std::fs::read(&named).unwrap()[..4],
+        [0x28, 0xb5, 0x2f, 0xfd]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -148,9 +148,11 @@ impl S3 {
     /// A retry policy for tests and impatient callers: `retries` retries, waiting from
     /// `backoff` up, within `timeout` a request.
     pub fn retry_with(retries: usize, backoff: Duration, timeout: Duration) -> RetryConfig {
-        let mut r = RetryConfig::default();
-        r.max_retries = retries;
-        r.retry_timeout = timeout;
+        let mut r = RetryConfig {
+            max_retries: retries,
+            retry_timeout: timeout,
+            ..RetryConfig::default()
+        };
         r.backoff.init_backoff = backoff;
         r
     }
