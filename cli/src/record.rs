@@ -56,7 +56,7 @@ pub(crate) struct RecordArgs {
     /// The recording to append to (created when missing; gzip JSON lines, zstd with
     /// `--compression zstd` or a name ending in `.zst`), or `s3://bucket/prefix/NAME` (built
     /// with the `s3` feature: uploaded as it is written, there once the recorder stops).
-    #[arg(long, value_name = "FILE_OR_URL")]
+    #[arg(long, value_name = "FILE")]
     out: std::path::PathBuf,
     /// Compression of a new recording (default: zstd for a name ending in `.zst`, else
     /// gzip); appending keeps the file's own.

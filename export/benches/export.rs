@@ -12,7 +12,7 @@ use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use digifinex_export::{export, tardis, Format, Options};
-use digifinex_market::{Data, Header, Reader, Record, Side, SpotPairInfo, Trade, Writer};
+use digifinex_market::{Codec, Data, Header, Reader, Record, Side, SpotPairInfo, Trade, Writer};
 use rust_decimal::Decimal;
 
 const T0: i64 = 1_800_000_000_000;
@@ -30,8 +30,8 @@ impl Rng {
     }
 }
 
-/// Writes the recording to `path`; the records written.
-fn write_recording(path: &Path) -> u64 {
+/// Writes the recording to `path` compressed with `codec`; the records written.
+fn write_recording(path: &Path, codec: Codec) -> u64 {
     let header = Header {
         spot: vec![SpotPairInfo {
             symbol: "btc_usdt".into(),
@@ -42,7 +42,8 @@ fn write_recording(path: &Path) -> u64 {
         }],
         ..Header::default()
     };
-    let mut w = Writer::create(path, &header)
+    let file = std::fs::File::create(path).expect("create");
+    let mut w = Writer::with_codec(file, &header, codec)
         .expect("writer")
         .flush_every(64 << 10);
     let mut rng = Rng(7);
@@ -144,10 +145,28 @@ fn bench(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("digifinex-export-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("hour.jsonl.gz");
-    let records = write_recording(&file);
+    let records = write_recording(&file, Codec::Gzip);
     let rows = read(&file);
     let size = std::fs::metadata(&file).map_or(0, |m| m.len());
     println!("recording: {records} records, {rows} book rows, {size} bytes gzip");
+    let zst = dir.join("hour.jsonl.zst");
+    write_recording(&zst, Codec::Zstd);
+    assert_eq!(read(&zst), rows);
+    let zsize = std::fs::metadata(&zst).map_or(0, |m| m.len());
+    println!("the same recording: {zsize} bytes zstd");
+
+    // The recorder's writing (encoding every record, compressing, flushing every 64 KiB and
+    // every second), gzip against zstd, in records per second.
+    let mut g = c.benchmark_group("record_hour_btc_usdt");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(records));
+    g.bench_function("write_gzip", |b| {
+        b.iter(|| write_recording(&dir.join("w.jsonl.gz"), Codec::Gzip))
+    });
+    g.bench_function("write_zstd", |b| {
+        b.iter(|| write_recording(&dir.join("w.jsonl.zst"), Codec::Zstd))
+    });
+    g.finish();
     let opts = |format| Options {
         format,
         float: false,
@@ -157,6 +176,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Elements(rows));
     g.bench_function("read_baseline", |b| b.iter(|| read(&file)));
+    g.bench_function("read_zstd", |b| b.iter(|| read(&zst)));
     g.bench_function("parquet", |b| {
         b.iter(|| export(&file, &dir.join("parquet"), &opts(Format::Parquet)).expect("export"))
     });

@@ -47,8 +47,9 @@
 //! leaves files the manifest does not list; exporting that recording again writes the same
 //! names over them.
 //!
-//! The writer talks to a [`Storage`] only ([`crate::store`]): a local directory now
-//! ([`LocalDir`]), an object store later.
+//! The writer talks to a [`Storage`] only ([`crate::store`]): a local directory
+//! ([`LocalDir`]) or, with the `s3` feature, a bucket and prefix of S3 or an S3-compatible
+//! store (`crate::s3::S3`: the same objects, each visible only once complete).
 
 use crate::store::{LocalDir, Storage, Upload};
 use crate::{

@@ -4,9 +4,9 @@
 //! DESIGN: the writer never sees a file system. It reads the manifest ([`Storage::read`]),
 //! writes each data file and the manifest through an [`Upload`] that is invisible under its
 //! name until [`Upload::commit`] (a local file is written under a temporary name and renamed;
-//! an object store's multipart upload completes the same way), takes a lock
-//! ([`Storage::create_new`]) and lists what is there ([`Storage::list`]). Paths are relative,
-//! `/`-separated, and made by the writer from checked names only.
+//! an object store's multipart upload completes the same way: `crate::s3`, feature `s3`),
+//! takes a lock ([`Storage::create_new`]) and lists what is there ([`Storage::list`]). Paths
+//! are relative, `/`-separated, and made by the writer from checked names only.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -26,7 +26,7 @@ pub trait Upload: Write + Send {
 
 /// A place that holds a dataset.
 pub trait Storage {
-    /// Where it is, for messages (`/data/ds`, later `s3://bucket/prefix`).
+    /// Where it is, for messages (`/data/ds`, `s3://bucket/prefix`).
     fn location(&self) -> String;
     /// The bytes of the object at `path`, `None` when there is none.
     fn read(&self, path: &str) -> io::Result<Option<Vec<u8>>>;

@@ -1,5 +1,5 @@
 """Fixtures: the `digifinex` binary (built with `cargo build -p digifinex-cli --features
-export`; `DIGIFINEX` names it, else `$CARGO_TARGET_DIR/debug/digifinex` or `target/...`), a
+s3`, which includes `export`; `DIGIFINEX` names it, else `$CARGO_TARGET_DIR/debug/digifinex` or `target/...`), a
 websocket recording made against the embedded simulator, its Tardis export, and a dataset of
 several recordings."""
 
@@ -32,7 +32,7 @@ def run(*args):
 @pytest.fixture(scope="session")
 def digifinex():
     exe = binary()
-    assert exe.exists(), f"{exe}: build it with `cargo build -p digifinex-cli --features export`"
+    assert exe.exists(), f"{exe}: build it with `cargo build -p digifinex-cli --features s3`"
     return run
 
 
