@@ -73,6 +73,11 @@ struct ExportArgs {
     /// per level (1-1000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
     top: Option<u16>,
+    /// With --format tardis: only these data types, comma-separated Tardis names (trades,
+    /// incremental_book_L2, book_snapshot_25, book_snapshot_5, quotes, derivative_ticker;
+    /// default all).
+    #[arg(long, value_name = "LIST", conflicts_with = "dataset")]
+    data_types: Option<String>,
 }
 
 /// `128M`, `64K`, `4096`: bytes, with K, M or G for powers of 1024; 1 KiB to 64 GiB.
@@ -205,13 +210,20 @@ fn export(a: ExportArgs) -> Result<(), Failure> {
                     "--float and --top do not apply to --format tardis".to_owned(),
                 ));
             }
-            digifinex_export::tardis::export(
-                file,
-                out,
-                &digifinex_export::tardis::Options::default(),
-            )
+            let mut opts = digifinex_export::tardis::Options::default();
+            if let Some(list) = &a.data_types {
+                opts.data_types = list
+                    .parse()
+                    .map_err(|e| Failure::Usage(format!("--data-types: {e}")))?;
+            }
+            digifinex_export::tardis::export(file, out, &opts)
         }
         TableFormat::Parquet | TableFormat::Csv => {
+            if a.data_types.is_some() {
+                return Err(Failure::Usage(
+                    "--data-types applies only to --format tardis".to_owned(),
+                ));
+            }
             let opts = Options {
                 format: if matches!(format, TableFormat::Parquet) {
                     Format::Parquet

@@ -387,6 +387,75 @@ fn tardis_files_names_headers_and_rows() {
         String::from_utf8(o.stderr).unwrap(),
         "error: --float and --top do not apply to --format tardis\n"
     );
+
+    // --data-types: only the files of those types, with the same text.
+    let some = dir.join("some");
+    let o = run(&[
+        file.as_os_str(),
+        "--format".as_ref(),
+        "tardis".as_ref(),
+        "--out".as_ref(),
+        some.as_os_str(),
+        "--data-types".as_ref(),
+        "trades,derivative_ticker".as_ref(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&some)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "digifinex-swap_derivative_ticker_2024-02-01_BTCUSDTPERP.csv.gz",
+            "digifinex-swap_trades_2024-02-01_BTCUSDTPERP.csv.gz",
+            "digifinex_trades_2024-02-01_BTC_USDT.csv.gz",
+            "digifinex_trades_2024-02-02_BTC_USDT.csv.gz",
+        ]
+    );
+    for n in &names {
+        assert_eq!(
+            std::fs::read(some.join(n)).unwrap(),
+            std::fs::read(out.join(n)).unwrap(),
+            "{n}"
+        );
+    }
+    // An unknown name, and --data-types without --format tardis: usage errors.
+    let o = run(&[
+        file.as_os_str(),
+        "--format".as_ref(),
+        "tardis".as_ref(),
+        "--out".as_ref(),
+        some.as_os_str(),
+        "--data-types".as_ref(),
+        "trades,book_snapshot_10".as_ref(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: --data-types: \"book_snapshot_10\" is not a data type (trades, \
+         incremental_book_L2, book_snapshot_25, book_snapshot_5, quotes, derivative_ticker)\n"
+    );
+    let o = run(&[
+        file.as_os_str(),
+        "--format".as_ref(),
+        "csv".as_ref(),
+        "--out".as_ref(),
+        some.as_os_str(),
+        "--data-types".as_ref(),
+        "trades".as_ref(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "error: --data-types applies only to --format tardis\n"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -190,6 +190,21 @@ fn bench(c: &mut Criterion) {
             tardis::export(&file, &out, &tardis::Options::default()).expect("export")
         })
     });
+    // What hftbacktest reads: trades and the incremental book only.
+    g.bench_function("tardis_csv_trades_l2", |b| {
+        let opts = tardis::Options {
+            data_types: tardis::DataTypes::only(&[
+                tardis::DataType::Trades,
+                tardis::DataType::IncrementalBookL2,
+            ]),
+            ..tardis::Options::default()
+        };
+        b.iter(|| {
+            let out = dir.join("tardis_l2");
+            let _ = std::fs::remove_dir_all(&out);
+            tardis::export(&file, &out, &opts).expect("export")
+        })
+    });
     g.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -224,11 +224,11 @@ impl Shape {
         for (i, cell) in row.into_iter().enumerate() {
             if Some(i) == self.family {
                 if let Cell::Text(s) = cell {
-                    family = s;
+                    family = s.into_owned();
                 }
             } else if Some(i) == self.market {
                 if let Cell::Text(s) = cell {
-                    market = s;
+                    market = s.into_owned();
                 }
             } else {
                 rest.push(cell);

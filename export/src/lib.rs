@@ -62,17 +62,19 @@ pub mod s3;
 pub mod store;
 pub mod tardis;
 
-use arrow_array::{
-    ArrayRef, Decimal128Array, Float64Array, Int64Array, RecordBatch, StringArray,
-    TimestampMicrosecondArray,
+use arrow_array::builder::{
+    Decimal128Builder, Float64Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder,
 };
+use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use digifinex_market::json::fmt_dec as plain;
 use digifinex_market::{Data, Family, Level, MarketId, ReadError, Reader, Record, SeenIds, Ticker};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 use rust_decimal::Decimal;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -273,7 +275,8 @@ pub(crate) enum Cell {
     Null,
     Time(i64),
     Int(i64),
-    Text(String),
+    /// Text: borrowed for the fixed words (`spot`, `bid`, `snapshot`), owned for names.
+    Text(Cow<'static, str>),
     Dec(Decimal),
 }
 
@@ -452,11 +455,16 @@ pub(crate) struct Rows {
 }
 
 fn family_text(f: Family) -> Cell {
-    Cell::Text(f.as_str().to_owned())
+    Cell::Text(Cow::Borrowed(f.as_str()))
+}
+
+/// A fixed word: no allocation.
+fn word(s: &'static str) -> Cell {
+    Cell::Text(Cow::Borrowed(s))
 }
 
 fn text(s: &str) -> Cell {
-    Cell::Text(s.to_owned())
+    Cell::Text(Cow::Owned(s.to_owned()))
 }
 
 pub(crate) fn micros(ms: i64) -> Option<i64> {
@@ -486,36 +494,55 @@ impl Rows {
         data: &Data,
         out: &mut dyn FnMut(TableId, Row),
     ) {
+        let seq = i64::try_from(seq).unwrap_or(i64::MAX);
+        // One allocation a row: the two leading cells, then the rest moved in.
         let head = |extra: Vec<Cell>| -> Row {
-            let seq = i64::try_from(seq).unwrap_or(i64::MAX);
-            let mut r = vec![Cell::Time(time), Cell::Int(seq)];
+            let mut r = Vec::with_capacity(extra.len() + 2);
+            r.push(Cell::Time(time));
+            r.push(Cell::Int(seq));
             r.extend(extra);
             r
         };
         match data {
             Data::SpotBook {
                 symbol, bids, asks, ..
-            } => self.book(Family::Spot, symbol, true, bids, asks, &head, out),
+            } => self.book(Family::Spot, symbol, true, bids, asks, (time, seq), out),
             Data::SwapBook {
                 instrument,
                 bids,
                 asks,
                 ..
-            } => self.book(Family::Swap, instrument, true, bids, asks, &head, out),
+            } => self.book(Family::Swap, instrument, true, bids, asks, (time, seq), out),
             Data::SpotDepth {
                 symbol,
                 snapshot,
                 bids,
                 asks,
                 ..
-            } => self.book(Family::Spot, symbol, *snapshot, bids, asks, &head, out),
+            } => self.book(
+                Family::Spot,
+                symbol,
+                *snapshot,
+                bids,
+                asks,
+                (time, seq),
+                out,
+            ),
             Data::SwapDepth {
                 instrument,
                 snapshot,
                 bids,
                 asks,
                 ..
-            } => self.book(Family::Swap, instrument, *snapshot, bids, asks, &head, out),
+            } => self.book(
+                Family::Swap,
+                instrument,
+                *snapshot,
+                bids,
+                asks,
+                (time, seq),
+                out,
+            ),
             Data::SpotTrades { symbol, trades }
             | Data::SwapTrades {
                 instrument: symbol,
@@ -541,7 +568,7 @@ impl Rows {
                             time_cell(Some(t.time_ms)),
                             Cell::Dec(t.price),
                             Cell::Dec(t.qty),
-                            text(match t.side {
+                            word(match t.side {
                                 digifinex_market::Side::Buy => "buy",
                                 digifinex_market::Side::Sell => "sell",
                             }),
@@ -611,7 +638,7 @@ impl Rows {
                 out(
                     TableId::Markers,
                     head(vec![
-                        text("resync"),
+                        word("resync"),
                         family_text(family),
                         text(name),
                         Cell::Null,
@@ -636,7 +663,7 @@ impl Rows {
                 out(
                     TableId::Markers,
                     head(vec![
-                        text("reconnect"),
+                        word("reconnect"),
                         family_text(*family),
                         Cell::Null,
                         socket.map_or(Cell::Null, |s| Cell::Int(i64::from(s))),
@@ -645,7 +672,7 @@ impl Rows {
                         if markets.is_empty() {
                             Cell::Null
                         } else {
-                            Cell::Text(markets.join(","))
+                            Cell::Text(Cow::Owned(markets.join(",")))
                         },
                     ]),
                 );
@@ -663,7 +690,7 @@ impl Rows {
         snapshot: bool,
         bids: &[Level],
         asks: &[Level],
-        head: &dyn Fn(Vec<Cell>) -> Row,
+        (time, seq): (i64, i64),
         out: &mut dyn FnMut(TableId, Row),
     ) {
         let update = if snapshot { "snapshot" } else { "delta" };
@@ -672,15 +699,17 @@ impl Rows {
                 for (i, (p, q)) in levels.iter().enumerate() {
                     out(
                         TableId::Book,
-                        head(vec![
+                        vec![
+                            Cell::Time(time),
+                            Cell::Int(seq),
                             family_text(family),
                             text(market),
-                            text(update),
-                            text(side),
+                            word(update),
+                            word(side),
                             Cell::Int(i64::try_from(i).unwrap_or(i64::MAX).saturating_add(1)),
                             Cell::Dec(*p),
                             Cell::Dec(*q),
-                        ]),
+                        ],
                     );
                 }
             }
@@ -695,7 +724,14 @@ impl Rows {
             self.dropped_deltas += 1;
             return;
         }
-        let mut cells = vec![family_text(family), text(market), text(update)];
+        let mut cells = Vec::with_capacity(5 + 4 * n);
+        cells.extend([
+            Cell::Time(time),
+            Cell::Int(seq),
+            family_text(family),
+            text(market),
+            word(update),
+        ]);
         let best_bids = book.bids.iter().rev().map(|(p, q)| (*p, *q));
         let best_asks = book.asks.iter().map(|(p, q)| (*p, *q));
         for side in [best_bids.collect::<Vec<_>>(), best_asks.collect::<Vec<_>>()] {
@@ -706,7 +742,7 @@ impl Rows {
                 }
             }
         }
-        out(TableId::BookTop, head(cells));
+        out(TableId::BookTop, cells);
     }
 }
 
@@ -868,11 +904,36 @@ pub(crate) fn unfit(rows: &[(TableId, Row)], top: usize) -> Option<String> {
 /// The value of `d` as the integer of `DECIMAL(38, 18)` (`None` if it does not fit: more than
 /// 18 decimal places, or 38 digits or more in all).
 pub(crate) fn scaled(d: Decimal) -> Option<i128> {
-    let n = d.normalize();
-    let up = u32::try_from(SCALE).ok()?.checked_sub(n.scale())?;
-    let v = n.mantissa().checked_mul(10i128.checked_pow(up)?)?;
-    (v.unsigned_abs() < 10u128.pow(u32::from(PRECISION))).then_some(v)
+    // Without `normalize` (a division per trailing zero): a scale up to 18 is multiplied up,
+    // a larger one must end in zeros down to 18 places.
+    let scale = usize::try_from(d.scale()).ok()?;
+    let target = usize::try_from(SCALE).ok()?;
+    let m = d.mantissa();
+    let v = if scale <= target {
+        m.checked_mul(*POW10.get(target - scale)?)?
+    } else {
+        let p = *POW10.get(scale - target)?;
+        if m.checked_rem(p)? != 0 {
+            return None;
+        }
+        m.checked_div(p)?
+    };
+    (v.unsigned_abs() < LIMIT).then_some(v)
 }
+
+/// 10^0 ..= 10^28 (a `Decimal`'s scale is at most 28).
+const POW10: [i128; 29] = {
+    let mut t = [1i128; 29];
+    let mut i = 1;
+    while i < 29 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// 10^PRECISION: the first magnitude that does not fit.
+const LIMIT: u128 = 10u128.pow(PRECISION as u32);
 
 // ---- Parquet ----
 
@@ -903,9 +964,13 @@ pub(crate) fn schema(columns: &[(String, Kind)], float: bool) -> Arc<Schema> {
     ))
 }
 
-/// The writer properties of every Parquet file: snappy, row groups bounded.
+/// The writer properties of every Parquet file: snappy, row groups bounded; no dictionary
+/// for `time` and `seq`, whose values hardly repeat (a dictionary of them costs a hash table
+/// insert per value only to be dropped when it outgrows its page).
 pub(crate) fn properties() -> WriterProperties {
     WriterProperties::builder()
+        .set_column_dictionary_enabled(ColumnPath::from("time"), false)
+        .set_column_dictionary_enabled(ColumnPath::from("seq"), false)
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
@@ -920,70 +985,105 @@ pub(crate) fn batch(
     float: bool,
     path: &Path,
 ) -> Result<RecordBatch, Error> {
-    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(kinds.len());
-    for (c, kind) in kinds.iter().enumerate() {
-        let cells = rows.iter().map(|r| r.get(c).unwrap_or(&Cell::Null));
-        let array: ArrayRef = match kind {
-            Kind::Time => Arc::new(
-                TimestampMicrosecondArray::from(
-                    cells
-                        .map(|x| match x {
-                            Cell::Time(t) => Some(*t),
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>(),
-                )
-                .with_timezone("UTC"),
-            ),
-            Kind::Int => Arc::new(Int64Array::from(
-                cells
-                    .map(|x| match x {
-                        Cell::Int(i) => Some(*i),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>(),
-            )),
-            Kind::Text => Arc::new(StringArray::from(
-                cells
-                    .map(|x| match x {
-                        Cell::Text(s) => Some(s.as_str()),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>(),
-            )),
-            Kind::Dec if float => Arc::new(Float64Array::from(
-                cells
-                    .map(|x| match x {
-                        // The decimal's shortest text, read as the nearest double.
-                        Cell::Dec(d) => d.normalize().to_string().parse::<f64>().ok(),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>(),
-            )),
-            Kind::Dec => {
-                let mut values = Vec::with_capacity(rows.len());
-                for x in cells {
-                    values.push(match x {
-                        // Records with unfit values were skipped before: this is a guard.
-                        Cell::Dec(d) => Some(scaled(*d).ok_or_else(|| {
-                            encode_error(
-                                path,
-                                format!("{d} does not fit DECIMAL({PRECISION}, {SCALE})"),
-                            )
-                        })?),
-                        _ => None,
-                    });
-                }
-                Arc::new(
-                    Decimal128Array::from(values)
-                        .with_precision_and_scale(PRECISION, SCALE)
-                        .map_err(|e| encode_error(path, e))?,
-                )
-            }
-        };
-        arrays.push(array);
+    let mut cols = Columns::new(kinds, float, rows.len());
+    for r in rows {
+        cols.push(r).map_err(|e| encode_error(path, e))?;
     }
-    RecordBatch::try_new(schema.clone(), arrays).map_err(|e| encode_error(path, e))
+    cols.finish(schema).map_err(|e| encode_error(path, e))
+}
+
+/// Arrow column builders for a table's rows: each row's cells are appended as it comes, and
+/// [`Columns::finish`] hands the record batch over and starts again.
+pub(crate) struct Columns {
+    cols: Vec<Column>,
+    rows: usize,
+}
+
+enum Column {
+    Time(TimestampMicrosecondBuilder),
+    Int(Int64Builder),
+    Text(StringBuilder),
+    Dec(Decimal128Builder),
+    Float(Float64Builder),
+}
+
+impl Columns {
+    /// Builders for columns of `kinds` (`float`: decimals as `DOUBLE`), room for `rows`.
+    pub(crate) fn new(kinds: &[Kind], float: bool, rows: usize) -> Columns {
+        let cols = kinds
+            .iter()
+            .map(|k| match k {
+                Kind::Time => Column::Time(
+                    TimestampMicrosecondBuilder::with_capacity(rows).with_timezone("UTC"),
+                ),
+                Kind::Int => Column::Int(Int64Builder::with_capacity(rows)),
+                Kind::Text => Column::Text(StringBuilder::with_capacity(rows, rows * 8)),
+                Kind::Dec if float => Column::Float(Float64Builder::with_capacity(rows)),
+                Kind::Dec => Column::Dec(Decimal128Builder::with_capacity(rows)),
+            })
+            .collect();
+        Columns { cols, rows: 0 }
+    }
+
+    /// Rows appended since the last batch.
+    pub(crate) fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// Appends one row (a cell of another kind, or a missing one, is null). A decimal that
+    /// does not fit `DECIMAL(38, 18)` is an error (records with one are skipped before: this
+    /// is a guard), and nothing of the row is appended.
+    pub(crate) fn push(&mut self, row: &[Cell]) -> Result<(), String> {
+        for (col, cell) in self
+            .cols
+            .iter()
+            .zip(row.iter().chain(std::iter::repeat(&Cell::Null)))
+        {
+            if let (Column::Dec(_), Cell::Dec(d)) = (col, cell) {
+                if scaled(*d).is_none() {
+                    return Err(format!("{d} does not fit DECIMAL({PRECISION}, {SCALE})"));
+                }
+            }
+        }
+        let cells = row.iter().chain(std::iter::repeat(&Cell::Null));
+        for (col, cell) in self.cols.iter_mut().zip(cells) {
+            match (col, cell) {
+                (Column::Time(b), Cell::Time(t)) => b.append_value(*t),
+                (Column::Time(b), _) => b.append_null(),
+                (Column::Int(b), Cell::Int(i)) => b.append_value(*i),
+                (Column::Int(b), _) => b.append_null(),
+                (Column::Text(b), Cell::Text(t)) => b.append_value(t),
+                (Column::Text(b), _) => b.append_null(),
+                (Column::Dec(b), Cell::Dec(d)) => b.append_option(scaled(*d)),
+                (Column::Dec(b), _) => b.append_null(),
+                // The decimal's shortest text, read as the nearest double.
+                (Column::Float(b), Cell::Dec(d)) => b.append_option(plain(*d).parse::<f64>().ok()),
+                (Column::Float(b), _) => b.append_null(),
+            }
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// The record batch of the rows appended (the builders start again, empty).
+    pub(crate) fn finish(&mut self, schema: &Arc<Schema>) -> Result<RecordBatch, String> {
+        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.cols.len());
+        for col in &mut self.cols {
+            arrays.push(match col {
+                Column::Time(b) => Arc::new(b.finish()),
+                Column::Int(b) => Arc::new(b.finish()),
+                Column::Text(b) => Arc::new(b.finish()),
+                Column::Dec(b) => Arc::new(
+                    b.finish()
+                        .with_precision_and_scale(PRECISION, SCALE)
+                        .map_err(|e| e.to_string())?,
+                ),
+                Column::Float(b) => Arc::new(b.finish()),
+            });
+        }
+        self.rows = 0;
+        RecordBatch::try_new(schema.clone(), arrays).map_err(|e| e.to_string())
+    }
 }
 
 // ---- sinks ----
@@ -993,9 +1093,8 @@ enum Sink {
     Parquet {
         writer: ArrowWriter<BufWriter<File>>,
         schema: Arc<Schema>,
-        kinds: Vec<Kind>,
-        buf: Vec<Row>,
-        float: bool,
+        /// The rows since the last batch, in Arrow builders.
+        cols: Columns,
     },
     Csv(csv::Writer<BufWriter<File>>),
 }
@@ -1042,12 +1141,11 @@ impl Out {
                 let schema = schema(columns, opts.float);
                 let writer = ArrowWriter::try_new(file, schema.clone(), Some(properties()))
                     .map_err(|e| encode_error(&path, e))?;
+                let kinds: Vec<Kind> = columns.iter().map(|(_, k)| *k).collect();
                 Sink::Parquet {
                     writer,
                     schema,
-                    kinds: columns.iter().map(|(_, k)| *k).collect(),
-                    buf: Vec::with_capacity(BATCH_ROWS),
-                    float: opts.float,
+                    cols: Columns::new(&kinds, opts.float, BATCH_ROWS),
                 }
             }
         };
@@ -1066,9 +1164,9 @@ impl Out {
                 w.write_record(&fields)
                     .map_err(|e| encode_error(&self.path, e))
             }
-            Sink::Parquet { buf, .. } => {
-                buf.push(row);
-                if buf.len() >= BATCH_ROWS {
+            Sink::Parquet { cols, .. } => {
+                cols.push(&row).map_err(|e| encode_error(&self.path, e))?;
+                if cols.len() >= BATCH_ROWS {
                     self.flush()?;
                 }
                 Ok(())
@@ -1080,18 +1178,17 @@ impl Out {
         let Sink::Parquet {
             writer,
             schema,
-            kinds,
-            buf,
-            float,
+            cols,
         } = &mut self.sink
         else {
             return Ok(());
         };
-        if buf.is_empty() {
+        if cols.len() == 0 {
             return Ok(());
         }
-        let rows = std::mem::take(buf);
-        let batch = batch(schema, kinds, &rows, *float, &self.path)?;
+        let batch = cols
+            .finish(schema)
+            .map_err(|e| encode_error(&self.path, e))?;
         writer
             .write(&batch)
             .map_err(|e| encode_error(&self.path, e))
@@ -1128,7 +1225,7 @@ fn csv_text(c: &Cell) -> String {
         Cell::Null => String::new(),
         Cell::Time(t) => iso_micros(*t),
         Cell::Int(i) => i.to_string(),
-        Cell::Text(s) => s.clone(),
+        Cell::Text(s) => s.to_string(),
         Cell::Dec(d) => plain(*d),
     }
 }
@@ -1217,6 +1314,45 @@ mod tests {
         );
         assert_eq!(scaled(d("100000000000000000000")), None);
         assert_eq!(scaled(Decimal::MAX), None);
+        assert_eq!(scaled(Decimal::MIN), None);
+        assert_eq!(scaled(Decimal::ZERO), Some(0));
+        assert_eq!(scaled(Decimal::new(0, 28)), Some(0));
+        assert_eq!(scaled(Decimal::new(-5, 28)), None);
+        assert_eq!(scaled(Decimal::new(-50_000_000_000, 28)), Some(-5));
+    }
+
+    /// The fast `scaled` against its definition: normalize, then multiply up to 18 places.
+    #[test]
+    fn scaled_is_the_normalized_value_at_18_places() {
+        fn reference(d: Decimal) -> Option<i128> {
+            let n = d.normalize();
+            let up = u32::try_from(SCALE).ok()?.checked_sub(n.scale())?;
+            let v = n.mantissa().checked_mul(10i128.checked_pow(up)?)?;
+            (v.unsigned_abs() < 10u128.pow(u32::from(PRECISION))).then_some(v)
+        }
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..50_000 {
+            let hi = u32::try_from(next() % 4).unwrap_or(0);
+            let mid = u32::try_from(next() >> 32).unwrap_or(0);
+            let lo = u32::try_from(next() >> 32).unwrap_or(0);
+            let scale = u32::try_from(next() % 29).unwrap_or(0);
+            let negative = next() % 2 == 0;
+            // Small mantissas with trailing zeros as often as wide ones.
+            let d = if next() % 2 == 0 {
+                let zeros = u32::try_from(next() % 20).unwrap_or(0);
+                let m = i64::try_from(next() % 1_000_000).unwrap_or(0) * 10i64.pow(zeros.min(12));
+                Decimal::new(if negative { -m } else { m }, scale)
+            } else {
+                Decimal::from_parts(lo, mid, hi, negative, scale)
+            };
+            assert_eq!(scaled(d), reference(d), "{d:?}");
+        }
     }
 
     #[test]

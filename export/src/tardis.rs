@@ -24,6 +24,11 @@
 //! rounding). `side` is `bid`/`ask` in books and the taker's `buy`/`sell` in trades;
 //! `is_snapshot` is `true`/`false`; an empty field is a value the venue did not give.
 //!
+//! [`Options::data_types`] (the CLI's `--data-types trades,incremental_book_L2`) writes only
+//! the chosen data types; the others are not built at all, so an export for hftbacktest (which
+//! reads `trades` and `incremental_book_L2`) skips the work of the top-of-book snapshots. The
+//! files written hold the same text as in a full export.
+//!
 //! # Books
 //!
 //! DESIGN (one snapshot per file): each `incremental_book_L2` file starts with one snapshot of
@@ -76,17 +81,18 @@
 //! under a temporary name (`.NAME.part`) and renamed when the export completes; a file of the
 //! same name from an earlier export is replaced.
 
-use crate::{bad_name, micros, plain, read_records, Error, Seen, Summary, TableSummary};
+use crate::{bad_name, micros, read_records, Error, Seen, Summary, TableSummary};
+use digifinex_market::json::push_dec;
 use digifinex_market::time::date_text as date;
 use digifinex_market::{Data, Family, Level, MarketId, Reader, Side, Trade};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write as _;
 use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 /// The exchange name of spot pairs.
 pub const EXCHANGE_SPOT: &str = "digifinex";
@@ -103,45 +109,77 @@ pub struct Options {
     /// Bytes of CSV text buffered across all files before the largest buffers are compressed
     /// and appended to their files (at least 1; [`BUFFER_BYTES`] by default).
     pub buffer_bytes: usize,
+    /// The data types written ([`DataTypes::ALL`] by default; Tardis's `dataTypes`).
+    pub data_types: DataTypes,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             buffer_bytes: BUFFER_BYTES,
+            data_types: DataTypes::ALL,
         }
     }
 }
 
-/// A Tardis data type.
+/// A Tardis data type (the `{data_type}` of a file name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Kind {
+pub enum DataType {
+    /// `trades`: one row per trade.
     Trades,
-    Book,
-    Snapshot25,
-    Snapshot5,
+    /// `incremental_book_L2`: one row per changed book level.
+    IncrementalBookL2,
+    /// `book_snapshot_25`: the top 25 levels of each side after each change of them.
+    BookSnapshot25,
+    /// `book_snapshot_5`: the top 5 levels of each side after each change of them.
+    BookSnapshot5,
+    /// `quotes`: the best bid and ask after each change of them.
     Quotes,
-    Derivative,
+    /// `derivative_ticker` (swaps): funding, index, mark and last price after each change.
+    DerivativeTicker,
 }
 
-impl Kind {
-    fn name(self) -> &'static str {
+impl DataType {
+    /// Every data type, in the order above.
+    pub const ALL: [DataType; 6] = [
+        DataType::Trades,
+        DataType::IncrementalBookL2,
+        DataType::BookSnapshot25,
+        DataType::BookSnapshot5,
+        DataType::Quotes,
+        DataType::DerivativeTicker,
+    ];
+
+    /// Tardis's name (`incremental_book_L2`).
+    pub fn name(self) -> &'static str {
         match self {
-            Kind::Trades => "trades",
-            Kind::Book => "incremental_book_L2",
-            Kind::Snapshot25 => "book_snapshot_25",
-            Kind::Snapshot5 => "book_snapshot_5",
-            Kind::Quotes => "quotes",
-            Kind::Derivative => "derivative_ticker",
+            DataType::Trades => "trades",
+            DataType::IncrementalBookL2 => "incremental_book_L2",
+            DataType::BookSnapshot25 => "book_snapshot_25",
+            DataType::BookSnapshot5 => "book_snapshot_5",
+            DataType::Quotes => "quotes",
+            DataType::DerivativeTicker => "derivative_ticker",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            DataType::Trades => 0,
+            DataType::IncrementalBookL2 => 1,
+            DataType::BookSnapshot25 => 2,
+            DataType::BookSnapshot5 => 3,
+            DataType::Quotes => 4,
+            DataType::DerivativeTicker => 5,
         }
     }
 
     fn header(self) -> String {
+        use std::fmt::Write as _;
         let mut h = String::from("exchange,symbol,timestamp,local_timestamp");
         match self {
-            Kind::Trades => h.push_str(",id,side,price,amount"),
-            Kind::Book => h.push_str(",is_snapshot,side,price,amount"),
-            Kind::Snapshot25 | Kind::Snapshot5 => {
+            DataType::Trades => h.push_str(",id,side,price,amount"),
+            DataType::IncrementalBookL2 => h.push_str(",is_snapshot,side,price,amount"),
+            DataType::BookSnapshot25 | DataType::BookSnapshot5 => {
                 for i in 0..depth(self) {
                     let _ = write!(
                         h,
@@ -149,8 +187,8 @@ impl Kind {
                     );
                 }
             }
-            Kind::Quotes => h.push_str(",ask_amount,ask_price,bid_price,bid_amount"),
-            Kind::Derivative => h.push_str(
+            DataType::Quotes => h.push_str(",ask_amount,ask_price,bid_price,bid_amount"),
+            DataType::DerivativeTicker => h.push_str(
                 ",funding_timestamp,funding_rate,predicted_funding_rate,open_interest,\
                  last_price,index_price,mark_price",
             ),
@@ -160,10 +198,67 @@ impl Kind {
     }
 }
 
-fn depth(kind: Kind) -> usize {
+impl FromStr for DataType {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<DataType, String> {
+        DataType::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = DataType::ALL.iter().map(|t| t.name()).collect();
+                format!("{s:?} is not a data type ({})", names.join(", "))
+            })
+    }
+}
+
+/// A set of [`DataType`]s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataTypes(u8);
+
+impl DataTypes {
+    /// Every data type.
+    pub const ALL: DataTypes = DataTypes(0b11_1111);
+
+    /// Exactly `types`.
+    pub fn only(types: &[DataType]) -> DataTypes {
+        DataTypes(types.iter().fold(0, |set, t| set | 1 << t.index()))
+    }
+
+    /// Whether `t` is in the set.
+    pub fn contains(self, t: DataType) -> bool {
+        self.0 & 1 << t.index() != 0
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl Default for DataTypes {
+    fn default() -> Self {
+        DataTypes::ALL
+    }
+}
+
+/// `trades,incremental_book_L2`: Tardis's names, comma-separated, at least one.
+impl FromStr for DataTypes {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<DataTypes, String> {
+        let types = s
+            .split(',')
+            .map(|t| t.trim().parse())
+            .collect::<Result<Vec<DataType>, String>>()?;
+        Ok(DataTypes::only(&types))
+    }
+}
+
+fn depth(kind: DataType) -> usize {
     match kind {
-        Kind::Snapshot25 => 25,
-        Kind::Snapshot5 => 5,
+        DataType::BookSnapshot25 => 25,
+        DataType::BookSnapshot5 => 5,
         _ => 1,
     }
 }
@@ -185,8 +280,20 @@ fn field(out: &mut String, s: &str) {
 
 fn dec(out: &mut String, d: Option<Decimal>) {
     if let Some(d) = d {
-        out.push_str(&plain(d));
+        push_dec(out, d);
     }
+}
+
+fn int(out: &mut String, i: i64) {
+    out.push_str(itoa::Buffer::new().format(i));
+}
+
+/// `,price,amount` of a level, or `,,` without one.
+fn level_cells(out: &mut String, level: Option<&Level>) {
+    out.push(',');
+    dec(out, level.map(|l| l.0));
+    out.push(',');
+    dec(out, level.map(|l| l.1));
 }
 
 /// The derivative ticker's last known values.
@@ -201,25 +308,31 @@ struct Derivative {
 }
 
 impl Derivative {
-    fn cells(&self) -> String {
-        let mut s = String::new();
+    fn cells(&self, s: &mut String) {
         s.push(',');
         if let Some(t) = self.funding_timestamp {
-            let _ = write!(s, "{t}");
+            int(s, t);
         }
         s.push(',');
-        dec(&mut s, self.funding_rate);
+        dec(s, self.funding_rate);
         s.push(',');
-        dec(&mut s, self.predicted_funding_rate);
+        dec(s, self.predicted_funding_rate);
         // open_interest: not recorded.
         s.push_str(",,");
-        dec(&mut s, self.last_price);
+        dec(s, self.last_price);
         s.push(',');
-        dec(&mut s, self.index_price);
+        dec(s, self.index_price);
         s.push(',');
-        dec(&mut s, self.mark_price);
-        s
+        dec(s, self.mark_price);
     }
+}
+
+/// The top levels last written to a derived data type's file, and that row's day.
+#[derive(Debug, Default)]
+struct Emitted {
+    day: Option<i64>,
+    bids: Vec<Level>,
+    asks: Vec<Level>,
 }
 
 /// One market's state.
@@ -227,85 +340,91 @@ impl Derivative {
 struct Market {
     exchange: &'static str,
     symbol: String,
+    /// `exchange,SYMBOL,`: the start of every row.
+    prefix: String,
     bids: BTreeMap<Decimal, Decimal>,
     asks: BTreeMap<Decimal, Decimal>,
     /// Whether the book is valid (a snapshot since the start or the last marker).
     valid: bool,
     /// The day whose `incremental_book_L2` file has its snapshot.
     snapshot_day: Option<i64>,
-    /// The last row of each derived data type: its day and cells.
-    last: HashMap<Kind, (i64, String)>,
+    /// Each data type's current file: its day and spool id.
+    files: [Option<(i64, usize)>; 6],
+    /// What `book_snapshot_25`, `book_snapshot_5` and `quotes` last wrote.
+    emitted: [Emitted; 3],
+    /// What `derivative_ticker` last wrote, and its day.
+    derivative_last: Option<(i64, Derivative)>,
     seen: Seen,
     derivative: Derivative,
 }
 
 impl Market {
     fn new(family: Family, name: &str) -> Market {
+        let exchange = match family {
+            Family::Spot => EXCHANGE_SPOT,
+            Family::Swap => EXCHANGE_SWAP,
+        };
+        let symbol = name.to_ascii_uppercase();
         Market {
-            exchange: match family {
-                Family::Spot => EXCHANGE_SPOT,
-                Family::Swap => EXCHANGE_SWAP,
-            },
-            symbol: name.to_ascii_uppercase(),
+            exchange,
+            prefix: format!("{exchange},{symbol},"),
+            symbol,
             bids: BTreeMap::new(),
             asks: BTreeMap::new(),
             valid: false,
             snapshot_day: None,
-            last: HashMap::new(),
+            files: [None; 6],
+            emitted: Default::default(),
+            derivative_last: None,
             seen: Seen::default(),
             derivative: Derivative::default(),
         }
     }
 
-    fn file(&self, kind: Kind, day: i64) -> String {
-        format!(
-            "{}_{}_{}_{}.csv.gz",
-            self.exchange,
-            kind.name(),
-            date(day),
-            self.symbol
-        )
-    }
-
-    fn head(&self, timestamp: i64, local: i64) -> String {
-        format!("{},{},{timestamp},{local}", self.exchange, self.symbol)
-    }
-
-    /// Bids best first, then asks best first.
-    fn levels(&self) -> impl Iterator<Item = (&'static str, Decimal, Decimal)> + '_ {
-        let bids = self.bids.iter().rev().map(|(p, q)| ("bid", *p, *q));
-        let asks = self.asks.iter().map(|(p, q)| ("ask", *p, *q));
-        bids.chain(asks)
-    }
-
-    /// The cells of a derived data type after `exchange,symbol,timestamp,local_timestamp`.
-    fn derived(&self, kind: Kind) -> String {
-        let mut s = String::new();
-        let mut bids = self.bids.iter().rev();
-        let mut asks = self.asks.iter();
-        if kind == Kind::Quotes {
-            let ask = asks.next();
-            let bid = bids.next();
-            s.push(',');
-            dec(&mut s, ask.map(|l| *l.1));
-            s.push(',');
-            dec(&mut s, ask.map(|l| *l.0));
-            s.push(',');
-            dec(&mut s, bid.map(|l| *l.0));
-            s.push(',');
-            dec(&mut s, bid.map(|l| *l.1));
-            return s;
-        }
-        for _ in 0..depth(kind) {
-            for level in [asks.next(), bids.next()] {
-                s.push(',');
-                dec(&mut s, level.map(|l| *l.0));
-                s.push(',');
-                dec(&mut s, level.map(|l| *l.1));
+    /// The spool id of `kind`'s file of `day`, opened on first use.
+    fn file(&mut self, spool: &mut Spool, kind: DataType, day: i64) -> usize {
+        match self.files[kind.index()] {
+            Some((d, id)) if d == day => id,
+            _ => {
+                let name = format!(
+                    "{}_{}_{}_{}.csv.gz",
+                    self.exchange,
+                    kind.name(),
+                    date(day),
+                    self.symbol
+                );
+                let id = spool.open(name, kind);
+                self.files[kind.index()] = Some((day, id));
+                id
             }
         }
-        s
     }
+}
+
+/// `exchange,symbol,timestamp,local_timestamp`.
+fn head(out: &mut String, prefix: &str, timestamp: i64, local: i64) {
+    out.push_str(prefix);
+    int(out, timestamp);
+    out.push(',');
+    int(out, local);
+}
+
+/// An `incremental_book_L2` row.
+fn l2_row(
+    out: &mut String,
+    prefix: &str,
+    (timestamp, local): (i64, i64),
+    snapshot: bool,
+    side: &str,
+    (price, amount): Level,
+) {
+    head(out, prefix, timestamp, local);
+    out.push_str(if snapshot { ",true," } else { ",false," });
+    out.push_str(side);
+    out.push(',');
+    push_dec(out, price);
+    out.push(',');
+    push_dec(out, amount);
 }
 
 /// Files being written: rows buffered in memory, compressed into gzip members when the
@@ -314,12 +433,14 @@ struct Spool {
     dir: PathBuf,
     budget: usize,
     buffered: usize,
-    files: BTreeMap<String, Spooled>,
+    files: Vec<Spooled>,
+    /// File name to id.
+    ids: HashMap<String, usize>,
 }
 
-#[derive(Default)]
 struct Spooled {
-    buf: Vec<u8>,
+    name: String,
+    buf: String,
     /// Whether the temporary file exists (members are appended to it).
     started: bool,
     rows: u64,
@@ -330,50 +451,63 @@ fn temporary(dir: &Path, name: &str) -> PathBuf {
 }
 
 impl Spool {
-    fn line(
-        &mut self,
-        name: String,
-        header: impl FnOnce() -> String,
-        line: &str,
-    ) -> Result<(), Error> {
-        let f = self.files.entry(name).or_default();
-        if f.rows == 0 && !f.started {
-            let h = header();
-            f.buf.extend_from_slice(h.as_bytes());
-            self.buffered += h.len();
+    /// The id of the file `name`, created (its header buffered) on first use.
+    fn open(&mut self, name: String, kind: DataType) -> usize {
+        if let Some(id) = self.ids.get(&name) {
+            return *id;
         }
-        f.buf.extend_from_slice(line.as_bytes());
-        f.buf.push(b'\n');
+        let id = self.files.len();
+        let buf = kind.header();
+        self.buffered += buf.len();
+        self.ids.insert(name.clone(), id);
+        self.files.push(Spooled {
+            name,
+            buf,
+            started: false,
+            rows: 0,
+        });
+        id
+    }
+
+    /// Appends one row (written by `write`, without its line end) to file `id`.
+    fn row(&mut self, id: usize, write: impl FnOnce(&mut String)) -> Result<(), Error> {
+        let Some(f) = self.files.get_mut(id) else {
+            return Ok(());
+        };
+        let before = f.buf.len();
+        write(&mut f.buf);
+        f.buf.push('\n');
         f.rows += 1;
-        self.buffered += line.len() + 1;
+        self.buffered += f.buf.len().saturating_sub(before);
         if self.buffered > self.budget {
             // The largest buffers first, until half the budget is free.
-            let mut sizes: Vec<(usize, String)> = self
+            let mut sizes: Vec<(usize, usize)> = self
                 .files
                 .iter()
+                .enumerate()
                 .filter(|(_, f)| !f.buf.is_empty())
-                .map(|(n, f)| (f.buf.len(), n.clone()))
+                .map(|(id, f)| (f.buf.len(), id))
                 .collect();
             sizes.sort_unstable_by(|a, b| b.cmp(a));
-            for (_, name) in sizes {
+            for (_, id) in sizes {
                 if self.buffered <= self.budget / 2 {
                     break;
                 }
-                self.flush(&name)?;
+                self.flush(id)?;
             }
         }
         Ok(())
     }
 
-    /// Compresses `name`'s buffer as one gzip member appended to its temporary file.
-    fn flush(&mut self, name: &str) -> Result<(), Error> {
-        let Some(f) = self.files.get_mut(name) else {
+    /// Compresses file `id`'s buffer as one gzip member appended to its temporary file.
+    fn flush(&mut self, id: usize) -> Result<(), Error> {
+        let Some(f) = self.files.get_mut(id) else {
             return Ok(());
         };
         if f.buf.is_empty() {
             return Ok(());
         }
-        let path = temporary(&self.dir, name);
+        let path = temporary(&self.dir, &f.name);
         let io_error = |source| Error::Write {
             path: path.clone(),
             source,
@@ -388,28 +522,35 @@ impl Spool {
         // The fastest level: the snapshot files are large and their compression was most of
         // the export's time; every gzip reader reads any level.
         let mut gz = GzEncoder::new(io::BufWriter::new(file), Compression::fast());
-        gz.write_all(&f.buf).map_err(io_error)?;
+        gz.write_all(f.buf.as_bytes()).map_err(io_error)?;
         gz.finish().and_then(|mut w| w.flush()).map_err(io_error)?;
         f.started = true;
         self.buffered = self.buffered.saturating_sub(f.buf.len());
-        f.buf = Vec::new();
+        f.buf = String::new();
         Ok(())
     }
 
-    /// Writes every buffer and renames each file to its name.
+    /// Writes every buffer and renames each file to its name; the files sorted by name.
     fn finish(mut self) -> Result<Vec<TableSummary>, Error> {
-        let names: Vec<String> = self.files.keys().cloned().collect();
-        let mut out = Vec::with_capacity(names.len());
-        for name in names {
-            self.flush(&name)?;
-            let path = self.dir.join(&name);
-            std::fs::rename(temporary(&self.dir, &name), &path).map_err(|source| Error::Write {
-                path: path.clone(),
-                source,
-            })?;
-            let rows = self.files.get(&name).map_or(0, |f| f.rows);
-            out.push(TableSummary { name, rows, path });
+        let mut out = Vec::with_capacity(self.files.len());
+        for id in 0..self.files.len() {
+            self.flush(id)?;
         }
+        for f in &self.files {
+            let path = self.dir.join(&f.name);
+            std::fs::rename(temporary(&self.dir, &f.name), &path).map_err(|source| {
+                Error::Write {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
+            out.push(TableSummary {
+                name: f.name.clone(),
+                rows: f.rows,
+                path,
+            });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
         self.files.clear();
         Ok(out)
     }
@@ -417,10 +558,11 @@ impl Spool {
 
 impl Drop for Spool {
     fn drop(&mut self) {
-        // An export that failed: no temporary file stays behind.
-        for (name, f) in &self.files {
+        // An export that failed: no temporary file stays behind (renamed ones are gone
+        // from the list once `finish` succeeded).
+        for f in &self.files {
             if f.started {
-                let _ = std::fs::remove_file(temporary(&self.dir, name));
+                let _ = std::fs::remove_file(temporary(&self.dir, &f.name));
             }
         }
     }
@@ -428,8 +570,12 @@ impl Drop for Spool {
 
 /// The export's state.
 struct Tardis {
-    markets: HashMap<(Family, String), Market>,
+    markets: Markets,
     spool: Spool,
+    types: DataTypes,
+    /// The top levels of the book being written (reused).
+    top_bids: Vec<Level>,
+    top_asks: Vec<Level>,
 }
 
 fn venue_time(ms: Option<i64>, local: i64) -> i64 {
@@ -443,17 +589,39 @@ fn side_text(side: Side) -> &'static str {
     }
 }
 
-impl Tardis {
-    fn market<'a>(
-        markets: &'a mut HashMap<(Family, String), Market>,
-        family: Family,
-        name: &str,
-    ) -> &'a mut Market {
-        markets
-            .entry((family, name.to_owned()))
-            .or_insert_with(|| Market::new(family, name))
+/// The derived data types built from the book, with the index of their [`Market::emitted`].
+const DERIVED: [(DataType, usize); 3] = [
+    (DataType::BookSnapshot25, 0),
+    (DataType::BookSnapshot5, 1),
+    (DataType::Quotes, 2),
+];
+
+/// The markets by family and name.
+#[derive(Default)]
+struct Markets {
+    spot: HashMap<String, Market>,
+    swap: HashMap<String, Market>,
+}
+
+impl Markets {
+    fn map(&mut self, family: Family) -> &mut HashMap<String, Market> {
+        match family {
+            Family::Spot => &mut self.spot,
+            Family::Swap => &mut self.swap,
+        }
     }
 
+    /// The market, created on first use (the name is allocated once per market).
+    fn get(&mut self, family: Family, name: &str) -> Option<&mut Market> {
+        let map = self.map(family);
+        if !map.contains_key(name) {
+            map.insert(name.to_owned(), Market::new(family, name));
+        }
+        map.get_mut(name)
+    }
+}
+
+impl Tardis {
     fn record(&mut self, local: i64, data: &Data, summary: &mut Summary) -> Result<(), Error> {
         match data {
             Data::SpotBook {
@@ -548,11 +716,11 @@ impl Tardis {
                 ts,
             } => self.derivative(instrument, *ts, local, |d| d.index_price = Some(*index)),
             Data::Resync { market, .. } => {
-                let key = match market {
-                    MarketId::Spot(s) => (Family::Spot, s.clone()),
-                    MarketId::Swap(i) => (Family::Swap, i.clone()),
+                let m = match market {
+                    MarketId::Spot(s) => self.markets.spot.get_mut(s),
+                    MarketId::Swap(i) => self.markets.swap.get_mut(i),
                 };
-                if let Some(m) = self.markets.get_mut(&key) {
+                if let Some(m) = m {
                     m.valid = false;
                 }
                 Ok(())
@@ -560,8 +728,8 @@ impl Tardis {
             Data::Reconnect {
                 family, markets, ..
             } => {
-                for ((f, name), m) in &mut self.markets {
-                    if f == family && (markets.is_empty() || markets.contains(name)) {
+                for (name, m) in self.markets.map(*family) {
+                    if markets.is_empty() || markets.contains(name) {
                         m.valid = false;
                     }
                 }
@@ -584,67 +752,130 @@ impl Tardis {
         local: i64,
         summary: &mut Summary,
     ) -> Result<(), Error> {
+        let Tardis {
+            markets,
+            spool,
+            types,
+            top_bids,
+            top_asks,
+        } = self;
         let day = day_of(local);
-        let timestamp = venue_time(ts, local);
-        let m = Self::market(&mut self.markets, family, name);
-        let head = m.head(timestamp, local);
-        let file = m.file(Kind::Book, day);
-        let mut rows: Vec<String> = Vec::new();
+        let times = (venue_time(ts, local), local);
+        let Some(m) = markets.get(family, name) else {
+            return Ok(());
+        };
+        if !snapshot && !m.valid {
+            summary.dropped_deltas += 1;
+            return Ok(());
+        }
+        let l2 = types
+            .contains(DataType::IncrementalBookL2)
+            .then(|| m.file(spool, DataType::IncrementalBookL2, day));
         let has_snapshot = m.snapshot_day == Some(day);
         if snapshot {
             let new_bids: BTreeMap<Decimal, Decimal> =
                 bids.iter().filter(|l| !l.1.is_zero()).copied().collect();
             let new_asks: BTreeMap<Decimal, Decimal> =
                 asks.iter().filter(|l| !l.1.is_zero()).copied().collect();
-            if has_snapshot {
+            if let (Some(id), true) = (l2, has_snapshot) {
                 // The difference from the book the file has built.
-                diff(&head, "bid", &m.bids, &new_bids, true, &mut rows);
-                diff(&head, "ask", &m.asks, &new_asks, false, &mut rows);
+                for (side, old, new, best_first) in [
+                    ("bid", &m.bids, &new_bids, true),
+                    ("ask", &m.asks, &new_asks, false),
+                ] {
+                    for level in diff(old, new, best_first) {
+                        spool.row(id, |out| l2_row(out, &m.prefix, times, false, side, level))?;
+                    }
+                }
             }
             m.bids = new_bids;
             m.asks = new_asks;
             m.valid = true;
         } else {
-            if !m.valid {
-                summary.dropped_deltas += 1;
-                return Ok(());
-            }
-            for (side, book, levels) in [("bid", &mut m.bids, bids), ("ask", &mut m.asks, asks)] {
-                for (p, q) in levels {
+            for (side, levels) in [("bid", bids), ("ask", asks)] {
+                let book = if side == "bid" {
+                    &mut m.bids
+                } else {
+                    &mut m.asks
+                };
+                for &(p, q) in levels {
                     if q.is_zero() {
-                        book.remove(p);
+                        book.remove(&p);
                     } else {
-                        book.insert(*p, *q);
+                        book.insert(p, q);
                     }
-                    if has_snapshot {
-                        rows.push(format!("{head},false,{side},{},{}", plain(*p), plain(*q)));
+                }
+                if let (Some(id), true) = (l2, has_snapshot) {
+                    for &level in levels {
+                        spool.row(id, |out| l2_row(out, &m.prefix, times, false, side, level))?;
                     }
                 }
             }
         }
-        if !has_snapshot {
+        if let (Some(id), false) = (l2, has_snapshot) {
             // The file's snapshot: the whole book.
-            for (side, p, q) in m.levels() {
-                rows.push(format!("{head},true,{side},{},{}", plain(p), plain(q)));
+            let levels = m.bids.iter().rev().map(|(p, q)| ("bid", (*p, *q)));
+            let levels = levels.chain(m.asks.iter().map(|(p, q)| ("ask", (*p, *q))));
+            for (side, level) in levels {
+                spool.row(id, |out| l2_row(out, &m.prefix, times, true, side, level))?;
             }
-            if !rows.is_empty() {
+            if !m.bids.is_empty() || !m.asks.is_empty() {
                 m.snapshot_day = Some(day);
             }
         }
-        let mut derived = Vec::new();
-        for kind in [Kind::Snapshot25, Kind::Snapshot5, Kind::Quotes] {
-            let cells = m.derived(kind);
-            if m.last.get(&kind) != Some(&(day, cells.clone())) {
-                derived.push((m.file(kind, day), kind, format!("{head}{cells}")));
-                m.last.insert(kind, (day, cells));
+        // The derived data types: a row when their top levels changed (or a new day).
+        let Some(deepest) = DERIVED
+            .iter()
+            .filter(|(kind, _)| types.contains(*kind))
+            .map(|(kind, _)| depth(*kind))
+            .max()
+        else {
+            return Ok(());
+        };
+        top_bids.clear();
+        top_bids.extend(m.bids.iter().rev().take(deepest).map(|(p, q)| (*p, *q)));
+        top_asks.clear();
+        top_asks.extend(m.asks.iter().take(deepest).map(|(p, q)| (*p, *q)));
+        for (kind, slot) in DERIVED {
+            if !types.contains(kind) {
+                continue;
             }
-        }
-        for row in rows {
-            self.spool
-                .line(file.clone(), || Kind::Book.header(), &row)?;
-        }
-        for (file, kind, row) in derived {
-            self.spool.line(file, || kind.header(), &row)?;
+            let n = depth(kind);
+            let bids_now = top_bids.get(..n).unwrap_or(top_bids);
+            let asks_now = top_asks.get(..n).unwrap_or(top_asks);
+            let Some(last) = m.emitted.get(slot) else {
+                continue;
+            };
+            if last.day == Some(day) && last.bids == bids_now && last.asks == asks_now {
+                continue;
+            }
+            let id = m.file(spool, kind, day);
+            spool.row(id, |out| {
+                head(out, &m.prefix, times.0, times.1);
+                if kind == DataType::Quotes {
+                    let (ask, bid) = (asks_now.first(), bids_now.first());
+                    out.push(',');
+                    dec(out, ask.map(|l| l.1));
+                    out.push(',');
+                    dec(out, ask.map(|l| l.0));
+                    out.push(',');
+                    dec(out, bid.map(|l| l.0));
+                    out.push(',');
+                    dec(out, bid.map(|l| l.1));
+                } else {
+                    for i in 0..n {
+                        level_cells(out, asks_now.get(i));
+                        level_cells(out, bids_now.get(i));
+                    }
+                }
+            })?;
+            if let Some(last) = m.emitted.get_mut(slot) {
+                last.day = Some(day);
+                last.bids.clear();
+                last.bids.extend_from_slice(bids_now);
+                last.asks.clear();
+                last.asks.extend_from_slice(asks_now);
+            }
         }
         Ok(())
     }
@@ -657,33 +888,40 @@ impl Tardis {
         local: i64,
         summary: &mut Summary,
     ) -> Result<(), Error> {
+        if !self.types.contains(DataType::Trades) {
+            return Ok(());
+        }
         let day = day_of(local);
-        let m = Self::market(&mut self.markets, family, name);
-        let file = m.file(Kind::Trades, day);
+        let Some(m) = self.markets.get(family, name) else {
+            return Ok(());
+        };
+        let id = m.file(&mut self.spool, DataType::Trades, day);
         // Oldest first (a polled list is newest first); the list's order among equal times.
-        let mut order: Vec<&Trade> = trades.iter().collect();
-        order.sort_by_key(|t| t.time_ms);
-        let mut rows = Vec::new();
+        let mut sorted: Vec<&Trade>;
+        let order: &mut dyn Iterator<Item = &Trade> =
+            if trades.windows(2).all(|w| w[0].time_ms <= w[1].time_ms) {
+                &mut trades.iter()
+            } else {
+                sorted = trades.iter().collect();
+                sorted.sort_by_key(|t| t.time_ms);
+                &mut sorted.into_iter()
+            };
         for t in order {
             if !m.seen.fresh(&t.id) {
                 summary.repeated_trades += 1;
                 continue;
             }
-            let mut row = m.head(venue_time(Some(t.time_ms), local), local);
-            row.push(',');
-            field(&mut row, &t.id);
-            let _ = write!(
-                row,
-                ",{},{},{}",
-                side_text(t.side),
-                plain(t.price),
-                plain(t.qty)
-            );
-            rows.push(row);
-        }
-        for row in rows {
-            self.spool
-                .line(file.clone(), || Kind::Trades.header(), &row)?;
+            self.spool.row(id, |out| {
+                head(out, &m.prefix, venue_time(Some(t.time_ms), local), local);
+                out.push(',');
+                field(out, &t.id);
+                out.push(',');
+                out.push_str(side_text(t.side));
+                out.push(',');
+                push_dec(out, t.price);
+                out.push(',');
+                push_dec(out, t.qty);
+            })?;
         }
         Ok(())
     }
@@ -695,31 +933,35 @@ impl Tardis {
         local: i64,
         change: impl FnOnce(&mut Derivative),
     ) -> Result<(), Error> {
-        let day = day_of(local);
-        let m = Self::market(&mut self.markets, Family::Swap, name);
-        change(&mut m.derivative);
-        let cells = m.derivative.cells();
-        if m.last.get(&Kind::Derivative) == Some(&(day, cells.clone())) {
+        if !self.types.contains(DataType::DerivativeTicker) {
             return Ok(());
         }
-        let row = format!("{}{cells}", m.head(venue_time(ts, local), local));
-        let file = m.file(Kind::Derivative, day);
-        m.last.insert(Kind::Derivative, (day, cells));
-        self.spool.line(file, || Kind::Derivative.header(), &row)
+        let day = day_of(local);
+        let Some(m) = self.markets.get(Family::Swap, name) else {
+            return Ok(());
+        };
+        change(&mut m.derivative);
+        if matches!(&m.derivative_last, Some((d, last)) if *d == day && *last == m.derivative) {
+            return Ok(());
+        }
+        let id = m.file(&mut self.spool, DataType::DerivativeTicker, day);
+        self.spool.row(id, |out| {
+            head(out, &m.prefix, venue_time(ts, local), local);
+            m.derivative.cells(out);
+        })?;
+        m.derivative_last = Some((day, m.derivative.clone()));
+        Ok(())
     }
 }
 
-/// The rows that turn the side `old` into `new`: vanished levels with amount 0, new or
+/// The levels that turn the side `old` into `new`: vanished levels with amount 0, new or
 /// changed levels with their amount; best first.
 fn diff(
-    head: &str,
-    side: &str,
     old: &BTreeMap<Decimal, Decimal>,
     new: &BTreeMap<Decimal, Decimal>,
     bids: bool,
-    rows: &mut Vec<String>,
-) {
-    let mut changes: Vec<(Decimal, Decimal)> = old
+) -> Vec<Level> {
+    let mut changes: Vec<Level> = old
         .keys()
         .filter(|p| !new.contains_key(*p))
         .map(|p| (*p, Decimal::ZERO))
@@ -730,16 +972,14 @@ fn diff(
         )
         .collect();
     changes.sort_by(|a, b| if bids { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) });
-    for (p, q) in changes {
-        rows.push(format!("{head},false,{side},{},{}", plain(p), plain(q)));
-    }
+    changes
 }
 
 /// Exports the recording at `input` into `out_dir` (created if missing) in Tardis.dev's CSV
-/// layout (see the module docs). [`Summary::tables`] lists the files written (name, rows
-/// without the header, path), sorted by name; what was skipped is counted as in
-/// [`crate::export`], and records whose market name cannot be a file name are skipped
-/// ([`Summary::bad_names`]).
+/// layout (see the module docs), the data types of [`Options::data_types`].
+/// [`Summary::tables`] lists the files written (name, rows without the header, path), sorted
+/// by name; what was skipped is counted as in [`crate::export`], and records whose market
+/// name cannot be a file name are skipped ([`Summary::bad_names`]).
 pub fn export(input: &Path, out_dir: &Path, opts: &Options) -> Result<Summary, Error> {
     // Check that the file is a recording before creating anything.
     drop(Reader::open(input)?);
@@ -748,13 +988,17 @@ pub fn export(input: &Path, out_dir: &Path, opts: &Options) -> Result<Summary, E
         source,
     })?;
     let mut state = Tardis {
-        markets: HashMap::new(),
+        markets: Markets::default(),
         spool: Spool {
             dir: out_dir.to_owned(),
             budget: opts.buffer_bytes.max(1),
             buffered: 0,
-            files: BTreeMap::new(),
+            files: Vec::new(),
+            ids: HashMap::new(),
         },
+        types: opts.data_types,
+        top_bids: Vec::new(),
+        top_asks: Vec::new(),
     };
     let mut summary = Summary::default();
     let mut failure: Option<Error> = None;
@@ -784,17 +1028,20 @@ mod tests {
     #[test]
     fn headers_are_tardis_columns() {
         assert_eq!(
-            Kind::Quotes.header(),
+            DataType::Quotes.header(),
             "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
         );
-        let h = Kind::Snapshot5.header();
+        let h = DataType::BookSnapshot5.header();
         assert!(h.starts_with(
             "exchange,symbol,timestamp,local_timestamp,asks[0].price,asks[0].amount,\
              bids[0].price,bids[0].amount,asks[1].price,"
         ));
         assert!(h.ends_with(",bids[4].price,bids[4].amount\n"));
         assert_eq!(h.split(',').count(), 4 + 5 * 4);
-        assert_eq!(Kind::Snapshot25.header().split(',').count(), 4 + 25 * 4);
+        assert_eq!(
+            DataType::BookSnapshot25.header().split(',').count(),
+            4 + 25 * 4
+        );
     }
 
     #[test]

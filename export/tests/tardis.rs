@@ -133,7 +133,15 @@ fn a_websocket_recording_in_tardis_files() {
 
     // Several gzip members per file when the buffers are tiny: the same text.
     let small = dir.join("small");
-    export(&input, &small, &Options { buffer_bytes: 100 }).unwrap();
+    export(
+        &input,
+        &small,
+        &Options {
+            buffer_bytes: 100,
+            ..Options::default()
+        },
+    )
+    .unwrap();
     let members = files(&small);
     assert_eq!(texts(&members), texts(&got));
     assert!(
@@ -174,5 +182,53 @@ fn damaged_and_foreign_input() {
     let e = export(&junk, &dir.join("none"), &Options::default()).unwrap_err();
     assert!(matches!(e, digifinex_export::Error::Read(_)), "{e}");
     assert!(!dir.join("none").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn chosen_data_types_give_the_same_files_and_no_others() {
+    use digifinex_export::tardis::{DataType, DataTypes};
+    let dir = dir("types");
+    let input = recording(&dir, "tardis-v2");
+    let all = dir.join("all");
+    let full = export(&input, &all, &Options::default()).unwrap();
+    let types: DataTypes = "trades, incremental_book_L2".parse().unwrap();
+    assert_eq!(
+        types,
+        DataTypes::only(&[DataType::Trades, DataType::IncrementalBookL2])
+    );
+    let some = dir.join("some");
+    let opts = Options {
+        data_types: types,
+        ..Options::default()
+    };
+    let part = export(&input, &some, &opts).unwrap();
+    let full_files = texts(&files(&all));
+    let want: BTreeMap<String, String> = full_files
+        .into_iter()
+        .filter(|(n, _)| n.contains("_trades_") || n.contains("_incremental_book_L2_"))
+        .collect();
+    assert!(want.keys().any(|n| n.contains("_trades_")), "{want:?}");
+    assert!(want.keys().any(|n| n.contains("_incremental_book_L2_")));
+    assert_eq!(texts(&files(&some)), want);
+    assert_eq!(part.records, full.records);
+    assert_eq!(part.tables.len(), want.len());
+
+    // Names are Tardis's, exactly; an empty list or an unknown name is refused.
+    for bad in ["", "trades,", "incremental_book_l2", "book_snapshot_10"] {
+        let e = bad.parse::<DataTypes>().unwrap_err();
+        assert!(e.contains("is not a data type"), "{bad:?}: {e}");
+    }
+    assert_eq!(
+        DataType::ALL.map(DataType::name),
+        [
+            "trades",
+            "incremental_book_L2",
+            "book_snapshot_25",
+            "book_snapshot_5",
+            "quotes",
+            "derivative_ticker"
+        ]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -55,14 +55,11 @@ impl J {
 
     /// Appends the compact JSON text of `self` to `out`.
     pub fn write(&self, out: &mut String) {
-        use std::fmt::Write;
         match self {
             J::Null => out.push_str("null"),
             J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            J::Int(i) => {
-                let _ = write!(out, "{i}");
-            }
-            J::Dec(d) => out.push_str(&fmt_dec(*d)),
+            J::Int(i) => out.push_str(itoa::Buffer::new().format(*i)),
+            J::Dec(d) => push_dec(out, *d),
             J::Str(s) => write_str(out, s),
             J::Arr(items) => {
                 out.push('[');
@@ -92,11 +89,55 @@ impl J {
 
 /// Plain text of a decimal without superfluous trailing zeros (`1.50` -> `1.5`, `-0` -> `0`).
 pub fn fmt_dec(d: Decimal) -> String {
-    let n = d.normalize();
-    if n.is_zero() {
-        "0".to_owned()
+    let mut s = String::with_capacity(24);
+    push_dec(&mut s, d);
+    s
+}
+
+/// Appends the text of [`fmt_dec`] to `out` without allocating: the same characters as
+/// `d.normalize().to_string()` (`0` for any zero), digits written by `itoa`.
+pub fn push_dec(out: &mut String, d: Decimal) {
+    let m = d.mantissa();
+    let mut scale = d.scale();
+    let mut u = m.unsigned_abs();
+    if u == 0 {
+        out.push('0');
+        return;
+    }
+    let mut buf = itoa::Buffer::new();
+    let digits = if let Ok(mut small) = u64::try_from(u) {
+        while scale > 0 && small % 10 == 0 {
+            small /= 10;
+            scale -= 1;
+        }
+        buf.format(small)
     } else {
-        n.to_string()
+        while scale > 0 && u.is_multiple_of(10) {
+            u /= 10;
+            scale -= 1;
+        }
+        buf.format(u)
+    };
+    if m < 0 {
+        out.push('-');
+    }
+    let point = usize::try_from(scale).unwrap_or(0);
+    match digits.len().checked_sub(point) {
+        Some(0) | None => {
+            out.push_str("0.");
+            for _ in digits.len()..point {
+                out.push('0');
+            }
+            out.push_str(digits);
+        }
+        Some(whole) => {
+            let (int, frac) = digits.split_at(whole);
+            out.push_str(int);
+            if !frac.is_empty() {
+                out.push('.');
+                out.push_str(frac);
+            }
+        }
     }
 }
 

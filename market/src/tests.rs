@@ -1169,3 +1169,58 @@ fn depth_and_trades_lines_decode_alike_on_the_fast_and_the_general_path() {
     };
     assert_eq!(a, b);
 }
+
+#[test]
+fn decimal_text_is_the_normalized_display() {
+    use crate::json::{fmt_dec, push_dec};
+    let expect = |d: Decimal| {
+        let n = d.normalize();
+        if n.is_zero() {
+            "0".to_owned()
+        } else {
+            n.to_string()
+        }
+    };
+    let mut cases = vec![
+        Decimal::ZERO,
+        Decimal::new(0, 8),
+        Decimal::new(-0, 3),
+        Decimal::new(15, 1),
+        Decimal::new(150, 2),
+        Decimal::new(-150, 2),
+        Decimal::new(1, 28),
+        Decimal::new(-1, 28),
+        Decimal::new(5, 1),
+        Decimal::new(123_456, 3),
+        Decimal::new(100, 0),
+        Decimal::new(1_000_000, 6),
+        Decimal::MAX,
+        Decimal::MIN,
+        Decimal::from_i128_with_scale(u64::MAX as i128 + 1, 10),
+        Decimal::from_i128_with_scale(79_228_162_514_264_337_593_543_950_335, 28),
+        Decimal::from_i128_with_scale(-(u64::MAX as i128) * 10, 5),
+    ];
+    // Mantissas of every size and every scale (splitmix64).
+    let mut state = 3u64;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in 0..20_000u32 {
+        let bits = 1 + i % 96;
+        let wide = (u128::from(next()) << 64 | u128::from(next())) >> (128 - bits);
+        let zeros = 10u128.pow(next() as u32 % 6);
+        let m = (wide.saturating_mul(zeros) & ((1u128 << 96) - 1)) as i128;
+        let m = if next() % 2 == 0 { m } else { -m };
+        cases.push(Decimal::from_i128_with_scale(m, (next() % 29) as u32));
+    }
+    for d in cases {
+        let mut s = String::from("x");
+        push_dec(&mut s, d);
+        assert_eq!(&s[1..], expect(d), "{d:?}");
+        assert_eq!(fmt_dec(d), expect(d));
+    }
+}
