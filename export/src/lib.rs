@@ -1031,20 +1031,10 @@ impl Columns {
     }
 
     /// Appends one row (a cell of another kind, or a missing one, is null). A decimal that
-    /// does not fit `DECIMAL(38, 18)` is an error (records with one are skipped before: this
-    /// is a guard), and nothing of the row is appended.
+    /// does not fit `DECIMAL(38, 18)` is appended as null and makes this an error (records
+    /// with one are skipped before: this is a guard, and the caller stops at the error).
     pub(crate) fn push(&mut self, row: &[Cell]) -> Result<(), String> {
-        for (col, cell) in self
-            .cols
-            .iter()
-            .zip(row.iter().chain(std::iter::repeat(&Cell::Null)))
-        {
-            if let (Column::Dec(_), Cell::Dec(d)) = (col, cell) {
-                if scaled(*d).is_none() {
-                    return Err(format!("{d} does not fit DECIMAL({PRECISION}, {SCALE})"));
-                }
-            }
-        }
+        let mut unfit = None;
         let cells = row.iter().chain(std::iter::repeat(&Cell::Null));
         for (col, cell) in self.cols.iter_mut().zip(cells) {
             match (col, cell) {
@@ -1054,7 +1044,13 @@ impl Columns {
                 (Column::Int(b), _) => b.append_null(),
                 (Column::Text(b), Cell::Text(t)) => b.append_value(t),
                 (Column::Text(b), _) => b.append_null(),
-                (Column::Dec(b), Cell::Dec(d)) => b.append_option(scaled(*d)),
+                (Column::Dec(b), Cell::Dec(d)) => {
+                    let v = scaled(*d);
+                    if v.is_none() && unfit.is_none() {
+                        unfit = Some(*d);
+                    }
+                    b.append_option(v)
+                }
                 (Column::Dec(b), _) => b.append_null(),
                 // The decimal's shortest text, read as the nearest double.
                 (Column::Float(b), Cell::Dec(d)) => b.append_option(plain(*d).parse::<f64>().ok()),
@@ -1062,7 +1058,10 @@ impl Columns {
             }
         }
         self.rows += 1;
-        Ok(())
+        match unfit {
+            Some(d) => Err(format!("{d} does not fit DECIMAL({PRECISION}, {SCALE})")),
+            None => Ok(()),
+        }
     }
 
     /// The record batch of the rows appended (the builders start again, empty).
@@ -1319,6 +1318,53 @@ mod tests {
         assert_eq!(scaled(Decimal::new(0, 28)), Some(0));
         assert_eq!(scaled(Decimal::new(-5, 28)), None);
         assert_eq!(scaled(Decimal::new(-50_000_000_000, 28)), Some(-5));
+    }
+
+    #[test]
+    fn columns_build_the_batch_and_refuse_an_unfit_decimal() {
+        let d = |s: &str| digifinex_market::decimal::parse_dec(s).unwrap();
+        let cols: Vec<(String, Kind)> = [
+            ("time", Kind::Time),
+            ("seq", Kind::Int),
+            ("market", Kind::Text),
+            ("price", Kind::Dec),
+        ]
+        .iter()
+        .map(|(n, k)| ((*n).to_owned(), *k))
+        .collect();
+        let kinds: Vec<Kind> = cols.iter().map(|(_, k)| *k).collect();
+        let schema = schema(&cols, false);
+        let mut c = Columns::new(&kinds, false, 4);
+        c.push(&[
+            Cell::Time(5),
+            Cell::Int(1),
+            word("btc_usdt"),
+            Cell::Dec(d("1.25")),
+        ])
+        .unwrap();
+        // A short row: the missing cells are null.
+        c.push(&[Cell::Time(6), Cell::Int(2)]).unwrap();
+        let e = c
+            .push(&[
+                Cell::Time(7),
+                Cell::Int(3),
+                word("x"),
+                Cell::Dec(d("1e-19")),
+            ])
+            .unwrap_err();
+        assert_eq!(e, "0.0000000000000000001 does not fit DECIMAL(38, 18)");
+        assert_eq!(c.len(), 3);
+        let b = c.finish(&schema).unwrap();
+        assert_eq!(b.num_rows(), 3);
+        let price = b
+            .column(3)
+            .as_any()
+            .downcast_ref::<arrow_array::Decimal128Array>()
+            .unwrap();
+        assert_eq!(price.value(0), 1_250_000_000_000_000_000);
+        use arrow_array::Array as _;
+        assert!(price.is_null(1) && price.is_null(2));
+        assert_eq!(c.len(), 0);
     }
 
     /// The fast `scaled` against its definition: normalize, then multiply up to 18 places.

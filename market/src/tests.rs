@@ -605,7 +605,7 @@ fn bomb(head: &[u8], unit: &[u8], times: u64) -> Vec<u8> {
         );
         out
     }
-    let mut c = flate2::Compress::new(Compression::fast(), false);
+    let mut c = flate2::Compress::new(Compression::best(), false);
     let mut file = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
     file.extend(deflate_full(&mut c, head));
     // Whole units in chunks of about 64 KiB, then the rest.

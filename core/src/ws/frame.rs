@@ -60,20 +60,50 @@ impl std::error::Error for FrameError {}
 pub const MAX_INFLATED: usize = 16 << 20;
 
 /// Inflates one zlib stream (header, deflate body and Adler-32 trailer, all checked).
+///
+/// DESIGN: through flate2's zlib-rs backend, the inflater the rest of the workspace uses for
+/// gzip (it builds a stream's tables faster than miniz_oxide, which each frame, a stream of its
+/// own, pays for once; docs/benchmarks.md). The output grows from four times the payload up to
+/// [`MAX_INFLATED`].
 pub fn inflate(payload: &[u8]) -> Result<Vec<u8>, FrameError> {
-    use miniz_oxide::inflate::{decompress_to_vec_zlib_with_limit, TINFLStatus};
-    decompress_to_vec_zlib_with_limit(payload, MAX_INFLATED).map_err(|e| match e.status {
-        TINFLStatus::HasMoreOutput => FrameError::TooLarge,
-        status => FrameError::Inflate {
-            reason: match status {
-                TINFLStatus::FailedCannotMakeProgress => "truncated stream",
-                TINFLStatus::BadParam => "bad parameter",
-                TINFLStatus::Adler32Mismatch => "Adler-32 mismatch",
-                _ => "invalid zlib data",
-            },
-            head: payload.iter().take(16).copied().collect(),
-        },
-    })
+    inflate_limited(payload, MAX_INFLATED)
+}
+
+fn inflate_limited(payload: &[u8], limit: usize) -> Result<Vec<u8>, FrameError> {
+    use flate2::{Decompress, FlushDecompress, Status};
+    let invalid = |reason: &'static str| FrameError::Inflate {
+        reason,
+        head: payload.iter().take(16).copied().collect(),
+    };
+    let mut z = Decompress::new(true);
+    let mut out: Vec<u8> = Vec::with_capacity(payload.len().saturating_mul(4).max(64).min(limit));
+    loop {
+        let (read, written) = (z.total_in(), z.total_out());
+        let at = usize::try_from(read).unwrap_or(usize::MAX);
+        let input = payload.get(at..).unwrap_or_default();
+        match z.decompress_vec(input, &mut out, FlushDecompress::Finish) {
+            Ok(Status::StreamEnd) => return Ok(out),
+            Ok(Status::Ok | Status::BufError) => {
+                if out.len() == out.capacity() {
+                    // The output is full: more room, up to the limit.
+                    let room = limit.saturating_sub(out.len());
+                    if room == 0 {
+                        return Err(FrameError::TooLarge);
+                    }
+                    out.reserve_exact(out.len().max(64).min(room));
+                } else if z.total_in() == read && z.total_out() == written {
+                    // Room to write, and nothing moved: the input ended before the stream.
+                    return Err(invalid("truncated stream"));
+                }
+            }
+            Err(e) => {
+                return Err(invalid(match e.message() {
+                    Some("incorrect data check") => "Adler-32 mismatch",
+                    _ => "invalid zlib data",
+                }))
+            }
+        }
+    }
 }
 
 /// The JSON text of a frame by the tolerant rule (see the module docs): borrowed for a text
@@ -174,6 +204,47 @@ pub(crate) mod tests {
             Err(FrameError::Inflate { .. })
         ));
         assert!(inflate(&[]).is_err());
+    }
+
+    #[test]
+    fn the_output_grows_to_the_limit_and_not_past_it() {
+        // Inflates to 100,000 bytes from a few hundred: the output grows many times.
+        let big = format!("[{}1]", "1,".repeat(49_999));
+        let z = zlib(&big);
+        assert!(z.len() < 1000, "{}", z.len());
+        assert_eq!(inflate(&z).unwrap(), big.as_bytes());
+        assert_eq!(inflate_limited(&z, big.len()).unwrap(), big.as_bytes());
+        assert_eq!(
+            inflate_limited(&z, big.len() - 1),
+            Err(FrameError::TooLarge)
+        );
+        assert_eq!(inflate_limited(&z, 64), Err(FrameError::TooLarge));
+        // Limits below the first allocation, and room of less than 64 bytes at the end.
+        assert_eq!(inflate_limited(&z, 10), Err(FrameError::TooLarge));
+        for limit in big.len() - 70..big.len() {
+            assert_eq!(
+                inflate_limited(&z, limit),
+                Err(FrameError::TooLarge),
+                "{limit}"
+            );
+        }
+        assert_eq!(
+            inflate_limited(b"x\x9c\x03\x00\x00\x00\x00\x01", 0).unwrap(),
+            b""
+        );
+        // Cut anywhere, the stream is refused, never read as complete.
+        for cut in 0..z.len() {
+            let e = inflate(&z[..cut]).unwrap_err();
+            assert!(matches!(e, FrameError::Inflate { .. }), "{cut}: {e:?}");
+        }
+        let short = zlib(r#"{"a":1}"#);
+        assert!(matches!(
+            inflate(&short[..short.len() - 5]),
+            Err(FrameError::Inflate {
+                reason: "truncated stream",
+                ..
+            })
+        ));
     }
 
     #[test]
