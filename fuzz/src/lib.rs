@@ -1,4 +1,5 @@
-//! Fuzz targets over `digifinex-core`: its parsers, its decimal path and its request builders.
+//! Fuzz targets over `digifinex-core` (its parsers, its decimal path and its request builders)
+//! and over `digifinex-market`'s recording reader.
 //!
 //! Every target is a plain `pub fn name(data: &[u8])` that panics when a property breaks, so the
 //! same functions run under libFuzzer (`fuzz_targets/*.rs`, feature `libfuzzer`) and as ordinary
@@ -13,6 +14,7 @@
 //! | `decimal`        | number/string text                             | exact: value, scale, round trip, JSON number == JSON string; optional values: placeholder or unreadable is absent, unreadable is reported |
 //! | `reader`         | hot type, body                                 | when the single-pass reader decodes a body, serde_json decodes the same value and `code` |
 //! | `ws_frame`       | flags, websocket frame payload                 | the frame decoder and the protocol machine never panic; zlib-wrapped == plain text |
+//! | `recording`      | a recording's lines after its header           | `digifinex-market`'s reader never panics; each record read, written again, reads back the same |
 //!
 //! The input layouts are documented on each function; [`encode`] writes them (seed corpora).
 #![forbid(unsafe_code)]
@@ -25,6 +27,7 @@ mod decimal;
 mod decode;
 pub mod encode;
 mod reader;
+mod recording;
 pub mod verify;
 mod ws;
 
@@ -32,6 +35,7 @@ pub use build::{catalog_build, expand_extremes, EXTREMES, EXTREME_MARK};
 pub use decimal::decimal;
 pub use decode::{catalog_decode, spot_decode, swap_decode, SPOT_HOT, SWAP_HOT};
 pub use reader::{reader, READER_TYPES};
+pub use recording::recording;
 pub use ws::ws_frame;
 
 /// A fuzz target: panics when a property breaks.
@@ -46,6 +50,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("decimal", decimal),
     ("reader", reader),
     ("ws_frame", ws_frame),
+    ("recording", recording),
 ];
 
 /// The catalog as a slice (indexable by the selector bytes of the inputs).

@@ -74,7 +74,8 @@ fn every_target_has_a_replay_test() {
             "catalog_build",
             "decimal",
             "reader",
-            "ws_frame"
+            "ws_frame",
+            "recording"
         ]
     );
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -111,4 +112,9 @@ fn reader() {
 #[test]
 fn ws_frame() {
     replay("ws_frame");
+}
+
+#[test]
+fn recording() {
+    replay("recording");
 }
