@@ -7,10 +7,8 @@
 //! fixes 0, 1 and 2, and an unknown outcome is a transport error (1), so the verdict travels
 //! in the JSON on stdout instead.
 
-use digifinex_core::reconcile::{Outcome, Resolution, Verdict};
 use digifinex_core::Error;
 use digifinex_ureq::Client;
-use serde_json::{json, Value};
 
 use crate::{one_line, print_json, Failure};
 
@@ -63,7 +61,7 @@ pub(crate) fn after_unknown(client: &Client, error: Error) -> Failure {
             }
         }
     };
-    if let Err(f) = print_json(&outcome_json(&error, &outcome)) {
+    if let Err(f) = print_json(&outcome.report(&error)) {
         return f;
     }
     let code = EXIT_RECONCILED;
@@ -76,44 +74,4 @@ pub(crate) fn after_unknown(client: &Client, error: Error) -> Failure {
             outcome.summary()
         )),
     }
-}
-
-/// The verdict as JSON.
-fn outcome_json(error: &Error, outcome: &Outcome) -> Value {
-    let verdicts: Vec<Value> = outcome
-        .verdicts
-        .iter()
-        .map(|v| match v {
-            Verdict::Applied { id, record } => {
-                json!({"verdict": "applied", "id": id, "record": record})
-            }
-            Verdict::NotApplied { why } => json!({"verdict": "not_applied", "why": why}),
-            Verdict::Ambiguous { candidates, why } => {
-                json!({"verdict": "ambiguous", "candidates": candidates, "why": why})
-            }
-        })
-        .collect();
-    let resolution = match outcome.resolution() {
-        Resolution::Applied => "applied",
-        Resolution::NotApplied => "not_applied",
-        Resolution::Ambiguous => "ambiguous",
-        Resolution::Mixed => "mixed",
-    };
-    let snapshot = match error.prior() {
-        Some(p) if p.snapshot_reads > 0 => json!({
-            "reads": p.snapshot_reads,
-            "weight": p.snapshot_weight,
-            "known_ids": p.known_ids.len(),
-            "complete": p.complete,
-        }),
-        _ => Value::Null,
-    };
-    json!({
-        "outcome_unknown": error.to_string(),
-        "endpoint": outcome.endpoint,
-        "resolution": resolution,
-        "verdicts": verdicts,
-        "what_to_do": outcome.what_to_do(),
-        "snapshot": snapshot,
-    })
 }

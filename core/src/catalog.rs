@@ -12,7 +12,7 @@ use crate::endpoint::{build, Endpoint, Meta};
 use crate::error::Error;
 pub use crate::params::{element_error, FromParams, ParamMap};
 pub use crate::request::{Choice, Describe, ParamInfo};
-use crate::session::{Drive, JsonCall, Session};
+use crate::session::{Drive, ErasedCall, ErasedOutput, JsonCall, Session};
 use crate::types::TimestampMillis;
 
 /// Builds the signed request of a catalog entry.
@@ -25,6 +25,10 @@ pub type BuildFn = fn(
 
 /// Decodes a response of a catalog entry into its typed model, rendered as JSON.
 pub type DecodeFn = fn(u16, &http::HeaderMap, &[u8]) -> Result<serde_json::Value, Error>;
+
+/// Decodes a response of a catalog entry into its typed model, kept behind a type-erased
+/// `Serialize` ([`ErasedOutput`]) for a serializer other than JSON.
+pub type DecodeErasedFn = fn(u16, &http::HeaderMap, &[u8]) -> Result<ErasedOutput, Error>;
 
 /// [`DecodeFn`], also returning the optional values that could not be read and were taken as
 /// absent (see [`crate::parse_body_report`]).
@@ -39,6 +43,13 @@ pub type CallFn = for<'s> fn(&'s Session, ParamMap) -> Result<DynCall<'s>, Error
 /// A type-erased call of a catalog entry.
 pub type DynCall<'s> = Box<dyn Drive<Output = serde_json::Value> + Send + 's>;
 
+/// Starts a full call of a catalog entry like [`CallFn`], keeping the typed output behind a
+/// type-erased `Serialize` ([`ErasedOutput`]) for a serializer other than JSON.
+pub type CallErasedFn = for<'s> fn(&'s Session, ParamMap) -> Result<ErasedDynCall<'s>, Error>;
+
+/// A type-erased call of a catalog entry whose output is the typed answer, type-erased.
+pub type ErasedDynCall<'s> = Box<dyn Drive<Output = ErasedOutput> + Send + 's>;
+
 /// One endpoint of the catalog.
 #[derive(Clone, Copy)]
 pub struct CatalogEntry {
@@ -52,10 +63,14 @@ pub struct CatalogEntry {
     pub build: BuildFn,
     /// Decode a response.
     pub decode: DecodeFn,
+    /// Decode a response into the typed answer, type-erased.
+    pub decode_erased: DecodeErasedFn,
     /// Decode a response, reporting unreadable optional values.
     pub decode_report: DecodeReportFn,
     /// Start a full call.
     pub call: CallFn,
+    /// Start a full call keeping the typed answer (type-erased).
+    pub call_erased: CallErasedFn,
     /// The parameters, in wire order, from the endpoint's declaration (what `digifinex
     /// describe` prints).
     pub params: fn() -> Vec<ParamInfo>,
@@ -113,6 +128,18 @@ fn decode_entry<E: Endpoint>(
     render::<E>(&output, status)
 }
 
+fn decode_erased_entry<E: Endpoint>(
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+) -> Result<ErasedOutput, Error>
+where
+    E::Output: Send + 'static,
+{
+    let output = crate::endpoint::parse_endpoint::<E>(status, headers, body)?;
+    Ok(Box::new(output))
+}
+
 fn decode_report_entry<E: Endpoint>(
     status: u16,
     headers: &http::HeaderMap,
@@ -141,6 +168,15 @@ where
     Ok(Box::new(JsonCall(session.call_owned(request))))
 }
 
+fn call_erased_entry<E>(session: &Session, params: ParamMap) -> Result<ErasedDynCall<'_>, Error>
+where
+    E: Endpoint + FromParams + Describe + Send + Sync + 'static,
+    E::Output: Send,
+{
+    let request = read_request::<E>(params)?;
+    Ok(Box::new(ErasedCall(session.call_owned(request))))
+}
+
 /// The catalog entry of endpoint `E`.
 pub const fn entry<E>() -> CatalogEntry
 where
@@ -153,8 +189,10 @@ where
         response_type: std::any::type_name::<E::Output>,
         build: build_entry::<E>,
         decode: decode_entry::<E>,
+        decode_erased: decode_erased_entry::<E>,
         decode_report: decode_report_entry::<E>,
         call: call_entry::<E>,
+        call_erased: call_erased_entry::<E>,
         params: E::params,
     }
 }

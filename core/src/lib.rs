@@ -172,7 +172,7 @@ pub use error::{
     ApiCode, ApiError, BoxError, Error, ErrorKind, SpotCode, SwapCode, TransportErrorKind,
     TypedRequest, ValidationKind,
 };
-pub use money::{Amount, Price, Size};
+pub use money::{Amount, Price, Size, DECIMAL_NEWTYPE};
 pub use rust_decimal::Decimal;
 
 /// The [`http`](https://docs.rs/http/1) crate (version 1) that [`build`] and [`parse`] speak:

@@ -50,6 +50,38 @@ use rust_decimal::Decimal;
 
 use crate::de::num::parse_decimal;
 
+/// The newtype-struct name under which every decimal of a model is serialized (the answers the
+/// catalog renders, websocket events, records).
+///
+/// A JSON serializer sees through a newtype struct, so the JSON text is the decimal's plain
+/// notation as a string (`"0.10"`), as before. A serializer that builds another language's
+/// values (the Python package builds `decimal.Decimal`) recognises this name in
+/// `serialize_newtype_struct` and takes the inner string as an exact decimal, never as text.
+pub const DECIMAL_NEWTYPE: &str = "$digifinex::Decimal";
+
+/// Serializes `value` as its plain notation inside the [`DECIMAL_NEWTYPE`] newtype struct.
+pub(crate) fn serialize_decimal<S: serde::Serializer>(
+    value: &Decimal,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    struct Text<'a>(&'a Decimal);
+    impl serde::Serialize for Text<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_str(self.0)
+        }
+    }
+    s.serialize_newtype_struct(DECIMAL_NEWTYPE, &Text(value))
+}
+
+/// A decimal serialized as [`serialize_decimal`] does (an element of a price level).
+pub(crate) struct SerDecimal<'a>(pub(crate) &'a Decimal);
+
+impl serde::Serialize for SerDecimal<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_decimal(self.0, s)
+    }
+}
+
 macro_rules! money {
     ($(#[$doc:meta])* $name:ident, $what:literal) => {
         $(#[$doc])*

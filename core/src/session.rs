@@ -1081,6 +1081,57 @@ impl<E: Endpoint> Drive for JsonCall<'_, E> {
     }
 }
 
+/// A typed output behind a type-erased `Serialize` (see [`ErasedCall`]).
+#[cfg(feature = "catalog")]
+pub type ErasedOutput = Box<dyn erased_serde::Serialize + Send>;
+
+/// A call whose typed output is kept, type-erased, for a serializer of the caller's choice (the
+/// catalog's [`CatalogEntry::call_erased`](crate::catalog::CatalogEntry::call_erased)): the
+/// Python package builds Python values from it, with decimals as decimals (see
+/// [`DECIMAL_NEWTYPE`](crate::DECIMAL_NEWTYPE)), where [`JsonCall`]'s `serde_json::Value` has
+/// only strings.
+#[cfg(feature = "catalog")]
+pub struct ErasedCall<'a, E: Endpoint>(pub Call<'a, E>);
+
+#[cfg(feature = "catalog")]
+impl<E: Endpoint> std::fmt::Debug for ErasedCall<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+#[cfg(feature = "catalog")]
+impl<E: Endpoint> Drive for ErasedCall<'_, E>
+where
+    E::Output: Send + 'static,
+{
+    type Output = ErasedOutput;
+
+    fn next(&mut self) -> Action<ErasedOutput> {
+        match self.0.next() {
+            Action::Send(r) => Action::Send(r),
+            Action::Wait(d) => Action::Wait(d),
+            Action::Done(result) => Action::Done(result.map(|r| Response {
+                value: Box::new(r.value) as ErasedOutput,
+                status: r.status,
+                headers: r.headers,
+                usage: r.usage,
+                latency: r.latency,
+                attempts: r.attempts,
+            })),
+        }
+    }
+    fn on_response(&mut self, response: &http::Response<&[u8]>) {
+        self.0.on_response(response)
+    }
+    fn on_owned_response(&mut self, response: http::Response<&[u8]>) {
+        self.0.on_owned_response(response)
+    }
+    fn on_transport_error(&mut self, kind: TransportErrorKind, error: BoxError) {
+        self.0.on_transport_error(kind, error)
+    }
+}
+
 /// A clock sync in progress (see [`Session::sync_call`]); its output is the new offset (ms).
 #[derive(Debug)]
 pub struct SyncCall<'a> {

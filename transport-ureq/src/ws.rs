@@ -99,6 +99,8 @@ pub struct Stream {
     tx: SyncSender<StreamInput>,
     inbox: Receiver<StreamInput>,
     connector: Arc<dyn Connector>,
+    /// Whether [`Stream::next_event_timeout`] saw the end.
+    stopped: bool,
 }
 
 impl std::ops::Deref for Stream {
@@ -156,6 +158,7 @@ impl Stream {
             tx,
             inbox,
             connector,
+            stopped: false,
         })
     }
 
@@ -170,8 +173,30 @@ impl Stream {
     pub fn next_event(&mut self) -> Option<Event> {
         match self.next_until(None) {
             Next::Event(e) => Some(e),
-            _ => None,
+            _ => {
+                self.stopped = true;
+                None
+            }
         }
+    }
+
+    /// The next event within `timeout`; `None` when none came in time or the stream was
+    /// closed ([`Stream::is_closed`]). For a program that does other work between events (a
+    /// Python iterator checking for Ctrl-C, a thread watching a stop flag).
+    pub fn next_event_timeout(&mut self, timeout: std::time::Duration) -> Option<Event> {
+        match self.next_until(Some(Instant::now() + timeout)) {
+            Next::Event(e) => Some(e),
+            Next::Idle => None,
+            Next::Stopped => {
+                self.stopped = true;
+                None
+            }
+        }
+    }
+
+    /// Whether the stream was closed and has reported it (nothing more comes).
+    pub fn is_closed(&self) -> bool {
+        self.stopped
     }
 
     /// The next event, waiting at most until `until` (`None`: as long as it takes).

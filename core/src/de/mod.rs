@@ -271,7 +271,7 @@ impl Scalar for Decimal {
         }
     }
     fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        crate::money::serialize_decimal(self, s)
     }
 }
 
@@ -428,7 +428,7 @@ pub mod decimal {
 
     /// Serialize a decimal as a JSON string in plain notation.
     pub fn serialize<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(v)
+        crate::money::serialize_decimal(v, s)
     }
 }
 

@@ -224,6 +224,19 @@ macro_rules! writes {
                     $(Write::$variant(r) => Box::new(JsonCall(session.call(r))),)*
                 }
             }
+
+            /// The write as a call of `session` whose typed output is kept type-erased (what
+            /// the catalog's [`call_erased`](crate::catalog::CatalogEntry::call_erased) gives).
+            #[cfg(feature = "catalog")]
+            #[inline]
+            pub fn erased_call<'a>(
+                &'a self,
+                session: &'a Session,
+            ) -> Box<dyn Drive<Output = crate::session::ErasedOutput> + Send + 'a> {
+                match self {
+                    $(Write::$variant(r) => Box::new(crate::session::ErasedCall(session.call(r))),)*
+                }
+            }
         }
 
         $(
@@ -1054,6 +1067,53 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// The verdict as the CLI prints it after an unknown outcome (and the Python package
+    /// returns it): `{"outcome_unknown", "endpoint", "resolution", "verdicts", "what_to_do",
+    /// "snapshot"}`. `error` is the unknown outcome that was reconciled; `resolution` is
+    /// `applied`, `not_applied`, `ambiguous` or `mixed`; each verdict is
+    /// `{"verdict": "applied", "id", "record"}`, `{"verdict": "not_applied", "why"}` or
+    /// `{"verdict": "ambiguous", "candidates", "why"}`; `snapshot` is `null` or what the write's
+    /// snapshot read (`reads`, `weight`, `known_ids`, `complete`).
+    pub fn report(&self, error: &Error) -> serde_json::Value {
+        use serde_json::json;
+        let verdicts: Vec<serde_json::Value> = self
+            .verdicts
+            .iter()
+            .map(|v| match v {
+                Verdict::Applied { id, record } => {
+                    json!({"verdict": "applied", "id": id, "record": record})
+                }
+                Verdict::NotApplied { why } => json!({"verdict": "not_applied", "why": why}),
+                Verdict::Ambiguous { candidates, why } => {
+                    json!({"verdict": "ambiguous", "candidates": candidates, "why": why})
+                }
+            })
+            .collect();
+        let resolution = match self.resolution() {
+            Resolution::Applied => "applied",
+            Resolution::NotApplied => "not_applied",
+            Resolution::Ambiguous => "ambiguous",
+            Resolution::Mixed => "mixed",
+        };
+        let snapshot = match error.prior() {
+            Some(p) if p.snapshot_reads > 0 => json!({
+                "reads": p.snapshot_reads,
+                "weight": p.snapshot_weight,
+                "known_ids": p.known_ids.len(),
+                "complete": p.complete,
+            }),
+            _ => serde_json::Value::Null,
+        };
+        json!({
+            "outcome_unknown": error.to_string(),
+            "endpoint": self.endpoint,
+            "resolution": resolution,
+            "verdicts": verdicts,
+            "what_to_do": self.what_to_do(),
+            "snapshot": snapshot,
+        })
+    }
+
     /// The overall state.
     pub fn resolution(&self) -> Resolution {
         if self.verdicts.iter().any(Verdict::is_ambiguous) {

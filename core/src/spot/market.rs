@@ -105,8 +105,8 @@ impl Serialize for Level {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeTuple;
         let mut t = s.serialize_tuple(2)?;
-        t.serialize_element(&self.price.to_string())?;
-        t.serialize_element(&self.amount.to_string())?;
+        t.serialize_element(&crate::money::SerDecimal(&self.price))?;
+        t.serialize_element(&crate::money::SerDecimal(&self.amount))?;
         t.end()
     }
 }

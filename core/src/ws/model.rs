@@ -506,8 +506,8 @@ impl crate::de::Row<'_> for Level {
 impl serde::Serialize for Level {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(2))?;
-        seq.serialize_element(&self.price.to_string())?;
-        seq.serialize_element(&self.size.to_string())?;
+        seq.serialize_element(&crate::money::SerDecimal(&self.price))?;
+        seq.serialize_element(&crate::money::SerDecimal(&self.size))?;
         seq.end()
     }
 }
