@@ -225,7 +225,10 @@ pub fn find(method: &str, path: &str) -> Option<(&'static CatalogEntry, Vec<(Str
         if !e.meta.method.as_str().eq_ignore_ascii_case(method) {
             return None;
         }
-        match_template(&e.meta.display_path(), path).map(|vars| (e, vars))
+        // The display path is the family's prefix and the template: matched in two parts,
+        // without building it (a Python bot looks an endpoint up on every call).
+        let rest = path.strip_prefix(e.meta.family.display_prefix())?;
+        match_template(e.meta.path, rest).map(|vars| (e, vars))
     })
 }
 

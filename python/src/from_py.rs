@@ -38,6 +38,16 @@ pub(crate) fn params_json(params: &[(String, Bound<'_, PyAny>)]) -> PyResult<Str
     Ok(out)
 }
 
+/// The builtin `format`, looked up once.
+fn format_builtin(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    static FORMAT: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    FORMAT
+        .get_or_try_init(py, || {
+            Ok::<_, PyErr>(py.import("builtins")?.getattr("format")?.unbind())
+        })
+        .map(|f| f.bind(py))
+}
+
 /// Writes one value as JSON (`at` names it in errors).
 pub(crate) fn value_json(value: &Bound<'_, PyAny>, at: &str) -> PyResult<String> {
     let mut out = String::new();
@@ -85,8 +95,16 @@ fn write_value(out: &mut String, v: &Bound<'_, PyAny>, at: &str, depth: usize) -
                 "parameter `{at}` is not a finite decimal"
             )));
         }
-        let text = py.import("builtins")?.getattr("format")?.call1((v, "f"))?;
-        out.push_str(&text.str()?.to_cow()?);
+        // `str()` is plain notation for most values; an exponent form (`1E+2`, `1E-7`) is
+        // written out with format(v, "f").
+        let text = v.str()?;
+        let text = text.to_cow()?;
+        if text.contains(['E', 'e']) {
+            let plain = format_builtin(py)?.call1((v, "f"))?;
+            out.push_str(&plain.str()?.to_cow()?);
+        } else {
+            out.push_str(&text);
+        }
     } else if let Ok(s) = v.cast::<PyString>() {
         push_str(out, &s.to_cow()?);
     } else if let Ok(list) = v.cast::<PyList>() {

@@ -380,6 +380,14 @@ impl<'py> ser::Serializer for DecimalText<'py> {
         Ok(decimal_class(self.py)?.call1((v,))?)
     }
     fn collect_str<T: std::fmt::Display + ?Sized>(self, value: &T) -> Out<'py> {
+        // A decimal's text is at most 31 bytes (28 digits, sign, point, a leading zero):
+        // written on the stack, with a heap string only past 64 bytes.
+        let mut buf = StackText::default();
+        if std::fmt::write(&mut buf, format_args!("{value}")).is_ok() {
+            if let Some(text) = buf.as_str() {
+                return self.serialize_str(text);
+            }
+        }
         self.serialize_str(&value.to_string())
     }
 
@@ -493,6 +501,48 @@ impl<'py> ser::Serializer for DecimalText<'py> {
         _len: usize,
     ) -> Result<Self::SerializeStructVariant, ConvError> {
         Err(not_text())
+    }
+}
+
+/// A short text written without allocating; `as_str` is `None` once it overflowed.
+struct StackText {
+    buf: [u8; 64],
+    len: usize,
+    overflow: bool,
+}
+
+impl Default for StackText {
+    fn default() -> Self {
+        StackText {
+            buf: [0; 64],
+            len: 0,
+            overflow: false,
+        }
+    }
+}
+
+impl StackText {
+    fn as_str(&self) -> Option<&str> {
+        if self.overflow {
+            return None;
+        }
+        self.buf
+            .get(..self.len)
+            .and_then(|b| std::str::from_utf8(b).ok())
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len.saturating_add(s.len());
+        match self.buf.get_mut(self.len..end) {
+            Some(dst) => {
+                dst.copy_from_slice(s.as_bytes());
+                self.len = end;
+            }
+            None => self.overflow = true,
+        }
+        Ok(())
     }
 }
 

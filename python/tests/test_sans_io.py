@@ -82,3 +82,13 @@ def test_decode_of_any_bytes_never_crashes():
             digifinex.decode("GET", "/v3/order_book", bytes(data))
         except digifinex.Error:
             pass
+
+
+def test_decimals_at_full_precision_are_exact():
+    tiny = "0.0000000000000000000000000001"
+    big = "7922816251426433759354395033.5"
+    body = json.dumps({"bids": [[tiny, big]], "asks": [["-0", "1e-5"]], "date": 1, "code": 0}).encode()
+    book = digifinex.decode("GET", "/v3/order_book", body)
+    assert book["bids"] == [[D(tiny), D(big)]]
+    assert str(book["bids"][0][0]) == "1E-28" and book["bids"][0][1].as_tuple().exponent == -1
+    assert book["asks"][0][1] == D("0.00001")
