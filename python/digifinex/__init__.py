@@ -68,6 +68,8 @@ __all__ = [
     "OutcomeUnknown",
     "UnknownCodeError",
     "decode",
+    "read_recording",
+    "RecordingWarning",
     "best_bid",
     "best_ask",
     "KEY_VAR",
@@ -263,8 +265,10 @@ class Client(_native.Client):
 class Stream:
     """Websocket events of :meth:`Client.stream`: iterate it (``for event in stream``) or, under
     asyncio, ``async for event in stream`` (each wait runs in the loop's default executor, so
-    the event loop keeps running). Events are dicts with a ``type`` (``depth``, ``trade``,
-    ``ticker``, ``order``, ``balance``, ``position``, connection states, ...), as
+    the event loop keeps running). Events are dicts with a ``type`` (``book``,
+    ``spot_trades``, ``swap_trades``, ``spot_tickers``, ``swap_ticker``, ``spot_orders``,
+    ``spot_balances``, ``swap_orders``, ``swap_positions``, ``swap_accounts``, connection
+    states such as ``connected`` and ``resync``, ...), as
     ``digifinex stream`` prints them. ``changes()`` and ``state()`` are the account tracker's
     when ``track`` named markets. ``close()`` (or the end of a ``with`` block) closes the
     sockets."""
@@ -323,6 +327,41 @@ class Stream:
                 return event
             if ended:
                 raise StopAsyncIteration
+
+
+def read_recording(path: Union[str, "os.PathLike[str]"], *, top: Optional[int] = None) -> dict:
+    """The tables of a recording (``digifinex record``, gzip or zstd) as ``pyarrow.Table``
+    values by name: ``book`` (or ``book_top`` with ``top=N`` levels per side), ``trades``,
+    ``tickers``, ``funding``, ``mark_index``, ``markers``; only tables with rows. Prices and
+    quantities are ``decimal128(38, 18)`` (exact: ``to_pandas()`` gives ``Decimal`` values,
+    ``polars.from_arrow`` a Decimal column), times UTC microsecond timestamps. The columns are
+    those of ``digifinex market export`` (docs/market-data.md).
+
+    A damaged recording gives every intact record and a ``RecordingWarning`` saying what was
+    skipped. Needs pyarrow."""
+    import tempfile
+    import warnings
+
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory(prefix="digifinex-") as out:
+        summary = _native.export_recording(os.fspath(path), out, top)
+        tables = {t["name"]: pq.read_table(t["path"], memory_map=False) for t in summary["tables"]}
+    if summary["damaged"]:
+        warnings.warn(
+            RecordingWarning(
+                f"{os.fspath(path)}: {summary['bad_lines']} bad lines, "
+                f"{summary['bad_times']} bad times, {summary['unfit_records']} values too large "
+                f"or too precise, truncated={summary['truncated']} (skipped); "
+                + "; ".join(summary["messages"])
+            ),
+            stacklevel=2,
+        )
+    return tables
+
+
+class RecordingWarning(UserWarning):
+    """A recording had damaged parts; everything intact was read."""
 
 
 def best_bid(book: dict) -> Optional[list]:

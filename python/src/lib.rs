@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 mod client;
 mod errors;
 mod from_py;
+mod recording;
 mod sim;
 mod stream;
 mod to_py;
@@ -21,6 +22,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sim::PySim>()?;
     m.add_class::<stream::PyStream>()?;
     m.add_function(wrap_pyfunction!(client::decode, m)?)?;
+    m.add_function(wrap_pyfunction!(recording::export_recording, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
