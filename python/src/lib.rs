@@ -23,6 +23,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::PyStream>()?;
     m.add_function(wrap_pyfunction!(client::decode, m)?)?;
     m.add_function(wrap_pyfunction!(recording::export_recording, m)?)?;
+    m.add_function(wrap_pyfunction!(recording::recording_header, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

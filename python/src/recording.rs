@@ -54,3 +54,51 @@ pub(crate) fn export_recording<'py>(
     out.set_item("damaged", summary.damaged())?;
     Ok(out)
 }
+
+/// `recording_header(path)`: the recording's header: `version`, `created_ms`, `source`, `spot`
+/// (`symbol`, `price_precision`, `amount_precision`, `min_amount`, `min_value`) and `swap`
+/// (`instrument_id`, `base`, `quote`, `contract_value`, `price_precision`, `tick_size`,
+/// `min_order_amount`, `funding_interval_hours`), decimals as `decimal.Decimal`.
+#[pyfunction]
+pub(crate) fn recording_header<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+) -> PyResult<Bound<'py, PyDict>> {
+    let reader = py
+        .detach(|| digifinex_market::Reader::open(&path))
+        .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+    let h = reader.header();
+    let dec = |d: &digifinex_core::Decimal| -> PyResult<Bound<'py, PyAny>> {
+        crate::to_py::decimal_class(py)?.call1((d.to_string(),))
+    };
+    let out = PyDict::new(py);
+    out.set_item("version", h.version)?;
+    out.set_item("created_ms", h.created_ms)?;
+    out.set_item("source", h.source.as_deref())?;
+    let spot = PyList::empty(py);
+    for p in &h.spot {
+        let d = PyDict::new(py);
+        d.set_item("symbol", &p.symbol)?;
+        d.set_item("price_precision", p.price_precision)?;
+        d.set_item("amount_precision", p.amount_precision)?;
+        d.set_item("min_amount", dec(&p.min_amount)?)?;
+        d.set_item("min_value", dec(&p.min_value)?)?;
+        spot.append(d)?;
+    }
+    out.set_item("spot", spot)?;
+    let swap = PyList::empty(py);
+    for i in &h.swap {
+        let d = PyDict::new(py);
+        d.set_item("instrument_id", &i.instrument_id)?;
+        d.set_item("base", &i.base)?;
+        d.set_item("quote", &i.quote)?;
+        d.set_item("contract_value", dec(&i.contract_value)?)?;
+        d.set_item("price_precision", i.price_precision)?;
+        d.set_item("tick_size", dec(&i.tick_size)?)?;
+        d.set_item("min_order_amount", dec(&i.min_order_amount)?)?;
+        d.set_item("funding_interval_hours", i.funding_interval_hours)?;
+        swap.append(d)?;
+    }
+    out.set_item("swap", swap)?;
+    Ok(out)
+}
