@@ -142,24 +142,7 @@ pub(crate) fn start_sim(config: SimConfig) -> Result<SimHandle, Failure> {
 
 /// Whether a base URL is plain http to this machine (the simulator): the only place a key may
 /// travel without TLS.
-pub(crate) fn is_loopback_http(url: &str) -> bool {
-    let lower = url.to_ascii_lowercase();
-    let Some(rest) = lower.strip_prefix("http://") else {
-        return false;
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.contains('@') {
-        return false;
-    }
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => authority.split(':').next().unwrap_or(""),
-    };
-    host == "localhost"
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
+pub(crate) use digifinex_ureq::is_loopback_http;
 
 /// Whether `url` (given with `flag`) is plain http that may be used: loopback, or another host
 /// with `--allow-http`; any other plain-http URL is a usage error naming the URL and the flag,

@@ -16,7 +16,7 @@ use digifinex_core::catalog::{self, ParamMap};
 use digifinex_core::reconcile::{Snapshot, Write};
 use digifinex_core::rules::{self, Checks, Markets, Rounding};
 use digifinex_core::{Credentials, Error, Family};
-use digifinex_ureq::Client;
+use digifinex_ureq::{is_loopback_http, Client};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -29,27 +29,6 @@ use crate::to_py::to_py;
 #[pyclass(frozen, subclass, module = "digifinex._native", name = "Client")]
 pub(crate) struct PyClient {
     client: Client,
-}
-
-/// Whether `url` is plain http to a loopback host (the simulator): allowed without
-/// `allow_http`, like the CLI.
-fn is_loopback_http(url: &str) -> bool {
-    let lower = url.to_ascii_lowercase();
-    let Some(rest) = lower.strip_prefix("http://") else {
-        return false;
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.contains('@') {
-        return false;
-    }
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => authority.split(':').next().unwrap_or(""),
-    };
-    host == "localhost"
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 fn validation(field: &'static str, reason: impl Into<String>) -> PyErr {

@@ -111,3 +111,25 @@ pub use digifinex_core::session::{Response, Session};
 pub use digifinex_core::{Error, ErrorKind};
 pub use pages::{Items, Pages};
 pub use ureq;
+
+/// Whether `url` is plain `http://` to a loopback host (`localhost`, `127.0.0.0/8`, `[::1]`):
+/// where a program may send keys in clear text without being told to (the simulator). A URL
+/// with user info (`http://a@host/`) is never loopback here.
+pub fn is_loopback_http(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    let Some(rest) = lower.strip_prefix("http://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return false;
+    }
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => authority.split(':').next().unwrap_or(""),
+    };
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
