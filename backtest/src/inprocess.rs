@@ -179,6 +179,17 @@ impl InProcess {
         true
     }
 
+    /// Lets virtual time pass to the exchange's next event (a market change, a push due, a
+    /// timer of its own), or by `max` if nothing comes sooner, stopping at each sampling
+    /// instant; `false` when time is over. For a reader of several streams on one thread: it
+    /// reads what each has ready, then waits here for the next thing to happen.
+    pub fn wait_for_event(&self, max: Duration) -> bool {
+        let timer = self
+            .now_ms()
+            .saturating_add(i64::try_from(millis(max)).unwrap_or(i64::MAX));
+        self.shared.step_to_event(timer)
+    }
+
     /// Whether time is over ([`InProcess::end_at`], [`InProcess::end_with_recording`]).
     pub fn is_over(&self) -> bool {
         let ex = self.shared.lock();

@@ -65,7 +65,68 @@ fn draw((lo, hi): (u64, u64), r: u64) -> u64 {
     lo + r % (span + 1)
 }
 
+/// The most a leg may be (ms).
+pub const MAX_LEG_MS: u64 = 60_000;
+
 impl RestLatency {
+    /// Reads a model as `digifinex backtest --latency` takes it: `ENTRY_MS[:RESPONSE_MS]`
+    /// fixed (one number: both legs), `uniform:LO-HI[:LO-HI]` drawn per call from `seed`, or
+    /// `file:PATH`, round trips logged against the venue
+    /// ([`digifinex_core::roundtrip::RoundTripLog`]); each leg at most [`MAX_LEG_MS`]. The
+    /// error says what was expected.
+    ///
+    /// ```
+    /// use digifinex_backtest::RestLatency;
+    ///
+    /// assert_eq!(
+    ///     RestLatency::parse("15:25", 1),
+    ///     Ok(RestLatency::Fixed { entry_ms: 15, response_ms: 25 })
+    /// );
+    /// assert!(RestLatency::parse("fast", 1).is_err());
+    /// ```
+    pub fn parse(text: &str, seed: u64) -> Result<RestLatency, String> {
+        let bad = || {
+            format!(
+                "expected ENTRY_MS[:RESPONSE_MS], uniform:LO-HI[:LO-HI] (ms) or file:PATH, \
+                 got {text:?}"
+            )
+        };
+        let ms = |s: &str| -> Result<u64, String> {
+            let v: u64 = s.trim().parse().map_err(|_| bad())?;
+            if v > MAX_LEG_MS {
+                return Err(format!("each leg is at most {MAX_LEG_MS} ms"));
+            }
+            Ok(v)
+        };
+        if let Some(path) = text.strip_prefix("file:") {
+            let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+            let rows = digifinex_core::roundtrip::read_rows(std::io::BufReader::new(file))
+                .map_err(|e| format!("{path}: {e}"))?;
+            return Ok(RestLatency::from_rows(&rows));
+        }
+        if let Some(ranges) = text.strip_prefix("uniform:") {
+            let range = |s: &str| -> Result<(u64, u64), String> {
+                let (lo, hi) = s.split_once('-').ok_or_else(bad)?;
+                let (lo, hi) = (ms(lo)?, ms(hi)?);
+                if lo > hi {
+                    return Err(bad());
+                }
+                Ok((lo, hi))
+            };
+            let (a, b) = ranges.split_once(':').unwrap_or((ranges, ranges));
+            return Ok(RestLatency::Uniform {
+                entry_ms: range(a)?,
+                response_ms: range(b)?,
+                seed,
+            });
+        }
+        let (a, b) = text.split_once(':').unwrap_or((text, text));
+        Ok(RestLatency::Fixed {
+            entry_ms: ms(a)?,
+            response_ms: ms(b)?,
+        })
+    }
+
     /// The model of logged round trips (their legs, [`RoundTrip::legs`]).
     pub fn from_rows(rows: &[RoundTrip]) -> RestLatency {
         let mut points: Vec<(i64, u64, u64)> = rows

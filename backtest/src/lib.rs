@@ -38,6 +38,6 @@ pub use latency::RestLatency;
 pub use run::AsyncBot;
 #[cfg(feature = "ureq")]
 pub use run::{
-    fill_model, Backtest, BacktestConfig, BacktestError, Bot, Report, SWAP_MAKER_FEE,
+    fee_rates, fill_model, Backtest, BacktestConfig, BacktestError, Bot, Report, SWAP_MAKER_FEE,
     SWAP_TAKER_FEE,
 };

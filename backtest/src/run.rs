@@ -45,6 +45,9 @@ pub struct BacktestConfig {
     pub sample_every_ms: i64,
     /// The end of time; by default the end of the recording (or one hour of synthetic flow).
     pub end_ms: Option<i64>,
+    /// The end of time as a span from the start (ms), when `end_ms` is not set (the start is
+    /// the recording's first instant, or the exchange's clock).
+    pub duration_ms: Option<i64>,
     /// The spot pairs the bot trades and the report covers; by default every pair of the
     /// exchange, or of the recording file when one is replayed (not the configuration's
     /// synthetic markets beside it). Naming the pairs (or the perpetuals) and not the
@@ -59,6 +62,33 @@ pub struct BacktestConfig {
 pub const SWAP_MAKER_FEE: Decimal = Decimal::from_parts(3, 0, 0, false, 4);
 /// The venue's perpetual swap fee schedule (standard tier): taker 0.05 %.
 pub const SWAP_TAKER_FEE: Decimal = Decimal::from_parts(5, 0, 0, false, 4);
+
+/// Reads fee rates as `digifinex backtest --fees` takes them: `MAKER:TAKER` as fractions,
+/// each from -0.01 to 0.01 (`0.001:0.002` is 0.1 % and 0.2 %; a negative maker rate is a
+/// rebate). The error says what was expected.
+///
+/// ```
+/// use digifinex_backtest::fee_rates;
+/// use rust_decimal::Decimal;
+///
+/// assert_eq!(fee_rates("0.001:0.002"), Ok((Decimal::new(1, 3), Decimal::new(2, 3))));
+/// assert!(fee_rates("0.1:0.2").is_err());
+/// ```
+pub fn fee_rates(text: &str) -> Result<(Decimal, Decimal), String> {
+    let bad = || {
+        format!("expected MAKER:TAKER rates as fractions from -0.01 to 0.01 (0.001:0.002), got {text:?}")
+    };
+    let (m, t) = text.split_once(':').ok_or_else(bad)?;
+    let limit = Decimal::new(1, 2);
+    let rate = |s: &str| -> Result<Decimal, String> {
+        let r: Decimal = s.trim().parse().map_err(|_| bad())?;
+        if r.abs() > limit {
+            return Err(bad());
+        }
+        Ok(r)
+    };
+    Ok((rate(m)?, rate(t)?))
+}
 
 impl BacktestConfig {
     /// A backtest over `sim`, with 20 ms each way of REST latency, a sample a minute, and the
@@ -75,6 +105,7 @@ impl BacktestConfig {
             },
             sample_every_ms: 60_000,
             end_ms: None,
+            duration_ms: None,
             spot: None,
             swap: None,
         }
@@ -138,6 +169,12 @@ impl<C> Bot<C> {
         self.exchange.now_ms()
     }
 
+    /// The exchange the bot runs against (a reader of several streams on one thread waits
+    /// on it, [`InProcess::wait_for_event`]).
+    pub fn exchange(&self) -> &InProcess {
+        &self.exchange
+    }
+
     /// Sleeps `duration` of virtual time; `false` when time is over (it returns at once: the
     /// exchange runs everything due meanwhile on this thread).
     pub fn wait(&self, duration: Duration) -> bool {
@@ -190,7 +227,9 @@ impl Backtest {
             .latency_model(config.latency.clone())
             .end_with_recording(recorded);
         let start = exchange.now_ms();
-        let end = end.or((!recorded).then_some(start + 3_600_000));
+        let end = end
+            .or(config.duration_ms.map(|d| start.saturating_add(d)))
+            .or((!recorded).then_some(start + 3_600_000));
         let exchange = exchange.end_at(end);
         // The markets a run covers by default: the recording's, not the configuration's
         // synthetic ones beside them (a recording given as a reader is read once, by the
@@ -787,6 +826,20 @@ impl Report {
     /// `funding`).
     pub fn pnl(&self, name: &str) -> Option<Decimal> {
         self.json.get("pnl")?.get(name)?.as_str()?.parse().ok()
+    }
+
+    /// Writes `dir/report.json` ([`Report::to_json`]) and the self-contained
+    /// `dir/report.html` ([`Report::to_html`]), creating `dir` when missing; the two paths.
+    pub fn write(
+        &self,
+        dir: &std::path::Path,
+    ) -> std::io::Result<(std::path::PathBuf, std::path::PathBuf)> {
+        std::fs::create_dir_all(dir)?;
+        let json = dir.join("report.json");
+        let html = dir.join("report.html");
+        std::fs::write(&json, self.to_json() + "\n")?;
+        std::fs::write(&html, self.to_html())?;
+        Ok((json, html))
     }
 }
 

@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use clap::Args;
 use digifinex_backtest::strategy::{QuoteTouch, NAMES};
-use digifinex_backtest::{fill_model, Backtest, BacktestConfig, BacktestError, RestLatency};
+use digifinex_backtest::{
+    fee_rates, fill_model, Backtest, BacktestConfig, BacktestError, RestLatency,
+};
 use digifinex_sim::{MarketConfig, SimConfig};
 
 use crate::Failure;
@@ -59,76 +61,6 @@ pub(crate) struct BacktestArgs {
     out: PathBuf,
 }
 
-/// `--latency`: `ENTRY_MS[:RESPONSE_MS]`, `uniform:LO-HI[:LO-HI]`, or `file:PATH` (round trips
-/// logged by `digifinex_core::roundtrip::RoundTripLog`).
-fn latency(text: &str, seed: u64) -> Result<RestLatency, Failure> {
-    let bad = || {
-        Failure::Usage(format!(
-            "--latency: expected ENTRY_MS[:RESPONSE_MS], uniform:LO-HI[:LO-HI] (ms) or file:PATH, \
-             got {text:?}"
-        ))
-    };
-    let ms = |s: &str| -> Result<u64, Failure> {
-        let v: u64 = s.trim().parse().map_err(|_| bad())?;
-        if v > 60_000 {
-            return Err(Failure::Usage(
-                "--latency: each leg is at most 60000 ms".to_owned(),
-            ));
-        }
-        Ok(v)
-    };
-    if let Some(path) = text.strip_prefix("file:") {
-        let file = std::fs::File::open(path)
-            .map_err(|e| Failure::Usage(format!("--latency: {path}: {e}")))?;
-        let rows = digifinex_core::roundtrip::read_rows(std::io::BufReader::new(file))
-            .map_err(|e| Failure::Usage(format!("--latency: {path}: {e}")))?;
-        return Ok(RestLatency::from_rows(&rows));
-    }
-    if let Some(ranges) = text.strip_prefix("uniform:") {
-        let range = |s: &str| -> Result<(u64, u64), Failure> {
-            let (lo, hi) = s.split_once('-').ok_or_else(bad)?;
-            let (lo, hi) = (ms(lo)?, ms(hi)?);
-            if lo > hi {
-                return Err(bad());
-            }
-            Ok((lo, hi))
-        };
-        let (a, b) = ranges.split_once(':').unwrap_or((ranges, ranges));
-        return Ok(RestLatency::Uniform {
-            entry_ms: range(a)?,
-            response_ms: range(b)?,
-            seed,
-        });
-    }
-    let (a, b) = text.split_once(':').unwrap_or((text, text));
-    Ok(RestLatency::Fixed {
-        entry_ms: ms(a)?,
-        response_ms: ms(b)?,
-    })
-}
-
-/// `MAKER:TAKER` fee rates as fractions, each from -0.01 to 0.01.
-fn fees(
-    flag: &str,
-    text: &str,
-) -> Result<(digifinex_core::Decimal, digifinex_core::Decimal), Failure> {
-    let bad = || {
-        Failure::Usage(format!(
-            "{flag}: expected MAKER:TAKER rates as fractions from -0.01 to 0.01 (0.001:0.002), got {text:?}"
-        ))
-    };
-    let (m, t) = text.split_once(':').ok_or_else(bad)?;
-    let limit = digifinex_core::Decimal::new(1, 2);
-    let rate = |s: &str| -> Result<digifinex_core::Decimal, Failure> {
-        let r: digifinex_core::Decimal = s.trim().parse().map_err(|_| bad())?;
-        if r.abs() > limit {
-            return Err(bad());
-        }
-        Ok(r)
-    };
-    Ok((rate(m)?, rate(t)?))
-}
-
 pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
     if !NAMES.contains(&args.strategy.as_str()) {
         return Err(Failure::Usage(format!(
@@ -138,7 +70,8 @@ pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
         )));
     }
     let model = fill_model(&args.fill_model).map_err(|e| Failure::Usage(e.to_string()))?;
-    let rest = latency(&args.latency, args.seed.unwrap_or(1))?;
+    let rest = RestLatency::parse(&args.latency, args.seed.unwrap_or(1))
+        .map_err(|e| Failure::Usage(format!("--latency: {e}")))?;
     if args.requote_ms == 0 || args.requote_ms > 3_600_000 {
         return Err(Failure::Usage("--requote-ms: from 1 to 3600000".to_owned()));
     }
@@ -154,14 +87,15 @@ pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
         sim.seed = seed;
     }
     if let Some(text) = &args.fees {
-        (sim.maker_fee_rate, sim.taker_fee_rate) = fees("--fees", text)?;
+        (sim.maker_fee_rate, sim.taker_fee_rate) =
+            fee_rates(text).map_err(|e| Failure::Usage(format!("--fees: {e}")))?;
     }
     let mut config = BacktestConfig::new(sim);
     if let Some(text) = &args.swap_fees {
         (
             config.sim.swap_maker_fee_rate,
             config.sim.swap_taker_fee_rate,
-        ) = fees("--swap-fees", text)?;
+        ) = fee_rates(text).map_err(|e| Failure::Usage(format!("--swap-fees: {e}")))?;
     }
     config.latency = rest;
     config.spot = args
@@ -191,11 +125,7 @@ pub(crate) fn run(args: BacktestArgs) -> Result<(), Failure> {
         Err(BacktestError::Unsupported(m)) => return Err(Failure::Usage(m)),
         Err(other) => return Err(Failure::Other(other.to_string())),
     };
-    std::fs::create_dir_all(&args.out)?;
-    let json = args.out.join("report.json");
-    let html = args.out.join("report.html");
-    std::fs::write(&json, report.to_json() + "\n")?;
-    std::fs::write(&html, report.to_html())?;
+    let (json, html) = report.write(&args.out)?;
     let j = &report.json;
     println!("report_json: {}", json.display());
     println!("report_html: {}", html.display());

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import os
 from decimal import Decimal
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from . import _native
 from ._native import (
     AuthError,
+    BacktestError,
+    Report,
     BanError,
     ClockError,
     DecodeError,
@@ -69,6 +71,10 @@ __all__ = [
     "UnknownCodeError",
     "decode",
     "read_recording",
+    "backtest",
+    "Bot",
+    "Report",
+    "BacktestError",
     "RecordingWarning",
     "best_bid",
     "best_ask",
@@ -390,3 +396,97 @@ class Sim(_native.Sim):
     def client(self, **kwargs: Any) -> Client:
         """A :class:`Client` of this simulator with the demo key pair."""
         return Client.for_sim(self, **kwargs)
+
+
+class Bot:
+    """What a backtest's strategy is given: :attr:`client`, a :class:`Client` wired to the
+    exchange in this process (the demo account's keys; each REST call takes its modelled
+    latency of virtual time; :meth:`Client.stream` reads the exchange's pushes on this thread
+    and ends when time is over), the run's markets, and :meth:`wait`, its sleep in virtual
+    time."""
+
+    def __init__(self, native: "_native.Bot") -> None:
+        self._native = native
+        self.client = Client(_bot=native)
+
+    @property
+    def spot_pairs(self) -> "list[str]":
+        """The spot pairs of the run (``"btc_usdt"``)."""
+        return self._native.spot_pairs
+
+    @property
+    def swap_instruments(self) -> "list[str]":
+        """The perpetuals of the run (``"BTCUSDTPERP"``)."""
+        return self._native.swap_instruments
+
+    def now_ms(self) -> int:
+        """The exchange's time, ms since the Unix epoch."""
+        return self._native.now_ms()
+
+    def wait(self, seconds: float) -> bool:
+        """Lets ``seconds`` of virtual time pass (at once); ``False`` when time is over."""
+        return self._native.wait(seconds)
+
+    @property
+    def over(self) -> bool:
+        """Whether time is over."""
+        return self._native.over
+
+    def __repr__(self) -> str:
+        return repr(self._native)
+
+
+def backtest(
+    strategy: Union[str, Callable[[Bot], Any]],
+    *,
+    market: Optional[Union[str, "os.PathLike[str]"]] = None,
+    fill_model: str = "fifo",
+    latency: str = "20:20",
+    spot: Optional[Sequence[str]] = None,
+    swap: Optional[Sequence[str]] = None,
+    seed: Optional[int] = None,
+    fees: Optional[str] = None,
+    swap_fees: Optional[str] = None,
+    end_ms: Optional[int] = None,
+    duration_s: Optional[float] = None,
+    sample_every_ms: int = 60_000,
+    requote_ms: int = 10_000,
+) -> Report:
+    """Runs ``strategy(bot)`` (a :class:`Bot`) over the exchange in this process, in virtual
+    time, and returns the :class:`Report` of what it did (``report.json``, ``report.pnl("total")``,
+    ``report.write(dir)`` for ``report.json`` and ``report.html``).
+
+    ``market`` is a recording (``digifinex record``) replayed to its end; without it the
+    exchange runs its synthetic order flow for one hour. ``end_ms`` (ms since the epoch) or
+    ``duration_s`` (seconds from the start) ends time elsewhere. The
+    other options are those of ``digifinex backtest``: ``fill_model`` (``fifo``, ``prob-log``,
+    ``prob-power[:N]``), ``latency`` (``ENTRY_MS[:RESPONSE_MS]``, ``uniform:LO-HI[:LO-HI]``,
+    ``file:PATH``), ``spot`` and ``swap`` (the markets traded and reported), ``seed``, ``fees``
+    and ``swap_fees`` (``MAKER:TAKER`` fractions). ``strategy`` may also be a bundled strategy's
+    name (``"quote-touch"``, checking every ``requote_ms``).
+
+    The same options and strategy give the same report, byte for byte. When the strategy
+    raises, :class:`BacktestError` is raised from its exception, with ``.report`` the report
+    of the run up to then.
+    """
+    if callable(strategy):
+        user = strategy
+
+        def strategy(native: "_native.Bot") -> Any:
+            return user(Bot(native))
+
+    return _native.backtest(
+        strategy,
+        market=os.fspath(market) if market is not None else None,
+        fill_model=fill_model,
+        latency=latency,
+        spot=list(spot) if spot is not None else None,
+        swap=list(swap) if swap is not None else None,
+        seed=seed,
+        fees=fees,
+        swap_fees=swap_fees,
+        end_ms=end_ms,
+        duration_s=duration_s,
+        sample_every_ms=sample_every_ms,
+        requote_ms=requote_ms,
+    )

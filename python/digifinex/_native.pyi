@@ -1,7 +1,7 @@
 """Type stubs of the native module (users import `digifinex`)."""
 
 from decimal import Decimal
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -71,6 +71,7 @@ class Client:
         allow_http: bool = False,
         timeout: Optional[float] = None,
         recv_window: Optional[int] = None,
+        _bot: Optional["Bot"] = None,
     ) -> None: ...
     def call(
         self,
@@ -155,3 +156,43 @@ class Sim:
     def set_api_tradable(self, symbol: str, allowed: bool) -> bool: ...
     def set_swap_trading(self, instrument: str, trading: bool) -> bool: ...
     def open_order_count(self, account: Optional[int] = None) -> int: ...
+
+class BacktestError(Error):
+    report: Optional["Report"]
+
+class Bot:
+    @property
+    def spot_pairs(self) -> list[str]: ...
+    @property
+    def swap_instruments(self) -> list[str]: ...
+    def now_ms(self) -> int: ...
+    def wait(self, seconds: float) -> bool: ...
+    @property
+    def over(self) -> bool: ...
+
+class Report:
+    @property
+    def json(self) -> dict: ...
+    def pnl(self, name: str) -> Optional[Decimal]: ...
+    @property
+    def unvalued(self) -> list[str]: ...
+    def to_json(self) -> str: ...
+    def to_html(self) -> str: ...
+    def write(self, dir: str) -> Tuple[str, str]: ...
+
+def backtest(
+    strategy: Union[str, Callable[[Bot], Any]],
+    *,
+    market: Optional[str] = None,
+    fill_model: str = "fifo",
+    latency: str = "20:20",
+    spot: Optional[Sequence[str]] = None,
+    swap: Optional[Sequence[str]] = None,
+    seed: Optional[int] = None,
+    fees: Optional[str] = None,
+    swap_fees: Optional[str] = None,
+    end_ms: Optional[int] = None,
+    duration_s: Optional[float] = None,
+    sample_every_ms: int = 60000,
+    requote_ms: int = 10000,
+) -> Report: ...

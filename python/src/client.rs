@@ -29,6 +29,8 @@ use crate::to_py::to_py;
 #[pyclass(frozen, subclass, module = "digifinex._native", name = "Client")]
 pub(crate) struct PyClient {
     client: Client,
+    /// The backtest's exchange when this client is a bot's (its streams are read inline).
+    inprocess: Option<digifinex_backtest::InProcess>,
 }
 
 fn validation(field: &'static str, reason: impl Into<String>) -> PyErr {
@@ -40,7 +42,10 @@ impl PyClient {
     /// `Client(key=None, secret=None, *, spot_base_url=None, swap_base_url=None,
     /// allow_http=False, timeout=None, recv_window=None)`.
     #[new]
-    #[pyo3(signature = (key=None, secret=None, *, spot_base_url=None, swap_base_url=None, allow_http=false, timeout=None, recv_window=None))]
+    ///
+    /// `_bot` (a backtest's native `Bot`, given by `digifinex.Bot.client`) makes the client
+    /// of that bot: wired to the backtest's exchange, the other arguments ignored.
+    #[pyo3(signature = (key=None, secret=None, *, spot_base_url=None, swap_base_url=None, allow_http=false, timeout=None, recv_window=None, _bot=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -51,7 +56,14 @@ impl PyClient {
         allow_http: bool,
         timeout: Option<f64>,
         recv_window: Option<u64>,
+        _bot: Option<PyRef<'_, crate::backtest::PyBot>>,
     ) -> PyResult<Self> {
+        if let Some(bot) = _bot {
+            return Ok(PyClient {
+                client: bot.bot.client().clone(),
+                inprocess: Some(bot.bot.exchange().clone()),
+            });
+        }
         let mut builder = Client::builder();
         let mut plain = false;
         for (name, url) in [
@@ -103,7 +115,10 @@ impl PyClient {
             builder = builder.recv_window(w);
         }
         let client = builder.build().map_err(|e| to_pyerr(py, e))?;
-        Ok(PyClient { client })
+        Ok(PyClient {
+            client,
+            inprocess: None,
+        })
     }
 
     /// `call(method, path, params=None, *, round=None, unchecked=False, snapshot=True,
@@ -282,6 +297,18 @@ impl PyClient {
             }
         }
         let client = &self.client;
+        if let Some(exchange) = &self.inprocess {
+            if spot_ws_url.is_some() || swap_ws_url.is_some() {
+                return Err(validation(
+                    "spot_ws_url",
+                    "a backtest's streams are the exchange's own: no websocket URL",
+                ));
+            }
+            let exchange = exchange.clone();
+            return py
+                .detach(|| crate::stream::PyStream::start_inline(client, parsed, track, exchange))
+                .map_err(|e| to_pyerr(py, e));
+        }
         py.detach(|| {
             crate::stream::PyStream::start(client, parsed, track, spot_ws_url, swap_ws_url, queue)
         })

@@ -7,6 +7,7 @@
 
 use pyo3::prelude::*;
 
+mod backtest;
 mod client;
 mod errors;
 mod from_py;
@@ -18,6 +19,7 @@ mod to_py;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    backtest::register(m)?;
     m.add_class::<client::PyClient>()?;
     m.add_class::<sim::PySim>()?;
     m.add_class::<stream::PyStream>()?;

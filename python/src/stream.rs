@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use digifinex_backtest::InProcess;
 use digifinex_core::track::{Change, State, TrackConfig};
 use digifinex_core::ws::{Event, Subscription};
 use digifinex_core::Family;
@@ -44,9 +45,12 @@ enum Source {
 
 impl Source {
     fn next(&mut self) -> Option<Event> {
+        self.next_within(POLL)
+    }
+    fn next_within(&mut self, wait: Duration) -> Option<Event> {
         match self {
-            Source::Plain(s) => s.next_event_timeout(POLL),
-            Source::Tracked(s) => s.next_event_timeout(POLL),
+            Source::Plain(s) => s.next_event_timeout(wait),
+            Source::Tracked(s) => s.next_event_timeout(wait),
         }
     }
     fn is_closed(&self) -> bool {
@@ -93,33 +97,7 @@ fn pump(mut source: Source, family: Family, tx: SyncSender<Event>, shared: Arc<S
             }
             continue;
         };
-        if let Source::Tracked(t) = &mut source {
-            let mut changed = false;
-            let mut changes = shared.changes.lock().unwrap_or_else(|p| p.into_inner());
-            while let Some(c) = t.poll_change() {
-                if changes.len() >= MAX_CHANGES {
-                    changes.pop_front();
-                    shared.lost_changes.fetch_add(1, Ordering::Relaxed);
-                }
-                changes.push_back(c);
-                changed = true;
-            }
-            drop(changes);
-            if changed
-                || !shared
-                    .states
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .contains_key(family_name(family))
-            {
-                let state = t.state();
-                shared
-                    .states
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(family_name(family), state);
-            }
-        }
+        note_changes(&mut source, family, &shared);
         if tx.send(event).is_err() {
             source.close();
             return;
@@ -127,18 +105,174 @@ fn pump(mut source: Source, family: Family, tx: SyncSender<Event>, shared: Arc<S
     }
 }
 
+/// Moves a tracked source's changes and state to `shared` (after each event it gives).
+fn note_changes(source: &mut Source, family: Family, shared: &Shared) {
+    let Source::Tracked(t) = source else {
+        return;
+    };
+    let mut changed = false;
+    let mut changes = shared.changes.lock().unwrap_or_else(|p| p.into_inner());
+    while let Some(c) = t.poll_change() {
+        if changes.len() >= MAX_CHANGES {
+            changes.pop_front();
+            shared.lost_changes.fetch_add(1, Ordering::Relaxed);
+        }
+        changes.push_back(c);
+        changed = true;
+    }
+    drop(changes);
+    if changed
+        || !shared
+            .states
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(family_name(family))
+    {
+        let state = t.state();
+        shared
+            .states
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(family_name(family), state);
+    }
+}
+
+/// The streams of a backtest, read on the caller's thread in the exchange's virtual time
+/// (see [`PyStream::start_inline`]).
+struct Inline {
+    sources: Vec<(Family, Source)>,
+    exchange: InProcess,
+    /// The source read first in the next round (each round starts one further on, so that no
+    /// family waits behind a busy one).
+    next: usize,
+    /// Time is over: what the sources still hold is handed out, then the stream ends.
+    over: bool,
+}
+
+/// The longest step of virtual time between two looks at the sources when the exchange has
+/// nothing due sooner (their own timers, pings, come at most this late).
+const INLINE_STEP: Duration = Duration::from_secs(1);
+
+impl Inline {
+    /// The next event within `wait` of virtual time (`None`: until time is over), and
+    /// whether the stream has ended.
+    fn next(&mut self, shared: &Shared, wait: Option<Duration>) -> (Option<Event>, bool) {
+        let deadline = wait.map(|w| {
+            self.exchange
+                .now_ms()
+                .saturating_add(i64::try_from(w.as_millis()).unwrap_or(i64::MAX))
+        });
+        loop {
+            let n = self.sources.len();
+            for k in 0..n {
+                let i = (self.next + k) % n.max(1);
+                let Some((family, source)) = self.sources.get_mut(i) else {
+                    continue;
+                };
+                if let Some(event) = source.next_within(Duration::ZERO) {
+                    note_changes(source, *family, shared);
+                    self.next = (i + 1) % n.max(1);
+                    return (Some(event), false);
+                }
+            }
+            if self.over || self.sources.iter().all(|(_, s)| s.is_closed()) {
+                return (None, true);
+            }
+            let now = self.exchange.now_ms();
+            let step = match deadline {
+                Some(d) if now >= d => return (None, false),
+                Some(d) => {
+                    Duration::from_millis(u64::try_from(d - now).unwrap_or(0)).min(INLINE_STEP)
+                }
+                None => INLINE_STEP,
+            };
+            if !self.exchange.wait_for_event(step) {
+                self.over = true;
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        for (_, s) in &mut self.sources {
+            s.close();
+        }
+    }
+}
+
+/// How the events reach the iterator.
+enum Mode {
+    /// A thread per family, a bounded queue.
+    Threads {
+        rx: Mutex<Option<Receiver<Event>>>,
+        threads: Mutex<Vec<JoinHandle<()>>>,
+    },
+    /// A backtest: read on the caller's thread.
+    Inline(Mutex<Inline>),
+}
+
 /// Websocket events of a client's subscriptions (an iterator; `async for` through the Python
 /// wrapper).
 #[pyclass(frozen, module = "digifinex._native", name = "Stream")]
 pub(crate) struct PyStream {
-    rx: Mutex<Option<Receiver<Event>>>,
-    threads: Mutex<Vec<JoinHandle<()>>>,
+    mode: Mode,
     shared: Arc<Shared>,
     tracked: Vec<&'static str>,
 }
 
+/// A stream's sources by family, and the families tracked.
+type Sources = (Vec<(Family, Source)>, Vec<&'static str>);
+
+/// The sources of `subs` (grouped by family) and `track` on `client`, and the families
+/// tracked.
+fn sources(
+    client: &digifinex_ureq::Client,
+    subs: Vec<Subscription>,
+    track: Vec<String>,
+    spot_ws_url: Option<String>,
+    swap_ws_url: Option<String>,
+) -> Result<Sources, digifinex_core::Error> {
+    let mut sources = Vec::new();
+    let mut tracked = Vec::new();
+    for family in [Family::Spot, Family::Swap] {
+        let mine: Vec<Subscription> = subs
+            .iter()
+            .filter(|s| s.family == family)
+            .cloned()
+            .collect();
+        let markets: Vec<&String> = track
+            .iter()
+            .filter(|m| (family == Family::Swap) == is_swap_market(m))
+            .collect();
+        if mine.is_empty() && markets.is_empty() {
+            continue;
+        }
+        let mut b = client.stream(family);
+        let url = match family {
+            Family::Spot => &spot_ws_url,
+            _ => &swap_ws_url,
+        };
+        if let Some(url) = url {
+            if url.to_ascii_lowercase().starts_with("ws://") {
+                b = b.allow_http(true);
+            }
+            b = b.url(url.clone());
+        }
+        for s in mine {
+            b = b.subscribe(s);
+        }
+        let source = if markets.is_empty() {
+            Source::Plain(Box::new(b.build()?))
+        } else {
+            tracked.push(family_name(family));
+            Source::Tracked(Box::new(b.tracked(markets, TrackConfig::default())?))
+        };
+        sources.push((family, source));
+    }
+    Ok((sources, tracked))
+}
+
 impl PyStream {
-    /// Starts the streams of `subs` (grouped by family) on `client`.
+    /// Starts the streams of `subs` (grouped by family) on `client`, a thread per family.
     pub(crate) fn start(
         client: &digifinex_ureq::Client,
         subs: Vec<Subscription>,
@@ -150,40 +284,8 @@ impl PyStream {
         let shared = Arc::new(Shared::default());
         let (tx, rx) = mpsc::sync_channel::<Event>(queue);
         let mut threads = Vec::new();
-        let mut tracked = Vec::new();
-        for family in [Family::Spot, Family::Swap] {
-            let mine: Vec<Subscription> = subs
-                .iter()
-                .filter(|s| s.family == family)
-                .cloned()
-                .collect();
-            let markets: Vec<&String> = track
-                .iter()
-                .filter(|m| (family == Family::Swap) == is_swap_market(m))
-                .collect();
-            if mine.is_empty() && markets.is_empty() {
-                continue;
-            }
-            let mut b = client.stream(family);
-            let url = match family {
-                Family::Spot => &spot_ws_url,
-                _ => &swap_ws_url,
-            };
-            if let Some(url) = url {
-                if url.to_ascii_lowercase().starts_with("ws://") {
-                    b = b.allow_http(true);
-                }
-                b = b.url(url.clone());
-            }
-            for s in mine {
-                b = b.subscribe(s);
-            }
-            let source = if markets.is_empty() {
-                Source::Plain(Box::new(b.build()?))
-            } else {
-                tracked.push(family_name(family));
-                Source::Tracked(Box::new(b.tracked(markets, TrackConfig::default())?))
-            };
+        let (sources, tracked) = sources(client, subs, track, spot_ws_url, swap_ws_url)?;
+        for (family, source) in sources {
             let (tx, mine) = (tx.clone(), shared.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("digifinex-py-stream-{}", family_name(family)))
@@ -200,17 +302,92 @@ impl PyStream {
             }
         }
         Ok(PyStream {
-            rx: Mutex::new(Some(rx)),
-            threads: Mutex::new(threads),
+            mode: Mode::Threads {
+                rx: Mutex::new(Some(rx)),
+                threads: Mutex::new(threads),
+            },
             shared,
+            tracked,
+        })
+    }
+
+    /// The streams of `subs` on `client`, a client of the backtest's `exchange`: read on the
+    /// thread that iterates (nothing else moves the exchange, so a run gives the same events
+    /// every time), letting virtual time pass to the exchange's next event when no socket has
+    /// anything; the iterator ends when time is over.
+    pub(crate) fn start_inline(
+        client: &digifinex_ureq::Client,
+        subs: Vec<Subscription>,
+        track: Vec<String>,
+        exchange: InProcess,
+    ) -> Result<PyStream, digifinex_core::Error> {
+        let (sources, tracked) = sources(client, subs, track, None, None)?;
+        Ok(PyStream {
+            mode: Mode::Inline(Mutex::new(Inline {
+                sources,
+                exchange,
+                next: 0,
+                over: false,
+            })),
+            shared: Arc::new(Shared::default()),
             tracked,
         })
     }
 
     fn stop(&self) -> Vec<JoinHandle<()>> {
         self.shared.stop.store(true, Ordering::Relaxed);
-        drop(self.rx.lock().unwrap_or_else(|p| p.into_inner()).take());
-        std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()))
+        match &self.mode {
+            Mode::Threads { rx, threads } => {
+                drop(rx.lock().unwrap_or_else(|p| p.into_inner()).take());
+                std::mem::take(&mut *threads.lock().unwrap_or_else(|p| p.into_inner()))
+            }
+            Mode::Inline(inline) => {
+                inline.lock().unwrap_or_else(|p| p.into_inner()).close();
+                Vec::new()
+            }
+        }
+    }
+
+    /// The next event within `wait` (`None`: until there is one or the stream ends), and
+    /// whether the stream has ended.
+    fn take(&self, py: Python<'_>, wait: Option<Duration>) -> PyResult<(Option<Event>, bool)> {
+        match &self.mode {
+            Mode::Threads { rx, .. } => {
+                // Waited in steps of one poll at most, Ctrl-C looked at between them.
+                let mut left = wait;
+                loop {
+                    let step = left.map_or(POLL, |w| w.min(POLL));
+                    let got = py.detach(|| {
+                        let guard = rx.lock().unwrap_or_else(|p| p.into_inner());
+                        guard.as_ref().map(|rx| rx.recv_timeout(step))
+                    });
+                    match got {
+                        Some(Ok(event)) => return Ok((Some(event), false)),
+                        Some(Err(RecvTimeoutError::Timeout)) => {
+                            if let Some(w) = left {
+                                if w <= step {
+                                    return Ok((None, false));
+                                }
+                                left = Some(w - step);
+                            }
+                            py.check_signals()?;
+                        }
+                        Some(Err(RecvTimeoutError::Disconnected)) | None => {
+                            return Ok((None, true))
+                        }
+                    }
+                }
+            }
+            Mode::Inline(inline) => {
+                let shared = &self.shared;
+                Ok(py.detach(|| {
+                    inline
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .next(shared, wait)
+                }))
+            }
+        }
     }
 }
 
@@ -228,20 +405,9 @@ impl PyStream {
 
     /// The next event, blocking (Ctrl-C interrupts it); `StopIteration` once closed.
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        loop {
-            let rx = &self.rx;
-            let got = py.detach(|| {
-                let guard = rx.lock().unwrap_or_else(|p| p.into_inner());
-                guard.as_ref().map(|rx| rx.recv_timeout(POLL))
-            });
-            let Some(got) = got else {
-                return Err(PyStopIteration::new_err(()));
-            };
-            match got {
-                Ok(event) => return to_py(py, &event),
-                Err(RecvTimeoutError::Timeout) => py.check_signals()?,
-                Err(RecvTimeoutError::Disconnected) => return Err(PyStopIteration::new_err(())),
-            }
+        match self.take(py, None)? {
+            (Some(event), _) => to_py(py, &event),
+            (None, _) => Err(PyStopIteration::new_err(())),
         }
     }
 
@@ -255,8 +421,9 @@ impl PyStream {
         Ok(self.poll(py, timeout)?.0)
     }
 
-    /// `(event or None, ended)`: the next event within `timeout` seconds, and whether the
-    /// stream has ended (closed, every event handed out). For the asyncio iterator.
+    /// `(event or None, ended)`: the next event within `timeout` seconds (of virtual time in
+    /// a backtest), and whether the stream has ended (closed, every event handed out). For
+    /// the asyncio iterator.
     fn poll<'py>(
         &self,
         py: Python<'py>,
@@ -266,16 +433,8 @@ impl PyStream {
             return Err(PyValueError::new_err("timeout is seconds, 0 or more"));
         }
         let wait = Duration::from_secs_f64(timeout.min(86_400.0));
-        let rx = &self.rx;
-        let got = py.detach(|| {
-            let guard = rx.lock().unwrap_or_else(|p| p.into_inner());
-            guard.as_ref().map(|rx| rx.recv_timeout(wait))
-        });
-        match got {
-            Some(Ok(event)) => Ok((Some(to_py(py, &event)?), false)),
-            Some(Err(RecvTimeoutError::Timeout)) => Ok((None, false)),
-            Some(Err(RecvTimeoutError::Disconnected)) | None => Ok((None, true)),
-        }
+        let (event, ended) = self.take(py, Some(wait))?;
+        Ok((event.map(|e| to_py(py, &e)).transpose()?, ended))
     }
 
     /// The tracker's changes since the last call, oldest first (empty without `track`).
