@@ -88,6 +88,9 @@ mod backtest;
 mod checks;
 mod demo;
 mod describe;
+mod feed;
+#[cfg(feature = "feed")]
+mod feed_nats;
 mod live;
 mod market;
 mod reconcile;
@@ -155,6 +158,10 @@ enum Command {
     /// its trade id and fee, completed, cancelled, balance_changed, position_changed, ...), then
     /// on exit one line `{"state":{...}}` with open orders, balances and positions.
     Track(track::TrackArgs),
+    /// Holds the venue's sockets for a list of markets and publishes their normalised events
+    /// to NATS JetStream, for `digifinex stream --feed` and any NATS client (built with the
+    /// `feed` feature).
+    Feed(feed::FeedArgs),
 }
 
 #[derive(Args)]
@@ -299,6 +306,7 @@ fn main() -> ExitCode {
         Command::Stream(args) => stream::run(args),
         Command::Track(args) => track::run(args),
         Command::Backtest(args) => backtest::run(args),
+        Command::Feed(args) => feed::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

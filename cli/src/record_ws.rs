@@ -53,7 +53,7 @@ fn swap_level(depth: u32) -> u16 {
     }
 }
 
-fn subscriptions(
+pub(crate) fn subscriptions(
     spot: &[String],
     swap: &[String],
     depth: u32,

@@ -138,6 +138,21 @@ pub(crate) struct StreamArgs {
     /// API secret key (requires --key; wins over DIGIFINEX_API_SECRET); never printed.
     #[arg(long, value_name = "S", requires = "key")]
     secret: Option<String>,
+    /// Read the public subscriptions from a feed (`digifinex feed`) on this NATS server
+    /// (`nats://HOST:4222`) instead of the venue: the same event lines, gaps reported.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["sim", "spot_ws_url", "swap_ws_url", "key"])]
+    feed: Option<String>,
+    /// The feed's JetStream stream.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "DIGIFINEX",
+        requires = "feed"
+    )]
+    feed_stream: String,
+    /// A NATS credentials file for `--feed`.
+    #[arg(long, value_name = "FILE", requires = "feed")]
+    nats_creds: Option<std::path::PathBuf>,
 }
 
 /// Whether a websocket URL may be used: `wss://`, or `ws://` to this machine.
@@ -163,6 +178,9 @@ pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
         .iter()
         .map(|s| s.parse().map_err(|e| Failure::Usage(format!("{e}"))))
         .collect::<Result<_, _>>()?;
+    if let Some(url) = args.feed {
+        return from_feed(url, args.feed_stream, args.nats_creds, &subs, args.limit);
+    }
     let mut creds = match (args.key, args.secret) {
         (Some(k), Some(s)) => Some(Credentials::new(k, s)),
         _ => env_credentials()?,
@@ -261,6 +279,29 @@ pub(crate) fn run(args: StreamArgs) -> Result<(), Failure> {
         ));
     }
     Ok(())
+}
+
+#[cfg(feature = "feed")]
+fn from_feed(
+    url: String,
+    stream: String,
+    creds: Option<std::path::PathBuf>,
+    subs: &[Subscription],
+    limit: Option<u64>,
+) -> Result<(), Failure> {
+    let source = crate::feed::FeedSource { url, creds, stream };
+    crate::feed_nats::consume(source, subs, limit)
+}
+
+#[cfg(not(feature = "feed"))]
+fn from_feed(
+    _url: String,
+    _stream: String,
+    _creds: Option<std::path::PathBuf>,
+    _subs: &[Subscription],
+    _limit: Option<u64>,
+) -> Result<(), Failure> {
+    Err(crate::feed::missing("stream --feed"))
 }
 
 #[cfg(test)]

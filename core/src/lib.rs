@@ -104,6 +104,8 @@ pub mod endpoint;
 mod endpoints;
 pub mod error;
 pub mod exchange;
+#[cfg(feature = "ws")]
+pub mod feed;
 mod files;
 mod json;
 mod money;

@@ -26,6 +26,7 @@ mod build;
 mod decimal;
 mod decode;
 pub mod encode;
+mod feed;
 mod reader;
 mod recording;
 pub mod verify;
@@ -34,6 +35,7 @@ mod ws;
 pub use build::{catalog_build, expand_extremes, EXTREMES, EXTREME_MARK};
 pub use decimal::decimal;
 pub use decode::{catalog_decode, spot_decode, swap_decode, SPOT_HOT, SWAP_HOT};
+pub use feed::feed;
 pub use reader::{reader, READER_TYPES};
 pub use recording::recording;
 pub use ws::ws_frame;
@@ -51,6 +53,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("reader", reader),
     ("ws_frame", ws_frame),
     ("recording", recording),
+    ("feed", feed),
 ];
 
 /// The catalog as a slice (indexable by the selector bytes of the inputs).

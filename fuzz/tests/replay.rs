@@ -75,7 +75,8 @@ fn every_target_has_a_replay_test() {
             "decimal",
             "reader",
             "ws_frame",
-            "recording"
+            "recording",
+            "feed"
         ]
     );
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -117,4 +118,9 @@ fn ws_frame() {
 #[test]
 fn recording() {
     replay("recording");
+}
+
+#[test]
+fn feed() {
+    replay("feed");
 }

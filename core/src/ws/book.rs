@@ -37,6 +37,9 @@ pub enum ResyncReason {
     TooManyLevels,
     /// A depth push could not be read: the change it carried is unknown.
     Undecodable,
+    /// Messages of a feed (`digifinex_core::feed`) were lost between the feed and this
+    /// consumer: its sequence jumped; the book restarts from the feed's snapshot.
+    FeedGap,
 }
 
 /// A local order book.

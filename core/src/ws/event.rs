@@ -285,6 +285,15 @@ pub enum Event {
         /// The socket that took over.
         to: u32,
     },
+    /// Events of a subscription were lost between a feed (`digifinex_core::feed`) and this
+    /// consumer: the feed's sequence for it jumped by `missed` (a book reports
+    /// [`Event::Resync`] instead and restarts from the feed's snapshot).
+    Gap {
+        /// The subscription whose events were lost.
+        subscription: Subscription,
+        /// How many of its events were lost.
+        missed: u64,
+    },
     /// A depth frame applied to the local book.
     Book(BookUpdate),
     /// Spot trades (`trades.update`); `snapshot` is the recent list sent after subscribing.
@@ -408,6 +417,7 @@ impl Event {
                 | Event::Refused { .. }
                 | Event::ServerTime { .. }
                 | Event::Resync { .. }
+                | Event::Gap { .. }
                 | Event::Switched { .. }
                 | Event::Undecodable { .. }
         )

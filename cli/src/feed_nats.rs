@@ -1,0 +1,447 @@
+//! `digifinex feed` (with the `feed` feature): one process holds the venue's sockets for a list of markets and publishes
+//! their normalised events to NATS JetStream (`digifinex_core::feed` says what is published);
+//! `digifinex stream --feed URL SUB...` reads them back as the same event lines.
+//!
+//! DESIGN:
+//! - The venue side is the recorder's (`record --source ws`): one stream per family from the
+//!   blocking client, sharded over as many sockets as the subscriptions need and recycled
+//!   without gaps by the stream itself; per spot pair depth, trades and ticker; per swap
+//!   instrument depth (the level that holds `--depth`), trades, ticker, index, mark and funding.
+//!   The streams run on their own threads and hand their events over a bounded queue.
+//! - The broker side runs on a current-thread tokio runtime: the JetStream stream (created, or
+//!   updated to this window, when the feed starts; file storage, old messages discarded first,
+//!   direct reads allowed) keeps [`stream_subjects`] for `--window-s`. Publishes are pipelined,
+//!   at most [`IN_FLIGHT`] unacknowledged; a refused or unanswered publish is counted and shown
+//!   on stderr (the consumers see the gap in the sequence), never retried out of order. A
+//!   heartbeat every second, a snapshot of each live book every `--snapshot-every-s`, and one
+//!   on request (a consumer's request on `{prefix}.request.snapshot`: the reply is the snapshot,
+//!   also published).
+//! - `stream --feed`: one ordered push consumer per subscription (JetStream's own flow control
+//!   and gap recovery underneath; server 2.9 takes one filter subject a consumer). A book
+//!   starts from its last stored snapshot (the consumer starts right after it in the stream),
+//!   else from a fresh one asked of the feeds; a gap in a feed's sequence is reported and the
+//!   book rebuilt from a fresh snapshot.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::feed::{FeedArgs, FeedSource};
+use async_nats::jetstream::{self, consumer, stream};
+use digifinex_core::feed::{
+    self, request_subject, stream_subjects, Consumer, Output, Publisher, PublisherConfig,
+};
+use digifinex_core::ws::{Event, Subscription};
+use digifinex_core::Family;
+use digifinex_ureq::Client;
+use futures_util::StreamExt;
+
+use crate::live::{plain_http, start_sim};
+use crate::Failure;
+
+/// Events held between the venue's streams and the publisher.
+const QUEUE: usize = 16_384;
+
+/// Publishes waiting for JetStream's acknowledgement at most.
+const IN_FLIGHT: usize = 512;
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Other(format!("cannot start the runtime: {e}")))
+}
+
+async fn connect(
+    url: &str,
+    creds: Option<&std::path::Path>,
+    name: &str,
+) -> Result<async_nats::Client, Failure> {
+    let mut options = async_nats::ConnectOptions::new()
+        .name(name)
+        .connection_timeout(Duration::from_secs(5))
+        .request_timeout(Some(Duration::from_secs(5)));
+    if let Some(path) = creds {
+        options = options
+            .credentials_file(path)
+            .await
+            .map_err(|e| Failure::Usage(format!("--nats-creds {}: {e}", path.display())))?;
+    }
+    options
+        .connect(url)
+        .await
+        .map_err(|e| Failure::Other(format!("cannot reach the NATS server {url}: {e}")))
+}
+
+/// `all` as the only market: every listed one.
+fn expand(client: &Client, list: &mut Vec<String>, family: Family) -> Result<(), Failure> {
+    if !(list.len() == 1 && list.first().is_some_and(|s| s.eq_ignore_ascii_case("all"))) {
+        return Ok(());
+    }
+    *list = match family {
+        Family::Spot => client
+            .send(&digifinex_core::spot::SpotSymbolsRequest::new())?
+            .symbol_list
+            .iter()
+            .map(|s| s.symbol.as_str().to_ascii_lowercase())
+            .collect(),
+        _ => client
+            .send(&digifinex_core::swap::InstrumentsRequest::new())?
+            .iter()
+            .map(|i| i.instrument_id.clone())
+            .collect(),
+    };
+    Ok(())
+}
+
+/// A stop flag set by Ctrl-C.
+fn interrupted() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = flag.clone();
+    std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
+            set.store(true, Ordering::SeqCst);
+        }
+    });
+    flag
+}
+
+pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
+    if args.spot.is_empty() && args.swap.is_empty() {
+        return Err(Failure::Usage(
+            "nothing to feed: give --spot PAIRS and/or --swap IDS (comma-separated)".to_owned(),
+        ));
+    }
+    feed::check_feed_name(&args.name).map_err(|e| Failure::Usage(format!("--name: {e}")))?;
+    if !(1..=30 * 86_400).contains(&args.window_s) {
+        return Err(Failure::Usage("--window-s: from 1 to 2592000".to_owned()));
+    }
+    if !(1..=3_600).contains(&args.snapshot_every_s) {
+        return Err(Failure::Usage(
+            "--snapshot-every-s: from 1 to 3600".to_owned(),
+        ));
+    }
+    let mut builder = Client::builder();
+    let mut ws_urls = (args.spot_ws_url.clone(), args.swap_ws_url.clone());
+    let _sim = if args.sim {
+        let sim = start_sim(digifinex_sim::SimConfig::default().without_limits())?;
+        builder = builder
+            .spot_base_url(sim.spot_base_url())
+            .swap_base_url(sim.swap_base_url())
+            .allow_http(true);
+        ws_urls = (Some(sim.spot_ws_url()), Some(sim.swap_ws_url()));
+        Some(sim)
+    } else {
+        let spot_http = plain_http("--base-url", args.base_url.as_deref(), args.allow_http)?;
+        let swap_http = plain_http(
+            "--swap-base-url",
+            args.swap_base_url.as_deref(),
+            args.allow_http,
+        )?;
+        builder = builder.allow_http(spot_http || swap_http);
+        if let Some(u) = &args.base_url {
+            builder = builder.spot_base_url(u.clone());
+        }
+        if let Some(u) = &args.swap_base_url {
+            builder = builder.swap_base_url(u.clone());
+        }
+        None
+    };
+    let client = builder.build()?;
+    expand(&client, &mut args.spot, Family::Spot)?;
+    expand(&client, &mut args.swap, Family::Swap)?;
+    let subs = crate::record_ws::subscriptions(&args.spot, &args.swap, args.depth)?;
+    let clock = client.session().clock().clone();
+    let run_name = format!("{}-{}", clock.now().0, std::process::id());
+    let mut config = PublisherConfig::new(args.name.clone(), run_name.clone());
+    config.snapshot_every_ms = i64::try_from(args.snapshot_every_s * 1000).unwrap_or(30_000);
+    let mut publisher = Publisher::new(config).map_err(|e| Failure::Usage(e.to_string()))?;
+    let prefix = feed::DEFAULT_PREFIX;
+
+    let rt = runtime()?;
+    // async-nats spawns its tasks on the runtime it is called from.
+    let _entered = rt.enter();
+    let nats = rt.block_on(connect(
+        &args.nats,
+        args.nats_creds.as_deref(),
+        &format!("digifinex-feed-{}", args.name),
+    ))?;
+    let js = jetstream::new(nats.clone());
+    let stream_config = stream::Config {
+        name: args.stream.clone(),
+        subjects: stream_subjects(prefix),
+        max_age: Duration::from_secs(args.window_s),
+        storage: stream::StorageType::File,
+        discard: stream::DiscardPolicy::Old,
+        allow_direct: true,
+        ..Default::default()
+    };
+    rt.block_on(js.create_or_update_stream(stream_config))
+        .map_err(|e| Failure::Other(format!("the JetStream stream {}: {e}", args.stream)))?;
+
+    // The venue's streams, on their own threads.
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<(i64, Event)>(QUEUE);
+    for family in [Family::Spot, Family::Swap] {
+        let mine: Vec<Subscription> = subs
+            .iter()
+            .filter(|s| s.family == family)
+            .cloned()
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut b = client.stream(family);
+        let url = match family {
+            Family::Spot => &ws_urls.0,
+            _ => &ws_urls.1,
+        };
+        if let Some(url) = url {
+            if url.to_ascii_lowercase().starts_with("ws://") {
+                b = b.allow_http(crate::live::is_loopback_http(
+                    &url.replacen("ws", "http", 1),
+                ));
+            }
+            b = b.url(url.clone());
+        }
+        for s in mine {
+            b = b.subscribe(s);
+        }
+        let stream = b.build().map_err(|e| Failure::Usage(e.to_string()))?;
+        let (tx, clock) = (tx.clone(), clock.clone());
+        std::thread::Builder::new()
+            .name(format!("feed-{family}"))
+            .spawn(move || {
+                for event in stream {
+                    if tx.blocking_send((clock.now().0, event)).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| Failure::Other(format!("cannot start a stream thread: {e}")))?;
+    }
+    drop(tx);
+    println!("feed: {}", args.name);
+    println!("run: {run_name}");
+    println!("stream: {}", args.stream);
+    println!("markets: {}", subs.len());
+    let _ = std::io::stdout().flush();
+
+    let stop = interrupted();
+    let end = args.duration_s.map(Duration::from_secs);
+    let started = Instant::now();
+    rt.block_on(async {
+        let mut requests = nats
+            .subscribe(request_subject(prefix))
+            .await
+            .map_err(|e| Failure::Other(format!("cannot take snapshot requests: {e}")))?;
+        let mut in_flight: VecDeque<jetstream::context::PublishAckFuture> = VecDeque::new();
+        let mut failed = 0u64;
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        let mut report = Instant::now();
+        let mut stderr = std::io::stderr();
+        loop {
+            if stop.load(Ordering::SeqCst) || end.is_some_and(|e| started.elapsed() >= e) {
+                break;
+            }
+            let mut out = Vec::new();
+            tokio::select! {
+                got = rx.recv() => match got {
+                    Some((t, event)) => out = publisher.handle_event(&event, t),
+                    None => break,
+                },
+                _ = tick.tick() => {
+                    let now = clock.now().0;
+                    out = publisher.handle_timeout(now);
+                    out.push(publisher.heartbeat(now));
+                    if report.elapsed() >= Duration::from_secs(10) {
+                        report = Instant::now();
+                        let _ = writeln!(
+                            stderr,
+                            "feed {}: {} published, {} failed",
+                            args.name,
+                            publisher.published(),
+                            failed
+                        );
+                    }
+                }
+                Some(request) = requests.next() => {
+                    let market = String::from_utf8_lossy(&request.payload).into_owned();
+                    if let Some(snapshot) = publisher.snapshot(market.trim(), clock.now().0) {
+                        if let Some(reply) = request.reply {
+                            let _ = nats.publish(reply, snapshot.payload.clone().into()).await;
+                        }
+                        out.push(snapshot);
+                    }
+                }
+            }
+            for o in out {
+                match js.publish(o.subject, o.payload.into()).await {
+                    Ok(ack) => in_flight.push_back(ack),
+                    Err(e) => {
+                        failed += 1;
+                        let _ = writeln!(stderr, "feed {}: a publish failed: {e}", args.name);
+                    }
+                }
+                while in_flight.len() >= IN_FLIGHT {
+                    if let Some(ack) = in_flight.pop_front() {
+                        if let Err(e) = ack.await {
+                            failed += 1;
+                            let _ = writeln!(
+                                stderr,
+                                "feed {}: a publish was not acknowledged: {e}",
+                                args.name
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for ack in in_flight {
+            if ack.await.is_err() {
+                failed += 1;
+            }
+        }
+        let _ = nats.flush().await;
+        let _ = writeln!(
+            stderr,
+            "feed {}: {} published, {} failed",
+            args.name,
+            publisher.published(),
+            failed
+        );
+        Ok::<(), Failure>(())
+    })?;
+    Ok(())
+}
+
+/// `stream --feed`: the subscriptions' events from the feeds, one JSON line each; exits after
+/// `limit` data events.
+pub(crate) fn consume(
+    source: FeedSource,
+    subs: &[Subscription],
+    limit: Option<u64>,
+) -> Result<(), Failure> {
+    if let Some(s) = subs.iter().find(|s| s.channel.is_private()) {
+        return Err(Failure::Usage(format!(
+            "{s}: private channels are not in a feed; stream them from the venue"
+        )));
+    }
+    let prefix = feed::DEFAULT_PREFIX;
+    let mut machine = Consumer::new(prefix, subs).map_err(|e| Failure::Usage(e.to_string()))?;
+    let rt = runtime()?;
+    rt.block_on(async {
+        let nats = connect(&source.url, source.creds.as_deref(), "digifinex-stream").await?;
+        let js = jetstream::new(nats.clone());
+        let stored = js.get_stream(&source.stream).await.map_err(|e| {
+            Failure::Other(format!(
+                "no stream {} on {}: {e} (is `digifinex feed` running?)",
+                source.stream, source.url
+            ))
+        })?;
+        // Each book's last stored snapshot first: its consumer starts right after it.
+        let mut starts: HashMap<String, u64> = HashMap::new();
+        for s in subs {
+            let sub = feed::market_of(s);
+            if sub.channel != digifinex_core::ws::Channel::Depth {
+                continue;
+            }
+            let snap = feed::snapshot_subject(prefix, &sub)
+                .map_err(|e| Failure::Usage(e.to_string()))?;
+            if let Ok(m) = stored.get_last_raw_message_by_subject(&snap).await {
+                if machine.handle_snapshot(&m.payload).is_ok() {
+                    starts.insert(sub.to_string(), m.sequence + 1);
+                }
+            }
+        }
+        let mut streams = Vec::new();
+        for s in subs {
+            let sub = feed::market_of(s);
+            let subject = feed::subject(prefix, &sub).map_err(|e| Failure::Usage(e.to_string()))?;
+            let deliver_policy = match starts.get(&sub.to_string()) {
+                Some(&start_sequence) => consumer::DeliverPolicy::ByStartSequence { start_sequence },
+                None => consumer::DeliverPolicy::New,
+            };
+            let c = stored
+                .create_consumer(consumer::push::OrderedConfig {
+                    deliver_subject: nats.new_inbox(),
+                    filter_subject: subject.clone(),
+                    deliver_policy,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| Failure::Other(format!("a consumer of {subject}: {e}")))?;
+            let messages = c
+                .messages()
+                .await
+                .map_err(|e| Failure::Other(format!("the messages of {subject}: {e}")))?;
+            streams.push(messages);
+        }
+        let mut merged = futures_util::stream::select_all(streams);
+        let mut data = 0u64;
+        let mut out = std::io::stdout().lock();
+        // Books waiting for a fresh snapshot: market -> its snapshot subject.
+        let mut wanted: HashMap<String, String> = HashMap::new();
+        let mut retry = tokio::time::interval(Duration::from_secs(1));
+        let stop = interrupted();
+        loop {
+            while let Some(o) = machine.poll_output() {
+                match o {
+                    Output::Event(line) => {
+                        writeln!(out, "{line}")?;
+                        let marker = line.starts_with(r#"{"type":"resync""#)
+                            || line.starts_with(r#"{"type":"gap""#);
+                        if !marker {
+                            data += 1;
+                            if limit.is_some_and(|n| data >= n) {
+                                out.flush()?;
+                                return Ok(());
+                            }
+                        }
+                    }
+                    Output::NeedSnapshot { market, subject } if machine.is_waiting(&market) => {
+                        wanted.insert(market, subject);
+                    }
+                    _ => {}
+                }
+            }
+            out.flush()?;
+            if stop.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            tokio::select! {
+                next = merged.next() => match next {
+                    Some(Ok(m)) => {
+                        if let Err(e) = machine.handle_message(&m.payload) {
+                            eprintln!("a feed message was skipped: {e}");
+                        }
+                    }
+                    Some(Err(e)) => eprintln!("the feed's consumer: {e}"),
+                    None => return Err(Failure::Other("the feed's consumers ended".to_owned())),
+                },
+                _ = retry.tick() => {
+                    // A fresh snapshot of each book that waits, asked of the feeds.
+                    let markets: Vec<String> = wanted.keys().cloned().collect();
+                    for market in markets {
+                        if !machine.is_waiting(&market) {
+                            wanted.remove(&market);
+                            continue;
+                        }
+                        if let Ok(reply) = nats.request(request_subject(prefix), market.clone().into()).await {
+                            if machine.handle_snapshot(&reply.payload).is_ok() && !machine.is_waiting(&market) {
+                                wanted.remove(&market);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    })
+}

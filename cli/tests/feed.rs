@@ -1,0 +1,299 @@
+//! `digifinex feed` and `digifinex stream --feed` against a real NATS server with JetStream
+//! (`nats-server`, Debian's package, which `.ci/run` installs; each test starts its own on a
+//! free loopback port with its own store, and stops it by its pid): the feed runs over its
+//! embedded simulator; a consumer's books are rebuilt line by line and must agree with the
+//! top of book each line carries (a lost or repeated delta would break it); a late consumer
+//! starts from the stored snapshot; a restarted feed is taken from its first snapshot without a
+//! jump; after a NATS server restart the feed goes on by itself.
+#![cfg(feature = "feed")]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// A nats-server with JetStream on loopback, stopped (by pid) when dropped.
+struct Nats {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl Nats {
+    fn start(name: &str) -> Nats {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nats-{name}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Nats::start_at(free_port(), dir)
+    }
+
+    fn start_at(port: u16, dir: PathBuf) -> Nats {
+        let bin = std::env::var("NATS_SERVER").unwrap_or_else(|_| "nats-server".to_owned());
+        let child = Command::new(&bin)
+            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("these tests need {bin} (Debian's nats-server; .ci/run installs it): {e}")
+            });
+        let until = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < until, "nats-server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Nats { child, port, dir }
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// Stops the server and starts it again on the same port and store.
+    fn restart(self) -> Nats {
+        let (port, dir) = (self.port, self.dir.clone());
+        drop(self);
+        Nats::start_at(port, dir)
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A child process whose stdout lines arrive on a channel; killed when dropped.
+struct Proc {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Proc {
+    fn spawn(args: &[&str]) -> Proc {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_digifinex"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let out: ChildStdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Proc { child, lines }
+    }
+
+    /// The next line within `wait`.
+    fn line(&self, wait: Duration) -> Option<String> {
+        self.lines.recv_timeout(wait).ok()
+    }
+
+    /// Lines until one starts with `prefix` (within 30 s).
+    fn until(&self, prefix: &str) -> String {
+        let until = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.line(left) {
+                Some(l) if l.starts_with(prefix) => return l,
+                Some(_) => {}
+                None => panic!("no line starting with {prefix:?}"),
+            }
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn feed(nats: &Nats, name: &str) -> Proc {
+    let p = Proc::spawn(&[
+        "feed",
+        "--sim",
+        "--nats",
+        &nats.url(),
+        "--name",
+        name,
+        "--spot",
+        "btc_usdt",
+        "--swap",
+        "BTCUSDTPERP",
+        "--snapshot-every-s",
+        "1",
+    ]);
+    p.until("markets: ");
+    p
+}
+
+fn consumer(nats: &Nats, subs: &[&str]) -> Proc {
+    let url = nats.url();
+    let mut args = vec!["stream", "--feed", url.as_str()];
+    args.extend_from_slice(subs);
+    Proc::spawn(&args)
+}
+
+/// A book rebuilt from the event lines: each line's `best_bid`/`best_ask` must be the rebuilt
+/// book's top.
+#[derive(Default)]
+struct Rebuilt {
+    bids: BTreeMap<String, String>,
+    asks: BTreeMap<String, String>,
+    live: bool,
+    lines: usize,
+    snapshots: usize,
+}
+
+fn dec(v: &Value) -> digifinex_core::Decimal {
+    v.as_str().unwrap().parse().unwrap()
+}
+
+impl Rebuilt {
+    fn apply(&mut self, line: &Value) {
+        if line["type"] == "resync" {
+            self.live = false;
+            return;
+        }
+        assert_eq!(line["type"], "book", "{line}");
+        let snapshot = line["snapshot"].as_bool().unwrap();
+        if snapshot {
+            self.bids.clear();
+            self.asks.clear();
+            self.live = true;
+            self.snapshots += 1;
+        }
+        assert!(self.live, "a delta before any snapshot: {line}");
+        for (side, book) in [("bids", &mut self.bids), ("asks", &mut self.asks)] {
+            for l in line[side].as_array().unwrap() {
+                let (p, s) = (l[0].as_str().unwrap(), l[1].as_str().unwrap());
+                if dec(&l[1]).is_zero() {
+                    book.remove(p);
+                } else {
+                    book.insert(p.to_owned(), s.to_owned());
+                }
+            }
+        }
+        let best = |book: &BTreeMap<String, String>, high: bool| {
+            let mut v: Vec<(digifinex_core::Decimal, &String)> =
+                book.iter().map(|(p, s)| (p.parse().unwrap(), s)).collect();
+            v.sort();
+            let top = if high { v.last() } else { v.first() };
+            top.map(|(p, s)| (*p, s.parse::<digifinex_core::Decimal>().unwrap()))
+        };
+        let given = |v: &Value| (!v.is_null()).then(|| (dec(&v[0]), dec(&v[1])));
+        assert_eq!(best(&self.bids, true), given(&line["best_bid"]), "{line}");
+        assert_eq!(best(&self.asks, false), given(&line["best_ask"]), "{line}");
+        self.lines += 1;
+    }
+}
+
+/// Reads `n` book lines of `market` (other lines counted by type), rebuilding the book.
+fn read_books(p: &Proc, n: usize, book: &mut Rebuilt) -> BTreeMap<String, usize> {
+    let mut types = BTreeMap::new();
+    let until = Instant::now() + Duration::from_secs(60);
+    while book.lines < n {
+        let left = until.saturating_duration_since(Instant::now());
+        let line = p.line(left).expect("the consumer went quiet");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        let t = v["type"].as_str().unwrap().to_owned();
+        *types.entry(t.clone()).or_default() += 1;
+        if (t == "book" || t == "resync") && v["subscription"]["family"] == "spot" {
+            book.apply(&v);
+        }
+    }
+    types
+}
+
+#[test]
+fn consumers_of_a_feed_rebuild_every_book_exactly() {
+    let nats = Nats::start("books");
+    let feeder = feed(&nats, "a");
+    let first = consumer(&nats, &["spot:depth:btc_usdt", "swap:trades:BTCUSDTPERP"]);
+    let mut book = Rebuilt::default();
+    let types = read_books(&first, 200, &mut book);
+    assert!(
+        types.get("swap_trades").copied().unwrap_or(0) > 0,
+        "{types:?}"
+    );
+    assert!(
+        !types.contains_key("gap") && !types.contains_key("resync"),
+        "{types:?}"
+    );
+
+    // A late consumer starts from the stored snapshot.
+    let late = consumer(&nats, &["spot:depth:btc_usdt"]);
+    let mut late_book = Rebuilt::default();
+    let line = late.line(Duration::from_secs(30)).unwrap();
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["snapshot"], true, "{line}");
+    late_book.apply(&v);
+    read_books(&late, 100, &mut late_book);
+
+    // The feed restarted (a new run): both consumers go on from its first snapshot, with no
+    // jump reported.
+    drop(feeder);
+    let _feeder = feed(&nats, "a");
+    let before = book.snapshots;
+    let types = read_books(&first, book.lines + 200, &mut book);
+    assert!(book.snapshots > before);
+    assert!(!types.contains_key("resync"), "{types:?}");
+}
+
+#[test]
+fn after_the_nats_server_restarts_the_feed_goes_on_and_books_rebuild() {
+    let nats = Nats::start("restart");
+    let _feeder = feed(&nats, "b");
+    let mut book = Rebuilt::default();
+    {
+        let c = consumer(&nats, &["spot:depth:btc_usdt"]);
+        read_books(&c, 100, &mut book);
+    }
+    let nats = nats.restart();
+    // The feed reconnects by itself; a consumer started now rebuilds from a snapshot.
+    let c = consumer(&nats, &["spot:depth:btc_usdt"]);
+    let mut again = Rebuilt::default();
+    read_books(&c, 100, &mut again);
+    assert!(again.snapshots >= 1);
+}
+
+#[test]
+fn private_channels_are_refused_and_a_missing_stream_is_named() {
+    let nats = Nats::start("usage");
+    let o = Command::new(env!("CARGO_BIN_EXE_digifinex"))
+        .args(["stream", "--feed", &nats.url(), "spot:order"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("private channels are not in a feed"));
+    let o = Command::new(env!("CARGO_BIN_EXE_digifinex"))
+        .args(["stream", "--feed", &nats.url(), "spot:depth:btc_usdt"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no stream DIGIFINEX"), "{err}");
+}
