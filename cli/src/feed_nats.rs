@@ -329,6 +329,107 @@ pub(crate) fn consume(
     subs: &[Subscription],
     limit: Option<u64>,
 ) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    let mut data = 0u64;
+    let stop = interrupted();
+    read_feed(&source, subs, &stop, None, |line, _| {
+        writeln!(out, "{line}")?;
+        out.flush()?;
+        let marker =
+            line.starts_with(r#"{"type":"resync""#) || line.starts_with(r#"{"type":"gap""#);
+        if !marker {
+            data += 1;
+        }
+        Ok(limit.is_some_and(|n| data >= n))
+    })
+}
+
+/// `record --source feed`: the markets' events from the feeds, written as `record --source
+/// ws` writes the venue's (each at the time the feed took it); a book the feed lost is marked
+/// as a resync (`feed_gap`).
+pub(crate) fn record<W: std::io::Write>(
+    source: &FeedSource,
+    spot: &[String],
+    swap: &[String],
+    writer: &mut digifinex_market::Writer<W>,
+    stop: &AtomicBool,
+    end: Option<Duration>,
+) -> Result<crate::record_ws::Counts, Failure> {
+    // The depth level is the feed's: any level names the same market stream.
+    let subs = crate::record_ws::subscriptions(spot, swap, 20)?;
+    let markets: HashMap<Family, Vec<String>> = [
+        (
+            Family::Spot,
+            spot.iter().map(|s| s.to_ascii_lowercase()).collect(),
+        ),
+        (Family::Swap, swap.to_vec()),
+    ]
+    .into_iter()
+    .collect();
+    let mut counts = crate::record_ws::Counts::default();
+    let mut lost = crate::record_ws::Lost::new();
+    let mut flushed = Instant::now();
+    let mut report = Instant::now();
+    let mut gaps = 0u64;
+    read_feed(source, &subs, stop, end, |line, feed_ms| {
+        let event = match feed::parse_event(&line) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("a feed event was skipped: {e}");
+                return Ok(false);
+            }
+        };
+        if let Event::Gap {
+            subscription,
+            missed,
+        } = &event
+        {
+            gaps = gaps.saturating_add(*missed);
+            eprintln!("{missed} events of {subscription} were lost between the feed and here");
+        }
+        let family = match &event {
+            Event::Book(u) => u.subscription.family,
+            Event::Resync { subscription, .. } => subscription.family,
+            Event::SpotTrades { .. } | Event::SpotTickers { .. } => Family::Spot,
+            _ => Family::Swap,
+        };
+        let t = feed_ms.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        });
+        crate::record_ws::write_event(writer, t, family, event, &mut counts, &mut lost, &markets)?;
+        if flushed.elapsed() >= Duration::from_secs(1) {
+            writer.flush()?;
+            flushed = Instant::now();
+        }
+        if report.elapsed() >= Duration::from_secs(10) {
+            report = Instant::now();
+            eprintln!(
+                "{} records ({} depth frames, {} resyncs), {} events lost upstream, {} bytes",
+                counts.records,
+                counts.frames,
+                counts.resyncs,
+                gaps,
+                writer.bytes()
+            );
+        }
+        Ok(false)
+    })?;
+    writer.flush()?;
+    Ok(counts)
+}
+
+/// Reads the subscriptions' events from the feeds and hands each line (and the time the feed
+/// took it) to `on`, until `on` says stop, `stop` is set or `end` passes.
+fn read_feed(
+    source: &FeedSource,
+    subs: &[Subscription],
+    stop: &AtomicBool,
+    end: Option<Duration>,
+    mut on: impl FnMut(String, Option<i64>) -> Result<bool, Failure>,
+) -> Result<(), Failure> {
+    let started = Instant::now();
     if let Some(s) = subs.iter().find(|s| s.channel.is_private()) {
         return Err(Failure::Usage(format!(
             "{s}: private channels are not in a feed; stream them from the venue"
@@ -385,35 +486,26 @@ pub(crate) fn consume(
             streams.push(messages);
         }
         let mut merged = futures_util::stream::select_all(streams);
-        let mut data = 0u64;
-        let mut out = std::io::stdout().lock();
         // Books waiting for a fresh snapshot: market -> its snapshot subject.
         let mut wanted: HashMap<String, String> = HashMap::new();
         let mut retry = tokio::time::interval(Duration::from_secs(1));
-        let stop = interrupted();
         loop {
             while let Some(o) = machine.poll_output() {
-                match o {
-                    Output::Event(line) => {
-                        writeln!(out, "{line}")?;
-                        let marker = line.starts_with(r#"{"type":"resync""#)
-                            || line.starts_with(r#"{"type":"gap""#);
-                        if !marker {
-                            data += 1;
-                            if limit.is_some_and(|n| data >= n) {
-                                out.flush()?;
-                                return Ok(());
-                            }
+                let done = match o {
+                    Output::Event { line, feed_ms } => on(line, feed_ms)?,
+                    Output::NeedSnapshot { market, subject } => {
+                        if machine.is_waiting(&market) {
+                            wanted.insert(market, subject);
                         }
+                        false
                     }
-                    Output::NeedSnapshot { market, subject } if machine.is_waiting(&market) => {
-                        wanted.insert(market, subject);
-                    }
-                    _ => {}
+                    _ => false,
+                };
+                if done {
+                    return Ok(());
                 }
             }
-            out.flush()?;
-            if stop.load(Ordering::SeqCst) {
+            if stop.load(Ordering::SeqCst) || end.is_some_and(|e| started.elapsed() >= e) {
                 return Ok(());
             }
             tokio::select! {

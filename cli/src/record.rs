@@ -78,6 +78,15 @@ pub(crate) struct RecordArgs {
     /// websocket depth frame, trade, ticker, index, mark and funding push as received.
     #[arg(long, value_enum, default_value_t = Source::Rest)]
     source: Source,
+    /// With `--source feed`: the NATS server of a `digifinex feed` (`nats://HOST:4222`).
+    #[arg(long, value_name = "URL")]
+    feed: Option<String>,
+    /// With `--source feed`: the feed's JetStream stream.
+    #[arg(long, value_name = "NAME", default_value = "DIGIFINEX")]
+    feed_stream: String,
+    /// With `--source feed`: a NATS credentials file.
+    #[arg(long, value_name = "FILE")]
+    nats_creds: Option<std::path::PathBuf>,
 }
 
 /// `record --compression`.
@@ -107,6 +116,8 @@ pub(crate) enum Source {
     Rest,
     /// The websockets.
     Ws,
+    /// A `digifinex feed` through NATS JetStream (`--feed URL`).
+    Feed,
 }
 
 /// `all` as the only market: every listed one (spot pairs trading, swap instruments).
@@ -543,6 +554,34 @@ fn record_to_object(
     )))
 }
 
+#[cfg(feature = "feed")]
+fn from_feed<W: Write>(
+    args: &RecordArgs,
+    writer: &mut Writer<W>,
+    stop: &AtomicBool,
+    end: Option<Duration>,
+) -> Result<crate::record_ws::Counts, Failure> {
+    let url = args.feed.clone().ok_or_else(|| {
+        Failure::Usage("--source feed needs --feed URL (the NATS server of a feed)".to_owned())
+    })?;
+    let source = crate::feed::FeedSource {
+        url,
+        creds: args.nats_creds.clone(),
+        stream: args.feed_stream.clone(),
+    };
+    crate::feed_nats::record(&source, &args.spot, &args.swap, writer, stop, end)
+}
+
+#[cfg(not(feature = "feed"))]
+fn from_feed<W: Write>(
+    _: &RecordArgs,
+    _: &mut Writer<W>,
+    _: &AtomicBool,
+    _: Option<Duration>,
+) -> Result<crate::record_ws::Counts, Failure> {
+    Err(crate::feed::missing("record --source feed"))
+}
+
 /// Records until `--duration-s` or Ctrl-C into `writer` (flushed, not finished); what was
 /// recorded, for the last line (`recorded N records ...`).
 fn record_into<W: Write>(
@@ -552,6 +591,14 @@ fn record_into<W: Write>(
     writer: &mut Writer<W>,
     stop: &AtomicBool,
 ) -> Result<String, Failure> {
+    if args.source == Source::Feed {
+        let end = args.duration_s.map(Duration::from_secs);
+        let counts = from_feed(args, writer, stop, end)?;
+        return Ok(format!(
+            "recorded {} records ({} depth frames, {} resyncs) from the feed",
+            counts.records, counts.frames, counts.resyncs,
+        ));
+    }
     if args.source == Source::Ws {
         let end = args.duration_s.map(Duration::from_secs);
         let counts = crate::record_ws::record(

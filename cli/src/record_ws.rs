@@ -280,7 +280,7 @@ pub(crate) fn record<W: std::io::Write>(
     let mut flushed = Instant::now();
     let mut counts = Counts::default();
     // Sockets lost and not yet back: (family, socket) -> (time, reason).
-    let mut lost: HashMap<(Family, u32), (i64, String)> = HashMap::new();
+    let mut lost = Lost::new();
     let mut stderr = std::io::stderr();
     loop {
         if stop.load(Ordering::SeqCst) || end.is_some_and(|e| started.elapsed() >= e) {
@@ -295,58 +295,7 @@ pub(crate) fn record<W: std::io::Write>(
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
-        match &event {
-            Event::Book(u) => {
-                if let Some(m) = market(&u.subscription) {
-                    let ts = u.timestamp.map(|x| x.0);
-                    writer.write_depth(
-                        t,
-                        &m,
-                        u.snapshot,
-                        &levels(&u.bids),
-                        &levels(&u.asks),
-                        ts,
-                    )?;
-                    counts.frames = counts.frames.saturating_add(1);
-                    counts.records = counts.records.saturating_add(1);
-                }
-            }
-            Event::Resync {
-                subscription,
-                reason,
-                ..
-            } => {
-                if let Some(m) = market(subscription) {
-                    let reason = serde_json::to_value(reason)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_owned))
-                        .unwrap_or_else(|| format!("{reason:?}"));
-                    writer.write_resync(t, &m, &reason)?;
-                    counts.resyncs = counts.resyncs.saturating_add(1);
-                    counts.records = counts.records.saturating_add(1);
-                }
-            }
-            Event::Disconnected { socket, reason, .. } => {
-                lost.insert((family, *socket), (t, reason.to_string()));
-            }
-            Event::Connected { socket, .. } => {
-                if let Some((at, reason)) = lost.remove(&(family, *socket)) {
-                    let fam = match family {
-                        Family::Spot => format::Family::Spot,
-                        _ => format::Family::Swap,
-                    };
-                    let all = markets.get(&family).cloned().unwrap_or_default();
-                    writer.write_reconnect(t, fam, Some(*socket), Some(at), Some(&reason), &all)?;
-                    counts.reconnects = counts.reconnects.saturating_add(1);
-                    counts.records = counts.records.saturating_add(1);
-                }
-            }
-            _ => {}
-        }
-        for data in records(t, event) {
-            writer.write(&Record { t, data })?;
-            counts.records = counts.records.saturating_add(1);
-        }
+        write_event(writer, t, family, event, &mut counts, &mut lost, &markets)?;
         if report.elapsed() >= Duration::from_secs(10) {
             report = Instant::now();
             let _ = writeln!(
@@ -361,4 +310,67 @@ pub(crate) fn record<W: std::io::Write>(
         }
     }
     Ok(counts)
+}
+
+/// Sockets lost and not yet back: (family, socket) -> (time, reason).
+pub(crate) type Lost = HashMap<(Family, u32), (i64, String)>;
+
+/// Writes the records of one event received at `t` (ms) from `family`'s stream: a depth frame
+/// as received, a resync marker, a reconnect marker once a lost socket is back, trades,
+/// tickers, index, mark and funding as their own records.
+pub(crate) fn write_event<W: std::io::Write>(
+    writer: &mut Writer<W>,
+    t: i64,
+    family: Family,
+    event: Event,
+    counts: &mut Counts,
+    lost: &mut Lost,
+    markets: &HashMap<Family, Vec<String>>,
+) -> Result<(), Failure> {
+    match &event {
+        Event::Book(u) => {
+            if let Some(m) = market(&u.subscription) {
+                let ts = u.timestamp.map(|x| x.0);
+                writer.write_depth(t, &m, u.snapshot, &levels(&u.bids), &levels(&u.asks), ts)?;
+                counts.frames = counts.frames.saturating_add(1);
+                counts.records = counts.records.saturating_add(1);
+            }
+        }
+        Event::Resync {
+            subscription,
+            reason,
+            ..
+        } => {
+            if let Some(m) = market(subscription) {
+                let reason = serde_json::to_value(reason)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| format!("{reason:?}"));
+                writer.write_resync(t, &m, &reason)?;
+                counts.resyncs = counts.resyncs.saturating_add(1);
+                counts.records = counts.records.saturating_add(1);
+            }
+        }
+        Event::Disconnected { socket, reason, .. } => {
+            lost.insert((family, *socket), (t, reason.to_string()));
+        }
+        Event::Connected { socket, .. } => {
+            if let Some((at, reason)) = lost.remove(&(family, *socket)) {
+                let fam = match family {
+                    Family::Spot => format::Family::Spot,
+                    _ => format::Family::Swap,
+                };
+                let all = markets.get(&family).cloned().unwrap_or_default();
+                writer.write_reconnect(t, fam, Some(*socket), Some(at), Some(&reason), &all)?;
+                counts.reconnects = counts.reconnects.saturating_add(1);
+                counts.records = counts.records.saturating_add(1);
+            }
+        }
+        _ => {}
+    }
+    for data in records(t, event) {
+        writer.write(&Record { t, data })?;
+        counts.records = counts.records.saturating_add(1);
+    }
+    Ok(())
 }

@@ -218,6 +218,9 @@ fn read_books(p: &Proc, n: usize, book: &mut Rebuilt) -> BTreeMap<String, usize>
     while book.lines < n {
         let left = until.saturating_duration_since(Instant::now());
         let line = p.line(left).expect("the consumer went quiet");
+        // Every line reads back as the event it is (what a client reading a feed does).
+        let event = digifinex_core::feed::parse_event(&line).unwrap();
+        assert_eq!(serde_json::to_string(&event).unwrap(), line);
         let v: Value = serde_json::from_str(&line).unwrap();
         let t = v["type"].as_str().unwrap().to_owned();
         *types.entry(t.clone()).or_default() += 1;
@@ -278,6 +281,68 @@ fn after_the_nats_server_restarts_the_feed_goes_on_and_books_rebuild() {
     let mut again = Rebuilt::default();
     read_books(&c, 100, &mut again);
     assert!(again.snapshots >= 1);
+}
+
+#[test]
+fn a_recorder_reads_the_feed_into_a_recording_that_starts_each_book_at_a_snapshot() {
+    let nats = Nats::start("record");
+    let _feeder = feed(&nats, "c");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("from-feed.jsonl.gz");
+    let _ = std::fs::remove_file(&out);
+    let o = Command::new(env!("CARGO_BIN_EXE_digifinex"))
+        .args(["record", "--sim", "--source", "feed", "--feed", &nats.url()])
+        .args([
+            "--spot",
+            "btc_usdt",
+            "--swap",
+            "BTCUSDTPERP",
+            "--duration-s",
+            "8",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("from the feed"), "{stdout}");
+    let reader = digifinex_market::Reader::open(&out).unwrap();
+    // Spot depth frames, swap depth frames.
+    let (mut depth, mut swap_depth, mut first) = (0, 0, None);
+    let mut last_t = i64::MIN;
+    for r in reader {
+        let r = r.unwrap();
+        match &r.data {
+            digifinex_market::Data::SpotDepth {
+                symbol, snapshot, ..
+            } => {
+                assert_eq!(symbol, "btc_usdt");
+                first.get_or_insert(*snapshot);
+                depth += 1;
+            }
+            digifinex_market::Data::SwapDepth { instrument, .. } => {
+                assert_eq!(instrument, "BTCUSDTPERP");
+                swap_depth += 1;
+            }
+            _ => {}
+        }
+        // Written in the order the feed took them, at the feed's times.
+        assert!(
+            r.t >= last_t.saturating_sub(1_000),
+            "{} after {last_t}",
+            r.t
+        );
+        last_t = last_t.max(r.t);
+    }
+    assert_eq!(first, Some(true), "the first depth record is a snapshot");
+    assert!(
+        depth > 20 && swap_depth > 20,
+        "{depth} spot and {swap_depth} swap depth records"
+    );
 }
 
 #[test]

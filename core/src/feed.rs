@@ -656,12 +656,165 @@ impl Publisher {
     }
 }
 
+/// The fields of a JSON object in arrival order, each as its text.
+struct Fields(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for Fields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Fields;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an event object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Fields, A::Error> {
+                let mut v = Vec::new();
+                while let Some((k, x)) = a.next_entry::<String, Box<RawValue>>()? {
+                    v.push((k, x));
+                }
+                Ok(Fields(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl Fields {
+    fn get<T: serde::de::DeserializeOwned>(&self, name: &'static str) -> Result<T, Error> {
+        let text = self
+            .0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map_or("null", |(_, v)| v.get());
+        serde_json::from_str(text).map_err(|e| Error::validation("event", format!("`{name}`: {e}")))
+    }
+
+    /// The object without its `type` (a newtype variant's model), as JSON text.
+    fn model<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
+        let mut text = String::from("{");
+        for (k, v) in self.0.iter().filter(|(k, _)| k != "type") {
+            if text.len() > 1 {
+                text.push(',');
+            }
+            text.push_str(&serde_json::to_string(k).unwrap_or_default());
+            text.push(':');
+            text.push_str(v.get());
+        }
+        text.push('}');
+        serde_json::from_str(&text).map_err(|e| Error::validation("event", e.to_string()))
+    }
+
+    fn subscription(&self) -> Result<Subscription, Error> {
+        #[derive(Deserialize)]
+        struct Sub {
+            family: String,
+            channel: String,
+            target: Option<String>,
+            level: Option<u16>,
+            granularity: Option<String>,
+        }
+        let s: Sub = self.get("subscription")?;
+        let family = match s.family.as_str() {
+            "spot" => Family::Spot,
+            "swap" => Family::Swap,
+            other => {
+                return Err(Error::validation(
+                    "event",
+                    format!("family `{other}` is not spot or swap"),
+                ))
+            }
+        };
+        let bad = |e: crate::ws::SubscribeError| Error::validation("event", e.to_string());
+        let channel = Channel::from_wire(&s.channel).ok_or_else(|| {
+            Error::validation("event", format!("`{}` is not a channel", s.channel))
+        })?;
+        let mut sub = Subscription::new(family, channel, s.target.as_deref()).map_err(bad)?;
+        // As written: a level or granularity only where the text has one.
+        let (level, granularity) = (sub.level.take(), sub.granularity.take());
+        if let Some(l) = s.level {
+            sub.level = level;
+            sub = sub.with_level(l).map_err(bad)?;
+        }
+        if let Some(g) = &s.granularity {
+            sub.granularity = granularity;
+            sub = sub.with_granularity(g).map_err(bad)?;
+        }
+        Ok(sub)
+    }
+}
+
+/// Reads back an event of a feed from its JSON text (an [`Output::Event`] line, a
+/// [`Message::event`]): the market-data events a feed publishes and the consumer's markers
+/// ([`Event::Resync`], [`Event::Gap`]). Written again, it is the same text.
+pub fn parse_event(text: &str) -> Result<Event, Error> {
+    let f: Fields = serde_json::from_str(text)
+        .map_err(|e| Error::validation("event", format!("not an event object: {e}")))?;
+    let kind: String = f.get("type")?;
+    Ok(match kind.as_str() {
+        "book" => Event::Book(BookUpdate {
+            subscription: f.subscription()?,
+            snapshot: f.get("snapshot")?,
+            bids: f.get("bids")?,
+            asks: f.get("asks")?,
+            timestamp: f.get("timestamp")?,
+            best_bid: f.get("best_bid")?,
+            best_ask: f.get("best_ask")?,
+            depth: f.get("depth")?,
+        }),
+        "spot_trades" => Event::SpotTrades {
+            symbol: f.get("symbol")?,
+            snapshot: f.get("snapshot")?,
+            trades: f.get("trades")?,
+        },
+        "spot_tickers" => Event::SpotTickers {
+            all: f.get("all")?,
+            tickers: f.get("tickers")?,
+        },
+        "swap_ticker" => Event::SwapTicker(f.model()?),
+        "swap_all_tickers" => Event::SwapAllTickers {
+            tickers: f.get("tickers")?,
+        },
+        "swap_trades" => Event::SwapTrades {
+            snapshot: f.get("snapshot")?,
+            trades: f.get("trades")?,
+        },
+        "swap_candle" => Event::SwapCandle(f.model()?),
+        "swap_mark_candle" => Event::SwapMarkCandle(f.model()?),
+        "swap_index_price" => Event::SwapIndexPrice(f.model()?),
+        "swap_mark_price" => Event::SwapMarkPrice(f.model()?),
+        "swap_price_range" => Event::SwapPriceRange(f.model()?),
+        "swap_funding_rate" => Event::SwapFundingRate(f.model()?),
+        "swap_settle_price" => Event::SwapSettlePrice(f.model()?),
+        "resync" => Event::Resync {
+            subscription: f.subscription()?,
+            reason: f.get("reason")?,
+            retry_in_ms: f.get("retry_in_ms")?,
+        },
+        "gap" => Event::Gap {
+            subscription: f.subscription()?,
+            missed: f.get("missed")?,
+        },
+        other => {
+            return Err(Error::validation(
+                "event",
+                format!("`{other}` is not an event a feed carries"),
+            ))
+        }
+    })
+}
+
 /// What a consumer gives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Output {
-    /// An event, as its JSON text (the line `digifinex stream` prints).
-    Event(String),
+    /// An event, as its JSON text (the line `digifinex stream` prints; [`parse_event`] reads
+    /// it back), and when the feed took it (`None` for a marker this consumer made: a jump).
+    Event {
+        /// The event's JSON text.
+        line: String,
+        /// [`Message::feed_ms`].
+        feed_ms: Option<i64>,
+    },
     /// A book needs a snapshot: read the last one stored on `subject` (or ask a feed for a
     /// fresh one on [`request_subject`]) and give it to [`Consumer::handle_snapshot`].
     NeedSnapshot {
@@ -809,7 +962,10 @@ impl Consumer {
             _ => return Ok(()),
         };
         let (run, seq) = (m.run.clone(), m.seq);
-        self.out.push_back(Output::Event(m.event.get().to_owned()));
+        self.out.push_back(Output::Event {
+            line: m.event.get().to_owned(),
+            feed_ms: Some(m.feed_ms),
+        });
         market.state = State::Live {
             run: run.clone(),
             next: seq.saturating_add(1),
@@ -834,7 +990,10 @@ impl Consumer {
                 if m.reset && m.kind == Kind::Event {
                     let (run, seq) = (m.run.clone(), m.seq);
                     let waiting = std::mem::take(w);
-                    self.out.push_back(Output::Event(m.event.get().to_owned()));
+                    self.out.push_back(Output::Event {
+                        line: m.event.get().to_owned(),
+                        feed_ms: Some(m.feed_ms),
+                    });
                     market.state = State::Live {
                         run: run.clone(),
                         next: seq.saturating_add(1),
@@ -857,7 +1016,10 @@ impl Consumer {
                     run: m.run.clone(),
                     next: m.seq.saturating_add(1),
                 };
-                self.out.push_back(Output::Event(m.event.get().to_owned()));
+                self.out.push_back(Output::Event {
+                    line: m.event.get().to_owned(),
+                    feed_ms: Some(m.feed_ms),
+                });
             }
             State::Live { run, next } => {
                 let same_run = *run == m.run;
@@ -867,7 +1029,10 @@ impl Consumer {
                 }
                 if same_run && m.seq == *next {
                     *next = next.saturating_add(1);
-                    self.out.push_back(Output::Event(m.event.get().to_owned()));
+                    self.out.push_back(Output::Event {
+                        line: m.event.get().to_owned(),
+                        feed_ms: Some(m.feed_ms),
+                    });
                     if m.kind == Kind::Gap && market.depth {
                         // The feed's book restarts from the venue's next snapshot.
                         market.state = State::Waiting(VecDeque::new());
@@ -884,7 +1049,10 @@ impl Consumer {
                     if m.reset && m.kind == Kind::Event {
                         *run = m.run.clone();
                         *next = m.seq.saturating_add(1);
-                        self.out.push_back(Output::Event(m.event.get().to_owned()));
+                        self.out.push_back(Output::Event {
+                            line: m.event.get().to_owned(),
+                            feed_ms: Some(m.feed_ms),
+                        });
                         return;
                     }
                     let resync = Event::Resync {
@@ -893,7 +1061,10 @@ impl Consumer {
                         retry_in_ms: 0,
                     };
                     if let Ok(text) = serde_json::to_string(&resync) {
-                        self.out.push_back(Output::Event(text));
+                        self.out.push_back(Output::Event {
+                            line: text,
+                            feed_ms: None,
+                        });
                     }
                     let mut w = VecDeque::new();
                     w.push_back(m);
@@ -911,12 +1082,18 @@ impl Consumer {
                             missed,
                         };
                         if let Ok(text) = serde_json::to_string(&gap) {
-                            self.out.push_back(Output::Event(text));
+                            self.out.push_back(Output::Event {
+                                line: text,
+                                feed_ms: None,
+                            });
                         }
                     }
                     *run = m.run.clone();
                     *next = m.seq.saturating_add(1);
-                    self.out.push_back(Output::Event(m.event.get().to_owned()));
+                    self.out.push_back(Output::Event {
+                        line: m.event.get().to_owned(),
+                        feed_ms: Some(m.feed_ms),
+                    });
                 }
             }
         }
@@ -961,7 +1138,7 @@ mod tests {
         let mut v = Vec::new();
         while let Some(o) = c.poll_output() {
             match o {
-                Output::Event(t) => v.push(t),
+                Output::Event { line, .. } => v.push(line),
                 Output::NeedSnapshot { market, subject } => {
                     v.push(format!("need {market} {subject}"))
                 }
@@ -1152,6 +1329,78 @@ mod tests {
         let due = p.handle_timeout(31_000);
         assert_eq!(due.len(), 1);
         assert_eq!(p.poll_timeout(), Some(61_000));
+    }
+
+    #[test]
+    fn every_event_a_feed_carries_reads_back_as_the_same_text() {
+        use crate::ws::{decode_frame, Frame};
+        let frames: [(Family, &str); 9] = [
+            (
+                Family::Swap,
+                r#"{"event":"fund_rate.update","data":{"instrument_id":"BTCUSDTPERP","funding_rate":"0.0001","funding_time":1758614400000,"next_funding_rate":"-3e-05","next_funding_time":1758643200000}}"#,
+            ),
+            (
+                Family::Swap,
+                r#"{"event":"ticker.update","data":{"instrument_id":"BTCUSDTPERP","best_bid":"86658.0","best_bid_size":"124.000000","last_qty":"47.000000","volume_24h":"127958869","volume_token_24h":"127958.869","open_interest":"-","timestamp":1758598000000,"new_field":[1,{"a":"b"}],"z":"last"}}"#,
+            ),
+            (
+                Family::Swap,
+                r#"{"event":"trades.update","data":[{"instrument_id":"BTCUSDTPERP","trade_id":"1234567890123456789","direction":"4","volume":"3","price":"86658.1","trade_time":1758598000000}],"full_data":true}"#,
+            ),
+            (
+                Family::Swap,
+                r#"{"event":"mark_price.update","data":{"instrument_id":"BTCUSDTPERP","mark_price":"86737.4","timestamp":1}}"#,
+            ),
+            (
+                Family::Swap,
+                r#"{"event":"index_price.update","data":{"instrument_id":"BTCUSDTPERP","index_price":"86737.40","timestamp":2}}"#,
+            ),
+            (
+                Family::Swap,
+                r#"{"event":"depth.update","data":{"instrument_id":"BTCUSDTPERP","level":20,"timestamp":7,"asks":[["100.50",3]],"bids":[["100",1]]},"full_data":true}"#,
+            ),
+            (
+                Family::Spot,
+                r#"{"method":"trades.update","params":[true,[{"id":7172173,"time":1523339279.761838,"price":"398.59","amount":"0.027","type":"buy"},{"id":7172172,"time":1597419159,"price":"398.58","amount":"1","type":"sell"}],"ETH_USDT"],"id":null}"#,
+            ),
+            (
+                Family::Spot,
+                r#"{"method":"ticker.update","params":[{"symbol":"BTC_USDT","last":"6795.07","timestamp":1523338956129}],"id":null}"#,
+            ),
+            (
+                Family::Spot,
+                r#"{"method":"depth.update","params":[true,{"asks":[["101","2"]],"bids":[["100","1.50"]]},"BTC_USDT"],"id":null}"#,
+            ),
+        ];
+        let mut seen = 0;
+        for (family, frame) in frames {
+            let events = decode_frame(family, Frame::Text(frame)).unwrap();
+            assert!(!events.is_empty(), "{frame}");
+            for e in events {
+                let text = serde_json::to_string(&e).unwrap();
+                let back = parse_event(&text).unwrap_or_else(|err| panic!("{text}: {err}"));
+                assert_eq!(serde_json::to_string(&back).unwrap(), text);
+                seen += 1;
+            }
+        }
+        assert!(seen >= 9);
+        // The consumer's markers too.
+        for text in [
+            r#"{"type":"resync","subscription":{"family":"swap","channel":"depth","target":"BTCUSDTPERP","level":100},"reason":"feed_gap","retry_in_ms":0}"#,
+            r#"{"type":"gap","subscription":{"family":"swap","channel":"candle","target":"BTCUSDTPERP","granularity":"5m"},"missed":3}"#,
+        ] {
+            let back = parse_event(text).unwrap();
+            assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        }
+        for bad in [
+            "",
+            "[]",
+            r#"{"type":"connected","family":"spot","socket":0}"#,
+            r#"{"type":"book"}"#,
+            r#"{"type":"gap","subscription":{"family":"moon","channel":"depth"},"missed":1}"#,
+        ] {
+            assert!(parse_event(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::types::TimestampMillis;
 use crate::ws::model::Level;
 
 /// Why a book needs a fresh snapshot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ResyncReason {

@@ -1,5 +1,7 @@
 //! The record macro of the stream models: typed fields read with the `crate::de` helpers, and
-//! every field the model does not name kept in [`Extra`] as its JSON text.
+//! every field the model does not name kept in [`Extra`] as its JSON text. A record serializes
+//! with its Rust field names (`side` for the wire's `type`), and reads them back as well as the
+//! wire's names (the wire's win when both are present), so its JSON text round-trips.
 //!
 //! DESIGN: serde's `flatten` cannot hold the borrowed tokens the exact-decimal helpers read
 //! (it buffers values, and a `RawValue` cannot be read from a buffer), so the macro writes the
@@ -136,6 +138,16 @@ macro_rules! ws_record {
                                     })?);
                                 } )*
                                 _ => {
+                                    // This model's own field names read back too (its
+                                    // serialized form, as a feed carries it), after the wire's.
+                                    let k = key.0.as_ref();
+                                    $( if k == stringify!($field) && $field.is_none() {
+                                        let raw: &'de serde_json::value::RawValue = map.next_value()?;
+                                        $field = Some($($with)::+::deserialize(raw).map_err(|e| {
+                                            A::Error::custom(format_args!("{}: {}", key.0, e))
+                                        })?);
+                                        continue;
+                                    } )*
                                     let raw: Box<serde_json::value::RawValue> = map.next_value()?;
                                     extra.push(key.0.into_owned(), raw);
                                 }
