@@ -25,6 +25,11 @@ pub(crate) struct FeedArgs {
     /// This feed's name in subjects and heartbeats (letters, digits, `_`, `-`).
     #[arg(long, value_name = "NAME", default_value = "feed")]
     pub(crate) name: String,
+    /// The feeds sharing these markets, this one included (comma list of names, each run with
+    /// the same `--spot` and `--swap`): each publishes its share of the markets (a stable
+    /// assignment), and takes over the markets of a feed whose heartbeats stopped.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub(crate) peers: Vec<String>,
     /// The JetStream stream.
     #[arg(long, value_name = "NAME", default_value = digifinex_core::feed::DEFAULT_STREAM)]
     pub(crate) stream: String,

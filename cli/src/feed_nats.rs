@@ -187,17 +187,38 @@ pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
     rt.block_on(js.create_or_update_stream(stream_config))
         .map_err(|e| Failure::Other(format!("the JetStream stream {}: {e}", args.stream)))?;
 
+    // The feeds sharing the markets; this one's share, all peers taken to be live at first.
+    let mut peers = args.peers.clone();
+    if peers.is_empty() {
+        peers.push(args.name.clone());
+    }
+    for p in &peers {
+        feed::check_feed_name(p).map_err(|e| Failure::Usage(format!("--peers: {e}")))?;
+    }
+    if !peers.contains(&args.name) {
+        return Err(Failure::Usage(format!(
+            "--peers {}: the list names every feed of the group, this one ({}) included",
+            peers.join(","),
+            args.name
+        )));
+    }
+    let mut group = Group::new(&args.name, peers, &subs);
+    let live: Vec<String> = group.peers.clone();
+    let share = group.share(&live);
+    group.owned = share.clone();
+
     // The venue's streams, on their own threads.
     let (tx, mut rx) = tokio::sync::mpsc::channel::<(i64, Event)>(QUEUE);
+    let mut handles: HashMap<Family, digifinex_ureq::ws::StreamHandle> = HashMap::new();
     for family in [Family::Spot, Family::Swap] {
-        let mine: Vec<Subscription> = subs
-            .iter()
-            .filter(|s| s.family == family)
-            .cloned()
-            .collect();
-        if mine.is_empty() {
+        if !subs.iter().any(|s| s.family == family) {
             continue;
         }
+        let mine: Vec<Subscription> = subs
+            .iter()
+            .filter(|s| s.family == family && share.contains(&Group::market(s)))
+            .cloned()
+            .collect();
         let mut b = client.stream(family);
         let url = match family {
             Family::Spot => &ws_urls.0,
@@ -215,6 +236,7 @@ pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
             b = b.subscribe(s);
         }
         let stream = b.build().map_err(|e| Failure::Usage(e.to_string()))?;
+        handles.insert(family, stream.handle());
         let (tx, clock) = (tx.clone(), clock.clone());
         std::thread::Builder::new()
             .name(format!("feed-{family}"))
@@ -231,7 +253,7 @@ pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
     println!("feed: {}", args.name);
     println!("run: {run_name}");
     println!("stream: {}", args.stream);
-    println!("markets: {}", subs.len());
+    println!("markets: {}", group.owned.len());
     let _ = std::io::stdout().flush();
 
     let stop = interrupted();
@@ -242,6 +264,10 @@ pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
             .subscribe(request_subject(prefix))
             .await
             .map_err(|e| Failure::Other(format!("cannot take snapshot requests: {e}")))?;
+        let mut heartbeats = nats
+            .subscribe(format!("{prefix}.heartbeat.*"))
+            .await
+            .map_err(|e| Failure::Other(format!("cannot read the heartbeats: {e}")))?;
         let mut in_flight: VecDeque<jetstream::context::PublishAckFuture> = VecDeque::new();
         let mut failed = 0u64;
         let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -257,10 +283,35 @@ pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
                     Some((t, event)) => out = publisher.handle_event(&event, t),
                     None => break,
                 },
+                Some(beat) = heartbeats.next() => {
+                    if let Ok(h) = serde_json::from_slice::<feed::Heartbeat>(&beat.payload) {
+                        group.seen(&h.feed);
+                    }
+                }
                 _ = tick.tick() => {
                     let now = clock.now().0;
                     out = publisher.handle_timeout(now);
                     out.push(publisher.heartbeat(now));
+                    // A peer that stopped (or came back) moves its markets.
+                    if let Some((gained, lost)) = group.rebalance(started.elapsed()) {
+                        let _ = writeln!(
+                            stderr,
+                            "feed {}: live feeds {}; takes {} market(s), gives back {}",
+                            args.name,
+                            group.live.join(","),
+                            gained.len(),
+                            lost.len()
+                        );
+                        for s in subs.iter() {
+                            let m = Group::market(s);
+                            let Some(h) = handles.get(&s.family) else { continue };
+                            if gained.contains(&m) {
+                                let _ = h.subscribe(s.clone());
+                            } else if lost.contains(&m) {
+                                let _ = h.unsubscribe(s.clone());
+                            }
+                        }
+                    }
                     if report.elapsed() >= Duration::from_secs(10) {
                         report = Instant::now();
                         let _ = writeln!(
@@ -320,6 +371,88 @@ pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
         Ok::<(), Failure>(())
     })?;
     Ok(())
+}
+
+/// A heartbeat older than this marks its feed dead.
+const DEAD: Duration = Duration::from_secs(3);
+
+/// The feeds sharing the markets and this one's share of them.
+struct Group {
+    name: String,
+    peers: Vec<String>,
+    /// The markets of the subscriptions (`spot:BTC_USDT`), sorted.
+    markets: Vec<String>,
+    /// When each peer's last heartbeat came.
+    last: HashMap<String, Instant>,
+    /// The feeds taken to be live, sorted.
+    live: Vec<String>,
+    /// The markets this feed publishes.
+    owned: std::collections::BTreeSet<String>,
+}
+
+impl Group {
+    fn new(name: &str, mut peers: Vec<String>, subs: &[Subscription]) -> Group {
+        peers.sort();
+        peers.dedup();
+        let mut markets: Vec<String> = subs.iter().map(Group::market).collect();
+        markets.sort();
+        markets.dedup();
+        Group {
+            name: name.to_owned(),
+            live: peers.clone(),
+            peers,
+            markets,
+            last: HashMap::new(),
+            owned: Default::default(),
+        }
+    }
+
+    /// The market of a subscription: its family and target.
+    fn market(s: &Subscription) -> String {
+        format!("{}:{}", s.family, s.target.as_deref().unwrap_or(""))
+    }
+
+    /// This feed's markets when `live` are the live feeds.
+    fn share(&self, live: &[String]) -> std::collections::BTreeSet<String> {
+        let live: Vec<&str> = live.iter().map(String::as_str).collect();
+        self.markets
+            .iter()
+            .filter(|m| feed::owner(m, &live) == Some(self.name.as_str()))
+            .cloned()
+            .collect()
+    }
+
+    fn seen(&mut self, peer: &str) {
+        if peer != self.name && self.peers.iter().any(|p| p == peer) {
+            self.last.insert(peer.to_owned(), Instant::now());
+        }
+    }
+
+    /// The markets gained and given back when the live feeds changed (a peer never heard from
+    /// is taken to be live for [`DEAD`] after the start).
+    fn rebalance(&mut self, since_start: Duration) -> Option<(Vec<String>, Vec<String>)> {
+        let live: Vec<String> = self
+            .peers
+            .iter()
+            .filter(|p| {
+                **p == self.name
+                    || self
+                        .last
+                        .get(*p)
+                        .map_or(since_start < DEAD, |t| t.elapsed() < DEAD)
+            })
+            .cloned()
+            .collect();
+        if live == self.live {
+            return None;
+        }
+        let share = self.share(&live);
+        let gained = share.difference(&self.owned).cloned().collect();
+        let lost = self.owned.difference(&share).cloned().collect();
+        self.live = live;
+        self.owned = share;
+        Some((gained, lost))
+    }
 }
 
 /// `stream --feed`: the subscriptions' events from the feeds, one JSON line each; exits after

@@ -345,6 +345,99 @@ fn a_recorder_reads_the_feed_into_a_recording_that_starts_each_book_at_a_snapsho
     );
 }
 
+/// A feed of the group `a,b` over the simulator `sim` (its URL lines).
+fn peer(nats: &Nats, name: &str, sim: &BTreeMap<String, String>) -> Proc {
+    let p = Proc::spawn(&[
+        "feed",
+        "--nats",
+        &nats.url(),
+        "--name",
+        name,
+        "--peers",
+        "a,b",
+        "--spot",
+        "btc_usdt,xrp_usdt",
+        "--swap",
+        "BTCUSDTPERP",
+        "--snapshot-every-s",
+        "1",
+        "--base-url",
+        &sim["spot_base_url"],
+        "--swap-base-url",
+        &sim["swap_base_url"],
+        "--spot-ws-url",
+        &sim["spot_ws_url"],
+        "--swap-ws-url",
+        &sim["swap_ws_url"],
+    ]);
+    p.until("markets: ");
+    p
+}
+
+#[test]
+fn two_feeds_split_the_markets_and_one_takes_over_when_the_other_dies() {
+    let nats = Nats::start("peers");
+    let sim = Proc::spawn(&["sim"]);
+    let mut urls = BTreeMap::new();
+    while urls.len() < 4 {
+        let line = sim
+            .line(Duration::from_secs(30))
+            .expect("the simulator's URLs");
+        if let Some((k, v)) = line.split_once(": ") {
+            if k.ends_with("_url") && k != "control_url" {
+                urls.insert(k.to_owned(), v.to_owned());
+            }
+        }
+    }
+    // The assignment (feed::owner, pinned in its unit test): a has BTC_USDT; b has XRP_USDT
+    // and BTCUSDTPERP.
+    let _a = peer(&nats, "a", &urls);
+    let b = peer(&nats, "b", &urls);
+    let subs = [
+        "spot:depth:btc_usdt",
+        "spot:depth:xrp_usdt",
+        "swap:depth:BTCUSDTPERP",
+    ];
+    let c = consumer(&nats, &subs);
+    // Per market: its book rebuilt and the feeds whose lines it read.
+    let mut books: BTreeMap<String, Rebuilt> = BTreeMap::new();
+    let read = |books: &mut BTreeMap<String, Rebuilt>, n: usize| {
+        let until = Instant::now() + Duration::from_secs(60);
+        let mut lines = 0;
+        while lines < n || books.len() < 3 {
+            let left = until.saturating_duration_since(Instant::now());
+            let line = c.line(left).expect("the consumer went quiet");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            let target = v["subscription"]["target"].as_str().unwrap().to_owned();
+            books.entry(target).or_default().apply(&v);
+            lines += 1;
+        }
+    };
+    read(&mut books, 150);
+    let before: BTreeMap<String, usize> = books.iter().map(|(k, b)| (k.clone(), b.lines)).collect();
+    // b dies: a takes its markets over (after about three seconds without b's heartbeats);
+    // every book goes on, rebuilt from a's first snapshot.
+    drop(b);
+    let snapshots: BTreeMap<String, usize> = books
+        .iter()
+        .map(|(k, b)| (k.clone(), b.snapshots))
+        .collect();
+    read(&mut books, 400);
+    for (market, book) in &books {
+        assert!(
+            book.lines > before[market] + 20,
+            "{market}: {} lines",
+            book.lines
+        );
+    }
+    for market in ["XRP_USDT", "BTCUSDTPERP"] {
+        assert!(
+            books[market].snapshots > snapshots[market],
+            "{market} was not taken over"
+        );
+    }
+}
+
 #[test]
 fn private_channels_are_refused_and_a_missing_stream_is_named() {
     let nats = Nats::start("usage");

@@ -240,6 +240,27 @@ pub fn check_feed_name(name: &str) -> Result<(), Error> {
     }
 }
 
+/// The feed that owns `market` (a pair or instrument, `spot:BTC_USDT`) among `feeds`: the one
+/// with the highest 64-bit FNV-1a hash of `feed`, a newline and `market` (rendezvous hashing:
+/// every feed computes the same owner from the same list, and when a feed leaves the list only
+/// its own markets move). `None` for an empty list.
+pub fn owner<'a>(market: &str, feeds: &[&'a str]) -> Option<&'a str> {
+    fn fnv(parts: [&[u8]; 3]) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for part in parts {
+            for b in part {
+                h ^= u64::from(*b);
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        h
+    }
+    feeds
+        .iter()
+        .copied()
+        .max_by_key(|f| (fnv([f.as_bytes(), b"\n", market.as_bytes()]), *f))
+}
+
 /// One message to publish.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outgoing {
@@ -1401,6 +1422,34 @@ mod tests {
         ] {
             assert!(parse_event(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn markets_are_split_stably_and_only_a_leavers_move() {
+        let markets: Vec<String> = (0..200).map(|i| format!("spot:M{i}_USDT")).collect();
+        let three = ["a", "b", "c"];
+        let two = ["a", "c"];
+        let mut count = std::collections::HashMap::new();
+        for m in &markets {
+            let before = owner(m, &three).unwrap();
+            *count.entry(before).or_insert(0) += 1;
+            let after = owner(m, &two).unwrap();
+            // Only b's markets move, and the order of the list does not matter.
+            if before != "b" {
+                assert_eq!(after, before);
+            }
+            assert_eq!(owner(m, &["c", "b", "a"]), Some(before));
+        }
+        // Each feed gets a share (200 markets, three feeds).
+        assert!(count.values().all(|n| *n > 40), "{count:?}");
+        assert_eq!(owner("spot:BTC_USDT", &[]), None);
+        // Fixed values, computed independently (FNV-1a in Python): the assignment is the same
+        // in every version and on every machine, so feeds of different builds agree.
+        let fixed: Vec<&str> = ["spot:BTC_USDT", "spot:ETH_USDT", "swap:BTCUSDTPERP"]
+            .iter()
+            .filter_map(|m| owner(m, &three))
+            .collect();
+        assert_eq!(fixed, ["a", "a", "b"]);
     }
 
     #[test]
