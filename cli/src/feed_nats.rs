@@ -622,6 +622,7 @@ fn read_feed(
         // Books waiting for a fresh snapshot: market -> its snapshot subject.
         let mut wanted: HashMap<String, String> = HashMap::new();
         let mut retry = tokio::time::interval(Duration::from_secs(1));
+        let (mut skipped, mut told) = (0u64, Instant::now() - Duration::from_secs(1));
         loop {
             while let Some(o) = machine.poll_output() {
                 let done = match o {
@@ -645,7 +646,13 @@ fn read_feed(
                 next = merged.next() => match next {
                     Some(Ok(m)) => {
                         if let Err(e) = machine.handle_message(&m.payload) {
-                            eprintln!("a feed message was skipped: {e}");
+                            // Told once a second at most (a flood of foreign messages does
+                            // not flood stderr).
+                            skipped += 1;
+                            if told.elapsed() >= Duration::from_secs(1) {
+                                eprintln!("{skipped} feed message(s) skipped so far; the last: {e}");
+                                told = Instant::now();
+                            }
                         }
                     }
                     Some(Err(e)) => eprintln!("the feed's consumer: {e}"),

@@ -438,6 +438,92 @@ fn two_feeds_split_the_markets_and_one_takes_over_when_the_other_dies() {
     }
 }
 
+/// Publishes `payloads` on `subject` with NATS's own text protocol (no client library).
+fn publish_raw(nats: &Nats, subject: &str, payloads: &[Vec<u8>]) {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", nats.port)).unwrap();
+    s.write_all(b"CONNECT {\"verbose\":false}\r\n").unwrap();
+    for p in payloads {
+        write!(s, "PUB {subject} {}\r\n", p.len()).unwrap();
+        s.write_all(p).unwrap();
+        s.write_all(b"\r\n").unwrap();
+    }
+    s.write_all(b"PING\r\n").unwrap();
+    // The server's PONG: everything before it was taken.
+    let mut buf = [0u8; 4096];
+    let mut got = Vec::new();
+    while !String::from_utf8_lossy(&got).contains("PONG") {
+        let n = std::io::Read::read(&mut s, &mut buf).unwrap();
+        assert!(n > 0, "the server closed the connection");
+        got.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[test]
+fn a_flood_of_foreign_messages_on_a_subject_is_skipped_and_the_book_stays_exact() {
+    let nats = Nats::start("flood");
+    let _feeder = feed(&nats, "f");
+    let c = consumer(&nats, &["spot:depth:btc_usdt"]);
+    let mut book = Rebuilt::default();
+    read_books(&c, 30, &mut book);
+    let junk: Vec<Vec<u8>> = (0..5_000)
+        .map(|i| match i % 3 {
+            0 => b"not json".to_vec(),
+            1 => br#"{"v":9,"feed":"x"}"#.to_vec(),
+            _ => vec![b'{'; 100],
+        })
+        .collect();
+    publish_raw(&nats, "digifinex.spot.depth.btc_usdt", &junk);
+    // The consumer goes on, its book exact (read_books checks every line).
+    let types = read_books(&c, book.lines + 60, &mut book);
+    assert!(!types.contains_key("resync"), "{types:?}");
+}
+
+#[test]
+fn a_consumer_that_falls_behind_the_window_is_told_and_resyncs() {
+    let nats = Nats::start("slow");
+    // A window of two seconds: a consumer stopped for longer loses what aged out.
+    let feeder = Proc::spawn(&[
+        "feed",
+        "--sim",
+        "--nats",
+        &nats.url(),
+        "--name",
+        "s",
+        "--spot",
+        "btc_usdt",
+        "--snapshot-every-s",
+        "1",
+        "--window-s",
+        "2",
+    ]);
+    feeder.until("markets: ");
+    let c = consumer(&nats, &["spot:depth:btc_usdt"]);
+    let mut book = Rebuilt::default();
+    read_books(&c, 30, &mut book);
+    let pid = c.child.id().to_string();
+    let stop = |sig: &str| {
+        assert!(Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .unwrap()
+            .success());
+    };
+    stop("-STOP");
+    // More than the server holds for a client that does not read (a slow consumer is cut off),
+    // and older than the window once the consumer reads again.
+    let filler = vec![vec![b' '; 4096]; 25_000];
+    publish_raw(&nats, "digifinex.spot.depth.btc_usdt", &filler);
+    std::thread::sleep(Duration::from_secs(5));
+    stop("-CONT");
+    let types = read_books(&c, book.lines + 100, &mut book);
+    assert!(
+        types.contains_key("resync"),
+        "no resync after the gap: {types:?}"
+    );
+    assert!(book.live);
+}
+
 #[test]
 fn private_channels_are_refused_and_a_missing_stream_is_named() {
     let nats = Nats::start("usage");
