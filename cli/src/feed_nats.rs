@@ -25,7 +25,6 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::feed::{FeedArgs, FeedSource};
@@ -38,7 +37,7 @@ use digifinex_core::Family;
 use digifinex_ureq::Client;
 use futures_util::StreamExt;
 
-use crate::live::{plain_http, start_sim};
+use crate::live::start_sim;
 use crate::Failure;
 
 /// Events held between the venue's streams and the publisher.
@@ -96,24 +95,6 @@ fn expand(client: &Client, list: &mut Vec<String>, family: Family) -> Result<(),
     Ok(())
 }
 
-/// A stop flag set by Ctrl-C.
-fn interrupted() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let set = flag.clone();
-    std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
-            set.store(true, Ordering::SeqCst);
-        }
-    });
-    flag
-}
-
 pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
     if args.spot.is_empty() && args.swap.is_empty() {
         return Err(Failure::Usage(
@@ -140,19 +121,12 @@ pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
         ws_urls = (Some(sim.spot_ws_url()), Some(sim.swap_ws_url()));
         Some(sim)
     } else {
-        let spot_http = plain_http("--base-url", args.base_url.as_deref(), args.allow_http)?;
-        let swap_http = plain_http(
-            "--swap-base-url",
+        builder = crate::live::with_base_urls(
+            builder,
+            args.base_url.as_deref(),
             args.swap_base_url.as_deref(),
             args.allow_http,
         )?;
-        builder = builder.allow_http(spot_http || swap_http);
-        if let Some(u) = &args.base_url {
-            builder = builder.spot_base_url(u.clone());
-        }
-        if let Some(u) = &args.swap_base_url {
-            builder = builder.swap_base_url(u.clone());
-        }
         None
     };
     let client = builder.build()?;
@@ -256,7 +230,7 @@ pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
     println!("markets: {}", group.owned.len());
     let _ = std::io::stdout().flush();
 
-    let stop = interrupted();
+    let stop = crate::live::interrupt_flag();
     let end = args.duration_s.map(Duration::from_secs);
     let started = Instant::now();
     rt.block_on(async {
@@ -464,7 +438,7 @@ pub(crate) fn consume(
 ) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     let mut data = 0u64;
-    let stop = interrupted();
+    let stop = crate::live::interrupt_flag();
     read_feed(&source, subs, &stop, None, |line, _| {
         writeln!(out, "{line}")?;
         out.flush()?;
@@ -490,15 +464,7 @@ pub(crate) fn record<W: std::io::Write>(
 ) -> Result<crate::record_ws::Counts, Failure> {
     // The depth level is the feed's: any level names the same market stream.
     let subs = crate::record_ws::subscriptions(spot, swap, 20)?;
-    let markets: HashMap<Family, Vec<String>> = [
-        (
-            Family::Spot,
-            spot.iter().map(|s| s.to_ascii_lowercase()).collect(),
-        ),
-        (Family::Swap, swap.to_vec()),
-    ]
-    .into_iter()
-    .collect();
+    let markets = crate::record_ws::markets_by_family(spot, swap);
     let mut counts = crate::record_ws::Counts::default();
     let mut lost = crate::record_ws::Lost::new();
     let mut flushed = Instant::now();

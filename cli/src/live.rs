@@ -140,6 +140,46 @@ pub(crate) fn start_sim(config: SimConfig) -> Result<SimHandle, Failure> {
     Sim::start(config).map_err(|e| Failure::Other(format!("the simulator did not start: {e}")))
 }
 
+/// Stops at Ctrl-C: a flag the command's loop checks.
+pub(crate) fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let flag = std::sync::Arc::new(AtomicBool::new(false));
+    let set = flag.clone();
+    std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
+            set.store(true, Ordering::SeqCst);
+        }
+    });
+    flag
+}
+
+/// `builder` with `--base-url` and `--swap-base-url`, plain http decided per URL: each
+/// plain-http URL must be loopback or explicitly allowed (`--allow-http`), so a loopback spot
+/// URL never lets a remote swap URL go out in clear text.
+pub(crate) fn with_base_urls(
+    mut builder: digifinex_ureq::ClientBuilder,
+    base_url: Option<&str>,
+    swap_base_url: Option<&str>,
+    allow_http: bool,
+) -> Result<digifinex_ureq::ClientBuilder, Failure> {
+    let spot_http = plain_http("--base-url", base_url, allow_http)?;
+    let swap_http = plain_http("--swap-base-url", swap_base_url, allow_http)?;
+    builder = builder.allow_http(spot_http || swap_http);
+    if let Some(url) = base_url {
+        builder = builder.spot_base_url(url.to_owned());
+    }
+    if let Some(url) = swap_base_url {
+        builder = builder.swap_base_url(url.to_owned());
+    }
+    Ok(builder)
+}
+
 /// Whether a base URL is plain http to this machine (the simulator): the only place a key may
 /// travel without TLS.
 pub(crate) use digifinex_ureq::is_loopback_http;
@@ -215,21 +255,12 @@ pub(crate) fn call(args: CallArgs) -> Result<(), Failure> {
             .allow_http(true);
         Some(sim)
     } else {
-        // Decided per URL: each plain-http URL must be loopback or explicitly allowed, so a
-        // loopback spot URL never lets a remote swap URL go out in clear text.
-        let spot_http = plain_http("--base-url", args.base_url.as_deref(), args.allow_http)?;
-        let swap_http = plain_http(
-            "--swap-base-url",
+        builder = with_base_urls(
+            builder,
+            args.base_url.as_deref(),
             args.swap_base_url.as_deref(),
             args.allow_http,
         )?;
-        builder = builder.allow_http(spot_http || swap_http);
-        if let Some(url) = args.base_url {
-            builder = builder.spot_base_url(url);
-        }
-        if let Some(url) = args.swap_base_url {
-            builder = builder.swap_base_url(url);
-        }
         None
     };
     if let Some(path) = &args.record {

@@ -18,7 +18,6 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -28,7 +27,7 @@ use digifinex_market::{
 };
 use digifinex_ureq::Client;
 
-use crate::live::{plain_http, start_sim};
+use crate::live::start_sim;
 use crate::Failure;
 
 /// Bytes of record lines between two flushes of the recording's compressor (at most; a
@@ -405,24 +404,6 @@ fn header(client: &Client, args: &RecordArgs, p: &mut Progress) -> Header {
     h
 }
 
-/// Stops at Ctrl-C: a flag the polling loop checks between requests.
-fn interrupt_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let set = flag.clone();
-    std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
-            set.store(true, Ordering::SeqCst);
-        }
-    });
-    flag
-}
-
 pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
     if args.spot.is_empty() && args.swap.is_empty() {
         return Err(Failure::Usage(
@@ -438,19 +419,12 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
             .allow_http(true);
         Some(sim)
     } else {
-        let spot_http = plain_http("--base-url", args.base_url.as_deref(), args.allow_http)?;
-        let swap_http = plain_http(
-            "--swap-base-url",
+        builder = crate::live::with_base_urls(
+            builder,
+            args.base_url.as_deref(),
             args.swap_base_url.as_deref(),
             args.allow_http,
         )?;
-        builder = builder.allow_http(spot_http || swap_http);
-        if let Some(u) = &args.base_url {
-            builder = builder.spot_base_url(u.clone());
-        }
-        if let Some(u) = &args.swap_base_url {
-            builder = builder.swap_base_url(u.clone());
-        }
         None
     };
     let client = builder.build()?;
@@ -462,7 +436,7 @@ pub(crate) fn run(mut args: RecordArgs) -> Result<(), Failure> {
     // every record: a crash loses at most that much, and the file is smaller and faster to
     // read and to write.
     let target = args.out.to_string_lossy().into_owned();
-    let stop = interrupt_flag();
+    let stop = crate::live::interrupt_flag();
     if target.contains("://") {
         return record_to_object(&client, &args, &mut p, &head, &stop, &target, sim);
     }

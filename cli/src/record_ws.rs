@@ -237,15 +237,7 @@ pub(crate) fn record<W: std::io::Write>(
 ) -> Result<Counts, Failure> {
     let subs = subscriptions(spot, swap, depth)?;
     let (tx, rx) = mpsc::sync_channel::<(Family, i64, Event)>(QUEUE);
-    let markets: HashMap<Family, Vec<String>> = [
-        (
-            Family::Spot,
-            spot.iter().map(|s| s.to_ascii_lowercase()).collect(),
-        ),
-        (Family::Swap, swap.to_vec()),
-    ]
-    .into_iter()
-    .collect();
+    let markets = markets_by_family(spot, swap);
     for family in [Family::Spot, Family::Swap] {
         let mine: Vec<Subscription> = subs
             .iter()
@@ -310,6 +302,19 @@ pub(crate) fn record<W: std::io::Write>(
         }
     }
     Ok(counts)
+}
+
+/// Each family's markets (spot pairs in lower case), for the reconnect markers.
+pub(crate) fn markets_by_family(spot: &[String], swap: &[String]) -> HashMap<Family, Vec<String>> {
+    [
+        (
+            Family::Spot,
+            spot.iter().map(|s| s.to_ascii_lowercase()).collect(),
+        ),
+        (Family::Swap, swap.to_vec()),
+    ]
+    .into_iter()
+    .collect()
 }
 
 /// Sockets lost and not yet back: (family, socket) -> (time, reason).

@@ -81,24 +81,6 @@ fn ws_plain(flag: &str, url: &str) -> Result<bool, Failure> {
     }
 }
 
-/// Stops at Ctrl-C: a flag the loop checks.
-fn interrupt_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let set = flag.clone();
-    std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
-            set.store(true, Ordering::SeqCst);
-        }
-    });
-    flag
-}
-
 /// What a family's thread reports to the printing loop.
 enum Report {
     /// A change of the family's account.
@@ -279,7 +261,7 @@ pub(crate) fn run(args: TrackArgs) -> Result<(), Failure> {
         threads.push(thread);
     }
     drop(tx);
-    let stop = interrupt_flag();
+    let stop = crate::live::interrupt_flag();
     let end = args
         .duration_s
         .map(|s| Instant::now() + Duration::from_secs(s));

@@ -977,28 +977,36 @@ impl Consumer {
             self.ignored = self.ignored.saturating_add(1);
             return Ok(());
         };
+        // A book in order needs no snapshot (one asked for twice, say).
         let waiting = match &mut market.state {
             State::Waiting(w) => std::mem::take(w),
-            // A book in order needs no snapshot (one asked for twice, say).
             _ => return Ok(()),
         };
+        self.start_from(m, waiting);
+        Ok(())
+    }
+
+    /// A book starts from `m` (a snapshot, or the venue's `reset` event): its event is given,
+    /// the book goes on at the next number, then what came meanwhile: `m`'s run after it goes
+    /// on, the rest is older.
+    fn start_from(&mut self, m: Message, waiting: VecDeque<Message>) {
         let (run, seq) = (m.run.clone(), m.seq);
+        if let Some(market) = self.markets.get_mut(&m.market) {
+            market.state = State::Live {
+                run: run.clone(),
+                next: seq.saturating_add(1),
+            };
+        }
         self.out.push_back(Output::Event {
             line: m.event.get().to_owned(),
             feed_ms: Some(m.feed_ms),
         });
-        market.state = State::Live {
-            run: run.clone(),
-            next: seq.saturating_add(1),
-        };
-        // What came meanwhile: the snapshot's run after it goes on; the rest is older.
         for w in waiting {
             if w.run == run && w.seq <= seq {
                 continue;
             }
             self.take(w);
         }
-        Ok(())
     }
 
     fn take(&mut self, m: Message) {
@@ -1009,22 +1017,8 @@ impl Consumer {
         match &mut market.state {
             State::Waiting(w) => {
                 if m.reset && m.kind == Kind::Event {
-                    let (run, seq) = (m.run.clone(), m.seq);
                     let waiting = std::mem::take(w);
-                    self.out.push_back(Output::Event {
-                        line: m.event.get().to_owned(),
-                        feed_ms: Some(m.feed_ms),
-                    });
-                    market.state = State::Live {
-                        run: run.clone(),
-                        next: seq.saturating_add(1),
-                    };
-                    for w in waiting {
-                        if w.run == run && w.seq <= seq {
-                            continue;
-                        }
-                        self.take(w);
-                    }
+                    self.start_from(m, waiting);
                 } else {
                     if w.len() >= MAX_WAITING {
                         w.pop_front();
