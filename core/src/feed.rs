@@ -988,7 +988,7 @@ impl Consumer {
 
     /// A book starts from `m` (a snapshot, or the venue's `reset` event): its event is given,
     /// the book goes on at the next number, then what came meanwhile: `m`'s run after it goes
-    /// on, the rest is older.
+    /// on; the rest (older numbers, other runs) is dropped.
     fn start_from(&mut self, m: Message, waiting: VecDeque<Message>) {
         let (run, seq) = (m.run.clone(), m.seq);
         if let Some(market) = self.markets.get_mut(&m.market) {
@@ -1002,7 +1002,7 @@ impl Consumer {
             feed_ms: Some(m.feed_ms),
         });
         for w in waiting {
-            if w.run == run && w.seq <= seq {
+            if w.run != run || w.seq <= seq {
                 continue;
             }
             self.take(w);
@@ -1300,6 +1300,28 @@ mod tests {
             got[1],
             r#"{"type":"gap","subscription":{"family":"swap","channel":"trades","target":"BTCUSDTPERP"},"missed":2}"#
         );
+    }
+
+    #[test]
+    fn a_new_run_drops_what_an_old_run_left_waiting() {
+        let mut p = publisher();
+        let a1 = p.handle_event(&book(true, vec![lv(100, 1)], vec![lv(101, 1)]), 1);
+        p.handle_event(&book(false, vec![lv(100, 2)], vec![]), 2);
+        let a3 = p.handle_event(&book(false, vec![lv(100, 3)], vec![]), 3);
+        let mut q = Publisher::new(PublisherConfig::new("b", "run2")).unwrap();
+        let b1 = q.handle_event(&book(true, vec![lv(90, 1)], vec![lv(91, 1)]), 9);
+        let mut c = Consumer::new(DEFAULT_PREFIX, &[sub("spot:depth:btc_usdt")]).unwrap();
+        lines(&mut c);
+        c.handle_message(&a1[0].payload).unwrap();
+        // A jump leaves a3 waiting; the other run's snapshot then starts the book alone.
+        c.handle_message(&a3[0].payload).unwrap();
+        assert!(c.is_waiting("spot:depth:BTC_USDT"));
+        lines(&mut c);
+        c.handle_message(&b1[0].payload).unwrap();
+        let got = lines(&mut c);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].contains(r#""bids":[["90","1"]]"#), "{got:?}");
+        assert!(!c.is_waiting("spot:depth:BTC_USDT"));
     }
 
     #[test]

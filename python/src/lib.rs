@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 mod backtest;
 mod client;
 mod errors;
+mod feed;
 mod from_py;
 mod recording;
 mod sim;
@@ -23,6 +24,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::PyClient>()?;
     m.add_class::<sim::PySim>()?;
     m.add_class::<stream::PyStream>()?;
+    m.add_class::<feed::PyFeedConsumer>()?;
     m.add_function(wrap_pyfunction!(client::decode, m)?)?;
     m.add_function(wrap_pyfunction!(recording::export_recording, m)?)?;
     m.add_function(wrap_pyfunction!(recording::recording_header, m)?)?;
