@@ -636,16 +636,7 @@ impl Publisher {
         let config = &self.config;
         let out = self.markets.get_mut(market)?;
         let book = out.book.as_ref().filter(|b| b.is_live())?;
-        let update = BookUpdate {
-            subscription: out.sub.clone(),
-            snapshot: true,
-            bids: book.bids().collect(),
-            asks: book.asks().collect(),
-            timestamp: book.timestamp(),
-            best_bid: book.best_bid(),
-            best_ask: book.best_ask(),
-            depth: book.len(),
-        };
+        let update = BookUpdate::snapshot_of(out.sub.clone(), book);
         let venue = book.timestamp().map(|t| t.0);
         let event = Event::Book(update);
         let m = Self::message(config, out, Kind::Snapshot, true, now_ms, venue, &event)?;

@@ -165,6 +165,23 @@ pub struct BookUpdate {
     pub depth: (usize, usize),
 }
 
+impl BookUpdate {
+    /// The whole of `book` as a snapshot of `subscription` (a live book reported again: a
+    /// socket's handover, a feed's snapshot).
+    pub(crate) fn snapshot_of(subscription: Subscription, book: &crate::ws::Book) -> BookUpdate {
+        BookUpdate {
+            subscription,
+            snapshot: true,
+            bids: book.bids().collect(),
+            asks: book.asks().collect(),
+            timestamp: book.timestamp(),
+            best_bid: book.best_bid(),
+            best_ask: book.best_ask(),
+            depth: book.len(),
+        }
+    }
+}
+
 /// What a connection reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

@@ -40,16 +40,7 @@ impl Connection {
             .iter()
             .filter_map(|e| {
                 let book = e.book.as_ref().filter(|b| b.is_live())?;
-                Some(Event::Book(BookUpdate {
-                    subscription: e.sub.clone(),
-                    snapshot: true,
-                    bids: book.bids().collect(),
-                    asks: book.asks().collect(),
-                    timestamp: book.timestamp(),
-                    best_bid: book.best_bid(),
-                    best_ask: book.best_ask(),
-                    depth: book.len(),
-                }))
+                Some(Event::Book(BookUpdate::snapshot_of(e.sub.clone(), book)))
             })
             .collect()
     }
