@@ -16,11 +16,9 @@
 //!   heartbeat every second, a snapshot of each live book every `--snapshot-every-s`, and one
 //!   on request (a consumer's request on `{prefix}.request.snapshot`: the reply is the snapshot,
 //!   also published).
-//! - `stream --feed`: one ordered push consumer per subscription (JetStream's own flow control
-//!   and gap recovery underneath; server 2.9 takes one filter subject a consumer). A book
-//!   starts from its last stored snapshot (the consumer starts right after it in the stream),
-//!   else from a fresh one asked of the feeds; a gap in a feed's sequence is reported and the
-//!   book rebuilt from a fresh snapshot.
+//! - `stream --feed` and `record --source feed` read through the blocking client's feed
+//!   reader (`digifinex_ureq::feed::FeedReader`, whose docs say how): the same reader a Rust
+//!   program's `client.stream(..).from_feed(..)` uses.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::Write as _;
@@ -28,12 +26,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::feed::{FeedArgs, FeedSource};
-use async_nats::jetstream::{self, consumer, stream};
-use digifinex_core::feed::{
-    self, request_subject, stream_subjects, Consumer, Output, Publisher, PublisherConfig,
-};
+use async_nats::jetstream::{self, stream};
+use digifinex_core::feed::{self, request_subject, stream_subjects, Publisher, PublisherConfig};
 use digifinex_core::ws::{Event, Subscription};
 use digifinex_core::Family;
+use digifinex_ureq::feed::{FeedItem, FeedReader};
 use digifinex_ureq::Client;
 use futures_util::StreamExt;
 
@@ -520,7 +517,8 @@ pub(crate) fn record<W: std::io::Write>(
 }
 
 /// Reads the subscriptions' events from the feeds and hands each line (and the time the feed
-/// took it) to `on`, until `on` says stop, `stop` is set or `end` passes.
+/// took it) to `on`, until `on` says stop, `stop` is set or `end` passes (the blocking client's
+/// [`digifinex_ureq::feed::FeedReader`]).
 fn read_feed(
     source: &FeedSource,
     subs: &[Subscription],
@@ -529,117 +527,43 @@ fn read_feed(
     mut on: impl FnMut(String, Option<i64>) -> Result<bool, Failure>,
 ) -> Result<(), Failure> {
     let started = Instant::now();
-    if let Some(s) = subs.iter().find(|s| s.channel.is_private()) {
-        return Err(Failure::Usage(format!(
-            "{s}: private channels are not in a feed; stream them from the venue"
-        )));
-    }
-    let prefix = feed::DEFAULT_PREFIX;
-    let mut machine = Consumer::new(prefix, subs).map_err(|e| Failure::Usage(e.to_string()))?;
-    let rt = runtime()?;
-    rt.block_on(async {
-        let nats = connect(&source.url, source.creds.as_deref(), "digifinex-stream").await?;
-        let js = jetstream::new(nats.clone());
-        let stored = js.get_stream(&source.stream).await.map_err(|e| {
-            Failure::Other(format!(
-                "no stream {} on {}: {e} (is `digifinex feed` running?)",
-                source.stream, source.url
-            ))
-        })?;
-        // Each book's last stored snapshot first: its consumer starts right after it.
-        let mut starts: HashMap<String, u64> = HashMap::new();
-        for s in subs {
-            let sub = feed::market_of(s);
-            if sub.channel != digifinex_core::ws::Channel::Depth {
-                continue;
-            }
-            let snap = feed::snapshot_subject(prefix, &sub)
-                .map_err(|e| Failure::Usage(e.to_string()))?;
-            if let Ok(m) = stored.get_last_raw_message_by_subject(&snap).await {
-                if machine.handle_snapshot(&m.payload).is_ok() {
-                    starts.insert(sub.to_string(), m.sequence + 1);
-                }
-            }
+    let mut from = feed_source(&source.url, source.creds.as_deref()).stream(&source.stream);
+    from = from.connect_timeout(Duration::from_secs(5));
+    let mut reader = FeedReader::open(&from, subs).map_err(|e| match e {
+        digifinex_core::Error::Validation { .. } => Failure::Usage(e.to_string()),
+        e => Failure::Other(e.to_string()),
+    })?;
+    loop {
+        if stop.load(Ordering::SeqCst) || end.is_some_and(|e| started.elapsed() >= e) {
+            return Ok(());
         }
-        let mut streams = Vec::new();
-        for s in subs {
-            let sub = feed::market_of(s);
-            let subject = feed::subject(prefix, &sub).map_err(|e| Failure::Usage(e.to_string()))?;
-            let deliver_policy = match starts.get(&sub.to_string()) {
-                Some(&start_sequence) => consumer::DeliverPolicy::ByStartSequence { start_sequence },
-                None => consumer::DeliverPolicy::New,
-            };
-            let c = stored
-                .create_consumer(consumer::push::OrderedConfig {
-                    deliver_subject: nats.new_inbox(),
-                    filter_subject: subject.clone(),
-                    deliver_policy,
-                    ..Default::default()
-                })
-                .await
-                .map_err(|e| Failure::Other(format!("a consumer of {subject}: {e}")))?;
-            let messages = c
-                .messages()
-                .await
-                .map_err(|e| Failure::Other(format!("the messages of {subject}: {e}")))?;
-            streams.push(messages);
-        }
-        let mut merged = futures_util::stream::select_all(streams);
-        // Books waiting for a fresh snapshot: market -> its snapshot subject.
-        let mut wanted: HashMap<String, String> = HashMap::new();
-        let mut retry = tokio::time::interval(Duration::from_secs(1));
-        let (mut skipped, mut told) = (0u64, Instant::now() - Duration::from_secs(1));
-        loop {
-            while let Some(o) = machine.poll_output() {
-                let done = match o {
-                    Output::Event { line, feed_ms } => on(line, feed_ms)?,
-                    Output::NeedSnapshot { market, subject } => {
-                        if machine.is_waiting(&market) {
-                            wanted.insert(market, subject);
-                        }
-                        false
-                    }
-                    _ => false,
-                };
+        match reader.next_timeout(Duration::from_millis(200)) {
+            Some(FeedItem::Line { line, feed_ms }) => {
+                let done = on(line, feed_ms)?;
                 if done {
                     return Ok(());
                 }
             }
-            if stop.load(Ordering::SeqCst) || end.is_some_and(|e| started.elapsed() >= e) {
-                return Ok(());
+            // Told once a second at most by the reader (a flood of foreign messages does not
+            // flood stderr).
+            Some(FeedItem::Skipped { total, last }) => {
+                eprintln!("{total} feed message(s) skipped so far; the last: {last}")
             }
-            tokio::select! {
-                next = merged.next() => match next {
-                    Some(Ok(m)) => {
-                        if let Err(e) = machine.handle_message(&m.payload) {
-                            // Told once a second at most (a flood of foreign messages does
-                            // not flood stderr).
-                            skipped += 1;
-                            if told.elapsed() >= Duration::from_secs(1) {
-                                eprintln!("{skipped} feed message(s) skipped so far; the last: {e}");
-                                told = Instant::now();
-                            }
-                        }
-                    }
-                    Some(Err(e)) => eprintln!("the feed's consumer: {e}"),
-                    None => return Err(Failure::Other("the feed's consumers ended".to_owned())),
-                },
-                _ = retry.tick() => {
-                    // A fresh snapshot of each book that waits, asked of the feeds.
-                    let markets: Vec<String> = wanted.keys().cloned().collect();
-                    for market in markets {
-                        if !machine.is_waiting(&market) {
-                            wanted.remove(&market);
-                            continue;
-                        }
-                        if let Ok(reply) = nats.request(request_subject(prefix), market.clone().into()).await {
-                            if machine.handle_snapshot(&reply.payload).is_ok() && !machine.is_waiting(&market) {
-                                wanted.remove(&market);
-                            }
-                        }
-                    }
-                }
+            Some(FeedItem::Trouble(detail)) => eprintln!("{detail}"),
+            Some(_) => {}
+            None if reader.is_ended() => {
+                return Err(Failure::Other("the feed's reader ended".to_owned()))
             }
+            None => {}
         }
-    })
+    }
+}
+
+/// The blocking client's description of the feed at `url`.
+fn feed_source(url: &str, creds: Option<&std::path::Path>) -> digifinex_ureq::feed::FeedSource {
+    let from = digifinex_ureq::feed::FeedSource::new(url);
+    match creds {
+        Some(path) => from.creds(path),
+        None => from,
+    }
 }

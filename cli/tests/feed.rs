@@ -541,3 +541,160 @@ fn private_channels_are_refused_and_a_missing_stream_is_named() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no stream DIGIFINEX"), "{err}");
 }
+
+/// The simulator's lines: its URLs and its demo key pair.
+fn sim_lines(sim: &Proc) -> BTreeMap<String, String> {
+    let mut lines = BTreeMap::new();
+    while !lines.contains_key("demo_secret") {
+        let line = sim
+            .line(Duration::from_secs(30))
+            .expect("the simulator's lines");
+        if let Some((k, v)) = line.split_once(": ") {
+            lines.insert(k.to_owned(), v.to_owned());
+        }
+    }
+    lines
+}
+
+/// A lone feed over the simulator `sim`.
+fn feed_over(nats: &Nats, sim: &BTreeMap<String, String>) -> Proc {
+    let p = Proc::spawn(&[
+        "feed",
+        "--nats",
+        &nats.url(),
+        "--spot",
+        "btc_usdt",
+        "--swap",
+        "BTCUSDTPERP",
+        "--snapshot-every-s",
+        "1",
+        "--base-url",
+        &sim["spot_base_url"],
+        "--swap-base-url",
+        &sim["swap_base_url"],
+        "--spot-ws-url",
+        &sim["spot_ws_url"],
+        "--swap-ws-url",
+        &sim["swap_ws_url"],
+    ]);
+    p.until("markets: ");
+    p
+}
+
+/// The other side of the feed: the blocking client's stream takes its public subscriptions
+/// from the feed (`from_feed`) and its private ones from its own socket, as one stream of the
+/// same events; the books rebuilt from its events are exact, and a stream with only public
+/// subscriptions never opens a socket to the venue.
+#[test]
+fn a_client_stream_takes_books_from_the_feed_and_orders_from_its_own_socket() {
+    use digifinex_core::spot::{self, Market};
+    use digifinex_core::ws::Event;
+    use digifinex_core::{Amount, Credentials, Family, Price};
+    use digifinex_ureq::feed::{FeedSource, FromFeed};
+
+    let nats = Nats::start("client");
+    let sim = Proc::spawn(&["sim"]);
+    let info = sim_lines(&sim);
+    let _feeder = feed_over(&nats, &info);
+    let source = FeedSource::new(nats.url());
+    let client = digifinex_ureq::Client::builder()
+        .spot_base_url(&info["spot_base_url"])
+        .swap_base_url(&info["swap_base_url"])
+        .credentials(Credentials::new(
+            info["demo_key"].clone(),
+            info["demo_secret"].clone(),
+        ))
+        .allow_http(true)
+        .build()
+        .unwrap();
+
+    // Public only, with a venue socket that cannot be reached: everything comes from the feed.
+    let mut public = client
+        .stream(Family::Spot)
+        .url("ws://127.0.0.1:9/")
+        .allow_http(true)
+        .subscribe("spot:depth:btc_usdt".parse().unwrap())
+        .from_feed(&source)
+        .unwrap();
+    let mut book = Rebuilt::default();
+    let until = Instant::now() + Duration::from_secs(60);
+    while book.lines < 100 {
+        assert!(Instant::now() < until, "{} book events", book.lines);
+        let Some(event) = public.next_event_timeout(Duration::from_secs(5)) else {
+            continue;
+        };
+        assert!(
+            !matches!(
+                event,
+                Event::Connecting { .. } | Event::Connected { .. } | Event::Disconnected { .. }
+            ),
+            "a venue socket was opened: {event:?}"
+        );
+        if matches!(event, Event::Book(_) | Event::Resync { .. }) {
+            book.apply(&serde_json::to_value(&event).unwrap());
+        }
+    }
+    assert!(book.snapshots >= 1);
+    public.close();
+    let end = Instant::now() + Duration::from_secs(5);
+    while public
+        .next_event_timeout(Duration::from_millis(200))
+        .is_some()
+        || !public.is_closed()
+    {
+        assert!(Instant::now() < end, "the stream did not end after close");
+    }
+
+    // Public from the feed, private from the simulator's socket: an order placed over REST is
+    // pushed while the book goes on.
+    let mut both = client
+        .stream(Family::Spot)
+        .url(&info["spot_ws_url"])
+        .allow_http(true)
+        .subscribe("spot:depth:btc_usdt".parse().unwrap())
+        .subscribe("spot:order:btc_usdt".parse().unwrap())
+        .from_feed(&source)
+        .unwrap();
+    let mut book = Rebuilt::default();
+    let (mut placed, mut pushed) = (None::<String>, false);
+    let until = Instant::now() + Duration::from_secs(60);
+    while !(pushed && book.lines >= 50) {
+        assert!(
+            Instant::now() < until,
+            "pushed {pushed}, {} book events",
+            book.lines
+        );
+        let Some(event) = both.next_event_timeout(Duration::from_secs(5)) else {
+            continue;
+        };
+        match &event {
+            Event::Subscribed { subscriptions } => {
+                assert!(
+                    subscriptions.iter().all(|s| s.channel.is_private()),
+                    "the venue's socket holds only the private channel: {subscriptions:?}"
+                );
+                std::thread::sleep(Duration::from_millis(250));
+                let order = client
+                    .send(&spot::PlaceOrderRequest::new(
+                        Market::Spot,
+                        "btc_usdt",
+                        spot::LimitOrder::buy(
+                            Amount::new("0.01".parse().unwrap()),
+                            Price::new("1000".parse().unwrap()),
+                        ),
+                    ))
+                    .unwrap();
+                placed = Some(order.order_id.to_string());
+            }
+            Event::SpotOrders { orders } => {
+                let id = placed.as_deref().expect("a push before the order");
+                pushed |= orders.iter().any(|o| o.id == id);
+            }
+            Event::Book(_) | Event::Resync { .. } => {
+                book.apply(&serde_json::to_value(&event).unwrap())
+            }
+            _ => {}
+        }
+    }
+    assert!(placed.is_some());
+}

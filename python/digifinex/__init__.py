@@ -128,19 +128,31 @@ class Client(_native.Client):
         spot_ws_url: Optional[str] = None,
         swap_ws_url: Optional[str] = None,
         queue: int = 4096,
+        feed: Optional[str] = None,
+        feed_stream: Optional[str] = None,
+        feed_creds: Optional[str] = None,
     ) -> "Stream":
         """Websocket events of ``subs`` (``"spot:depth:btc_usdt"``, ``"swap:trades:BTCUSDTPERP"``,
         ``"spot:order"``: the subscription strings of ``digifinex stream``), over the socket
         beside each base URL (or ``spot_ws_url`` / ``swap_ws_url``), with this client's key
         pair for the private channels. ``track=["btc_usdt", "BTCUSDTPERP"]`` adds the account
         tracker of those markets (its channels, one read of the account at the start and after
-        each reconnect): ``stream.changes()`` and ``stream.state()``."""
+        each reconnect): ``stream.changes()`` and ``stream.state()``.
+
+        ``feed="nats://host:4222"``: the public subscriptions come from that market-data feed
+        (``digifinex feed``; its JetStream stream ``feed_stream``, default ``DIGIFINEX``; NATS
+        credentials file ``feed_creds``) as the same events, and only the private ones from
+        the venue's socket (none is opened without them). A gap in the feed is a ``resync``
+        event and the book is rebuilt from the feed's snapshot."""
         native = super().stream(
             *subs,
             track=list(track) if track is not None else None,
             spot_ws_url=spot_ws_url,
             swap_ws_url=swap_ws_url,
             queue=queue,
+            feed=feed,
+            feed_stream=feed_stream,
+            feed_creds=feed_creds,
         )
         return Stream(native)
 

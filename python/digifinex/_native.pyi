@@ -94,6 +94,9 @@ class Client:
         spot_ws_url: Optional[str] = None,
         swap_ws_url: Optional[str] = None,
         queue: int = 4096,
+        feed: Optional[str] = None,
+        feed_stream: Optional[str] = None,
+        feed_creds: Optional[str] = None,
     ) -> Any: ...
     @staticmethod
     def endpoints() -> list[Tuple[str, str, str, bool]]: ...

@@ -250,11 +250,14 @@ impl PyClient {
         to_py(py, &outcome.report(error))
     }
 
-    /// `stream(*subs, track=None, spot_ws_url=None, swap_ws_url=None, queue=4096)`: the
-    /// events of `subs` (`"spot:depth:btc_usdt"`, `"swap:trades:BTCUSDTPERP"`, `"spot:order"`:
-    /// the subscription strings of `digifinex stream`), with the account tracker of the markets
-    /// in `track` (`["btc_usdt", "BTCUSDTPERP"]`).
-    #[pyo3(signature = (*subs, track=None, spot_ws_url=None, swap_ws_url=None, queue=4096))]
+    /// `stream(*subs, track=None, spot_ws_url=None, swap_ws_url=None, queue=4096, feed=None,
+    /// feed_stream="DIGIFINEX", feed_creds=None)`: the events of `subs`
+    /// (`"spot:depth:btc_usdt"`, `"swap:trades:BTCUSDTPERP"`, `"spot:order"`: the subscription
+    /// strings of `digifinex stream`), with the account tracker of the markets in `track`
+    /// (`["btc_usdt", "BTCUSDTPERP"]`); with `feed` (a NATS URL), the public subscriptions
+    /// come from that feed (`digifinex feed`) and only the private ones from the venue.
+    #[pyo3(signature = (*subs, track=None, spot_ws_url=None, swap_ws_url=None, queue=4096, feed=None, feed_stream=None, feed_creds=None))]
+    #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
         py: Python<'_>,
@@ -263,6 +266,9 @@ impl PyClient {
         spot_ws_url: Option<String>,
         swap_ws_url: Option<String>,
         queue: usize,
+        feed: Option<String>,
+        feed_stream: Option<String>,
+        feed_creds: Option<std::path::PathBuf>,
     ) -> PyResult<crate::stream::PyStream> {
         let track = track.unwrap_or_default();
         if subs.is_empty() && track.is_empty() {
@@ -296,8 +302,33 @@ impl PyClient {
                 }
             }
         }
+        let feed = match feed {
+            Some(url) => {
+                let mut source = digifinex_ureq::feed::FeedSource::new(url);
+                if let Some(name) = feed_stream {
+                    source = source.stream(name);
+                }
+                if let Some(path) = feed_creds {
+                    source = source.creds(path);
+                }
+                Some(source)
+            }
+            None if feed_stream.is_some() || feed_creds.is_some() => {
+                return Err(validation(
+                    "feed",
+                    "feed_stream and feed_creds go with feed",
+                ));
+            }
+            None => None,
+        };
         let client = &self.client;
         if let Some(exchange) = &self.inprocess {
+            if feed.is_some() {
+                return Err(validation(
+                    "feed",
+                    "a backtest's streams are the exchange's own: no feed",
+                ));
+            }
             if spot_ws_url.is_some() || swap_ws_url.is_some() {
                 return Err(validation(
                     "spot_ws_url",
@@ -310,7 +341,8 @@ impl PyClient {
                 .map_err(|e| to_pyerr(py, e));
         }
         py.detach(|| {
-            crate::stream::PyStream::start(client, parsed, track, spot_ws_url, swap_ws_url, queue)
+            let urls = (spot_ws_url, swap_ws_url);
+            crate::stream::PyStream::start(client, parsed, track, urls, feed.as_ref(), queue)
         })
         .map_err(|e| to_pyerr(py, e))
     }

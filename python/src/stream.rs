@@ -228,8 +228,8 @@ fn sources(
     client: &digifinex_ureq::Client,
     subs: Vec<Subscription>,
     track: Vec<String>,
-    spot_ws_url: Option<String>,
-    swap_ws_url: Option<String>,
+    (spot_ws_url, swap_ws_url): (Option<String>, Option<String>),
+    feed: Option<&digifinex_ureq::feed::FeedSource>,
 ) -> Result<Sources, digifinex_core::Error> {
     let mut sources = Vec::new();
     let mut tracked = Vec::new();
@@ -257,14 +257,24 @@ fn sources(
             }
             b = b.url(url.clone());
         }
+        // With a feed, the family's public subscriptions are read from it.
+        let from_feed = feed.filter(|_| mine.iter().any(|s| !s.channel.is_private()));
         for s in mine {
             b = b.subscribe(s);
         }
         let source = if markets.is_empty() {
-            Source::Plain(Box::new(b.build()?))
+            let mut s = b.build()?;
+            if let Some(f) = from_feed {
+                s.market_data_from(f)?;
+            }
+            Source::Plain(Box::new(s))
         } else {
             tracked.push(family_name(family));
-            Source::Tracked(Box::new(b.tracked(markets, TrackConfig::default())?))
+            let mut s = b.tracked(markets, TrackConfig::default())?;
+            if let Some(f) = from_feed {
+                s.market_data_from(f)?;
+            }
+            Source::Tracked(Box::new(s))
         };
         sources.push((family, source));
     }
@@ -277,14 +287,14 @@ impl PyStream {
         client: &digifinex_ureq::Client,
         subs: Vec<Subscription>,
         track: Vec<String>,
-        spot_ws_url: Option<String>,
-        swap_ws_url: Option<String>,
+        urls: (Option<String>, Option<String>),
+        feed: Option<&digifinex_ureq::feed::FeedSource>,
         queue: usize,
     ) -> Result<PyStream, digifinex_core::Error> {
         let shared = Arc::new(Shared::default());
         let (tx, rx) = mpsc::sync_channel::<Event>(queue);
         let mut threads = Vec::new();
-        let (sources, tracked) = sources(client, subs, track, spot_ws_url, swap_ws_url)?;
+        let (sources, tracked) = sources(client, subs, track, urls, feed)?;
         for (family, source) in sources {
             let (tx, mine) = (tx.clone(), shared.clone());
             let spawned = std::thread::Builder::new()
@@ -321,7 +331,7 @@ impl PyStream {
         track: Vec<String>,
         exchange: InProcess,
     ) -> Result<PyStream, digifinex_core::Error> {
-        let (sources, tracked) = sources(client, subs, track, None, None)?;
+        let (sources, tracked) = sources(client, subs, track, (None, None), None)?;
         Ok(PyStream {
             mode: Mode::Inline(Mutex::new(Inline {
                 sources,

@@ -36,6 +36,7 @@
 mod socket;
 mod tls;
 
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::Arc;
 use std::time::Instant;
@@ -101,6 +102,9 @@ pub struct Stream {
     connector: Arc<dyn Connector>,
     /// Whether [`Stream::next_event_timeout`] saw the end.
     stopped: bool,
+    /// The public market data comes from a feed (`crate::feed`): its reader's stop flag, set
+    /// when the stream goes.
+    relay: Option<Arc<AtomicBool>>,
 }
 
 impl std::ops::Deref for Stream {
@@ -159,7 +163,32 @@ impl Stream {
             inbox,
             connector,
             stopped: false,
+            relay: None,
         })
+    }
+
+    /// A sender into the stream's queue (a feed's reader hands its events on through it).
+    #[cfg(feature = "feed")]
+    pub(crate) fn inbox(&self) -> SyncSender<StreamInput> {
+        self.tx.clone()
+    }
+
+    /// The public market data comes from a feed whose reader stops when `stop` is set.
+    #[cfg(feature = "feed")]
+    pub(crate) fn relay_from(&mut self, stop: Arc<AtomicBool>) {
+        self.relay = Some(stop);
+    }
+
+    /// Whether the stream's public market data comes from a feed.
+    pub fn reads_feed(&self) -> bool {
+        self.relay.is_some()
+    }
+
+    /// Whether the venue's side has nothing to do: the data comes from a feed and no
+    /// subscription is left for the venue (no socket is opened until one is added).
+    fn venue_idle(&self) -> bool {
+        let streams = self.core.streams();
+        self.relay.is_some() && !streams.is_closed() && streams.subscriptions().next().is_none()
     }
 
     /// A handle to change the subscriptions from another thread.
@@ -202,7 +231,12 @@ impl Stream {
     /// The next event, waiting at most until `until` (`None`: as long as it takes).
     pub(crate) fn next_until(&mut self, until: Option<Instant>) -> Next {
         loop {
-            match self.core.step(self.rest.as_ref().map(|c| c.session())) {
+            let step = if self.venue_idle() {
+                Step::Wait(IDLE_WAIT)
+            } else {
+                self.core.step(self.rest.as_ref().map(|c| c.session()))
+            };
+            match step {
                 Step::Event(e) => return Next::Event(e),
                 Step::Open { socket, generation } => self.open(socket, generation),
                 Step::Wait(wait) => {
@@ -216,6 +250,12 @@ impl Stream {
                         None => (wait, false),
                     };
                     if let Ok(input) = self.inbox.recv_timeout(wait) {
+                        if let StreamInput::Relayed(e) = input {
+                            if !self.core.streams().is_closed() {
+                                return Next::Event(*e);
+                            }
+                            continue;
+                        }
                         self.core.apply(input);
                         if last && wait.is_zero() {
                             return Next::Idle;
@@ -243,6 +283,18 @@ impl Stream {
         }
     }
 }
+
+impl Drop for Stream {
+    /// Stops the feed's reader, if the stream has one.
+    fn drop(&mut self) {
+        if let Some(stop) = &self.relay {
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
+/// How long a stream whose venue side is idle waits for its queue at a time.
+const IDLE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What [`Stream::next_until`] came back with (consumed at once, as `Step` is).
 #[allow(clippy::large_enum_variant)]

@@ -118,6 +118,11 @@ impl StreamSettings {
         self.pacer.as_ref()
     }
 
+    /// The subscriptions the stream starts with.
+    pub fn subscriptions(&self) -> &[Subscription] {
+        &self.subscriptions
+    }
+
     /// The family.
     pub fn family(&self) -> Family {
         self.family
@@ -610,5 +615,37 @@ mod tests {
                 .map(|c| c.config().seed),
             Some(7)
         );
+    }
+
+    #[test]
+    fn a_relayed_event_is_handed_on_in_its_turn_and_dropped_once_closed() {
+        use crate::types::TimestampMillis;
+        use crate::ws::{Event, StreamAction, StreamInput};
+        let mut streams = StreamSettings::new(Family::Spot).streams().unwrap();
+        let now = TimestampMillis(1_000);
+        let event = Event::ServerTime {
+            family: Family::Spot,
+            time: TimestampMillis(5),
+        };
+        streams.apply(StreamInput::Relayed(Box::new(event.clone())), now);
+        // Queued before anything the sockets do.
+        match streams.poll(now) {
+            StreamAction::Event(e) => assert_eq!(e, event),
+            other => panic!("{other:?}"),
+        }
+        assert!(!streams.is_closed());
+        streams.close(now);
+        assert!(streams.is_closed());
+        streams.apply(StreamInput::Relayed(Box::new(event)), now);
+        loop {
+            match streams.poll(now) {
+                StreamAction::Event(e) => assert!(
+                    !matches!(e, Event::ServerTime { .. }),
+                    "relayed after close: {e:?}"
+                ),
+                StreamAction::Stopped => break,
+                _ => {}
+            }
+        }
     }
 }

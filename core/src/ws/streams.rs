@@ -89,6 +89,10 @@ pub enum StreamInput {
     Subscribe(Subscription),
     /// A handle removes a subscription.
     Unsubscribe(Subscription),
+    /// An event of the stream's public market data that another source delivered (a feed of
+    /// the same channels, such as `digifinex_ureq::feed`): handed on in its turn, as it is.
+    /// Dropped once the stream was closed.
+    Relayed(Box<Event>),
 }
 
 /// One socket: its machine and whether it waits for its turn to be opened.
@@ -394,7 +398,17 @@ impl Streams {
             }
             StreamInput::Subscribe(sub) => drop(self.subscribe(sub)),
             StreamInput::Unsubscribe(sub) => drop(self.unsubscribe(&sub)),
+            StreamInput::Relayed(event) => {
+                if !self.closed {
+                    self.events.push_back(*event);
+                }
+            }
         }
+    }
+
+    /// Whether the stream was asked to close ([`Streams::close`]).
+    pub fn is_closed(&self) -> bool {
+        self.closed
     }
 
     /// Socket `socket` is open.
