@@ -15,7 +15,8 @@
 //!   on stderr (the consumers see the gap in the sequence), never retried out of order. A
 //!   heartbeat every second, a snapshot of each live book every `--snapshot-every-s`, and one
 //!   on request (a consumer's request on `{prefix}.request.snapshot`: the reply is the snapshot,
-//!   also published).
+//!   also published; bounded by `feed::Publisher::answer`: a book's snapshot is built at most
+//!   every 250 ms and 100 a second in all, other requests get the last one again).
 //! - `stream --feed` and `record --source feed` read through the blocking client's feed
 //!   reader (`digifinex_ureq::feed::FeedReader`, whose docs say how): the same reader a Rust
 //!   program's `client.stream(..).from_feed(..)` uses.
@@ -296,11 +297,15 @@ pub(crate) fn run(mut args: FeedArgs) -> Result<(), Failure> {
                 }
                 Some(request) = requests.next() => {
                     let market = String::from_utf8_lossy(&request.payload).into_owned();
-                    if let Some(snapshot) = publisher.snapshot(market.trim(), clock.now().0) {
+                    // Bounded: a book's snapshot is built at most every 250 ms and 100 a
+                    // second in all; other requests get the last one again, unpublished.
+                    if let Some(answer) = publisher.answer(market.trim(), clock.now().0) {
                         if let Some(reply) = request.reply {
-                            let _ = nats.publish(reply, snapshot.payload.clone().into()).await;
+                            let _ = nats.publish(reply, answer.snapshot.payload.clone().into()).await;
                         }
-                        out.push(snapshot);
+                        if answer.fresh {
+                            out.push(answer.snapshot);
+                        }
                     }
                 }
             }

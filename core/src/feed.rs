@@ -281,6 +281,13 @@ pub struct PublisherConfig {
     pub run: String,
     /// Time between two snapshots of a book, ms (30,000).
     pub snapshot_every_ms: i64,
+    /// A book's snapshot is built for requests at most this often, ms (250); requests in
+    /// between are answered with the last one ([`Publisher::answer`]).
+    pub request_every_ms: i64,
+    /// Snapshots built for requests a second at most, over all books (100); past it, a
+    /// request gets the book's last snapshot if it has one, else no answer (the consumer asks
+    /// again a second later).
+    pub requests_per_s: u32,
 }
 
 impl PublisherConfig {
@@ -291,6 +298,8 @@ impl PublisherConfig {
             feed: feed.into(),
             run: run.into(),
             snapshot_every_ms: 30_000,
+            request_every_ms: 250,
+            requests_per_s: 100,
         }
     }
 }
@@ -306,6 +315,18 @@ struct Out {
     book: Option<Book>,
     /// When its last snapshot was published (ms).
     snapshot_ms: i64,
+    /// The last snapshot built (on request or when due) and when.
+    last: Option<(i64, Outgoing)>,
+}
+
+/// What a snapshot request gets ([`Publisher::answer`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The snapshot to reply with.
+    pub snapshot: Outgoing,
+    /// Whether it was built for this request (then it is published to the stream too); `false`:
+    /// the book's last one, given again.
+    pub fresh: bool,
 }
 
 /// The feed's side (see the module docs).
@@ -314,6 +335,8 @@ pub struct Publisher {
     config: PublisherConfig,
     markets: HashMap<String, Out>,
     published: u64,
+    /// Snapshots built for requests in the second `.0` (s since the epoch).
+    requests: (i64, u32),
 }
 
 impl Publisher {
@@ -332,10 +355,14 @@ impl Publisher {
                 "at least 1000 ms between two snapshots",
             ));
         }
+        if config.request_every_ms < 0 {
+            return Err(Error::validation("request_every_ms", "not negative"));
+        }
         Ok(Publisher {
             config,
             markets: HashMap::new(),
             published: 0,
+            requests: (i64::MIN, 0),
         })
     }
 
@@ -363,6 +390,7 @@ impl Publisher {
                     seq: 0,
                     book,
                     snapshot_ms: i64::MIN,
+                    last: None,
                 },
             );
         }
@@ -641,7 +669,38 @@ impl Publisher {
         let event = Event::Book(update);
         let m = Self::message(config, out, Kind::Snapshot, true, now_ms, venue, &event)?;
         out.snapshot_ms = now_ms;
+        out.last = Some((now_ms, m.clone()));
         Some(m)
+    }
+
+    /// The answer to a consumer's request for the snapshot of `market` at `now_ms`, bounded
+    /// against a flood of requests: a fresh snapshot when the book's last one is older than
+    /// [`PublisherConfig::request_every_ms`] and fewer than
+    /// [`PublisherConfig::requests_per_s`] were built for requests this second; else the
+    /// book's last snapshot again (still a valid start: the consumer drops what it holds up to
+    /// its sequence number); `None` when the book is not live or has none to give.
+    pub fn answer(&mut self, market: &str, now_ms: i64) -> Option<Answer> {
+        let second = now_ms.div_euclid(1_000);
+        if self.requests.0 != second {
+            self.requests = (second, 0);
+        }
+        let out = self.markets.get(market)?;
+        out.book.as_ref().filter(|b| b.is_live())?;
+        let last = out.last.as_ref().filter(|(_, m)| !m.payload.is_empty());
+        let recent =
+            last.is_some_and(|(t, _)| now_ms.saturating_sub(*t) < self.config.request_every_ms);
+        if !recent && self.requests.1 < self.config.requests_per_s {
+            let snapshot = self.snapshot(market, now_ms)?;
+            self.requests.1 = self.requests.1.saturating_add(1);
+            return Some(Answer {
+                snapshot,
+                fresh: true,
+            });
+        }
+        last.map(|(_, m)| Answer {
+            snapshot: m.clone(),
+            fresh: false,
+        })
     }
 
     /// The heartbeat now.
@@ -1213,6 +1272,39 @@ mod tests {
             got[1],
             serde_json::to_string(&book(false, vec![lv(100, 2)], vec![])).unwrap()
         );
+    }
+
+    #[test]
+    fn a_flood_of_snapshot_requests_builds_few_snapshots() {
+        let mut config = PublisherConfig::new("a", "run1");
+        config.requests_per_s = 2;
+        let mut p = Publisher::new(config).unwrap();
+        let key = "spot:depth:BTC_USDT";
+        assert_eq!(p.answer(key, 1_000), None, "no book yet");
+        p.handle_event(&book(true, vec![lv(100, 1)], vec![lv(101, 1)]), 1_000);
+        let first = p.answer(key, 1_000).unwrap();
+        assert!(first.fresh);
+        // A thousand more in the same second: the same snapshot again within 250 ms, one built
+        // at 1,250, then the budget of two a second is spent and the last one is given again.
+        let mut fresh = Vec::new();
+        for t in 1_001..2_000 {
+            let again = p.answer(key, t).unwrap();
+            if again.fresh {
+                fresh.push(t);
+            } else if t < 1_250 {
+                assert_eq!(again.snapshot, first.snapshot);
+            }
+        }
+        assert_eq!(fresh, [1_250]);
+        let m = Message::parse(&p.answer(key, 1_999).unwrap().snapshot.payload).unwrap();
+        assert_eq!(m.feed_ms, 1_250, "the last one built");
+        // A new second, a new budget; a delta since is in the fresh snapshot.
+        p.handle_event(&book(false, vec![lv(99, 4)], vec![]), 2_000);
+        let next = p.answer(key, 2_000).unwrap();
+        assert!(next.fresh);
+        let m = Message::parse(&next.snapshot.payload).unwrap();
+        assert_eq!(m.seq, 2);
+        assert_eq!(p.answer("spot:depth:ETH_USDT", 2_000), None);
     }
 
     #[test]
