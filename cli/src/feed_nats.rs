@@ -454,8 +454,8 @@ pub(crate) fn consume(
 }
 
 /// `record --source feed`: the markets' events from the feeds, written as `record --source
-/// ws` writes the venue's (each at the time the feed took it); a book the feed lost is marked
-/// as a resync (`feed_gap`).
+/// ws` writes the venue's (each at the time the feed took it, and what it took before the
+/// recording started at the start); a book the feed lost is marked as a resync (`feed_gap`).
 pub(crate) fn record<W: std::io::Write>(
     source: &FeedSource,
     spot: &[String],
@@ -466,6 +466,12 @@ pub(crate) fn record<W: std::io::Write>(
 ) -> Result<crate::record_ws::Counts, Failure> {
     // The depth level is the feed's: any level names the same market stream.
     let subs = crate::record_ws::subscriptions(spot, swap, 20)?;
+    let now_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    };
+    let started_ms = now_ms();
     let markets = crate::record_ws::markets_by_family(spot, swap);
     let mut counts = crate::record_ws::Counts::default();
     let mut lost = crate::record_ws::Lost::new();
@@ -494,11 +500,10 @@ pub(crate) fn record<W: std::io::Write>(
             Event::SpotTrades { .. } | Event::SpotTickers { .. } => Family::Spot,
             _ => Family::Swap,
         };
-        let t = feed_ms.unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        });
+        // What the feed took before the recording started (a book's stored snapshot and the
+        // events after it, read to catch up) is written at the start: the recording begins
+        // with the books as they were then, in the order they are read.
+        let t = feed_ms.unwrap_or_else(now_ms).max(started_ms);
         crate::record_ws::write_event(writer, t, family, event, &mut counts, &mut lost, &markets)?;
         if flushed.elapsed() >= Duration::from_secs(1) {
             writer.flush()?;

@@ -317,6 +317,8 @@ struct Out {
     snapshot_ms: i64,
     /// The last snapshot built (on request or when due) and when.
     last: Option<(i64, Outgoing)>,
+    /// The sequence number that snapshot carries.
+    last_seq: Option<u64>,
 }
 
 /// What a snapshot request gets ([`Publisher::answer`]).
@@ -391,6 +393,7 @@ impl Publisher {
                     book,
                     snapshot_ms: i64::MIN,
                     last: None,
+                    last_seq: None,
                 },
             );
         }
@@ -670,6 +673,7 @@ impl Publisher {
         let m = Self::message(config, out, Kind::Snapshot, true, now_ms, venue, &event)?;
         out.snapshot_ms = now_ms;
         out.last = Some((now_ms, m.clone()));
+        out.last_seq = Some(out.seq);
         Some(m)
     }
 
@@ -687,6 +691,15 @@ impl Publisher {
         let out = self.markets.get(market)?;
         out.book.as_ref().filter(|b| b.is_live())?;
         let last = out.last.as_ref().filter(|(_, m)| !m.payload.is_empty());
+        // The last one is exact while nothing was published since (its number is the book's).
+        if let Some((_, m)) =
+            last.filter(|(_, m)| out.last_seq == Some(out.seq) && !m.payload.is_empty())
+        {
+            return Some(Answer {
+                snapshot: m.clone(),
+                fresh: false,
+            });
+        }
         let recent =
             last.is_some_and(|(t, _)| now_ms.saturating_sub(*t) < self.config.request_every_ms);
         if !recent && self.requests.1 < self.config.requests_per_s {
@@ -921,6 +934,8 @@ pub struct Consumer {
     out: VecDeque<Output>,
     /// Messages of markets not wanted, or unreadable, so far.
     ignored: u64,
+    /// Snapshots not taken because they were older than what their book held.
+    stale: u64,
 }
 
 impl Consumer {
@@ -966,6 +981,7 @@ impl Consumer {
             markets,
             out,
             ignored: 0,
+            stale: 0,
         })
     }
 
@@ -1022,6 +1038,13 @@ impl Consumer {
         self.ignored
     }
 
+    /// Snapshots not taken so far because they were older than the events their waiting book
+    /// already held (the events between were lost: the book goes on waiting, and
+    /// [`Consumer::is_waiting`] says so, for a newer snapshot).
+    pub fn stale_snapshots(&self) -> u64 {
+        self.stale
+    }
+
     fn take_snapshot(&mut self, m: Message) -> Result<(), Error> {
         let Some(market) = self.markets.get_mut(&m.market) else {
             self.ignored = self.ignored.saturating_add(1);
@@ -1029,7 +1052,16 @@ impl Consumer {
         };
         // A book in order needs no snapshot (one asked for twice, say).
         let waiting = match &mut market.state {
-            State::Waiting(w) => std::mem::take(w),
+            State::Waiting(w) => {
+                // Older than what the book holds of the same run (a feed's last snapshot given
+                // again): the events between are gone, so the book waits for a newer one.
+                let low = w.iter().filter(|x| x.run == m.run).map(|x| x.seq).min();
+                if low.is_some_and(|low| m.seq.saturating_add(1) < low) {
+                    self.stale = self.stale.saturating_add(1);
+                    return Ok(());
+                }
+                std::mem::take(w)
+            }
             _ => return Ok(()),
         };
         self.start_from(m, waiting);
@@ -1280,31 +1312,68 @@ mod tests {
         config.requests_per_s = 2;
         let mut p = Publisher::new(config).unwrap();
         let key = "spot:depth:BTC_USDT";
+        let seq = |a: &Answer| Message::parse(&a.snapshot.payload).unwrap().seq;
         assert_eq!(p.answer(key, 1_000), None, "no book yet");
         p.handle_event(&book(true, vec![lv(100, 1)], vec![lv(101, 1)]), 1_000);
         let first = p.answer(key, 1_000).unwrap();
         assert!(first.fresh);
-        // A thousand more in the same second: the same snapshot again within 250 ms, one built
-        // at 1,250, then the budget of two a second is spent and the last one is given again.
-        let mut fresh = Vec::new();
-        for t in 1_001..2_000 {
-            let again = p.answer(key, t).unwrap();
-            if again.fresh {
-                fresh.push(t);
-            } else if t < 1_250 {
-                assert_eq!(again.snapshot, first.snapshot);
-            }
+        // Nothing published since: the same snapshot, exact, however many ask.
+        for t in 1_001..1_100 {
+            assert_eq!(
+                p.answer(key, t).unwrap(),
+                Answer {
+                    fresh: false,
+                    ..first.clone()
+                }
+            );
         }
-        assert_eq!(fresh, [1_250]);
-        let m = Message::parse(&p.answer(key, 1_999).unwrap().snapshot.payload).unwrap();
-        assert_eq!(m.feed_ms, 1_250, "the last one built");
-        // A new second, a new budget; a delta since is in the fresh snapshot.
-        p.handle_event(&book(false, vec![lv(99, 4)], vec![]), 2_000);
+        // A delta since: within 250 ms of the last one built, that one again (older than the
+        // book: a consumer that holds newer events waits for the next).
+        p.handle_event(&book(false, vec![lv(99, 4)], vec![]), 1_100);
+        let stale = p.answer(key, 1_200).unwrap();
+        assert!(!stale.fresh);
+        assert_eq!(seq(&stale), 1);
+        // Past 250 ms a fresh one, the second and last of this second's budget.
+        let fresh = p.answer(key, 1_250).unwrap();
+        assert!(fresh.fresh);
+        assert_eq!(seq(&fresh), 2);
+        p.handle_event(&book(false, vec![lv(98, 1)], vec![]), 1_300);
+        let spent = p.answer(key, 1_600).unwrap();
+        assert!(!spent.fresh);
+        assert_eq!(seq(&spent), 2);
+        // A new second, a new budget.
         let next = p.answer(key, 2_000).unwrap();
         assert!(next.fresh);
-        let m = Message::parse(&next.snapshot.payload).unwrap();
-        assert_eq!(m.seq, 2);
+        assert_eq!(seq(&next), 3);
         assert_eq!(p.answer("spot:depth:ETH_USDT", 2_000), None);
+    }
+
+    #[test]
+    fn a_snapshot_older_than_what_a_waiting_book_holds_is_not_taken() {
+        let mut p = publisher();
+        let a = p.handle_event(&book(true, vec![lv(100, 1)], vec![lv(101, 1)]), 1);
+        let old = p.snapshot("spot:depth:BTC_USDT", 1).unwrap();
+        let _lost2 = p.handle_event(&book(false, vec![lv(99, 5)], vec![]), 2);
+        let _lost3 = p.handle_event(&book(false, vec![lv(98, 5)], vec![]), 3);
+        let d4 = p.handle_event(&book(false, vec![lv(97, 5)], vec![]), 4);
+        let mut c = Consumer::new(DEFAULT_PREFIX, &[sub("spot:depth:btc_usdt")]).unwrap();
+        lines(&mut c);
+        c.handle_message(&a[0].payload).unwrap();
+        c.handle_message(&d4[0].payload).unwrap();
+        let got = lines(&mut c);
+        assert!(got[1].starts_with(r#"{"type":"resync""#), "{got:?}");
+        // The snapshot of seq 1 misses 2 and 3: refused, still waiting.
+        c.handle_snapshot(&old.payload).unwrap();
+        assert!(lines(&mut c).is_empty());
+        assert!(c.is_waiting("spot:depth:BTC_USDT"));
+        assert_eq!(c.stale_snapshots(), 1);
+        // One that holds 3 is taken, and 4 follows.
+        let new = p.snapshot("spot:depth:BTC_USDT", 5).unwrap();
+        assert_eq!(Message::parse(&new.payload).unwrap().seq, 4);
+        c.handle_snapshot(&new.payload).unwrap();
+        let got = lines(&mut c);
+        assert_eq!(got.len(), 1, "the held 4 is in the snapshot: {got:?}");
+        assert!(!c.is_waiting("spot:depth:BTC_USDT"));
     }
 
     #[test]

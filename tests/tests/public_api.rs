@@ -2,7 +2,7 @@
 //! (`tests/data/public-api/<crate>.txt`), compared here: a change of the surface is a visible
 //! diff in review, never an accident.
 //!
-//! DESIGN: the lists of the six libraries are derived from rustdoc's HTML output, because that
+//! DESIGN: the lists of the libraries are derived from rustdoc's HTML output, because that
 //! is the documented API exactly as a user sees it, on the stable toolchain, with nothing to
 //! install (`cargo public-api` needs nightly rustdoc JSON and a tool CI cannot install; a scan of
 //! `pub` items in the sources would miss what macros declare, such as every `request!` type).
@@ -27,8 +27,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The libraries: package name and crate directory.
-const LIBRARIES: [(&str, &str); 7] = [
+const LIBRARIES: [(&str, &str); 8] = [
     ("digifinex-core", "core"),
+    ("digifinex-nats", "nats"),
     ("digifinex-ureq", "transport-ureq"),
     ("digifinex-hyper", "transport-hyper"),
     ("digifinex-market", "market"),

@@ -51,6 +51,8 @@
 //!   A REST-only program leaves it off and does not compile tokio-tungstenite, the frame
 //!   inflater and the websocket protocol machine; for streams, turn it on:
 //!   `digifinex-hyper = { version = "0.1", features = ["ws"] }`.
+//! * `feed` (off by default; implies `ws`): public market data from a feed (`digifinex feed`
+//!   over NATS JetStream) instead of the venue's sockets, the `feed` module.
 //! * `log-max-debug` (off by default): every `log` record above DEBUG compiled out of the
 //!   whole program, its own included (see [Logs](#logs)).
 //!
@@ -100,6 +102,8 @@
 use log as _;
 
 mod client;
+#[cfg(feature = "feed")]
+pub mod feed;
 mod pages;
 mod rules;
 mod tls;

@@ -105,6 +105,8 @@ pub struct Stream {
     inbox: mpsc::Receiver<StreamInput>,
     /// What opens the sockets (the network when `None`).
     connector: Option<Arc<dyn Connector>>,
+    /// The public market data comes from a feed (`crate::feed`).
+    relayed: bool,
 }
 
 impl std::ops::Deref for Stream {
@@ -158,7 +160,40 @@ impl Stream {
             tx,
             inbox,
             connector,
+            relayed: false,
         })
+    }
+
+    /// A sender into the stream's queue and the mark that the public market data comes from
+    /// a feed (whose task hands its events on through the sender).
+    #[cfg(feature = "feed")]
+    pub(crate) fn relay(&mut self) -> mpsc::Sender<StreamInput> {
+        self.relayed = true;
+        self.tx.clone()
+    }
+
+    /// Whether the stream's public market data comes from a feed.
+    pub fn reads_feed(&self) -> bool {
+        self.relayed
+    }
+
+    /// Whether the venue's side has nothing to do: the data comes from a feed and no
+    /// subscription is left for the venue (no socket is opened until one is added).
+    fn venue_idle(&self) -> bool {
+        let streams = self.core.streams();
+        self.relayed && !streams.is_closed() && streams.subscriptions().next().is_none()
+    }
+
+    /// An input of the queue: a relayed event is handed on (dropped once the stream was
+    /// closed), the rest goes to the machine.
+    fn take(&mut self, input: StreamInput) -> Option<Event> {
+        match input {
+            StreamInput::Relayed(e) => (!self.core.streams().is_closed()).then_some(*e),
+            other => {
+                self.core.apply(other);
+                None
+            }
+        }
     }
 
     /// A handle to change the subscriptions from another task.
@@ -180,7 +215,12 @@ impl Stream {
     /// The next event; `None` once the stream was closed. Cancel-safe.
     pub async fn next_event(&mut self) -> Option<Event> {
         loop {
-            match self.core.step(self.rest.as_ref().map(|c| c.session())) {
+            let step = if self.venue_idle() {
+                Step::Wait(IDLE_WAIT)
+            } else {
+                self.core.step(self.rest.as_ref().map(|c| c.session()))
+            };
+            match step {
                 Step::Event(e) => return Some(e),
                 Step::Open { socket, generation } => {
                     let (line, commands) = mpsc::unbounded_channel();
@@ -197,13 +237,17 @@ impl Stream {
                 // the runtime's other tasks run.
                 Step::Wait(wait) if wait.is_zero() => {
                     if let Ok(input) = self.inbox.try_recv() {
-                        self.core.apply(input);
+                        if let Some(e) = self.take(input) {
+                            return Some(e);
+                        }
                     }
                     tokio::task::yield_now().await;
                 }
                 Step::Wait(wait) => {
                     if let Ok(Some(input)) = tokio::time::timeout(wait, self.inbox.recv()).await {
-                        self.core.apply(input);
+                        if let Some(e) = self.take(input) {
+                            return Some(e);
+                        }
                     }
                 }
                 _ => return None,
@@ -211,3 +255,6 @@ impl Stream {
         }
     }
 }
+
+/// How long a stream whose venue side is idle waits for its queue at a time.
+const IDLE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
