@@ -347,16 +347,27 @@ fn a_recorder_reads_the_feed_into_a_recording_that_starts_each_book_at_a_snapsho
 
 /// A feed of the group `a,b` over the simulator `sim` (its URL lines).
 fn peer(nats: &Nats, name: &str, sim: &BTreeMap<String, String>) -> Proc {
-    let p = Proc::spawn(&[
-        "feed",
-        "--nats",
-        &nats.url(),
-        "--name",
-        name,
-        "--peers",
-        "a,b",
-        "--spot",
-        "btc_usdt,xrp_usdt",
+    feed_of(
+        nats,
+        sim,
+        &[
+            "--name",
+            name,
+            "--peers",
+            "a,b",
+            "--spot",
+            "btc_usdt,xrp_usdt",
+        ],
+    )
+}
+
+/// A feed over the simulator `sim` (its URL lines) with `args` (its name, markets, peers),
+/// BTCUSDTPERP among its swaps and a snapshot every second.
+fn feed_of(nats: &Nats, sim: &BTreeMap<String, String>, args: &[&str]) -> Proc {
+    let url = nats.url();
+    let mut all = vec!["feed", "--nats", url.as_str()];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&[
         "--swap",
         "BTCUSDTPERP",
         "--snapshot-every-s",
@@ -370,6 +381,7 @@ fn peer(nats: &Nats, name: &str, sim: &BTreeMap<String, String>) -> Proc {
         "--swap-ws-url",
         &sim["swap_ws_url"],
     ]);
+    let p = Proc::spawn(&all);
     p.until("markets: ");
     p
 }
@@ -556,31 +568,6 @@ fn sim_lines(sim: &Proc) -> BTreeMap<String, String> {
     lines
 }
 
-/// A lone feed over the simulator `sim`.
-fn feed_over(nats: &Nats, sim: &BTreeMap<String, String>) -> Proc {
-    let p = Proc::spawn(&[
-        "feed",
-        "--nats",
-        &nats.url(),
-        "--spot",
-        "btc_usdt",
-        "--swap",
-        "BTCUSDTPERP",
-        "--snapshot-every-s",
-        "1",
-        "--base-url",
-        &sim["spot_base_url"],
-        "--swap-base-url",
-        &sim["swap_base_url"],
-        "--spot-ws-url",
-        &sim["spot_ws_url"],
-        "--swap-ws-url",
-        &sim["swap_ws_url"],
-    ]);
-    p.until("markets: ");
-    p
-}
-
 /// The other side of the feed: the blocking client's stream takes its public subscriptions
 /// from the feed (`from_feed`) and its private ones from its own socket, as one stream of the
 /// same events; the books rebuilt from its events are exact, and a stream with only public
@@ -595,7 +582,7 @@ fn a_client_stream_takes_books_from_the_feed_and_orders_from_its_own_socket() {
     let nats = Nats::start("client");
     let sim = Proc::spawn(&["sim"]);
     let info = sim_lines(&sim);
-    let _feeder = feed_over(&nats, &info);
+    let _feeder = feed_of(&nats, &info, &["--spot", "btc_usdt"]);
     let source = FeedSource::new(nats.url());
     let client = digifinex_ureq::Client::builder()
         .spot_base_url(&info["spot_base_url"])

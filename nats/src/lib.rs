@@ -39,7 +39,7 @@ use std::time::Duration;
 
 use async_nats::jetstream::{self, consumer};
 use digifinex_core::feed::{self, request_subject, Consumer, Output};
-use digifinex_core::ws::{Channel, Event, Subscription};
+use digifinex_core::ws::{Channel, Event, Streams, Subscription};
 use digifinex_core::{Error, TransportErrorKind};
 use futures_util::StreamExt;
 use tokio::time::Instant;
@@ -160,6 +160,26 @@ pub fn check_public(subs: &[Subscription]) -> Result<(), Error> {
         )),
         None => Ok(()),
     }
+}
+
+/// The subscriptions a stream of `streams` reads from a feed: its public ones. Refused when
+/// it already reads a feed (`reads_feed`) or has no public subscription.
+pub fn to_read(reads_feed: bool, streams: &Streams) -> Result<Vec<Subscription>, Error> {
+    if reads_feed {
+        return Err(Error::validation("feed", "the stream already reads a feed"));
+    }
+    let public: Vec<Subscription> = streams
+        .subscriptions()
+        .map(|(s, _)| s.clone())
+        .filter(|s| !s.channel.is_private())
+        .collect();
+    if public.is_empty() {
+        return Err(Error::validation(
+            "feed",
+            "the stream has no public subscription to read from a feed",
+        ));
+    }
+    Ok(public)
 }
 
 fn other(message: String) -> Error {

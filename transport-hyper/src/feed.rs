@@ -39,7 +39,7 @@
 //! bounded queue (waiting while it is full: JetStream holds the rest) and ends when the
 //! stream is dropped.
 
-use digifinex_core::ws::{StreamInput, Subscription};
+use digifinex_core::ws::StreamInput;
 use digifinex_core::Error;
 use digifinex_nats::Reader;
 
@@ -76,21 +76,7 @@ impl Stream {
     /// reached, the feed's stream is not there, the stream has no public subscription, or it
     /// already reads a feed.
     pub async fn market_data_from(&mut self, source: &FeedSource) -> Result<(), Error> {
-        if self.reads_feed() {
-            return Err(Error::validation("feed", "the stream already reads a feed"));
-        }
-        let public: Vec<Subscription> = self
-            .streams()
-            .subscriptions()
-            .map(|(s, _)| s.clone())
-            .filter(|s| !s.channel.is_private())
-            .collect();
-        if public.is_empty() {
-            return Err(Error::validation(
-                "feed",
-                "the stream has no public subscription to read from a feed",
-            ));
-        }
+        let public = digifinex_nats::to_read(self.reads_feed(), self.streams())?;
         let mut reader = Reader::open(source, &public).await?;
         for s in &public {
             self.unsubscribe(s);

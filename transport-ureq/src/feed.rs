@@ -165,21 +165,7 @@ impl Stream {
     /// (`subscribe`, a handle) go to the venue's socket. Fails as [`FeedReader::open`] does,
     /// and when the stream already reads a feed.
     pub fn market_data_from(&mut self, source: &FeedSource) -> Result<(), Error> {
-        if self.reads_feed() {
-            return Err(Error::validation("feed", "the stream already reads a feed"));
-        }
-        let public: Vec<Subscription> = self
-            .streams()
-            .subscriptions()
-            .map(|(s, _)| s.clone())
-            .filter(|s| !s.channel.is_private())
-            .collect();
-        if public.is_empty() {
-            return Err(Error::validation(
-                "feed",
-                "the stream has no public subscription to read from a feed",
-            ));
-        }
+        let public = digifinex_nats::to_read(self.reads_feed(), self.streams())?;
         let stop = spawn(source, &public, self.inbox(), |item| {
             item.into_event().map(|e| StreamInput::Relayed(Box::new(e)))
         })?;
