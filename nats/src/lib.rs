@@ -7,7 +7,7 @@
 //! is the async reader itself, for a program of its own on tokio:
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), digifinex_core::Error> {
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use digifinex_nats::{FeedItem, FeedSource, Reader};
 //!
 //! let source = FeedSource::new("nats://10.0.0.5:4222");
